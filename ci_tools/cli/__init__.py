@@ -1,0 +1,1 @@
+"""Command-line interface: options -> core call -> render -> exit code."""

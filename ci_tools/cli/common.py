@@ -1,0 +1,90 @@
+"""Options shared by every command and the one way commands finish."""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+from pathlib import Path
+from typing import Any, Callable, TypeVar
+
+import click
+
+from ..config import ProjectConfig, load_config
+from ..errors import UsageError
+from ..findings import Finding, Severity, sort_findings
+from ..render import RENDERERS
+from ..rules.registry import filter_findings
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def repo_options(func: F) -> F:
+    """``--repo`` and ``--config``, on every command."""
+    func = click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None,
+                        help="Project configuration file (default: DIR/.ci-tools.yaml).")(func)
+    func = click.option("--repo", "repo_dir", type=click.Path(file_okay=False), default=".",
+                        show_default=True, help="Repository root.")(func)
+    return func
+
+
+def report_options(func: F) -> F:
+    """``--format``, ``--select``, ``--ignore``, ``--output`` for commands that report findings."""
+    func = click.option("--output", "-o", type=click.Path(dir_okay=False), default=None,
+                        help="Write the report to this file instead of standard output.")(func)
+    func = click.option("--ignore", multiple=True, metavar="ID", help="Drop findings of this rule id or prefix (repeatable).")(func)
+    func = click.option("--select", multiple=True, metavar="ID", help="Keep only findings of this rule id or prefix (repeatable).")(func)
+    func = click.option("--format", "fmt", type=click.Choice(sorted(RENDERERS)), default=None,
+                        help="Report format (default: github inside GitHub Actions, else text).")(func)
+    return func
+
+
+def get_config(repo_dir: str, config_file: str | None) -> ProjectConfig:
+    return load_config(Path(repo_dir), config_file)
+
+
+def default_format(fmt: str | None) -> str:
+    if fmt:
+        return fmt
+    return "github" if os.environ.get("GITHUB_ACTIONS") == "true" and "github" in RENDERERS else "text"
+
+
+def finish(findings: list[Finding], fmt: str | None, select: tuple[str, ...], ignore: tuple[str, ...],
+           output: str | None = None) -> int:
+    """Filter, sort, render and return the exit code (1 when any error remains)."""
+    kept = sort_findings(filter_findings(findings, select, ignore))
+    name = default_format(fmt)
+    rendered = RENDERERS[name](kept)
+    if output:
+        Path(output).write_text(rendered, encoding="utf-8")
+    elif rendered:
+        click.echo(rendered, nl=False)
+    if name == "github":
+        from ..render import summary_file
+
+        summary_file.write_step_summary(kept)
+    return EXIT_FINDINGS if any(f.severity is Severity.ERROR for f in kept) else EXIT_CLEAN
+
+
+def handle_errors(func: F) -> F:
+    """Turn UsageError into exit 2 and unexpected exceptions into exit 3, without a traceback."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except UsageError as exc:
+            click.echo(f"ci-tools: error: {exc}", err=True)
+            sys.exit(EXIT_USAGE)
+        except (click.exceptions.Exit, click.ClickException, SystemExit):
+            raise
+        except Exception as exc:  # noqa: BLE001 - the last line of defence
+            if os.environ.get("CI_TOOLS_DEBUG"):
+                raise
+            click.echo(f"ci-tools: internal error: {type(exc).__name__}: {exc} "
+                       "(set CI_TOOLS_DEBUG=1 for a traceback; please report this)", err=True)
+            sys.exit(EXIT_INTERNAL)
+
+    return wrapper  # type: ignore[return-value]

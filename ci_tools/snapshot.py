@@ -1,0 +1,148 @@
+"""Files of the repository at one revision, or in the work tree.
+
+Every reader goes through :class:`Snapshot`, so a rule never knows whether it
+looks at a commit or at uncommitted files.  Git blobs are cached by object id:
+a file unchanged between base and head is read once.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from functools import cached_property
+from pathlib import Path
+from typing import Protocol
+
+from .errors import UsageError
+
+
+class Snapshot(Protocol):
+    label: str
+
+    def read(self, path: str) -> bytes | None:
+        """The file's bytes, or None when it does not exist at this revision."""
+
+    def files(self) -> tuple[str, ...]:
+        """Every file path (POSIX, relative to the root), sorted."""
+
+    def glob(self, pattern: str) -> list[str]:
+        """Paths matching a glob (``*`` does not cross ``/``)."""
+
+
+def _glob(files: tuple[str, ...], pattern: str) -> list[str]:
+    depth = pattern.count("/")
+    return [f for f in files if f.count("/") == depth and fnmatch.fnmatchcase(f, pattern)]
+
+
+_SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache", ".pytest_cache", ".hypothesis"}
+
+
+class WorkTreeSnapshot:
+    """The files on disk under ``root`` (uncommitted changes included)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.label = "work tree"
+        self._cache: dict[str, bytes | None] = {}
+
+    def read(self, path: str) -> bytes | None:
+        if path not in self._cache:
+            full = self.root / path
+            try:
+                self._cache[path] = full.read_bytes() if full.is_file() else None
+            except OSError:
+                self._cache[path] = None
+        return self._cache[path]
+
+    @cached_property
+    def _files(self) -> tuple[str, ...]:
+        out: list[str] = []
+        for dirpath, dirnames, filenames in os.walk(self.root):
+            dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
+            rel = os.path.relpath(dirpath, self.root)
+            for name in filenames:
+                out.append(name if rel == "." else f"{rel}/{name}".replace(os.sep, "/"))
+        return tuple(sorted(out))
+
+    def files(self) -> tuple[str, ...]:
+        return self._files
+
+    def glob(self, pattern: str) -> list[str]:
+        # Fast path for globs without a wildcard in the directory part.
+        directory, _, name = pattern.rpartition("/")
+        if "*" not in directory and "?" not in directory and "[" not in directory:
+            base = self.root / directory if directory else self.root
+            if not base.is_dir():
+                return []
+            return sorted(
+                f"{directory}/{p.name}" if directory else p.name
+                for p in base.iterdir()
+                if p.is_file() and fnmatch.fnmatchcase(p.name, name)
+            )
+        return _glob(self.files(), pattern)
+
+
+# Blob contents shared by every GitSnapshot of the process, keyed by object id.
+_BLOB_CACHE: dict[str, bytes] = {}
+
+
+class GitSnapshot:
+    """The files of one commit, read through gitpython."""
+
+    def __init__(self, root: Path, rev: str) -> None:
+        import git  # deferred: validate on a work tree never pays for it
+
+        try:
+            self.repo = git.Repo(root, search_parent_directories=False)
+        except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+            raise UsageError(f"{root} is not a git repository, so revision {rev!r} cannot be read") from None
+        try:
+            self.commit = self.repo.commit(rev)
+        except (git.BadName, ValueError, git.GitCommandError):
+            shallow = Path(self.repo.git_dir, "shallow").exists()
+            hint = (
+                " This clone is shallow: fetch the history (for example `fetch-depth: 0` in actions/checkout)."
+                if shallow
+                else " Fetch it first (for example `git fetch origin main`, or `fetch-depth: 0` in actions/checkout)."
+            )
+            raise UsageError(f"unknown revision {rev!r}: it is not in this repository.{hint}") from None
+        self.rev = rev
+        self.sha = self.commit.hexsha
+        self.label = f"{rev} ({self.sha[:12]})" if rev != self.sha else self.sha[:12]
+        self._cache: dict[str, bytes | None] = {}
+
+    @cached_property
+    def _blobs(self) -> dict[str, str]:
+        """path -> blob id for every file of the commit (one tree walk)."""
+        out: dict[str, str] = {}
+        for item in self.commit.tree.traverse():
+            if item.type == "blob":
+                out[item.path] = item.hexsha
+        return out
+
+    def blob_id(self, path: str) -> str | None:
+        return self._blobs.get(path)
+
+    def read(self, path: str) -> bytes | None:
+        if path in self._cache:
+            return self._cache[path]
+        sha = self._blobs.get(path)
+        data: bytes | None = None
+        if sha is not None:
+            data = _BLOB_CACHE.get(sha)
+            if data is None:
+                data = self.repo.odb.stream(bytes.fromhex(sha)).read()
+                _BLOB_CACHE[sha] = data
+        self._cache[path] = data
+        return data
+
+    def files(self) -> tuple[str, ...]:
+        return tuple(sorted(self._blobs))
+
+    def glob(self, pattern: str) -> list[str]:
+        return _glob(self.files(), pattern)
+
+
+def open_snapshot(root: Path, rev: str | None) -> Snapshot:
+    """The work tree when ``rev`` is None, else the commit ``rev`` names."""
+    return WorkTreeSnapshot(root) if rev is None else GitSnapshot(root, rev)
