@@ -1,0 +1,1 @@
+"""Bash recipes as data: parsing and per-job partial evaluation."""
