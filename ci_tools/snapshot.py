@@ -116,8 +116,8 @@ class GitSnapshot:
         """path -> blob id for every file of the commit (one tree walk)."""
         out: dict[str, str] = {}
         for item in self.commit.tree.traverse():
-            if item.type == "blob":
-                out[item.path] = item.hexsha
+            if getattr(item, "type", None) == "blob":
+                out[str(getattr(item, "path"))] = str(getattr(item, "hexsha"))
         return out
 
     def blob_id(self, path: str) -> str | None:

@@ -91,7 +91,7 @@ class LoadedYaml:
     text: str = ""
 
 
-class _PosLoader(_BaseLoader):  # type: ignore[misc, valid-type]
+class _PosLoader(_BaseLoader):
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
         self.duplicates: list[DuplicateKey] = []
