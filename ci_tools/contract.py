@@ -8,10 +8,10 @@ existing candidate wins, the way the fleet launchers pick it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Collection, Mapping
 
 from .config import ProjectConfig
-from .matrix import AGENTIC, Job, gpu_name
+from .matrix import AGENTIC, DEFAULT_PORT, Job, gpu_name, gpus_of
 from .snapshot import Snapshot
 
 
@@ -23,26 +23,32 @@ def _s(value: Any) -> str:
     return str(value)
 
 
-def job_env(job: Job, *, result_dir: str = "/workspace/results", port: str = "8888",
+def job_env(job: Job, *, result_dir: str = "/workspace/results", port: str = DEFAULT_PORT,
             runner_name: str = "", run_eval: bool = False, eval_only: bool = False) -> dict[str, str]:
-    """The exact environment the job's recipe is started with."""
+    """The exact environment the job's recipe is started with.
+
+    ``runner_name`` is the node the job lands on (``mi355x-amds_03``); without
+    it the runner label stands in, see :func:`default_runner_name`.
+    """
     f = job.fields
     backend = f.get("kv-offload-backend")
+    agentic = job.scenario == AGENTIC
+    # Agentic jobs have no fixed sequence lengths; the workflow passes zeros.
+    seq = {"ISL": "0", "OSL": "0", "MAX_MODEL_LEN": "0"} if agentic else {
+        "ISL": _s(f.get("isl")), "OSL": _s(f.get("osl")), "MAX_MODEL_LEN": _s(f.get("max-model-len"))}
     env = {
         "MODEL": _s(f.get("model")),
         "MODEL_PREFIX": _s(f.get("model-prefix")),
         "IMAGE": _s(f.get("image")),
         "FRAMEWORK": _s(f.get("framework")),
         "PRECISION": _s(f.get("precision")),
-        "ISL": _s(f.get("isl")),
-        "OSL": _s(f.get("osl")),
-        "MAX_MODEL_LEN": _s(f.get("max-model-len")),
+        **seq,
         "SPEC_DECODING": _s(f.get("spec-decoding", "none")),
         "DISAGG": _s(bool(f.get("disagg"))),
         "RUN_EVAL": _s(run_eval),
         "EVAL_ONLY": _s(eval_only),
         "SCENARIO_TYPE": job.scenario,
-        "IS_AGENTIC": _s(job.scenario == AGENTIC),
+        "IS_AGENTIC": "1" if agentic else "0",
         "KV_OFFLOADING": _s(f.get("kv-offloading", "none")),
         "KV_OFFLOAD_BACKEND": _s(backend.get("name") if isinstance(backend, dict) else ""),
         "TOTAL_CPU_DRAM_GB": _s(f.get("total-cpu-dram-gb")),
@@ -69,27 +75,39 @@ def job_env(job: Job, *, result_dir: str = "/workspace/results", port: str = "88
                 if sep and name.strip():
                     env[name.strip()] = value
     else:
-        tp, pp, pcp = f.get("tp"), f.get("pp", 1), f.get("pcp-size", 1)
+        gpus = gpus_of(f)
         env.update({
-            "TP": _s(tp),
-            "PP_SIZE": _s(pp),
+            "TP": _s(f.get("tp")),
+            "PP_SIZE": _s(f.get("pp", 1)),
             "DCP_SIZE": _s(f.get("dcp-size", 1)),
-            "PCP_SIZE": _s(pcp),
+            "PCP_SIZE": _s(f.get("pcp-size", 1)),
             "EP_SIZE": _s(f.get("ep", 1)),
             "DP_ATTENTION": _s(bool(f.get("dp-attn"))),
             "CONC": _s(f.get("conc")),
-            "GPU_COUNT": _s(tp * pp * pcp) if all(isinstance(v, int) for v in (tp, pp, pcp)) else "",
+            "GPU_COUNT": _s(gpus),
         })
     return env
 
 
+def default_runner_name(job: Job, runner_labels: Mapping[str, Any]) -> str:
+    """The first node of the job's runner label (what RUNNER_NAME is on that fleet), else the label."""
+    label = str(job.fields.get("runner") or "")
+    nodes = runner_labels.get(label)
+    if isinstance(nodes, list) and nodes and isinstance(nodes[0], str):
+        return nodes[0]
+    return label
+
+
 @dataclass(frozen=True)
 class RecipeResolution:
+    """The recipe a job runs (None when no candidate exists) and every candidate, in the order tried."""
+
     path: str | None
     candidates: tuple[str, ...]
 
 
 def recipe_candidates(job: Job, config: ProjectConfig) -> tuple[str, ...]:
+    """Recipe paths the configured templates give for the job, in fallback order, without repeats."""
     f = job.fields
     framework = str(f.get("framework") or "")
     values = {
@@ -112,9 +130,16 @@ def recipe_candidates(job: Job, config: ProjectConfig) -> tuple[str, ...]:
     return tuple(out)
 
 
-def resolve_recipe(job: Job, config: ProjectConfig, snapshot: Snapshot) -> RecipeResolution:
+def resolve_recipe(job: Job, config: ProjectConfig, snapshot: Snapshot,
+                   files: Collection[str] | None = None) -> RecipeResolution:
+    """First existing candidate wins, as in the fleet launchers.
+
+    ``files`` (a set of the snapshot's paths) saves rebuilding it when many
+    jobs are resolved against the same snapshot.
+    """
     candidates = recipe_candidates(job, config)
-    files = set(snapshot.files())
+    if files is None:
+        files = frozenset(snapshot.files())
     for c in candidates:
         if c in files:
             return RecipeResolution(c, candidates)

@@ -3,9 +3,15 @@
 The rules are the ones the benchmark repository's own generator applies
 (docs: FORMATS.md, "Matrix expansion"): a ``conc-start``..``conc-end`` range
 doubles from the start and clamps its last value to the end, ``conc-list`` is
-taken verbatim, omitted fields take their defaults.  Single-node rows give one
-job per concurrency; a multinode row gives one job carrying its whole
-concurrency list, as multinode recipes receive ``CONC_LIST``.
+taken verbatim, omitted fields take their defaults.
+
+- A single-node row gives one job per concurrency.
+- A multinode fixed-seq-len row gives one job carrying its whole concurrency
+  list, as multinode recipes receive ``CONC_LIST`` and sweep it in one
+  allocation.
+- A multinode agentic row gives one job per concurrency (``CONC_LIST`` of one
+  value): an agentic run replays traces for a fixed duration, so one server
+  allocation runs exactly one concurrency, as the public generator does.
 
 Expansion is defensive: a malformed row (which the schema rules report) is
 skipped rather than crashing the expansion of everything else.
@@ -18,11 +24,11 @@ import json
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any, Iterable, Iterator, Mapping, TypeGuard
 
 from .findings import Location
 from .model.repository import ConfigEntry, RepoData
-from .yamlpos import PosMap, PosSeq, Span
+from .yamlpos import PosSeq, Span
 
 FIXED = "fixed-seq-len"
 AGENTIC = "agentic-coding"
@@ -30,7 +36,15 @@ SCENARIOS = (FIXED, AGENTIC)
 AGENTIC_DURATION = 3600
 # Upper bound on the CPU DRAM a job may offload into, in MiB (FORMATS.md).
 DRAM_CAP_MIB = 2_861_022
+# Head room the generator adds to isl + osl for the server's context length.
+MAX_MODEL_LEN_MARGIN = 256
 DEFAULT_PORT = "8888"
+# Short names of the sequence-length pairs, used in exp-name.
+SEQ_LEN_NAMES = {(1024, 1024): "1k1k", (8192, 1024): "8k1k", (1024, 8192): "1k8k"}
+
+
+def _is_int(v: Any) -> TypeGuard[int]:
+    return isinstance(v, int) and not isinstance(v, bool)
 
 
 def conc_values(row: Mapping[str, Any]) -> list[int]:
@@ -48,19 +62,46 @@ def conc_values(row: Mapping[str, Any]) -> list[int]:
     while value < end:
         out.append(value)
         value *= 2
-    out.append(int(end))
+    out.append(int(end))  # the last doubling is clamped to conc-end
     return out
 
 
-def _is_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
+def seq_len_name(isl: int, osl: int) -> str:
+    return SEQ_LEN_NAMES.get((isl, osl), f"{isl}_{osl}")
 
 
 def exp_name(model_prefix: str, isl: int | None, osl: int | None) -> str:
+    """exp-name of a fixed-seq-len job: ``<model-prefix>_<1k1k|8k1k|<isl>_<osl>>``."""
     if isl is None or osl is None:
         return f"{model_prefix}_agentic"
-    named = {(1024, 1024): "1k1k", (8192, 1024): "8k1k", (1024, 8192): "1k8k"}
-    return f"{model_prefix}_{named.get((isl, osl), f'{isl}_{osl}')}"
+    return f"{model_prefix}_{seq_len_name(isl, osl)}"
+
+
+def _agentic_suffix(kv_offloading: Any, backend: Any, spec: Any) -> str:
+    out = ""
+    if kv_offloading == "dram" and isinstance(backend, Mapping) and backend.get("name"):
+        out += f"_kvdram-{backend['name']}"
+    if spec not in (None, "none"):
+        out += f"_spec-{spec}"
+    return out
+
+
+def agentic_exp_name(model_prefix: str, tp: Any, conc: int, kv_offloading: Any, backend: Any, spec: Any) -> str:
+    """exp-name of a single-node agentic job, in the public generator's shape:
+    ``dsv4_tp8_conc32_kvdram-hicache_spec-mtp`` (suffixes only when they apply)."""
+    return f"{model_prefix}_tp{tp}_conc{conc}{_agentic_suffix(kv_offloading, backend, spec)}"
+
+
+def _worker_tag(block: Mapping[str, Any]) -> str:
+    ep = block.get("ep", 1)
+    return f"{block.get('num-worker', 1)}x{block.get('tp', 1)}" + (f"ep{ep}" if ep != 1 else "")
+
+
+def multinode_agentic_exp_name(model_prefix: str, prefill: Mapping[str, Any], decode: Mapping[str, Any], conc: int,
+                               kv_offloading: Any, backend: Any, spec: Any) -> str:
+    """``dsv4_p1x8_d1x8_conc16_kvdram-hicache``: workers x tp (ep when not 1) per role."""
+    return (f"{model_prefix}_p{_worker_tag(prefill)}_d{_worker_tag(decode)}_conc{conc}"
+            f"{_agentic_suffix(kv_offloading, backend, spec)}")
 
 
 def gpu_name(runner_label: str) -> str:
@@ -70,8 +111,33 @@ def gpu_name(runner_label: str) -> str:
 
 
 def total_cpu_dram_gb(available_mib: int, dram_utilization: float, gpus_used: int, gpus_per_node: int) -> int:
+    """floor(min(available, cap) MiB x 2^20 x utilization x gpus_used / gpus_per_node / 10^9)."""
     mib = min(available_mib, DRAM_CAP_MIB)
     return math.floor(mib * 2**20 * dram_utilization * gpus_used / gpus_per_node / 10**9)
+
+
+def gpus_of(block: Mapping[str, Any]) -> int | None:
+    """GPUs one server (or worker) uses: tp x pp x pcp-size (dcp shares the tp GPUs)."""
+    tp, pp, pcp = block.get("tp"), block.get("pp", 1), block.get("pcp-size", 1)
+    if _is_int(tp) and _is_int(pp) and _is_int(pcp):
+        return tp * pp * pcp
+    return None
+
+
+def _dram_budget(hardware: Any, utilization: Any, gpus: int | None) -> int | None:
+    if not (isinstance(hardware, Mapping) and gpus and isinstance(utilization, (int, float))
+            and not isinstance(utilization, bool)):
+        return None
+    available, per_node = hardware.get("available-cpu-dram-mib"), hardware.get("gpus-per-node")
+    if not (_is_int(available) and _is_int(per_node)) or per_node <= 0:
+        return None
+    # A worker spanning several nodes offloads into each node's share, at most a whole node.
+    return total_cpu_dram_gb(available, float(utilization), min(gpus, per_node), per_node)
+
+
+def _flag(value: Any) -> Any:
+    """A boolean field: the default when absent, the raw value when it is not a bool (schema rules report it)."""
+    return False if value is None else value
 
 
 @dataclass(frozen=True)
@@ -94,12 +160,23 @@ class Job:
         c = self.fields.get("conc")
         return c if isinstance(c, int) else None
 
+    @property
+    def concs(self) -> list[int]:
+        """Every concurrency the job runs (one for single-node jobs)."""
+        if self.multinode:
+            return [c for c in self.fields.get("conc-list", []) if isinstance(c, int)]
+        return [self.conc] if self.conc is not None else []
+
     def get(self, name: str, default: Any = None) -> Any:
         return self.fields.get(name, default)
 
     @cached_property
     def id(self) -> str:
-        """Stable id: a hash of everything the recipe receives from the config."""
+        """Stable id: a hash of the config key, the scenario and every field the recipe receives.
+
+        Source positions are left out on purpose, so that moving or commenting
+        a config does not change its jobs' ids, while any change of a value does.
+        """
         blob = json.dumps({"config-key": self.config_key, "scenario": self.scenario, **self.fields},
                           sort_keys=True, separators=(",", ":"), default=str)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
@@ -110,12 +187,26 @@ class Job:
             p, d = f.get("prefill", {}), f.get("decode", {})
             return (f"{self.config_key} {self.scenario} P{p.get('num-worker')}xTP{p.get('tp')}/EP{p.get('ep')} "
                     f"D{d.get('num-worker')}xTP{d.get('tp')}/EP{d.get('ep')} conc={f.get('conc-list')}")
-        par = f"TP{f.get('tp')}/EP{f.get('ep')}" + ("/DPA" if f.get("dp-attn") else "")
+        par = f"TP{f.get('tp')}/EP{f.get('ep')}" + ("/DPA" if f.get("dp-attn") is True else "")
         seq = "" if self.scenario == AGENTIC else f" {f.get('isl')}/{f.get('osl')}"
         return f"{self.config_key} {self.scenario}{seq} {par} c{f.get('conc')}"
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "config-key": self.config_key, "scenario-type": self.scenario, **self.fields}
+
+    def with_fields(self, **changes: Any) -> Job:
+        """The same point with some fields replaced (a new id follows from the new values)."""
+        return Job(self.config_key, self.scenario, {**self.fields, **changes}, self.row,
+                   self.scenario_index, self.row_index)
+
+
+def _plain(value: Any) -> Any:
+    """Plain dict/list copies of YAML containers, so jobs never alias the loaded data."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
 
 
 def _worker(block: Mapping[str, Any]) -> dict[str, Any]:
@@ -123,22 +214,22 @@ def _worker(block: Mapping[str, Any]) -> dict[str, Any]:
         "num-worker": block.get("num-worker", 1),
         "tp": block.get("tp", 1),
         "ep": block.get("ep", 1),
-        "dp-attn": bool(block.get("dp-attn", False)),
+        "dp-attn": _flag(block.get("dp-attn")),
         "pp": block.get("pp", 1),
         "dcp-size": block.get("dcp-size", 1),
         "pcp-size": block.get("pcp-size", 1),
-        "hardware": block.get("hardware"),
-        "additional-settings": list(block.get("additional-settings") or []),
+        "hardware": _plain(block.get("hardware")),
+        "additional-settings": [str(s) for s in block.get("additional-settings") or []],
     }
 
 
 def _scenario_rows(data: Mapping[str, Any]) -> Iterator[tuple[str, int, Mapping[str, Any], int, Mapping[str, Any], Span]]:
+    """(scenario, block index, block, row index, row, row span) in file order."""
     scenarios = data.get("scenarios")
     if not isinstance(scenarios, dict):
         return
-    for scenario in SCENARIOS:
-        blocks = scenarios.get(scenario)
-        if not isinstance(blocks, list):
+    for scenario, blocks in scenarios.items():
+        if scenario not in SCENARIOS or not isinstance(blocks, list):
             continue
         for s_index, block in enumerate(blocks):
             if not isinstance(block, dict):
@@ -153,8 +244,9 @@ def _scenario_rows(data: Mapping[str, Any]) -> Iterator[tuple[str, int, Mapping[
 
 
 def expand_config(entry: ConfigEntry, repo: RepoData) -> list[Job]:
+    """Jobs of one master config, in the order its rows are written."""
     data = entry.data
-    if not isinstance(data, PosMap):
+    if not isinstance(data, dict):
         return []
     runner = data.get("runner")
     runner = runner if isinstance(runner, str) else ""
@@ -174,20 +266,25 @@ def expand_config(entry: ConfigEntry, repo: RepoData) -> list[Job]:
         concs = conc_values(row)
         if not concs:
             continue
-        isl = block.get("isl") if scenario == FIXED else None
-        osl = block.get("osl") if scenario == FIXED else None
+        agentic = scenario == AGENTIC
+        spec = row.get("spec-decoding", "none")
         common = dict(top)
-        if scenario == FIXED:
+        if not agentic:
+            isl, osl = block.get("isl"), block.get("osl")
             common["isl"], common["osl"] = isl, osl
-            common["max-model-len"] = (isl + osl + 256) if _is_int(isl) and _is_int(osl) else None
-        common["exp-name"] = exp_name(prefix, isl if _is_int(isl) else None, osl if _is_int(osl) else None)
-        common["spec-decoding"] = row.get("spec-decoding", "none")
-        common["disagg"] = bool(data.get("disagg", False))
+            if _is_int(isl) and _is_int(osl):
+                common["max-model-len"] = isl + osl + MAX_MODEL_LEN_MARGIN
+                common["exp-name"] = exp_name(prefix, isl, osl)
+            else:
+                common["max-model-len"] = None
+                common["exp-name"] = exp_name(prefix, None, None)
+        common["spec-decoding"] = spec
+        common["disagg"] = _flag(data.get("disagg"))
         common["multinode"] = multinode
-        if scenario == AGENTIC:
+        backend = row.get("kv-offload-backend")
+        if agentic:
             common["kv-offloading"] = row.get("kv-offloading", "none")
-            backend = row.get("kv-offload-backend")
-            common["kv-offload-backend"] = dict(backend) if isinstance(backend, dict) else None
+            common["kv-offload-backend"] = _plain(backend) if isinstance(backend, dict) else None
             common["duration"] = AGENTIC_DURATION
         router = row.get("router", data.get("router"))
         if isinstance(router, dict):
@@ -196,32 +293,37 @@ def expand_config(entry: ConfigEntry, repo: RepoData) -> list[Job]:
         if kv is not None:
             common["kv-p2p-transfer"] = kv
         loc = entry.file.loc(span)
+        utilization = block.get("dram-utilization")
         if multinode:
             prefill, decode = row.get("prefill"), row.get("decode")
             if not isinstance(prefill, dict) or not isinstance(decode, dict):
                 continue
-            fields = dict(common, **{"conc-list": concs, "prefill": _worker(prefill), "decode": _worker(decode)})
-            jobs.append(Job(entry.key, scenario, fields, loc, s_index, r_index))
+            workers = {"prefill": _worker(prefill), "decode": _worker(decode)}
+            if not agentic:
+                jobs.append(Job(entry.key, scenario, dict(common, **workers, **{"conc-list": concs}), loc, s_index, r_index))
+                continue
+            # Only the prefill workers offload KV today, so the budget follows their footprint.
+            dram = _dram_budget(hardware, utilization, gpus_of(prefill))
+            for conc in concs:
+                name = multinode_agentic_exp_name(prefix, prefill, decode, conc, common["kv-offloading"], backend, spec)
+                fields = dict(common, **workers, **{"conc-list": [conc], "exp-name": name, "total-cpu-dram-gb": dram})
+                jobs.append(Job(entry.key, scenario, fields, loc, s_index, r_index))
             continue
-        tp, pp, pcp = row.get("tp"), row.get("pp", 1), row.get("pcp-size", 1)
+        tp = row.get("tp")
         par = {
             "tp": tp,
-            "pp": pp,
+            "pp": row.get("pp", 1),
             "dcp-size": row.get("dcp-size", 1),
-            "pcp-size": pcp,
+            "pcp-size": row.get("pcp-size", 1),
             "ep": row.get("ep", 1),
-            "dp-attn": bool(row.get("dp-attn", False)),
+            "dp-attn": _flag(row.get("dp-attn")),
         }
-        gpus = tp * pp * pcp if all(_is_int(v) for v in (tp, pp, pcp)) else None
-        if scenario == AGENTIC:
-            util = block.get("dram-utilization")
-            dram = None
-            if (isinstance(hardware, dict) and gpus and isinstance(util, (int, float))
-                    and _is_int(hardware.get("available-cpu-dram-mib")) and _is_int(hardware.get("gpus-per-node"))):
-                dram = total_cpu_dram_gb(hardware["available-cpu-dram-mib"], float(util), gpus, hardware["gpus-per-node"])
-            par["total-cpu-dram-gb"] = dram
+        if agentic:
+            par["total-cpu-dram-gb"] = _dram_budget(hardware, utilization, gpus_of(row))
         for conc in concs:
             fields = dict(common, **par, conc=conc)
+            if agentic:
+                fields["exp-name"] = agentic_exp_name(prefix, tp, conc, common["kv-offloading"], backend, spec)
             jobs.append(Job(entry.key, scenario, fields, loc, s_index, r_index))
     return jobs
 
