@@ -1,0 +1,157 @@
+"""The repository governs itself: its own fleet data passes its own checks.
+
+The MI355X fleet under configs/, benchmarks/ and perf-changelog.yaml is real
+data in the InferenceX layout. These tests hold it to the same rules the tool
+enforces on any repository, plus the facts other checks rely on (the shape of
+the DeepSeek-V4-Pro AgentX matrix, recipes that parse and resolve).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from ci_tools.config import ProjectConfig, load_config
+from ci_tools.contract import job_env, resolve_recipe
+from ci_tools.matrix import AGENTIC, Job, expand, match_key_glob
+from ci_tools.model.repository import RepoData, load_repo
+from ci_tools.snapshot import WorkTreeSnapshot
+
+ROOT = Path(__file__).resolve().parent.parent
+DSV4_AGENTIC = "dsv4-fp4-mi355x-atom-agentic-mtp"
+RECIPES = sorted(p for d in ("benchmarks", "runners") for p in (ROOT / d).rglob("*.sh"))
+
+
+@pytest.fixture(scope="module")
+def config() -> ProjectConfig:
+    return load_config(ROOT)
+
+
+@pytest.fixture(scope="module")
+def repo(config: ProjectConfig) -> RepoData:
+    return load_repo(WorkTreeSnapshot(ROOT), config)
+
+
+@pytest.fixture(scope="module")
+def jobs(repo: RepoData) -> list[Job]:
+    return expand(repo)
+
+
+def test_validate_on_the_repository_itself_is_clean() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "ci_tools", "validate", "--repo", str(ROOT), "--format", "json"],
+        capture_output=True, text=True, cwd=ROOT,
+    )
+    report = json.loads(proc.stdout)
+    assert report["findings"] == [], proc.stdout
+    assert report["summary"]["total"] == 0
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_project_configuration_names_the_repository(config: ProjectConfig) -> None:
+    assert config.repository == "ci-tools/inferencex-mi355x"
+    assert config.source == str(ROOT / ".ci-tools.yaml")
+
+
+def test_every_recipe_is_valid_bash() -> None:
+    assert len(RECIPES) >= 7
+    for path in RECIPES:
+        proc = subprocess.run(["bash", "-n", str(path)], capture_output=True, text=True)
+        assert proc.returncode == 0, f"{path.relative_to(ROOT)}: {proc.stderr}"
+
+
+@pytest.mark.skipif(shutil.which("shellcheck") is None, reason="shellcheck is not installed")
+def test_every_recipe_is_shellcheck_clean() -> None:
+    # Run from the root: recipes name benchmark_lib.sh by its repository path.
+    proc = subprocess.run(["shellcheck", "-x", *(str(p.relative_to(ROOT)) for p in RECIPES)],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0, proc.stdout
+
+
+def test_dsv4_agentic_matrix_has_the_tp_and_dep_bands(jobs: list[Job]) -> None:
+    dsv4 = [j for j in jobs if j.config_key == DSV4_AGENTIC]
+    assert len(dsv4) == 10
+    bands = [(j.get("tp"), j.get("ep"), j.get("dp-attn"), j.conc) for j in dsv4]
+    assert bands == [
+        (8, 1, False, 1), (8, 1, False, 2), (8, 1, False, 4), (8, 1, False, 8), (8, 1, False, 16),
+        (8, 1, True, 48), (8, 1, True, 64), (8, 1, True, 96), (8, 1, True, 128), (8, 1, True, 256),
+    ]
+    assert {j.scenario for j in dsv4} == {AGENTIC}
+    assert {j.get("spec-decoding") for j in dsv4} == {"mtp"}
+    assert {j.get("kv-offloading") for j in dsv4} == {"none"}
+    assert {j.get("runner") for j in dsv4} == {"cluster:mi355x-amds"}
+
+
+def test_every_job_resolves_to_a_recipe(config: ProjectConfig, jobs: list[Job]) -> None:
+    snapshot = WorkTreeSnapshot(ROOT)
+    unresolved = [j.label() for j in jobs if resolve_recipe(j, config, snapshot).path is None]
+    assert jobs and unresolved == []
+    dsv4 = next(j for j in jobs if j.config_key == DSV4_AGENTIC)
+    assert resolve_recipe(dsv4, config, snapshot).path == "benchmarks/single_node/agentic/dsv4_fp4_mi355x_atom_mtp.sh"
+
+
+_CHECK_ENV = re.compile(r"^\s*check_env_vars((?:\s+[A-Z_][A-Z0-9_]*)+)\s*$", re.MULTILINE)
+
+
+def test_required_env_is_provided_to_every_job(config: ProjectConfig, jobs: list[Job]) -> None:
+    """Every name a recipe passes to check_env_vars is non-empty in the env of each of its jobs."""
+    snapshot = WorkTreeSnapshot(ROOT)
+    by_recipe: dict[str, list[Job]] = defaultdict(list)
+    for job in jobs:
+        path = resolve_recipe(job, config, snapshot).path
+        assert path is not None
+        by_recipe[path].append(job)
+    lib = (ROOT / config.benchmark_lib).read_text()
+    assert "check_env_vars() {" in lib
+    missing: list[str] = []
+    for path, recipe_jobs in by_recipe.items():
+        text = (ROOT / path).read_text()
+        # Names checked only inside a case arm apply to that arm's jobs; the
+        # DRAM arm is the one such place in this repository.
+        unconditional, _, dram_arm = text.partition("    dram)\n")
+        for job in recipe_jobs:
+            env = job_env(job)
+            sections = [unconditional] + ([dram_arm] if env["KV_OFFLOADING"] == "dram" else [])
+            for section in sections:
+                for match in _CHECK_ENV.finditer(section):
+                    for name in match.group(1).split():
+                        if not env.get(name):
+                            missing.append(f"{path}: {name} for {job.label()}")
+    assert missing == []
+
+
+def test_changelog_bytes_follow_the_append_only_format(config: ProjectConfig) -> None:
+    raw = (ROOT / config.changelog).read_bytes()
+    text = raw.decode("utf-8")
+    assert text.endswith("\n") and not text.endswith("\n\n")
+    assert not any(b in raw for b in (b"\r", b"\t", b"\0"))
+    lines = text.split("\n")[:-1]
+    assert [n for n, line in enumerate(lines, 1) if line != line.rstrip()] == []
+    starts = [n for n, line in enumerate(lines) if line.startswith("- config-keys:")]
+    assert starts[0] == 0
+    for n in starts[1:]:
+        assert lines[n - 1] == "" and lines[n - 2] != "", f"entry at line {n + 1} needs exactly one blank line before it"
+    assert sum(1 for line in lines if line == "") == len(starts) - 1
+
+
+def test_changelog_entries_name_real_configs_and_canonical_links(config: ProjectConfig, repo: RepoData) -> None:
+    entries = repo.changelog.value if repo.changelog else None
+    assert isinstance(entries, list) and len(entries) >= 5
+    link = config.pr_link_regex()
+    numbers = []
+    for entry in entries:
+        match = link.match(entry["pr-link"])
+        assert match, entry["pr-link"]
+        numbers.append(int(match.group("number")))
+        assert entry["pr-link"] == config.pr_link(match.group("number"))
+        for pattern in entry["config-keys"]:
+            assert any(match_key_glob(pattern, key) for key in repo.configs), pattern
+        assert entry["description"] and all(isinstance(d, str) and d for d in entry["description"])
+    assert numbers == sorted(set(numbers))
