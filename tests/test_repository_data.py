@@ -81,7 +81,7 @@ def test_dsv4_agentic_matrix_has_the_tp_and_dep_bands(jobs: list[Job]) -> None:
     bands = [(j.get("tp"), j.get("ep"), j.get("dp-attn"), j.conc) for j in dsv4]
     assert bands == [
         (8, 1, False, 1), (8, 1, False, 2), (8, 1, False, 4), (8, 1, False, 8), (8, 1, False, 16),
-        (8, 1, True, 48), (8, 1, True, 64), (8, 1, True, 96), (8, 1, True, 128), (8, 1, True, 256),
+        (8, 8, True, 48), (8, 8, True, 64), (8, 8, True, 96), (8, 8, True, 128), (8, 8, True, 256),
     ]
     assert {j.scenario for j in dsv4} == {AGENTIC}
     assert {j.get("spec-decoding") for j in dsv4} == {"mtp"}

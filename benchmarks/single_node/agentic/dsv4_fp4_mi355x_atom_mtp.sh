@@ -6,8 +6,10 @@
 #   synthetic acceptance length 2.49 (thinking_on, three draft tokens) so the
 #   result does not depend on how well the trace's turns are predicted; eval
 #   runs measure real acceptance.
-# - DPA band (dp-attn true, c48-256): DP attention over the eight ranks with
-#   two-batch overlap (TBO).
+# - DEP band (dp-attn true, c48-256): native RCCL DEP, i.e. DP attention on
+#   all eight ranks (DPA8) with expert-parallel MoE (EP_SIZE == TP) over RCCL
+#   all-to-all and the standard MoE backend. TBO and EPLB stay off, and MTP
+#   runs with real acceptance.
 set -euo pipefail
 
 # shellcheck source=benchmarks/benchmark_lib.sh
@@ -27,24 +29,32 @@ STATE_CHECKPOINT_INTERVAL_TOKENS=8192
 export AGENTIC_WARMUP_GRACE_SECONDS=3600
 
 SPEC_ARGS=(--method mtp --num-speculative-tokens 3)
-if [ "$RUN_EVAL" != "true" ] && [ "$EVAL_ONLY" != "true" ]; then
-    SPEC_ARGS+=(--synthetic-acceptance-length 2.49)
-fi
-
 DP_ATTN_ARGS=()
+DEP_ARGS=()
 if [ "$DP_ATTENTION" = "true" ]; then
-    # The DP router weighs each rank by prompt tokens plus
-    # ATOM_DP_LB_REQ_EQUIV tokens per in-flight request.
+    if [ "$EP_SIZE" -ne "$TP" ]; then
+        echo "dsv4 ATOM AgentX recipe: DEP needs EP_SIZE == TP, found EP_SIZE=$EP_SIZE TP=$TP" >&2
+        exit 1
+    fi
+    # Least-tokens load balancing weighs each DPA rank by its prompt tokens
+    # plus ATOM_DP_LB_REQ_EQUIV tokens per in-flight request.
     export ATOM_DP_LB_REQ_EQUIV=512
     # Session affinity: AIPerf sends the conversation's correlation id as
     # x-dynamo-session-id and the router pins each conversation to one DPA
     # rank; otherwise consecutive turns can land on another rank and lose the
     # prefix KV the previous turn produced.
     export AIPERF_HTTP_X_DYNAMO_SESSION_ID_FROM_CORRELATION_ID=true
-    DP_ATTN_ARGS=(--enable-dp-attention --dp-session-affinity --enable-tbo)
-elif [ "$EP_SIZE" -ne 1 ]; then
-    echo "dsv4 ATOM AgentX recipe: the TP band runs EP1, found EP_SIZE=$EP_SIZE" >&2
-    exit 1
+    DP_ATTN_ARGS=(--enable-dp-attention --dp-session-affinity)
+    DEP_ARGS=(--expert-parallel-size "$EP_SIZE" --all2all-backend rccl --dp-load-balance least_tokens --moe-backend standard)
+else
+    if [ "$EP_SIZE" -ne 1 ]; then
+        echo "dsv4 ATOM AgentX recipe: the TP band runs EP1, found EP_SIZE=$EP_SIZE" >&2
+        exit 1
+    fi
+    # Golden synthetic acceptance for throughput; eval measures the real one.
+    if [ "$RUN_EVAL" != "true" ] && [ "$EVAL_ONLY" != "true" ]; then
+        SPEC_ARGS+=(--synthetic-acceptance-length 2.49)
+    fi
 fi
 
 mkdir -p "$RESULT_DIR"
@@ -67,5 +77,6 @@ python3 -m atom.entrypoints.openai_server \
     --tool-call-parser deepseek_v4 \
     "${SPEC_ARGS[@]}" \
     "${DP_ATTN_ARGS[@]}" \
+    "${DEP_ARGS[@]}" \
     >"$SERVER_LOG" 2>&1 &
 serve_and_run "$!" "$SERVER_LOG" run_agentic_replay
