@@ -1,0 +1,336 @@
+"""Cross-field and cross-file rules of master configs.
+
+The schema guarantees shapes; these rules need two values at once (tp and
+dcp-size), another file (runners.yaml, the recipe scripts) or the whole set of
+master files.  Each check reads values defensively and stays silent on a value
+of the wrong type: that is the schema's finding, and reporting it twice would
+only bury it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import re
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Iterator
+
+from .contract import recipe_candidates
+from .findings import Finding, Location
+from .matrix import AGENTIC, FIXED, expand_config
+from .model.repository import ConfigEntry, LoadedFile, RepoData
+from .rules import config_rules as R
+from .rules.registry import Rule, make_finding
+from .schema_fast import is_integer
+from .yamlpos import PosMap, PosSeq, Span
+
+# `registry/name:tag`, `name:tag` or a digest: what an image reference looks like.
+_IMAGE_REF = re.compile(r"/|@sha256:|^[A-Za-z0-9._-]+:[A-Za-z0-9._-]+$")
+
+
+@dataclass(frozen=True)
+class Row:
+    """One search-space row with the block and scenario it belongs to."""
+
+    scenario: str
+    block: PosMap
+    block_span: Span
+    row: PosMap
+    span: Span
+
+
+def _rows(data: PosMap) -> Iterator[Row]:
+    scenarios = data.get("scenarios")
+    if not isinstance(scenarios, PosMap):
+        return
+    for scenario in (FIXED, AGENTIC):
+        blocks = scenarios.get(scenario)
+        if not isinstance(blocks, PosSeq):
+            continue
+        for b_index, block in enumerate(blocks):
+            if not isinstance(block, PosMap):
+                continue
+            rows = block.get("search-space")
+            if not isinstance(rows, PosSeq):
+                continue
+            for r_index, row in enumerate(rows):
+                if isinstance(row, PosMap):
+                    yield Row(scenario, block, blocks.item_span(b_index), row, rows.item_span(r_index))
+
+
+def _int(mapping: PosMap, key: str, default: int | None = None) -> int | None:
+    value = mapping.get(key, default)
+    return value if is_integer(value) else None
+
+
+def _gpus(mapping: PosMap) -> int | None:
+    tp, pp, pcp = _int(mapping, "tp"), _int(mapping, "pp", 1), _int(mapping, "pcp-size", 1)
+    if tp is None or pp is None or pcp is None:
+        return None
+    return tp * pp * pcp
+
+
+def _gpus_per_node(repo: RepoData, name: Any) -> int | None:
+    facts = repo.hardware.get(name) if isinstance(name, str) else None
+    value = facts.get("gpus-per-node") if isinstance(facts, dict) else None
+    return value if isinstance(value, int) and is_integer(value) and value > 0 else None
+
+
+class _Files:
+    """The repository's file list, read only if a recipe has to be looked up."""
+
+    def __init__(self, repo: RepoData) -> None:
+        self.repo = repo
+
+    @cached_property
+    def paths(self) -> frozenset[str]:
+        return frozenset(self.repo.snapshot.files())
+
+
+class _Checker:
+    """The rules for one config entry; ``out`` collects the findings."""
+
+    def __init__(self, entry: ConfigEntry, repo: RepoData, files: _Files) -> None:
+        self.entry = entry
+        self.repo = repo
+        self.files = files
+        self.file: LoadedFile = entry.file
+        self.data: PosMap = entry.data
+        self.key = entry.key
+        self.out: list[Finding] = []
+
+    def loc(self, span: Span, note: str = "") -> Location:
+        return self.file.loc(span, note)
+
+    def add(self, rule: Rule, message: str, span: Span, *, related: tuple[Location, ...] = (),
+            **data: Any) -> None:
+        self.out.append(make_finding(rule, message, self.loc(span), related=related,
+                                     data={"config_key": self.key, **data}))
+
+    def run(self) -> list[Finding]:
+        data = self.data
+        multinode = data.get("multinode")
+        self.top_level(multinode)
+        for row in _rows(data):
+            self.row(row, multinode)
+        self.recipes()
+        return self.out
+
+    # -- top-level fields ------------------------------------------------------
+
+    def top_level(self, multinode: Any) -> None:
+        data, key = self.data, self.key
+        prefix = data.get("model-prefix")
+        if isinstance(prefix, str) and "_" in prefix:
+            self.add(R.MODEL_PREFIX_UNDERSCORE,
+                     f"`model-prefix` {prefix!r} contains `_`; recipe file names are split on `_`, "
+                     f"so use `-` or nothing instead (e.g. {prefix.replace('_', '-')!r})",
+                     data.value_span("model-prefix"), model_prefix=prefix)
+        runner = data.get("runner")
+        if isinstance(runner, str) and runner:
+            self.runner(runner)
+        if data.get("disagg") is True and multinode is False:
+            self.add(R.DISAGG_REQUIRES_MULTINODE,
+                     f"`disagg: true` in single-node config `{key}`; disaggregated prefill/decode needs "
+                     "`multinode: true` with prefill and decode blocks",
+                     data.value_span("disagg"))
+        if multinode is False and "kv-p2p-transfer" in data:
+            self.add(R.KV_TRANSFER_SINGLE_NODE,
+                     f"`kv-p2p-transfer` in single-node config `{key}`; it only applies to multinode "
+                     "disaggregated configs",
+                     data.key_span("kv-p2p-transfer"))
+        if multinode is True and data.get("disagg") is True and "kv-p2p-transfer" not in data:
+            rows = [r for r in _rows(data) if "kv-p2p-transfer" not in r.row]
+            for r in rows:
+                self.add(R.DISAGG_KV_TRANSFER_MISSING,
+                         f"disaggregated config `{key}` names no `kv-p2p-transfer` at top level or in this "
+                         "search-space row; expected the KV transfer backend (e.g. `kv-p2p-transfer: mori`)",
+                         r.span, related=(self.loc(data.key_span("disagg"), "disagg: true"),))
+            if not any(True for _ in _rows(data)):
+                self.add(R.DISAGG_KV_TRANSFER_MISSING,
+                         f"disaggregated config `{key}` names no `kv-p2p-transfer`; expected the KV transfer "
+                         "backend at top level (e.g. `kv-p2p-transfer: mori`)",
+                         data.key_span("disagg"))
+        self.router(data)
+
+    def runner(self, runner: str) -> None:
+        runners = self.repo.runners
+        labels = self.repo.runner_labels
+        scenarios = self.data.get("scenarios")
+        if isinstance(scenarios, dict) and AGENTIC in scenarios and not runner.startswith("cluster:"):
+            self.add(R.AGENTIC_RUNNER_NOT_CLUSTER,
+                     f"agentic-coding config `{self.key}` runs on `{runner}`; agentic configs must use a "
+                     "`cluster:<name>` label, whose hardware facts size the CPU DRAM budget",
+                     self.data.value_span("runner"), runner=runner)
+        if runners is None or not isinstance(runners.value, dict) or not isinstance(runners.value.get("labels"), dict):
+            return  # file-missing / runners-schema already say why no label can be checked
+        if runner in labels:
+            return
+        close = difflib.get_close_matches(runner, [str(k) for k in labels], n=3, cutoff=0.6)
+        hint = f"; closest defined: {', '.join(close)}" if close else ""
+        self.add(R.RUNNER_UNDEFINED,
+                 f"runner label `{runner}` of `{self.key}` is not defined in {runners.path}{hint}",
+                 self.data.value_span("runner"), runner=runner, runners_file=runners.path, suggestions=close)
+
+    def router(self, holder: PosMap) -> None:
+        router = holder.get("router")
+        if not isinstance(router, PosMap):
+            return
+        version = router.get("version")
+        if isinstance(version, str) and _IMAGE_REF.search(version):
+            self.add(R.ROUTER_VERSION_IMAGE,
+                     f"router version {version!r} looks like a container image reference; expected the "
+                     "router's release or commit (e.g. \"0.3.2\")",
+                     router.value_span("version"), version=version)
+
+    # -- search-space rows -------------------------------------------------------
+
+    def row(self, r: Row, multinode: Any) -> None:
+        row = r.row
+        self.router(row)
+        self.concurrency(row)
+        if multinode is False and "kv-p2p-transfer" in row:
+            self.add(R.KV_TRANSFER_SINGLE_NODE,
+                     f"`kv-p2p-transfer` in a search-space row of single-node config `{self.key}`; it only "
+                     "applies to multinode disaggregated configs",
+                     row.key_span("kv-p2p-transfer"))
+        if r.scenario == AGENTIC:
+            self.offload(r)
+        runner = self.data.get("runner")
+        if multinode is True:
+            blocks = [(role, row.get(role)) for role in ("prefill", "decode")]
+            for role, block in blocks:
+                if isinstance(block, PosMap):
+                    self.parallelism(block, role, block.get("hardware", runner), multinode=True)
+            prefill, decode = row.get("prefill"), row.get("decode")
+            if isinstance(prefill, PosMap) and isinstance(decode, PosMap):
+                if ("hardware" in prefill) != ("hardware" in decode):
+                    has, lacks = ("prefill", "decode") if "hardware" in prefill else ("decode", "prefill")
+                    block = prefill if has == "prefill" else decode
+                    self.add(R.HARDWARE_ONE_BLOCK,
+                             f"`hardware` is set on the {has} block but not on the {lacks} block; "
+                             "set it on both or on neither",
+                             block.key_span("hardware"),
+                             related=(self.loc(row.key_span(lacks), f"{lacks} block"),))
+        elif multinode is False:
+            self.parallelism(row, "row", runner, multinode=False)
+
+    def concurrency(self, row: PosMap) -> None:
+        start, end = _int(row, "conc-start"), _int(row, "conc-end")
+        if start is not None and end is not None and start > end:
+            self.add(R.CONC_RANGE_INVERTED,
+                     f"`conc-start` {start} is greater than `conc-end` {end}; expected start <= end",
+                     row.value_span("conc-start"), related=(self.loc(row.value_span("conc-end"), "conc-end"),),
+                     conc_start=start, conc_end=end)
+
+    def parallelism(self, holder: PosMap, role: str, hardware_key: Any, *, multinode: bool) -> None:
+        where = "" if role == "row" else f" in the {role} block"
+        tp, dcp = _int(holder, "tp"), _int(holder, "dcp-size", 1)
+        if tp is not None and dcp is not None and dcp > 0 and tp % dcp:
+            self.add(R.DCP_SIZE_INDIVISIBLE,
+                     f"`tp` {tp} is not a multiple of `dcp-size` {dcp}{where}; expected a dcp-size that divides tp",
+                     holder.value_span("dcp-size"), tp=tp, dcp_size=dcp)
+        gpus = _gpus(holder)
+        if gpus is None:
+            return
+        ep = _int(holder, "ep", 1)
+        if ep is not None and ep > 0 and (ep > gpus or gpus % ep):
+            self.add(R.EP_GPU_MISMATCH,
+                     f"`ep` {ep} does not divide the {gpus} GPU(s) of the worker{where} (tp x pp x pcp-size); "
+                     "expected a divisor such as 1 or the tp size",
+                     holder.value_span("ep"), ep=ep, gpus=gpus)
+        per_node = _gpus_per_node(self.repo, hardware_key)
+        if per_node is None and multinode:
+            per_node = _gpus_per_node(self.repo, self.data.get("runner"))
+        if per_node is None:
+            return
+        too_big = gpus > per_node and (not multinode or gpus % per_node)
+        if too_big:
+            shape = "fit in one node or fill whole nodes" if multinode else "fit in one node"
+            self.add(R.GPUS_EXCEED_NODE,
+                     f"the worker{where} needs {gpus} GPUs (tp x pp x pcp-size) but a node of `{hardware_key}` has "
+                     f"{per_node} (gpus-per-node); a worker must {shape}",
+                     holder.value_span("tp"), gpus=gpus, gpus_per_node=per_node, hardware=str(hardware_key))
+
+    def offload(self, r: Row) -> None:
+        row = r.row
+        offloading = row.get("kv-offloading")
+        has_backend = "kv-offload-backend" in row
+        if offloading == "dram" and not has_backend:
+            self.add(R.KV_OFFLOAD_BACKEND_MISMATCH,
+                     "`kv-offloading: dram` without `kv-offload-backend`; expected the offload software, "
+                     "e.g. `kv-offload-backend: { name: lmcache, version: \"0.5.3\" }`",
+                     row.value_span("kv-offloading"))
+        elif has_backend and offloading != "dram":
+            shown = "missing" if offloading is None else f"`{offloading}`"
+            self.add(R.KV_OFFLOAD_BACKEND_MISMATCH,
+                     f"`kv-offload-backend` with `kv-offloading` {shown}; a backend is only used with "
+                     "`kv-offloading: dram`",
+                     row.key_span("kv-offload-backend"))
+        if offloading == "dram" and "dram-utilization" not in r.block:
+            self.add(R.DRAM_UTILIZATION_MISSING,
+                     "`kv-offloading: dram` but the agentic-coding block has no `dram-utilization`; "
+                     "expected a fraction in (0, 1] that sizes the job's CPU DRAM budget",
+                     row.value_span("kv-offloading"),
+                     related=(self.loc(r.block_span, "agentic-coding block"),))
+
+    # -- recipes -------------------------------------------------------------
+
+    def recipes(self) -> None:
+        seen: set[tuple[str, int, int]] = set()
+        for job in expand_config(self.entry, self.repo):
+            where = (job.scenario, job.scenario_index, job.row_index)
+            if where in seen:
+                continue
+            seen.add(where)
+            candidates = recipe_candidates(job, self.repo.config)
+            # The same first-existing-candidate rule as contract.resolve_recipe,
+            # against one file set built once for the whole repository.
+            if any(c in self.files.paths for c in candidates):
+                continue
+            self.out.append(make_finding(
+                R.RECIPE_MISSING,
+                f"no recipe script for this {job.scenario} row of `{self.key}`; tried: {', '.join(candidates)}",
+                job.row, data={"config_key": self.key, "scenario": job.scenario, "candidates": list(candidates)},
+            ))
+
+
+def check_keys(repo: RepoData) -> list[Finding]:
+    """Key rules that need every master file: `*`, non-string keys, duplicates across files."""
+    out: list[Finding] = []
+    for loaded in repo.master_files:
+        root = loaded.value
+        if not isinstance(root, PosMap):
+            continue
+        for key in root:
+            span = root.key_span(key)
+            if not isinstance(key, str):
+                out.append(make_finding(
+                    R.CONFIG_KEY_INVALID,
+                    f"config key {key!r} is read by YAML as {type(key).__name__}, not a string; quote it",
+                    loaded.loc(span), data={"config_key": str(key)}))
+            elif "*" in key:
+                out.append(make_finding(
+                    R.CONFIG_KEY_INVALID,
+                    f"config key `{key}` contains `*`, the changelog's glob wildcard; expected a plain key",
+                    loaded.loc(span), data={"config_key": key}))
+    for entry in repo.shadowed:
+        first = repo.configs.get(entry.key)
+        related = (dataclasses.replace(first.loc(), note="first definition"),) if first else ()
+        out.append(make_finding(
+            R.CONFIG_KEY_DUPLICATE,
+            f"config key `{entry.key}` is already defined in {first.path if first else 'another master file'}"
+            f"{f' at line {first.key_span[0]}' if first else ''}; keys must be unique across master files",
+            entry.loc(), related=related, data={"config_key": entry.key}))
+    return out
+
+
+def check_configs(repo: RepoData) -> list[Finding]:
+    """Every cross-field and cross-file finding about the master configs."""
+    files = _Files(repo)
+    out = check_keys(repo)
+    for entry in [*repo.configs.values(), *repo.shadowed]:
+        if isinstance(entry.data, PosMap):
+            out.extend(_Checker(entry, repo, files).run())
+    return out
