@@ -1,0 +1,1 @@
+"""GitHub integration: the ``/run-benchmark`` comment command and the REST calls it makes."""

@@ -1,0 +1,212 @@
+"""A small GitHub REST client (httpx) for the calls the dispatcher makes.
+
+Retries are bounded and deliberate: 5xx answers and transport errors back off
+exponentially; secondary rate limits (403/429 with ``Retry-After``, or with
+``x-ratelimit-remaining: 0``) wait as long as GitHub asks, when that is within
+``max_wait``.  Anything else fails at once with a :class:`GitHubError` whose
+message says which request failed and what GitHub answered.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
+from urllib.parse import quote
+
+import httpx
+
+from .. import __version__
+
+API_VERSION = "2022-11-28"
+DEFAULT_API_URL = "https://api.github.com"
+REACTIONS = ("+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes")
+
+
+class GitHubError(Exception):
+    """A request that failed for good; ``status`` is the HTTP status (0: no answer)."""
+
+    def __init__(self, message: str, status: int = 0) -> None:
+        self.status = status
+        super().__init__(message)
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    attempts: int = 4  # total tries, first one included
+    backoff: float = 1.0  # seconds before the second try; doubles each time
+    max_wait: float = 60.0  # the longest single wait we accept from Retry-After / rate-limit reset
+
+
+def _seg(value: str | int) -> str:
+    return quote(str(value), safe="")
+
+
+class GitHubClient:
+    def __init__(self, repository: str, *, api_url: str | None = None, token: str | None = None,
+                 timeout: float = 20.0, retry: RetryPolicy = RetryPolicy(),
+                 sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = time.time) -> None:
+        owner, _, name = repository.partition("/")
+        if not owner or not name or "/" in name:
+            raise ValueError(f"repository must be OWNER/NAME, found {repository!r}")
+        self.owner, self.repo = owner, name
+        self.api_url = (api_url or DEFAULT_API_URL).rstrip("/")
+        self.retry = retry
+        self._sleep = sleep
+        self._clock = clock
+        headers = {
+            "Accept": "application/vnd.github+json",
+            "X-GitHub-Api-Version": API_VERSION,
+            "User-Agent": f"ci-tools/{__version__}",
+        }
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        self._http = httpx.Client(base_url=self.api_url, headers=headers, timeout=httpx.Timeout(timeout),
+                                  follow_redirects=False)
+
+    @classmethod
+    def from_env(cls, repository: str, **kwargs: Any) -> GitHubClient:
+        """GITHUB_API_URL and GITHUB_TOKEN from the environment (as set in GitHub Actions)."""
+        return cls(repository, api_url=os.environ.get("GITHUB_API_URL") or DEFAULT_API_URL,
+                   token=os.environ.get("GITHUB_TOKEN") or None, **kwargs)
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> GitHubClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- transport ---------------------------------------------------------------------------
+
+    def _wait_for(self, response: httpx.Response) -> float | None:
+        """Seconds to wait before retrying this response, or None when it must not be retried."""
+        status = response.status_code
+        if status >= 500:
+            return None  # handled by the backoff path
+        if status not in (403, 429):
+            return None
+        retry_after = response.headers.get("retry-after")
+        if retry_after is not None:
+            try:
+                return max(0.0, float(retry_after))
+            except ValueError:
+                return self.retry.backoff
+        if response.headers.get("x-ratelimit-remaining") == "0":
+            reset = response.headers.get("x-ratelimit-reset")
+            try:
+                return max(0.0, float(reset) - self._clock()) if reset else self.retry.backoff
+            except ValueError:
+                return self.retry.backoff
+        if status == 429:
+            return self.retry.backoff
+        return None
+
+    def request(self, method: str, path: str, *, params: dict[str, Any] | None = None,
+                json: Any = None) -> httpx.Response:
+        what = f"{method} {path}"
+        delay = self.retry.backoff
+        last = ""
+        for attempt in range(1, self.retry.attempts + 1):
+            try:
+                response = self._http.request(method, path, params=params, json=json)
+            except httpx.TimeoutException:
+                last = "timed out"
+                response = None
+            except httpx.TransportError as exc:
+                last = f"could not connect ({type(exc).__name__}: {exc})"
+                response = None
+            if response is not None:
+                if response.status_code < 400:
+                    return response
+                last = _describe(response)
+                wait = self._wait_for(response)
+                if wait is None and response.status_code < 500:
+                    raise GitHubError(f"{what} failed: {last}", response.status_code)
+                if wait is not None and wait > self.retry.max_wait:
+                    raise GitHubError(f"{what} failed: {last}; GitHub asks to wait {wait:.0f}s, "
+                                      f"more than the {self.retry.max_wait:.0f}s accepted", response.status_code)
+                if wait is None:
+                    wait = delay
+            else:
+                wait = delay
+            if attempt == self.retry.attempts:
+                break
+            self._sleep(wait)
+            delay *= 2
+        status = response.status_code if response is not None else 0
+        raise GitHubError(f"{what} failed after {self.retry.attempts} attempts: {last}", status)
+
+    def _json(self, method: str, path: str, **kwargs: Any) -> Any:
+        response = self.request(method, path, **kwargs)
+        if not response.content:
+            return None
+        try:
+            return response.json()
+        except ValueError:
+            raise GitHubError(f"{method} {path}: the answer is not JSON "
+                              f"(content-type {response.headers.get('content-type')!r})", response.status_code) from None
+
+    @property
+    def _base(self) -> str:
+        return f"/repos/{_seg(self.owner)}/{_seg(self.repo)}"
+
+    # -- operations --------------------------------------------------------------------------
+
+    def collaborator_permission(self, username: str) -> dict[str, Any]:
+        """GET /repos/{o}/{r}/collaborators/{user}/permission (a 404 means: not a collaborator)."""
+        try:
+            data = self._json("GET", f"{self._base}/collaborators/{_seg(username)}/permission")
+        except GitHubError as exc:
+            if exc.status == 404:
+                return {"permission": "none", "role_name": "none"}
+            raise
+        return data if isinstance(data, dict) else {}
+
+    def pull_request(self, number: int) -> dict[str, Any]:
+        data = self._json("GET", f"{self._base}/pulls/{int(number)}")
+        if not isinstance(data, dict):
+            raise GitHubError(f"GET {self._base}/pulls/{number}: expected a pull request object")
+        return data
+
+    def add_reaction(self, comment_id: int, content: str) -> None:
+        if content not in REACTIONS:
+            raise ValueError(f"unknown reaction {content!r}")
+        self.request("POST", f"{self._base}/issues/comments/{int(comment_id)}/reactions", json={"content": content})
+
+    def issue_comments(self, number: int) -> Iterator[dict[str, Any]]:
+        """Every comment of an issue or pull request, following pagination (bounded)."""
+        for page in range(1, 51):
+            data = self._json("GET", f"{self._base}/issues/{int(number)}/comments",
+                              params={"per_page": 100, "page": page})
+            if not isinstance(data, list):
+                return
+            yield from (c for c in data if isinstance(c, dict))
+            if len(data) < 100:
+                return
+
+    def create_comment(self, number: int, body: str) -> dict[str, Any]:
+        data = self._json("POST", f"{self._base}/issues/{int(number)}/comments", json={"body": body})
+        return data if isinstance(data, dict) else {}
+
+    def update_comment(self, comment_id: int, body: str) -> dict[str, Any]:
+        data = self._json("PATCH", f"{self._base}/issues/comments/{int(comment_id)}", json={"body": body})
+        return data if isinstance(data, dict) else {}
+
+    def dispatch_workflow(self, workflow: str, ref: str, inputs: dict[str, str]) -> None:
+        self.request("POST", f"{self._base}/actions/workflows/{_seg(workflow)}/dispatches",
+                     json={"ref": ref, "inputs": inputs})
+
+
+def _describe(response: httpx.Response) -> str:
+    message = ""
+    try:
+        data = response.json()
+        if isinstance(data, dict) and isinstance(data.get("message"), str):
+            message = data["message"][:300]
+    except ValueError:
+        message = response.text[:200].strip()
+    return f"HTTP {response.status_code}" + (f" ({message})" if message else "")
