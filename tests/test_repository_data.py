@@ -15,6 +15,7 @@ import subprocess
 import sys
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -155,3 +156,54 @@ def test_changelog_entries_name_real_configs_and_canonical_links(config: Project
             assert any(match_key_glob(pattern, key) for key in repo.configs), pattern
         assert entry["description"] and all(isinstance(d, str) and d for d in entry["description"])
     assert numbers == sorted(set(numbers))
+
+
+def _evaluate_all(config: ProjectConfig, jobs: list[Job]) -> list[tuple[Job, Any]]:
+    evaluate = pytest.importorskip("ci_tools.recipes.evaluate")
+    snapshot = WorkTreeSnapshot(ROOT)
+    return [(job, evaluate.evaluate_job(job, config, snapshot)) for job in jobs]
+
+
+def test_every_recipe_evaluates_for_every_job_without_unknowns(config: ProjectConfig, jobs: list[Job]) -> None:
+    from ci_tools.recipes.evaluate import unknown_flags
+
+    problems: list[str] = []
+    for job, result in _evaluate_all(config, jobs):
+        assert result is not None, job.label()
+        if len(result.servers) != 1:
+            problems.append(f"{job.label()}: {len(result.servers)} server command lines")
+        problems += [f"{job.label()}: unknown {f.name}" for f in unknown_flags(result)]
+        problems += [f"{job.label()}: conditional {f.name}" for s in result.servers for f in s if f.conditional]
+        problems += [f"{job.label()}: exits at line {e.location.line}" for e in result.early_exits]
+        problems += [f"{job.label()}: needs {m.name}" for m in result.missing_env]
+        problems += [f"{job.label()}: {e}" for e in result.errors]
+    assert problems == []
+
+
+def _flag(result: Any, name: str) -> list[str | None]:
+    return [None if v is None else v.text for v in result.flag_values(name)]
+
+
+def test_dsv4_agentic_recipe_runs_what_its_changelog_says(config: ProjectConfig, jobs: list[Job]) -> None:
+    """The values the DEP-switch changelog entry states, job by job."""
+    dsv4 = _evaluate_all(config, [j for j in jobs if j.config_key == DSV4_AGENTIC])
+    assert len(dsv4) == 10
+    for job, result in dsv4:
+        conc = job.conc
+        assert conc is not None
+        assert _flag(result, "--max-num-seqs") == [str(2 * conc)]
+        assert _flag(result, "--state-checkpoint-interval-tokens") == ["8192"]
+        assert _flag(result, "--num-speculative-tokens") == ["3"]
+        assert not result.has_flag("--enable-tbo") and not result.has_flag("--enable-eplb")
+        dep = job.get("dp-attn") is True
+        dep_flags = {"--enable-dp-attention": None, "--dp-session-affinity": None, "--expert-parallel-size": "8",
+                     "--all2all-backend": "rccl", "--dp-load-balance": "least_tokens", "--moe-backend": "standard"}
+        for name, value in dep_flags.items():
+            assert _flag(result, name) == ([value] if dep else []), (job.label(), name)
+        if dep:
+            assert result.env["ATOM_DP_LB_REQ_EQUIV"].text == "512"
+            assert result.env["AIPERF_HTTP_X_DYNAMO_SESSION_ID_FROM_CORRELATION_ID"].text == "true"
+            assert _flag(result, "--synthetic-acceptance-length") == []
+        else:
+            assert "ATOM_DP_LB_REQ_EQUIV" not in result.env
+            assert _flag(result, "--synthetic-acceptance-length") == ["2.49"]
