@@ -14,6 +14,7 @@ COMMANDS = (
     ("validate_cmd", "validate_command"),
     ("rules_cmd", "rules_command"),
     ("rules_cmd", "explain_command"),
+    ("sweep_cmd", "sweep_group"),
 )
 
 

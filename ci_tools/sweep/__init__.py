@@ -1,0 +1,1 @@
+"""Runner-side execution of sweep jobs: launchers, the executor, status records, reports."""

@@ -1,0 +1,89 @@
+"""Jobs as they travel between the planner and the runner: matrix entries in JSON.
+
+A matrix entry is :meth:`ci_tools.matrix.Job.to_json`: ``id``, ``config-key``,
+``scenario-type`` and the job's fields.  The runner rebuilds the :class:`Job`
+from it and checks that the id still matches, so a hand-edited or truncated
+entry is refused instead of benchmarking something else under the old name.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ..errors import UsageError
+from ..findings import Location
+from ..matrix import SCENARIOS, Job
+
+_IDENTITY_KEYS = ("id", "config-key", "scenario-type")
+
+
+def job_from_entry(entry: Any, source: str = "--job") -> Job:
+    """Rebuild a Job from its matrix entry; the row location is not carried, so it names the source."""
+    if not isinstance(entry, dict):
+        raise UsageError(f"a job must be a JSON object (a matrix entry), found {type(entry).__name__}", path=source)
+    key, scenario = entry.get("config-key"), entry.get("scenario-type")
+    if not isinstance(key, str) or not key:
+        raise UsageError("the job has no `config-key` string; expected a matrix entry as `ci-tools matrix` writes it",
+                         path=source)
+    if scenario not in SCENARIOS:
+        raise UsageError(f"the job's `scenario-type` is {scenario!r}, expected one of {', '.join(SCENARIOS)}", path=source)
+    fields = {k: v for k, v in entry.items() if k not in _IDENTITY_KEYS}
+    job = Job(key, scenario, fields, Location(source))
+    claimed = entry.get("id")
+    if claimed is not None and claimed != job.id:
+        raise UsageError(f"the job's id {claimed!r} does not match its fields (they hash to {job.id!r}); "
+                         "the entry was edited after planning, re-plan the matrix", path=source)
+    return job
+
+
+def parse_job_json(text: str, source: str = "--job") -> Job:
+    try:
+        entry = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"the job is not valid JSON: {exc.msg}", path=source, line=exc.lineno) from None
+    return job_from_entry(entry, source)
+
+
+def matrix_entries(data: Any, source: str) -> list[Any]:
+    """The job entries of a matrix file, flattened in order.
+
+    Accepted shapes: a list of entries; ``{"include": [...]}`` (a GitHub
+    matrix); ``{"jobs": [...]}``; ``{"shards": [<either of those>, ...]}``.
+    """
+    if isinstance(data, list):
+        return list(data)
+    if isinstance(data, dict):
+        for key in ("include", "jobs"):
+            if isinstance(data.get(key), list):
+                return list(data[key])
+        shards = data.get("shards")
+        if isinstance(shards, list):
+            out: list[Any] = []
+            for shard in shards:
+                out.extend(matrix_entries(shard, source))
+            return out
+    raise UsageError("the matrix file must hold a list of jobs, {\"include\": [...]}, {\"jobs\": [...]} "
+                     "or {\"shards\": [...]}", path=source)
+
+
+def load_matrix(path: str | Path) -> list[Any]:
+    shown = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot read the matrix file: {exc.strerror}", path=shown) from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"the matrix file is not valid JSON: {exc.msg}", path=shown, line=exc.lineno) from None
+    return matrix_entries(data, shown)
+
+
+def job_at(path: str | Path, index: int) -> Job:
+    entries = load_matrix(path)
+    if not 0 <= index < len(entries):
+        raise UsageError(f"--index {index} is out of range: the matrix has {len(entries)} jobs (0..{len(entries) - 1})",
+                         path=str(path))
+    return job_from_entry(entries[index], f"{path}[{index}]")

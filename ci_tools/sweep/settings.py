@@ -1,0 +1,119 @@
+"""The ``sweep:`` section of ``.ci-tools.yaml``: which launcher runs a job, and its limits.
+
+Example::
+
+    sweep:
+      launchers:
+        "cluster:mi355x-amds": docker
+        mi355x: slurm
+        "h100-*": direct
+      default-launcher: direct
+      model-cache: /models
+      timeout-minutes: 180
+      grace-seconds: 30
+      docker-args: ["--shm-size", "64g"]
+      srun-args: ["--partition", "gpu"]
+      report-metrics: [tput_per_gpu, median_ttft]
+
+A runner label is looked up exactly first, then against the glob keys in
+file order; nothing matching means ``default-launcher``.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from ..config import ProjectConfig
+from ..errors import UsageError
+from ..yamlpos import PosMap, describe_type
+
+LAUNCHER_KINDS = ("direct", "docker", "slurm")
+DEFAULT_TIMEOUT_MINUTES = 240.0
+DEFAULT_GRACE_SECONDS = 30.0
+_KEYS = ("launchers", "default-launcher", "model-cache", "timeout-minutes", "grace-seconds",
+         "docker-args", "srun-args", "report-metrics")
+
+
+@dataclass(frozen=True)
+class SweepSettings:
+    launchers: tuple[tuple[str, str], ...] = ()
+    default_launcher: str = "direct"
+    model_cache: str | None = None
+    timeout_seconds: float = DEFAULT_TIMEOUT_MINUTES * 60
+    grace_seconds: float = DEFAULT_GRACE_SECONDS
+    docker_args: tuple[str, ...] = ()
+    srun_args: tuple[str, ...] = ()
+    report_metrics: tuple[str, ...] = field(default=())
+
+    def launcher_for(self, runner_label: str) -> str:
+        """The launcher kind for a runner label (exact key, then globs, then the default)."""
+        for pattern, kind in self.launchers:
+            if pattern == runner_label:
+                return kind
+        for pattern, kind in self.launchers:
+            if any(c in pattern for c in "*?[") and fnmatch.fnmatchcase(runner_label, pattern):
+                return kind
+        return self.default_launcher
+
+
+def _line(section: Mapping[str, Any], key: str) -> int:
+    return section.key_span(key)[0] if isinstance(section, PosMap) and key in section else 0
+
+
+def _kind(value: Any, where: str, path: str | None, line: int) -> str:
+    if not isinstance(value, str) or value not in LAUNCHER_KINDS:
+        raise UsageError(f"{where} must be one of {', '.join(LAUNCHER_KINDS)}, found {describe_type(value)}",
+                         path=path, line=line)
+    return value
+
+
+def _positive(value: Any, key: str, path: str | None, line: int) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        raise UsageError(f"`sweep.{key}` must be a positive number, found {describe_type(value)}", path=path, line=line)
+    return float(value)
+
+
+def _strings(value: Any, key: str, path: str | None, line: int) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise UsageError(f"`sweep.{key}` must be a list of strings, found {describe_type(value)}", path=path, line=line)
+    return tuple(value)
+
+
+def parse_sweep_settings(section: Mapping[str, Any], path: str | None = None) -> SweepSettings:
+    """Validate the raw ``sweep:`` mapping; errors name the file and line."""
+    kwargs: dict[str, Any] = {}
+    for key, value in section.items():
+        line = _line(section, key)
+        if key == "launchers":
+            if not isinstance(value, dict):
+                raise UsageError(f"`sweep.launchers` must map runner labels to a launcher ({', '.join(LAUNCHER_KINDS)}), "
+                                 f"found {describe_type(value)}", path=path, line=line)
+            pairs = []
+            for label, kind in value.items():
+                label_line = _line(value, label) or line
+                if not isinstance(label, str) or not label:
+                    raise UsageError(f"runner label in `sweep.launchers` must be a non-empty string, found {describe_type(label)}",
+                                     path=path, line=label_line)
+                pairs.append((label, _kind(kind, f"launcher for runner label `{label}`", path, label_line)))
+            kwargs["launchers"] = tuple(pairs)
+        elif key == "default-launcher":
+            kwargs["default_launcher"] = _kind(value, "`sweep.default-launcher`", path, line)
+        elif key == "model-cache":
+            if not isinstance(value, str) or not value.startswith("/"):
+                raise UsageError(f"`sweep.model-cache` must be an absolute path, found {describe_type(value)}", path=path, line=line)
+            kwargs["model_cache"] = value
+        elif key == "timeout-minutes":
+            kwargs["timeout_seconds"] = _positive(value, key, path, line) * 60
+        elif key == "grace-seconds":
+            kwargs["grace_seconds"] = _positive(value, key, path, line)
+        elif key in ("docker-args", "srun-args", "report-metrics"):
+            kwargs[key.replace("-", "_")] = _strings(value, key, path, line)
+        else:
+            raise UsageError(f"unknown setting `sweep.{key}`, expected one of: {', '.join(_KEYS)}", path=path, line=line)
+    return SweepSettings(**kwargs)
+
+
+def load_sweep_settings(config: ProjectConfig) -> SweepSettings:
+    return parse_sweep_settings(config.section("sweep"), config.source)
