@@ -23,6 +23,9 @@ class Value:
     conditional: bool = False
     # How the value was written, for messages ("$((2 * CONC))").
     expression: str = ""
+    # When two sides of an undecidable branch set different values: each
+    # possibility (``text`` is then None and ``conditional`` True).
+    alternatives: tuple["Value", ...] = ()
 
     @property
     def known(self) -> bool:
@@ -36,6 +39,8 @@ class ServerFlag:
     name: str  # with leading dashes: "--max-num-seqs"
     value: Value | None
     location: Location
+    # True when the flag is only given on one side of an undecidable branch.
+    conditional: bool = False
 
 
 @dataclass(frozen=True)
@@ -45,6 +50,8 @@ class EarlyExit:
     location: Location
     condition: str
     code: str
+    # True when the exit sits on one side of an undecidable branch (not a finding).
+    conditional: bool = False
 
 
 @dataclass(frozen=True)

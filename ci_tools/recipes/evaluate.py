@@ -1,0 +1,72 @@
+"""Public entry points: evaluate a recipe for an environment, or for a job."""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+from ..config import ProjectConfig
+from ..contract import job_env, resolve_recipe
+from ..findings import Location
+from ..matrix import Job
+from ..snapshot import Snapshot
+from .interp import Interpreter
+from .model import RecipeEval, ServerFlag, Value
+from .parse import parse_script
+from .state import ArrayVal, Binding
+
+ENV_NOTE = "job environment"
+
+
+def _value(b: Binding) -> Value:
+    return b.joined() if isinstance(b, ArrayVal) else b
+
+
+def evaluate_recipe(path: str, env: Mapping[str, str | Value], config: ProjectConfig, snapshot: Snapshot,
+                    env_location: Location | None = None) -> RecipeEval:
+    """Evaluate the recipe at ``path`` (repo-relative) started with ``env``.
+
+    Plain strings in ``env`` are attributed to ``env_location`` (for a job:
+    its search-space row), so a flag passed as ``"$TP"`` points at the config.
+    """
+    result = RecipeEval(recipe=path)
+    data = snapshot.read(path)
+    if data is None:
+        result.errors.append(f"{path}: recipe not found in {snapshot.label}")
+        return result
+    script = parse_script(path, data)
+    interp = Interpreter(path, config, snapshot)
+    where = env_location or Location(path, 0, note=ENV_NOTE)
+    for name, value in env.items():
+        interp.state.vars[name] = value if isinstance(value, Value) else Value(value, where, expression=f"${name} ({ENV_NOTE})")
+        interp.state.exported.add(name)
+    interp.run(script)
+    state = interp.state
+    captured = state.captured
+    variables = captured.vars if captured is not None else state.vars
+    exported = captured.exported if captured is not None else frozenset(state.exported)
+    result.variables = {k: _value(v) for k, v in variables.items()}
+    result.env = {k: result.variables[k] for k in sorted(exported) if k in result.variables}
+    result.servers = [list(s.flags) for s in state.servers]
+    result.server_command = [s.location for s in state.servers]
+    result.early_exits = list(state.early_exits)
+    result.missing_env = list(state.missing)
+    result.errors.extend(interp.errors)
+    return result
+
+
+def evaluate_job(job: Job, config: ProjectConfig, snapshot: Snapshot) -> RecipeEval | None:
+    """The job's recipe evaluated for its environment; None when no recipe resolves."""
+    resolution = resolve_recipe(job, config, snapshot)
+    if resolution.path is None:
+        return None
+    row = job.row
+    where = Location(row.path, row.line, row.column, row.end_line, row.end_column, ENV_NOTE)
+    return evaluate_recipe(resolution.path, job_env(job), config, snapshot, where)
+
+
+def unknown_flags(result: RecipeEval) -> list[ServerFlag]:
+    """Server flags whose name or value is not known."""
+    from .server import UNKNOWN_FLAG
+
+    return [f for server in result.servers for f in server
+            if f.name == UNKNOWN_FLAG or (f.value is not None and f.value.text is None)]

@@ -1,0 +1,464 @@
+"""Word expansion: quoting, parameters, arithmetic, word splitting.
+
+A word expands to *fields* (the argv entries it becomes).  Each field is a
+list of pieces, and each piece remembers the :class:`Value` it came from, so
+that ``--max-num-seqs "$MAX_NUM_SEQS"`` reports the line where
+``MAX_NUM_SEQS`` was assigned, and ``--flag="$X"`` can still attribute the
+part after ``=`` to ``X``.  Anything the shell would only know at run time
+(command substitution, ``$RANDOM``, the runner's own variables) is a piece
+with ``text=None``: unknown, never guessed.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from dataclasses import dataclass, field
+from typing import Callable
+
+from ..findings import Location
+from .parse import Node
+from .state import ArrayVal, Binding, State
+from .model import MissingEnv, Value
+
+# Variables a runner's environment provides beyond the job contract: their
+# value is not known from the repository.  Every other unset variable is
+# empty, as the recipe receives exactly the contract's environment.
+RUNTIME_VARIABLES = frozenset({
+    "HOME", "PATH", "USER", "PWD", "OLDPWD", "HOSTNAME", "SHELL", "TMPDIR", "RANDOM", "SECONDS",
+    "BASHPID", "PPID", "UID", "EUID", "LINENO", "HF_TOKEN", "HF_HOME", "HF_HUB_CACHE",
+    "HUGGING_FACE_HUB_TOKEN", "GITHUB_WORKSPACE", "GITHUB_RUN_ID", "GITHUB_SHA", "GITHUB_REF",
+    "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", "GITHUB_ENV", "RUNNER_TEMP", "RUNNER_WORKSPACE",
+    "CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "SLURM_JOB_ID", "BASH_SOURCE",
+})
+
+
+@dataclass
+class Piece:
+    text: str | None
+    origin: Value | None = None
+
+
+@dataclass
+class Field:
+    pieces: list[Piece] = field(default_factory=list)
+
+    @property
+    def text(self) -> str | None:
+        out = []
+        for p in self.pieces:
+            if p.text is None:
+                return None
+            out.append(p.text)
+        return "".join(out)
+
+
+class ShellExit(Exception):
+    """``exit`` (or a fatal expansion): ends the script, or the subshell it runs in."""
+
+    def __init__(self, code: str, node: Node | None, *, missing_env: bool = False) -> None:
+        super().__init__(code)
+        self.code = code
+        self.node = node
+        self.missing_env = missing_env
+
+
+def unescape_word(text: str) -> str:
+    if "\\" not in text:
+        return text
+    return re.sub(r"\\(.)", r"\1", text, flags=re.S).replace("\\\n", "")
+
+
+def unescape_dquoted(text: str) -> str:
+    if "\\" not in text:
+        return text
+    return re.sub(r'\\([$`"\\\n])', lambda m: "" if m.group(1) == "\n" else m.group(1), text)
+
+
+_ANSI = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "a": "\a", "e": "\x1b", "0": "\0"}
+
+
+def unescape_ansi(text: str) -> str:
+    return re.sub(r"\\(.)", lambda m: _ANSI.get(m.group(1), "\\" + m.group(1)), text)
+
+
+def glob_to_regex(pattern: str) -> str:
+    return fnmatch.translate(pattern)[:-2]  # drop the \Z anchor, keep the (?s:...) group
+
+
+class FieldBuilder:
+    """Collects pieces into fields, splitting unquoted expansions on whitespace."""
+
+    def __init__(self) -> None:
+        self.fields: list[Field] = []
+        self.current: Field | None = None
+
+    def add(self, piece: Piece) -> None:
+        if self.current is None:
+            self.current = Field()
+            self.fields.append(self.current)
+        self.current.pieces.append(piece)
+
+    def end_field(self) -> None:
+        self.current = None
+
+    def add_split(self, text: str | None, origin: Value | None) -> None:
+        if text is None:
+            self.add(Piece(None, origin))
+            return
+        if not text.strip():
+            if text:
+                self.end_field()
+            return
+        if text[0].isspace():
+            self.end_field()
+        words = text.split()
+        for i, w in enumerate(words):
+            if i:
+                self.end_field()
+            self.add(Piece(w, origin))
+        if text[-1].isspace():
+            self.end_field()
+
+
+class Expander:
+    """Expands words against a :class:`State`; the interpreter subclasses it."""
+
+    state: State
+    recipe_path: str
+
+    def __init__(self) -> None:
+        self.command_substitution_hook: Callable[[Node], None] | None = None
+
+    # -- variables ---------------------------------------------------------------------------
+    def lookup(self, name: str, node: Node) -> Binding | None:
+        """The binding of a variable; None when it is unset."""
+        return self.state.vars.get(name)
+
+    def scalar(self, name: str, node: Node) -> Value | None:
+        """A variable's scalar value (first element of an array), None when unset."""
+        if name.isdigit():
+            index = int(name)
+            if index == 0:
+                return Value(self.recipe_path, node.location(), expression="$0")
+            pos = self.state.positional
+            return pos[index - 1] if index <= len(pos) else None
+        if name == "#":
+            return Value(str(len(self.state.positional)), node.location(), expression="$#")
+        if name in ("?", "$", "!", "-", "_"):
+            return Value(None, node.location(), expression=f"${name}")
+        b = self.lookup(name, node)
+        if b is None:
+            if name in RUNTIME_VARIABLES:
+                return Value(None, node.location(), expression=f"${name}")
+            return None
+        if isinstance(b, ArrayVal):
+            return b.items[0] if b.items else Value("", b.location, b.conditional, b.expression)
+        return b
+
+    def elements(self, name: str, node: Node) -> list[Value]:
+        if name in ("@", "*"):
+            return list(self.state.positional)
+        b = self.lookup(name, node)
+        if b is None:
+            v = self.scalar(name, node)
+            return [v] if v is not None else []
+        return list(b.items) if isinstance(b, ArrayVal) else [b]
+
+    def assign_scalar(self, name: str, value: Value) -> None:
+        self.state.vars[name] = value
+
+    # -- words -------------------------------------------------------------------------------
+    def fields(self, nodes: list[Node] | tuple[Node, ...]) -> list[Field]:
+        """argv fields of a sequence of words."""
+        out: list[Field] = []
+        for n in nodes:
+            fb = FieldBuilder()
+            self._word(n, fb, quoted=False)
+            out.extend(fb.fields)
+        return out
+
+    def field_value(self, f: Field, node: Node) -> Value:
+        """The :class:`Value` of one field: its origin when one variable makes it up entirely."""
+        pieces = _significant(f.pieces)
+        if len(pieces) == 1 and pieces[0].origin is not None:
+            p = pieces[0]
+            o = p.origin
+            assert o is not None
+            if p.text == o.text:
+                return o
+            return Value(p.text, o.location, o.conditional, o.expression)
+        conditional = any(p.origin is not None and p.origin.conditional for p in f.pieces)
+        return Value(f.text, node.location(), conditional, node.text)
+
+    def values(self, nodes: list[Node] | tuple[Node, ...]) -> list[Value]:
+        out: list[Value] = []
+        for n in nodes:
+            fb = FieldBuilder()
+            self._word(n, fb, quoted=False)
+            out.extend(self.field_value(f, n) for f in fb.fields)
+        return out
+
+    def scalar_text(self, node: Node) -> tuple[str | None, list[Piece]]:
+        """A word expanded without splitting (assignment right sides, ``case`` words, test operands)."""
+        fb = FieldBuilder()
+        self._word(node, fb, quoted=True)
+        pieces = [p for i, f in enumerate(fb.fields) for p in ([Piece(" ")] if i else []) + f.pieces]
+        texts = [p.text for p in pieces]
+        if any(t is None for t in texts):
+            return None, pieces
+        return "".join(t for t in texts if t is not None), pieces
+
+    def scalar_value(self, node: Node, location: Location, expression: str) -> Value:
+        text, all_pieces = self.scalar_text(node)
+        pieces = _significant(all_pieces)
+        if len(pieces) == 1 and pieces[0].origin is not None and pieces[0].origin.text == text:
+            o = pieces[0].origin
+            return Value(text, location, o.conditional, expression, o.alternatives)
+        conditional = any(p.origin is not None and p.origin.conditional for p in pieces)
+        return Value(text, location, conditional, expression)
+
+    def _word(self, n: Node, fb: FieldBuilder, quoted: bool) -> None:
+        t = n.type
+        if t in ("word", "number", "extglob_pattern", "regex", "test_operator"):
+            fb.add(Piece(unescape_word(n.text) if t == "word" and not quoted else n.text))
+        elif t == "string":
+            # "..." always yields a field, even when empty; "${A[@]}" may yield several.
+            fb.add(Piece(""))
+            for c in n.children:
+                if c.type == '"':
+                    continue
+                if c.type == "string_content":
+                    fb.add(Piece(unescape_dquoted(c.text)))
+                else:
+                    self._word(c, fb, quoted=True)
+        elif t == "raw_string":
+            fb.add(Piece(n.text[1:-1]))
+        elif t == "ansi_c_string":
+            fb.add(Piece(unescape_ansi(n.text[2:-1])))
+        elif t == "translated_string":
+            for c in n.children:
+                self._word(c, fb, quoted=True)
+        elif t == "concatenation":
+            for c in n.children:
+                self._word(c, fb, quoted)
+        elif t == "simple_expansion":
+            self._simple_expansion(n, fb, quoted)
+        elif t == "expansion":
+            self._expansion(n, fb, quoted)
+        elif t == "arithmetic_expansion":
+            from .arith import evaluate_arith
+
+            inner = [c for c in n.children if c.named]
+            result = evaluate_arith(self, inner[0]) if inner else 0
+            text = None if result is None else str(result)
+            fb.add(Piece(text, Value(text, n.location(), False, n.text)))
+        elif t in ("command_substitution", "process_substitution"):
+            if self.command_substitution_hook is not None:
+                self.command_substitution_hook(n)
+            fb.add(Piece(None, Value(None, n.location(), False, n.text)))
+        elif t == "brace_expression":
+            fb.add(Piece(None, Value(None, n.location(), False, n.text)))
+        elif t in ("$", "'", '"') or not n.named:
+            fb.add(Piece(n.text))
+        else:
+            fb.add(Piece(None, Value(None, n.location(), False, n.text)))
+
+    def _emit(self, v: Value | None, fb: FieldBuilder, quoted: bool) -> None:
+        if v is None:
+            if quoted:
+                fb.add(Piece(""))
+            return
+        if quoted:
+            fb.add(Piece(v.text, v))
+        else:
+            fb.add_split(v.text, v)
+
+    def _emit_all(self, items: list[Value], fb: FieldBuilder, quoted: bool, star: bool) -> None:
+        if star and quoted:
+            texts = [v.text for v in items]
+            joined = None if any(x is None for x in texts) else " ".join(x for x in texts if x is not None)
+            origin = items[0] if len(items) == 1 else None
+            fb.add(Piece(joined, origin))
+            return
+        for i, v in enumerate(items):
+            if i and quoted:
+                fb.end_field()
+            self._emit(v, fb, quoted)
+
+    def _simple_expansion(self, n: Node, fb: FieldBuilder, quoted: bool) -> None:
+        name_node = next((c for c in n.children if c.type in ("variable_name", "special_variable_name")), None)
+        if name_node is None:
+            fb.add(Piece(n.text))
+            return
+        name = name_node.text
+        if name in ("@", "*"):
+            self._emit_all(self.elements(name, n), fb, quoted, star=name == "*")
+            return
+        self._emit(self.scalar(name, n), fb, quoted)
+
+    def _expansion(self, n: Node, fb: FieldBuilder, quoted: bool) -> None:
+        kids = [c for c in n.children if c.type not in ("${", "}")]
+        if not kids:
+            fb.add(Piece(None, Value(None, n.location(), False, n.text)))
+            return
+        length = indirect = False
+        if kids[0].type == "#" and len(kids) > 1:
+            length, kids = True, kids[1:]
+        elif kids[0].type == "!" and len(kids) > 1:
+            indirect, kids = True, kids[1:]
+        target, rest = kids[0], kids[1:]
+        name, index = self._target(target)
+        if name is None:
+            fb.add(Piece(None, Value(None, n.location(), False, n.text)))
+            return
+        if indirect:
+            ref = self.scalar(name, n)
+            if ref is None or ref.text is None or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", ref.text):
+                fb.add(Piece(None, Value(None, n.location(), False, n.text)))
+                return
+            name = ref.text
+        if index in ("@", "*") and not rest:
+            items = self.elements(name, n)
+            if length:
+                fb.add(Piece(str(len(items)), Value(str(len(items)), n.location(), False, n.text)))
+            else:
+                self._emit_all(items, fb, quoted, star=index == "*")
+            return
+        value = self._indexed(name, index, n)
+        if length:
+            text = None if value is None or value.text is None else str(len(value.text))
+            if value is None:
+                text = "0"
+            fb.add(Piece(text, Value(text, n.location(), bool(value and value.conditional), n.text)))
+            return
+        if rest:
+            value = self._operator(name, value, rest, n)
+        self._emit(value, fb, quoted)
+
+    def _target(self, node: Node) -> tuple[str | None, str | None]:
+        if node.type in ("variable_name", "special_variable_name"):
+            return node.text, None
+        if node.type == "subscript":
+            name = node.child_of_type("variable_name")
+            inner = [c for c in node.children if c.named and c is not name]
+            if name is None or not inner:
+                return None, None
+            idx_text, _ = self.scalar_text(inner[0])
+            return name.text, idx_text
+        if node.type in ("word", "number") and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?]", node.text):
+            return node.text, None
+        return None, None
+
+    def _indexed(self, name: str, index: str | None, n: Node) -> Value | None:
+        if index is None:
+            return self.scalar(name, n)
+        items = self.elements(name, n)
+        if not index.lstrip("-").isdigit():
+            return Value(None, n.location(), False, n.text)
+        i = int(index)
+        try:
+            return items[i]
+        except IndexError:
+            return None
+
+    def _operand(self, nodes: list[Node], n: Node) -> Value:
+        if not nodes:
+            return Value("", n.location(), False, n.text)
+        fb = FieldBuilder()
+        for c in nodes:
+            self._word(c, fb, quoted=True)
+        pieces = _significant([p for f in fb.fields for p in f.pieces])
+        if len(pieces) == 1 and pieces[0].origin is not None and pieces[0].origin.text is not None:
+            return pieces[0].origin
+        texts = [p.text for p in pieces]
+        text = None if any(t is None for t in texts) else "".join(t for t in texts if t is not None)
+        return Value(text, n.location(), False, n.text)
+
+    def _operator(self, name: str, value: Value | None, rest: list[Node], n: Node) -> Value | None:
+        op = rest[0].text
+        operand_nodes = rest[1:]
+        unknown = Value(None, n.location(), bool(value and value.conditional), n.text)
+        if op in (":-", "-", ":=", "=", ":+", "+", ":?", "?"):
+            colon = op.startswith(":")
+            if value is not None and value.text is None:
+                return unknown
+            is_set = value is not None and (not colon or value.text != "")
+            kind = op[-1]
+            if kind == "-":
+                return value if is_set else self._operand(operand_nodes, n)
+            if kind == "=":
+                if is_set:
+                    return value
+                default = self._operand(operand_nodes, n)
+                assigned = Value(default.text, n.location(), default.conditional, n.text)
+                self.assign_scalar(name, assigned)
+                return assigned
+            if kind == "+":
+                return self._operand(operand_nodes, n) if is_set else None
+            if not is_set:
+                self.state.missing.append(MissingEnv(name, n.location()))
+                raise ShellExit("1", n, missing_env=True)
+            return value
+        if value is None:
+            value = Value("", n.location(), False, n.text)
+        if value.text is None:
+            return unknown
+        text = value.text
+        operand = self._operand(operand_nodes, n)
+        if op in (",,", "^^", ",", "^"):
+            new = text.lower() if op == ",," else text.upper() if op == "^^" else (
+                text[:1].lower() + text[1:] if op == "," else text[:1].upper() + text[1:])
+            return Value(new, value.location, value.conditional, n.text)
+        if operand.text is None:
+            return unknown
+        pat = operand.text
+        if op in ("#", "##", "%", "%%"):
+            return Value(_trim(text, pat, op), value.location, value.conditional, n.text)
+        if op in ("/", "//", "/#", "/%"):
+            repl_nodes = operand_nodes
+            pattern_nodes, replacement_nodes = repl_nodes, []
+            for i, c in enumerate(repl_nodes):
+                if c.type == "/":
+                    pattern_nodes, replacement_nodes = repl_nodes[:i], repl_nodes[i + 1:]
+                    break
+            p = self._operand(pattern_nodes, n).text
+            r = self._operand(replacement_nodes, n).text if replacement_nodes else ""
+            if p is None or r is None:
+                return unknown
+            regex = glob_to_regex(p)
+            if op == "/#":
+                regex = "^" + regex
+            elif op == "/%":
+                regex = regex + "$"
+            new = re.sub(regex, lambda _m: r, text, count=0 if op == "//" else 1)
+            return Value(new, value.location, value.conditional, n.text)
+        if op == ":":
+            nums = [c.text for c in operand_nodes if c.type in ("number", "word")]
+            try:
+                offset = int(nums[0]) if nums else 0
+                sub = text[offset:] if len(nums) < 2 else text[offset:offset + int(nums[1])]
+            except ValueError:
+                return unknown
+            return Value(sub, value.location, value.conditional, n.text)
+        return unknown
+
+
+def _significant(pieces: list[Piece]) -> list[Piece]:
+    """Pieces that carry text or a source (the empty piece an opening quote adds does not)."""
+    return [p for p in pieces if p.origin is not None or p.text != ""]
+
+
+def _trim(text: str, pattern: str, op: str) -> str:
+    regex = re.compile(glob_to_regex(pattern), re.S)
+    if op in ("#", "##"):
+        ends = range(len(text) + 1) if op == "#" else range(len(text), -1, -1)
+        for e in ends:
+            if regex.fullmatch(text[:e]):
+                return text[e:]
+        return text
+    starts = range(len(text), -1, -1) if op == "%" else range(len(text) + 1)
+    for s in starts:
+        if regex.fullmatch(text[s:]):
+            return text[:s]
+    return text

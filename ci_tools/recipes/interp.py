@@ -1,0 +1,773 @@
+"""Partial evaluation of a recipe's statements for one job's environment.
+
+The interpreter walks the syntax tree the way bash would run it, but never
+runs an external command: it tracks variables, exports, functions and the
+positional parameters, decides ``if``/``case``/``&&``/``||`` whenever the
+condition is known, and records every server command line it passes.  When a
+condition is unknown, both sides run on copies of the state, which are then
+merged (see :mod:`.state`).  Loops whose items are unknown run their body
+once as one side of such a branch.  ``return``/``break`` inside one side of
+an undecidable branch end that side only (an approximation: the rest of the
+function is still evaluated for both).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import posixpath
+import re
+from typing import Callable, cast
+
+from ..config import ProjectConfig
+from ..snapshot import Snapshot
+from .arith import evaluate_arith, evaluate_arith_text
+from .conditions import Tri, not3, test_argv, test_expression, _has_quotes
+from .expand import Expander, Field, ShellExit
+from .model import EarlyExit, MissingEnv, Value
+from .parse import Node, Script, parse_script
+from .server import find_pattern, parse_flags, split_patterns
+from .state import ArrayVal, Binding, Captured, Server, State, merge
+
+_REDIRECTS = {"file_redirect", "heredoc_redirect", "herestring_redirect", "heredoc_body", "heredoc_start"}
+_MAX_CALL_DEPTH = 64
+_MAX_LOOP_ITEMS = 512
+_NO_SERVER_SCAN = {"echo", "printf", "log", "info", "warn", "logger"}
+# Commands that run their arguments as another command (so may start the server).
+_WRAPPERS = {"exec", "nohup", "env", "numactl", "taskset", "timeout", "stdbuf", "setsid", "sudo", "time",
+             "command", "builtin", "chrt", "nice", "ionice", "srun", "mpirun", "torchrun", "bash", "sh"}
+_DYNAMIC_PATH = re.compile(r"dirname|\$0|\$\{0\}|BASH_SOURCE|pwd|realpath|readlink")
+
+
+class _Return(Exception):
+    def __init__(self, status: Tri) -> None:
+        super().__init__()
+        self.status = status
+
+
+class _Break(Exception):
+    pass
+
+
+class _Continue(Exception):
+    pass
+
+
+_Flow = (_Return, _Break, _Continue)
+
+
+class Interpreter(Expander):
+    def __init__(self, recipe_path: str, config: ProjectConfig, snapshot: Snapshot) -> None:
+        super().__init__()
+        self.recipe_path = recipe_path
+        self.config = config
+        self.snapshot = snapshot
+        self.patterns = split_patterns(config.server_patterns)
+        self.state = State()
+        self.errors: list[str] = []
+        self.guards: list[tuple[Node, str]] = []
+        self.frames: list[dict[str, Binding | None]] = []
+        self.call_depth = 0
+        self.subshell_depth = 0
+        self.sourcing: list[str] = []
+
+    # -- entry -------------------------------------------------------------------------------
+    def run(self, script: Script) -> None:
+        self._problems(script)
+        try:
+            self.block(script.root.children)
+        except ShellExit:
+            pass
+        except _Flow:
+            pass
+
+    def _problems(self, script: Script) -> None:
+        for p in script.problems:
+            self.errors.append(f"{script.path}:{p.line}:{p.column}: bash syntax error near `{p.text}`")
+
+    # -- statements --------------------------------------------------------------------------
+    def block(self, nodes: tuple[Node, ...] | list[Node]) -> Tri:
+        status: Tri = True
+        count = len(nodes)
+        for i, n in enumerate(nodes):
+            if not n.named or n.type == "comment":
+                continue
+            if i + 1 < count and nodes[i + 1].type == "&":
+                self.subshell(lambda n=n: self.stmt(n))  # type: ignore[misc]
+                status = True
+            else:
+                status = self.stmt(n)
+        return status
+
+    def stmt(self, n: Node) -> Tri:
+        handler = _HANDLERS.get(n.type)
+        if handler is None:
+            return None
+        return handler(self, n)
+
+    def _assignment_stmt(self, n: Node) -> Tri:
+        self.assign(n)
+        return True
+
+    def _assignments_stmt(self, n: Node) -> Tri:
+        for c in n.children:
+            if c.type == "variable_assignment":
+                self.assign(c)
+        return True
+
+    def _redirected(self, n: Node) -> Tri:
+        body = next((c for c in n.children if c.named and c.type not in _REDIRECTS), None)
+        return self.stmt(body) if body is not None else True
+
+    def _negated(self, n: Node) -> Tri:
+        inner = next((c for c in n.children if c.named), None)
+        return not3(self.stmt(inner)) if inner is not None else None
+
+    def _pipeline(self, n: Node) -> Tri:
+        parts = [c for c in n.children if c.named]
+        status: Tri = None
+        for p in parts:
+            status = self.subshell(lambda p=p: self.stmt(p))  # type: ignore[misc]
+        return status if len(parts) == 1 else None
+
+    def _subshell_stmt(self, n: Node) -> Tri:
+        return self.subshell(lambda: self.block(n.children))
+
+    def _compound(self, n: Node) -> Tri:
+        if n.children and n.children[0].type == "((":
+            result: int | None = 0
+            for c in n.children:
+                if c.named:
+                    result = evaluate_arith(self, c)
+            return None if result is None else result != 0
+        return self.block(n.children)
+
+    def _test_command(self, n: Node) -> Tri:
+        inner = [c for c in n.children if c.named]
+        double = bool(n.children) and n.children[0].type == "[["
+        if not inner:
+            return False
+        return test_expression(self, inner[0], double)
+
+    def _function_definition(self, n: Node) -> Tri:
+        name = next((c for c in n.children if c.type == "word"), None)
+        body = next((c for c in reversed(n.children) if c.named and c.type != "word"), None)
+        if name is not None and body is not None:
+            self.state.functions[name.text] = body
+        return True
+
+    def _list(self, n: Node) -> Tri:
+        kids = n.children
+        if len(kids) < 3:
+            return self.block(kids)
+        left, op, right = kids[0], kids[1].type, kids[-1]
+        a = self.stmt(left)
+        if (op == "&&" and a is False) or (op == "||" and a is True):
+            return a
+        guard_text = left.text if op == "&&" else f"! {left.text}"
+
+        def run() -> Tri:
+            return self.guarded(left, guard_text, lambda: self.stmt(right))
+
+        if a is None:
+            return self.fork(run, _nothing)
+        return run()
+
+    # -- if / case / loops -------------------------------------------------------------------
+    def _if(self, n: Node) -> Tri:
+        if n.memo is None:
+            n.memo = _if_clauses(n)
+        clauses, else_body = cast(_IfClauses, n.memo)
+        return self._if_chain(clauses, else_body, 0)
+
+    def _if_chain(self, clauses: list[tuple[list[Node], list[Node]]], else_body: list[Node] | None, i: int) -> Tri:
+        if i == len(clauses):
+            return self.block(else_body) if else_body is not None else True
+        cond, body = clauses[i]
+        c = self.block(cond)
+        guard = cond[0] if cond else None
+        text = " ".join(x.text for x in cond)
+        def run() -> Tri:
+            return self.guarded(guard, text, lambda: self.block(body))
+
+        def rest() -> Tri:
+            return self._if_chain(clauses, else_body, i + 1)
+
+        if c is True:
+            return run()
+        if c is False:
+            return rest()
+        return self.fork(run, rest)
+
+    def _case(self, n: Node) -> Tri:
+        word = next((c for c in n.children if c.named and c.type != "case_item" and c.type != "comment"), None)
+        items = [c for c in n.children if c.type == "case_item"]
+        if word is None:
+            return True
+        value, _ = self.scalar_text(word)
+        return self._case_chain(word, value, items, 0)
+
+    def _case_chain(self, word: Node, value: str | None, items: list[Node], i: int) -> Tri:
+        if i == len(items):
+            return True
+        item = items[i]
+        if item.memo is None:
+            kids = item.children
+            close = next((k for k, c in enumerate(kids) if c.type == ")"), 0)
+            item.memo = ([c for c in kids[:close] if c.named], [c for c in kids[close + 1:] if c.named])
+        patterns, body = cast(tuple[list[Node], list[Node]], item.memo)
+        matched: Tri = False
+        for p in patterns:
+            text, _ = self.scalar_text(p)
+            if text is None or value is None:
+                matched = None if matched is False else matched
+                if text == "*":
+                    matched = True
+                continue
+            if (text == value) if _has_quotes(p) else fnmatch.fnmatchcase(value, text):
+                matched = True
+                break
+        cond_text = f"{word.text} matches {' | '.join(p.text for p in patterns)}"
+        def run() -> Tri:
+            return self.guarded(item, cond_text, lambda: self.block(body))
+
+        def rest() -> Tri:
+            return self._case_chain(word, value, items, i + 1)
+
+        if matched is True:
+            return run()
+        if matched is False:
+            return rest()
+        return self.fork(run, rest)
+
+    def _loop_body(self, body: Node | None) -> Tri:
+        if body is None:
+            return True
+        try:
+            return self.block(body.children)
+        except (_Break, _Continue):
+            return True
+
+    def _for(self, n: Node) -> Tri:
+        var = n.child_of_type("variable_name")
+        body = n.child_of_type("do_group")
+        kids = n.children
+        has_in = any(c.type == "in" for c in kids)
+        if has_in:
+            start = next(k for k, c in enumerate(kids) if c.type == "in") + 1
+            words = [c for c in kids[start:] if c.named and c.type not in ("do_group", "comment")]
+            items = self.values(words)
+        else:
+            items = list(self.state.positional)
+        name = var.text if var is not None else "_"
+        if len(items) > _MAX_LOOP_ITEMS or any(v.text is None for v in items):
+            self.assign_scalar(name, Value(None, n.location(), True, n.text))
+            return self.fork(lambda: self._loop_body(body), _nothing)
+        status: Tri = True
+        for v in items:
+            self.assign_scalar(name, v)
+            try:
+                status = self.block(body.children) if body is not None else True
+            except _Break:
+                break
+            except _Continue:
+                continue
+        return status
+
+    def _while(self, n: Node) -> Tri:
+        body = n.child_of_type("do_group")
+        until = bool(n.children) and n.children[0].type == "until"
+        cond = [c for c in n.children if c.named and c.type not in ("do_group", "comment")]
+        c = self.block(cond) if cond else True
+        if until:
+            c = not3(c)
+        if c is False:
+            return True
+        return self.fork(lambda: self._loop_body(body), _nothing)
+
+    def _c_for(self, n: Node) -> Tri:
+        body = n.child_of_type("do_group") or n.child_of_type("compound_statement")
+        return self.fork(lambda: self._loop_body(body), _nothing)
+
+    # -- control helpers ---------------------------------------------------------------------
+    def guarded(self, guard: Node | None, text: str, run: Callable[[], Tri]) -> Tri:
+        if guard is None:
+            return run()
+        self.guards.append((guard, text))
+        try:
+            return run()
+        finally:
+            self.guards.pop()
+
+    def fork(self, a: Callable[[], Tri], b: Callable[[], Tri]) -> Tri:
+        """Run both sides of an undecidable branch and merge what they leave."""
+        before = self.state
+        outcomes: list[tuple[State, ShellExit | None]] = []
+        for side in (a, b):
+            self.state = before.clone()
+            exited: ShellExit | None = None
+            try:
+                side()
+            except ShellExit as exc:
+                exited = exc
+            except _Flow:
+                pass
+            outcomes.append((self.state, exited))
+        (sa, ea), (sb, eb) = outcomes
+        if ea is not None and eb is not None:
+            self.state = merge(before, sa, sb)
+            raise ShellExit(ea.code if ea.code == eb.code else "", ea.node, missing_env=ea.missing_env and eb.missing_env)
+        if ea is not None or eb is not None:
+            dead, alive = (sa, sb) if ea is not None else (sb, sa)
+            merged = merge(before, dead, alive)
+            alive.servers, alive.early_exits, alive.missing = merged.servers, merged.early_exits, merged.missing
+            self.state = alive
+            return None
+        self.state = merge(before, sa, sb)
+        return None
+
+    def subshell(self, run: Callable[[], Tri]) -> Tri:
+        """A subshell, pipeline element or background job: variable changes do not survive it."""
+        before = self.state
+        self.state = before.clone()
+        self.subshell_depth += 1
+        status: Tri
+        try:
+            status = run()
+        except ShellExit as exc:
+            status = exc.code == "0" if exc.code else None
+        except _Flow:
+            status = None
+        finally:
+            self.subshell_depth -= 1
+        inner = self.state
+        self.state = before
+        before.servers, before.early_exits, before.missing = inner.servers, inner.early_exits, inner.missing
+        if before.captured is None:
+            before.captured = inner.captured
+        return status
+
+    # -- assignments -------------------------------------------------------------------------
+    def _declare_local(self, name: str) -> None:
+        if self.frames and name not in self.frames[-1]:
+            self.frames[-1][name] = self.state.vars.get(name)
+
+    def assign(self, n: Node, *, local: bool = False) -> str | None:
+        kids = n.children
+        if not kids:
+            return None
+        lhs = kids[0]
+        op = kids[1].text if len(kids) > 1 else "="
+        rhs = kids[2] if len(kids) > 2 else None
+        index: str | None = None
+        if lhs.type == "subscript":
+            name_node = lhs.child_of_type("variable_name")
+            inner = [c for c in lhs.children if c.named and c is not name_node]
+            if name_node is None:
+                return None
+            name = name_node.text
+            index = self.scalar_text(inner[0])[0] if inner else None
+        else:
+            name = lhs.text
+        if local:
+            self._declare_local(name)
+        loc = n.location()
+        state = self.state
+        old = state.vars.get(name)
+        if rhs is not None and rhs.type == "array":
+            items = tuple(self.values([c for c in rhs.children if c.named and c.type != "comment"]))
+            if op == "+=" and old is not None:
+                items = (old.items if isinstance(old, ArrayVal) else (old,)) + items
+            state.vars[name] = ArrayVal(items, loc, n.text)
+            return name
+        value = self.scalar_value(rhs, loc, rhs.text) if rhs is not None else Value("", loc, expression="")
+        if index is not None or lhs.type == "subscript":
+            items_list = list(old.items) if isinstance(old, ArrayVal) else ([old] if old is not None else [])
+            if index is None or not index.isdigit():
+                state.vars[name] = ArrayVal((Value(None, loc, True, n.text),), loc, n.text)
+                return name
+            i = int(index)
+            while len(items_list) <= i:
+                items_list.append(Value("", loc))
+            if op == "+=":
+                prev = items_list[i]
+                value = Value(None if prev.text is None or value.text is None else prev.text + value.text,
+                              loc, prev.conditional or value.conditional, n.text)
+            items_list[i] = value
+            state.vars[name] = ArrayVal(tuple(items_list), loc, n.text)
+            return name
+        if op == "+=" and old is not None:
+            prev = (old.items[0] if old.items else Value("", loc)) if isinstance(old, ArrayVal) else old
+            joined = None if prev.text is None or value.text is None else prev.text + value.text
+            value = Value(joined, loc, prev.conditional or value.conditional, n.text)
+            if isinstance(old, ArrayVal):
+                state.vars[name] = ArrayVal((value,) + old.items[1:], loc, n.text)
+                return name
+        state.vars[name] = value
+        return name
+
+    def _declaration(self, n: Node) -> Tri:
+        kids = n.children
+        keyword = kids[0].type if kids else ""
+        options = "".join(c.text[1:] for c in kids[1:] if c.type == "word" and c.text.startswith("-"))
+        exporting = keyword == "export" or "x" in options
+        local = keyword == "local" or (keyword in ("declare", "typeset") and bool(self.frames) and "g" not in options)
+        for c in kids[1:]:
+            name: str | None = None
+            if c.type == "variable_assignment":
+                name = self.assign(c, local=local)
+            elif c.type == "variable_name":
+                name = c.text
+                if local:
+                    self._declare_local(name)
+                if name not in self.state.vars and keyword != "export":
+                    self.state.vars[name] = (ArrayVal((), c.location(), c.text) if "a" in options or "A" in options
+                                             else Value("", c.location(), expression=c.text))
+            if name is not None and exporting:
+                if "n" in options:
+                    self.state.exported.discard(name)
+                else:
+                    self.state.exported.add(name)
+        return True
+
+    def _unset(self, n: Node) -> Tri:
+        functions = any(c.type == "word" and c.text == "-f" for c in n.children)
+        for c in n.children[1:]:
+            if c.type in ("variable_name", "word") and not c.text.startswith("-"):
+                if functions:
+                    self.state.functions.pop(c.text, None)
+                else:
+                    self.state.vars.pop(c.text, None)
+                    self.state.exported.discard(c.text)
+        return True
+
+    # -- simple commands ---------------------------------------------------------------------
+    def _command(self, n: Node) -> Tri:
+        kids = n.children
+        prefix: list[Node] = []
+        name_node: Node | None = None
+        arg_nodes: list[Node] = []
+        for c in kids:
+            if c.type == "variable_assignment" and name_node is None:
+                prefix.append(c)
+            elif c.type == "command_name":
+                name_node = c
+            elif c.type in _REDIRECTS or not c.named or c.type == "comment":
+                continue
+            elif name_node is not None:
+                arg_nodes.append(c)
+        if name_node is not None and prefix and _newline_between(prefix[-1], name_node):
+            # tree-sitter-bash joins `A=1 B=2` and the next line's command into one node.
+            for a in prefix:
+                self.assign(a)
+            prefix = []
+        if name_node is None:
+            for a in prefix:
+                self.assign(a)
+            return True
+        if n.memo is None:
+            n.memo = self._static_command(n, name_node)
+        literal_name = n.memo
+        if (isinstance(literal_name, str) and literal_name not in self.state.functions
+                and (literal_name not in _BUILTINS or literal_name in _INERT_BUILTINS)):
+            # An external command that cannot launch the server: nothing to evaluate.
+            return None
+        words = [c for c in name_node.children if c.named] + arg_nodes
+        argv: list[tuple[Field, Value]] = []
+        for w in words:
+            for f in self.fields([w]):
+                argv.append((f, self.field_value(f, w)))
+        if not argv:
+            return True
+        name = argv[0][1].text
+        builtin = _BUILTINS.get(name) if name is not None else None
+        if builtin is not None:
+            return builtin(self, n, argv)
+        if name is not None and name in self.state.functions:
+            return self.call(name, [v for _, v in argv[1:]])
+        if name in _NO_SERVER_SCAN:
+            return True
+        return self._maybe_server(n, argv, prefix)
+
+    def _static_command(self, n: Node, name_node: Node) -> str | bool:
+        """The command's name when it is a plain word that cannot start the server, else False."""
+        kids = [c for c in name_node.children if c.named]
+        if len(kids) != 1 or kids[0].type != "word" or kids[0].text in _WRAPPERS:
+            return False
+        text = n.text
+        if any(p[-1] in text for p in self.patterns) or ":=" in text or "$((" in text or "=" in text and "((" in text:
+            return False
+        return kids[0].text
+
+    def _maybe_server(self, n: Node, argv: list[tuple[Field, Value]], prefix: list[Node]) -> Tri:
+        texts = [v.text for _, v in argv]
+        end = find_pattern(texts, self.patterns)
+        if end is None:
+            return None
+        values = [v for _, v in argv]
+        flags = parse_flags([f for f, _ in argv[end:]], values[end:])
+        self.state.servers.append(Server(tuple(flags), n.location(), tuple(values)))
+        if self.state.captured is None:
+            env_vars = dict(self.state.vars)
+            exported = set(self.state.exported)
+            for a in prefix:
+                kids = a.children
+                rhs = kids[2] if len(kids) > 2 else None
+                name = kids[0].text
+                env_vars[name] = (self.scalar_value(rhs, a.location(), rhs.text) if rhs is not None
+                                  else Value("", a.location()))
+                exported.add(name)
+            self.state.captured = Captured(env_vars, frozenset(exported))
+        return None
+
+    def call(self, name: str, args: list[Value]) -> Tri:
+        body = self.state.functions[name]
+        assert isinstance(body, Node)
+        if self.call_depth >= _MAX_CALL_DEPTH:
+            self.errors.append(f"{body.script.path}:{body.line}: function {name} calls itself too deeply to evaluate")
+            return None
+        saved = self.state.positional
+        self.state.positional = tuple(args)
+        frame: dict[str, Binding | None] = {}
+        self.frames.append(frame)
+        self.call_depth += 1
+        status: Tri
+        try:
+            status = self.stmt(body)
+        except _Return as r:
+            status = r.status
+        finally:
+            self.call_depth -= 1
+            self.frames.pop()
+            for var, old in frame.items():
+                if old is None:
+                    self.state.vars.pop(var, None)
+                else:
+                    self.state.vars[var] = old
+            self.state.positional = saved
+        return status
+
+    # -- builtins ----------------------------------------------------------------------------
+    def _exit(self, n: Node, argv: list[tuple[Field, Value]]) -> Tri:
+        code = argv[1][1].text if len(argv) > 1 else "0"
+        code = "" if code is None else code
+        if self.subshell_depth == 0:
+            guard, text = self.guards[-1] if self.guards else (n, n.text)
+            self.state.early_exits.append(EarlyExit(guard.location(), text, code))
+        raise ShellExit(code, n)
+
+    def _return(self, n: Node, argv: list[tuple[Field, Value]]) -> Tri:
+        code = argv[1][1].text if len(argv) > 1 else "0"
+        raise _Return(None if code is None else code == "0")
+
+    def _break(self, n: Node, argv: list[tuple[Field, Value]]) -> Tri:
+        raise _Break()
+
+    def _continue(self, n: Node, argv: list[tuple[Field, Value]]) -> Tri:
+        raise _Continue()
+
+    def _shift(self, n: Node, argv: list[tuple[Field, Value]]) -> Tri:
+        count = argv[1][1].text if len(argv) > 1 else "1"
+        k = int(count) if count and count.isdigit() else 1
+        self.state.positional = self.state.positional[k:]
+        return True
+
+    def _set(self, n: Node, argv: list[tuple[Field, Value]]) -> Tri:
+        texts = [v.text for _, v in argv]
+        if "--" in texts:
+            self.state.positional = tuple(v for _, v in argv[texts.index("--") + 1:])
+        return True
+
+    def _test(self, n: Node, argv: list[tuple[Field, Value]]) -> Tri:
+        return test_argv([v.text for _, v in argv[1:]], self, n)
+
+    def _true(self, n: Node, argv: list[tuple[Field, Value]]) -> Tri:
+        return True
+
+    def _false(self, n: Node, argv: list[tuple[Field, Value]]) -> Tri:
+        return False
+
+    def _read(self, n: Node, argv: list[tuple[Field, Value]]) -> Tri:
+        array = argv[0][1].text in ("mapfile", "readarray") or any(v.text == "-a" for _, v in argv)
+        skip_next = False
+        names: list[str] = []
+        for _, v in argv[1:]:
+            t = v.text
+            if skip_next:
+                skip_next = False
+                continue
+            if t is None:
+                continue
+            if t.startswith("-"):
+                skip_next = t in ("-p", "-d", "-n", "-N", "-t", "-u", "-C", "-c", "-O", "-s")
+                continue
+            names.append(t)
+        if array and names:
+            names = names[-1:]
+        for name in names or (["MAPFILE"] if array else ["REPLY"]):
+            unknown = Value(None, n.location(), False, n.text)
+            self.state.vars[name] = ArrayVal((unknown,), n.location(), n.text) if array else unknown
+        return None
+
+    def _let(self, n: Node, argv: list[tuple[Field, Value]]) -> Tri:
+        result: int | None = 0
+        for _, v in argv[1:]:
+            result = None if v.text is None else evaluate_arith_text(self, v.text, n)
+        return None if result is None else result != 0
+
+    def _check_env_vars(self, n: Node, argv: list[tuple[Field, Value]]) -> Tri:
+        missing = False
+        for f, v in argv[1:]:
+            if v.text is None:
+                continue
+            value = self.scalar(v.text, n)
+            if value is None or value.text == "":
+                self.state.missing.append(MissingEnv(v.text, v.location))
+                missing = True
+        if missing:
+            raise ShellExit("1", n, missing_env=True)
+        return True
+
+    def _source(self, n: Node, argv: list[tuple[Field, Value]]) -> Tri:
+        if len(argv) < 2:
+            return False
+        field, value = argv[1]
+        path = self._resolve_source(n, field, value)
+        if path is None:
+            self.errors.append(f"{n.script.path}:{n.line}: cannot resolve `{n.text}`; what it defines is unknown")
+            return None
+        if path in self.sourcing or len(self.sourcing) > 16:
+            return True
+        data = self.snapshot.read(path)
+        if data is None:
+            self.errors.append(f"{n.script.path}:{n.line}: sourced file {path} does not exist")
+            return False
+        script = parse_script(path, data)
+        self._problems(script)
+        self.sourcing.append(path)
+        try:
+            return self.block(script.root.children)
+        finally:
+            self.sourcing.pop()
+
+    def _resolve_source(self, n: Node, field: Field, value: Value) -> str | None:
+        here = posixpath.dirname(n.script.path)
+        lib = self.config.benchmark_lib
+        written = n.text + " " + " ".join(p.origin.expression for p in field.pieces if p.origin is not None)
+        dynamic = bool(_DYNAMIC_PATH.search(written))
+        suffix = ""
+        for p in reversed(field.pieces):
+            if p.text is None:
+                break
+            suffix = p.text + suffix
+        candidates: list[str] = []
+        if value.text is not None and not value.text.startswith("/"):
+            candidates += [posixpath.normpath(posixpath.join(here, value.text)), posixpath.normpath(value.text)]
+        elif value.text is None and dynamic and suffix.startswith("/"):
+            candidates.append(posixpath.normpath(posixpath.join(here, suffix.lstrip("/"))))
+        for c in candidates:
+            if not c.startswith("..") and self.snapshot.read(c) is not None:
+                return c
+        name = posixpath.basename(value.text if value.text is not None else suffix)
+        if name and name == posixpath.basename(lib) and (dynamic or value.text is not None):
+            return lib
+        return None
+
+    def _noop(self, n: Node, argv: list[tuple[Field, Value]]) -> Tri:
+        return True
+
+    def _unknown(self, n: Node, argv: list[tuple[Field, Value]]) -> Tri:
+        return None
+
+
+_IfClauses = tuple[list[tuple[list[Node], list[Node]]], "list[Node] | None"]
+
+
+def _nothing() -> Tri:
+    return None
+
+
+def _newline_between(a: Node, b: Node) -> bool:
+    gap = a.script.source[a.end:b.start]
+    return b"\n" in gap.replace(b"\\\n", b"")
+
+
+def _if_clauses(n: Node) -> tuple[list[tuple[list[Node], list[Node]]], list[Node] | None]:
+    clauses: list[tuple[list[Node], list[Node]]] = []
+    else_body: list[Node] | None = None
+
+    def split(children: tuple[Node, ...], opener: str) -> tuple[list[Node], list[Node]]:
+        cond: list[Node] = []
+        body: list[Node] = []
+        mode = ""
+        for c in children:
+            if c.type == opener:
+                mode = "cond"
+            elif c.type == "then":
+                mode = "body"
+            elif c.type in ("elif_clause", "else_clause", "fi"):
+                break
+            elif mode == "cond":
+                cond.append(c)
+            elif mode == "body":
+                body.append(c)
+        return cond, body
+
+    clauses.append(split(n.children, "if"))
+    for c in n.children:
+        if c.type == "elif_clause":
+            clauses.append(split(c.children, "elif"))
+        elif c.type == "else_clause":
+            else_body = [x for x in c.children if x.type != "else"]
+    return clauses, else_body
+
+
+_HANDLERS: dict[str, Callable[[Interpreter, Node], Tri]] = {
+    "variable_assignment": Interpreter._assignment_stmt,
+    "variable_assignments": Interpreter._assignments_stmt,
+    "declaration_command": Interpreter._declaration,
+    "unset_command": Interpreter._unset,
+    "command": Interpreter._command,
+    "list": Interpreter._list,
+    "pipeline": Interpreter._pipeline,
+    "negated_command": Interpreter._negated,
+    "redirected_statement": Interpreter._redirected,
+    "if_statement": Interpreter._if,
+    "case_statement": Interpreter._case,
+    "for_statement": Interpreter._for,
+    "c_style_for_statement": Interpreter._c_for,
+    "while_statement": Interpreter._while,
+    "compound_statement": Interpreter._compound,
+    "subshell": Interpreter._subshell_stmt,
+    "function_definition": Interpreter._function_definition,
+    "test_command": Interpreter._test_command,
+}
+
+# Builtins without effect on what the recipe runs (skipped when their words have no side effects).
+_INERT_BUILTINS = {"echo", "printf", "wait", "sleep", "cd"}
+
+_BUILTINS: dict[str, Callable[[Interpreter, Node, list[tuple[Field, Value]]], Tri]] = {
+    "exit": Interpreter._exit,
+    "return": Interpreter._return,
+    "break": Interpreter._break,
+    "continue": Interpreter._continue,
+    "shift": Interpreter._shift,
+    "set": Interpreter._set,
+    "test": Interpreter._test,
+    "[": Interpreter._test,
+    "true": Interpreter._true,
+    ":": Interpreter._true,
+    "false": Interpreter._false,
+    "read": Interpreter._read,
+    "mapfile": Interpreter._read,
+    "readarray": Interpreter._read,
+    "let": Interpreter._let,
+    "check_env_vars": Interpreter._check_env_vars,
+    "source": Interpreter._source,
+    ".": Interpreter._source,
+    "echo": Interpreter._noop,
+    "printf": Interpreter._noop,
+    "wait": Interpreter._noop,
+    "sleep": Interpreter._noop,
+    "eval": Interpreter._unknown,
+    "cd": Interpreter._unknown,
+}

@@ -1,0 +1,155 @@
+"""The shell state while a recipe is evaluated, and how two branches merge.
+
+A variable holds a :class:`Value` (scalar) or an :class:`ArrayVal`.  When a
+branch condition cannot be decided, both sides run on copies of the state
+and :func:`merge` joins them:
+
+- a scalar set to the same text on both sides stays as it is;
+- a scalar set on one side only keeps that side's value, marked
+  ``conditional`` (the other possibility is "as before / unset");
+- a scalar set to different texts becomes unknown (``text=None``),
+  ``conditional``, with both possibilities in ``alternatives``;
+- arrays keep their common prefix and then the remaining elements of both
+  sides, each marked ``conditional`` (``ARGS+=(--x 1)`` on one side gives
+  ``--x 1`` as conditional flags);
+- server command lines and early exits found on one side only are kept and
+  marked ``conditional``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Union
+
+from ..findings import Location
+from .model import EarlyExit, MissingEnv, ServerFlag, Value
+
+
+@dataclass(frozen=True)
+class ArrayVal:
+    items: tuple[Value, ...]
+    location: Location
+    expression: str = ""
+    conditional: bool = False
+
+    def joined(self) -> Value:
+        texts = [v.text for v in self.items]
+        text = None if any(t is None for t in texts) else " ".join(t for t in texts if t is not None)
+        return Value(text, self.location, self.conditional or any(v.conditional for v in self.items), self.expression)
+
+
+Binding = Union[Value, ArrayVal]
+
+
+@dataclass(frozen=True)
+class Server:
+    flags: tuple[ServerFlag, ...]
+    location: Location
+    argv: tuple[Value, ...]
+
+
+@dataclass
+class Captured:
+    """The exported environment and all variables when the first server starts."""
+
+    vars: dict[str, Binding]
+    exported: frozenset[str]
+
+
+@dataclass
+class State:
+    vars: dict[str, Binding] = field(default_factory=dict)
+    exported: set[str] = field(default_factory=set)
+    functions: dict[str, object] = field(default_factory=dict)
+    positional: tuple[Value, ...] = ()
+    servers: list[Server] = field(default_factory=list)
+    early_exits: list[EarlyExit] = field(default_factory=list)
+    missing: list[MissingEnv] = field(default_factory=list)
+    captured: Captured | None = None
+
+    def clone(self) -> State:
+        return State(dict(self.vars), set(self.exported), dict(self.functions), self.positional,
+                     list(self.servers), list(self.early_exits), list(self.missing), self.captured)
+
+
+def conditional_value(v: Value) -> Value:
+    return v if v.conditional else dataclasses.replace(v, conditional=True)
+
+
+def conditional_binding(b: Binding) -> Binding:
+    if isinstance(b, Value):
+        return conditional_value(b)
+    return dataclasses.replace(b, items=tuple(conditional_value(v) for v in b.items), conditional=True)
+
+
+def _as_items(b: Binding) -> tuple[Value, ...]:
+    return b.items if isinstance(b, ArrayVal) else (b,)
+
+
+def _alternatives(v: Value) -> tuple[Value, ...]:
+    return v.alternatives if v.alternatives else (v,)
+
+
+def merge_binding(a: Binding, b: Binding) -> Binding:
+    if a is b:
+        return a
+    if isinstance(a, Value) and isinstance(b, Value):
+        if a.text == b.text and a.text is not None:
+            return a if a.conditional or not b.conditional else b
+        if a.text is None and b.text is None and not a.alternatives and not b.alternatives:
+            return conditional_value(a)
+        alts = _alternatives(a) + tuple(x for x in _alternatives(b) if x not in _alternatives(a))
+        return Value(None, a.location, True, a.expression or b.expression, alts)
+    ia, ib = _as_items(a), _as_items(b)
+    if len(ia) == len(ib) and all(x.text == y.text and x.text is not None for x, y in zip(ia, ib)):
+        return a
+    prefix = 0
+    while prefix < min(len(ia), len(ib)) and ia[prefix].text == ib[prefix].text and ia[prefix].text is not None:
+        prefix += 1
+    items = ia[:prefix] + tuple(conditional_value(v) for v in ia[prefix:] + ib[prefix:])
+    where = a if isinstance(a, ArrayVal) else b
+    assert isinstance(where, ArrayVal)
+    return ArrayVal(items, where.location, where.expression, True)
+
+
+def _merge_vars(a: dict[str, Binding], b: dict[str, Binding]) -> dict[str, Binding]:
+    out: dict[str, Binding] = {}
+    for name in list(a) + [n for n in b if n not in a]:
+        x, y = a.get(name), b.get(name)
+        if x is None and y is not None:
+            out[name] = conditional_binding(y)
+        elif y is None and x is not None:
+            out[name] = conditional_binding(x)
+        elif x is not None and y is not None:
+            out[name] = merge_binding(x, y)
+    return out
+
+
+def _conditional_server(s: Server) -> Server:
+    flags = tuple(dataclasses.replace(f, conditional=True, value=conditional_value(f.value) if f.value else None)
+                  for f in s.flags)
+    return dataclasses.replace(s, flags=flags)
+
+
+def _extras(base: int, items: list[Server]) -> list[Server]:
+    return [_conditional_server(s) for s in items[base:]]
+
+
+def merge(before: State, a: State, b: State) -> State:
+    """Join the states after the two sides of an undecidable branch."""
+    n_servers, n_exits = len(before.servers), len(before.early_exits)
+    servers = before.servers[:n_servers] + _extras(n_servers, a.servers) + _extras(n_servers, b.servers)
+    exits = before.early_exits[:n_exits] + [dataclasses.replace(e, conditional=True)
+                                            for e in a.early_exits[n_exits:] + b.early_exits[n_exits:]]
+    missing = list(a.missing) + [m for m in b.missing if m not in a.missing]
+    captured = a.captured
+    if a.captured is not b.captured:
+        if a.captured is not None and b.captured is not None:
+            captured = Captured(_merge_vars(a.captured.vars, b.captured.vars), a.captured.exported | b.captured.exported)
+        else:
+            captured = a.captured or b.captured
+    functions = dict(a.functions)
+    functions.update({k: v for k, v in b.functions.items() if k not in functions})
+    return State(_merge_vars(a.vars, b.vars), a.exported | b.exported, functions, a.positional,
+                 servers, exits, missing, captured)
