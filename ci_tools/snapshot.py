@@ -11,7 +11,7 @@ import fnmatch
 import os
 from functools import cached_property
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from .errors import UsageError
 
@@ -37,6 +37,13 @@ def _glob(files: tuple[str, ...], pattern: str) -> list[str]:
 _SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache", ".pytest_cache", ".hypothesis"}
 
 
+def check_inside(path: str) -> None:
+    """A path a snapshot may read: relative, POSIX, and not escaping the repository root."""
+    parts = path.replace("\\", "/").split("/")
+    if path.startswith(("/", "\\")) or (len(path) > 1 and path[1] == ":") or ".." in parts:
+        raise UsageError(f"path {path!r} is outside the repository; expected a path relative to the repository root")
+
+
 class WorkTreeSnapshot:
     """The files on disk under ``root`` (uncommitted changes included)."""
 
@@ -47,6 +54,7 @@ class WorkTreeSnapshot:
 
     def read(self, path: str) -> bytes | None:
         if path not in self._cache:
+            check_inside(path)
             full = self.root / path
             try:
                 self._cache[path] = full.read_bytes() if full.is_file() else None
@@ -123,10 +131,22 @@ class GitSnapshot:
     def blob_id(self, path: str) -> str | None:
         return self._blobs.get(path)
 
+    def _blob_sha(self, path: str) -> str | None:
+        if "_blobs" in self.__dict__:
+            return self._blobs.get(path)
+        # One path lookup instead of a walk of the whole tree: reading the
+        # changelog at the base should not cost a traversal of every file.
+        try:
+            item = self.commit.tree / path
+        except KeyError:
+            return None
+        return item.hexsha if item.type == "blob" else None
+
     def read(self, path: str) -> bytes | None:
         if path in self._cache:
             return self._cache[path]
-        sha = self._blobs.get(path)
+        check_inside(path)
+        sha = self._blob_sha(path)
         data: bytes | None = None
         if sha is not None:
             data = _BLOB_CACHE.get(sha)
@@ -146,3 +166,50 @@ class GitSnapshot:
 def open_snapshot(root: Path, rev: str | None) -> Snapshot:
     """The work tree when ``rev`` is None, else the commit ``rev`` names."""
     return WorkTreeSnapshot(root) if rev is None else GitSnapshot(root, rev)
+
+
+def _git(root: Path) -> Any:
+    import git
+
+    try:
+        return git.Repo(root, search_parent_directories=False)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        raise UsageError(f"{root} is not the root of a git repository; expected --repo to name one") from None
+
+
+def merge_base(root: Path, rev_a: str, rev_b: str = "HEAD") -> str | None:
+    """The best common ancestor of two revisions, or None when either is unknown or they share none."""
+    import git
+
+    repo = _git(root)
+    try:
+        bases = repo.merge_base(rev_a, rev_b)
+    except (git.GitCommandError, git.BadName, ValueError):
+        return None
+    return bases[0].hexsha if bases else None
+
+
+def rev_exists(root: Path, rev: str) -> bool:
+    import git
+
+    try:
+        _git(root).commit(rev)
+    except (git.BadName, ValueError, git.GitCommandError):
+        return False
+    return True
+
+
+def changed_paths(root: Path, base_rev: str, head_rev: str | None) -> frozenset[str]:
+    """Files that differ between ``base_rev`` and ``head_rev`` (None: the work tree, untracked files included)."""
+    import git
+
+    repo = _git(root)
+    try:
+        if head_rev is None:
+            names = repo.git.diff("--name-only", "--no-renames", base_rev, "--").splitlines()
+            names += repo.git.ls_files("--others", "--exclude-standard").splitlines()
+        else:
+            names = repo.git.diff("--name-only", "--no-renames", base_rev, head_rev, "--").splitlines()
+    except git.GitCommandError as exc:
+        raise UsageError(f"cannot compare {base_rev!r} with {head_rev or 'the work tree'}: {exc.stderr.strip()}") from None
+    return frozenset(n for n in names if n)

@@ -1,0 +1,294 @@
+"""The append-only gate: every byte, line and entry rule of FORMATS.md.
+
+:class:`ChangelogChange` holds the changelog at the base and at the head and
+derives, once and lazily, the history diff and the parsed appended entries;
+the gate, coverage, ``append-only`` proofs and the claims checker all read
+the same object.  :func:`lint_changelog` turns it into findings.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Callable, Sequence
+
+from ..config import ProjectConfig
+from ..findings import Finding, Location
+from ..matrix import match_key_glob
+from ..rules import changelog_rules as R
+from ..rules.registry import make_finding
+from ..yamlpos import YamlLoadError, decode_utf8
+from .entries import NewEntry, ParsedEntries, parse_entries
+from .history import PR_LINK_PREFIX, EditKind, HistoryDiff, HistoryEdit, diff_history
+from .layout import Layout, is_blank
+
+PLACEHOLDER = "XXX"
+
+
+@dataclass(frozen=True)
+class HeadConfigs:
+    """What config-key globs are matched against: the head's config keys and where they come from."""
+
+    keys: tuple[str, ...]
+    files: tuple[str, ...]
+
+
+class ChangelogChange:
+    """The changelog at two revisions.  ``compared`` is False when there is no base to compare with."""
+
+    def __init__(self, path: str, base: bytes | None, head: bytes | None, *, compared: bool = True,
+                 base_label: str = "base revision") -> None:
+        self.path = path
+        self.base_bytes = base
+        self.head_bytes = head
+        self.compared = compared
+        self.base_label = base_label
+
+    @cached_property
+    def head(self) -> Layout | None:
+        return Layout(self.head_bytes) if self.head_bytes is not None else None
+
+    @cached_property
+    def base(self) -> Layout | None:
+        return Layout(self.base_bytes) if self.base_bytes is not None and self.compared else None
+
+    @cached_property
+    def diff(self) -> HistoryDiff | None:
+        if self.head is None:
+            return None
+        if not self.compared:
+            return HistoryDiff(self.head, None, 1, list(self.head.blocks))
+        return diff_history(self.base, self.head)
+
+    @cached_property
+    def parsed(self) -> ParsedEntries:
+        if self.diff is None or self.head is None:
+            return ParsedEntries()
+        return parse_entries(self.path, self.head, self.diff.new_blocks)
+
+    @property
+    def new_entries(self) -> list[NewEntry]:
+        """Entries the change appends (every entry when nothing is compared)."""
+        return self.parsed.entries if self.compared else []
+
+    def base_loc(self, line: int) -> Location:
+        return Location(self.path, line, 1, note=f"at the {self.base_label}")
+
+
+def lint_changelog(change: ChangelogChange, config: ProjectConfig, *, pr_number: int | None,
+                   head_configs: Callable[[], HeadConfigs]) -> list[Finding]:
+    path, head, diff = change.path, change.head, change.diff
+    if head is None or diff is None:
+        if change.compared and change.base_bytes is not None:
+            return [make_finding(R.ENTRY_REMOVED, f"the changelog was deleted; it exists at the {change.base_label} and may only grow",
+                                 Location(path), data={"path": path})]
+        return []
+    findings: list[Finding] = []
+    unchanged = change.compared and change.base_bytes == change.head_bytes
+    if unchanged:
+        return findings
+    new_from = diff.new_lines_from
+    findings += _byte_rules(path, head, new_from, whitespace=change.compared)
+    findings += _file_end_rules(path, head, new_from)
+    findings += change.parsed.findings
+    if not change.compared:
+        return findings
+    findings += _history_rules(change, diff, config)
+    findings += _separator_rules(path, head, diff)
+    entries = change.parsed.entries
+    findings += _pr_link_rules(entries, config, pr_number)
+    if entries:
+        findings += _key_rules(entries, head_configs())
+    return findings
+
+
+def _byte_rules(path: str, head: Layout, first: int, *, whitespace: bool) -> list[Finding]:
+    out: list[Finding] = []
+    names = {0x0D: "a carriage return (CR)", 0x09: "a tab", 0x00: "a NUL byte"}
+    region = head.text(first) if first <= len(head.lines) else b""
+    try:
+        decode_utf8(region, path)
+    except YamlLoadError as exc:
+        out.append(make_finding(R.ENCODING, exc.message, Location(path, exc.line + first - 1, exc.column), data={"path": path}))
+    for number in range(first, len(head.lines) + 1):
+        line = head.line(number)
+        bad = [i for i, byte in enumerate(line) if byte in names]
+        if bad:
+            found = ", ".join(dict.fromkeys(names[line[i]] for i in bad))
+            out.append(make_finding(
+                R.FORBIDDEN_BYTE, f"line contains {found}; expected only LF line ends and spaces",
+                Location(path, number, bad[0] + 1), data={"bytes": sorted({f"0x{line[i]:02x}" for i in bad})},
+            ))
+        if whitespace:
+            body = line.rstrip(b"\r")
+            stripped = body.rstrip(b" \t")
+            if stripped != body:
+                what = "whitespace-only line" if not stripped else "line ends with whitespace"
+                out.append(make_finding(
+                    R.TRAILING_WHITESPACE, f"{what} in a new entry; expected no trailing spaces",
+                    Location(path, number, len(stripped) + 1, number, len(body) + 1),
+                ))
+    return out
+
+
+def _file_end_rules(path: str, head: Layout, first: int) -> list[Finding]:
+    out: list[Finding] = []
+    lines = head.lines
+    if head.data and not head.ends_with_newline:
+        out.append(make_finding(R.FINAL_NEWLINE, "file does not end with a newline; expected exactly one `\\n` after the last entry",
+                                Location(path, len(lines), len(lines[-1]) + 1)))
+    trailing = len(lines)
+    while trailing >= 1 and is_blank(lines[trailing - 1]):
+        trailing -= 1
+    if trailing < len(lines) and len(lines) >= first:
+        line = max(trailing + 1, first)
+        count = len(lines) - trailing
+        out.append(make_finding(
+            R.TRAILING_BLANK,
+            f"file ends with {count} blank line{'s' if count > 1 else ''}; expected the last entry's last line to end the file",
+            Location(path, line, 1), data={"blank_lines": count},
+        ))
+    return out
+
+
+def _shown(text: bytes, limit: int = 60) -> str:
+    s = text.decode("utf-8", "replace").strip()
+    return s if len(s) <= limit else s[: limit - 3] + "..."
+
+
+def pr_link_value(line: bytes) -> str:
+    """The value of a ``  pr-link:`` line, unquoted the way YAML reads a plain or quoted scalar."""
+    value = line[len(PR_LINK_PREFIX):].decode("utf-8", "replace").strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        value = value[1:-1]
+    return value
+
+
+def _history_rules(change: ChangelogChange, diff: HistoryDiff, config: ProjectConfig) -> list[Finding]:
+    path = change.path
+    out: list[Finding] = []
+    canonical = config.pr_link_regex()
+    for edit in diff.edits:
+        here = Location(path, edit.head_line, 1)
+        if edit.kind is EditKind.CHANGED:
+            out.append(make_finding(
+                R.HISTORY_CHANGED,
+                f"history changed: this line differs from line {edit.base_line} at the {change.base_label}; "
+                "existing entries are immutable, expected the head to start with the base's bytes",
+                here, related=[change.base_loc(edit.base_line)], data={"base_line": edit.base_line},
+            ))
+        elif edit.kind is EditKind.CONTINUED:
+            out.append(make_finding(
+                R.HISTORY_CHANGED,
+                f"appended text `{_shown(edit.text)}` extends the last historical entry (line {edit.base_line} at the "
+                f"{change.base_label}); expected new text to start a new entry with `- config-keys:`",
+                here, related=[change.base_loc(edit.base_line)], data={"base_line": edit.base_line},
+            ))
+        elif edit.kind is EditKind.REMOVED:
+            first_line = change.base.line(edit.base_line) if change.base else b""
+            out.append(make_finding(
+                R.ENTRY_REMOVED,
+                f"the entry at line {edit.base_line} of the {change.base_label} (`{_shown(first_line)}`) was removed; "
+                "expected every historical entry to stay",
+                here, related=[change.base_loc(edit.base_line)], data={"base_line": edit.base_line},
+            ))
+        elif edit.kind is EditKind.INSERTED:
+            out.append(make_finding(
+                R.NOT_AT_END, "new entry inserted before existing entries; expected new entries only at the end of the file",
+                here,
+            ))
+        else:
+            value = pr_link_value(edit.text)
+            if not canonical.match(value):
+                out.append(make_finding(
+                    R.PR_LINK_CORRECTION,
+                    f"corrected pr-link `{value}` is not canonical; expected {config.pr_link('<number>')}",
+                    Location(path, edit.head_line, len(PR_LINK_PREFIX) + 2), related=[change.base_loc(edit.base_line)],
+                    data={"value": value},
+                ))
+    corrections = diff.pr_link_corrections
+    if corrections and diff.new_blocks:
+        first = corrections[0]
+        out.append(make_finding(
+            R.CORRECTION_MIXED,
+            f"this change corrects {len(corrections)} historical pr-link(s) and also appends "
+            f"{len(diff.new_blocks)} entr{'y' if len(diff.new_blocks) == 1 else 'ies'}; expected a pr-link correction alone",
+            Location(path, first.head_line, 1),
+            related=[Location(path, diff.new_blocks[0].start, 1, note="first appended entry")],
+        ))
+    return out
+
+
+def _separator_rules(path: str, head: Layout, diff: HistoryDiff) -> list[Finding]:
+    out: list[Finding] = []
+    first_of_file = head.blocks[0].start if head.blocks else 0
+    for block in diff.new_blocks:
+        if block.start == first_of_file and head.preamble_end == 0:
+            continue  # the first entry of the file has nothing to be separated from
+        blanks = head.blank_lines_above(block.start)
+        if blanks != 1:
+            found = "no blank line" if blanks == 0 else f"{blanks} blank lines"
+            out.append(make_finding(
+                R.SEPARATOR, f"new entry is preceded by {found}; expected exactly one blank line",
+                Location(path, block.start, 1), data={"blank_lines": blanks},
+            ))
+    return out
+
+
+def _placeholder_regex(config: ProjectConfig) -> re.Pattern[str]:
+    repo = re.escape(config.repository) if config.repository else r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+"
+    head, _, tail = config.pr_link_pattern.partition("{number}")
+    return re.compile("^" + re.escape(head).replace(re.escape("{repository}"), repo) + PLACEHOLDER + re.escape(tail) + "$")
+
+
+def _pr_link_rules(entries: Sequence[NewEntry], config: ProjectConfig, pr_number: int | None) -> list[Finding]:
+    out: list[Finding] = []
+    canonical = config.pr_link_regex()
+    placeholder = _placeholder_regex(config)
+    if pr_number is not None:
+        expected = f"this PR's link {config.pr_link(pr_number)} or the placeholder {config.pr_link(PLACEHOLDER)}"
+    else:
+        expected = f"a canonical link {config.pr_link('<number>')} (no PR number given, so this is the main branch)"
+    for entry in entries:
+        if not isinstance(entry.data, dict):
+            continue
+        if "pr-link" not in entry.data:
+            out.append(make_finding(R.PR_LINK, f"new entry has no `pr-link`; expected {expected}", Location(entry.path, entry.line, 1)))
+            continue
+        value = entry.data["pr-link"]
+        loc = entry.value_loc("pr-link")
+        text = value if isinstance(value, str) else ""
+        match = canonical.match(text)
+        if pr_number is not None:
+            if text == PLACEHOLDER or placeholder.match(text) or (match and int(match.group("number")) == pr_number):
+                continue
+            if match:
+                problem = f"links PR #{match.group('number')}, not this PR (#{pr_number})"
+            else:
+                problem = f"`{value}` is not a link to this PR"
+        else:
+            if match:
+                continue
+            if text == PLACEHOLDER or placeholder.match(text):
+                problem = f"`{text}` is a placeholder"
+            else:
+                problem = f"`{value}` is not a canonical link"
+        out.append(make_finding(R.PR_LINK, f"pr-link {problem}; expected {expected}", loc, data={"value": str(value)}))
+    return out
+
+
+def _key_rules(entries: Sequence[NewEntry], head: HeadConfigs) -> list[Finding]:
+    out: list[Finding] = []
+    where = ", ".join(head.files) if head.files else "no master config file"
+    for entry in entries:
+        for key, loc in entry.config_keys:
+            if not any(match_key_glob(key, k) for k in head.keys):
+                kind = "glob " if "*" in key else ""
+                out.append(make_finding(
+                    R.KEY_UNMATCHED,
+                    f"config-key {kind}`{key}` matches no config at the head ({len(head.keys)} configs in {where}); "
+                    "expected an existing config key or a `*` glob matching one",
+                    loc, data={"key": key},
+                ))
+    return out

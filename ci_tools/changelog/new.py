@@ -1,0 +1,79 @@
+"""``changelog new``: append one correctly separated entry, never touching existing bytes.
+
+ruamel.yaml emits the entry (quoting whatever needs quoting) in the layout the
+file already uses; the entry is then appended to the file's bytes with
+exactly one blank line before it, so history stays byte-for-byte intact.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from typing import Sequence
+
+from ..errors import UsageError
+from .layout import Layout, is_blank
+
+
+@dataclass(frozen=True)
+class NewEntrySpec:
+    config_keys: tuple[str, ...]
+    description: tuple[str, ...]
+    pr_link: str
+    scenario_types: tuple[str, ...] = ()
+    append_only: bool = False
+
+
+def render_entry(spec: NewEntrySpec) -> bytes:
+    """The entry as YAML text: ``- config-keys:`` first, 2-space mapping, 4-space list indentation."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+    from ruamel.yaml.scalarstring import DoubleQuotedScalarString
+
+    if not spec.config_keys:
+        raise UsageError("a changelog entry needs at least one config key; pass --key")
+    if not spec.description or not all(m.strip() for m in spec.description):
+        raise UsageError("a changelog entry needs a non-empty description; pass --message")
+    entry = CommentedMap()
+    entry["config-keys"] = CommentedSeq(spec.config_keys)
+    if spec.scenario_types:
+        entry["scenario-type"] = CommentedSeq(spec.scenario_types)
+    entry["description"] = CommentedSeq(DoubleQuotedScalarString(m.strip()) for m in spec.description)
+    entry["pr-link"] = spec.pr_link
+    if spec.append_only:
+        entry["append-only"] = True
+    yaml = YAML()
+    yaml.indent(mapping=2, sequence=4, offset=2)
+    yaml.width = 4096  # one bullet per line, as the file's history writes them
+    out = io.StringIO()
+    yaml.dump(entry, out)
+    # Dumped as a top-level mapping, then made a list item: "- " before the
+    # first line, two spaces before the others (ruamel would indent a
+    # top-level list like the nested ones).
+    lines = out.getvalue().splitlines()
+    item = ["- " + lines[0]] + ["  " + line if line else line for line in lines[1:]]
+    return ("\n".join(item) + "\n").encode("utf-8")
+
+
+def append_entry(existing: bytes | None, entry: bytes) -> bytes:
+    """``existing`` followed by ``entry`` with exactly one blank line between them."""
+    if not existing:
+        return entry
+    layout = Layout(existing)
+    trailing = 0
+    while trailing < len(layout.lines) and is_blank(layout.lines[len(layout.lines) - 1 - trailing]):
+        trailing += 1
+    if trailing > 1 or (trailing == 1 and not existing.endswith(b"\n")):
+        raise UsageError(
+            f"the changelog ends with {trailing} blank lines; expected at most one, so that the new entry can be "
+            "separated by exactly one blank line without editing existing bytes. Remove the extra blank lines first",
+        )
+    if trailing == 1:
+        return existing + entry
+    if existing.endswith(b"\n"):
+        return existing + b"\n" + entry
+    return existing + b"\n\n" + entry
+
+
+def keys_from_affected(affected: Sequence[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(affected))

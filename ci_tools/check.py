@@ -1,0 +1,238 @@
+"""``check``: everything a pull request must pass, as a list of stages.
+
+A stage is a function ``(CheckContext) -> list[Finding]``.  The context
+resolves what to compare (``--base``, the GitHub event, or the merge-base with
+the default branch) and loads each revision's data at most once, lazily, so a
+stage pays only for what it reads.  A new check is one more line in
+:data:`STAGES`, either a callable or a ``"module:function"`` string imported
+when the stage runs (so ``check`` does not pay for imports it never uses).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence, Union
+
+from .config import ProjectConfig
+from .errors import UsageError
+from .findings import Finding
+
+if TYPE_CHECKING:
+    from .changelog.lint import ChangelogChange, HeadConfigs
+    from .coverage import ChangeInputs
+    from .model.repository import RepoData
+    from .snapshot import GitSnapshot, Snapshot
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """What the head is compared with.  ``base`` None: nothing to compare, validate only."""
+
+    base: str | None
+    head: str | None = None  # None: the work tree
+    pr_number: int | None = None
+    pr_body: str | None = None
+    # How the base was chosen ("--base", "GitHub event", "merge-base with main"), or why there is none.
+    source: str = ""
+
+
+def _default_branch_candidates(config: ProjectConfig) -> list[str]:
+    return [f"origin/{config.default_branch}", config.default_branch]
+
+
+def resolve_comparison(config: ProjectConfig, *, base: str | None, head: str | None, pr_number: int | None,
+                       pr_body: str | None, env: Mapping[str, str] | None = None) -> Comparison:
+    """``--base`` if given; in GitHub Actions the event's base and PR; locally the merge-base with the default branch."""
+    env = os.environ if env is None else env
+    if base is not None:
+        return Comparison(base, head, pr_number, pr_body, "--base")
+    if env.get("GITHUB_ACTIONS") == "true":
+        from .github_event import load_event
+
+        event = load_event(env)
+        if event is not None:
+            number = pr_number if pr_number is not None else event.pr_number
+            body = pr_body if pr_body is not None else event.pr_body
+            if event.base_sha:
+                return Comparison(event.base_sha, head, number, body, f"the {event.name} event's base")
+            pr_number, pr_body = number, body
+    if not (config.root / ".git").exists():
+        return Comparison(None, head, pr_number, pr_body, f"{config.root} is not a git repository")
+    from .snapshot import merge_base, rev_exists
+
+    for candidate in _default_branch_candidates(config):
+        if rev_exists(config.root, candidate):
+            found = merge_base(config.root, candidate, head or "HEAD")
+            if found:
+                return Comparison(found, head, pr_number, pr_body, f"the merge-base with {candidate}")
+    names = " or ".join(_default_branch_candidates(config))
+    return Comparison(None, head, pr_number, pr_body, f"no --base given and no {names} branch to compare with")
+
+
+class CheckContext:
+    """The inputs of one check run; every derived value is computed once, on first use."""
+
+    def __init__(self, config: ProjectConfig, comparison: Comparison) -> None:
+        self.config = config
+        self.comparison = comparison
+
+    @property
+    def root(self) -> Path:
+        return self.config.root
+
+    @property
+    def compared(self) -> bool:
+        return self.comparison.base is not None
+
+    @property
+    def pr_number(self) -> int | None:
+        return self.comparison.pr_number
+
+    @property
+    def pr_body(self) -> str | None:
+        return self.comparison.pr_body
+
+    @cached_property
+    def head_snapshot(self) -> Snapshot:
+        from .snapshot import open_snapshot
+
+        return open_snapshot(self.root, self.comparison.head)
+
+    @cached_property
+    def base_snapshot(self) -> GitSnapshot:
+        """The base revision (only when :attr:`compared`)."""
+        from .snapshot import GitSnapshot
+
+        if self.comparison.base is None:
+            raise UsageError("no base revision to compare with; pass --base REV")
+        return GitSnapshot(self.root, self.comparison.base)
+
+    # Messages name "the base revision" rather than its sha, so that a report
+    # reads the same on every re-run of the same change.
+    base_label = "base revision"
+
+    @cached_property
+    def head_repo(self) -> RepoData:
+        """The head's configs, runners and changelog (all of it: ``validate`` needs every entry)."""
+        from .model.repository import load_repo
+
+        return load_repo(self.head_snapshot, self.config)
+
+    @cached_property
+    def head_configs_repo(self) -> RepoData:
+        """The head's configs and runners; shares :attr:`head_repo` when that is loaded already."""
+        if "head_repo" in self.__dict__:
+            return self.head_repo
+        from .model.repository import load_repo
+
+        return load_repo(self.head_snapshot, self.config, with_changelog=False)
+
+    @cached_property
+    def base_repo(self) -> RepoData:
+        from .model.repository import load_repo
+
+        return load_repo(self.base_snapshot, self.config, with_changelog=False)
+
+    def head_configs(self) -> HeadConfigs:
+        from .changelog.lint import HeadConfigs
+
+        repo = self.head_configs_repo
+        return HeadConfigs(tuple(repo.configs), tuple(f.path for f in repo.master_files))
+
+    @cached_property
+    def changelog(self) -> ChangelogChange:
+        from .changelog.lint import ChangelogChange
+
+        path = self.config.changelog
+        base = self.base_snapshot.read(path) if self.compared else None
+        return ChangelogChange(path, base, self.head_snapshot.read(path), compared=self.compared,
+                               base_label=self.base_label)
+
+    @cached_property
+    def changed_paths(self) -> frozenset[str]:
+        """Files that differ between the base and the head (empty when nothing is compared)."""
+        if not self.compared:
+            return frozenset()
+        from .snapshot import changed_paths
+
+        return changed_paths(self.root, self.base_snapshot.sha, self.comparison.head)
+
+    def change_inputs(self) -> ChangeInputs:
+        from .coverage import ChangeInputs
+
+        return ChangeInputs(self.config, self.base_snapshot, self.head_snapshot, self.changed_paths,
+                            lambda: self.base_repo, lambda: self.head_configs_repo, self.base_label)
+
+    def appended_globs(self) -> list[str]:
+        return [key for entry in self.changelog.new_entries for key, _ in entry.config_keys]
+
+
+Stage = Callable[[CheckContext], list[Finding]]
+
+
+def validate_stage(ctx: CheckContext) -> list[Finding]:
+    from .validate import validate
+
+    return validate(ctx.head_repo)
+
+
+def changelog_stage(ctx: CheckContext) -> list[Finding]:
+    """The append-only gate, and the proof of ``append-only: true`` entries."""
+    from .changelog.lint import lint_changelog
+
+    findings = lint_changelog(ctx.changelog, ctx.config, pr_number=ctx.pr_number, head_configs=ctx.head_configs)
+    if ctx.compared and any(e.append_only for e in ctx.changelog.new_entries):
+        from .changelog.append_only import prove_append_only
+
+        findings += prove_append_only(ctx.changelog.new_entries, ctx.change_inputs())
+    return findings
+
+
+def coverage_stage(ctx: CheckContext) -> list[Finding]:
+    if not ctx.compared:
+        return []
+    from .coverage import affected_keys, coverage_findings
+
+    affected = affected_keys(ctx.change_inputs())
+    return coverage_findings(affected, ctx.appended_globs(), changelog=ctx.config.changelog)
+
+
+StageRef = Union[Stage, str]
+
+# (name, stage): the order findings are gathered in (the report sorts them anyway).
+STAGES: list[tuple[str, StageRef]] = [
+    ("validate", validate_stage),
+    ("changelog", changelog_stage),
+    ("coverage", coverage_stage),
+]
+
+
+def _load_stage(ref: StageRef) -> Stage:
+    if callable(ref):
+        return ref
+    module, _, attr = ref.partition(":")
+    stage: Stage = getattr(importlib.import_module(module), attr)
+    return stage
+
+
+def _dedupe(findings: list[Finding]) -> list[Finding]:
+    """Drop a finding that another stage already reported for the same rule and position."""
+    seen: set[tuple[str, str, int, int]] = set()
+    out: list[Finding] = []
+    for f in findings:
+        key = (f.rule, f.location.path, f.location.line, f.location.column)
+        if key not in seen:
+            seen.add(key)
+            out.append(f)
+    return out
+
+
+def run_check(ctx: CheckContext, stages: Sequence[tuple[str, StageRef]] | None = None) -> list[Finding]:
+    findings: list[Finding] = []
+    for _name, ref in STAGES if stages is None else stages:
+        findings.extend(_load_stage(ref)(ctx))
+    return _dedupe(findings)

@@ -1,0 +1,74 @@
+"""``ci-tools changelog lint`` and ``ci-tools changelog new``."""
+
+from __future__ import annotations
+
+import click
+
+from .check_cmd import build_context, revision_options
+from .common import finish, handle_errors, report_options, repo_options
+
+
+@click.group("changelog")
+def changelog_group() -> None:
+    """The append-only perf changelog: lint a change, append an entry."""
+
+
+@changelog_group.command("lint")
+@repo_options
+@report_options
+@revision_options
+@handle_errors
+def lint_command(repo_dir: str, config_file: str | None, fmt: str | None, select: tuple[str, ...],
+                 ignore: tuple[str, ...], output: str | None, base_rev: str | None, head_rev: str | None,
+                 pr_number: int | None) -> None:
+    """Enforce the append-only rules on the changelog, head against base."""
+    from ..check import changelog_stage, run_check
+
+    ctx = build_context(repo_dir, config_file, base_rev, head_rev, pr_number)
+    raise SystemExit(finish(run_check(ctx, [("changelog", changelog_stage)]), fmt, select, ignore, output))
+
+
+@changelog_group.command("new")
+@repo_options
+@click.option("--key", "keys", multiple=True, metavar="KEY",
+              help="Config key or glob (repeatable; default: the configs the change affects, compared with --base).")
+@click.option("--message", "-m", "messages", multiple=True, required=True, metavar="TEXT",
+              help="One description bullet (repeatable).")
+@click.option("--scenario-type", "scenarios", multiple=True, type=click.Choice(["fixed-seq-len", "agentic-coding"]),
+              help="Limit the entry to these scenario types (repeatable).")
+@click.option("--append-only", is_flag=True, help="Mark the entry `append-only: true` (the change only adds points).")
+@click.option("--base", "base_rev", default=None, metavar="REV",
+              help="Compare with this revision to find the affected configs (default: as `check`).")
+@click.option("--pr-number", type=click.IntRange(min=1), default=None,
+              help="Link this PR (default: the placeholder .../pull/XXX).")
+@click.option("--dry-run", is_flag=True, help="Print the entry instead of appending it.")
+@handle_errors
+def new_command(repo_dir: str, config_file: str | None, keys: tuple[str, ...], messages: tuple[str, ...],
+                scenarios: tuple[str, ...], append_only: bool, base_rev: str | None, pr_number: int | None,
+                dry_run: bool) -> None:
+    """Append a correctly separated entry to the changelog, keeping every existing byte."""
+    from ..changelog.new import NewEntrySpec, append_entry, render_entry
+    from ..errors import UsageError
+
+    ctx = build_context(repo_dir, config_file, base_rev, None, pr_number)
+    config = ctx.config
+    if not keys:
+        if not ctx.compared:
+            raise UsageError("cannot tell which configs this change affects without a base revision; pass --key KEY or --base REV")
+        from ..coverage import affected_keys
+
+        affected = affected_keys(ctx.change_inputs())
+        keys = tuple(a.key for a in affected)
+        if not keys:
+            raise UsageError(f"no config is affected by the changes since {ctx.base_snapshot.label}; pass --key KEY")
+    link = config.pr_link(pr_number if pr_number is not None else "XXX")
+    entry = render_entry(NewEntrySpec(tuple(keys), messages, link, scenarios, append_only))
+    if dry_run:
+        click.echo(entry.decode("utf-8"), nl=False)
+        return
+    path = config.root / config.changelog
+    existing = path.read_bytes() if path.is_file() else None
+    updated = append_entry(existing, entry)
+    path.write_bytes(updated)
+    line = updated[: len(updated) - len(entry)].count(b"\n") + 1
+    click.echo(f"appended an entry for {', '.join(keys)} at {config.changelog}:{line}", err=True)

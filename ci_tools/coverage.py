@@ -1,0 +1,252 @@
+"""Change coverage: which configs a change affects, and whether the changelog covers them.
+
+A config is affected when what it generates or runs changed between the base
+and the head: its master-config entry (compared as data, so comments and
+formatting do not count), the recipe script its jobs resolve to (a different
+path, or changed content), ``benchmark_lib.sh``, or a file the recipe
+sources.  Everything else (docs, tests, this toolkit, the changelog itself)
+affects no config.
+
+The analysis starts from the set of changed paths (``git diff --name-only``),
+so a change that touches no master config and no shell file costs nothing
+beyond that diff.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass
+from typing import Callable, Iterable, Sequence
+
+from .config import ProjectConfig
+from .contract import recipe_candidates, resolve_recipe
+from .findings import Finding, Location
+from .matrix import Job, expand, match_key_glob
+from .model.repository import ConfigEntry, RepoData
+from .rules.coverage_rules import UNCOVERED_KEY
+from .rules.registry import make_finding
+from .snapshot import Snapshot
+
+# `source FILE` / `. FILE` at the start of a command.
+_SOURCE = re.compile(rb"""^[ \t]*(?:source|\.)[ \t]+(["']?)([^"'\s;&|)]+)\1""", re.MULTILINE)
+# A leading "the script's own directory" expression: $(dirname "$0"), ${SCRIPT_DIR}, $BASH_SOURCE dirs, ...
+_DIR_PREFIX = re.compile(r"""^(?:\$\(\s*dirname\s+[^)]*\)|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?)/""")
+
+
+@dataclass(frozen=True)
+class Cause:
+    """One reason a config is affected: the changed file, the first changed line at the head, what it is."""
+
+    path: str
+    line: int
+    reason: str
+
+    def location(self) -> Location:
+        return Location(self.path, self.line, 1 if self.line else 0, note=self.reason)
+
+
+@dataclass(frozen=True)
+class AffectedKey:
+    key: str
+    causes: tuple[Cause, ...]
+
+
+def first_changed_line(base: bytes | None, head: bytes | None) -> int:
+    """1-based head line of the first difference (1 for a new file, 0 for a deleted one)."""
+    if head is None:
+        return 0
+    if base is None:
+        return 1
+    a, b = base.split(b"\n"), head.split(b"\n")
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return i + 1
+    return max(min(len(a), len(b)), 1)
+
+
+class RecipeDeps:
+    """Files a recipe depends on at one revision: itself, what it sources (transitively), benchmark_lib."""
+
+    def __init__(self, snapshot: Snapshot, config: ProjectConfig) -> None:
+        self.snapshot = snapshot
+        self.config = config
+        self._cache: dict[str, frozenset[str]] = {}
+        self._files: frozenset[str] | None = None
+
+    def files(self) -> frozenset[str]:
+        if self._files is None:
+            self._files = frozenset(self.snapshot.files())
+        return self._files
+
+    def _resolve(self, written: str, from_file: str) -> str | None:
+        target = _DIR_PREFIX.sub(lambda _: posixpath.dirname(from_file) + "/", written)
+        if "$" in target:
+            return None
+        candidates = [posixpath.normpath(posixpath.join(posixpath.dirname(from_file), target)), posixpath.normpath(target)]
+        for c in candidates:
+            if c in self.files():
+                return c
+        # Fall back to a unique file of that name next to the shared library.
+        base = posixpath.basename(target)
+        lib_dir = posixpath.dirname(self.config.benchmark_lib)
+        named = sorted(f for f in self.files() if posixpath.basename(f) == base and f.startswith(lib_dir))
+        return named[0] if len(named) == 1 else None
+
+    def closure(self, recipe: str) -> frozenset[str]:
+        if recipe in self._cache:
+            return self._cache[recipe]
+        seen: set[str] = set()
+        todo = [recipe]
+        if self.snapshot.read(self.config.benchmark_lib) is not None:
+            todo.append(self.config.benchmark_lib)
+        while todo:
+            path = todo.pop()
+            if path in seen:
+                continue
+            seen.add(path)
+            data = self.snapshot.read(path) or b""
+            for m in _SOURCE.finditer(data):
+                dep = self._resolve(m.group(2).decode("utf-8", "replace"), path)
+                if dep and dep not in seen:
+                    todo.append(dep)
+        result = frozenset(seen)
+        self._cache[recipe] = result
+        return result
+
+
+class RecipeResolver:
+    """``resolve_recipe`` memoised by candidate list: every job with the same candidates shares one lookup."""
+
+    def __init__(self, snapshot: Snapshot, config: ProjectConfig) -> None:
+        self.snapshot = snapshot
+        self.config = config
+        self._cache: dict[tuple[str, ...], str | None] = {}
+
+    def __call__(self, job: Job) -> str | None:
+        candidates = recipe_candidates(job, self.config)
+        if candidates not in self._cache:
+            self._cache[candidates] = resolve_recipe(job, self.config, self.snapshot).path
+        return self._cache[candidates]
+
+
+def is_relevant(path: str, config: ProjectConfig) -> bool:
+    """Could a change of this file affect a config? (Master configs and shell files only.)"""
+    import fnmatch
+
+    return (path == config.benchmark_lib or path.endswith(".sh")
+            or any(fnmatch.fnmatchcase(path, p) for p in config.master_configs) or path == config.runners)
+
+
+def _entry_lines(entry: ConfigEntry, repo: RepoData) -> tuple[int, int]:
+    """First and last line of a config's text in its master file."""
+    starts = sorted(e.key_span[0] for e in repo.configs.values() if e.file is entry.file)
+    first = entry.key_span[0]
+    later = [s for s in starts if s > first]
+    last = later[0] - 1 if later else len(entry.file.raw.split(b"\n"))
+    return first, last
+
+
+def _config_cause(key: str, head: RepoData, base: RepoData) -> Cause | None:
+    entry = head.configs[key]
+    old = base.configs.get(key)
+    if old is None:
+        return Cause(entry.path, entry.key_span[0], "new config")
+    if old.data == entry.data and old.path == entry.path:
+        return None
+    h1, h2 = _entry_lines(entry, head)
+    b1, b2 = _entry_lines(old, base)
+    hl, bl = entry.file.raw.split(b"\n")[h1 - 1: h2], old.file.raw.split(b"\n")[b1 - 1: b2]
+    offset = next((i for i, (x, y) in enumerate(zip(hl, bl)) if x != y), min(len(hl), len(bl)) - 1)
+    return Cause(entry.path, h1 + max(offset, 0), "master-config entry changed")
+
+
+@dataclass
+class ChangeInputs:
+    """Both revisions of a change, their repository data loaded on demand, and the changed paths."""
+
+    config: ProjectConfig
+    base: Snapshot
+    head: Snapshot
+    changed: frozenset[str]
+    base_repo: Callable[[], RepoData]
+    head_repo: Callable[[], RepoData]
+    base_label: str = "base revision"
+
+
+def affected_keys(inputs: ChangeInputs) -> list[AffectedKey]:
+    """Every head config key the change affects, with its causes, in master-file order."""
+    config, changed = inputs.config, inputs.changed
+    if not any(is_relevant(p, config) for p in changed):
+        return []
+    head, base = inputs.head_repo(), inputs.base_repo()
+    head_recipe, base_recipe = RecipeResolver(inputs.head, config), RecipeResolver(inputs.base, config)
+    deps = RecipeDeps(inputs.head, config)
+    line_cache: dict[str, int] = {}
+
+    def changed_line(path: str) -> int:
+        if path not in line_cache:
+            line_cache[path] = first_changed_line(inputs.base.read(path), inputs.head.read(path))
+        return line_cache[path]
+
+    masters_changed = any(f.path in changed for f in head.master_files) or any(f.path in changed for f in base.master_files)
+    shell_changed = any(p.endswith(".sh") or p == config.benchmark_lib for p in changed)
+    runners_changed = config.runners in changed
+
+    def cause_jobs(key: str) -> bool:
+        return {j.id for j in expand(head, [key])} != {j.id for j in expand(base, [key])}
+
+    out: list[AffectedKey] = []
+    for key in head.configs:
+        causes: list[Cause] = []
+        if masters_changed:
+            cause = _config_cause(key, head, base)
+            if cause:
+                causes.append(cause)
+        if runners_changed and cause_jobs(key):
+            causes.append(Cause(config.runners, changed_line(config.runners), "generated jobs changed with the runners file"))
+        if shell_changed or masters_changed:
+            causes.extend(_recipe_causes(expand(head, [key]), head_recipe, base_recipe, deps, changed, changed_line, config))
+        if causes:
+            out.append(AffectedKey(key, tuple(dict.fromkeys(causes))))
+    return out
+
+
+def _recipe_causes(jobs: Sequence[Job], head_recipe: RecipeResolver, base_recipe: RecipeResolver, deps: RecipeDeps,
+                   changed: frozenset[str], changed_line: Callable[[str], int], config: ProjectConfig) -> list[Cause]:
+    causes: list[Cause] = []
+    for job in jobs:
+        path = head_recipe(job)
+        if path is None:
+            continue
+        old = base_recipe(job)
+        if old is not None and old != path:
+            causes.append(Cause(path, 1, f"jobs now run {path} instead of {old}"))
+        for dep in sorted(deps.closure(path)):
+            if dep in changed:
+                reason = "recipe changed" if dep == path else (
+                    "benchmark_lib.sh changed" if dep == config.benchmark_lib else f"file sourced by {path} changed")
+                causes.append(Cause(dep, changed_line(dep), reason))
+    return causes
+
+
+def covering_globs(globs: Iterable[str], key: str) -> bool:
+    return any(match_key_glob(g, key) for g in globs)
+
+
+def coverage_findings(affected: Sequence[AffectedKey], globs: Sequence[str], *, changelog: str) -> list[Finding]:
+    out: list[Finding] = []
+    for item in affected:
+        if covering_globs(globs, item.key):
+            continue
+        first = item.causes[0]
+        where = f"{first.path}:{first.line}" if first.line else first.path
+        out.append(make_finding(
+            UNCOVERED_KEY,
+            f"config `{item.key}` is affected by this change ({first.reason} at {where}) but no entry appended to "
+            f"{changelog} covers it; expected an appended entry whose config-keys match `{item.key}`",
+            first.location(),
+            related=[c.location() for c in item.causes[1:6]],
+            data={"key": item.key, "causes": [{"path": c.path, "line": c.line, "reason": c.reason} for c in item.causes]},
+        ))
+    return out
