@@ -14,6 +14,8 @@ COMMANDS = (
     ("validate_cmd", "validate_command"),
     ("rules_cmd", "rules_command"),
     ("rules_cmd", "explain_command"),
+    ("check_cmd", "check_command"),
+    ("changelog_cmd", "changelog_group"),
     ("sweep_cmd", "sweep_group"),
 )
 
