@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+from typing import Any
 
 import click
 
@@ -17,17 +18,59 @@ COMMANDS = (
     ("check_cmd", "check_command"),
     ("changelog_cmd", "changelog_group"),
     ("sweep_cmd", "sweep_group"),
+    ("matrix_cmd", "matrix_command"),
 )
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _LazyGroup(click.Group):
+    """Imports a command's module only when that command is run.
+
+    Startup then pays only for the command invoked (``ci-tools matrix`` runs in
+    every PR's setup job); listing or help imports every module.  A command
+    named ``foo-bar`` is looked for first in ``foo_bar_cmd``.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._loaded: set[str] = set()
+        super().__init__(*args, **kwargs)
+
+    @property  # type: ignore[override]
+    def commands(self) -> dict[str, click.Command]:
+        for module, _ in COMMANDS:
+            self._load(module)
+        return self._commands
+
+    @commands.setter
+    def commands(self, value: dict[str, click.Command]) -> None:
+        self._commands = dict(value)
+
+    def _load(self, module: str) -> None:
+        if module in self._loaded:
+            return
+        self._loaded.add(module)
+        loaded = importlib.import_module(f"{__package__}.{module}")
+        for name, attr in COMMANDS:
+            if name == module:
+                command = getattr(loaded, attr)
+                self._commands[command.name or attr] = command
+
+    def add_command(self, cmd: click.Command, name: str | None = None) -> None:
+        self._commands[name or cmd.name or ""] = cmd
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        guess = f"{cmd_name.replace('-', '_')}_cmd"
+        if any(module == guess for module, _ in COMMANDS):
+            self._load(guess)
+        return self._commands.get(cmd_name) or self.commands.get(cmd_name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(self.commands)
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="ci-tools")
 def cli() -> None:
     """Govern a GPU benchmark repository: configs, changelog, claims, dispatch."""
-
-
-for _module, _attr in COMMANDS:
-    cli.add_command(getattr(importlib.import_module(f"{__package__}.{_module}"), _attr))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,160 @@
+"""Choosing which jobs of the matrix to run.
+
+Filters combine with AND: config-key globs, scenario types, concurrencies,
+tp and ep values, and (for a PR) the changelog entries the PR appends.  A
+changelog entry selects the configs its ``config-keys`` globs match,
+restricted to its ``scenario-type`` list when it has one; several entries
+select the union of what each selects.
+
+A multinode job carries a list of concurrencies; a concurrency filter keeps
+the job with only the listed concurrencies that were asked for (the recipe
+then sweeps fewer points, so the job's id changes with it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping, Sequence
+
+from .errors import UsageError
+from .matrix import Job, keys_matching, match_key_glob
+from .yamlpos import PosSeq, YamlLoadError, load_yaml
+
+
+@dataclass(frozen=True)
+class ChangelogScope:
+    """What one changelog entry asks to run: key globs and, optionally, scenario types."""
+
+    config_keys: tuple[str, ...]
+    scenario_types: tuple[str, ...] = ()
+    line: int = 0
+
+    def covers(self, job: Job) -> bool:
+        if self.scenario_types and job.scenario not in self.scenario_types:
+            return False
+        return any(match_key_glob(p, job.config_key) for p in self.config_keys)
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Every filter; an empty tuple means "no filter on this"."""
+
+    key_globs: tuple[str, ...] = ()
+    scenarios: tuple[str, ...] = ()
+    concs: tuple[int, ...] = ()
+    tps: tuple[int, ...] = ()
+    eps: tuple[int, ...] = ()
+    # None: no changelog filter; an empty tuple: the PR appends nothing, so nothing runs.
+    changelog: tuple[ChangelogScope, ...] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for name in ("key_globs", "scenarios", "concs", "tps", "eps"):
+            value = getattr(self, name)
+            if value:
+                out[name.replace("_", "-")] = list(value)
+        if self.changelog is not None:
+            out["changelog-entries"] = [
+                {"config-keys": list(s.config_keys), "scenario-type": list(s.scenario_types), "line": s.line}
+                for s in self.changelog
+            ]
+        return out
+
+
+def scope_of_entry(entry: Any, line: int = 0) -> ChangelogScope | None:
+    """The scope of one parsed changelog entry; None when it names no usable key."""
+    if not isinstance(entry, Mapping):
+        return None
+    keys = entry.get("config-keys")
+    if isinstance(keys, str):
+        keys = [keys]
+    if not isinstance(keys, list):
+        return None
+    globs = tuple(k for k in keys if isinstance(k, str) and k)
+    if not globs:
+        return None
+    types = entry.get("scenario-type")
+    if isinstance(types, str):
+        types = [types]
+    scen = tuple(t for t in types if isinstance(t, str)) if isinstance(types, list) else ()
+    return ChangelogScope(globs, scen, line)
+
+
+def _entries(raw: bytes | None, path: str, label: str) -> list[Any]:
+    if raw is None:
+        return []
+    try:
+        value = load_yaml(raw, path).value
+    except YamlLoadError as exc:
+        raise UsageError(f"{path} at {label} does not parse ({exc.message}); expected a YAML list of entries",
+                         path=path, line=exc.line) from None
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise UsageError(f"{path} at {label} is a mapping or scalar; expected a YAML list of entries", path=path, line=1)
+    return value
+
+
+def appended_scopes(base_raw: bytes | None, head_raw: bytes | None, path: str,
+                    base_label: str = "base", head_label: str = "head") -> tuple[ChangelogScope, ...]:
+    """Scopes of the entries present at head beyond base's count (the changelog is append-only).
+
+    This counts entries rather than comparing them: an edit to history is the
+    changelog linter's finding, not a reason to run more benchmarks.
+    """
+    base = _entries(base_raw, path, base_label)
+    head = _entries(head_raw, path, head_label)
+    out: list[ChangelogScope] = []
+    for index in range(len(base), len(head)):
+        line = head.item_span(index)[0] if isinstance(head, PosSeq) else 0
+        scope = scope_of_entry(head[index], line)
+        if scope is not None:
+            out.append(scope)
+    return tuple(out)
+
+
+def unmatched_globs(patterns: Iterable[str], keys: Sequence[str]) -> list[str]:
+    """The patterns that match no config key (each reported once, in order)."""
+    out: list[str] = []
+    for p in patterns:
+        if p not in out and not keys_matching([p], keys):
+            out.append(p)
+    return out
+
+
+def _ints_match(wanted: tuple[int, ...], job: Job, name: str) -> bool:
+    if not wanted:
+        return True
+    if job.multinode:
+        return any(isinstance(job.fields.get(role), Mapping) and job.fields[role].get(name) in wanted
+                   for role in ("prefill", "decode"))
+    return job.fields.get(name) in wanted
+
+
+def _narrow_concs(job: Job, concs: tuple[int, ...]) -> Job | None:
+    if not concs:
+        return job
+    if job.multinode:
+        kept = [c for c in job.concs if c in concs]
+        if not kept:
+            return None
+        return job if kept == job.concs else job.with_fields(**{"conc-list": kept})
+    return job if job.conc in concs else None
+
+
+def select(jobs: Iterable[Job], selection: Selection) -> list[Job]:
+    """The jobs every filter of ``selection`` keeps, in their original order."""
+    out: list[Job] = []
+    for job in jobs:
+        if selection.key_globs and not any(match_key_glob(p, job.config_key) for p in selection.key_globs):
+            continue
+        if selection.scenarios and job.scenario not in selection.scenarios:
+            continue
+        if selection.changelog is not None and not any(s.covers(job) for s in selection.changelog):
+            continue
+        if not (_ints_match(selection.tps, job, "tp") and _ints_match(selection.eps, job, "ep")):
+            continue
+        narrowed = _narrow_concs(job, selection.concs)
+        if narrowed is not None:
+            out.append(narrowed)
+    return out
