@@ -124,8 +124,8 @@ class _Checker:
         prefix = data.get("model-prefix")
         if isinstance(prefix, str) and "_" in prefix:
             self.add(R.MODEL_PREFIX_UNDERSCORE,
-                     f"`model-prefix` {prefix!r} contains `_`; recipe file names are split on `_`, "
-                     f"so use `-` or nothing instead (e.g. {prefix.replace('_', '-')!r})",
+                     f"model-prefix `{prefix}` contains `_`; recipe file names are split on `_`, "
+                     f"so use `-` or nothing instead (e.g. `{prefix.replace('_', '-')}`)",
                      data.value_span("model-prefix"), model_prefix=prefix)
         runner = data.get("runner")
         if isinstance(runner, str) and runner:
@@ -180,7 +180,7 @@ class _Checker:
         version = router.get("version")
         if isinstance(version, str) and _IMAGE_REF.search(version):
             self.add(R.ROUTER_VERSION_IMAGE,
-                     f"router version {version!r} looks like a container image reference; expected the "
+                     f"router version `{version}` looks like a container image reference; expected the "
                      "router's release or commit (e.g. \"0.3.2\")",
                      router.value_span("version"), version=version)
 
@@ -237,7 +237,7 @@ class _Checker:
         ep = _int(holder, "ep", 1)
         if ep is not None and ep > 0 and (ep > gpus or gpus % ep):
             self.add(R.EP_GPU_MISMATCH,
-                     f"`ep` {ep} does not divide the {gpus} GPU(s) of the worker{where} (tp x pp x pcp-size); "
+                     f"`ep` {ep} is not a divisor of the {gpus} GPU(s) of the worker{where} (tp x pp x pcp-size); "
                      "expected a divisor such as 1 or the tp size",
                      holder.value_span("ep"), ep=ep, gpus=gpus)
         per_node = _gpus_per_node(self.repo, hardware_key)

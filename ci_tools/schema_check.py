@@ -15,6 +15,7 @@ Custom keywords in the schemas (ignored by validators) steer the wording:
 
 from __future__ import annotations
 
+import difflib
 import json
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -222,7 +223,13 @@ def _describe(error: ValidationError, anchor: Anchor) -> list[SchemaProblem]:
         in_what = title if path else anchor.name
         for key in extras:
             hint = hints.get(key) if isinstance(hints, dict) and isinstance(key, str) else None
-            tail = f" ({hint})" if hint else f"; expected one of: {_one_line(known)}"
+            close = difflib.get_close_matches(str(key), known, n=1, cutoff=0.75)
+            if hint:
+                tail = f" ({hint})"
+            elif close:
+                tail = f"; did you mean `{close[0]}`?"
+            else:
+                tail = f"; expected one of: {_one_line(known)}"
             out.append(SchemaProblem(f"unknown key `{key}` in {in_what}{tail}",
                                      _key_span_in(node, key, container_span), path, keyword,
                                      {"key": str(key), "expected": known}))
@@ -255,7 +262,7 @@ def _describe(error: ValidationError, anchor: Anchor) -> list[SchemaProblem]:
     if keyword == "pattern":
         if named == "node-name":
             label = next((p for p in reversed(path) if isinstance(p, str)), "?")
-            return one(f"node name {found} in runner label `{label}` does not look like <fleet>_<NN> (for example mi355x-amds_00)")
+            return one(f"node name {json.dumps(instance)} in runner label `{label}` does not look like <fleet>_<NN> (for example mi355x-amds_00)")
         return one(f"{what} must match {expected_value}, found {found}")
     if keyword == "dependentRequired":
         present = [k for k in expected_value if isinstance(node, dict) and k in node]
