@@ -19,6 +19,7 @@ from typing import Callable
 from ..findings import Location
 from .parse import Node
 from .state import ArrayVal, Binding, State
+from .arith import parse_int
 from .model import MissingEnv, Value
 
 # Variables a runner's environment provides beyond the job contract: their
@@ -180,7 +181,7 @@ class Expander:
 
     def field_value(self, f: Field, node: Node) -> Value:
         """The :class:`Value` of one field: its origin when one variable makes it up entirely."""
-        pieces = _significant(f.pieces)
+        pieces = significant(f.pieces)
         if len(pieces) == 1 and pieces[0].origin is not None:
             p = pieces[0]
             o = p.origin
@@ -211,7 +212,7 @@ class Expander:
 
     def scalar_value(self, node: Node, location: Location, expression: str) -> Value:
         text, all_pieces = self.scalar_text(node)
-        pieces = _significant(all_pieces)
+        pieces = significant(all_pieces)
         if len(pieces) == 1 and pieces[0].origin is not None and pieces[0].origin.text == text:
             o = pieces[0].origin
             return Value(text, location, o.conditional, expression, o.alternatives)
@@ -221,7 +222,7 @@ class Expander:
     def _word(self, n: Node, fb: FieldBuilder, quoted: bool) -> None:
         t = n.type
         if t in ("word", "number", "extglob_pattern", "regex", "test_operator"):
-            fb.add(Piece(unescape_word(n.text) if t == "word" and not quoted else n.text))
+            fb.add(Piece(unescape_word(n.text) if t == "word" else n.text))
         elif t == "string":
             # "..." always yields a field, even when empty; "${A[@]}" may yield several.
             fb.add(Piece(""))
@@ -318,6 +319,16 @@ class Expander:
                 fb.add(Piece(None, Value(None, n.location(), False, n.text)))
                 return
             name = ref.text
+        if (index in ("@", "*") or name in ("@", "*")) and rest and rest[0].type == ":":
+            # ${@:2}, ${ARR[@]:1:2}: a slice of the elements (positional: $0 is index 0).
+            nums = [parse_int(c.text) for c in rest[1:] if c.type in ("number", "word")]
+            items = self.elements(name, n)
+            offset = nums[0] if nums and nums[0] is not None else 0
+            if name in ("@", "*"):
+                offset = max(offset - 1, 0)
+            end = offset + nums[1] if len(nums) > 1 and nums[1] is not None else None
+            self._emit_all(items[offset:end], fb, quoted, star=(index or name) == "*")
+            return
         if index in ("@", "*") and not rest:
             items = self.elements(name, n)
             if length:
@@ -368,7 +379,7 @@ class Expander:
         fb = FieldBuilder()
         for c in nodes:
             self._word(c, fb, quoted=True)
-        pieces = _significant([p for f in fb.fields for p in f.pieces])
+        pieces = significant([p for f in fb.fields for p in f.pieces])
         if len(pieces) == 1 and pieces[0].origin is not None and pieces[0].origin.text is not None:
             return pieces[0].origin
         texts = [p.text for p in pieces]
@@ -444,7 +455,7 @@ class Expander:
         return unknown
 
 
-def _significant(pieces: list[Piece]) -> list[Piece]:
+def significant(pieces: list[Piece]) -> list[Piece]:
     """Pieces that carry text or a source (the empty piece an opening quote adds does not)."""
     return [p for p in pieces if p.origin is not None or p.text != ""]
 

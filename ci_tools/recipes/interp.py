@@ -146,7 +146,23 @@ class Interpreter(Expander):
         double = bool(n.children) and n.children[0].type == "[["
         if not inner:
             return False
-        return test_expression(self, inner[0], double)
+        if double:
+            return test_expression(self, inner[0], True)
+        # `[ ]` is an ordinary command: its words follow POSIX test precedence
+        # (-o below -a), which tree-sitter's expression tree does not model.
+        words: list[str | None] = []
+        for c in inner:
+            self._test_words(c, words)
+        return test_argv(words, self, n)
+
+    def _test_words(self, node: Node, out: list[str | None]) -> None:
+        if node.type in ("binary_expression", "unary_expression", "parenthesized_expression"):
+            for c in node.children:
+                self._test_words(c, out)
+        elif node.type == "test_operator" or not node.named:
+            out.append(node.text)
+        else:
+            out.append(self.scalar_text(node)[0])
 
     def _function_definition(self, n: Node) -> Tri:
         name = next((c for c in n.children if c.type == "word"), None)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from .expand import Field, Piece
+from .expand import Field, Piece, significant
 from .model import ServerFlag, Value
 
 UNKNOWN_FLAG = "<unknown>"
@@ -48,19 +48,17 @@ def _is_flag(text: str | None) -> bool:
 
 def _after_equals(field: Field, value: Value) -> Value:
     """The part of ``--flag=VALUE`` after ``=``, attributed to its variable when one makes it up."""
-    seen = ""
     for i, p in enumerate(field.pieces):
         if p.text is None:
             break
         if "=" in p.text:
             rest_text = p.text.split("=", 1)[1]
-            rest: list[Piece] = ([Piece(rest_text, p.origin)] if rest_text else []) + field.pieces[i + 1:]
+            rest = significant(([Piece(rest_text, p.origin)] if rest_text else []) + field.pieces[i + 1:])
             if len(rest) == 1 and rest[0].origin is not None and rest[0].text == rest[0].origin.text:
                 return rest[0].origin
             texts = [r.text for r in rest]
             text = None if any(t is None for t in texts) else "".join(t for t in texts if t is not None)
             return Value(text, value.location, value.conditional, value.expression)
-        seen += p.text
     tail = value.text.split("=", 1)[1] if value.text and "=" in value.text else None
     return Value(tail, value.location, value.conditional, value.expression)
 
@@ -80,7 +78,7 @@ def parse_flags(fields: list[Field], values: list[Value]) -> list[ServerFlag]:
         if not _is_flag(text):
             i += 1  # positional argument
             continue
-        if text.startswith("--") and "=" in text or (text.startswith("--") and v.text is None):
+        if text.startswith("--") and "=" in text:
             name = text.split("=", 1)[0]
             flags.append(ServerFlag(name, _after_equals(fields[i], v), v.location, v.conditional))
             i += 1
