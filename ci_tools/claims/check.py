@@ -1,0 +1,304 @@
+"""The claims checker: appended changelog entries and the PR description against the jobs.
+
+Entry point for ``ci-tools claims`` and for the ``claims`` stage of
+``ci-tools check``.  For each appended entry: the jobs of its config keys and
+scenario types at the head revision, their recipes evaluated once per
+distinct input, a catalog of the subjects those recipes set, the claims of
+each description bullet, and a verdict per claim.  The PR description is read
+the same way, scoped to every appended entry's jobs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
+
+from ..config import ProjectConfig
+from ..findings import Finding, Location
+from ..matrix import Job, expand, keys_matching
+from ..model.repository import RepoData
+from ..recipes.model import RecipeEval
+from ..rules.claims_rules import CLAIM_CONTRADICTED, CLAIM_PARTLY_CONTRADICTED, CLAIM_UNVERIFIED
+from ..rules.registry import make_finding
+from ..snapshot import Snapshot
+from ..yamlpos import PosMap, PosSeq
+from .compare import Judgement, judge
+from .extract import Claim, Extraction, Unverified, extract
+from .sentences import SourceText, plain_source, scalar_source
+from .subjects import Catalog, ClaimsSettings, catalog_from, parse_settings
+from .values import Bool, Number
+
+if TYPE_CHECKING:
+    from ..check import CheckContext
+
+Evaluate = Callable[[Job, ProjectConfig, Snapshot], "RecipeEval | None"]
+
+
+@dataclass
+class EntryInput:
+    """One appended changelog entry, as the checker reads it."""
+
+    patterns: list[str]
+    scenarios: tuple[str, ...]
+    descriptions: list[SourceText]
+    location: Location  # the entry's first line
+
+
+def entry_inputs(path: str, file_text: str, entries: Iterable[Any]) -> list[EntryInput]:
+    """From changelog entries (PosMap items with a line ``offset``, as the changelog gate yields them)."""
+    out: list[EntryInput] = []
+    for entry in entries:
+        data = getattr(entry, "data", entry)
+        offset = int(getattr(entry, "offset", 0))
+        if not isinstance(data, PosMap):
+            continue
+        keys = data.get("config-keys")
+        patterns = [k for k in keys if isinstance(k, str)] if isinstance(keys, list) else []
+        scen = data.get("scenario-type")
+        scenarios = tuple(s for s in scen if isinstance(s, str)) if isinstance(scen, list) else ()
+        descs: list[SourceText] = []
+        raw = data.get("description")
+        if isinstance(raw, PosSeq):
+            for i, item in enumerate(raw):
+                if isinstance(item, str):
+                    line, col = raw.item_span(i)[:2]
+                    descs.append(scalar_source(path, file_text, line + offset, col, item))
+        line = data.span[0] + offset if data.span[0] else offset + 1
+        out.append(EntryInput(patterns, scenarios, descs, Location(path, line, 1)))
+    return out
+
+
+def appended_entries(path: str, base_value: Any, head_value: Any, head_text: str) -> list[EntryInput]:
+    """Head entries beyond the base's count (the changelog gate reports any other kind of edit)."""
+    if not isinstance(head_value, list):
+        return []
+    count = len(base_value) if isinstance(base_value, list) else 0
+    return entry_inputs(path, head_text, head_value[count:])
+
+
+class EvalCache:
+    """Recipe evaluation once per distinct input: recipe bytes, shared library bytes, job env, row."""
+
+    def __init__(self, config: ProjectConfig, evaluate: Evaluate | None = None) -> None:
+        self.config = config
+        self._evaluate = evaluate
+        self._cache: dict[tuple[Any, ...], RecipeEval | None] = {}
+        self._digests: dict[int, str] = {}
+
+    def _digest(self, data: bytes | None) -> str:
+        if data is None:
+            return ""
+        key = id(data)
+        found = self._digests.get(key)
+        if found is None:
+            found = hashlib.sha1(data).hexdigest()
+            self._digests[key] = found
+        return found
+
+    def evaluate(self, job: Job, snapshot: Snapshot) -> RecipeEval | None:
+        from ..contract import job_env, resolve_recipe
+
+        evaluate = self._evaluate
+        if evaluate is None:
+            from ..recipes.evaluate import evaluate_job
+
+            evaluate = self._evaluate = evaluate_job
+        resolution = resolve_recipe(job, self.config, snapshot)
+        if resolution.path is None:
+            return None
+        key = (resolution.path, self._digest(snapshot.read(resolution.path)),
+               self._digest(snapshot.read(self.config.benchmark_lib)),
+               tuple(sorted(job_env(job).items())), job.row.path, job.row.line)
+        if key not in self._cache:
+            self._cache[key] = evaluate(job, self.config, snapshot)
+        return self._cache[key]
+
+
+@dataclass
+class ClaimsReport:
+    findings: list[Finding] = field(default_factory=list)
+    unverified: list[Unverified] = field(default_factory=list)
+    claims: list[Claim] = field(default_factory=list)
+    mentioned: set[str] = field(default_factory=set)
+    words: set[str] = field(default_factory=set)
+
+
+def settings_for(config: ProjectConfig) -> ClaimsSettings:
+    return parse_settings(config.section("claims"), config.source)
+
+
+def entry_jobs(repo: RepoData, entry: EntryInput) -> list[Job]:
+    keys = keys_matching(entry.patterns, repo.configs)
+    jobs = expand(repo, keys)
+    if entry.scenarios:
+        jobs = [j for j in jobs if j.scenario in entry.scenarios]
+    return jobs
+
+
+def check_entries(config: ProjectConfig, head_repo: RepoData, head_snapshot: Snapshot, entries: Sequence[EntryInput], *,
+                  pr_body: SourceText | None = None, cache: EvalCache | None = None,
+                  base_repo: RepoData | None = None, base_snapshot: Snapshot | None = None,
+                  with_recipes: bool = True, verbose: bool = False) -> ClaimsReport:
+    settings = settings_for(config)
+    cache = cache or EvalCache(config)
+    report = ClaimsReport()
+    all_jobs: dict[str, Job] = {}
+    evals: dict[str, RecipeEval | None] = {}
+    per_entry: list[list[Job]] = []
+    for entry in entries:
+        jobs = entry_jobs(head_repo, entry)
+        per_entry.append(jobs)
+        for job in jobs:
+            all_jobs[job.id] = job
+            if with_recipes and job.id not in evals:
+                evals[job.id] = cache.evaluate(job, head_snapshot)
+    extra: list[RecipeEval | None] = []
+    if with_recipes and base_repo is not None and base_snapshot is not None:
+        for entry in entries:
+            for job in entry_jobs(base_repo, entry):
+                extra.append(cache.evaluate(job, base_snapshot))
+    catalog = catalog_from([*evals.values(), *extra], settings) if with_recipes else None
+    for entry, jobs in zip(entries, per_entry):
+        for source in entry.descriptions:
+            _check_text(source, catalog, jobs, evals, head_repo, report, "changelog")
+    if pr_body is not None:
+        _check_text(pr_body, catalog, list(all_jobs.values()), evals, head_repo, report, "PR description")
+    if verbose:
+        for u in report.unverified:
+            detail = f" (candidates: {', '.join(u.candidates)})" if u.candidates else ""
+            report.findings.append(make_finding(
+                CLAIM_UNVERIFIED, f"not verified: `{u.phrase}`: {u.reason}{detail}", u.location,
+                data={"phrase": u.phrase, "reason": u.reason, "candidates": list(u.candidates)}))
+    return report
+
+
+def _check_text(source: SourceText, catalog: Catalog | None, jobs: list[Job], evals: Mapping[str, RecipeEval | None],
+                repo: RepoData, report: ClaimsReport, origin: str) -> None:
+    found: Extraction = extract(source, catalog)
+    report.mentioned |= found.mentioned
+    report.words |= found.words
+    report.unverified.extend(found.unverified)
+    for claim in found.claims:
+        report.claims.append(claim)
+        judgement = judge(claim, jobs, evals, repo)
+        if judgement is None:
+            continue
+        outcome = judgement.outcome
+        if outcome == "unknown" and claim.kind == "recipe":
+            report.unverified.append(Unverified(_phrase(claim), claim.location, "no job in scope has a known value"))
+        elif outcome in ("false", "mixed"):
+            report.findings.append(_finding(judgement, origin))
+
+
+def _phrase(claim: Claim) -> str:
+    if claim.subject is None:
+        return claim.value.describe()
+    p = claim.phrase
+    if p.startswith("--") or "_" in p or p == claim.subject.name or p.isupper():
+        return p
+    return p if p.split()[0].isupper() else f"the {p.lower()}"
+
+
+def _claimed(claim: Claim) -> str:
+    v = claim.value
+    if isinstance(v, Number):
+        shown = v.text
+        if len(v.candidates) == 1 and not any(ch.isdigit() for ch in v.text):
+            n = next(iter(v.candidates))
+            shown = str(int(n)) if n == int(n) else str(n)
+        unit = v.unit if v.unit and not v.text.lower().endswith(v.unit) else ""
+        return f"{shown} {unit}".strip()
+    if isinstance(v, Bool):
+        return "on" if v.on else "off"
+    return v.describe()
+
+
+def _statement(claim: Claim) -> str:
+    if claim.kind == "recipe":
+        return f"{_phrase(claim)} is {_claimed(claim)}"
+    if claim.kind == "image":
+        return f"the image is {claim.value.describe()}"
+    if claim.kind == "concurrency":
+        return f"concurrency {claim.value.describe().split(' ', 1)[-1] if ' ' in claim.value.describe() else claim.value.describe()} is run"
+    return f"{'a job' if claim.existential else 'the jobs'} run{'s' if claim.existential else ''} {claim.value.describe()}"
+
+
+def _at(loc: Location | None) -> str:
+    if loc is None or not loc.path:
+        return ""
+    return f" ({loc.path}:{loc.line})" if loc.line else f" ({loc.path})"
+
+
+def _keys(jobs: Iterable[Job]) -> str:
+    keys = sorted({j.config_key for j in jobs})
+    if len(keys) <= 2:
+        return " and ".join(keys)
+    return f"{len(keys)} configs ({', '.join(keys[:3])}{', ...' if len(keys) > 3 else ''})"
+
+
+def _finding(j: Judgement, origin: str) -> Finding:
+    claim = j.claim
+    false = j.false
+    first_job, first = false[0]
+    label = claim.scope.label()
+    label = f"{label} " if label else ""
+    if claim.kind == "concurrency":
+        missing = first.value
+        desc = f"{_keys(j.jobs)} ({'no job runs' if ',' not in missing else 'no jobs run'} concurrency {missing.replace(',', ', ')})"
+        message = f"{origin} says {_statement(claim)}{_at(claim.location)}, but {first.text}{_at(first.location)} for {label}{desc}"
+        rule = CLAIM_CONTRADICTED
+    elif j.outcome == "false":
+        n = len(j.jobs)
+        if j.existential:
+            who = f"every {label}job of {_keys(j.jobs)} (none matches)"
+        else:
+            who = f"the only {label}job of {_keys(j.jobs)}" if n == 1 else f"all {n} {label}jobs of {_keys(j.jobs)}"
+        message = f"{origin} says {_statement(claim)}{_at(claim.location)}, but {first.text}{_at(first.location)} for {who}"
+        rule = CLAIM_CONTRADICTED
+    else:
+        shown = ", ".join(job.label() for job, _ in false[:4]) + (", ..." if len(false) > 4 else "")
+        message = (f"{origin} says {_statement(claim)}{_at(claim.location)}, but {first.text}{_at(first.location)} "
+                   f"for {len(false)} of {len(j.jobs)} {label}jobs of {_keys(j.jobs)}: {shown}")
+        rule = CLAIM_PARTLY_CONTRADICTED
+    related: list[Location] = []
+    for _, a in false:
+        if a.location is not None and a.location.path and a.location not in related:
+            related.append(a.location)
+        if len(related) >= 3:
+            break
+    keys = sorted({job.config_key for job, _ in false})
+    subject = claim.subject.name if claim.subject else {"image": "image", "concurrency": "concurrency"}.get(claim.kind, "tp/ep/dp-attn")
+    data = {
+        "config_key": keys[0] if len(keys) == 1 else keys,
+        "subject": subject,
+        "claimed": _claimed(claim),
+        "actual": first.value,
+        "jobs": [job.label() for job, _ in false] if claim.kind != "concurrency" else [],
+        "origin": origin,
+    }
+    return make_finding(rule, message, claim.location, related=related, data=data)
+
+
+def pr_body_source(path: str, text: str) -> SourceText:
+    return plain_source(path, text)
+
+
+def claims_stage(ctx: CheckContext) -> list[Finding]:
+    """The ``claims`` stage of ``ci-tools check``: appended entries (and the PR description)."""
+    if not ctx.compared:
+        return []
+    change = ctx.changelog
+    head_bytes = change.head_bytes or b""
+    entries = entry_inputs(ctx.config.changelog, head_bytes.decode("utf-8", "replace"), change.new_entries)
+    body = pr_body_source("PR description", ctx.pr_body) if ctx.pr_body else None
+    if not entries:
+        return []
+    from .undocumented import undocumented_changes
+
+    cache = EvalCache(ctx.config)
+    report = check_entries(ctx.config, ctx.head_configs_repo, ctx.head_snapshot, entries, pr_body=body, cache=cache,
+                           base_repo=ctx.base_repo, base_snapshot=ctx.base_snapshot)
+    report.findings += undocumented_changes(ctx.config, entries, report, ctx.base_repo, ctx.base_snapshot,
+                                            ctx.head_configs_repo, ctx.head_snapshot, cache)
+    return report.findings

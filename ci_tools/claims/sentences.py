@@ -1,0 +1,237 @@
+"""Prose split into sentences and clauses, every character tied to a file position.
+
+A description bullet is a YAML scalar: its text differs from the bytes on disk
+by quotes, escapes and line folding.  :func:`scalar_source` walks the raw
+scalar once and records where each decoded character was written, so a claim
+points at the exact line and column in ``perf-changelog.yaml``; when the walk
+cannot reproduce the parsed value (an exotic scalar style), every character
+maps to the scalar's start, which is still the right line.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+
+from ..findings import Location
+
+
+@dataclass(frozen=True)
+class SourceText:
+    """A piece of prose and, per character, the (line, column) it was written at."""
+
+    path: str
+    text: str
+    positions: tuple[tuple[int, int], ...]  # len(text) + 1 entries (the last is the end)
+
+    def location(self, start: int, end: int, note: str = "") -> Location:
+        start = max(0, min(start, len(self.text)))
+        end = max(start, min(end, len(self.text)))
+        line, col = self.positions[start]
+        if end > start:
+            end_line, end_col = self.positions[end - 1]
+            end_col += 1
+        else:
+            end_line, end_col = line, col
+        return Location(self.path, line, col, end_line, end_col, note)
+
+
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    for m in re.finditer("\n", text):
+        starts.append(m.end())
+    return starts
+
+
+def _pos(starts: list[int], offset: int) -> tuple[int, int]:
+    i = bisect.bisect_right(starts, offset) - 1
+    return (i + 1, offset - starts[i] + 1)
+
+
+def plain_source(path: str, text: str, first_line: int = 1) -> SourceText:
+    """A text file (a PR description): positions straight from the characters."""
+    starts = _line_starts(text)
+    positions = [(line + first_line - 1, col) for line, col in (_pos(starts, i) for i in range(len(text) + 1))]
+    return SourceText(path, text, tuple(positions))
+
+
+_ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "t": "\t", "\t": "\t", "n": "\n", "v": "\v", "f": "\f",
+            "r": "\r", "e": "\x1b", " ": " ", '"': '"', "/": "/", "\\": "\\", "N": "\x85", "_": "\xa0"}
+
+
+def _walk_quoted(raw: str, i: int, quote: str) -> tuple[list[str], list[int]] | None:
+    chars: list[str] = []
+    offs: list[int] = []
+    i += 1
+    n = len(raw)
+    while i < n:
+        c = raw[i]
+        if c == quote:
+            if quote == "'" and i + 1 < n and raw[i + 1] == "'":
+                chars.append("'")
+                offs.append(i)
+                i += 2
+                continue
+            return chars, offs
+        if quote == '"' and c == "\\":
+            if i + 1 >= n:
+                return None
+            e = raw[i + 1]
+            if e == "\n":
+                i += 2
+                while i < n and raw[i] in " \t":
+                    i += 1
+                continue
+            if e in "xuU":
+                width = {"x": 2, "u": 4, "U": 8}[e]
+                try:
+                    chars.append(chr(int(raw[i + 2:i + 2 + width], 16)))
+                except ValueError:
+                    return None
+                offs.append(i)
+                i += 2 + width
+                continue
+            if e not in _ESCAPES:
+                return None
+            chars.append(_ESCAPES[e])
+            offs.append(i)
+            i += 2
+            continue
+        if c == "\n":
+            # Line folding: trailing blanks dropped, one break -> space, more -> newlines.
+            while chars and chars[-1] in " \t" and offs[-1] >= 0:
+                chars.pop()
+                offs.pop()
+            breaks = 0
+            j = i
+            while j < n and raw[j] in " \t\n":
+                if raw[j] == "\n":
+                    breaks += 1
+                j += 1
+            if breaks == 1:
+                chars.append(" ")
+                offs.append(i)
+            else:
+                for _ in range(breaks - 1):
+                    chars.append("\n")
+                    offs.append(i)
+            i = j
+            continue
+        chars.append(c)
+        offs.append(i)
+        i += 1
+    return None
+
+
+def _walk_plain(raw: str, i: int, value: str) -> tuple[list[str], list[int]] | None:
+    chars: list[str] = []
+    offs: list[int] = []
+    n = len(raw)
+    while i < n and len(chars) < len(value):
+        c = raw[i]
+        if c == "\n":
+            j = i
+            while j < n and raw[j] in " \t\n":
+                j += 1
+            chars.append(" ")
+            offs.append(i)
+            i = j
+            continue
+        chars.append(c)
+        offs.append(i)
+        i += 1
+    return chars, offs
+
+
+def scalar_source(path: str, file_text: str, line: int, column: int, value: str) -> SourceText:
+    """Positions of a YAML scalar's characters, starting at 1-based (line, column)."""
+    starts = _line_starts(file_text)
+    fallback = SourceText(path, value, tuple([(line, column)] * (len(value) + 1)))
+    if not 1 <= line <= len(starts):
+        return fallback
+    start = starts[line - 1] + column - 1
+    if start >= len(file_text):
+        return fallback
+    first = file_text[start]
+    walked = _walk_quoted(file_text, start, first) if first in "\"'" else (
+        None if first in "|>" else _walk_plain(file_text, start, value))
+    if walked is None:
+        return fallback
+    chars, offs = walked
+    if "".join(chars) != value:
+        return fallback
+    end_off = offs[-1] + 1 if offs else start
+    positions = [_pos(starts, o) for o in offs] + [_pos(starts, end_off)]
+    return SourceText(path, value, tuple(positions))
+
+
+@dataclass(frozen=True)
+class Clause:
+    source: SourceText
+    start: int
+    end: int
+    sentence: int  # index of the sentence within its source
+    index: int  # index of the clause within its sentence
+
+    @property
+    def text(self) -> str:
+        return self.source.text[self.start:self.end]
+
+
+# Sentence ends: ". " before a capital/number/quote/paren (not "e.g. ", "vs. ",
+# "0.5.14"), "!", "?", ";", line breaks and the CJK full stops.
+_SENTENCE_END = re.compile(
+    r"(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)(?<!\betc)(?<!\bapprox)[.!?](?=\s+[\"'(\[A-Z0-9\u4e00-\u9fff]|\s*$)"
+    r"|;\s|[。！？；]|\n+"
+)
+# Clause breaks inside a sentence.  A comma only breaks when a word (not a
+# number, not "and <number>") follows, so "concurrency 1, 2, 4, and 8" and
+# "[1, 4, 8]" stay whole.
+_CLAUSE_BREAK = re.compile(
+    r",\s+(?=(?:and\s+|or\s+|but\s+|so\s+)?(?![0-9\[]|and\s+[0-9]|or\s+[0-9])[A-Za-z\-`'\"(\u4e00-\u9fff])"
+    r"|:\s+|\s+(?:—|--|–)\s+|\s+(?:while|whereas|but|so that|so)\s+(?=[a-z])"
+    r"|[，、：]|\s\(\s*(?=(?:was|previously|formerly|from)\b)"
+)
+
+
+def _trim(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start] in " \t\n\"'":
+        start += 1
+    while end > start and text[end - 1] in " \t\n.":
+        end -= 1
+    return start, end
+
+
+def split_sentences(source: SourceText) -> list[tuple[int, int]]:
+    text = source.text
+    out: list[tuple[int, int]] = []
+    pos = 0
+    for m in _SENTENCE_END.finditer(text):
+        s, e = _trim(text, pos, m.start() + (1 if text[m.start()] in ".!?" else 0))
+        if e > s:
+            out.append((s, e))
+        pos = m.end()
+    s, e = _trim(text, pos, len(text))
+    if e > s:
+        out.append((s, e))
+    return out
+
+
+def split_clauses(source: SourceText) -> list[Clause]:
+    """Every clause of every sentence, in reading order."""
+    text = source.text
+    clauses: list[Clause] = []
+    for s_index, (s_start, s_end) in enumerate(split_sentences(source)):
+        pos = s_start
+        c_index = 0
+        for m in _CLAUSE_BREAK.finditer(text, s_start, s_end):
+            cs, ce = _trim(text, pos, m.start())
+            if ce > cs:
+                clauses.append(Clause(source, cs, ce, s_index, c_index))
+                c_index += 1
+            pos = m.end()
+        cs, ce = _trim(text, pos, s_end)
+        if ce > cs:
+            clauses.append(Clause(source, cs, ce, s_index, c_index))
+    return clauses

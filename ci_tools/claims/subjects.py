@@ -1,0 +1,263 @@
+"""What a phrase is about: recipe env vars, server flags, recipe variables.
+
+A subject is named in prose either by its identifier (``ATOM_DP_LB_REQ_EQUIV=0``,
+``--state-checkpoint-interval-tokens``, ``max-num-seqs``) or by words derived
+from it (``state checkpoint interval``; ``request equivalence`` through the
+abbreviation table REQ -> request, EQUIV -> equivalence).  Domain terms that
+no identifier spells (TBO, EPLB, "MTP acceptance") come from the vocabulary:
+defaults below, extended or overridden by the ``claims:`` section of
+``.ci-tools.yaml``.
+
+Matching is deliberately conservative: derived words must cover at least two
+consecutive words of one subject, and a phrase that fits two subjects equally
+well names neither (it is reported as unverified, never as a finding).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+from ..errors import UsageError
+
+ABBREVIATIONS: dict[str, tuple[str, ...]] = {
+    "req": ("request",), "reqs": ("request",), "equiv": ("equivalence",), "lb": ("load", "balance"),
+    "attn": ("attention",), "mem": ("memory",), "frac": ("fraction",), "ckpt": ("checkpoint",),
+    "chkpt": ("checkpoint",), "bs": ("batch", "size"), "spec": ("speculative",), "conc": ("concurrency",),
+    "len": ("length",), "acc": ("acceptance",), "cfg": ("config",), "util": ("utilization",),
+    "toks": ("token",), "seqs": ("seq",), "seq": ("seq",), "num": ("num",), "tbo": ("tbo",),
+    "a2a": ("all2all",), "alltoall": ("all2all",), "moe": ("moe",), "prefill": ("prefill",),
+    "max": ("max",), "tp": ("tp",), "ep": ("ep",), "dp": ("dp",), "kv": ("kv",),
+}
+# Identifier parts that only say which program reads the setting.
+_NOISE_PREFIX = {"atom", "sglang", "vllm", "rocm", "enable", "disable", "use", "set", "hip", "nccl", "rccl"}
+# Recipe inputs from the job's environment: named by config fields, not subjects.
+CONTRACT_NAMES = frozenset({
+    "MODEL", "MODEL_PREFIX", "IMAGE", "FRAMEWORK", "PRECISION", "ISL", "OSL", "MAX_MODEL_LEN", "TP",
+    "PP_SIZE", "DCP_SIZE", "PCP_SIZE", "EP_SIZE", "DP_ATTENTION", "CONC", "SPEC_DECODING", "DISAGG",
+    "RUN_EVAL", "EVAL_ONLY", "SCENARIO_TYPE", "IS_AGENTIC", "KV_OFFLOADING", "KV_OFFLOAD_BACKEND",
+    "TOTAL_CPU_DRAM_GB", "DURATION", "EXP_NAME", "RESULT_DIR", "PORT", "RUNNER_NAME", "GPU_COUNT",
+    "CONC_LIST", "HOME", "PATH", "PWD",
+})
+
+
+def stem(word: str) -> str:
+    w = word.lower()
+    if len(w) > 3 and w.endswith("ies"):
+        return w[:-3] + "y"
+    if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
+        return w[:-1]
+    return w
+
+
+def identifier_words(name: str) -> tuple[str, ...]:
+    """``--state-checkpoint-interval-tokens`` -> (state, checkpoint, interval, token)."""
+    parts = [p for p in re.split(r"[-_.]+", name.strip("-")) if p]
+    out: list[str] = []
+    for p in parts:
+        low = p.lower()
+        out.extend(stem(w) for w in ABBREVIATIONS.get(low, (low,)))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class Subject:
+    kind: str  # "flag" | "env" | "var"
+    name: str
+
+    @property
+    def words(self) -> tuple[str, ...]:
+        words = list(identifier_words(self.name))
+        while len(words) > 1 and words[0] in _NOISE_PREFIX:
+            words.pop(0)
+        return tuple(words)
+
+    def display(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class VocabularyEntry:
+    term: str
+    patterns: tuple[str, ...]
+    true_words: tuple[str, ...] = ()
+    false_words: tuple[str, ...] = ()
+
+    @property
+    def term_words(self) -> tuple[str, ...]:
+        return tuple(stem(w) for w in re.findall(r"[A-Za-z0-9]+|[\u4e00-\u9fff]+", self.term))
+
+
+_MTP_ACCEPTANCE = ("--*acceptance-length*", "--*acceptance-len*", "*ACCEPTANCE_LENGTH*", "*ACC_LEN*")
+DEFAULT_VOCABULARY: tuple[VocabularyEntry, ...] = (
+    VocabularyEntry("TBO", ("--enable-tbo", "--enable-two-batch-overlap")),
+    VocabularyEntry("two batch overlap", ("--enable-tbo", "--enable-two-batch-overlap")),
+    VocabularyEntry("two-batch overlap", ("--enable-tbo", "--enable-two-batch-overlap")),
+    VocabularyEntry("EPLB", ("--enable-eplb", "--*eplb*", "*_EPLB")),
+    VocabularyEntry("MTP acceptance", _MTP_ACCEPTANCE, ("golden", "synthetic", "simulated"), ("real", "真实")),
+    VocabularyEntry("MTP 接受率", _MTP_ACCEPTANCE, ("golden", "synthetic", "simulated"), ("real", "真实")),
+    VocabularyEntry("MTP acceptance length", _MTP_ACCEPTANCE, ("golden", "synthetic", "simulated"), ("real",)),
+    VocabularyEntry("acceptance length", _MTP_ACCEPTANCE, ("golden", "synthetic", "simulated"), ("real",)),
+    VocabularyEntry("prefix caching", ("--enable-prefix-caching",)),
+)
+
+
+@dataclass(frozen=True)
+class ClaimsSettings:
+    vocabulary: tuple[VocabularyEntry, ...] = DEFAULT_VOCABULARY
+    abbreviations: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+def _strings(value: Any, where: str, source: str | None) -> tuple[str, ...]:
+    if isinstance(value, str) and value:
+        return (value,)
+    if isinstance(value, list) and value and all(isinstance(v, str) and v for v in value):
+        return tuple(value)
+    raise UsageError(f"`{where}` must be a string or a non-empty list of strings, found {value!r}", path=source)
+
+
+def parse_settings(section: Mapping[str, Any], source: str | None = None) -> ClaimsSettings:
+    """The ``claims:`` section: ``vocabulary`` (term -> subject(s) or a mapping) and ``abbreviations``.
+
+    Example::
+
+        claims:
+          vocabulary:
+            TBO: --enable-tbo
+            MTP acceptance:
+              subject: ["--*acceptance-length*"]
+              true-words: [golden, synthetic]
+              false-words: [real]
+          abbreviations:
+            EQUIV: equivalence
+    """
+    unknown = set(section) - {"vocabulary", "abbreviations", "replace-default-vocabulary"}
+    if unknown:
+        raise UsageError(f"unknown key `claims.{sorted(unknown)[0]}`, expected `vocabulary`, `abbreviations` "
+                         "or `replace-default-vocabulary`", path=source)
+    replace = section.get("replace-default-vocabulary", False)
+    if not isinstance(replace, bool):
+        raise UsageError(f"`claims.replace-default-vocabulary` must be true or false, found {replace!r}", path=source)
+    entries: list[VocabularyEntry] = []
+    vocab = section.get("vocabulary", {})
+    if not isinstance(vocab, Mapping):
+        raise UsageError(f"`claims.vocabulary` must map terms to subjects, found {vocab!r}", path=source)
+    for term, spec in vocab.items():
+        where = f"claims.vocabulary.{term}"
+        if not isinstance(term, str) or not term.strip():
+            raise UsageError(f"`claims.vocabulary` terms must be non-empty strings, found {term!r}", path=source)
+        if isinstance(spec, Mapping):
+            extra = set(spec) - {"subject", "true-words", "false-words"}
+            if extra or "subject" not in spec:
+                raise UsageError(f"`{where}` takes `subject` (required), `true-words`, `false-words`; "
+                                 f"found {sorted(spec)}", path=source)
+            entries.append(VocabularyEntry(
+                term, _strings(spec["subject"], f"{where}.subject", source),
+                _strings(spec["true-words"], f"{where}.true-words", source) if "true-words" in spec else (),
+                _strings(spec["false-words"], f"{where}.false-words", source) if "false-words" in spec else (),
+            ))
+        else:
+            entries.append(VocabularyEntry(term, _strings(spec, where, source)))
+    abbrevs: dict[str, tuple[str, ...]] = {}
+    raw_abbrevs = section.get("abbreviations", {})
+    if not isinstance(raw_abbrevs, Mapping):
+        raise UsageError(f"`claims.abbreviations` must map abbreviations to words, found {raw_abbrevs!r}", path=source)
+    for abbr, words in raw_abbrevs.items():
+        if not isinstance(abbr, str) or not isinstance(words, str) or not words.strip():
+            raise UsageError(f"`claims.abbreviations.{abbr}` must be a string of words, found {words!r}", path=source)
+        abbrevs[abbr.lower()] = tuple(stem(w) for w in words.split())
+    overridden = {e.term.lower() for e in entries}
+    defaults = () if replace else tuple(e for e in DEFAULT_VOCABULARY if e.term.lower() not in overridden)
+    return ClaimsSettings(vocabulary=(*entries, *defaults), abbreviations=abbrevs)
+
+
+@dataclass
+class Catalog:
+    """Every subject the recipes in scope know, with what kind of value it takes."""
+
+    subjects: dict[str, Subject] = field(default_factory=dict)
+    boolean_flags: set[str] = field(default_factory=set)
+    settings: ClaimsSettings = field(default_factory=ClaimsSettings)
+
+    def add(self, kind: str, name: str, boolean: bool = False) -> None:
+        if kind != "flag" and name in CONTRACT_NAMES:
+            return
+        existing = self.subjects.get(name)
+        if existing is None or (existing.kind == "var" and kind == "env"):
+            self.subjects[name] = Subject(kind, name)
+        if boolean:
+            self.boolean_flags.add(name)
+
+    def words_of(self, subject: Subject) -> tuple[str, ...]:
+        if not self.settings.abbreviations:
+            return subject.words
+        out: list[str] = []
+        for part in re.split(r"[-_.]+", subject.name.strip("-")):
+            if part:
+                low = part.lower()
+                out.extend(self.settings.abbreviations.get(low) or ABBREVIATIONS.get(low, (stem(low),)))
+        while len(out) > 1 and out[0] in _NOISE_PREFIX:
+            out.pop(0)
+        return tuple(out)
+
+    def by_identifier(self, token: str) -> list[Subject]:
+        """Subjects an identifier-shaped token names (exactly, or by its canonical words)."""
+        if token in self.subjects:
+            return [self.subjects[token]]
+        if token.startswith("--"):
+            return []
+        canon = identifier_words(token)
+        if token.isupper() or "_" in token and token.upper() == token:
+            kinds: tuple[str, ...] = ("env", "var")
+        elif "-" in token:
+            kinds = ("flag",)
+        else:
+            kinds = ("flag", "env")
+        for kind in kinds:
+            found = [s for s in self.subjects.values() if s.kind == kind and identifier_words(s.name) == canon]
+            if found:
+                return found
+        return []
+
+    def resolve_vocabulary(self, entry: VocabularyEntry) -> list[Subject]:
+        found: list[Subject] = []
+        for pattern in entry.patterns:
+            if any(ch in pattern for ch in "*?["):
+                found.extend(s for s in self.subjects.values() if fnmatch.fnmatchcase(s.name, pattern) and s not in found)
+            elif pattern in self.subjects and self.subjects[pattern] not in found:
+                found.append(self.subjects[pattern])
+        if found:
+            return found
+        concrete = [p for p in entry.patterns if not any(ch in p for ch in "*?[")]
+        if concrete:
+            # Named but passed by no recipe in scope: a flag whose absence is checkable.
+            return [Subject("flag" if concrete[0].startswith("--") else "env", concrete[0])]
+        return []
+
+    def is_boolean(self, subject: Subject) -> bool:
+        return subject.name in self.boolean_flags
+
+
+def catalog_from(evals: Iterable[Any], settings: ClaimsSettings) -> Catalog:
+    """Subjects of the given RecipeEval objects (None entries are skipped)."""
+    cat = Catalog(settings=settings)
+    valued: set[str] = set()
+    flags: set[str] = set()
+    for ev in evals:
+        if ev is None:
+            continue
+        for server in ev.servers:
+            for flag in server:
+                flags.add(flag.name)
+                if flag.value is not None:
+                    valued.add(flag.name)
+        for name in ev.env:
+            cat.add("env", name)
+        for name in ev.variables:
+            if name not in ev.env:
+                cat.add("var", name)
+    for name in flags:
+        cat.add("flag", name, boolean=name not in valued)
+    return cat

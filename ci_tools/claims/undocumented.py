@@ -1,0 +1,173 @@
+"""Changes nobody wrote down: effective values that differ between base and head.
+
+Jobs are paired across the two revisions by what identifies a point for a
+reader (config key, scenario, sequence lengths, concurrency, and the
+parallelism when that alone tells two points apart); a point that exists on
+one side only is the coverage and append-only checks' business.  For each
+pair, every server flag, exported env var and config field whose value
+differs is a change; a change is documented when an appended description
+names the subject (identifier, derived words, vocabulary) or its new value.
+
+Being lenient here is deliberate: this rule asks for a sentence, it does not
+check one, so any plausible mention counts.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any, Sequence
+
+from ..config import ProjectConfig
+from ..findings import Finding, Location
+from ..matrix import Job
+from ..model.repository import RepoData
+from ..recipes.model import RecipeEval
+from ..rules.claims_rules import CLAIM_UNDOCUMENTED_CHANGE
+from ..rules.registry import make_finding
+from ..snapshot import Snapshot
+from .check import ClaimsReport, EntryInput, EvalCache, entry_jobs
+from .subjects import CONTRACT_NAMES, identifier_words, stem
+
+CONFIG_FIELDS = ("image", "tp", "ep", "dp-attn", "spec-decoding", "kv-offloading")
+_GENERIC = {"max", "min", "num", "size", "mode", "type", "enable", "token", "config", "path", "use", "value",
+            "default", "total", "per", "dp", "tp", "ep", "kv", "gpu", "server", "port", "host", "model", "rate",
+            "length", "len", "batch", "memory", "backend", "dtype", "level", "count", "interval", "http", "id"}
+
+
+def _pair_key(job: Job) -> tuple[Any, ...]:
+    f = job.fields
+    return (job.config_key, job.scenario, f.get("isl"), f.get("osl"), job.conc, tuple(f.get("conc-list") or ()))
+
+
+def _pairs(base: Sequence[Job], head: Sequence[Job]) -> list[tuple[Job, Job]]:
+    by_base: dict[tuple[Any, ...], list[Job]] = defaultdict(list)
+    by_head: dict[tuple[Any, ...], list[Job]] = defaultdict(list)
+    for j in base:
+        by_base[_pair_key(j)].append(j)
+    for j in head:
+        by_head[_pair_key(j)].append(j)
+    out: list[tuple[Job, Job]] = []
+    for key, hs in by_head.items():
+        bs = by_base.get(key, [])
+        if len(bs) == 1 and len(hs) == 1:
+            out.append((bs[0], hs[0]))
+            continue
+        # Several points at one concurrency: pair them by parallelism.
+        for h in hs:
+            same = [b for b in bs if (b.fields.get("tp"), b.fields.get("ep"), b.fields.get("dp-attn"))
+                    == (h.fields.get("tp"), h.fields.get("ep"), h.fields.get("dp-attn"))]
+            if len(same) == 1:
+                out.append((same[0], h))
+    return out
+
+
+def _flag_values(ev: RecipeEval) -> dict[str, tuple[str, Location]]:
+    out: dict[str, tuple[str, Location]] = {}
+    for server in ev.servers:
+        for flag in server:
+            if flag.value is None:
+                out[flag.name] = ("(on)", flag.location)
+            else:
+                shown = flag.value.expression or flag.value.text or "?"
+                out[flag.name] = (shown if flag.value.text is None else _expr_or_text(flag.value.expression, flag.value.text),
+                                  flag.value.location)
+    return out
+
+
+def _expr_or_text(expression: str, text: str) -> str:
+    # A value computed from the job ($((2 * CONC))) reads better as its expression.
+    return expression if expression and any(ch in expression for ch in "$(") and "CONC" in expression else text
+
+
+def _env_values(ev: RecipeEval) -> dict[str, tuple[str, Location]]:
+    return {k: (v.text if v.text is not None else (v.expression or "?"), v.location)
+            for k, v in ev.env.items() if k not in CONTRACT_NAMES}
+
+
+def _mentioned(subject: str, values: Sequence[str], report: ClaimsReport) -> bool:
+    if subject in report.mentioned:
+        return True
+    words = report.words
+    distinctive = [w for w in identifier_words(subject) if len(w) >= 4 and w not in _GENERIC]
+    if any(w in words for w in distinctive):
+        return True
+    for value in values:
+        vw = [stem(w) for w in identifier_words(value) if w]
+        if vw and len("".join(vw)) >= 3 and all(w in words for w in vw) and not all(w.isdigit() for w in vw):
+            return True
+        if value and value in words:
+            return True
+    return False
+
+
+def _field_mentioned(name: str, report: ClaimsReport) -> bool:
+    kinds = {c.kind for c in report.claims}
+    if name == "image":
+        return "image" in kinds or "image" in report.words
+    if name in ("tp", "ep", "dp-attn"):
+        attr = {"tp": "tp", "ep": "ep", "dp-attn": "dp_attn"}[name]
+        return any(c.kind == "topology" and getattr(c.value, attr) is not None for c in report.claims) or (
+            name == "dp-attn" and bool({"dep", "dpa", "attention"} & report.words))
+    if name == "spec-decoding":
+        return bool({"mtp", "speculative", "spec", "eagle"} & report.words)
+    return bool(set(identifier_words(name)) & report.words)
+
+
+def undocumented_changes(config: ProjectConfig, entries: Sequence[EntryInput], report: ClaimsReport,
+                         base_repo: RepoData, base_snapshot: Snapshot, head_repo: RepoData, head_snapshot: Snapshot,
+                         cache: EvalCache) -> list[Finding]:
+    # (subject, before, after) -> jobs, location, entry
+    changes: dict[tuple[str, str, str], tuple[list[Job], Location | None, EntryInput]] = {}
+    for entry in entries:
+        pairs = _pairs(entry_jobs(base_repo, entry), entry_jobs(head_repo, entry))
+        for base_job, head_job in pairs:
+            diffs: list[tuple[str, str, str, Location | None]] = []
+            for name in CONFIG_FIELDS:
+                b, h = base_job.fields.get(name), head_job.fields.get(name)
+                if b != h:
+                    diffs.append((name, _shown(b), _shown(h), head_job.row))
+            b_ev, h_ev = cache.evaluate(base_job, base_snapshot), cache.evaluate(head_job, head_snapshot)
+            if b_ev is not None and h_ev is not None and not b_ev.errors and not h_ev.errors:
+                for getter in (_flag_values, _env_values):
+                    bv, hv = getter(b_ev), getter(h_ev)
+                    for name in sorted(set(bv) | set(hv)):
+                        before = bv.get(name, ("", None))[0] if name in bv else "(absent)"
+                        after = hv[name][0] if name in hv else "(absent)"
+                        if before != after:
+                            diffs.append((name, before, after, hv[name][1] if name in hv else bv[name][1]))
+            for name, before, after, where in diffs:
+                key = (name, before, after)
+                if key not in changes:
+                    changes[key] = ([], where, entry)
+                changes[key][0].append(head_job)
+    findings: list[Finding] = []
+    for (name, before, after), (jobs, where, entry) in sorted(changes.items()):
+        if name in CONFIG_FIELDS:
+            if _field_mentioned(name, report):
+                continue
+        elif _mentioned(name, [after, before], report):
+            continue
+        keys = sorted({j.config_key for j in jobs})
+        if before == "(absent)":
+            what = f"{name} {after} was added" if after != "(on)" else f"{name} was added"
+        elif after == "(absent)":
+            what = f"{name} was removed (it was {before})" if before != "(on)" else f"{name} was removed"
+        else:
+            what = f"{name} changed from {before} to {after}"
+        n = len(jobs)
+        message = (f"{what} for {n} job{'s' if n != 1 else ''} of {', '.join(keys)}; "
+                   f"the changelog entry does not mention it")
+        related = [where] if where is not None and where.path else []
+        findings.append(make_finding(
+            CLAIM_UNDOCUMENTED_CHANGE, message, entry.location, related=related,
+            data={"config_key": keys[0] if len(keys) == 1 else keys, "subject": name, "claimed": None,
+                  "before": before, "actual": after, "jobs": [j.label() for j in jobs]}))
+    return findings
+
+
+def _shown(value: Any) -> str:
+    if value is None:
+        return "(absent)"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)

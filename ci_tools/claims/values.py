@@ -1,0 +1,281 @@
+"""Asserted values as prose writes them, normalised for comparison.
+
+A claimed value keeps the text it was written as (for messages) and a
+normalised form.  Numbers with a ``K``/``M`` suffix are ambiguous between
+decimal and binary multiples (``32K state checkpoints`` means 32768, ``16K
+batching`` 16384, ``3K requests`` 3000), so a number carries every value it
+can stand for and matches any of them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Union
+
+NUMBER_WORDS = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
+    "sixteen": 16, "twenty": 20, "thirty-two": 32, "sixty-four": 64,
+    "single": 1, "double": 2, "twice": 2, "half": 0.5,
+}
+# Chinese numerals that appear in PR descriptions (零 = zero).
+CJK_NUMBERS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "八": 8, "十": 10}
+DTYPES = frozenset({
+    "fp4", "fp6", "fp8", "bf16", "fp16", "fp32", "int4", "int8", "mxfp4", "mxfp6", "mxfp8",
+    "nvfp4", "fp8_e4m3", "fp8_e5m2", "e4m3", "e5m2", "ptpc_fp8",
+})
+TRUE_WORDS = frozenset({"on", "true", "enabled", "enable", "yes"})
+FALSE_WORDS = frozenset({"off", "false", "disabled", "disable", "no", "none"})
+# Words written after a number that only name its unit.
+UNIT_WORDS = frozenset({
+    "token", "tokens", "second", "seconds", "s", "sec", "ms", "gb", "gib", "mb", "mib",
+    "request", "requests", "step", "steps", "slot", "slots", "chunk", "chunks", "%",
+    "checkpoint", "checkpoints", "minute", "minutes",
+})
+
+_NUM = re.compile(r"^(?P<n>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?P<suffix>[kKmM])?(?:-?(?P<unit>[a-zA-Z]+))?$")
+_REL = re.compile(r"^(?P<n>\d+(?:\.\d+)?)x$", re.IGNORECASE)
+IMAGE_RE = re.compile(
+    r"(?<![\w./:-])(?P<ref>[a-z0-9][a-z0-9._-]*(?:/[a-z0-9][a-z0-9._-]*)+:[A-Za-z0-9][A-Za-z0-9._-]*"
+    r"(?:@sha256:[0-9a-f]{64})?)"
+)
+_TOPO_PART = re.compile(r"^(?P<kind>TP|EP|DPA|DEP|TEP|DP)=?(?P<n>\d+)$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Number:
+    text: str
+    candidates: frozenset[float]
+    unit: str = ""
+
+    def describe(self) -> str:
+        return f"{self.text} {self.unit}".strip()
+
+
+@dataclass(frozen=True)
+class Bool:
+    text: str
+    on: bool
+
+    def describe(self) -> str:
+        return "on" if self.on else "off"
+
+
+@dataclass(frozen=True)
+class Word:
+    """An enum-like value (``least_tokens``, ``rccl``) or a dtype."""
+
+    text: str
+    norm: str
+    dtype: bool = False
+
+    def describe(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True)
+class PerConc:
+    """A value relative to the job's concurrency (``2x concurrency``)."""
+
+    text: str
+    factor: float
+
+    def describe(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True)
+class Image:
+    text: str
+    ref: str
+
+    def describe(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True)
+class Concurrency:
+    """Concurrency values a config is said to generate.
+
+    ``values`` are the points named; for a range only its endpoints are
+    asserted (``conc 4-64`` says 4 and 64 are generated, not how it steps).
+    ``at_least`` is set for open bands (``c48 and above``).
+    """
+
+    text: str
+    values: tuple[int, ...]
+    is_range: bool = False
+    at_least: int | None = None
+
+    def describe(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True)
+class Topology:
+    """Parallelism named by shorthand: ``TP8/DPA8/EP8`` -> tp 8, ep 8, dp-attn."""
+
+    text: str
+    tp: int | None = None
+    ep: int | None = None
+    dp_attn: bool | None = None
+
+    def describe(self) -> str:
+        return self.text
+
+
+ClaimValue = Union[Number, Bool, Word, PerConc, Image, Concurrency, Topology]
+
+
+def _num(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+def parse_number(token: str) -> Number | None:
+    """``32K``, ``16k``, ``1M``, ``8192``, ``0.85``, ``3,920``, ``8192-token``, number words."""
+    low = token.lower()
+    if low in NUMBER_WORDS and low not in {"single", "double", "twice", "half"}:
+        return Number(token, frozenset({float(NUMBER_WORDS[low])}))
+    base, _, unit = low.partition("-")
+    if base in NUMBER_WORDS and unit and base not in {"single", "double", "twice", "half"}:
+        return Number(token, frozenset({float(NUMBER_WORDS[base])}), unit)
+    if token in CJK_NUMBERS:
+        return Number(token, frozenset({float(CJK_NUMBERS[token])}))
+    m = _NUM.match(token)
+    if not m:
+        return None
+    n = _num(m.group("n"))
+    suffix = (m.group("suffix") or "").lower()
+    unit = (m.group("unit") or "").lower()
+    if unit and unit not in UNIT_WORDS and unit.rstrip("s") not in UNIT_WORDS:
+        return None  # "8k1k", "4x", "20260706" with a word: not a plain number
+    if suffix == "k":
+        return Number(token, frozenset({n * 1000, n * 1024}), unit)
+    if suffix == "m":
+        return Number(token, frozenset({n * 1_000_000, n * 1024 * 1024}), unit)
+    return Number(token, frozenset({n}), unit)
+
+
+def parse_relative(tokens: list[str]) -> PerConc | None:
+    """``2x concurrency``, ``twice the concurrency``, ``2xCONC``, ``2 * CONC``."""
+    words = [t.lower() for t in tokens]
+    if not words:
+        return None
+    joined = " ".join(words)
+    m = re.match(r"^(\d+(?:\.\d+)?)\s*(?:x|\*|times)\s*(?:the\s+)?(?:conc|concurrency)\b", joined)
+    if m:
+        return PerConc(" ".join(tokens[: len(joined[: m.end()].split())]), float(m.group(1)))
+    m = re.match(r"^(\d+(?:\.\d+)?)x(?:conc|concurrency)\b", joined)
+    if m:
+        return PerConc(tokens[0], float(m.group(1)))
+    m = re.match(r"^(twice|double|half)\s+(?:the\s+)?(?:conc|concurrency)\b", joined)
+    if m:
+        return PerConc(" ".join(tokens[: len(joined[: m.end()].split())]), float(NUMBER_WORDS[m.group(1)]))
+    if re.match(r"^(?:the\s+)?(?:conc|concurrency)\b", joined) and words[0] in {"conc", "concurrency", "the"}:
+        n = 2 if words[0] == "the" else 1
+        return PerConc(" ".join(tokens[:n]), 1.0)
+    return None
+
+
+def parse_bool(token: str) -> Bool | None:
+    low = token.lower()
+    if low in TRUE_WORDS:
+        return Bool(token, True)
+    if low in FALSE_WORDS:
+        return Bool(token, False)
+    return None
+
+
+def parse_dtype(token: str) -> Word | None:
+    low = token.lower().replace("-", "_")
+    if low in DTYPES:
+        return Word(token, low, dtype=True)
+    return None
+
+
+def parse_word(token: str) -> Word | None:
+    """An identifier-like value: ``least_tokens``, ``rccl``, ``FULL_AND_PIECEWISE``."""
+    if not re.match(r"^[A-Za-z][A-Za-z0-9_.-]*$", token):
+        return None
+    return Word(token, normalise_word(token))
+
+
+def normalise_word(text: str) -> str:
+    return text.strip("'\"`").lower().replace("-", "_")
+
+
+def parse_image(text: str) -> Image | None:
+    m = IMAGE_RE.fullmatch(text)
+    if not m or "..." in text:
+        return None
+    return Image(text, normalise_image(text))
+
+
+def normalise_image(ref: str) -> str:
+    ref = ref.strip().strip("'\"`")
+    for prefix in ("docker.io/library/", "docker.io/"):
+        if ref.startswith(prefix):
+            ref = ref[len(prefix):]
+    return ref
+
+
+def parse_topology(token: str) -> list[Topology]:
+    """Parallelism shorthands; ``TP2/TP4`` is two alternatives, ``TP8/EP8`` one topology."""
+    parts = re.split(r"[/+]", token)
+    if not parts or any(not _TOPO_PART.match(p) for p in parts):
+        return []
+    kinds = [_TOPO_PART.match(p).group("kind").upper() for p in parts]  # type: ignore[union-attr]
+    nums = [int(_TOPO_PART.match(p).group("n")) for p in parts]  # type: ignore[union-attr]
+    if len(set(kinds)) < len(kinds):
+        # The same kind twice: alternatives (TP2/TP4), each its own topology.
+        if len(set(kinds)) == 1:
+            return [t for p in parts for t in parse_topology(p)]
+        return []
+    tp: int | None = None
+    ep: int | None = None
+    dpa: bool | None = None
+    for kind, n in zip(kinds, nums):
+        if kind == "TP":
+            tp = n
+        elif kind == "EP":
+            ep = n
+        elif kind in ("DPA", "DP"):
+            dpa = True
+            tp = tp if tp is not None else None
+        elif kind == "DEP":
+            tp, ep, dpa = n, n, True
+        elif kind == "TEP":
+            tp, ep, dpa = n, n, False
+    return [Topology(token, tp, ep, dpa)]
+
+
+def number_matches(claim: Number, actual: str) -> bool | None:
+    """True/False when ``actual`` is a number, None when it is not (cannot compare)."""
+    parsed = parse_number(actual.strip().strip("'\""))
+    if parsed is None:
+        return None
+    return any(abs(a - c) < 1e-9 for a in parsed.candidates for c in claim.candidates)
+
+
+def dtype_matches(claim: Word, actual: str) -> bool | None:
+    a = normalise_word(actual)
+    if a in {"auto", ""}:
+        return None
+    c = claim.norm
+    if a == c or a.startswith(c + "_") or c.startswith(a + "_"):
+        return True
+    return False
+
+
+def word_matches(claim: Word, actual: str) -> bool:
+    return normalise_word(actual) == claim.norm
+
+
+def image_matches(claim: Image, actual: str) -> bool:
+    a = normalise_image(actual)
+    c = claim.ref
+    if a == c:
+        return True
+    # A digest on one side only: compare the tags.
+    return a.split("@", 1)[0] == c.split("@", 1)[0] and ("@" not in a or "@" not in c)
