@@ -1,0 +1,214 @@
+"""``ci-tools matrix`` end to end: JSON output, shard files, GitHub outputs, --base, --explain."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import corpus_dir
+
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.invalid",
+    "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.invalid",
+    "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_SYSTEM": "/dev/null", "PATH": "/usr/bin:/bin",
+}
+
+
+def run(root: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    full_env = {k: v for k, v in os.environ.items() if k not in ("GITHUB_OUTPUT", "GITHUB_ACTIONS")}
+    full_env.update(env or {})
+    return subprocess.run([sys.executable, "-m", "ci_tools", "matrix", "--repo", str(root), *args],
+                          capture_output=True, text=True, env=full_env)
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), "-c", "commit.gpgsign=false", *args],
+                          check=True, capture_output=True, text=True, env=GIT_ENV).stdout.strip()
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("corpus") / "repo"
+    (root / "configs").mkdir(parents=True)
+    for name in ("configs/amd-master.yaml", "configs/runners.yaml", "perf-changelog.yaml"):
+        shutil.copyfile(corpus_dir() / name, root / name)
+    (root / ".ci-tools.yaml").write_text("repository: SemiAnalysisAI/InferenceX\n")
+    return root
+
+
+def test_stdout_json_is_the_sharded_full_sweep_and_reproducible(corpus: Path) -> None:
+    first, second = run(corpus), run(corpus)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == second.stdout
+    doc = json.loads(first.stdout)
+    index, shards = doc["index"], doc["shards"]
+    assert (index["total-jobs"], index["shard-count"]) == (465, 2)
+    assert [len(s["include"]) for s in shards] == [233, 232]
+    ids = [e["id"] for s in shards for e in s["include"]]
+    assert len(set(ids)) == 465
+    assert all(len(json.dumps(s, separators=(",", ":"))) < 1_000_000 for s in shards)
+    entry = shards[0]["include"][0]
+    assert (entry["config-key"], entry["scenario-type"], entry["tp"], entry["conc"]) == (
+        "dsr1-fp4-mi355x-sglang", "fixed-seq-len", 4, 4)
+
+
+def test_output_dir_writes_shards_and_index_and_drops_stale_shards(corpus: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "shard-009.json").write_text("{}")
+    proc = run(corpus, "--output-dir", str(out), "--shard-size", "100")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == f"465 jobs in 5 shard(s) written to {out}\n"
+    assert sorted(p.name for p in out.iterdir()) == ["index.json"] + [f"shard-00{i}.json" for i in range(5)]
+    index = json.loads((out / "index.json").read_text())
+    assert [s["jobs"] for s in index["shards"]] == [93, 93, 93, 93, 93]
+    shard = json.loads((out / "shard-002.json").read_text())
+    assert len(shard["include"]) == 93
+
+
+def test_filters_on_the_command_line(corpus: Path) -> None:
+    proc = run(corpus, "dsr1-fp8-*", "--scenario", "fixed-seq-len", "--conc", "4", "--tp", "8")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    picked = [(e["config-key"], e.get("conc", e.get("conc-list"))) for s in doc["shards"] for e in s["include"]]
+    assert picked == [
+        ("dsr1-fp8-mi300x-sglang", 4), ("dsr1-fp8-mi325x-sglang", 4), ("dsr1-fp8-mi355x-sglang", 4),
+        ("dsr1-fp8-mi355x-sglang-mtp", 4), ("dsr1-fp8-mi355x-atom", 4), ("dsr1-fp8-mi355x-atom-mtp", 4),
+        # multinode rows whose prefill or decode uses tp 8, narrowed to conc 4
+        ("dsr1-fp8-mi355x-sglang-disagg", [4]), ("dsr1-fp8-mi355x-sglang-disagg", [4]),
+        ("dsr1-fp8-mi355x-sglang-disagg-mtp", [4]), ("dsr1-fp8-mi355x-sglang-disagg-mtp", [4]),
+        ("dsr1-fp8-mi325x-sglang-mtp", 4),
+    ]
+    assert doc["index"]["selection"] == {"key-globs": ["dsr1-fp8-*"], "scenarios": ["fixed-seq-len"],
+                                         "concs": [4], "tps": [8]}
+
+
+def test_unknown_key_glob_is_a_usage_error(corpus: Path) -> None:
+    proc = run(corpus, "no-such-*")
+    assert proc.returncode == 2
+    assert proc.stderr == ("ci-tools: error: no config key matches `no-such-*`; expected one of the 56 keys "
+                           "defined in configs/amd-master.yaml\n")
+
+
+def test_github_output(corpus: Path, tmp_path: Path) -> None:
+    target = tmp_path / "github_output"
+    proc = run(corpus, "kimik3-*", "--github-output", env={"GITHUB_OUTPUT": str(target)})
+    assert proc.returncode == 0, proc.stderr
+    lines = target.read_text().splitlines()
+    assert lines[:3] == ["shard-count=1", "total-jobs=8", "shards=[0]"]
+    assert lines[3].startswith("matrix-0={\"include\":[")
+    assert len(json.loads(lines[3].partition("=")[2])["include"]) == 8
+    target.unlink()
+    proc = run(corpus, "--shard-size", "200", "--shard", "1", env={"GITHUB_OUTPUT": str(target)})
+    assert proc.returncode == 2 and "it needs --github-output" in proc.stderr
+    proc = run(corpus, "--shard-size", "200", "--github-output", "--shard", "1", env={"GITHUB_OUTPUT": str(target)})
+    assert proc.returncode == 0, proc.stderr
+    lines = target.read_text().splitlines()
+    assert lines[:3] == ["shard-count=3", "total-jobs=465", "shards=[0,1,2]"]
+    assert len(json.loads(lines[3].removeprefix("matrix="))["include"]) == 155
+    proc = run(corpus, "--github-output", "--shard", "7", env={"GITHUB_OUTPUT": str(target)})
+    assert proc.returncode == 2 and "--shard 7 does not exist; the matrix has 2 shard(s)" in proc.stderr
+    proc = run(corpus, "--github-output")
+    assert proc.returncode == 2 and "needs the GITHUB_OUTPUT environment variable" in proc.stderr
+
+
+def test_github_output_flag_alone_writes_all_shards(corpus: Path, tmp_path: Path) -> None:
+    target = tmp_path / "out"
+    proc = run(corpus, "--github-output", env={"GITHUB_OUTPUT": str(target)})
+    assert proc.returncode == 0, proc.stderr
+    names = [line.partition("=")[0] for line in target.read_text().splitlines()]
+    assert names == ["shard-count", "total-jobs", "shards", "matrix-0", "matrix-1"]
+
+
+def test_a_broken_master_config_refuses_to_build_a_partial_matrix(tmp_path: Path) -> None:
+    (tmp_path / "configs").mkdir()
+    shutil.copyfile(corpus_dir() / "configs/runners.yaml", tmp_path / "configs/runners.yaml")
+    (tmp_path / "configs/amd-master.yaml").write_text("a: [unclosed\n")
+    proc = run(tmp_path)
+    assert proc.returncode == 1
+    assert "configs/amd-master.yaml:2" in proc.stderr
+    assert proc.stderr.endswith("ci-tools: error: the matrix cannot be built while 1 file problem(s) remain\n")
+    assert proc.stdout == ""
+
+
+# -- --base: the entries a PR appends --------------------------------------------------------
+
+NEW_ENTRY = """
+- config-keys:
+  - kimik3-*
+  - nvidia-only-key
+  scenario-type:
+  - agentic-coding
+  description:
+  - bump kimi images
+  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/XXX
+"""
+
+
+def test_base_selects_what_the_appended_entries_ask_for(corpus: Path, tmp_path: Path) -> None:
+    repo = tmp_path / "pr"
+    shutil.copytree(corpus, repo)
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "base")
+    with open(repo / "perf-changelog.yaml", "a") as fh:
+        fh.write(NEW_ENTRY)
+    proc = run(repo, "--base", "main")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert sorted({e["config-key"] for s in doc["shards"] for e in s["include"]}) == [
+        "kimik3-fp4-mi355x-atom-agentic-mtp", "kimik3-fp4-mi355x-vllm-agentic-mtp"]
+    assert doc["index"]["total-jobs"] == 8
+    assert doc["index"]["selection"]["changelog-entries"] == [
+        {"config-keys": ["kimik3-*", "nvidia-only-key"], "scenario-type": ["agentic-coding"], "line": 6382}]
+    assert proc.stderr == ("ci-tools: warning: perf-changelog.yaml:6382: config key `nvidia-only-key` matches no "
+                           "config; it selects nothing\n")
+    # Nothing appended since HEAD: nothing to run.
+    git(repo, "commit", "-q", "-am", "head")
+    empty = json.loads(run(repo, "--base", "HEAD").stdout)
+    assert (empty["index"]["total-jobs"], empty["shards"]) == (0, [])
+    assert run(repo, "--base", "no-such-rev").returncode == 2
+
+
+# -- --explain -------------------------------------------------------------------------------
+
+
+def test_explain_prints_recipe_candidates_and_env(corpus: Path, tmp_path: Path) -> None:
+    repo = tmp_path / "explain"
+    shutil.copytree(corpus, repo)
+    recipe = repo / "benchmarks/single_node/agentic/kimik3_fp4_mi355x_atom_mtp.sh"
+    recipe.parent.mkdir(parents=True)
+    recipe.write_text("#!/usr/bin/env bash\n")
+    proc = run(repo, "--explain", "kimik3-fp4-mi355x-atom-agentic-mtp", "--conc", "8")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("kimik3-fp4-mi355x-atom-agentic-mtp agentic-coding TP8/EP1 c8  [id ")
+    assert lines[1:6] == [
+        "  row: configs/amd-master.yaml:667",
+        "  recipe: benchmarks/single_node/agentic/kimik3_fp4_mi355x_atom_mtp.sh",
+        "    found      benchmarks/single_node/agentic/kimik3_fp4_mi355x_atom_mtp.sh",
+        "    not tried  benchmarks/single_node/kimik3_fp4_mi355x_atom_mtp.sh",
+        "  env:",
+    ]
+    env = dict(line.strip().split("=", 1) for line in lines[6:] if line.startswith("    "))
+    assert (env["CONC"], env["TOTAL_CPU_DRAM_GB"], env["RUNNER_NAME"], env["KV_OFFLOAD_BACKEND"]) == (
+        "8", "257", "mi355x-amds_00", "lmcache")
+    assert len(env) == 30
+
+
+def test_explain_reports_a_missing_recipe(corpus: Path) -> None:
+    proc = run(corpus, "--explain", "dsr1-fp4-mi355x-sglang", "--conc", "4", "--tp", "4")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[2:7] == [
+        "  recipe: NONE (no candidate exists)",
+        "    missing    benchmarks/single_node/fixed_seq_len/dsr1_fp4_mi355x_sglang.sh",
+        "    missing    benchmarks/single_node/fixed_seq_len/dsr1_fp4_mi355x.sh",
+        "    missing    benchmarks/single_node/dsr1_fp4_mi355x_sglang.sh",
+        "    missing    benchmarks/single_node/dsr1_fp4_mi355x.sh",
+    ]
