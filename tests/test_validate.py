@@ -1,0 +1,136 @@
+"""``ci-tools validate`` end to end: the real corpus, and broken input files."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ci_tools.cli.main import main
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "rules"
+RECIPE = "benchmarks/single_node/fixed_seq_len/dsv4_fp4_mi355x_atom.sh"
+
+
+def run_json(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, list[dict[str, Any]], str]:
+    capsys.readouterr()
+    code = main([*argv, "--format", "json"])
+    captured = capsys.readouterr()
+    findings = json.loads(captured.out)["findings"] if captured.out else []
+    return code, findings, captured.err
+
+
+@pytest.fixture(autouse=True)
+def _outside_actions(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+
+
+def test_corpus_reports_exactly_the_two_undefined_runners(corpus_copy: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The real InferenceX data (56 configs, runners.yaml, 772 changelog entries).
+    # Its only defect within validate's rules: two configs run on
+    # `cluster:mi325x-tw`, a label runners.yaml does not define.  It carries no
+    # recipe scripts, hence --ignore recipe-missing.
+    capsys.readouterr()
+    code = main(["validate", "--repo", str(corpus_copy), "--ignore", "recipe-missing", "--format", "text"])
+    out = capsys.readouterr().out
+    assert out == (
+        "configs/amd-master.yaml:1629:11: error: runner label `cluster:mi325x-tw` of `dsv4-fp8-mi325x-vllm` is not "
+        "defined in configs/runners.yaml; closest defined: cluster:mi300x-tw, cluster:mi325x-amds, cluster:mi355x-amds "
+        "[runner-undefined]\n"
+        "configs/amd-master.yaml:1651:11: error: runner label `cluster:mi325x-tw` of `dsv4-fp8-mi325x-vllm-mtp` is not "
+        "defined in configs/runners.yaml; closest defined: cluster:mi300x-tw, cluster:mi325x-amds, cluster:mi355x-amds "
+        "[runner-undefined]\n"
+        "2 error(s), 0 warning(s), 0 note(s)\n"
+    )
+    assert code == 1
+    lines = (corpus_copy / "configs" / "amd-master.yaml").read_text(encoding="utf-8").splitlines()
+    assert lines[1628] == lines[1650] == "  runner: cluster:mi325x-tw"
+
+
+def test_corpus_without_scripts_misses_a_recipe_for_every_row(corpus_copy: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, findings, _ = run_json(["validate", "--repo", str(corpus_copy)], capsys)
+    assert code == 1
+    rules = [f["rule"] for f in findings]
+    assert rules.count("runner-undefined") == 2
+    recipe = [f for f in findings if f["rule"] == "recipe-missing"]
+    assert len(recipe) == len(findings) - 2
+    # One finding per search-space row (not per concurrency), each at its row.
+    assert len({(f["line"], f["column"]) for f in recipe}) == len(recipe) > 100
+
+
+def _repo(tmp_path: Path, files: dict[str, str | bytes | None]) -> Path:
+    repo = tmp_path / "repo"
+    base = FIXTURES / "recipe-missing" / "ok" / "framework-recipe"
+    shutil.copytree(base, repo)
+    for rel, content in files.items():
+        path = repo / rel
+        if content is None:
+            path.unlink()
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
+    return repo
+
+
+def test_the_base_repository_of_these_tests_is_clean(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, findings, _ = run_json(["validate", "--repo", str(_repo(tmp_path, {}))], capsys)
+    assert (code, findings) == (0, [])
+
+
+@pytest.mark.parametrize(("files", "rule", "where", "message"), [
+    pytest.param({"configs/amd-master.yaml": "a: [1, 2\nb: 3\n"}, "yaml-syntax", ("configs/amd-master.yaml", 2, 2),
+                 "invalid YAML: did not find expected ',' or ']' (while parsing a flow sequence)", id="malformed-yaml"),
+    pytest.param({"configs/amd-master.yaml": "- one\n- two\n"}, "config-schema", ("configs/amd-master.yaml", 1, 1),
+                 "a master config file must be a mapping from config keys to configs, found a list", id="master-root-list"),
+    pytest.param({"configs/amd-master.yaml": "just a string\n"}, "config-schema", ("configs/amd-master.yaml", 1, 1),
+                 'a master config file must be a mapping from config keys to configs, found the string "just a string"',
+                 id="master-root-scalar"),
+    pytest.param({"configs/runners.yaml": "42\n"}, "runners-schema", ("configs/runners.yaml", 1, 1),
+                 "the runners file must be a mapping with `labels` and `hardware`, found the integer 42", id="runners-root-int"),
+    pytest.param({"perf-changelog.yaml": "config-keys: [a]\n"}, "changelog-entry-schema", ("perf-changelog.yaml", 1, 1),
+                 "the changelog must be a list of entries, found a mapping", id="changelog-root-mapping"),
+    pytest.param({"configs/runners.yaml": b"labels:\n  mi355x:\n  - caf\xc3\n"}, "yaml-syntax", ("configs/runners.yaml", 3, 8),
+                 "file is not valid UTF-8: found byte 0xc3, expected UTF-8 text", id="non-utf8"),
+    pytest.param({"configs/amd-master.yaml": ""}, "yaml-syntax", ("configs/amd-master.yaml", 1, 1),
+                 "file is empty; expected a YAML document", id="empty-master"),
+    pytest.param({"perf-changelog.yaml": "# nothing yet\n"}, "yaml-syntax", ("perf-changelog.yaml", 1, 1),
+                 "file is empty; expected a YAML document", id="comment-only-changelog"),
+    pytest.param({"configs/runners.yaml": None}, "file-missing", ("configs/runners.yaml", 0, 0),
+                 "file configs/runners.yaml does not exist in the work tree; expected it because the configuration names it",
+                 id="missing-runners"),
+])
+def test_broken_input_gives_one_clear_finding(tmp_path: Path, capsys: pytest.CaptureFixture[str], files: dict[str, Any],
+                                              rule: str, where: tuple[str, int, int], message: str) -> None:
+    code, findings, err = run_json(["validate", "--repo", str(_repo(tmp_path, files))], capsys)
+    assert code == 1
+    assert err == ""
+    assert [(f["rule"], (f["path"], f["line"], f["column"]), f["message"]) for f in findings] == [(rule, where, message)]
+
+
+def test_bad_project_configuration_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = _repo(tmp_path, {".ci-tools.yaml": "runners: [a, b]\n"})
+    code = main(["validate", "--repo", str(repo)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.startswith("ci-tools: error: ") and ".ci-tools.yaml:1:" in err and "Traceback" not in err
+
+
+def test_rev_validates_a_committed_revision(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import subprocess
+
+    repo = _repo(tmp_path, {})
+    env = {"GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.invalid", "GIT_COMMITTER_NAME": "T",
+           "GIT_COMMITTER_EMAIL": "t@example.invalid", "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1",
+           "PATH": "/usr/bin:/bin"}
+    for cmd in (["init", "-q"], ["add", "-A"], ["-c", "commit.gpgsign=false", "commit", "-q", "-m", "base"]):
+        subprocess.run(["git", *cmd], cwd=repo, env=env, check=True)
+    # Break the work tree: the committed revision is still clean.
+    (repo / "configs" / "runners.yaml").write_text("labels: {}\n", encoding="utf-8")
+    code, findings, _ = run_json(["validate", "--repo", str(repo), "--rev", "HEAD"], capsys)
+    assert (code, findings) == (0, [])
+    code, findings, _ = run_json(["validate", "--repo", str(repo)], capsys)
+    assert code == 1 and {f["rule"] for f in findings} == {"runners-schema", "runner-undefined"}
