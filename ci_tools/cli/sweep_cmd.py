@@ -19,10 +19,10 @@ from ..errors import UsageError
 from ..matrix import Job, expand, keys_matching
 from ..model.repository import load_repo
 from ..snapshot import WorkTreeSnapshot
-from ..sweep.jobs import job_from_entry, load_matrix, parse_job_json
+from ..sweep.jobs import job_from_entry, load_matrix, parse_job_json, read_matrix
 from ..sweep.launchers import LAUNCHERS
 from ..sweep.local import run_local
-from ..sweep.plan import GITHUB_MAX_MATRIX, plan_entries
+from ..sweep.plan import GITHUB_MAX_MATRIX, plan_entries, plan_from_selection
 from ..sweep.report import collect, render_markdown
 from ..sweep.run import Prepared, execute, prepare
 from ..sweep.settings import SweepSettings, load_sweep_settings
@@ -38,6 +38,8 @@ def sweep_group() -> None:
 
 
 def _run_options(func: Any) -> Any:
+    func = click.option("--run-eval", is_flag=True,
+                        help="Set RUN_EVAL=true for the recipe (also implied by `\"run-eval\": true` in a --matrix file).")(func)
     func = click.option("--dry-run", is_flag=True, help="Print the command and environment instead of running.")(func)
     func = click.option("--launcher", type=click.Choice(sorted(LAUNCHERS)), default=None,
                         help="Override the launcher chosen from the runner label.")(func)
@@ -112,8 +114,8 @@ def _limits(settings: SweepSettings, timeout: float | None, grace: float | None)
 @click.option("--quiet", is_flag=True, help="Write the recipe's output only to the log file.")
 @handle_errors
 def run_command(repo_dir: str, config_file: str | None, result_dir: str, timeout: float | None, grace: float | None,
-                launcher: str | None, dry_run: bool, job_json: str | None, matrix_file: str | None, index: int | None,
-                quiet: bool) -> None:
+                launcher: str | None, dry_run: bool, run_eval: bool, job_json: str | None, matrix_file: str | None,
+                index: int | None, quiet: bool) -> None:
     """Run one job: resolve its recipe, launch it in its own process group, write a status record.
 
     Exit code: 0 when the recipe succeeded, 1 when it failed, timed out or has no recipe,
@@ -124,7 +126,8 @@ def run_command(repo_dir: str, config_file: str | None, result_dir: str, timeout
     if matrix_file is not None:
         if index is None:
             raise UsageError("--matrix needs --index N (which job of the file to run)")
-        entries = load_matrix(matrix_file)
+        matrix = read_matrix(matrix_file)
+        entries, run_eval = matrix.entries, run_eval or matrix.run_eval
         if not index < len(entries):
             raise UsageError(f"--index {index} is out of range: the matrix has {len(entries)} jobs", path=matrix_file)
         job = job_from_entry(entries[index], f"{matrix_file}[{index}]")
@@ -134,7 +137,7 @@ def run_command(repo_dir: str, config_file: str | None, result_dir: str, timeout
     config = get_config(repo_dir, config_file)
     settings = _settings(config)
     prepared = prepare(job, config, settings, WorkTreeSnapshot(config.root), Path(result_dir),
-                       runner_name=os.environ.get("RUNNER_NAME", ""), launcher=launcher)
+                       runner_name=os.environ.get("RUNNER_NAME", ""), launcher=launcher, run_eval=run_eval)
     if dry_run:
         _print_dry_run(prepared)
         return
@@ -158,10 +161,13 @@ def _parse_indices(text: str) -> list[int]:
 
 
 def _select_jobs(config: ProjectConfig, matrix_file: str | None, indices: str | None, keys: tuple[str, ...],
-                 scenario: str | None, concs: tuple[int, ...]) -> list[Job]:
+                 scenario: str | None, concs: tuple[int, ...]) -> tuple[list[Job], bool]:
+    """The jobs to run, and whether the matrix file asks for evals."""
     jobs: list[Job]
+    run_eval = False
     if matrix_file is not None:
-        entries = load_matrix(matrix_file)
+        matrix = read_matrix(matrix_file)
+        entries, run_eval = matrix.entries, matrix.run_eval
         chosen = _parse_indices(indices) if indices is not None else list(range(len(entries)))
         for i in chosen:
             if i >= len(entries):
@@ -181,7 +187,7 @@ def _select_jobs(config: ProjectConfig, matrix_file: str | None, indices: str | 
         jobs = [j for j in jobs if j.conc in concs or any(c in concs for c in j.get("conc-list") or [])]
     if not jobs:
         raise UsageError("the selection leaves no job to run")
-    return jobs
+    return jobs, run_eval
 
 
 @sweep_group.command("local")
@@ -198,16 +204,16 @@ def _select_jobs(config: ProjectConfig, matrix_file: str | None, indices: str | 
 @click.option("--no-progress", is_flag=True, help="Print one line per job instead of a progress bar.")
 @handle_errors
 def local_command(repo_dir: str, config_file: str | None, result_dir: str, timeout: float | None, grace: float | None,
-                  launcher: str | None, dry_run: bool, matrix_file: str | None, indices: str | None,
+                  launcher: str | None, dry_run: bool, run_eval: bool, matrix_file: str | None, indices: str | None,
                   keys: tuple[str, ...], scenario: str | None, concs: tuple[int, ...], parallel: int,
                   no_progress: bool) -> None:
     """Run a selection of the matrix on this machine, one after another or -j N at once."""
     config = get_config(repo_dir, config_file)
     settings = _settings(config)
-    jobs = _select_jobs(config, matrix_file, indices, keys, scenario, concs)
+    jobs, matrix_eval = _select_jobs(config, matrix_file, indices, keys, scenario, concs)
     snapshot = WorkTreeSnapshot(config.root)
     prepared = [prepare(j, config, settings, snapshot, Path(result_dir), runner_name=os.environ.get("RUNNER_NAME", ""),
-                        launcher=launcher) for j in jobs]
+                        launcher=launcher, run_eval=run_eval or matrix_eval) for j in jobs]
     if dry_run:
         for p in prepared:
             _print_dry_run(p)
@@ -278,17 +284,39 @@ def _write_github_output(values: dict[str, str]) -> None:
 
 
 @sweep_group.command("plan")
-@click.option("--matrix", "matrix_file", type=click.Path(dir_okay=False), required=True,
-              help="The matrix file written by `ci-tools matrix`.")
+@repo_options
+@click.option("--matrix", "matrix_file", type=click.Path(dir_okay=False), default=None,
+              help="Plan the jobs of this matrix file (as `ci-tools matrix` writes it).")
+@click.option("--selection", default=None, metavar="JSON",
+              help="Plan a dispatched selection (the `selection` input of the sweep workflow); needs --rev.")
+@click.option("--rev", default=None, metavar="SHA", help="With --selection: the pinned commit whose configs are read.")
+@click.option("--write-matrix", type=click.Path(dir_okay=False), default=None,
+              help="With --selection: write the planned jobs here, for `sweep local --matrix`.")
 @click.option("--max-entries", type=click.IntRange(min=1, max=GITHUB_MAX_MATRIX), default=GITHUB_MAX_MATRIX,
               show_default=True, help="Most entries the GitHub matrix may have.")
 @click.option("--github-output", is_flag=True, help="Write `matrix` and `jobs` to $GITHUB_OUTPUT instead of stdout.")
 @handle_errors
-def plan_command(matrix_file: str, max_entries: int, github_output: bool) -> None:
-    """Group a matrix file's jobs into at most 256 GitHub matrix entries (runner label + job numbers)."""
-    entries = load_matrix(matrix_file)
-    planned = plan_entries(entries, matrix_file, max_entries)
-    matrix = json.dumps({"include": [e.to_json() for e in planned]}, separators=(",", ":"))
+def plan_command(repo_dir: str, config_file: str | None, matrix_file: str | None, selection: str | None,
+                 rev: str | None, write_matrix: str | None, max_entries: int, github_output: bool) -> None:
+    """Group jobs into at most 256 GitHub matrix entries (a runner label and job numbers each).
+
+    The jobs stay in the matrix file; the GitHub matrix only says which entry runs which of them, so a
+    sweep of any size fits GitHub's matrix and output limits.
+    """
+    if (matrix_file is None) == (selection is None):
+        raise UsageError("give exactly one of --matrix FILE or --selection JSON --rev SHA")
+    if selection is not None:
+        if rev is None or write_matrix is None:
+            raise UsageError("--selection needs --rev SHA (the pinned commit) and --write-matrix FILE")
+        planned = plan_from_selection(get_config(repo_dir, config_file), rev, selection)
+        data = planned.matrix_file()
+        Path(write_matrix).write_text(json.dumps(data, separators=(",", ":")) + "\n", encoding="utf-8")
+        entries, source = data["jobs"], write_matrix
+    else:
+        assert matrix_file is not None
+        entries, source = load_matrix(matrix_file), matrix_file
+    planned_entries = plan_entries(entries, source, max_entries)
+    matrix = json.dumps({"include": [e.to_json() for e in planned_entries]}, separators=(",", ":"))
     if github_output:
         _write_github_output({"matrix": matrix, "jobs": str(len(entries))})
     else:

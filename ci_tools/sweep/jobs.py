@@ -9,6 +9,7 @@ entry is refused instead of benchmarking something else under the old name.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -68,7 +69,17 @@ def matrix_entries(data: Any, source: str) -> list[Any]:
                      "or {\"shards\": [...]}", path=source)
 
 
+@dataclass(frozen=True)
+class MatrixFile:
+    entries: list[Any]
+    run_eval: bool  # {"run-eval": true} at the top: the sweep was asked to run evals too
+
+
 def load_matrix(path: str | Path) -> list[Any]:
+    return read_matrix(path).entries
+
+
+def read_matrix(path: str | Path) -> MatrixFile:
     shown = str(path)
     try:
         text = Path(path).read_text(encoding="utf-8")
@@ -78,7 +89,8 @@ def load_matrix(path: str | Path) -> list[Any]:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise UsageError(f"the matrix file is not valid JSON: {exc.msg}", path=shown, line=exc.lineno) from None
-    return matrix_entries(data, shown)
+    run_eval = isinstance(data, dict) and data.get("run-eval") is True
+    return MatrixFile(matrix_entries(data, shown), run_eval)
 
 
 def job_at(path: str | Path, index: int) -> Job:

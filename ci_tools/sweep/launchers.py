@@ -32,6 +32,7 @@ class LaunchRequest:
     runner_name: str = ""
     model_cache: str | None = None
     extra_args: tuple[str, ...] = ()
+    run_eval: bool = False
 
 
 @dataclass(frozen=True)
@@ -48,12 +49,12 @@ def container_name(job: Job) -> str:
 
 
 def direct(req: LaunchRequest) -> LaunchPlan:
-    env = job_env(req.job, result_dir=str(req.result_dir), runner_name=req.runner_name)
+    env = job_env(req.job, result_dir=str(req.result_dir), runner_name=req.runner_name, run_eval=req.run_eval)
     return LaunchPlan("direct", ("bash", str(req.repo_root / req.recipe)), env, req.repo_root)
 
 
 def docker(req: LaunchRequest) -> LaunchPlan:
-    env = job_env(req.job, result_dir=CONTAINER_RESULTS, runner_name=req.runner_name)
+    env = job_env(req.job, result_dir=CONTAINER_RESULTS, runner_name=req.runner_name, run_eval=req.run_eval)
     name = container_name(req.job)
     argv = ["docker", "run", "--rm", "--name", name,
             "--device", "/dev/kfd", "--device", "/dev/dri", "--group-add", "video",
@@ -69,7 +70,7 @@ def docker(req: LaunchRequest) -> LaunchPlan:
 
 
 def slurm(req: LaunchRequest) -> LaunchPlan:
-    env = job_env(req.job, result_dir=CONTAINER_RESULTS, runner_name=req.runner_name)
+    env = job_env(req.job, result_dir=CONTAINER_RESULTS, runner_name=req.runner_name, run_eval=req.run_eval)
     name = container_name(req.job)
     mounts = [f"{req.repo_root}:{CONTAINER_REPO}", f"{req.result_dir}:{CONTAINER_RESULTS}"]
     if req.model_cache:

@@ -5,6 +5,10 @@ and the full sweep exceeds both.  The planned jobs therefore stay in a file
 (uploaded as an artifact) and the GitHub matrix carries only, per entry, a
 runner label and the indices of the jobs that entry runs one after another.
 Each runner label gets a share of the entries proportional to its jobs.
+
+A dispatched sweep is planned from its selection (``--selection``) at the
+pinned commit, and checked against the job count and digest the dispatcher
+approved.
 """
 
 from __future__ import annotations
@@ -12,7 +16,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from ..config import ProjectConfig
 from ..errors import UsageError
+from ..matrix import Job
+from ..model.repository import load_repo
+from ..snapshot import GitSnapshot
 from .jobs import job_from_entry
 
 GITHUB_MAX_MATRIX = 256
@@ -62,3 +70,40 @@ def plan_entries(entries: Sequence[Any], source: str, max_entries: int = GITHUB_
     for runner, indices in by_runner.items():
         out.extend(MatrixEntry(runner, chunk) for chunk in _chunks(indices, min(shares[runner], len(indices))))
     return out
+
+
+@dataclass(frozen=True)
+class PlannedSweep:
+    jobs: tuple[Job, ...]
+    run_eval: bool
+    sha: str
+
+    def matrix_file(self) -> dict[str, Any]:
+        """What ``sweep run --matrix`` and ``sweep local --matrix`` read back."""
+        return {"sha": self.sha, "run-eval": self.run_eval, "jobs": [j.to_json() for j in self.jobs]}
+
+
+def plan_from_selection(config: ProjectConfig, rev: str, selection_text: str) -> PlannedSweep:
+    """The jobs a dispatched selection means at the pinned revision, verified against what was authorised.
+
+    The dispatcher counted the jobs and hashed their ids when it accepted the
+    command; planning again from the same commit must give the same set, or
+    something other than what was approved would run.
+    """
+    from ..github.selection import jobs_digest, select_jobs, selection_from_json
+
+    try:
+        selection = selection_from_json(selection_text)
+    except ValueError as exc:
+        raise UsageError(f"--selection: {exc}") from None
+    snapshot = GitSnapshot(config.root, rev)
+    if snapshot.sha != selection.sha:
+        raise UsageError(f"--rev {rev} is commit {snapshot.sha}, but the selection was authorised for {selection.sha}")
+    repo = load_repo(snapshot, config, with_changelog=False)
+    jobs = select_jobs(repo, selection)
+    digest = jobs_digest(jobs)
+    if len(jobs) != selection.jobs or digest != selection.jobs_digest:
+        raise UsageError(f"the configs of {snapshot.sha[:12]} give {len(jobs)} job(s) (digest {digest[:12]}), but the "
+                         f"selection was authorised for {selection.jobs} (digest {selection.jobs_digest[:12]}); "
+                         "refusing to run anything other than what was approved")
+    return PlannedSweep(tuple(jobs), selection.evals, snapshot.sha)

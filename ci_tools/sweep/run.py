@@ -40,7 +40,7 @@ def _now() -> str:
 
 
 def prepare(job: Job, config: ProjectConfig, settings: SweepSettings, snapshot: Snapshot, result_root: Path,
-            *, runner_name: str = "", launcher: str | None = None) -> Prepared:
+            *, runner_name: str = "", launcher: str | None = None, run_eval: bool = False) -> Prepared:
     """Everything decided before anything runs: recipe, launcher, argv, env."""
     kind = launcher or settings.launcher_for(str(job.get("runner") or ""))
     if kind not in LAUNCHERS:
@@ -52,7 +52,7 @@ def prepare(job: Job, config: ProjectConfig, settings: SweepSettings, snapshot: 
     extra = settings.docker_args if kind == "docker" else settings.srun_args if kind == "slurm" else ()
     request = LaunchRequest(job=job, recipe=resolution.path, repo_root=config.root.resolve(),
                             result_dir=job_dir / RESULTS_DIR, runner_name=runner_name,
-                            model_cache=settings.model_cache, extra_args=extra)
+                            model_cache=settings.model_cache, extra_args=extra, run_eval=run_eval)
     return Prepared(job, job_dir, resolution.path, resolution.candidates, LAUNCHERS[kind](request))
 
 
