@@ -17,7 +17,7 @@ import click
 
 from ..errors import UsageError
 from ..github.auth import load_policy
-from ..github.client import GitHubClient, GitHubError
+from ..github.client import GitHubClient, GitHubError, RetryPolicy
 from ..github.command import Command, CommandError, NotACommand, parse_comment
 from ..github.dispatch import Dispatcher, GitRevisions
 from ..github.event import parse_event
@@ -57,9 +57,11 @@ def _read_event(path: str | None) -> tuple[object, str]:
 @click.option("--github-output", "github_output", type=click.Path(dir_okay=False), default=None,
               help="Append the step outputs here (default: $GITHUB_OUTPUT when set).")
 @click.option("--no-fetch", is_flag=True, help="Never `git fetch` the pinned commit; it must already be local.")
+@click.option("--attempts", type=click.IntRange(1, 10), default=4, show_default=True,
+              help="Tries per GitHub request (5xx, timeouts and rate limits are retried).")
 @handle_errors
 def comment_command(repo_dir: str, config_file: str | None, event_file: str | None, github_output: str | None,
-                    no_fetch: bool) -> None:
+                    no_fetch: bool, attempts: int) -> None:
     """Authorise, pin and dispatch the `/run-benchmark` command of an issue_comment event, and reply."""
     event_name = os.environ.get("GITHUB_EVENT_NAME")
     if event_name and event_name != "issue_comment":
@@ -71,7 +73,7 @@ def comment_command(repo_dir: str, config_file: str | None, event_file: str | No
     if not os.environ.get("GITHUB_TOKEN"):
         raise UsageError("GITHUB_TOKEN is not set; the dispatcher needs it to read permissions and reply")
     try:
-        with GitHubClient.from_env(event.repository) as client:
+        with GitHubClient.from_env(event.repository, retry=RetryPolicy(attempts=attempts)) as client:
             outcome = Dispatcher(client, policy, GitRevisions(config, fetch=not no_fetch)).handle(event)
     except GitHubError as exc:
         click.echo(f"ci-tools: error: GitHub API: {exc}", err=True)

@@ -181,6 +181,11 @@ def _int_list(name: str, value: str, problems: list[str]) -> tuple[int, ...]:
     return tuple(numbers)
 
 
+def _not_a_word(word: str) -> str:
+    return (f"`{shown(word)}` is not a word this command accepts: expected a config-key glob "
+            "(letters, digits, `.`, `_`, `-` and `*`), `changelog`, `help` or an option")
+
+
 def _parse_words(words: list[str]) -> ParseResult:
     problems: list[str] = []
     globs: list[str] = []
@@ -209,9 +214,11 @@ def _parse_words(words: list[str]) -> ParseResult:
                     values[key] = value.lower()
                 else:
                     problems.append(f"`{shown(word)}`: expected `sha=` followed by the full 40-hex-digit commit id")
-            else:
+            elif re.match(r"^[a-z][a-z-]*$", key):
                 problems.append(f"`{shown(word)}`: unknown option `{shown(key)}=`, expected `conc=`, `tp=`, "
                                 "`ep=`, `scenario=` or `sha=`")
+            else:
+                problems.append(_not_a_word(word))
         elif word in flags:
             seen.add(word)
             flags[word] = True
@@ -222,8 +229,7 @@ def _parse_words(words: list[str]) -> ParseResult:
             if word not in globs:
                 globs.append(word)
         else:
-            problems.append(f"`{shown(word)}` is not a word this command accepts: expected a config-key glob "
-                            "(letters, digits, `.`, `_`, `-` and `*`), `changelog`, `help` or an option")
+            problems.append(_not_a_word(word))
     if "help" in special:
         if len(words) > 1:
             problems.append("`help` takes no other words")

@@ -174,7 +174,7 @@ def _glob_targets(command: Command, repo: RepoData, problems: list[str]) -> dict
     for pattern in command.globs:
         matched = [k for k in keys if match_key_glob(pattern, k)]
         if not matched:
-            close = difflib.get_close_matches(pattern.replace("*", ""), keys, n=3, cutoff=0.6)
+            close = difflib.get_close_matches(pattern.replace("*", ""), keys, n=3, cutoff=0.85)
             hint = (" Closest config keys: " + ", ".join(f"`{k}`" for k in close) + ".") if close else ""
             problems.append(f"`{shown(pattern)}` matches none of the {len(keys)} config keys at the pinned "
                             f"revision (`*` is the only wildcard and the whole key must match).{hint}")

@@ -1,0 +1,428 @@
+"""A local HTTP server playing GitHub, validating every request against the OpenAPI description.
+
+Other dispatch tests import :class:`FakeGitHub` from here.  The operations
+come from ``tests/data/octokit/openapi-ops.json`` (extracted from
+``@octokit/openapi`` by ``scripts/extract_openapi_ops.py``); a request that
+matches no operation, or whose path parameters, query, headers or JSON body
+do not satisfy the description, is answered 400 and recorded as a violation.
+The server's own answers are validated against the response schemas too, so
+the fake cannot drift from what GitHub really sends.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, Iterator
+from urllib.parse import parse_qs, unquote, urlsplit
+
+import httpx
+import jsonschema
+import pytest
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT7
+
+DATA = Path(__file__).resolve().parent / "data" / "octokit"
+SPEC_URI = "urn:github-openapi"
+
+
+def _convert(node: Any) -> Any:
+    """OpenAPI 3.0 schema -> JSON Schema: `nullable`, absolute `$ref`s."""
+    if isinstance(node, list):
+        return [_convert(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    # `nullable` is a keyword only with a boolean value (a property may be named so, too).
+    out = {k: _convert(v) for k, v in node.items() if not (k == "nullable" and isinstance(v, bool))}
+    ref = out.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/"):
+        out["$ref"] = SPEC_URI + ref
+    if node.get("nullable") is True:
+        if isinstance(out.get("type"), str):
+            out["type"] = [out["type"], "null"]
+            if "enum" in out:
+                out["enum"] = [*out["enum"], None]
+        else:
+            return {"anyOf": [out, {"type": "null"}]}
+    return out
+
+
+@dataclass(frozen=True)
+class Operation:
+    method: str
+    template: str
+    pattern: re.Pattern[str]
+    spec: dict[str, Any]
+
+    @property
+    def operation_id(self) -> str:
+        return str(self.spec.get("operationId"))
+
+
+class OpenAPI:
+    def __init__(self, path: Path = DATA / "openapi-ops.json") -> None:
+        self.raw = json.loads(path.read_text(encoding="utf-8"))
+        self.doc = _convert(self.raw)
+        self.registry: Registry[Any] = Registry().with_resource(
+            SPEC_URI, Resource.from_contents(self.doc, default_specification=DRAFT7))
+        self.operations: list[Operation] = []
+        for template, methods in self.doc["paths"].items():
+            regex = "^" + re.sub(r"\\\{([a-z_]+)\\\}", r"(?P<\1>[^/]+)", re.escape(template)) + "$"
+            for method, spec in methods.items():
+                self.operations.append(Operation(method.upper(), template, re.compile(regex), spec))
+
+    def example(self, name: str) -> Any:
+        return copy.deepcopy(self.raw["components"]["examples"][name]["value"])
+
+    def _param(self, p: dict[str, Any]) -> dict[str, Any]:
+        ref = p.get("$ref")
+        if isinstance(ref, str):
+            node: Any = self.doc
+            for part in ref.removeprefix(SPEC_URI + "#/").split("/"):
+                node = node[part]
+            return dict(node)
+        return p
+
+    def _check(self, schema: dict[str, Any], value: Any, what: str, errors: list[str]) -> None:
+        validator = jsonschema.Draft7Validator(schema, registry=self.registry)
+        for err in validator.iter_errors(value):
+            errors.append(f"{what}: {err.message[:200]} at {list(err.absolute_path)}")
+
+    def match(self, method: str, path: str) -> tuple[Operation, dict[str, str]] | None:
+        for op in self.operations:
+            if op.method == method:
+                m = op.pattern.match(path)
+                if m:
+                    return op, {k: unquote(v) for k, v in m.groupdict().items()}
+        return None
+
+    def validate_request(self, method: str, raw_path: str, headers: dict[str, str], body: bytes) -> tuple[
+            Operation | None, list[str]]:
+        errors: list[str] = []
+        split = urlsplit(raw_path)
+        found = self.match(method, split.path)
+        if found is None:
+            return None, [f"{method} {split.path} is not an operation of the description"]
+        op, path_params = found
+        params = [self._param(p) for p in op.spec.get("parameters", [])]
+        for p in params:
+            if p["in"] == "path":
+                value: Any = path_params.get(p["name"])
+                if p["schema"].get("type") == "integer":
+                    value = int(value) if value is not None and value.isdigit() else value
+                self._check(p["schema"], value, f"path parameter {p['name']}", errors)
+        declared = {p["name"]: p for p in params if p["in"] == "query"}
+        for name, values in parse_qs(split.query, keep_blank_values=True).items():
+            if name not in declared:
+                errors.append(f"query parameter {name} is not declared for {op.operation_id}")
+                continue
+            value = values[-1]
+            if declared[name]["schema"].get("type") == "integer":
+                value = int(value) if value.isdigit() else value
+            self._check(declared[name]["schema"], value, f"query parameter {name}", errors)
+        lower = {k.lower(): v for k, v in headers.items()}
+        if lower.get("accept") != "application/vnd.github+json":
+            errors.append(f"Accept is {lower.get('accept')!r}, expected application/vnd.github+json")
+        if lower.get("x-github-api-version") != "2022-11-28":
+            errors.append("X-GitHub-Api-Version 2022-11-28 is missing")
+        if not lower.get("authorization", "").startswith("Bearer "):
+            errors.append("Authorization: Bearer <token> is missing")
+        if not lower.get("user-agent"):
+            errors.append("User-Agent is missing")
+        request_body = op.spec.get("requestBody")
+        if request_body is None:
+            if body:
+                errors.append(f"{op.operation_id} takes no body, got {len(body)} bytes")
+        else:
+            if not lower.get("content-type", "").startswith("application/json"):
+                errors.append(f"Content-Type is {lower.get('content-type')!r}, expected application/json")
+            try:
+                payload = json.loads(body)
+            except ValueError:
+                errors.append("the body is not JSON")
+            else:
+                self._check(request_body["content"]["application/json"]["schema"], payload, "request body", errors)
+        return op, errors
+
+    def validate_response(self, op: Operation, status: int, payload: Any) -> list[str]:
+        errors: list[str] = []
+        response = op.spec.get("responses", {}).get(str(status))
+        if response is None:
+            return [f"{op.operation_id} does not document status {status}"]
+        ref = response.get("$ref")
+        if isinstance(ref, str):
+            node: Any = self.doc
+            for part in ref.removeprefix(SPEC_URI + "#/").split("/"):
+                node = node[part]
+            response = node
+        schema = response.get("content", {}).get("application/json", {}).get("schema")
+        if schema is not None and payload is not None:
+            self._check(schema, payload, f"response {status}", errors)
+        return errors
+
+
+SPEC = OpenAPI()
+
+
+@dataclass
+class Recorded:
+    method: str
+    path: str
+    query: dict[str, list[str]]
+    headers: dict[str, str]
+    body: Any
+    operation: str | None
+
+
+@dataclass
+class Scripted:
+    """A canned answer for the next request matching ``operation`` (used for retry tests)."""
+
+    operation: str
+    status: int
+    headers: dict[str, str] = field(default_factory=dict)
+    body: Any = None
+
+
+class FakeGitHub:
+    """State of one fake repository, served over real HTTP on 127.0.0.1."""
+
+    def __init__(self, repository: str = "Codertocat/Hello-World") -> None:
+        self.repository = repository
+        self.permissions: dict[str, tuple[str, str]] = {}
+        self.pulls: dict[int, dict[str, Any]] = {}
+        self.comments: dict[int, list[dict[str, Any]]] = {}
+        self.reactions: list[tuple[int, str]] = []
+        self.dispatches: list[dict[str, Any]] = []
+        self.requests: list[Recorded] = []
+        self.violations: list[str] = []
+        self.scripted: list[Scripted] = []
+        self._next_id = 900_000
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.01},
+                                        daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def start(self) -> FakeGitHub:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    # -- state helpers -------------------------------------------------------------------------
+
+    def grant(self, login: str, role: str) -> None:
+        legacy = {"maintain": "write", "triage": "read"}.get(role, role)
+        self.permissions[login] = (legacy, role)
+
+    def add_pull(self, number: int, head_sha: str, base_sha: str, *, state: str = "open", draft: bool = False,
+                 merged: bool = False, head_repo: str | None = None, head_repo_deleted: bool = False) -> dict[str, Any]:
+        pr = SPEC.example("pull-request")
+        pr["number"] = number
+        # The published example predates `type` becoming required on team entries.
+        pr["requested_teams"] = []
+        pr["state"], pr["draft"], pr["merged"] = state, draft, merged
+        pr["head"]["sha"], pr["base"]["sha"] = head_sha, base_sha
+        pr["base"]["repo"]["full_name"] = self.repository
+        if head_repo_deleted:
+            pr["head"]["repo"] = None
+        else:
+            pr["head"]["repo"]["full_name"] = head_repo or self.repository
+            pr["head"]["repo"]["fork"] = head_repo is not None and head_repo != self.repository
+        self.pulls[number] = pr
+        return pr
+
+    def dispatch_requests(self) -> list[Recorded]:
+        return [r for r in self.requests if r.operation == "actions/create-workflow-dispatch"]
+
+    def operations(self) -> list[str]:
+        return [str(r.operation) for r in self.requests]
+
+    # -- serving -------------------------------------------------------------------------------
+
+    def _new_comment(self, number: int, body: str) -> dict[str, Any]:
+        comment = SPEC.example("issue-comment")
+        self._next_id += 1
+        comment.update(id=self._next_id, body=body,
+                       html_url=f"https://github.com/{self.repository}/pull/{number}#issuecomment-{self._next_id}")
+        comment["user"].update(login="github-actions[bot]", type="Bot")
+        return comment
+
+    def _answer(self, op: Operation, params: dict[str, str], query: dict[str, list[str]], body: Any) -> tuple[
+            int, dict[str, str], Any]:
+        oid = op.operation_id
+        if oid == "repos/get-collaborator-permission-level":
+            user = params["username"]
+            if user not in self.permissions:
+                return 404, {}, {"message": "Not Found", "documentation_url": "https://docs.github.com/rest"}
+            legacy, role = self.permissions[user]
+            answer = SPEC.example("repository-collaborator-permission-response-if-user-has-admin-permissions")
+            answer.update(permission=legacy, role_name=role)
+            answer["user"].update(login=user, role_name=role)  # required by the schema, absent in the example
+            return 200, {}, answer
+        if oid == "pulls/get":
+            pr = self.pulls.get(int(params["pull_number"]))
+            return (200, {}, pr) if pr else (404, {}, {"message": "Not Found", "documentation_url": "x"})
+        if oid == "reactions/create-for-issue-comment":
+            self.reactions.append((int(params["comment_id"]), body["content"]))
+            answer = SPEC.example("reaction")
+            answer["content"] = body["content"]
+            return 201, {}, answer
+        if oid == "issues/list-comments":
+            items = self.comments.get(int(params["issue_number"]), [])
+            per_page = int(query.get("per_page", ["30"])[-1])
+            page = int(query.get("page", ["1"])[-1])
+            return 200, {}, items[(page - 1) * per_page: page * per_page]
+        if oid == "issues/create-comment":
+            number = int(params["issue_number"])
+            comment = self._new_comment(number, body["body"])
+            self.comments.setdefault(number, []).append(comment)
+            return 201, {}, comment
+        if oid == "issues/update-comment":
+            for items in self.comments.values():
+                for comment in items:
+                    if comment["id"] == int(params["comment_id"]):
+                        comment["body"] = body["body"]
+                        return 200, {}, comment
+            return 404, {}, {"message": "Not Found", "documentation_url": "x"}
+        if oid == "actions/create-workflow-dispatch":
+            self.dispatches.append({"workflow": params["workflow_id"], **body})
+            return 204, {}, None
+        return 500, {}, {"message": f"unhandled {oid}"}
+
+    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - silence the test output
+                return
+
+            def _serve(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length) if length else b""
+                headers = {k: v for k, v in self.headers.items()}
+                op, errors = SPEC.validate_request(self.command, self.path, headers, raw)
+                split = urlsplit(self.path)
+                query = parse_qs(split.query)
+                try:
+                    body = json.loads(raw) if raw else None
+                except ValueError:
+                    body = None
+                prefix = f"/repos/{fake.repository}"
+                if op is not None and not split.path.startswith(prefix + "/"):
+                    errors.append(f"request for another repository: {split.path}")
+                with fake._lock:
+                    fake.requests.append(Recorded(self.command, split.path, query, headers, body,
+                                                  op.operation_id if op else None))
+                    if errors:
+                        fake.violations.extend(errors)
+                        self._send(400, {}, {"message": "; ".join(errors)})
+                        return
+                    assert op is not None
+                    scripted = next((s for s in fake.scripted if s.operation == op.operation_id), None)
+                    if scripted is not None:
+                        fake.scripted.remove(scripted)
+                        self._send(scripted.status, scripted.headers, scripted.body)
+                        return
+                    params = op.pattern.match(split.path).groupdict()  # type: ignore[union-attr]
+                    status, extra, payload = fake._answer(op, {k: unquote(v) for k, v in params.items()}, query,
+                                                          body)
+                    if status < 300:
+                        fake.violations.extend(SPEC.validate_response(op, status, payload))
+                self._send(status, extra, payload)
+
+            def _send(self, status: int, headers: dict[str, str], payload: Any) -> None:
+                data = b"" if payload is None else json.dumps(payload).encode()
+                self.send_response(status)
+                for k, v in headers.items():
+                    self.send_header(k, v)
+                if data:
+                    self.send_header("Content-Type", "application/json; charset=utf-8")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = _serve
+
+        return Handler
+
+
+@pytest.fixture
+def github() -> Iterator[FakeGitHub]:
+    fake = FakeGitHub().start()
+    yield fake
+    fake.stop()
+
+
+# -- the fake's own checks: it must reject what GitHub would reject --------------------------------
+
+HEADERS = {"Accept": "application/vnd.github+json", "X-GitHub-Api-Version": "2022-11-28",
+           "Authorization": "Bearer t", "User-Agent": "test"}
+
+
+def test_operations_extracted_are_the_ones_the_client_uses() -> None:
+    ids = sorted(op.operation_id for op in SPEC.operations)
+    assert ids == ["actions/create-workflow-dispatch", "issues/create-comment", "issues/list-comments",
+                   "issues/update-comment", "pulls/get", "reactions/create-for-issue-comment",
+                   "repos/get-collaborator-permission-level"]
+
+
+def test_valid_request_passes_and_is_recorded(github: FakeGitHub) -> None:
+    r = httpx.post(f"{github.url}/repos/Codertocat/Hello-World/issues/comments/5/reactions", headers=HEADERS,
+                   json={"content": "eyes"})
+    assert r.status_code == 201
+    assert github.violations == []
+    assert github.reactions == [(5, "eyes")]
+
+
+@pytest.mark.parametrize(("method", "path", "body", "expected"), [
+    ("POST", "/repos/Codertocat/Hello-World/issues/comments/5/reactions", {"content": "party"},
+     "request body: 'party' is not one of"),
+    ("POST", "/repos/Codertocat/Hello-World/issues/comments/abc/reactions", {"content": "eyes"},
+     "path parameter comment_id: 'abc' is not of type 'integer'"),
+    ("POST", "/repos/Codertocat/Hello-World/issues/1/comments", {"text": "x"},
+     "request body: 'body' is a required property"),
+    ("POST", "/repos/Codertocat/Hello-World/actions/workflows/sweep.yml/dispatches",
+     {"ref": "main", "inputs": {f"i{n}": "x" for n in range(26)}}, "request body: {"),
+    ("GET", "/repos/Codertocat/Hello-World/pulls/1?state=open", None,
+     "query parameter state is not declared for pulls/get"),
+    ("DELETE", "/repos/Codertocat/Hello-World/pulls/1", None, "DELETE /repos/Codertocat/Hello-World/pulls/1 is not"),
+])
+def test_invalid_requests_are_rejected(github: FakeGitHub, method: str, path: str, body: Any, expected: str) -> None:
+    r = httpx.request(method, github.url + path, headers=HEADERS, json=body)
+    assert r.status_code == 400
+    assert any(v.startswith(expected) for v in github.violations), github.violations
+
+
+def test_missing_headers_are_violations(github: FakeGitHub) -> None:
+    r = httpx.get(f"{github.url}/repos/Codertocat/Hello-World/pulls/1")
+    assert r.status_code == 400
+    assert "Authorization: Bearer <token> is missing" in github.violations
+    assert "X-GitHub-Api-Version 2022-11-28 is missing" in github.violations
+
+
+def test_fake_answers_satisfy_the_response_schemas(github: FakeGitHub) -> None:
+    github.add_pull(7, "a" * 40, "b" * 40)
+    github.grant("alice", "maintain")
+    assert httpx.get(f"{github.url}/repos/Codertocat/Hello-World/pulls/7", headers=HEADERS).status_code == 200
+    assert httpx.get(f"{github.url}/repos/Codertocat/Hello-World/collaborators/alice/permission",
+                     headers=HEADERS).json()["role_name"] == "maintain"
+    assert github.violations == []
+    # And the response validation itself bites: a pull request without a head is not one.
+    broken = SPEC.example("pull-request")
+    del broken["head"]
+    op = SPEC.match("GET", "/repos/o/r/pulls/1")
+    assert op is not None
+    assert any("'head' is a required property" in e for e in SPEC.validate_response(op[0], 200, broken))
