@@ -82,7 +82,7 @@ class Interpreter(Expander):
 
     def _problems(self, script: Script) -> None:
         for p in script.problems:
-            self.errors.append(f"{script.path}:{p.line}:{p.column}: bash syntax error near `{p.text}`")
+            self.errors.append(f"{script.path}:{p.line}:{p.column}: bash syntax error: {p.text}")
 
     # -- statements --------------------------------------------------------------------------
     def block(self, nodes: tuple[Node, ...] | list[Node]) -> Tri:
@@ -201,7 +201,7 @@ class Interpreter(Expander):
         cond, body = clauses[i]
         c = self.block(cond)
         guard = cond[0] if cond else None
-        text = " ".join(x.text for x in cond)
+        text = " ".join(x.text for x in cond if x.named and x.type != "comment")
         def run() -> Tri:
             return self.guarded(guard, text, lambda: self.block(body))
 

@@ -156,8 +156,12 @@ def parse_script(path: str, source: bytes) -> Script:
         script.root = root
         for p in problems:
             line, col = p.start_point.row + 1, p.start_point.column + 1
-            text = p.text.decode("utf-8", "replace") if p.text else ""
-            script.problems.append(SyntaxProblem(line, col, text.splitlines()[0][:60] if text else p.type))
+            if p.is_missing:
+                what = f"missing `{p.type}`"
+            else:
+                text = p.text.decode("utf-8", "replace").strip() if p.text else ""
+                what = f"unexpected `{text.splitlines()[0][:60]}`" if text else "unexpected input"
+            script.problems.append(SyntaxProblem(line, col, what))
         _BY_CONTENT[digest] = script
     _CACHE[key] = script
     return script

@@ -1,0 +1,245 @@
+"""``ci-tools recipe``: what each job's recipe really runs (``show``) and recipe rules (``lint``)."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from .common import finish, get_config, handle_errors, report_options, repo_options
+
+if TYPE_CHECKING:
+    from ..config import ProjectConfig
+    from ..findings import Location
+    from ..matrix import Job
+    from ..recipes.diff import JobDiff
+    from ..recipes.model import RecipeEval, Value
+    from ..snapshot import Snapshot
+
+
+@click.group("recipe")
+def recipe_group() -> None:
+    """Per-job evaluation of the bash recipes."""
+
+
+def _jobs(config: ProjectConfig, snapshot: Snapshot, key: str, concs: tuple[int, ...]) -> list[Job]:
+    from ..errors import UsageError
+    from ..matrix import expand, keys_matching
+    from ..model.repository import load_repo
+
+    repo = load_repo(snapshot, config)
+    keys = keys_matching([key], repo.configs)
+    if not keys:
+        import difflib
+
+        close = difflib.get_close_matches(key, list(repo.configs), n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise UsageError(f"no config key matches {key!r} in {snapshot.label}{hint}")
+    jobs = expand(repo, keys)
+    if concs:
+        jobs = [j for j in jobs if j.conc in concs or any(c in concs for c in j.get("conc-list") or [])]
+    return jobs
+
+
+def _loc(loc: Location | None) -> str:
+    if loc is None:
+        return ""
+    return loc.as_text() + (f" ({loc.note})" if loc.note else "")
+
+
+def _value_json(v: Value | None) -> dict[str, Any] | None:
+    if v is None:
+        return None
+    out: dict[str, Any] = {"text": v.text, "location": v.location.to_json(), "conditional": v.conditional,
+                           "expression": v.expression}
+    if v.alternatives:
+        out["alternatives"] = [_value_json(a) for a in v.alternatives]
+    return out
+
+
+def _result_json(job: Job, result: RecipeEval | None, all_env: bool) -> dict[str, Any]:
+    from ..recipes.evaluate import ENV_NOTE
+
+    if result is None:
+        return {"job": job.to_json(), "label": job.label(), "recipe": None}
+    env = {k: v for k, v in result.env.items() if all_env or v.location.note != ENV_NOTE}
+    return {
+        "job": job.to_json(),
+        "label": job.label(),
+        "recipe": result.recipe,
+        "servers": [
+            {"location": loc.to_json(),
+             "flags": [{"name": f.name, "value": _value_json(f.value), "location": f.location.to_json(),
+                        "conditional": f.conditional} for f in flags]}
+            for flags, loc in zip(result.servers, result.server_command)
+        ],
+        "env": {k: _value_json(v) for k, v in env.items()},
+        "early_exits": [{"location": e.location.to_json(), "condition": e.condition, "code": e.code,
+                         "conditional": e.conditional} for e in result.early_exits],
+        "missing_env": [{"name": m.name, "location": m.location.to_json()} for m in result.missing_env],
+        "errors": list(result.errors),
+    }
+
+
+def _shown(v: Value | None) -> str:
+    if v is None:
+        return ""
+    if v.text is None:
+        alts = " | ".join(a.text if a.text is not None else "?" for a in v.alternatives)
+        return f"<unknown{': ' + alts if alts else ''}>"
+    text = v.text if v.text and not any(c.isspace() for c in v.text) else json.dumps(v.text)
+    if v.expression and v.expression != v.text and v.expression.strip('"') != v.text and v.location.note == "":
+        text += f"  = {v.expression}"
+    return text
+
+
+def _result_text(job: Job, result: RecipeEval | None, all_env: bool) -> list[str]:
+    from ..recipes.evaluate import ENV_NOTE
+
+    lines = [job.label()]
+    if result is None:
+        lines.append("  recipe: none resolves")
+        return lines
+    lines.append(f"  recipe: {result.recipe}")
+    for flags, loc in zip(result.servers, result.server_command):
+        lines.append(f"  server ({_loc(loc)}):")
+        for f in flags:
+            where = f.value.location if f.value is not None else f.location
+            cond = "  [conditional]" if f.conditional or (f.value is not None and f.value.conditional) else ""
+            lines.append(f"    {(f.name + ' ' + _shown(f.value)).rstrip():<56} {_loc(where)}{cond}")
+    if not result.servers:
+        lines.append("  server: no server command line reached")
+    env = {k: v for k, v in result.env.items() if all_env or v.location.note != ENV_NOTE}
+    if env:
+        lines.append("  env:")
+        for k, v in env.items():
+            cond = "  [conditional]" if v.conditional else ""
+            lines.append(f"    {k + '=' + _shown(v):<56} {_loc(v.location)}{cond}")
+    for e in result.early_exits:
+        cond = " (on one side of an undecided branch)" if e.conditional else ""
+        lines.append(f"  exits with status {e.code or '?'} at {_loc(e.location)}: {e.condition}{cond}")
+    for m in result.missing_env:
+        lines.append(f"  requires {m.name} (unset or empty) at {_loc(m.location)}")
+    for err in result.errors:
+        lines.append(f"  error: {err}")
+    return lines
+
+
+@recipe_group.command("show")
+@repo_options
+@click.argument("key")
+@click.option("--conc", "concs", multiple=True, type=click.IntRange(min=1), metavar="N",
+              help="Only jobs at this concurrency (repeatable).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--rev", default=None, metavar="REV", help="Evaluate the files of this revision instead of the work tree.")
+@click.option("--diff", "show_diff", is_flag=True, help="Show what changed per job against --base.")
+@click.option("--base", "base_rev", default=None, metavar="REV", help="The base revision for --diff.")
+@click.option("--all-env", is_flag=True, help="Also list the variables the job itself provides.")
+@handle_errors
+def show_command(repo_dir: str, config_file: str | None, key: str, concs: tuple[int, ...], fmt: str,
+                 rev: str | None, show_diff: bool, base_rev: str | None, all_env: bool) -> None:
+    """Effective env and server flags, with source lines, per job of KEY (a config key or glob)."""
+    from ..errors import UsageError
+    from ..recipes.evaluate import evaluate_job
+    from ..snapshot import GitSnapshot, open_snapshot
+
+    config = get_config(repo_dir, config_file)
+    head = open_snapshot(config.root, rev)
+    if show_diff or base_rev:
+        if not (show_diff and base_rev):
+            raise UsageError("--diff and --base REV go together: `recipe show KEY --diff --base main`")
+        base = GitSnapshot(config.root, base_rev)
+        diffs = _diffs(config, base, head, key, concs)
+        click.echo(_diff_json(diffs) if fmt == "json" else _diff_text(diffs, base.label, head.label), nl=False)
+        return
+    jobs = _jobs(config, head, key, concs)
+    results = [(j, evaluate_job(j, config, head)) for j in jobs]
+    if fmt == "json":
+        click.echo(json.dumps([_result_json(j, r, all_env) for j, r in results], indent=2))
+        return
+    blocks = ["\n".join(_result_text(j, r, all_env)) for j, r in results]
+    click.echo("\n\n".join(blocks) if blocks else "no jobs")
+
+
+def _diffs(config: ProjectConfig, base: Snapshot, head: Snapshot, key: str, concs: tuple[int, ...]) -> list[JobDiff]:
+    from ..errors import UsageError
+    from ..recipes.diff import JobDiff, diff_results, job_point
+    from ..recipes.evaluate import evaluate_job
+
+    def jobs_or_empty(snapshot: Snapshot) -> list[Job]:
+        try:
+            return _jobs(config, snapshot, key, concs)
+        except UsageError:
+            return []
+
+    base_jobs, head_jobs = jobs_or_empty(base), jobs_or_empty(head)
+    if not base_jobs and not head_jobs:
+        raise UsageError(f"no config key matches {key!r} in {base.label} or {head.label}")
+    by_point = {job_point(j): j for j in base_jobs}
+    out: list[JobDiff] = []
+    seen = set()
+    for j in head_jobs:
+        point = job_point(j)
+        seen.add(point)
+        b = by_point.get(point)
+        d = JobDiff(j.label(), b, j)
+        d.changes = diff_results(evaluate_job(b, config, base) if b else None, evaluate_job(j, config, head))
+        out.append(d)
+    for point, b in by_point.items():
+        if point not in seen:
+            out.append(JobDiff(b.label(), b, None))
+    return out
+
+
+def _diff_text(diffs: list[JobDiff], base_label: str, head_label: str) -> str:
+    lines = [f"recipe changes per job, {base_label} -> {head_label}"]
+    for d in diffs:
+        if d.base is None:
+            lines.append(f"{d.label}: new job")
+        elif d.head is None:
+            lines.append(f"{d.label}: removed")
+            continue
+        elif not d.changes:
+            lines.append(f"{d.label}: unchanged")
+            continue
+        else:
+            lines.append(f"{d.label}:")
+        for c in d.changes:
+            if d.base is None and c.kind != "recipe":
+                continue
+            name = c.name if c.kind != "env" else f"env {c.name}"
+            if c.before is None:
+                what = f"added {c.after}"
+            elif c.after is None:
+                what = f"removed (was {c.before})"
+            else:
+                what = f"{c.before} -> {c.after}"
+            lines.append(f"  {name}: {what}" + (f"  ({_loc(c.location)})" if c.location else ""))
+    return "\n".join(lines) + "\n"
+
+
+def _diff_json(diffs: list[JobDiff]) -> str:
+    return json.dumps([
+        {"label": d.label, "base_job": d.base.id if d.base else None, "head_job": d.head.id if d.head else None,
+         "changes": [{"kind": c.kind, "name": c.name, "before": c.before, "after": c.after,
+                      "location": c.location.to_json() if c.location else None} for c in d.changes]}
+        for d in diffs
+    ], indent=2) + "\n"
+
+
+@recipe_group.command("lint")
+@repo_options
+@report_options
+@click.option("--rev", default=None, metavar="REV", help="Check the files of this revision instead of the work tree.")
+@handle_errors
+def lint_command(repo_dir: str, config_file: str | None, fmt: str | None, select: tuple[str, ...],
+                 ignore: tuple[str, ...], output: str | None, rev: str | None) -> None:
+    """Run the recipe rules (early exits, missing env, syntax) over every job."""
+    from ..model.repository import load_repo
+    from ..rules.recipe_rules import recipe_findings
+    from ..snapshot import open_snapshot
+
+    config = get_config(repo_dir, config_file)
+    repo = load_repo(open_snapshot(config.root, rev), config)
+    raise SystemExit(finish(recipe_findings(repo), fmt, select, ignore, output))
