@@ -197,7 +197,11 @@ def _phrase(claim: Claim) -> str:
     p = claim.phrase
     if p.startswith("--") or "_" in p or p == claim.subject.name or p.isupper():
         return p
-    return p if p.split()[0].isupper() else f"the {p.lower()}"
+    words = p.split()
+    if len(words) > 1 and words[-1].endswith("s") and not words[-1].endswith("ss"):
+        words[-1] = words[-1][:-1]  # "32K state checkpoints": the state checkpoint is 32K
+    p = " ".join(words)
+    return p if words[0].isupper() else f"the {p.lower()}"
 
 
 def _claimed(claim: Claim) -> str:
@@ -284,21 +288,26 @@ def pr_body_source(path: str, text: str) -> SourceText:
     return plain_source(path, text)
 
 
-def claims_stage(ctx: CheckContext) -> list[Finding]:
-    """The ``claims`` stage of ``ci-tools check``: appended entries (and the PR description)."""
+def run_claims(ctx: CheckContext, *, pr_body: SourceText | None = None, verbose: bool = False) -> list[Finding]:
+    """Claims of the entries the change appends (and of ``pr_body``), plus undocumented changes."""
     if not ctx.compared:
         return []
     change = ctx.changelog
     head_bytes = change.head_bytes or b""
     entries = entry_inputs(ctx.config.changelog, head_bytes.decode("utf-8", "replace"), change.new_entries)
-    body = pr_body_source("PR description", ctx.pr_body) if ctx.pr_body else None
     if not entries:
         return []
     from .undocumented import undocumented_changes
 
     cache = EvalCache(ctx.config)
-    report = check_entries(ctx.config, ctx.head_configs_repo, ctx.head_snapshot, entries, pr_body=body, cache=cache,
-                           base_repo=ctx.base_repo, base_snapshot=ctx.base_snapshot)
+    report = check_entries(ctx.config, ctx.head_configs_repo, ctx.head_snapshot, entries, pr_body=pr_body, cache=cache,
+                           base_repo=ctx.base_repo, base_snapshot=ctx.base_snapshot, verbose=verbose)
     report.findings += undocumented_changes(ctx.config, entries, report, ctx.base_repo, ctx.base_snapshot,
                                             ctx.head_configs_repo, ctx.head_snapshot, cache)
     return report.findings
+
+
+def claims_stage(ctx: CheckContext) -> list[Finding]:
+    """The ``claims`` stage of ``ci-tools check`` (the PR description comes from the event payload)."""
+    body = pr_body_source("PR description", ctx.pr_body) if ctx.pr_body else None
+    return run_claims(ctx, pr_body=body)

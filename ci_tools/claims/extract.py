@@ -74,8 +74,8 @@ class Tok:
 
 _TOKEN = re.compile(
     r"(?P<image>" + IMAGE_RE.pattern.replace("(?P<ref>", "(?:") + r")"
-    r"|(?P<flag>--[A-Za-z0-9][A-Za-z0-9_-]*(?:=[^\s,;)\]]+)?)"
-    r"|(?P<assign>[A-Za-z_][A-Za-z0-9_]*=[^\s,;)\]、，。]+)"
+    r"|(?P<flag>--[A-Za-z0-9][A-Za-z0-9_-]*(?:=[^\s,;)\]`'\"]+)?)"
+    r"|(?P<assign>[A-Za-z_][A-Za-z0-9_]*=[^\s,;)\]、，。`'\"]+)"
     r"|(?P<arrow>→|->|=>|⇒)"
     r"|(?P<word>[A-Za-z0-9_](?:[A-Za-z0-9_.+/%-]*[A-Za-z0-9_%])?)"
     r"|(?P<cjk>[\u4e00-\u9fff]+)"

@@ -141,7 +141,10 @@ def undocumented_changes(config: ProjectConfig, entries: Sequence[EntryInput], r
                     changes[key] = ([], where, entry)
                 changes[key][0].append(head_job)
     findings: list[Finding] = []
+    config_files = {f.path for f in head_repo.master_files}
     for (name, before, after), (jobs, where, entry) in sorted(changes.items()):
+        if name not in CONFIG_FIELDS and where is not None and where.path in config_files:
+            continue  # the value comes from the job's config: the config field's change is the one to document
         if name in CONFIG_FIELDS:
             if _field_mentioned(name, report):
                 continue

@@ -19,6 +19,7 @@ COMMANDS = (
     ("changelog_cmd", "changelog_group"),
     ("sweep_cmd", "sweep_group"),
     ("matrix_cmd", "matrix_command"),
+    ("claims_cmd", "claims_command"),
     ("recipe_cmd", "recipe_group"),
 )
 

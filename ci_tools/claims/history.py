@@ -1,0 +1,117 @@
+"""``claims --history``: every entry checked against the revision that added it.
+
+The commits that touched the changelog are walked oldest first.  For each,
+the entries it appends are the tail beyond its parent's entry count, and
+only that tail is parsed (the head text from the first appended entry on is
+a YAML list of its own), so a 400 KB changelog is never re-parsed per commit.
+Master configs and runners are loaded once per distinct set of blob ids, and
+recipe evaluations are shared across commits through one :class:`EvalCache`
+keyed by the recipe's and the library's bytes and the job's env.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from typing import Any
+
+from ..config import ProjectConfig
+from ..errors import UsageError
+from ..findings import Finding
+from ..model.repository import RepoData, load_repo
+from ..snapshot import GitSnapshot
+from ..yamlpos import PosSeq, YamlLoadError, load_yaml
+from .check import EntryInput, EvalCache, check_entries, entry_inputs
+
+
+def _git(root: str, *args: str) -> str:
+    proc = subprocess.run(["git", "-C", root, *args], capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise UsageError(f"git {' '.join(args)} failed: {proc.stderr.strip() or proc.stdout.strip()}")
+    return proc.stdout
+
+
+def changelog_commits(config: ProjectConfig, since: str | None, head: str) -> list[tuple[str, str | None]]:
+    """(commit, first parent) for every commit touching the changelog, oldest first."""
+    rev = f"{since}..{head}" if since else head
+    out = _git(str(config.root), "log", "--reverse", "--first-parent", "--format=%H %P", rev, "--", config.changelog)
+    commits: list[tuple[str, str | None]] = []
+    for line in out.splitlines():
+        parts = line.split()
+        if parts:
+            commits.append((parts[0], parts[1] if len(parts) > 1 else None))
+    return commits
+
+
+def _entry_starts(text: str) -> list[int]:
+    """Offsets of the lines that start an entry (``- `` at column 0)."""
+    starts: list[int] = []
+    pos = 0
+    for line in text.splitlines(keepends=True):
+        if line.startswith("- "):
+            starts.append(pos)
+        pos += len(line)
+    return starts
+
+
+def appended_tail(path: str, base: bytes | None, head: bytes) -> list[EntryInput]:
+    """Entries of ``head`` beyond ``base``'s count, parsing only the appended text when possible."""
+    head_text = head.decode("utf-8", "replace")
+    base_count = 0
+    if base is not None:
+        base_text = base.decode("utf-8", "replace")
+        base_count = len(_entry_starts(base_text))
+    starts = _entry_starts(head_text)
+    if base_count >= len(starts):
+        return []
+    cut = starts[base_count]
+    offset = head_text.count("\n", 0, cut)
+    try:
+        tail = load_yaml(head_text[cut:], path).value
+    except YamlLoadError:
+        return []
+    if not isinstance(tail, PosSeq):
+        return []
+
+    class _Shifted:
+        def __init__(self, data: Any) -> None:
+            self.data = data
+            self.offset = offset
+
+    return entry_inputs(path, head_text, [_Shifted(item) for item in tail])
+
+
+class _RepoCache:
+    """RepoData per distinct (master files, runners) blob ids."""
+
+    def __init__(self, config: ProjectConfig) -> None:
+        self.config = config
+        self._cache: dict[tuple[tuple[str, str | None], ...], RepoData] = {}
+
+    def load(self, snapshot: GitSnapshot) -> RepoData:
+        paths = sorted({p for pattern in self.config.master_configs for p in snapshot.glob(pattern)})
+        key = tuple((p, snapshot.blob_id(p)) for p in [*paths, self.config.runners])
+        found = self._cache.get(key)
+        if found is None:
+            found = load_repo(snapshot, self.config, with_changelog=False)
+            self._cache[key] = found
+        return found
+
+
+def replay_history(config: ProjectConfig, *, since: str | None, head: str = "HEAD", verbose: bool = False) -> list[Finding]:
+    findings: list[Finding] = []
+    cache = EvalCache(config)
+    repos = _RepoCache(config)
+    for sha, parent in changelog_commits(config, since, head):
+        snapshot = GitSnapshot(config.root, sha)
+        head_bytes = snapshot.read(config.changelog)
+        if head_bytes is None:
+            continue
+        base_bytes = GitSnapshot(config.root, parent).read(config.changelog) if parent else None
+        entries = appended_tail(config.changelog, base_bytes, head_bytes)
+        if not entries:
+            continue
+        report = check_entries(config, repos.load(snapshot), snapshot, entries, cache=cache, verbose=verbose)
+        for f in report.findings:
+            findings.append(Finding(f.rule, f.severity, f"{f.message} [at {sha[:12]}]", f.location, f.related,
+                                    {**f.data, "commit": sha}))
+    return findings

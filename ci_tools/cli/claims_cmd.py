@@ -1,0 +1,59 @@
+"""``ci-tools claims``: changelog and PR claims against what each job really runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..errors import UsageError
+from .common import finish, get_config, handle_errors, report_options, repo_options
+
+
+@click.command("claims")
+@repo_options
+@report_options
+@click.option("--base", "base_rev", default=None, metavar="REV",
+              help="Base revision: the entries appended since it are checked (default: as for `check`).")
+@click.option("--head", "head_rev", default=None, metavar="REV", help="Head revision (default: the work tree).")
+@click.option("--pr-body", "pr_body_file", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="File with the PR description; its claims are checked too.")
+@click.option("--verbose", "-v", is_flag=True, help="Also list the phrases that could not be verified (claim-unverified).")
+@click.option("--history", is_flag=True,
+              help="Replay every commit that appended changelog entries and check each entry at the revision that added it.")
+@click.option("--since", default=None, metavar="REV", help="With --history: only commits after REV.")
+@handle_errors
+def claims_command(repo_dir: str, config_file: str | None, fmt: str | None, select: tuple[str, ...],
+                   ignore: tuple[str, ...], output: str | None, base_rev: str | None, head_rev: str | None,
+                   pr_body_file: str | None, verbose: bool, history: bool, since: str | None) -> None:
+    """Check the claims of appended changelog entries (and a PR description) against recipes and configs."""
+    config = get_config(repo_dir, config_file)
+    if history:
+        if base_rev or pr_body_file:
+            raise UsageError("--history replays the whole changelog history; it takes --since, not --base or --pr-body")
+        from ..claims.history import replay_history
+
+        findings = replay_history(config, since=since, head=head_rev or "HEAD", verbose=verbose)
+        raise SystemExit(finish(findings, fmt, select, ignore, output))
+    if since:
+        raise UsageError("--since only applies with --history")
+    from ..check import CheckContext, resolve_comparison
+    from ..claims.check import pr_body_source, run_claims
+
+    comparison = resolve_comparison(config, base=base_rev, head=head_rev, pr_number=None, pr_body=None)
+    if comparison.base is None:
+        raise UsageError(f"{comparison.source}; pass --base REV (the revision the change is compared with)")
+    body = None
+    if pr_body_file:
+        text = Path(pr_body_file).read_text(encoding="utf-8", errors="replace")
+        body = pr_body_source(_shown_path(pr_body_file, config.root), text)
+    ctx = CheckContext(config, comparison)
+    raise SystemExit(finish(run_claims(ctx, pr_body=body, verbose=verbose), fmt, select, ignore, output))
+
+
+def _shown_path(path: str, root: Path) -> str:
+    full = Path(path).resolve()
+    try:
+        return full.relative_to(root).as_posix()
+    except ValueError:
+        return path
