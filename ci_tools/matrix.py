@@ -171,15 +171,25 @@ class Job:
         return self.fields.get(name, default)
 
     @cached_property
+    def _fields_json(self) -> str:
+        return json.dumps(self.fields, sort_keys=True, separators=(",", ":"), default=str)
+
+    @cached_property
     def id(self) -> str:
         """Stable id: a hash of the config key, the scenario and every field the recipe receives.
 
         Source positions are left out on purpose, so that moving or commenting
         a config does not change its jobs' ids, while any change of a value does.
         """
-        blob = json.dumps({"config-key": self.config_key, "scenario": self.scenario, **self.fields},
-                          sort_keys=True, separators=(",", ":"), default=str)
+        blob = f"{self.config_key}\0{self.scenario}\0{self._fields_json}"
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+    def json_text(self) -> str:
+        """The matrix entry as compact JSON (same content as :meth:`to_json`, fields sorted by name)."""
+        head = json.dumps({"id": self.id, "config-key": self.config_key, "scenario-type": self.scenario},
+                          separators=(",", ":"))
+        body = self._fields_json
+        return head if body == "{}" else f"{head[:-1]},{body[1:]}"
 
     def label(self) -> str:
         f = self.fields

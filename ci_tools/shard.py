@@ -33,7 +33,8 @@ def encode(value: Any) -> str:
 @dataclass(frozen=True)
 class Shard:
     index: int
-    entries: tuple[Mapping[str, Any], ...]
+    texts: tuple[str, ...]  # each entry's compact JSON
+    ids: tuple[str, ...]
     text: str  # {"include": [...]}, compact
 
     @property
@@ -41,8 +42,8 @@ class Shard:
         return len(self.text)
 
     @property
-    def ids(self) -> list[str]:
-        return [str(e.get("id", "")) for e in self.entries]
+    def entries(self) -> list[Any]:
+        return [json.loads(t) for t in self.texts]
 
     def file_name(self) -> str:
         return f"shard-{self.index:03d}.json"
@@ -51,7 +52,7 @@ class Shard:
         return {
             "index": self.index,
             "file": self.file_name(),
-            "jobs": len(self.entries),
+            "jobs": len(self.texts),
             "bytes": self.size,
             "sha256": hashlib.sha256(self.text.encode()).hexdigest(),
         }
@@ -71,15 +72,20 @@ def _chunks(count: int, parts: int) -> list[tuple[int, int]]:
 def shard_entries(entries: Sequence[Mapping[str, Any]], max_jobs: int = MAX_JOBS_PER_SHARD,
                   max_bytes: int = MAX_SHARD_BYTES) -> list[Shard]:
     """Cut ``entries`` (in order) into the fewest balanced shards within both limits."""
+    return shard_texts([encode(e) for e in entries], [str(e.get("id", "")) for e in entries], max_jobs, max_bytes)
+
+
+def shard_texts(texts: Sequence[str], ids: Sequence[str], max_jobs: int = MAX_JOBS_PER_SHARD,
+                max_bytes: int = MAX_SHARD_BYTES) -> list[Shard]:
+    """:func:`shard_entries` for entries already encoded as compact ASCII JSON."""
     if not 1 <= max_jobs <= MAX_JOBS_PER_SHARD:
         raise ShardError(f"shard size must be between 1 and {MAX_JOBS_PER_SHARD} jobs, found {max_jobs}")
-    if not entries:
+    if not texts:
         return []
-    texts = [encode(e) for e in entries]
     overhead = len(_PREFIX) + len(_SUFFIX)
-    for entry, text in zip(entries, texts):
+    for entry_id, text in zip(ids, texts):
         if len(text) + overhead > max_bytes:
-            raise ShardError(f"job {entry.get('id', '?')} alone is {len(text)} bytes of JSON; "
+            raise ShardError(f"job {entry_id or '?'} alone is {len(text)} bytes of JSON; "
                              f"expected every job under the shard limit of {max_bytes} bytes")
     total = sum(len(t) + 1 for t in texts) + overhead
     parts = max(math.ceil(len(texts) / max_jobs), math.ceil(total / max_bytes))
@@ -89,7 +95,7 @@ def shard_entries(entries: Sequence[Mapping[str, Any]], max_jobs: int = MAX_JOBS
         if all(len(t) <= max_bytes for t in shard_texts):
             break
         parts += 1  # terminates: one entry per shard fits, as checked above
-    return [Shard(i, tuple(entries[a:b]), t) for i, ((a, b), t) in enumerate(zip(ranges, shard_texts))]
+    return [Shard(i, tuple(texts[a:b]), tuple(ids[a:b]), t) for i, ((a, b), t) in enumerate(zip(ranges, shard_texts))]
 
 
 def index_of(shards: Sequence[Shard], max_jobs: int, max_bytes: int = MAX_SHARD_BYTES,

@@ -97,13 +97,34 @@ class _PosLoader(_BaseLoader):
         self.duplicates: list[DuplicateKey] = []
 
 
+_STR_TAG = "tag:yaml.org,2002:str"
+
+
+def _construct_child(loader: _PosLoader, node: yaml.Node) -> Any:
+    """``construct_object(node, deep=True)`` with a fast path for scalars.
+
+    Scalars are most of a config and immutable, so they skip the generic
+    bookkeeping (alias table, recursion guard); strings skip even the
+    constructor call.  Anything else, and any unusual tag, takes the generic
+    path with its checks and errors.
+    """
+    if type(node) is yaml.ScalarNode:
+        tag = node.tag
+        if tag == _STR_TAG:
+            return node.value
+        constructor = loader.yaml_constructors.get(tag)
+        if constructor is not None:
+            return constructor(loader, node)
+    return loader.construct_object(node, deep=True)
+
+
 def _construct_map(loader: _PosLoader, node: yaml.MappingNode) -> Iterator[PosMap]:
     data = PosMap()
     data.span = _span(node)
     yield data
     loader.flatten_mapping(node)
     for key_node, value_node in node.value:
-        key = loader.construct_object(key_node, deep=True)
+        key = _construct_child(loader, key_node)
         try:
             hash(key)
         except TypeError:
@@ -116,7 +137,7 @@ def _construct_map(loader: _PosLoader, node: yaml.MappingNode) -> Iterator[PosMa
                 DuplicateKey(str(key), data.key_spans[key], _span(key_node))
             )
             continue
-        data[key] = loader.construct_object(value_node, deep=True)
+        data[key] = _construct_child(loader, value_node)
         data.key_spans[key] = _span(key_node)
         data.value_spans[key] = _span(value_node)
 
@@ -126,7 +147,7 @@ def _construct_seq(loader: _PosLoader, node: yaml.SequenceNode) -> Iterator[PosS
     data.span = _span(node)
     yield data
     for child in node.value:
-        data.append(loader.construct_object(child, deep=True))
+        data.append(_construct_child(loader, child))
         data.item_spans.append(_span(child))
 
 

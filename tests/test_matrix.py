@@ -349,3 +349,13 @@ def _corpus_copy(tmp_path: Path) -> Path:
     for name in ("amd-master.yaml", "runners.yaml"):
         (root / "configs" / name).write_bytes((corpus_dir() / "configs" / name).read_bytes())
     return root
+
+
+def test_json_text_is_the_entry_as_compact_json(corpus_jobs: list[Job]) -> None:
+    import json
+
+    for job in corpus_jobs[::25]:
+        text = job.json_text()
+        assert json.loads(text) == job.to_json()
+        assert text.startswith(f'{{"id":"{job.id}","config-key":')
+        assert " " not in text.replace(job.get("image") or "", "")

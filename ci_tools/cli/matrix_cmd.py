@@ -119,10 +119,10 @@ def _appended(config: ProjectConfig, base: Snapshot, head: Snapshot) -> tuple[Ch
 def _emit(jobs: list[Job], selection: Selection, shard_size: int, output_dir: str | None, github_output: bool,
           only_shard: int | None) -> None:
     from ..errors import UsageError
-    from ..shard import MAX_SHARD_BYTES, ShardError, encode, index_of, shard_entries
+    from ..shard import MAX_SHARD_BYTES, ShardError, encode, index_of, shard_texts
 
     try:
-        shards = shard_entries([j.to_json() for j in jobs], max_jobs=shard_size)
+        shards = shard_texts([j.json_text() for j in jobs], [j.id for j in jobs], max_jobs=shard_size)
     except ShardError as exc:
         raise UsageError(str(exc)) from None
     index = index_of(shards, shard_size, extra={"selection": selection.to_json()})
@@ -139,7 +139,8 @@ def _emit(jobs: list[Job], selection: Selection, shard_size: int, output_dir: st
     if github_output:
         _write_github_output(shards, index, only_shard, MAX_SHARD_BYTES)
         return
-    click.echo(encode({"index": index, "shards": [{"include": list(s.entries)} for s in shards]}))
+    # The shards' texts are already JSON: splice them rather than encoding every job again.
+    click.echo(f'{{"index":{encode(index)},"shards":[{",".join(s.text for s in shards)}]}}')
 
 
 def _write_github_output(shards: list[Shard], index: dict[str, Any], only_shard: int | None, limit: int) -> None:
