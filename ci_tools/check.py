@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Callable, Mapping, Sequence, Union
 
 from .config import ProjectConfig
 from .errors import UsageError
-from .findings import Finding
+from .findings import Finding, Location
 
 if TYPE_CHECKING:
     from .changelog.lint import ChangelogChange, HeadConfigs
@@ -220,11 +220,11 @@ def _load_stage(ref: StageRef) -> Stage:
 
 
 def _dedupe(findings: list[Finding]) -> list[Finding]:
-    """Drop a finding that another stage already reported for the same rule and position."""
-    seen: set[tuple[str, str, int, int]] = set()
+    """Drop a finding that another stage already reported (same rule, position and message)."""
+    seen: set[tuple[str, Location, str]] = set()
     out: list[Finding] = []
     for f in findings:
-        key = (f.rule, f.location.path, f.location.line, f.location.column)
+        key = (f.rule, f.location, f.message)
         if key not in seen:
             seen.add(key)
             out.append(f)

@@ -16,8 +16,8 @@ from ..findings import Finding, Location
 from ..rules.changelog_rules import ENTRY_COUNT, NOT_A_LIST
 from ..rules.registry import make_finding
 from ..rules.yaml_files import YAML_DUPLICATE_KEY, YAML_SYNTAX
-from ..yamlpos import PosMap, PosSeq, Span, YamlLoadError, load_yaml
-from .layout import Block, Layout
+from ..yamlpos import PosMap, PosSeq, Span, YamlLoadError, describe_type, load_yaml
+from .layout import Layout
 
 
 @dataclass(frozen=True)
@@ -74,15 +74,12 @@ class ParsedEntries:
     findings: list[Finding] = field(default_factory=list)
 
 
-def parse_entries(path: str, head: Layout, blocks: list[Block]) -> ParsedEntries:
-    """Parse the head text from the first of ``blocks`` to the end of the file.
+def parse_entries(path: str, head: Layout, first: int, *, whole_file: bool = False) -> ParsedEntries:
+    """Parse the head text from line ``first`` to the end of the file.
 
     Invalid UTF-8 yields no entries and no finding (the byte rules report it).
     """
     out = ParsedEntries()
-    if not blocks:
-        return out
-    first = blocks[0].start
     offset = first - 1
     raw = head.text(first)
     try:
@@ -108,7 +105,9 @@ def parse_entries(path: str, head: Layout, blocks: list[Block]) -> ParsedEntries
     value = loaded.value
     if not isinstance(value, PosSeq):
         out.findings.append(make_finding(
-            NOT_A_LIST, "the appended text is not a YAML list of entries; expected each entry to start with `- config-keys:` at column 0",
+            NOT_A_LIST,
+            f"{'the changelog' if whole_file else 'the appended text'} is {describe_type(value)}, not a YAML list of entries; "
+            "expected each entry to start with `- config-keys:` at column 0",
             Location(path, first, 1), data={"path": path},
         ))
         return out

@@ -45,6 +45,8 @@ class HistoryDiff:
     # Appended entries, in head order.
     new_blocks: list[Block] = field(default_factory=list)
     edits: list[HistoryEdit] = field(default_factory=list)
+    # True when there is no base file: the whole head is new and is parsed from line 1.
+    whole_file: bool = False
 
     @property
     def pr_link_corrections(self) -> list[HistoryEdit]:
@@ -54,7 +56,7 @@ class HistoryDiff:
 def diff_history(base: Layout | None, head: Layout) -> HistoryDiff:
     """Compare two revisions of the changelog (``base`` None: the file is new)."""
     if base is None:
-        return HistoryDiff(head, None, 1, list(head.blocks))
+        return HistoryDiff(head, None, 1, list(head.blocks), whole_file=True)
     if head.data.startswith(base.data):
         return _appended_only(base, head)
     return _aligned(base, head)
@@ -92,9 +94,21 @@ def _pr_link_only(base_lines: list[bytes], head_lines: list[bytes]) -> list[int]
     if len(base_lines) != len(head_lines):
         return None
     changed = [i for i, (x, y) in enumerate(zip(base_lines, head_lines)) if x != y]
-    if all(base_lines[i].startswith(PR_LINK_PREFIX) and head_lines[i].startswith(PR_LINK_PREFIX) for i in changed):
-        return changed
-    return None
+    for i in changed:
+        old, new = base_lines[i], head_lines[i]
+        if not (old.startswith(PR_LINK_PREFIX) and new.startswith(PR_LINK_PREFIX)):
+            return None
+        if pr_link_value(old) == pr_link_value(new):
+            return None  # same link, other bytes (whitespace, quotes): an edit, not a correction
+    return changed
+
+
+def pr_link_value(line: bytes) -> str:
+    """The value of a ``  pr-link:`` line, unquoted the way YAML reads a plain or quoted scalar."""
+    value = line[len(PR_LINK_PREFIX):].decode("utf-8", "replace").strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        value = value[1:-1]
+    return value
 
 
 class _Aligner:

@@ -20,7 +20,7 @@ from ..rules import changelog_rules as R
 from ..rules.registry import make_finding
 from ..yamlpos import YamlLoadError, decode_utf8
 from .entries import NewEntry, ParsedEntries, parse_entries
-from .history import PR_LINK_PREFIX, EditKind, HistoryDiff, HistoryEdit, diff_history
+from .history import PR_LINK_PREFIX, EditKind, HistoryDiff, diff_history, pr_link_value
 from .layout import Layout, is_blank
 
 PLACEHOLDER = "XXX"
@@ -58,14 +58,18 @@ class ChangelogChange:
         if self.head is None:
             return None
         if not self.compared:
-            return HistoryDiff(self.head, None, 1, list(self.head.blocks))
+            return HistoryDiff(self.head, None, 1, list(self.head.blocks), whole_file=True)
         return diff_history(self.base, self.head)
 
     @cached_property
     def parsed(self) -> ParsedEntries:
         if self.diff is None or self.head is None:
             return ParsedEntries()
-        return parse_entries(self.path, self.head, self.diff.new_blocks)
+        if self.diff.whole_file:
+            return parse_entries(self.path, self.head, 1, whole_file=True)
+        if not self.diff.new_blocks:
+            return ParsedEntries()
+        return parse_entries(self.path, self.head, self.diff.new_blocks[0].start)
 
     @property
     def new_entries(self) -> list[NewEntry]:
@@ -157,12 +161,19 @@ def _shown(text: bytes, limit: int = 60) -> str:
     return s if len(s) <= limit else s[: limit - 3] + "..."
 
 
-def pr_link_value(line: bytes) -> str:
-    """The value of a ``  pr-link:`` line, unquoted the way YAML reads a plain or quoted scalar."""
-    value = line[len(PR_LINK_PREFIX):].decode("utf-8", "replace").strip()
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-        value = value[1:-1]
-    return value
+def _entry_title(layout: Layout, line: int) -> str:
+    """``config-keys: a, b`` of the entry starting at ``line``, for messages."""
+    first = layout.line(line)
+    inline = first[len(b"- config-keys:"):].strip() if first.startswith(b"- config-keys:") else b""
+    if inline:
+        return f"config-keys: {_shown(inline)}"
+    keys: list[str] = []
+    for number in range(line + 1, len(layout.lines) + 1):
+        text = layout.line(number)
+        if not text.startswith(b"    - "):
+            break
+        keys.append(_shown(text[6:]))
+    return f"config-keys: {', '.join(keys)}" if keys else f"`{_shown(first)}`"
 
 
 def _history_rules(change: ChangelogChange, diff: HistoryDiff, config: ProjectConfig) -> list[Finding]:
@@ -186,10 +197,10 @@ def _history_rules(change: ChangelogChange, diff: HistoryDiff, config: ProjectCo
                 here, related=[change.base_loc(edit.base_line)], data={"base_line": edit.base_line},
             ))
         elif edit.kind is EditKind.REMOVED:
-            first_line = change.base.line(edit.base_line) if change.base else b""
+            title = _entry_title(change.base, edit.base_line) if change.base else ""
             out.append(make_finding(
                 R.ENTRY_REMOVED,
-                f"the entry at line {edit.base_line} of the {change.base_label} (`{_shown(first_line)}`) was removed; "
+                f"the entry at line {edit.base_line} of the {change.base_label} ({title}) was removed; "
                 "expected every historical entry to stay",
                 here, related=[change.base_loc(edit.base_line)], data={"base_line": edit.base_line},
             ))

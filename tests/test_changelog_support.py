@@ -1,0 +1,94 @@
+"""Throwaway git repositories for the changelog, coverage and check tests.
+
+Commits use a pinned identity and date and never sign, so every run builds
+the same history.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from ci_tools.cli.main import main
+
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Changelog Tests", "GIT_AUTHOR_EMAIL": "tests@example.invalid",
+    "GIT_COMMITTER_NAME": "Changelog Tests", "GIT_COMMITTER_EMAIL": "tests@example.invalid",
+    "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z",
+    "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
+}
+
+MASTER = b"""dsr1-fp8-mi355x-atom:
+  image: rocm/atom:v1
+  model: deepseek-ai/DeepSeek-R1-0528
+  model-prefix: dsr1
+  runner: mi355x
+  precision: fp8
+  framework: atom
+  multinode: false
+  scenarios:
+    fixed-seq-len:
+    - isl: 1024
+      osl: 1024
+      search-space:
+      - { tp: 8, conc-start: 4, conc-end: 16 }
+"""
+RUNNERS = b"labels:\n  mi355x:\n    - mi355x-amds_00\nhardware:\n  mi355x:\n    available-cpu-dram-mib: 3_095_781\n    gpus-per-node: 8\n"
+E1 = b"""- config-keys:
+    - dsr1-fp8-mi355x-atom
+  description:
+    - "Add the DeepSeek-R1 FP8 ATOM config"
+  pr-link: https://github.com/acme/bench/pull/1
+"""
+
+
+def entry(key: str = "dsr1-fp8-mi355x-atom", desc: str = "Raise the range", link: str = "https://github.com/acme/bench/pull/3",
+          extra: str = "") -> bytes:
+    return (f"- config-keys:\n    - {key}\n  description:\n    - \"{desc}\"\n  pr-link: {link}\n{extra}").encode()
+
+
+def git(repo: Path, *args: str) -> str:
+    done = subprocess.run(["git", "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main", *args],
+                          cwd=repo, env={**os.environ, **GIT_ENV}, check=True, capture_output=True, text=True)
+    return done.stdout.strip()
+
+
+class Repo:
+    """A git repository in a temporary directory, with helpers to write, commit and run ci-tools."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.mkdir(parents=True, exist_ok=True)
+        git(path, "init", "-q")
+
+    def write(self, files: dict[str, bytes | None]) -> None:
+        for rel, data in files.items():
+            target = self.path / rel
+            if data is None:
+                target.unlink(missing_ok=True)
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+
+    def commit(self, files: dict[str, bytes | None], message: str = "change") -> str:
+        self.write(files)
+        git(self.path, "add", "-A")
+        git(self.path, "commit", "-q", "--allow-empty", "-m", message)
+        return git(self.path, "rev-parse", "HEAD")
+
+
+def base_files(changelog: bytes | None = E1, master: bytes = MASTER) -> dict[str, bytes | None]:
+    return {
+        ".ci-tools.yaml": b"repository: acme/bench\n",
+        "configs/amd-master.yaml": master,
+        "configs/runners.yaml": RUNNERS,
+        "perf-changelog.yaml": changelog,
+    }
+
+
+def run(argv: list[str], capsys: object) -> tuple[int, str, str]:
+    """Run the CLI in-process; returns (exit code, stdout, stderr)."""
+    code = main(argv)
+    captured = capsys.readouterr()  # type: ignore[attr-defined]
+    return code, captured.out, captured.err
