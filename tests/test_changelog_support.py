@@ -84,6 +84,10 @@ def base_files(changelog: bytes | None = E1, master: bytes = MASTER) -> dict[str
         "configs/amd-master.yaml": master,
         "configs/runners.yaml": RUNNERS,
         "perf-changelog.yaml": changelog,
+        "benchmarks/benchmark_lib.sh": b"#!/usr/bin/env bash\n",
+        "benchmarks/single_node/fixed_seq_len/dsr1_fp8_mi355x_atom.sh":
+            b'#!/usr/bin/env bash\nsource "$(dirname "$0")/../../benchmark_lib.sh"\n'
+            b'python3 -m atom.entrypoints.openai_server --model "$MODEL" --port "$PORT" -tp "$TP"\n',
     }
 
 

@@ -1,0 +1,156 @@
+"""``ci-tools check``: what it compares with (flag, GitHub event, merge-base, nothing) and its stages."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ci_tools import check
+from ci_tools.check import CheckContext, Comparison, resolve_comparison, run_check
+from ci_tools.config import load_config
+from ci_tools.findings import Finding, Location, Severity
+from ci_tools.github_event import load_event, parse_event
+from ci_tools.errors import UsageError
+from test_changelog_support import E1, Repo, base_files, entry, git, run
+
+NEW_XXX = entry(link="https://github.com/acme/bench/pull/XXX")
+
+
+@pytest.fixture
+def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("GITHUB_ACTIONS", "GITHUB_EVENT_PATH", "GITHUB_EVENT_NAME", "GITHUB_REPOSITORY", "GITHUB_STEP_SUMMARY"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def repo(tmp_path: Path, clean_env: None) -> Repo:
+    return Repo(tmp_path / "repo")
+
+
+def test_explicit_base_and_pr_number(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    base = repo.commit(base_files())
+    repo.commit({"perf-changelog.yaml": E1 + b"\n" + NEW_XXX})
+    code, out, err = run(["check", "--repo", str(repo.path), "--base", base, "--pr-number", "5", "--select", "changelog-"], capsys)
+    assert (code, out, err) == (0, "", "")
+    code, out, _ = run(["check", "--repo", str(repo.path), "--base", base, "--select", "changelog-"], capsys)
+    assert code == 1 and "[changelog-pr-link]" in out
+
+
+def test_local_run_compares_with_the_merge_base_of_main(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    base = repo.commit(base_files())
+    git(repo.path, "checkout", "-q", "-b", "feature")
+    repo.commit({"perf-changelog.yaml": E1 + entry()})  # no separator
+    config = load_config(repo.path)
+    assert resolve_comparison(config, base=None, head=None, pr_number=None, pr_body=None, env={}) == Comparison(
+        base, None, None, None, "the merge-base with main")
+    code, out, err = run(["check", "--repo", str(repo.path), "--select", "changelog-"], capsys)
+    assert code == 1 and err == ""
+    assert out.startswith("perf-changelog.yaml:6:1: error: new entry is preceded by no blank line")
+
+
+def test_origin_default_branch_is_preferred(repo: Repo) -> None:
+    first = repo.commit(base_files())
+    git(repo.path, "update-ref", "refs/remotes/origin/main", first)
+    repo.commit({"README.md": b"x\n"})
+    found = resolve_comparison(load_config(repo.path), base=None, head=None, pr_number=None, pr_body=None, env={})
+    assert (found.base, found.source) == (first, "the merge-base with origin/main")
+
+
+def test_nothing_to_compare_validates_only_and_says_so(tmp_path: Path, clean_env: None, capsys: pytest.CaptureFixture[str]) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    for rel, data in base_files(E1 + b"\n" + NEW_XXX).items():
+        (plain / rel).parent.mkdir(parents=True, exist_ok=True)
+        (plain / rel).write_bytes(data or b"")
+    code, out, err = run(["check", "--repo", str(plain), "--select", "changelog-"], capsys)
+    assert (code, out) == (0, "")
+    assert err == (f"ci-tools: note: {plain.resolve()} is not a git repository; nothing to compare, so only the head is "
+                   "validated (pass --base REV to check a change)\n")
+
+
+def test_repository_without_a_default_branch(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    git(repo.path, "checkout", "-q", "-b", "trunk")
+    repo.commit(base_files())
+    code, _, err = run(["check", "--repo", str(repo.path), "--select", "changelog-"], capsys)
+    assert code == 0
+    assert "no --base given and no origin/main or main branch to compare with" in err
+
+
+def write_event(tmp_path: Path, payload: dict[str, object]) -> Path:
+    path = tmp_path / "event.json"
+    path.write_text(json.dumps(payload), encoding="utf-8")
+    return path
+
+
+def test_github_actions_pull_request_event_gives_base_pr_and_body(repo: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    base = repo.commit(base_files())
+    repo.commit({"perf-changelog.yaml": E1 + b"\n" + entry(link="https://github.com/acme/bench/pull/41")})
+    event = write_event(tmp_path, {"number": 41, "pull_request": {
+        "number": 41, "body": "Raise the range", "base": {"sha": base, "ref": "main"}, "head": {"sha": "f" * 40}},
+        "repository": {"full_name": "acme/bench"}})
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    monkeypatch.setenv("GITHUB_EVENT_PATH", str(event))
+    monkeypatch.setenv("GITHUB_EVENT_NAME", "pull_request")
+    found = resolve_comparison(load_config(repo.path), base=None, head=None, pr_number=None, pr_body=None)
+    assert found == Comparison(base, None, 41, "Raise the range", "the pull_request event's base")
+    code, out, _ = run(["check", "--repo", str(repo.path), "--format", "text", "--select", "changelog-"], capsys)
+    assert (code, out) == (0, "")
+
+
+def test_event_payload_shapes() -> None:
+    push = parse_event("push", {"before": "a" * 40, "after": "b" * 40, "ref": "refs/heads/main"})
+    assert (push.base_sha, push.head_sha, push.pr_number) == ("a" * 40, "b" * 40, None)
+    assert parse_event("push", {"before": "0" * 40}).base_sha is None  # a new branch has no previous head
+    comment = parse_event("issue_comment", {"issue": {"number": 7, "body": "b", "pull_request": {"url": "u"}}})
+    assert (comment.pr_number, comment.base_sha, comment.pr_body) == (7, None, "b")
+    group = parse_event("merge_group", {"merge_group": {"base_sha": "c" * 40, "head_sha": "d" * 40, "base_ref": "refs/heads/main"}})
+    assert (group.base_sha, group.head_sha) == ("c" * 40, "d" * 40)
+    assert parse_event("workflow_dispatch", {"repository": {"full_name": "o/r"}}).repository == "o/r"
+
+
+def test_unreadable_event_payload_is_a_usage_error(tmp_path: Path) -> None:
+    assert load_event({}) is None
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json", encoding="utf-8")
+    with pytest.raises(UsageError, match="cannot read the event payload"):
+        load_event({"GITHUB_EVENT_PATH": str(bad)})
+    with pytest.raises(UsageError, match="does not exist"):
+        load_event({"GITHUB_EVENT_PATH": str(tmp_path / "missing.json")})
+
+
+def test_pr_body_file_reaches_the_stages(repo: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    base = repo.commit(base_files())
+    body = tmp_path / "body.md"
+    body.write_text("将 c48 及以上切换到 DEP\n", encoding="utf-8")
+    seen: list[str | None] = []
+
+    def spy(ctx: CheckContext) -> list[Finding]:
+        seen.append(ctx.pr_body)
+        return []
+
+    monkeypatch.setattr(check, "STAGES", [*check.STAGES, ("spy", spy)])
+    code, _, _ = run(["check", "--repo", str(repo.path), "--base", base, "--pr-body", str(body)], capsys)
+    assert code == 0 and seen == ["将 c48 及以上切换到 DEP\n"]
+
+
+def test_a_stage_is_one_line_and_may_be_a_lazy_reference(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    base = repo.commit(base_files())
+    ctx = CheckContext(load_config(repo.path), Comparison(base))
+    note = Finding("x-demo", Severity.NOTE, "from a stage", Location("README.md"))
+    monkeypatch.setattr(check, "_demo_stage", lambda c: [note, note], raising=False)
+    findings = run_check(ctx, [("demo", "ci_tools.check:_demo_stage")])
+    assert findings == [note]  # the same finding twice is reported once
+
+
+def test_context_loads_each_revision_once(repo: Repo) -> None:
+    base = repo.commit(base_files())
+    repo.commit({"perf-changelog.yaml": E1 + b"\n" + entry()})
+    ctx = CheckContext(load_config(repo.path), Comparison(base))
+    assert run_check(ctx) == []
+    assert ctx.head_configs_repo is ctx.head_repo  # validate loaded it first; the changelog gate reused it
+    assert ctx.changed_paths == frozenset({"perf-changelog.yaml"})
+    assert "base_repo" not in ctx.__dict__  # nothing needed the base's configs
