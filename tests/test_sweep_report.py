@@ -1,0 +1,128 @@
+"""`ci-tools sweep report`: status records and result JSON to Markdown."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures" / "sweep"))
+
+from sweeplib import cli, make_repo  # noqa: E402
+
+from ci_tools.sweep.report import collect, md_escape, render_markdown  # noqa: E402
+from ci_tools.sweep.status import StatusRecord, read_status, write_status  # noqa: E402
+
+
+def _record(job_id: str, label: str, status: str, **kw: object) -> StatusRecord:
+    base: dict[str, object] = dict(job_id=job_id, label=label, config_key=label.split()[0], scenario_type="fixed-seq-len",
+                                   runner="mi355x", launcher="docker", recipe="benchmarks/x.sh", argv=("docker", "run"),
+                                   status=status)
+    base.update(kw)
+    return StatusRecord(**base)  # type: ignore[arg-type]
+
+
+def _write(root: Path, record: StatusRecord, log: str = "", results: dict[str, str] | None = None) -> None:
+    job_dir = root / record.job_id
+    (job_dir / "results").mkdir(parents=True)
+    (job_dir / "job.log").write_text(log)
+    for name, text in (results or {}).items():
+        path = job_dir / "results" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    write_status(job_dir, record)
+
+
+def _sample(root: Path) -> None:
+    _write(root, _record("a1", "dsr1-fp8 fixed-seq-len 1024/1024 TP8/EP1 c4", "success", exit_code=0,
+                         duration_seconds=754.4, conc=4, results=("result.json",)),
+           results={"result.json": json.dumps({"tput_per_gpu": 1234.56789, "latency": {"p50": 0.25}})})
+    _write(root, _record("b2", "dsr1-fp8 fixed-seq-len 1024/1024 TP8/EP1 c8", "failed", exit_code=3,
+                         duration_seconds=61, conc=8),
+           log="".join(f"line {i}\n" for i in range(30)) + "error: ``` engine | failed\n")
+    _write(root, _record("c3", "glm5|<b>x</b> fixed-seq-len @team c16", "timed-out", timed_out=True, signal="SIGTERM",
+                         duration_seconds=3725, conc=16, message="ran cleanup: docker rm --force ci-tools-c3",
+                         results=("partial.json", "broken.json")),
+           results={"partial.json": json.dumps({"tput_per_gpu": 99}), "broken.json": '{"tput'})
+
+
+def test_markdown_is_exact(tmp_path: Path) -> None:
+    _sample(tmp_path / "out")
+    reports, problems = collect([tmp_path / "out"])
+    assert problems == []
+    text = render_markdown(reports, metrics=("tput_per_gpu", "latency.p50"), log_tail=2)
+    assert text == (
+        "### Benchmark sweep\n"
+        "\n"
+        "**3 jobs**: 1 failed, 1 timed-out, 1 success\n"
+        "\n"
+        "|  | Job | Runner | Launcher | Outcome | Duration | Results | tput\\_per\\_gpu | latency.p50 |\n"
+        "|---|---|---|---|---|---|---|---|---|\n"
+        "| ❌ | dsr1-fp8 fixed-seq-len 1024/1024 TP8/EP1 c8 | mi355x | docker | exit 3 | 1m01s | 0 |  |  |\n"
+        "| ⏱️ | glm5\\|\\<b\\>x\\</b\\> fixed-seq-len &#64;team c16 | mi355x | docker | timed out \\(SIGTERM\\) "
+        "| 1h02m05s | 2 | 99 |  |\n"
+        "| ✅ | dsr1-fp8 fixed-seq-len 1024/1024 TP8/EP1 c4 | mi355x | docker | exit 0 | 12m34s | 1 | 1235 | 0.25 |\n"
+        "\n"
+        "<details><summary>dsr1-fp8 fixed-seq-len 1024/1024 TP8/EP1 c8: exit 3</summary>\n"
+        "\n"
+        "````text\n"
+        "line 29\n"
+        "error: ``` engine | failed\n"
+        "````\n"
+        "\n"
+        "</details>\n"
+        "\n"
+        "<details><summary>glm5\\|\\<b\\>x\\</b\\> fixed-seq-len &#64;team c16: timed out \\(SIGTERM\\)</summary>\n"
+        "\n"
+        "ran cleanup: docker rm --force ci-tools-c3\n"
+        "\n"
+        "</details>\n"
+    )
+
+
+def test_escaping_keeps_cells_inert() -> None:
+    assert md_escape("a|b\nc <img src=x> @user [x](y) `z`") == \
+        "a\\|b c \\<img src=x\\> &#64;user \\[x\\]\\(y\\) \\`z\\`"
+
+
+def test_a_report_too_long_for_a_comment_keeps_the_failures(tmp_path: Path) -> None:
+    root = tmp_path / "out"
+    for i in range(150):
+        status = "failed" if i % 50 == 0 else "success"
+        _write(root, _record(f"j{i:03d}", f"key-{i:03d} fixed-seq-len TP8 c{i}", status, exit_code=0 if status == "success" else 1,
+                             conc=i))
+    reports, _ = collect([root])
+    text = render_markdown(reports, max_chars=3000, log_tail=0)
+    assert len(text) <= 3000
+    assert "**150 jobs**: 3 failed, 147 success" in text
+    assert all(f"key-{i:03d} fixed" in text for i in (0, 50, 100))
+    assert "key-001 fixed" not in text
+    assert "147 row(s) left out to stay under the size limit" in text
+
+
+def test_status_record_round_trips(tmp_path: Path) -> None:
+    record = _record("z9", "k fixed-seq-len c1", "stopped", stopped=True, signal="SIGTERM", argv=("bash", "x.sh"))
+    write_status(tmp_path, record)
+    assert read_status(tmp_path / "status.json") == record
+    assert json.loads((tmp_path / "status.json").read_text())["schema"] == "ci-tools/sweep-status/1"
+
+
+def test_cli_report_writes_step_summary_and_skips_foreign_files(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path, "sweep:\n  report-metrics: [tput_per_gpu]\n")
+    _sample(repo / "a")
+    (repo / "b" / "x").mkdir(parents=True)
+    (repo / "b" / "x" / "status.json").write_text('{"not": "a record"}')
+    summary = tmp_path / "summary.md"
+    env = dict(__import__("os").environ, GITHUB_STEP_SUMMARY=str(summary))
+    proc = cli(repo, "sweep", "report", "a", "b", "--title", "Sweep of abc", "--step-summary", env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("### Sweep of abc\n\n**3 jobs**")
+    assert "| tput\\_per\\_gpu |" in proc.stdout.splitlines()[4]
+    assert summary.read_text() == proc.stdout
+    assert "ci-tools: warning: skipped" in proc.stderr and "not a ci-tools sweep status record" in proc.stderr
+
+
+def test_cli_report_on_a_missing_directory_is_a_usage_error(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path)
+    proc = cli(repo, "sweep", "report", "nope")
+    assert proc.returncode == 2 and "nope is not a directory of sweep results" in proc.stderr
