@@ -114,9 +114,12 @@ def first_line(body: str) -> str | None:
     return None
 
 
+_HYPHEN_LOOKALIKES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d\u02d7\u2043"
+
+
 def _skeleton(word: str) -> str:
-    """What a word looks like: look-alike slashes folded, invisible characters dropped, NFKC, casefold."""
-    folded = "".join("/" if ch in SLASH_LOOKALIKES else ch for ch in word)
+    """What a word looks like: look-alike slashes and hyphens folded, invisible characters dropped, NFKC, casefold."""
+    folded = "".join("/" if ch in SLASH_LOOKALIKES else "-" if ch in _HYPHEN_LOOKALIKES else ch for ch in word)
     folded = "".join(ch for ch in folded if unicodedata.category(ch) not in ("Cf", "Mn", "Zs"))
     return unicodedata.normalize("NFKC", folded).casefold()
 

@@ -183,6 +183,12 @@ def _glob_targets(command: Command, repo: RepoData, problems: list[str]) -> dict
     return targets
 
 
+def _defined_scenarios(repo: RepoData, key: str) -> set[str]:
+    data = repo.configs[key].data
+    scenarios = data.get("scenarios") if isinstance(data, dict) else None
+    return {s for s in SCENARIOS if isinstance(scenarios, dict) and s in scenarios}
+
+
 def _canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, default=str)
 
@@ -276,6 +282,11 @@ def resolve_selection(command: Command, sha: str, head: RepoData, base: RepoData
         targets = _glob_targets(command, head, problems)
     if problems:
         raise SelectionError(problems)
+    # Keep only the scenarios each config really defines, so filters and messages speak of what exists.
+    targets = {k: s & _defined_scenarios(head, k) for k, s in targets.items()}
+    targets = {k: s for k, s in targets.items() if s}
+    if not targets:
+        raise SelectionError(["the selected configs define none of the selected scenarios"])
     if command.scenario:
         unfiltered = targets
         targets = {k: s & {command.scenario} for k, s in targets.items() if command.scenario in s}
