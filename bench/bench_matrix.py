@@ -25,6 +25,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT.parent / "shared" / "corpus" / "inferencex-843c625"
@@ -80,8 +81,8 @@ def make_repo(dest: Path) -> None:
     shutil.copyfile(CORPUS / "configs" / "runners.yaml", dest / "configs" / "runners.yaml")
 
 
-def timed(cmd: list[str], cwd: Path) -> tuple[float, int, str]:
-    """Wall seconds, peak RSS in KiB (this child only, from wait4) and stdout of one process."""
+def timed(cmd: list[str], cwd: Path) -> tuple[float, int, str, float]:
+    """Wall seconds, peak RSS in KiB (this child only, from wait4), stdout and CPU seconds of one process."""
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert proc.stdout is not None and proc.stderr is not None
@@ -91,15 +92,16 @@ def timed(cmd: list[str], cwd: Path) -> tuple[float, int, str]:
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}): {err.decode()}")
-    return elapsed, int(usage.ru_maxrss), out.decode()
+    return elapsed, int(usage.ru_maxrss), out.decode(), usage.ru_utime + usage.ru_stime
 
 
-def measure(name: str, cmd: list[str], cwd: Path, runs: int) -> dict[str, float]:
+def measure(name: str, cmd: list[str], cwd: Path, runs: int) -> dict[str, Any]:
     timed(cmd, cwd)  # warm the OS file cache; not counted
     samples = [timed(cmd, cwd) for _ in range(runs)]
     walls = [s[0] for s in samples]
     return {"name": name, "median": statistics.median(walls), "min": min(walls), "max": max(walls),
-            "rss_mib": max(s[1] for s in samples) / 1024, "out": samples[-1][2].strip()}  # type: ignore[dict-item]
+            "rss_mib": max(s[1] for s in samples) / 1024, "out": samples[-1][2].strip(),
+            "cpu": statistics.median(s[3] for s in samples)}
 
 
 def main() -> int:
@@ -124,9 +126,13 @@ def main() -> int:
                       for line in p.read_text().splitlines() if re.match(r"^[A-Za-z0-9][^\s:#]*:\s*$", line))
     print(f"repository: {configs} configs, {index['total-jobs']} jobs, {index['shard-count']} shards "
           f"(max {max(s['bytes'] for s in index['shards'])} bytes), {args.runs} runs each")
-    print(f"{'command':<50} {'median s':>9} {'min s':>7} {'max s':>7} {'peak RSS MiB':>13}")
+    print(f"{'command':<50} {'median s':>9} {'min s':>7} {'max s':>7} {'cpu s':>7} {'peak RSS MiB':>13}")
     for r in (ours, stdout, base):
-        print(f"{r['name']:<50} {r['median']:>9.3f} {r['min']:>7.3f} {r['max']:>7.3f} {r['rss_mib']:>13.1f}")
+        print(f"{r['name']:<50} {r['median']:>9.3f} {r['min']:>7.3f} {r['max']:>7.3f} {r['cpu']:>7.3f} "
+              f"{r['rss_mib']:>13.1f}")
+    load = os.getloadavg()[0]
+    if load > (os.cpu_count() or 1):
+        print(f"note: load average {load:.1f} on {os.cpu_count()} CPUs while measuring; wall times are inflated")
     verdict = "within" if ours["median"] <= BUDGET_S else "OVER"
     print(f"ci-tools matrix median {ours['median']:.3f} s: {verdict} the {BUDGET_S} s budget; "
           f"baseline / ours = {base['median'] / ours['median']:.2f}x")

@@ -186,10 +186,9 @@ class Job:
 
     def json_text(self) -> str:
         """The matrix entry as compact JSON (same content as :meth:`to_json`, fields sorted by name)."""
-        head = json.dumps({"id": self.id, "config-key": self.config_key, "scenario-type": self.scenario},
-                          separators=(",", ":"))
+        head = f'{{"id":"{self.id}","config-key":{json.dumps(self.config_key)},"scenario-type":{json.dumps(self.scenario)}'
         body = self._fields_json
-        return head if body == "{}" else f"{head[:-1]},{body[1:]}"
+        return f"{head}}}" if body == "{}" else f"{head},{body[1:]}"
 
     def label(self) -> str:
         f = self.fields

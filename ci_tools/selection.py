@@ -18,7 +18,6 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from .errors import UsageError
 from .matrix import Job, keys_matching, match_key_glob
-from .yamlpos import PosSeq, YamlLoadError, load_yaml
 
 
 @dataclass(frozen=True)
@@ -80,34 +79,30 @@ def scope_of_entry(entry: Any, line: int = 0) -> ChangelogScope | None:
     return ChangelogScope(globs, scen, line)
 
 
-def _entries(raw: bytes | None, path: str, label: str) -> list[Any]:
-    if raw is None:
-        return []
-    try:
-        value = load_yaml(raw, path).value
-    except YamlLoadError as exc:
-        raise UsageError(f"{path} at {label} does not parse ({exc.message}); expected a YAML list of entries",
-                         path=path, line=exc.line) from None
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        raise UsageError(f"{path} at {label} is a mapping or scalar; expected a YAML list of entries", path=path, line=1)
-    return value
+# Problems of the appended text that leave the PR's entries unknown (rule ids).
+_UNREADABLE = ("yaml-syntax", "changelog-not-a-list")
 
 
 def appended_scopes(base_raw: bytes | None, head_raw: bytes | None, path: str,
-                    base_label: str = "base", head_label: str = "head") -> tuple[ChangelogScope, ...]:
-    """Scopes of the entries present at head beyond base's count (the changelog is append-only).
+                    base_label: str = "base revision", head_label: str = "head") -> tuple[ChangelogScope, ...]:
+    """Scopes of the entries the change appends to the changelog.
 
-    This counts entries rather than comparing them: an edit to history is the
-    changelog linter's finding, not a reason to run more benchmarks.
+    The appended part is found and parsed by the changelog gate's own model
+    (:class:`ci_tools.changelog.lint.ChangelogChange`), so the matrix runs
+    exactly the entries the gate checks, and only the appended text is parsed.
+    Edits to history are the gate's findings, not a reason to run benchmarks.
     """
-    base = _entries(base_raw, path, base_label)
-    head = _entries(head_raw, path, head_label)
+    from .changelog.lint import ChangelogChange  # deferred: only --base needs the gate
+
+    change = ChangelogChange(path, base_raw, head_raw, base_label=base_label)
+    for finding in change.parsed.findings:
+        if finding.rule in _UNREADABLE:
+            loc = finding.location
+            raise UsageError(f"the changelog at {head_label} cannot be read, so the entries it appends are unknown: "
+                             f"{finding.message}", path=loc.path, line=loc.line)
     out: list[ChangelogScope] = []
-    for index in range(len(base), len(head)):
-        line = head.item_span(index)[0] if isinstance(head, PosSeq) else 0
-        scope = scope_of_entry(head[index], line)
+    for entry in change.new_entries:
+        scope = scope_of_entry(entry.data, entry.line)
         if scope is not None:
             out.append(scope)
     return tuple(out)

@@ -92,10 +92,20 @@ def test_appended_scopes_take_head_entries_beyond_base_count() -> None:
 def test_appended_scopes_report_a_broken_changelog_with_its_line() -> None:
     with pytest.raises(UsageError) as err:
         appended_scopes(b"- a\n", b"- a\n- [unclosed\n", "perf-changelog.yaml", head_label="work tree")
-    assert err.value.line == 3
-    assert "perf-changelog.yaml at work tree does not parse" in str(err.value)
-    with pytest.raises(UsageError, match="expected a YAML list of entries"):
+    assert (err.value.path, err.value.line) == ("perf-changelog.yaml", 3)
+    assert str(err.value) == ("perf-changelog.yaml:3: the changelog at work tree cannot be read, so the entries it "
+                              "appends are unknown: invalid YAML: did not find expected ',' or ']' "
+                              "(while parsing a flow sequence)")
+    with pytest.raises(UsageError, match="the changelog is a mapping, not a YAML list of entries"):
         appended_scopes(None, b"a: 1\n", "perf-changelog.yaml")
+
+
+def test_appended_scopes_ignore_history_edits_and_read_only_the_new_entries() -> None:
+    base = ENTRY.format(key="a", n=1).encode()
+    edited = base.replace(b"pull/1", b"pull/11")
+    assert appended_scopes(base, edited, "perf-changelog.yaml") == ()
+    head = edited + b"\n" + ENTRY.format(key="c", n=3).encode()
+    assert appended_scopes(base, head, "perf-changelog.yaml") == (ChangelogScope(("c",), (), 7),)
 
 
 def test_unmatched_globs() -> None:

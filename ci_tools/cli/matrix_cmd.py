@@ -54,6 +54,10 @@ def matrix_command(repo_dir: str, config_file: str | None, key_globs: tuple[str,
     Without --output-dir or --github-output, one JSON document goes to
     standard output: {"index": {...}, "shards": [{"include": [...]}, ...]}.
     """
+    import gc
+
+    # A short-lived process building acyclic data: cyclic collection only costs time here.
+    gc.disable()
     from ..errors import UsageError
     from ..matrix import expand
     from ..model.repository import load_repo
