@@ -27,7 +27,7 @@ from .compare import Judgement, judge
 from .extract import Claim, Extraction, Unverified, extract
 from .sentences import SourceText, plain_source, scalar_source
 from .subjects import Catalog, ClaimsSettings, catalog_from, parse_settings
-from .values import Bool, Number
+from .values import Bool, Concurrency, Number
 
 if TYPE_CHECKING:
     from ..check import CheckContext
@@ -223,8 +223,10 @@ def _statement(claim: Claim) -> str:
         return f"{_phrase(claim)} is {_claimed(claim)}"
     if claim.kind == "image":
         return f"the image is {claim.value.describe()}"
-    if claim.kind == "concurrency":
-        return f"concurrency {claim.value.describe().split(' ', 1)[-1] if ' ' in claim.value.describe() else claim.value.describe()} is run"
+    if claim.kind == "concurrency" and isinstance(claim.value, Concurrency):
+        v = claim.value
+        shown = f"{v.values[0]}-{v.values[-1]}" if v.is_range else ", ".join(str(c) for c in v.values)
+        return f"concurrency {shown}{' and above' if v.at_least is not None else ''} is run"
     return f"{'a job' if claim.existential else 'the jobs'} run{'s' if claim.existential else ''} {claim.value.describe()}"
 
 

@@ -124,7 +124,7 @@ _CONC_RE = re.compile(
     re.IGNORECASE,
 )
 _C_RE = re.compile(r"(?<![\w/.-])c(?P<list>\d+(?:\s*(?:/|-|–)\s*c?\d+|,\s*c\d+)*)(?![\w.])")
-_AT_LEAST = re.compile(r"^\s*(?:and above|and higher|or above|or higher|or more|\+|及以上|以上)")
+_AT_LEAST = re.compile(r"\s*(?:and above|and higher|or above|or higher|or more|\+|及以上|以上)")
 
 
 def _parse_conc(text: str) -> tuple[tuple[int, ...], bool]:
@@ -159,7 +159,8 @@ class _ClauseReader:
         self.toks = tokenize(clause)
         self.masked = [False] * len(self.toks)
         self.used = [False] * len(self.toks)
-        self.skip = bool(_SKIP_CLAUSE.search(clause.text))
+        whole = clause.source.text[clause.whole[0]:clause.whole[1]] if clause.whole else clause.text
+        self.skip = bool(_SKIP_CLAUSE.search(whole))
         self.scope = inherited
 
     def loc(self, start: int, end: int) -> Location:
@@ -214,14 +215,17 @@ class _ClauseReader:
             low = t.low
             nxt = toks[i + 1].low if i + 1 < len(toks) else ""
             prev = toks[i - 1].low if i > 0 else ""
-            if low in _DP_WORDS or (low in {"dp", "dp-attention", "dpa"} and nxt in _BAND_NOUNS) or (
+            if prev in {"no", "without", "non"} and (low in _DP_WORDS or low == "dp"):
+                dp_values.add(False)  # "no DP-attention": the TP side
+                dp_label = dp_label or "TP"
+            elif low in _DP_WORDS or (low in {"dp", "dp-attention", "dpa"} and nxt in _BAND_NOUNS) or (
                     low == "dp" and nxt in {"attention", "path", "arm"}):
                 dp_values.add(True)
                 dp_label = dp_label or {"dep": "DEP", "dpa": "DPA"}.get(low, "DP-attention")
             elif low in _TP_WORDS or (low == "tp" and (nxt in _BAND_NOUNS or prev == "pure" or t.text == "TP")):
                 dp_values.add(False)
                 dp_label = dp_label or "TP"
-            elif low.startswith("pure-tp") or low.startswith("tp-only"):
+            elif low.startswith("pure-tp") or low.startswith("tp-only") or (prev == "pure" and low.startswith("tp")):
                 dp_values.add(False)
                 dp_label = dp_label or "TP"
         own = Scope()
@@ -276,8 +280,10 @@ class _ClauseReader:
     def read_config_fields(self, several_topologies: bool) -> None:
         for value, a, b in self.concurrency_specs():
             self._use_span(a, b)
-            self.out.claims.append(Claim("concurrency", value, Scope(self.scope.dp_attn, dp_label=self.scope.dp_label),
-                                         self.source.location(a, b), self.clause.text))
+            # Checked against the whole entry: which band a list belongs to is
+            # too easily misread ("48 and 64 to the TP8/EP1 sweep, and 64 and
+            # 192 to the DP-attention sweep").
+            self.out.claims.append(Claim("concurrency", value, Scope(), self.source.location(a, b), self.clause.text))
         for i, t in enumerate(self.toks):
             if not self.live(i):
                 continue
@@ -295,7 +301,9 @@ class _ClauseReader:
             if not topos:
                 continue
             self.used[i] = True
-            existential = several_topologies or len(topos) > 1 or not self.scope.narrowed
+            # Universal only over an explicit concurrency band: "the c48-256 band ... to DEP (TP8/DPA8/EP8)".
+            banded = self.scope.concs is not None or self.scope.conc_min is not None
+            existential = several_topologies or len(topos) > 1 or not banded
             for topo in topos:
                 self.out.claims.append(Claim("topology", topo, self.scope, self.loc(i, i + 1), self.clause.text,
                                              existential=existential))
@@ -417,12 +425,10 @@ class _ClauseReader:
             if j is None:
                 return None
             i = j + 1
+        if i + 1 < len(toks) and toks[i + 1].kind == "arrow":
+            i += 2  # "4 → 8": the new value
         if i >= len(toks) or not self.live(i):
             return None
-        if i + 1 < len(toks) and toks[i + 1].kind == "arrow":
-            i += 2
-            if i >= len(toks) or self.masked[i]:
-                return None
         direct = m.via == "identifier" and m.subjects[0].kind == "flag" and skipped == 0
         return self._value_at(i, allow_word=direct or skipped > 0 and toks[m.end].low in {"to", "=", "is", "设置为", "设为", "为"},
                               allow_bool=True)
@@ -451,7 +457,8 @@ class _ClauseReader:
             return dtype, i, i + 1
         if allow_bool:
             b = parse_bool(t.text)
-            if b is not None:
+            on_as_preposition = t.low == "on" and i + 1 < len(toks) and toks[i + 1].kind in ("word", "cjk")
+            if b is not None and not on_as_preposition:
                 return b, i, i + 1
         if allow_word and t.kind == "word":
             w = parse_word(t.text)
@@ -483,7 +490,7 @@ class _ClauseReader:
             if self.masked[i]:
                 return None
             low = t.low
-            if low in _OFF_VERBS or (low == "turn" and i + 1 < m.start and self.toks[i + 1].low == "off"):
+            if low in _OFF_VERBS or (low == "off" and i > 0 and self.toks[i - 1].low in {"turn", "turns", "switch"}):
                 return Bool(t.text, False), i
             if low in {"turn", "switch"} and i + 1 < len(self.toks) and self.toks[i + 1].low == "on":
                 return Bool(t.text, True), i
@@ -498,8 +505,8 @@ class _ClauseReader:
                 return None
             if low in _ON_VERBS:
                 return Bool(t.text, True), i
-            if low in _LIST_GLUE or low == "off" and False:
-                i -= 1
+            if low in _LIST_GLUE or self.used[i]:
+                i -= 1  # "FP8 KV caches and prefix caching": past another claim's value
                 continue
             ended = next((x for x in mentions if x.end == i + 1), None)
             if ended is not None:
@@ -519,6 +526,8 @@ class _ClauseReader:
             if self.masked[i]:
                 return None
             if t.low in {"off", "on", "disabled", "enabled"}:
+                if t.low == "on" and i + 1 < len(self.toks) and self.toks[i + 1].kind in ("word", "cjk"):
+                    return None  # "on the DEP band": a preposition
                 return Bool(t.text, t.low in {"on", "enabled"}), i
             if t.low in {"and", "/", "&", "和"}:
                 nxt = next((x for x in mentions if x.start == i + 1), None)
@@ -560,9 +569,11 @@ class _ClauseReader:
             if found is None:
                 found = self.value_before(m)
             if found is None and self._boolish(subject, m):
-                verb = self.bool_after(m, mentions) or self.bool_verb(m, mentions)
+                verb = self.bool_verb(m, mentions) or self.bool_after(m, mentions)
                 if verb is not None:
                     found = (verb[0], verb[1], verb[1] + 1)
+            if found is not None and not isinstance(found[0], Bool) and self._bool_only(subject):
+                found = None  # "TBO is a prefill-only optimisation": not a value of an on/off setting
             if found is None:
                 self.out.unverified.append(Unverified(m.phrase, self.loc(m.start, m.end), "no value next to the subject"))
                 continue
@@ -600,6 +611,10 @@ class _ClauseReader:
                 return Bool(self.toks[k].text, True), m.start, m.end
         return None
 
+    def _bool_only(self, subject: Subject) -> bool:
+        assert self.catalog is not None
+        return self.catalog.is_boolean(subject) or subject.name not in self.catalog.subjects
+
     def _boolish(self, subject: Subject, m: _Mention) -> bool:
         assert self.catalog is not None
         return (m.via == "vocabulary" or self.catalog.is_boolean(subject)
@@ -633,9 +648,9 @@ def _split_bands(clause: Clause) -> list[Clause]:
     out: list[Clause] = []
     pos = clause.start
     for a, b in cuts:
-        out.append(Clause(clause.source, pos, a, clause.sentence, clause.index))
+        out.append(Clause(clause.source, pos, a, clause.sentence, clause.index, (clause.start, clause.end)))
         pos = b
-    out.append(Clause(clause.source, pos, clause.end, clause.sentence, clause.index))
+    out.append(Clause(clause.source, pos, clause.end, clause.sentence, clause.index, (clause.start, clause.end)))
     return out
 
 

@@ -173,6 +173,9 @@ class Clause:
     end: int
     sentence: int  # index of the sentence within its source
     index: int  # index of the clause within its sentence
+    # For a clause cut out of a longer one (one band of "a ... band and a ... band"):
+    # the whole clause, whose markers ("drop", "previously") still apply.
+    whole: tuple[int, int] | None = None
 
     @property
     def text(self) -> str:
@@ -218,6 +221,16 @@ def split_sentences(source: SourceText) -> list[tuple[int, int]]:
     return out
 
 
+def _paren_depth(text: str, start: int, end: int) -> int:
+    depth = 0
+    for ch in text[start:end]:
+        if ch in "(（":
+            depth += 1
+        elif ch in ")）" and depth:
+            depth -= 1
+    return depth
+
+
 def split_clauses(source: SourceText) -> list[Clause]:
     """Every clause of every sentence, in reading order."""
     text = source.text
@@ -226,6 +239,8 @@ def split_clauses(source: SourceText) -> list[Clause]:
         pos = s_start
         c_index = 0
         for m in _CLAUSE_BREAK.finditer(text, s_start, s_end):
+            if _paren_depth(text, s_start, m.start()) > 0 and not m.group().lstrip().startswith("("):
+                continue  # "(no EP, no DP-attention)" qualifies what precedes it
             cs, ce = _trim(text, pos, m.start())
             if ce > cs:
                 clauses.append(Clause(source, cs, ce, s_index, c_index))

@@ -1,0 +1,132 @@
+"""Claim extraction on a table of real-style sentences, clause by clause."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from ci_tools.claims.extract import Claim, extract
+from ci_tools.claims.sentences import plain_source, split_clauses
+from ci_tools.claims.subjects import Catalog, ClaimsSettings
+from ci_tools.claims.values import Bool, Concurrency, Image, Number, PerConc, Topology, Word
+
+TABLE = yaml.safe_load((Path(__file__).parent / "data" / "claims_sentences.yaml").read_text(encoding="utf-8"))
+
+
+def catalog() -> Catalog:
+    cat = Catalog(settings=ClaimsSettings())
+    spec = TABLE["catalog"]
+    for name in spec["flags"]:
+        cat.add("flag", name)
+    for name in spec["boolean-flags"]:
+        cat.add("flag", name, boolean=True)
+    for name in spec["env"]:
+        cat.add("env", name)
+    for name in spec["vars"]:
+        cat.add("var", name)
+    return cat
+
+
+def _num(n: float) -> str:
+    return str(int(n)) if n == int(n) else str(n)
+
+
+def normalise(claim: Claim) -> list[Any]:
+    v = claim.value
+    if isinstance(v, Number):
+        value = ",".join(_num(n) for n in sorted(v.candidates))
+    elif isinstance(v, Bool):
+        value = "on" if v.on else "off"
+    elif isinstance(v, Word):
+        value = v.norm
+    elif isinstance(v, PerConc):
+        value = f"x{_num(v.factor)}"
+    elif isinstance(v, Image):
+        value = v.ref
+    elif isinstance(v, Concurrency):
+        if v.at_least is not None:
+            value = f"{v.at_least}+"
+        elif v.is_range:
+            value = f"{v.values[0]}-{v.values[-1]}"
+        else:
+            value = ",".join(str(c) for c in v.values)
+    elif isinstance(v, Topology):
+        parts = [f"tp{v.tp}" if v.tp is not None else "", f"ep{v.ep}" if v.ep is not None else "",
+                 {True: "dpa", False: "nodpa", None: ""}[v.dp_attn]]
+        value = " ".join(p for p in parts if p)
+    else:  # pragma: no cover - every value type is listed above
+        raise AssertionError(v)
+    return [claim.kind, claim.subject.name if claim.subject else None, value, claim.scope.label()]
+
+
+CASES = TABLE["sentences"]
+
+
+def test_the_table_has_at_least_100_sentences() -> None:
+    assert len(CASES) >= 100
+    assert sum(1 for c in CASES if not c["claims"]) >= 25, "the table must test silence too"
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["text"][:60] for c in CASES])
+def test_sentence(case: dict[str, Any]) -> None:
+    source = plain_source("x.md", case["text"])
+    if "clauses" in case:
+        assert [c.text for c in split_clauses(source)] == case["clauses"]
+    found = extract(source, catalog())
+    assert [normalise(c) for c in found.claims] == case["claims"]
+
+
+def test_claim_spans_point_at_the_words() -> None:
+    text = "Match the validated DEP run: set the state checkpoint interval to 32768 tokens."
+    claim = extract(plain_source("x.md", text), catalog()).claims[0]
+    loc = claim.location
+    assert (loc.line, loc.column) == (1, 38)
+    assert text[loc.column - 1:loc.end_column - 1] == "state checkpoint interval to 32768 tokens"
+
+
+def test_ambiguous_phrase_is_unverified_not_a_claim() -> None:
+    cat = catalog()
+    cat.add("env", "SGLANG_SIMULATE_ACC_LEN")  # a second acceptance-length subject
+    found = extract(plain_source("x.md", "Use the golden MTP acceptance length 2.49."), cat)
+    assert found.claims == []
+    assert [(u.phrase, u.reason, sorted(u.candidates)) for u in found.unverified] == [
+        ("MTP acceptance length", "the term names several subjects",
+         ["--synthetic-acceptance-length", "SGLANG_SIMULATE_ACC_LEN"]),
+    ]
+
+
+def test_configured_vocabulary_and_abbreviations() -> None:
+    from ci_tools.claims.subjects import parse_settings
+
+    settings = parse_settings({
+        "vocabulary": {"balancer": {"subject": "--dp-load-balance"}, "TBO": "--two-batch"},
+        "abbreviations": {"CKPT": "checkpoint"},
+    })
+    cat = Catalog(settings=settings)
+    cat.add("flag", "--dp-load-balance")
+    cat.add("flag", "--ckpt-every")
+    cat.add("flag", "--two-batch", boolean=True)
+    found = extract(plain_source("x.md", "Set the balancer to least_tokens, checkpoint every 4096, and disable TBO."), cat)
+    assert [normalise(c) for c in found.claims] == [
+        ["recipe", "--dp-load-balance", "least_tokens", ""],
+        ["recipe", "--ckpt-every", "4096", ""],
+        ["recipe", "--two-batch", "off", ""],
+    ]
+
+
+@pytest.mark.parametrize("section, message", [
+    ({"vocabulary": ["TBO"]}, "`claims.vocabulary` must map terms to subjects"),
+    ({"vocabulary": {"TBO": {"subjects": "--enable-tbo"}}}, "takes `subject` (required)"),
+    ({"vocabulary": {"TBO": 3}}, "must be a string or a non-empty list of strings"),
+    ({"abbreviations": {"REQ": 1}}, "`claims.abbreviations.REQ` must be a string of words"),
+    ({"vocab": {}}, "unknown key `claims.vocab`"),
+])
+def test_bad_claims_section_is_a_usage_error(section: dict[str, Any], message: str) -> None:
+    from ci_tools.claims.subjects import parse_settings
+    from ci_tools.errors import UsageError
+
+    with pytest.raises(UsageError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        parse_settings(section, ".ci-tools.yaml")
