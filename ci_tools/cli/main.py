@@ -20,6 +20,7 @@ COMMANDS = (
     ("sweep_cmd", "sweep_group"),
     ("matrix_cmd", "matrix_command"),
     ("claims_cmd", "claims_command"),
+    ("dispatch_cmd", "dispatch_group"),
     ("recipe_cmd", "recipe_group"),
 )
 
