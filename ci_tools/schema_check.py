@@ -22,7 +22,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
-from .schema_fast import compile_schema, is_integer
+from .schema_fast import compile_schema, is_integer, is_number
 from .yamlpos import NO_SPAN, PosMap, PosSeq, Span, describe_type
 
 if TYPE_CHECKING:  # jsonschema is imported only when an instance is invalid
@@ -54,7 +54,11 @@ def _validator(name: str) -> Validator:
 
     # A YAML 8.0 or true where an integer is expected is a mistake, not an
     # integer: the matrix and the recipes would receive "8.0" / "True".
-    checker = Draft202012Validator.TYPE_CHECKER.redefine("integer", lambda _c, v: is_integer(v))
+    # .nan and .inf are no usable number either (and would pass `minimum`).
+    checker = Draft202012Validator.TYPE_CHECKER.redefine_many({
+        "integer": lambda _c, v: is_integer(v),
+        "number": lambda _c, v: is_number(v),
+    })
     cls = validators.extend(Draft202012Validator, type_checker=checker)  # type: ignore[no-untyped-call]
     validator: Validator = cls(load_schema(name))
     return validator

@@ -4,23 +4,25 @@ jsonschema is the reference: it produces the detailed errors that
 :mod:`ci_tools.schema_check` turns into findings.  It is also slow to import
 (about 0.1 s) and walks about 1 ms per master config, which alone would spend
 the whole time budget of ``validate`` on a large repository.  Almost every
-instance is valid, so the schema is compiled here into plain Python closures
-that only answer "valid or not"; jsonschema runs only on the instances that
-fail.  ``tests/test_schema_fast.py`` checks that both always agree.
+instance is valid, so each schema is translated here into Python source, one
+function per subschema, compiled once per process; jsonschema runs only on
+the instances that fail.  ``tests/test_validate_property.py`` checks that both
+always agree.
 
-Compilation refuses any keyword it does not implement, so a schema edit can
+Translation refuses any keyword it does not implement, so a schema edit can
 never make the fast path silently skip a rule.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any, Callable, Mapping
 
 Check = Callable[[Any], bool]
 
 # Keywords that do not constrain the instance.
-_ANNOTATIONS = frozenset({"$schema", "$id", "$defs", "title", "description"})
+_ANNOTATIONS = frozenset({"$schema", "$id", "$defs", "title", "description", "then", "else"})
 
 
 def is_integer(value: Any) -> bool:
@@ -29,18 +31,12 @@ def is_integer(value: Any) -> bool:
 
 
 def is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-_TYPES: dict[str, Check] = {
-    "object": lambda v: isinstance(v, dict),
-    "array": lambda v: isinstance(v, list),
-    "string": lambda v: isinstance(v, str),
-    "boolean": lambda v: isinstance(v, bool),
-    "integer": is_integer,
-    "number": is_number,
-    "null": lambda v: v is None,
-}
+    """A finite number: YAML's ``.nan`` and ``.inf`` are not usable values."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return isinstance(value, int)
 
 
 def json_equal(a: Any, b: Any) -> bool:
@@ -57,134 +53,161 @@ def json_equal(a: Any, b: Any) -> bool:
         return False
 
 
-class _Compiler:
+_TYPE_TESTS = {
+    "object": "isinstance(x, dict)",
+    "array": "isinstance(x, list)",
+    "string": "isinstance(x, str)",
+    "boolean": "isinstance(x, bool)",
+    "integer": "is_integer(x)",
+    "number": "is_number(x)",
+    "null": "x is None",
+}
+# The guard under which a keyword applies (JSON Schema ignores, say,
+# minLength on a non-string).
+_GUARDS = {"object": "isinstance(x, dict)", "array": "isinstance(x, list)",
+           "string": "isinstance(x, str)", "number": "is_number(x)"}
+
+
+class _Translator:
     def __init__(self, root: Mapping[str, Any]) -> None:
         self.root = root
-        self.refs: dict[str, Check] = {}
+        self.lines: list[str] = []
+        self.consts: dict[str, Any] = {}
+        self.names: dict[int, str] = {}
+        self.refs: dict[str, str] = {}
 
-    def ref(self, pointer: str) -> Check:
+    def const(self, value: Any) -> str:
+        name = f"c{len(self.consts)}"
+        self.consts[name] = value
+        return name
+
+    def ref(self, pointer: str) -> str:
         if pointer not in self.refs:
             if not pointer.startswith("#/"):
                 raise ValueError(f"only local $ref is supported, found {pointer!r}")
             target: Any = self.root
             for part in pointer[2:].split("/"):
                 target = target[part]
-            holder: list[Check] = []
-            # Recursive refs resolve lazily through the holder.
-            self.refs[pointer] = lambda v: holder[0](v)
-            holder.append(self.compile(target))
+            self.refs[pointer] = self.function(target)
         return self.refs[pointer]
 
-    def compile(self, schema: Any) -> Check:
-        if schema is True:
-            return lambda v: True
+    def function(self, schema: Any) -> str:
+        """The name of a generated function that checks ``schema``."""
+        if id(schema) in self.names:
+            return self.names[id(schema)]
+        if isinstance(schema, dict) and [k for k in schema if k not in _ANNOTATIONS and not k.startswith("x-")] == ["$ref"]:
+            # A bare reference: call the target directly, one call less per value.
+            target = self.ref(schema["$ref"])
+            self.names[id(schema)] = target
+            return target
+        name = f"f{len(self.names)}"
+        self.names[id(schema)] = name
+        body: list[str] = []
         if schema is False:
-            return lambda v: False
-        checks: list[Check] = []
+            body.append("return False")
+        elif schema is not True:
+            body.extend(self.statements(schema))
+            body.append("return True")
+        else:
+            body.append("return True")
+        self.lines.append(f"def {name}(x):")
+        self.lines.extend("    " + line for line in body)
+        return name
+
+    def statements(self, schema: Mapping[str, Any]) -> list[str]:
+        out: list[str] = []
+        declared = schema.get("type")
+        known = declared if isinstance(declared, str) else None
+
+        def guarded(kind: str, lines: list[str]) -> None:
+            if known == kind or (kind == "number" and known == "integer"):
+                out.extend(lines)
+            else:
+                out.append(f"if {_GUARDS[kind]}:")
+                out.extend("    " + line for line in lines)
+
         for keyword, value in schema.items():
-            if keyword in _ANNOTATIONS or keyword.startswith("x-") or keyword in ("then", "else"):
+            if keyword in _ANNOTATIONS or keyword.startswith("x-"):
                 continue
-            checks.append(self._keyword(keyword, value, schema))
-        if len(checks) == 1:
-            return checks[0]
-        return lambda v: all(c(v) for c in checks)
+            if keyword == "type":
+                names = [value] if isinstance(value, str) else list(value)
+                test = " or ".join(_TYPE_TESTS[n] for n in names)
+                out.append(f"if not ({test}): return False")
+            elif keyword == "$ref":
+                out.append(f"if not {self.ref(value)}(x): return False")
+            elif keyword == "enum":
+                if all(isinstance(v, str) for v in value):
+                    out.append(f"if not (isinstance(x, str) and x in {self.const(frozenset(value))}): return False")
+                else:
+                    out.append(f"if not any(json_equal(x, o) for o in {self.const(list(value))}): return False")
+            elif keyword == "const":
+                out.append(f"if not json_equal(x, {self.const(value)}): return False")
+            elif keyword in ("minimum", "exclusiveMinimum", "maximum"):
+                # Comparisons as jsonschema makes them: fail on `<`, `<=`, `>`.
+                op = {"minimum": "<", "exclusiveMinimum": "<=", "maximum": ">"}[keyword]
+                guarded("number", [f"if x {op} {value!r}: return False"])
+            elif keyword == "minLength":
+                guarded("string", [f"if len(x) < {int(value)}: return False"])
+            elif keyword == "pattern":
+                guarded("string", [f"if {self.const(re.compile(value))}.search(x) is None: return False"])
+            elif keyword == "minItems":
+                guarded("array", [f"if len(x) < {int(value)}: return False"])
+            elif keyword == "minProperties":
+                guarded("object", [f"if len(x) < {int(value)}: return False"])
+            elif keyword == "items":
+                item = self.function(value)
+                guarded("array", ["for i in x:", f"    if not {item}(i): return False"])
+            elif keyword == "required":
+                test = " and ".join(f"{k!r} in x" for k in value) or "True"
+                guarded("object", [f"if not ({test}): return False"])
+            elif keyword == "properties":
+                lines = []
+                for prop, sub in value.items():
+                    lines.append(f"if {prop!r} in x and not {self.function(sub)}(x[{prop!r}]): return False")
+                guarded("object", lines)
+            elif keyword == "additionalProperties":
+                if "patternProperties" in schema:
+                    raise ValueError("patternProperties is not supported by the fast validator")
+                known_keys = self.const(frozenset(schema.get("properties", {})))
+                if value is False:
+                    guarded("object", [f"if not {known_keys}.issuperset(x): return False"])
+                else:
+                    extra = self.function(value)
+                    guarded("object", ["for k, v in x.items():",
+                                       f"    if k not in {known_keys} and not {extra}(v): return False"])
+            elif keyword == "propertyNames":
+                check = self.function(value)
+                guarded("object", ["for k in x:", f"    if not {check}(k): return False"])
+            elif keyword == "dependentRequired":
+                lines = []
+                for prop, deps in value.items():
+                    need = " and ".join(f"{d!r} in x" for d in deps) or "True"
+                    lines.append(f"if {prop!r} in x and not ({need}): return False")
+                guarded("object", lines)
+            elif keyword == "oneOf":
+                subs = " + ".join(f"{self.function(s)}(x)" for s in value)
+                out.append(f"if ({subs}) != 1: return False")
+            elif keyword == "if":
+                cond = self.function(value)
+                then = self.function(schema.get("then", True))
+                other = self.function(schema.get("else", True))
+                out.append(f"if not ({then}(x) if {cond}(x) else {other}(x)): return False")
+            else:
+                raise ValueError(f"schema keyword {keyword!r} is not supported by the fast validator")
+        return out
 
-    def _keyword(self, keyword: str, value: Any, schema: Mapping[str, Any]) -> Check:
-        method = getattr(self, "k_" + keyword.replace("$", "").replace("-", "_"), None)
-        if method is None:
-            raise ValueError(f"schema keyword {keyword!r} is not supported by the fast validator")
-        check: Check = method(value, schema)
-        return check
 
-    def k_ref(self, value: str, _: Any) -> Check:
-        return self.ref(value)
-
-    def k_type(self, value: str | list[str], _: Any) -> Check:
-        names = [value] if isinstance(value, str) else list(value)
-        tests = [_TYPES[n] for n in names]
-        return lambda v: any(t(v) for t in tests)
-
-    def k_enum(self, value: list[Any], _: Any) -> Check:
-        return lambda v: any(json_equal(v, option) for option in value)
-
-    def k_const(self, value: Any, _: Any) -> Check:
-        return lambda v: json_equal(v, value)
-
-    def k_minimum(self, value: float, _: Any) -> Check:
-        return lambda v: not is_number(v) or v >= value
-
-    def k_maximum(self, value: float, _: Any) -> Check:
-        return lambda v: not is_number(v) or v <= value
-
-    def k_exclusiveMinimum(self, value: float, _: Any) -> Check:
-        return lambda v: not is_number(v) or v > value
-
-    def k_minLength(self, value: int, _: Any) -> Check:
-        return lambda v: not isinstance(v, str) or len(v) >= value
-
-    def k_pattern(self, value: str, _: Any) -> Check:
-        regex = re.compile(value)
-        return lambda v: not isinstance(v, str) or regex.search(v) is not None
-
-    def k_minItems(self, value: int, _: Any) -> Check:
-        return lambda v: not isinstance(v, list) or len(v) >= value
-
-    def k_minProperties(self, value: int, _: Any) -> Check:
-        return lambda v: not isinstance(v, dict) or len(v) >= value
-
-    def k_items(self, value: Any, _: Any) -> Check:
-        item = self.compile(value)
-        return lambda v: not isinstance(v, list) or all(item(x) for x in v)
-
-    def k_required(self, value: list[str], _: Any) -> Check:
-        return lambda v: not isinstance(v, dict) or all(k in v for k in value)
-
-    def k_properties(self, value: Mapping[str, Any], _: Any) -> Check:
-        props = {name: self.compile(sub) for name, sub in value.items()}
-
-        def check(v: Any) -> bool:
-            if not isinstance(v, dict):
-                return True
-            for name, sub in props.items():
-                if name in v and not sub(v[name]):
-                    return False
-            return True
-
-        return check
-
-    def k_additionalProperties(self, value: Any, schema: Mapping[str, Any]) -> Check:
-        known = frozenset(schema.get("properties", {}))
-        if "patternProperties" in schema:
-            raise ValueError("patternProperties is not supported by the fast validator")
-        extra = self.compile(value)
-
-        def check(v: Any) -> bool:
-            if not isinstance(v, dict):
-                return True
-            return all(extra(item) for key, item in v.items() if key not in known)
-
-        return check
-
-    def k_propertyNames(self, value: Any, _: Any) -> Check:
-        name = self.compile(value)
-        return lambda v: not isinstance(v, dict) or all(name(k) for k in v)
-
-    def k_dependentRequired(self, value: Mapping[str, list[str]], _: Any) -> Check:
-        pairs = list(value.items())
-        return lambda v: not isinstance(v, dict) or all(
-            all(d in v for d in deps) for key, deps in pairs if key in v)
-
-    def k_oneOf(self, value: list[Any], _: Any) -> Check:
-        subs = [self.compile(s) for s in value]
-        return lambda v: sum(1 for s in subs if s(v)) == 1
-
-    def k_if(self, value: Any, schema: Mapping[str, Any]) -> Check:
-        cond = self.compile(value)
-        then = self.compile(schema.get("then", True))
-        other = self.compile(schema.get("else", True))
-        return lambda v: then(v) if cond(v) else other(v)
+def translate(schema: Mapping[str, Any]) -> tuple[str, str, dict[str, Any]]:
+    """(Python source, entry function name, constants) for ``schema``."""
+    translator = _Translator(schema)
+    entry = translator.function(schema)
+    return "\n".join(translator.lines) + "\n", entry, translator.consts
 
 
 def compile_schema(schema: Mapping[str, Any]) -> Check:
     """A function telling whether an instance is valid against ``schema``."""
-    return _Compiler(schema).compile(schema)
+    source, entry, consts = translate(schema)
+    namespace: dict[str, Any] = {"is_integer": is_integer, "is_number": is_number, "json_equal": json_equal, **consts}
+    exec(compile(source, f"<schema {schema.get('$id', '')}>", "exec"), namespace)  # noqa: S102 - our own schema
+    check: Check = namespace[entry]
+    return check

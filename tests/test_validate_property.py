@@ -41,6 +41,7 @@ KEYS = ["tp", "ep", "pp", "dcp-size", "pcp-size", "dp-attn", "conc-start", "conc
         "kv-p2p-transfer", "dram-utilization", "labels", "gpus-per-node", "config-keys", "append-only", "foo"]
 SCALARS = st.one_of(
     st.none(), st.booleans(), st.integers(-3, 40), st.floats(width=32),
+    st.sampled_from([float("nan"), float("inf"), -0.0, 1.0, 8.0, 0.5]),
     st.text(max_size=8), st.sampled_from(["8", "true", "cluster:mi355x-amds", "mtp", "dram", "none", "", "a*b", "x_y",
                                           "lmsysorg/router:v1", "mi355x-amds_00"]),
 )

@@ -1,0 +1,137 @@
+"""Benchmark of ``ci-tools validate``: whole process, median wall time and peak RSS.
+
+Repositories measured (built in a temporary directory):
+
+- ``corpus``: the real InferenceX data in ../shared/corpus (52 KB of master
+  configs, runners.yaml, a 395 KB changelog of 772 entries);
+- ``public-size``: the corpus with its master configs grown to about 370 KB
+  (the size of the public repository's two master files, about 400 configs
+  here), same changelog;
+- ``10x``: every governed file ten times the corpus (528 KB of master
+  configs, a 3.9 MB changelog of 7,720 entries).
+
+Each is validated by a fresh ``ci-tools validate`` process (all rules,
+including recipe-missing; the report goes to a file), several runs; the
+baseline is a fresh Python process that only loads the same YAML files with
+PyYAML's libyaml ``CSafeLoader`` (no positions, no validation).
+
+Run: ``.venv/bin/python bench/bench_validate.py [--runs N]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT.parent / "shared" / "corpus" / "inferencex-843c625"
+CI_TOOLS = Path(sys.executable).with_name("ci-tools")
+TOP_KEY = re.compile(r"^([A-Za-z0-9][^\s:#]*):[ \t]*$", re.M)
+FILES = ("configs/amd-master.yaml", "configs/nvidia-master.yaml", "configs/runners.yaml", "perf-changelog.yaml")
+
+BASELINE = """
+import sys, yaml
+for path in sys.argv[1:]:
+    with open(path, 'rb') as f:
+        yaml.load(f.read().decode('utf-8'), Loader=yaml.CSafeLoader)
+"""
+
+
+def _grow_master(text: str, copies: int) -> str:
+    """``copies`` copies of a master file, config keys made unique per copy."""
+    parts = [text] + [TOP_KEY.sub(lambda m, i=i: f"{m.group(1)}-gen{i}:", text) for i in range(1, copies)]
+    return "\n".join(parts)
+
+
+def build(dest: Path, master_copies: int, changelog_copies: int, split: bool) -> Path:
+    shutil.copytree(CORPUS, dest)
+    master = (CORPUS / "configs" / "amd-master.yaml").read_text(encoding="utf-8")
+    grown = _grow_master(master, master_copies)
+    if split:
+        # Two master files, like the public repository (AMD and NVIDIA).
+        half = master_copies // 2
+        (dest / "configs" / "amd-master.yaml").write_text(_grow_master(master, half), encoding="utf-8")
+        other = TOP_KEY.sub(lambda m: f"{m.group(1)}-nv:", _grow_master(master, master_copies - half))
+        (dest / "configs" / "nvidia-master.yaml").write_text(other, encoding="utf-8")
+    else:
+        (dest / "configs" / "amd-master.yaml").write_text(grown, encoding="utf-8")
+    changelog = (CORPUS / "perf-changelog.yaml").read_text(encoding="utf-8")
+    (dest / "perf-changelog.yaml").write_text("\n".join([changelog] * changelog_copies), encoding="utf-8")
+    return dest
+
+
+def measure(argv: list[str], runs: int) -> tuple[float, float, int, float]:
+    """(median wall s, min wall s, peak RSS KiB, median CPU s) over the runs.
+
+    CPU time (user + system) is printed beside wall time because wall time
+    includes waiting for a core when the machine is busy.
+    """
+    walls, cpus, peak = [], [], 0
+    for _ in range(runs):
+        start = time.perf_counter()
+        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        _, status, usage = os.wait4(proc.pid, 0)
+        walls.append(time.perf_counter() - start)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode not in (0, 1):
+            raise SystemExit(f"{argv[0]} failed with exit code {proc.returncode}: {proc.stderr.read().decode() if proc.stderr else ''}")
+        if proc.stderr:
+            proc.stderr.close()
+        peak = max(peak, usage.ru_maxrss)
+        cpus.append(usage.ru_utime + usage.ru_stime)
+    return statistics.median(walls), min(walls), peak, statistics.median(cpus)
+
+
+def sizes(repo: Path) -> tuple[int, int]:
+    master = sum(p.stat().st_size for p in (repo / "configs").glob("*-master.yaml"))
+    return master, (repo / "perf-changelog.yaml").stat().st_size
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=9)
+    args = parser.parse_args()
+    if not CORPUS.is_dir():
+        print(f"corpus not found at {CORPUS}", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory() as tmp:
+        repos = {
+            "corpus": build(Path(tmp) / "corpus", 1, 1, split=False),
+            "public-size": build(Path(tmp) / "public", 7, 1, split=True),
+            "10x": build(Path(tmp) / "ten", 10, 10, split=False),
+        }
+        report = Path(tmp) / "report.json"
+        header = (f"{'repository':<12} {'master KB':>9} {'changelog KB':>12} | {'validate wall':>13} {'min':>7} "
+                  f"{'cpu':>7} {'peak RSS':>9} | {'baseline wall':>13} {'cpu':>7} {'peak RSS':>9}")
+        print(header)
+        print("-" * len(header))
+        results = {}
+        for name, repo in repos.items():
+            master, changelog = sizes(repo)
+            files = [str(repo / f) for f in FILES if (repo / f).exists()]
+            tool = measure([str(CI_TOOLS), "validate", "--repo", str(repo), "--format", "json", "--output", str(report)], args.runs)
+            base = measure([sys.executable, "-c", BASELINE, *files], args.runs)
+            results[name] = (master + changelog, tool[3])
+            print(f"{name:<12} {master / 1000:>9.0f} {changelog / 1000:>12.0f} | {tool[0]:>12.3f}s {tool[1]:>6.3f}s "
+                  f"{tool[3]:>6.3f}s {tool[2] / 1024:>6.1f}MiB | {base[0]:>12.3f}s {base[3]:>6.3f}s {base[2] / 1024:>6.1f}MiB")
+        startup = measure([str(CI_TOOLS), "--version"], args.runs)
+        print(f"\nci-tools --version (process start-up and CLI import): wall {startup[0]:.3f}s, cpu {startup[3]:.3f}s, "
+              f"peak RSS {startup[2] / 1024:.1f}MiB")
+        (small_bytes, small_t), (big_bytes, big_t) = results["corpus"], results["10x"]
+        per_mb_small = (small_t - startup[3]) / (small_bytes / 1e6)
+        per_mb_big = (big_t - startup[3]) / (big_bytes / 1e6)
+        print(f"cpu time per MB of input beyond start-up: corpus {per_mb_small:.3f}s/MB, 10x {per_mb_big:.3f}s/MB "
+              f"(ratio {per_mb_big / per_mb_small:.2f}; 1.0 is linear)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
