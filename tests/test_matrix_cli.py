@@ -212,3 +212,11 @@ def test_explain_reports_a_missing_recipe(corpus: Path) -> None:
         "    missing    benchmarks/single_node/dsr1_fp4_mi355x_sglang.sh",
         "    missing    benchmarks/single_node/dsr1_fp4_mi355x.sh",
     ]
+
+
+def test_matrix_command_imports_only_its_own_command_module(corpus: Path) -> None:
+    code = ("import sys; from ci_tools.cli.main import main; code = main(['matrix', '--repo', sys.argv[1], 'kimik3-*']); "
+            "print(sorted(m for m in sys.modules if m.startswith('ci_tools.cli.') and m.endswith('_cmd')))")
+    proc = subprocess.run([sys.executable, "-c", code, str(corpus)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-1] == "['ci_tools.cli.matrix_cmd']"

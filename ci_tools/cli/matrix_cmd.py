@@ -56,8 +56,21 @@ def matrix_command(repo_dir: str, config_file: str | None, key_globs: tuple[str,
     """
     import gc
 
-    # A short-lived process building acyclic data: cyclic collection only costs time here.
+    # Building the matrix makes many acyclic objects: cyclic collection only costs time here.
+    was_enabled = gc.isenabled()
     gc.disable()
+    try:
+        _matrix(repo_dir, config_file, key_globs, scenarios, concs, tps, eps, base_rev, rev, shard_size, output_dir,
+                github_output, only_shard, explain_key)
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _matrix(repo_dir: str, config_file: str | None, key_globs: tuple[str, ...], scenarios: tuple[str, ...],
+            concs: tuple[int, ...], tps: tuple[int, ...], eps: tuple[int, ...], base_rev: str | None,
+            rev: str | None, shard_size: int, output_dir: str | None, github_output: bool,
+            only_shard: int | None, explain_key: str | None) -> None:
     from ..errors import UsageError
     from ..matrix import expand
     from ..model.repository import load_repo
