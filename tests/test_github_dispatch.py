@@ -21,9 +21,14 @@ from typing import Any, Iterator
 import pytest
 
 from ci_tools.cli.main import main
+from ci_tools.config import load_config
+from ci_tools.github.auth import DispatchPolicy
+from ci_tools.github.client import GitHubClient, GitHubError, RetryPolicy
+from ci_tools.github.dispatch import Dispatcher, GitRevisions
+from ci_tools.github.event import parse_event
 from ci_tools.github.replies import marker
 from ci_tools.github.selection import selection_from_json
-from test_github_server import DATA, FakeGitHub
+from test_github_server import DATA, FakeGitHub, Scripted
 
 MASTER = """\
 cfg-a-mi355x-atom:
@@ -548,3 +553,24 @@ def test_github_failure_is_reported_without_traceback(repo: Repo, tmp_path: Path
     assert "Traceback" not in proc.stderr
     assert proc.stderr.startswith("ci-tools: error: GitHub API: POST /repos/Codertocat/Hello-World/issues/comments/"
                                   "492700400/reactions failed after 1 attempts: could not connect")
+
+
+def test_deleted_command_comment_is_ignored_without_requests(repo: Repo, github: FakeGitHub, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    run = run_dispatch(repo, github, comment_event("/run-benchmark cfg-a-*", action="deleted"), tmp_path,
+                       monkeypatch, capsys)
+    assert run.output("outcome") == "ignored" and github.requests == []
+
+
+def test_api_failure_midway_is_told_to_the_commenter(repo: Repo, github: FakeGitHub) -> None:
+    github.scripted.append(Scripted("pulls/get", 500, body={"message": "boom"}))
+    client = GitHubClient(github.repository, api_url=github.url, token="t", retry=RetryPolicy(attempts=1))
+    dispatcher = Dispatcher(client, DispatchPolicy(), GitRevisions(load_config(repo.root), fetch=False))
+    with pytest.raises(GitHubError):
+        dispatcher.handle(parse_event(comment_event("/run-benchmark cfg-a-*")))
+    assert github.dispatches == [] and github.violations == []
+    assert github.reactions == [(492700400, "eyes"), (492700400, "confused")]
+    assert last_reply(github) == (f"{marker(492700400)}\n:confused: **Not running benchmarks:** a GitHub API request "
+                                  "failed: GET /repos/Codertocat/Hello-World/pulls/1 failed after 1 attempts: HTTP 500 "
+                                  "(boom). A maintainer can re-run the workflow.\n")

@@ -38,7 +38,7 @@ from ..errors import UsageError
 from ..model.repository import RepoData, load_repo
 from ..snapshot import GitSnapshot
 from .auth import DispatchPolicy, effective_permission
-from .client import GitHubClient
+from .client import GitHubClient, GitHubError
 from .command import Command, CommandError, NotACommand, parse_comment
 from .event import CommentEvent
 from .replies import MARKER_PREFIX, dispatched_reply, help_reply, marker, plan_reply, refusal
@@ -102,8 +102,13 @@ class GitRevisions:
             except UsageError:
                 if not self.fetch:
                     raise
-                subprocess.run(["git", "-C", str(self.config.root), "fetch", "--quiet", "--no-tags", "--depth=1",
-                                self.remote, sha], capture_output=True, timeout=120, check=False)
+                git = ["git", "-C", str(self.config.root)]
+                shallow = subprocess.run([*git, "rev-parse", "--is-shallow-repository"], capture_output=True,
+                                         text=True, timeout=30, check=False).stdout.strip() == "true"
+                # Deepening a shallow clone by one commit is enough; a full clone must not become shallow.
+                depth = ["--depth=1"] if shallow else []
+                subprocess.run([*git, "fetch", "--quiet", "--no-tags", *depth, self.remote, sha],
+                               capture_output=True, timeout=300, check=False)
                 snap = GitSnapshot(self.config.root, sha)
             self._snapshots[sha] = snap
         return self._snapshots[sha]
@@ -173,7 +178,8 @@ class Dispatcher:
         if event.is_bot:
             return Outcome("ignored", f"comment by the bot {event.login}")
         if event.action != "created":
-            if isinstance(parsed, NotACommand):
+            # A deleted comment cannot take a reaction or be answered; an edit can be told why nothing happens.
+            if isinstance(parsed, NotACommand) or event.action == "deleted":
                 return Outcome("ignored", f"{event.action} comment, not a command")
             body = refusal(event.comment_id, f"this comment was {event.action}; commands in edited comments are "
                            "not acted on. Write the command in a new comment.")
@@ -182,6 +188,18 @@ class Dispatcher:
             body = refusal(event.comment_id, "the first line only looks like a command.", [parsed.note or ""])
             return self._refuse(event, "look-alike command", body)
         self.client.add_reaction(event.comment_id, "eyes")
+        try:
+            return self._received(event, parsed)
+        except GitHubError as exc:
+            # Tell the commenter, if GitHub lets us, then let the caller report the failure.
+            try:
+                self._refuse(event, "GitHub API error", refusal(
+                    event.comment_id, f"a GitHub API request failed: {exc}. A maintainer can re-run the workflow."))
+            except GitHubError:
+                pass
+            raise
+
+    def _received(self, event: CommentEvent, parsed: Command | CommandError) -> Outcome:
         if not event.is_pull_request:
             body = refusal(event.comment_id, f"#{event.number} is an issue, not a pull request; "
                            "`/run-benchmark` runs the code of a pull request.")
