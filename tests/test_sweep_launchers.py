@@ -158,3 +158,15 @@ def test_settings_errors_name_file_and_line(tmp_path: Path, text: str, message: 
     assert str(info.value).startswith(str(repo / message.split(":", 1)[0]) + ":" + message.split(":", 1)[1]), str(info.value)
     proc = cli(repo, "sweep", "run", "--job", json.dumps(job_of(repo, "ok-fp8-mi355x-atom").to_json()))
     assert proc.returncode == 2 and message.split(":", 1)[1].strip()[:40] in proc.stderr
+
+
+def test_a_missing_launcher_executable_is_recorded_not_a_crash(repo: Path, tmp_path: Path) -> None:
+    empty = tmp_path / "empty-bin"
+    empty.mkdir()
+    env = dict(__import__("os").environ, PATH=str(empty))
+    job = job_of(repo, "fail-fp8-mi355x-vllm")
+    proc = cli(repo, "sweep", "run", "--job", json.dumps(job.to_json()), "--result-dir", "out", env=env)
+    assert proc.returncode == 1, proc.stderr
+    status = status_of(repo / "out", job)
+    assert (status["status"], status["launcher"], status["exit-code"]) == ("not-run", "slurm", None)
+    assert status["message"] == "cannot start `srun`: No such file or directory"

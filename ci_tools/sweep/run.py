@@ -92,8 +92,14 @@ def execute(prepared: Prepared, base_env: Mapping[str, str], *, timeout: float |
         return record
     started = _now()
     env = {**base_env, **plan.env}
-    outcome = run_in_group(plan.argv, env=env, cwd=plan.cwd, log_path=prepared.job_dir / LOG_FILE,
-                           timeout=timeout, grace=grace, stop=stop, echo=echo)
+    try:
+        outcome = run_in_group(plan.argv, env=env, cwd=plan.cwd, log_path=prepared.job_dir / LOG_FILE,
+                               timeout=timeout, grace=grace, stop=stop, echo=echo)
+    except OSError as exc:  # the launcher itself is missing or not executable
+        record = _record(prepared, plan.launcher, argv=plan.argv, status=NOT_RUN, started_at=started,
+                         finished_at=_now(), message=f"cannot start `{plan.argv[0]}`: {exc.strerror or exc}")
+        write_status(prepared.job_dir, record)
+        return record
     message = ""
     if (outcome.timed_out or outcome.stopped) and plan.cleanup:
         # The launcher client is gone, but a container or Slurm step may not be.

@@ -1,0 +1,122 @@
+"""Benchmark: what `ci-tools sweep` adds around a recipe, and the report over a full sweep.
+
+1. `ci-tools sweep run --job JSON` on a recipe that does almost nothing (so
+   the figure is ci-tools' own cost: start-up, recipe resolution, process
+   group, log streaming, status record), beside the baseline of running the
+   same recipe with `bash` and the same environment.
+2. `ci-tools sweep report` over 1,820 status records with result JSON (the
+   size of the public full sweep), beside a baseline that only reads and
+   parses the same JSON files in one Python process.
+
+Each command runs as its own process, several times; the median wall time and
+the peak RSS of the process are printed side by side.
+
+Run: .venv/bin/python bench/bench_sweep.py [--runs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURE = ROOT / "tests" / "fixtures" / "sweep" / "repo"
+RECIPE = "benchmarks/single_node/fixed_seq_len/ok_fp8_mi355x_vllm.sh"
+RECORDS = 1820
+
+BASELINE_REPORT = r'''
+import json, sys
+from pathlib import Path
+rows = []
+for status in sorted(Path(sys.argv[1]).rglob("status.json")):
+    record = json.loads(status.read_text())
+    results = [json.loads(p.read_text()) for p in sorted((status.parent / "results").rglob("*.json"))]
+    rows.append((record["label"], record["status"], results))
+print(len(rows))
+'''
+
+
+GNU_TIME = shutil.which("time") if Path("/usr/bin/time").exists() else None
+
+
+def measure(argv: list[str], runs: int, env: dict[str, str], cwd: Path) -> tuple[float, float]:
+    """Median wall seconds and peak RSS (MiB) of a command run as its own process.
+
+    The RSS comes from GNU time when it is installed: wait4 on a child forked
+    from this (larger) Python process reports the parent's pages as well.
+    """
+    times, peaks = [], []
+    for _ in range(runs):
+        with tempfile.NamedTemporaryFile("r") as rss_file:
+            wrapped = ["/usr/bin/time", "-f", "%M", "-o", rss_file.name, *argv] if GNU_TIME else argv
+            start = time.perf_counter()
+            proc = subprocess.Popen(wrapped, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            _, status, usage = os.wait4(proc.pid, 0)
+            times.append(time.perf_counter() - start)
+            code = os.waitstatus_to_exitcode(status)
+            if code not in (0, 1):
+                raise SystemExit(f"{argv[:4]} exited {code}")
+            kib = int(rss_file.read().strip().splitlines()[-1]) if GNU_TIME else usage.ru_maxrss
+        peaks.append(kib / 1024)
+    return statistics.median(times), max(peaks)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=7)
+    args = parser.parse_args()
+    sys.path.insert(0, str(ROOT))
+    from ci_tools.config import load_config
+    from ci_tools.contract import job_env
+    from ci_tools.matrix import expand
+    from ci_tools.model.repository import load_repo
+    from ci_tools.snapshot import WorkTreeSnapshot
+    from ci_tools.sweep.status import StatusRecord, write_status
+
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = Path(tmp) / "repo"
+        shutil.copytree(FIXTURE, repo)
+        config = load_config(repo)
+        job = next(j for j in expand(load_repo(WorkTreeSnapshot(config.root), config)) if j.config_key == "ok-fp8-mi355x-vllm")
+        env = dict(os.environ)
+        ci_tools = [sys.executable, "-m", "ci_tools"]
+        run_t, run_rss = measure([*ci_tools, "sweep", "run", "--job", json.dumps(job.to_json()), "--quiet",
+                                  "--result-dir", str(Path(tmp) / "out")], args.runs, env, repo)
+        results = Path(tmp) / "bash-results"
+        results.mkdir()
+        bash_env = dict(env, **job_env(job, result_dir=str(results)))
+        bash_t, bash_rss = measure(["bash", str(repo / RECIPE)], args.runs, bash_env, repo)
+
+        sweep = Path(tmp) / "sweep"
+        for i in range(RECORDS):
+            job_dir = sweep / f"{i:016x}"
+            (job_dir / "results").mkdir(parents=True)
+            (job_dir / "job.log").write_text("line\n" * 20)
+            (job_dir / "results" / "result.json").write_text(json.dumps({"tput_per_gpu": 1000 + i, "conc": i % 256}))
+            status = "success" if i % 37 else "failed"
+            write_status(job_dir, StatusRecord(
+                job_id=f"{i:016x}", label=f"key-{i // 8} fixed-seq-len 1024/1024 TP8/EP1 c{i % 256}",
+                config_key=f"key-{i // 8}", scenario_type="fixed-seq-len", runner="mi355x", launcher="docker",
+                recipe=RECIPE, argv=("docker", "run"), status=status, exit_code=0 if status == "success" else 1,
+                duration_seconds=600.0 + i, conc=i % 256, results=("result.json",)))
+        report_t, report_rss = measure([*ci_tools, "sweep", "report", str(sweep), "--metric", "tput_per_gpu",
+                                        "--output", str(Path(tmp) / "report.md")], args.runs, env, repo)
+        base_t, base_rss = measure([sys.executable, "-c", BASELINE_REPORT, str(sweep)], args.runs, env, repo)
+
+    print(f"{'command':<58} {'median s':>9} {'peak MiB':>9}")
+    print(f"{'ci-tools sweep run (trivial recipe, direct launcher)':<58} {run_t:>9.3f} {run_rss:>9.1f}")
+    print(f"{'baseline: bash recipe with the same env':<58} {bash_t:>9.3f} {bash_rss:>9.1f}")
+    print(f"{f'ci-tools sweep report ({RECORDS} records + results)':<58} {report_t:>9.3f} {report_rss:>9.1f}")
+    print(f"{'baseline: python reading the same JSON files':<58} {base_t:>9.3f} {base_rss:>9.1f}")
+
+
+if __name__ == "__main__":
+    main()
