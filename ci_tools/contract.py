@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Collection, Mapping
 
 from .config import ProjectConfig
+from .errors import UsageError
 from .matrix import AGENTIC, DEFAULT_PORT, Job, gpu_name, gpus_of
 from .snapshot import Snapshot
 
@@ -66,7 +67,7 @@ def job_env(job: Job, *, result_dir: str = "/workspace/results", port: str = DEF
             env[f"{up}_NUM_WORKERS"] = _s(block.get("num-worker"))
             env[f"{up}_TP"] = _s(block.get("tp"))
             env[f"{up}_EP"] = _s(block.get("ep"))
-            env[f"{up}_DP_ATTN"] = _s(bool(block.get("dp-attn")))
+            env[f"{up}_DP_ATTN"] = _s(block.get("dp-attn", False))
             env[f"{up}_PP_SIZE"] = _s(block.get("pp"))
             env[f"{up}_DCP_SIZE"] = _s(block.get("dcp-size"))
             env[f"{up}_PCP_SIZE"] = _s(block.get("pcp-size"))
@@ -82,7 +83,7 @@ def job_env(job: Job, *, result_dir: str = "/workspace/results", port: str = DEF
             "DCP_SIZE": _s(f.get("dcp-size", 1)),
             "PCP_SIZE": _s(f.get("pcp-size", 1)),
             "EP_SIZE": _s(f.get("ep", 1)),
-            "DP_ATTENTION": _s(bool(f.get("dp-attn"))),
+            "DP_ATTENTION": _s(f.get("dp-attn", False)),
             "CONC": _s(f.get("conc")),
             "GPU_COUNT": _s(gpus),
         })
@@ -124,7 +125,12 @@ def recipe_candidates(job: Job, config: ProjectConfig) -> tuple[str, ...]:
     templates = config.multinode_templates if job.multinode else config.single_node_templates
     out: list[str] = []
     for t in templates:
-        path = t.format(**values)
+        try:
+            path = t.format(**values)
+        except (KeyError, IndexError, ValueError) as exc:
+            raise UsageError(f"recipe template `{t}` cannot be filled ({type(exc).__name__}: {exc}); expected only "
+                             f"the placeholders {', '.join('{' + k + '}' for k in values)}",
+                             path=config.source) from None
         if path not in out:
             out.append(path)
     return tuple(out)

@@ -279,3 +279,14 @@ def test_recipe_candidates_do_not_repeat(jobs: list[Job], repo: RepoData) -> Non
     for job in jobs:
         cands = recipe_candidates(job, repo.config)
         assert len(cands) == len(set(cands))
+
+
+def test_a_template_with_an_unknown_placeholder_is_a_usage_error(tmp_path: Path) -> None:
+    from ci_tools.errors import UsageError
+
+    root = recipe_repo(tmp_path, [], 'recipe-templates:\n  single-node:\n    - "recipes/{gpu}_{vendor}.sh"\n')
+    with pytest.raises(UsageError) as err:
+        resolutions(root)
+    assert str(err.value).startswith(f"{root / '.ci-tools.yaml'}: recipe template `recipes/{{gpu}}_{{vendor}}.sh` "
+                                     "cannot be filled (KeyError: 'vendor'); expected only the placeholders "
+                                     "{model_prefix}, {precision}, {gpu}, {framework}")
