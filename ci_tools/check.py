@@ -138,10 +138,34 @@ class CheckContext:
         return load_repo(self.base_snapshot, self.config, with_changelog=False)
 
     def head_configs(self) -> HeadConfigs:
+        """The head's config keys, for matching config-key globs.
+
+        Read from the loaded head data when a stage loaded it already; otherwise
+        only the keys are needed, and libyaml's plain loader gives them several
+        times faster than a load that records positions.
+        """
         from .changelog.lint import HeadConfigs
 
-        repo = self.head_configs_repo
-        return HeadConfigs(tuple(repo.configs), tuple(f.path for f in repo.master_files))
+        if "head_repo" in self.__dict__ or "head_configs_repo" in self.__dict__:
+            repo = self.head_configs_repo
+            return HeadConfigs(tuple(repo.configs), tuple(f.path for f in repo.master_files))
+        import yaml
+
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        keys: dict[str, None] = {}
+        paths: list[str] = []
+        for pattern in self.config.master_configs:
+            for path in self.head_snapshot.glob(pattern):
+                if path in paths:
+                    continue
+                paths.append(path)
+                try:
+                    data = yaml.load(self.head_snapshot.read(path) or b"", Loader=loader)
+                except yaml.YAMLError:
+                    continue  # validate reports the syntax error; its keys are unknown here
+                if isinstance(data, dict):
+                    keys.update(dict.fromkeys(str(k) for k in data))
+        return HeadConfigs(tuple(keys), tuple(paths))
 
     @cached_property
     def changelog(self) -> ChangelogChange:
@@ -208,6 +232,7 @@ STAGES: list[tuple[str, StageRef]] = [
     ("validate", validate_stage),
     ("changelog", changelog_stage),
     ("coverage", coverage_stage),
+    ("claims", "ci_tools.claims.check:claims_stage"),
 ]
 
 

@@ -71,12 +71,12 @@ def _appended_only(base: Layout, head: Layout) -> HistoryDiff:
         if head.data[len(base.data): len(base.data) + 1] != b"\n":
             edits.append(HistoryEdit(EditKind.CHANGED, complete + 1, complete + 1, head.line(complete + 1)))
         first = complete + 2
-    new_blocks = [b for b in head.blocks if b.start >= first]
+    new_blocks = head.blocks_from(first)
     stop = new_blocks[0].start if new_blocks else len(head.lines) + 1
-    last_base = base.blocks[-1].start if base.blocks else 1
     for number in range(first, stop):
         line = head.line(number)
         if not is_blank(line) and not line.startswith(b"#"):
+            last_base = base.blocks[-1].start if base.blocks else 1
             edits.append(HistoryEdit(EditKind.CONTINUED, number, last_base, line))
             break
     return HistoryDiff(head, base, first, new_blocks, edits)

@@ -63,8 +63,14 @@ class Layout:
 
     @cached_property
     def blocks(self) -> list[Block]:
+        return self.blocks_from(1)
+
+    def blocks_from(self, first: int) -> list[Block]:
+        """The blocks starting at line ``first`` or later (scans only those lines)."""
+        if "blocks" in self.__dict__:
+            return [b for b in self.__dict__["blocks"] if b.start >= first]
         lines = self.lines
-        starts = [i + 1 for i, line in enumerate(lines) if is_item_start(line)]
+        starts = [i + 1 for i in range(first - 1, len(lines)) if lines[i][:1] == b"-" and is_item_start(lines[i])]
         out: list[Block] = []
         for n, start in enumerate(starts):
             limit = starts[n + 1] - 1 if n + 1 < len(starts) else len(lines)

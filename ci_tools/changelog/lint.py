@@ -233,9 +233,8 @@ def _history_rules(change: ChangelogChange, diff: HistoryDiff, config: ProjectCo
 
 def _separator_rules(path: str, head: Layout, diff: HistoryDiff) -> list[Finding]:
     out: list[Finding] = []
-    first_of_file = head.blocks[0].start if head.blocks else 0
-    for block in diff.new_blocks:
-        if block.start == first_of_file and head.preamble_end == 0:
+    for n, block in enumerate(diff.new_blocks):
+        if n == 0 and block.start == 1:
             continue  # the first entry of the file has nothing to be separated from
         blanks = head.blank_lines_above(block.start)
         if blanks != 1:
