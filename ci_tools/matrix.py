@@ -126,8 +126,8 @@ def gpus_of(block: Mapping[str, Any]) -> int | None:
 
 def _dram_budget(hardware: Any, utilization: Any, gpus: int | None) -> int | None:
     if not (isinstance(hardware, Mapping) and gpus and isinstance(utilization, (int, float))
-            and not isinstance(utilization, bool)):
-        return None
+            and not isinstance(utilization, bool) and math.isfinite(utilization)):
+        return None  # .nan / .inf utilization: the schema reports it; no budget can be computed
     available, per_node = hardware.get("available-cpu-dram-mib"), hardware.get("gpus-per-node")
     if not (_is_int(available) and _is_int(per_node)) or per_node <= 0:
         return None

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import math
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -212,6 +213,8 @@ def _describe(error: ValidationError, anchor: Anchor) -> list[SchemaProblem]:
         expected = expected_value
         names = [expected] if isinstance(expected, str) else list(expected)
         wanted = " or ".join(_TYPE_NAMES.get(n, n) for n in names)
+        if isinstance(instance, float) and not math.isfinite(instance) and "number" in names:
+            wanted, found = "a finite number", {True: ".nan"}.get(math.isnan(instance), ".inf" if instance > 0 else "-.inf")
         return one(f"{what} must be {wanted}, found {found}", expected=names, found=found)
     if keyword == "required":
         missing = [k for k in expected_value if not (isinstance(node, dict) and k in node)]
