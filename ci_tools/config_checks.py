@@ -18,7 +18,7 @@ from typing import Any, Iterator
 
 from .contract import recipe_candidates
 from .findings import Finding, Location
-from .matrix import AGENTIC, FIXED, expand_config
+from .matrix import AGENTIC, FIXED, expand_config, gpus_of
 from .model.repository import ConfigEntry, LoadedFile, RepoData
 from .rules import config_rules as R
 from .rules.registry import Rule, make_finding
@@ -62,13 +62,6 @@ def _rows(data: PosMap) -> Iterator[Row]:
 def _int(mapping: PosMap, key: str, default: int | None = None) -> int | None:
     value = mapping.get(key, default)
     return value if is_integer(value) else None
-
-
-def _gpus(mapping: PosMap) -> int | None:
-    tp, pp, pcp = _int(mapping, "tp"), _int(mapping, "pp", 1), _int(mapping, "pcp-size", 1)
-    if tp is None or pp is None or pcp is None:
-        return None
-    return tp * pp * pcp
 
 
 def _gpus_per_node(repo: RepoData, name: Any) -> int | None:
@@ -231,7 +224,7 @@ class _Checker:
             self.add(R.DCP_SIZE_INDIVISIBLE,
                      f"`tp` {tp} is not a multiple of `dcp-size` {dcp}{where}; expected a dcp-size that divides tp",
                      holder.value_span("dcp-size"), tp=tp, dcp_size=dcp)
-        gpus = _gpus(holder)
+        gpus = gpus_of(holder)
         if gpus is None:
             return
         ep = _int(holder, "ep", 1)

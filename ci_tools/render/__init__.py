@@ -11,7 +11,9 @@ from __future__ import annotations
 from typing import Callable
 
 from ..findings import Finding
-from . import github, json_format, markdown, sarif, text
+from . import github, json_format, markdown, sarif, summary_file, text
+
+__all__ = ["RENDERERS", "Renderer", "summary_file"]
 
 Renderer = Callable[[list[Finding]], str]
 
