@@ -16,16 +16,10 @@ from pathlib import Path
 import click
 
 from ..errors import UsageError
-from ..github.auth import load_policy
-from ..github.client import GitHubClient, GitHubError, RetryPolicy
-from ..github.command import Command, CommandError, NotACommand, parse_comment
-from ..github.dispatch import Dispatcher, GitRevisions
-from ..github.event import parse_event
-from ..github.outputs import write_outputs
-from ..github.selection import SelectionError, resolve_selection, select_jobs
-from ..model.repository import load_repo
-from ..snapshot import GitSnapshot
 from .common import EXIT_CLEAN, EXIT_FINDINGS, EXIT_INTERNAL, get_config, handle_errors, repo_options
+
+# The GitHub modules (httpx, gitpython) are imported inside the commands: `ci-tools --help`
+# and the other commands should not pay for them.
 
 MAX_EVENT_BYTES = 25 * 2**20
 
@@ -63,6 +57,12 @@ def _read_event(path: str | None) -> tuple[object, str]:
 def comment_command(repo_dir: str, config_file: str | None, event_file: str | None, github_output: str | None,
                     no_fetch: bool, attempts: int) -> None:
     """Authorise, pin and dispatch the `/run-benchmark` command of an issue_comment event, and reply."""
+    from ..github.auth import load_policy
+    from ..github.client import GitHubClient, GitHubError, RetryPolicy
+    from ..github.dispatch import Dispatcher, GitRevisions
+    from ..github.event import parse_event
+    from ..github.outputs import write_outputs
+
     event_name = os.environ.get("GITHUB_EVENT_NAME")
     if event_name and event_name != "issue_comment":
         raise UsageError(f"this is a `{event_name}` event; `dispatch comment` handles `issue_comment` events")
@@ -72,6 +72,9 @@ def comment_command(repo_dir: str, config_file: str | None, event_file: str | No
     policy = load_policy(config)
     if not os.environ.get("GITHUB_TOKEN"):
         raise UsageError("GITHUB_TOKEN is not set; the dispatcher needs it to read permissions and reply")
+    api_url = os.environ.get("GITHUB_API_URL", "")
+    if api_url and not api_url.startswith(("https://", "http://")):
+        raise UsageError(f"GITHUB_API_URL is {api_url!r}; expected an http(s) URL such as https://api.github.com")
     try:
         with GitHubClient.from_env(event.repository, retry=RetryPolicy(attempts=attempts)) as client:
             outcome = Dispatcher(client, policy, GitRevisions(config, fetch=not no_fetch)).handle(event)
@@ -92,6 +95,8 @@ def comment_command(repo_dir: str, config_file: str | None, event_file: str | No
 @handle_errors
 def parse_command(repo_dir: str, config_file: str | None, text: str, rev: str | None, base: str | None) -> None:
     """Show how a comment TEXT is understood (JSON); exit 1 when it would not run."""
+    from ..github.command import Command, CommandError, NotACommand, parse_comment
+
     parsed = parse_comment(text)
     if isinstance(parsed, NotACommand):
         click.echo(json.dumps({"kind": "not-a-command", "reason": parsed.reason, "note": parsed.note}, indent=2))
@@ -101,6 +106,10 @@ def parse_command(repo_dir: str, config_file: str | None, text: str, rev: str | 
         raise SystemExit(EXIT_FINDINGS)
     out: dict[str, object] = {"kind": "command", "command": asdict(parsed)}
     if rev is not None and isinstance(parsed, Command) and parsed.action != "help":
+        from ..github.selection import SelectionError, resolve_selection, select_jobs
+        from ..model.repository import load_repo
+        from ..snapshot import GitSnapshot
+
         config = get_config(repo_dir, config_file)
         head_snap = GitSnapshot(config.root, rev)
         head = load_repo(head_snap, config)

@@ -227,6 +227,7 @@ def _changelog_targets(head: RepoData, base: RepoData, problems: list[str]) -> d
     seq = head.changelog.value if head.changelog else None
     keys = list(head.configs)
     targets: dict[str, set[str]] = {}
+    unmatched: list[str] = []
     for index, entry in new:
         line = seq.item_span(index)[0] if isinstance(seq, PosSeq) else 0
         where = f"{path}:{line}" if line else path
@@ -238,9 +239,13 @@ def _changelog_targets(head: RepoData, base: RepoData, problems: list[str]) -> d
         for pattern in scope.config_keys:
             matched = [k for k in keys if match_key_glob(pattern, k)]
             if not matched:
-                problems.append(f"{where}: config-keys entry `{shown(pattern)}` matches no config key")
+                unmatched.append(f"{where}: config-keys entry `{shown(pattern)}` matches no config key")
             for k in _plain(matched, problems):
                 targets.setdefault(k, set()).update(scenarios)
+    # An entry may name configs of other master files or fleets (the changelog linter reports
+    # keys that match nothing at all); they only matter when nothing else is selected.
+    if not targets:
+        problems.extend(unmatched)
     return targets
 
 
