@@ -11,7 +11,7 @@ from ci_tools.changelog.layout import Layout
 from ci_tools.changelog.lint import ChangelogChange, HeadConfigs, lint_changelog
 from ci_tools.config import ProjectConfig
 from ci_tools.findings import sort_findings
-from test_changelog_support import E1, Repo, base_files, entry, run
+from test_changelog_support import E1, Repo, base_files, clear_github_env, entry, run
 
 CONFIG = ProjectConfig(root=Path("."), repository="acme/bench")
 KEYS = HeadConfigs(("dsr1-fp8-mi355x-atom", "gptoss-fp4-mi355x-vllm"), ("configs/amd-master.yaml",))
@@ -133,8 +133,7 @@ def test_layout_blocks_and_gaps() -> None:
 
 @pytest.fixture
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Repo:
-    for name in ("GITHUB_ACTIONS", "GITHUB_EVENT_PATH", "GITHUB_EVENT_NAME", "GITHUB_REPOSITORY"):
-        monkeypatch.delenv(name, raising=False)
+    clear_github_env(monkeypatch)
     return Repo(tmp_path / "repo")
 
 

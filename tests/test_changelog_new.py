@@ -9,17 +9,14 @@ import yaml
 
 from ci_tools.changelog.new import NewEntrySpec, append_entry, render_entry
 from ci_tools.errors import UsageError
-from test_changelog_support import E1, MASTER, Repo, base_files, run
+from test_changelog_support import E1, MASTER, Repo, base_files, new_repo, run
 
 ATOM = "benchmarks/single_node/fixed_seq_len/dsr1_fp8_mi355x_atom.sh"
 
 
 @pytest.fixture
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Repo, str]:
-    for name in ("GITHUB_ACTIONS", "GITHUB_EVENT_PATH", "GITHUB_EVENT_NAME"):
-        monkeypatch.delenv(name, raising=False)
-    r = Repo(tmp_path / "repo")
-    return r, r.commit(base_files())
+    return new_repo(tmp_path, monkeypatch, base_files())
 
 
 def changelog(r: Repo) -> bytes:

@@ -10,7 +10,11 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from ci_tools.cli.main import main
+
+GITHUB_VARIABLES = ("GITHUB_ACTIONS", "GITHUB_EVENT_PATH", "GITHUB_EVENT_NAME", "GITHUB_REPOSITORY", "GITHUB_STEP_SUMMARY")
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Changelog Tests", "GIT_AUTHOR_EMAIL": "tests@example.invalid",
@@ -96,3 +100,16 @@ def run(argv: list[str], capsys: object) -> tuple[int, str, str]:
     code = main(argv)
     captured = capsys.readouterr()  # type: ignore[attr-defined]
     return code, captured.out, captured.err
+
+
+def clear_github_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run as outside GitHub Actions, whatever the environment of the test run."""
+    for name in GITHUB_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+
+
+def new_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, bytes | None]) -> tuple[Repo, str]:
+    """A repository outside GitHub Actions with ``files`` committed; returns it and that commit."""
+    clear_github_env(monkeypatch)
+    repo = Repo(tmp_path / "repo")
+    return repo, repo.commit(files)

@@ -13,15 +13,14 @@ from ci_tools.config import load_config
 from ci_tools.findings import Finding, Location, Severity
 from ci_tools.github_event import load_event, parse_event
 from ci_tools.errors import UsageError
-from test_changelog_support import E1, Repo, base_files, entry, git, run
+from test_changelog_support import E1, Repo, base_files, clear_github_env, entry, git, run
 
 NEW_XXX = entry(link="https://github.com/acme/bench/pull/XXX")
 
 
 @pytest.fixture
 def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("GITHUB_ACTIONS", "GITHUB_EVENT_PATH", "GITHUB_EVENT_NAME", "GITHUB_REPOSITORY", "GITHUB_STEP_SUMMARY"):
-        monkeypatch.delenv(name, raising=False)
+    clear_github_env(monkeypatch)
 
 
 @pytest.fixture

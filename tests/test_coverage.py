@@ -10,7 +10,7 @@ from ci_tools.check import CheckContext, Comparison
 from ci_tools.config import load_config
 from ci_tools.coverage import RecipeDeps, affected_keys, first_changed_line
 from ci_tools.snapshot import WorkTreeSnapshot
-from test_changelog_support import E1, MASTER, Repo, base_files, entry, run
+from test_changelog_support import E1, MASTER, Repo, base_files, entry, new_repo, run
 
 GPTOSS = b"""
 gptoss-fp4-mi355x-vllm:
@@ -50,10 +50,7 @@ def files() -> dict[str, bytes | None]:
 
 @pytest.fixture
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Repo, str]:
-    for name in ("GITHUB_ACTIONS", "GITHUB_EVENT_PATH", "GITHUB_EVENT_NAME"):
-        monkeypatch.delenv(name, raising=False)
-    r = Repo(tmp_path / "repo")
-    return r, r.commit(files())
+    return new_repo(tmp_path, monkeypatch, files())
 
 
 def affected(r: Repo, base: str) -> dict[str, list[tuple[str, int, str]]]:
