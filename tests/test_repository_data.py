@@ -9,20 +9,20 @@ the DeepSeek-V4-Pro AgentX matrix, recipes that parse and resolve).
 from __future__ import annotations
 
 import json
-import re
 import shutil
 import subprocess
 import sys
-from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ci_tools.config import ProjectConfig, load_config
-from ci_tools.contract import job_env, resolve_recipe
+from ci_tools.contract import resolve_recipe
 from ci_tools.matrix import AGENTIC, Job, expand, match_key_glob
 from ci_tools.model.repository import RepoData, load_repo
+from ci_tools.recipes.evaluate import evaluate_job, unknown_flags
+from ci_tools.recipes.model import RecipeEval
 from ci_tools.snapshot import WorkTreeSnapshot
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -98,36 +98,6 @@ def test_every_job_resolves_to_a_recipe(config: ProjectConfig, jobs: list[Job]) 
     assert resolve_recipe(dsv4, config, snapshot).path == "benchmarks/single_node/agentic/dsv4_fp4_mi355x_atom_mtp.sh"
 
 
-_CHECK_ENV = re.compile(r"^\s*check_env_vars((?:\s+[A-Z_][A-Z0-9_]*)+)\s*$", re.MULTILINE)
-
-
-def test_required_env_is_provided_to_every_job(config: ProjectConfig, jobs: list[Job]) -> None:
-    """Every name a recipe passes to check_env_vars is non-empty in the env of each of its jobs."""
-    snapshot = WorkTreeSnapshot(ROOT)
-    by_recipe: dict[str, list[Job]] = defaultdict(list)
-    for job in jobs:
-        path = resolve_recipe(job, config, snapshot).path
-        assert path is not None
-        by_recipe[path].append(job)
-    lib = (ROOT / config.benchmark_lib).read_text()
-    assert "check_env_vars() {" in lib
-    missing: list[str] = []
-    for path, recipe_jobs in by_recipe.items():
-        text = (ROOT / path).read_text()
-        # Names checked only inside a case arm apply to that arm's jobs; the
-        # DRAM arm is the one such place in this repository.
-        unconditional, _, dram_arm = text.partition("    dram)\n")
-        for job in recipe_jobs:
-            env = job_env(job)
-            sections = [unconditional] + ([dram_arm] if env["KV_OFFLOADING"] == "dram" else [])
-            for section in sections:
-                for match in _CHECK_ENV.finditer(section):
-                    for name in match.group(1).split():
-                        if not env.get(name):
-                            missing.append(f"{path}: {name} for {job.label()}")
-    assert missing == []
-
-
 def test_changelog_bytes_follow_the_append_only_format(config: ProjectConfig) -> None:
     raw = (ROOT / config.changelog).read_bytes()
     text = raw.decode("utf-8")
@@ -158,18 +128,20 @@ def test_changelog_entries_name_real_configs_and_canonical_links(config: Project
     assert numbers == sorted(set(numbers))
 
 
-def _evaluate_all(config: ProjectConfig, jobs: list[Job]) -> list[tuple[Job, Any]]:
-    evaluate = pytest.importorskip("ci_tools.recipes.evaluate")
+def _evaluate_all(config: ProjectConfig, jobs: list[Job]) -> list[tuple[Job, RecipeEval]]:
     snapshot = WorkTreeSnapshot(ROOT)
-    return [(job, evaluate.evaluate_job(job, config, snapshot)) for job in jobs]
+    out = []
+    for job in jobs:
+        result = evaluate_job(job, config, snapshot)
+        assert result is not None, f"no recipe for {job.label()}"
+        out.append((job, result))
+    return out
 
 
 def test_every_recipe_evaluates_for_every_job_without_unknowns(config: ProjectConfig, jobs: list[Job]) -> None:
-    from ci_tools.recipes.evaluate import unknown_flags
-
+    """Real bash evaluation per job: one server, every flag known, no guard taken, no env missing."""
     problems: list[str] = []
     for job, result in _evaluate_all(config, jobs):
-        assert result is not None, job.label()
         if len(result.servers) != 1:
             problems.append(f"{job.label()}: {len(result.servers)} server command lines")
         problems += [f"{job.label()}: unknown {f.name}" for f in unknown_flags(result)]
@@ -180,7 +152,7 @@ def test_every_recipe_evaluates_for_every_job_without_unknowns(config: ProjectCo
     assert problems == []
 
 
-def _flag(result: Any, name: str) -> list[str | None]:
+def _flag(result: RecipeEval, name: str) -> list[str | None]:
     return [None if v is None else v.text for v in result.flag_values(name)]
 
 
@@ -207,3 +179,92 @@ def test_dsv4_agentic_recipe_runs_what_its_changelog_says(config: ProjectConfig,
         else:
             assert "ATOM_DP_LB_REQ_EQUIV" not in result.env
             assert _flag(result, "--synthetic-acceptance-length") == ["2.49"]
+
+
+_GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Fleet Test", "GIT_AUTHOR_EMAIL": "fleet@example.invalid",
+    "GIT_COMMITTER_NAME": "Fleet Test", "GIT_COMMITTER_EMAIL": "fleet@example.invalid",
+    "GIT_CONFIG_NOSYSTEM": "1", "HOME": "/nonexistent",
+}
+_DATA = (".ci-tools.yaml", "configs", "benchmarks", "runners")
+
+
+def _git(repo: Path, *args: str) -> str:
+    env = {**_GIT_ENV, "PATH": "/usr/bin:/bin:/usr/local/bin"}
+    return subprocess.run(["git", "-c", "commit.gpgsign=false", *args], cwd=repo, env=env,
+                          capture_output=True, text=True, check=True).stdout.strip()
+
+
+def _ci_tools_json(repo: Path, *args: str) -> tuple[int, dict[str, Any]]:
+    proc = subprocess.run([sys.executable, "-m", "ci_tools", *args, "--repo", str(repo), "--format", "json"],
+                          capture_output=True, text=True, cwd=repo, env={"PATH": "/usr/bin:/bin", "HOME": "/nonexistent"})
+    assert proc.stdout, proc.stderr
+    return proc.returncode, json.loads(proc.stdout)
+
+
+def _replay_changelog(tmp_path: Path, recipe_edits: tuple[tuple[str, str], ...] = ()) -> str:
+    """A repository whose base has today's data without the changelog and whose head adds it.
+
+    Every entry is then read as appended and checked against the configs and
+    recipes as they are now, not only as they were when it was written.
+    ``recipe_edits`` (old, new) change the DSV4 AgentX recipe in both commits.
+    """
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    for name in _DATA:
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, repo / name)
+        else:
+            shutil.copy2(source, repo / name)
+    recipe = repo / "benchmarks/single_node/agentic/dsv4_fp4_mi355x_atom_mtp.sh"
+    for old, new in recipe_edits:
+        text = recipe.read_text()
+        assert old in text
+        recipe.write_text(text.replace(old, new))
+    _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "fleet data without its changelog")
+    shutil.copy2(ROOT / "perf-changelog.yaml", repo / "perf-changelog.yaml")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "the changelog")
+    return _git(repo, "rev-parse", "HEAD~1")
+
+
+def test_every_changelog_claim_holds_at_head(tmp_path: Path) -> None:
+    base = _replay_changelog(tmp_path)
+    repo = tmp_path / "repo"
+    code, claims = _ci_tools_json(repo, "claims", "--base", base, "--head", "HEAD")
+    assert claims["findings"] == [] and code == 0
+    code, check = _ci_tools_json(repo, "check", "--base", base, "--head", "HEAD")
+    assert check["findings"] == [] and code == 0
+
+
+_DRIFTS = {
+    # subject the DEP entry states -> (what the recipe says, what a drifted recipe would say)
+    "ATOM_DP_LB_REQ_EQUIV": ("ATOM_DP_LB_REQ_EQUIV=512", "ATOM_DP_LB_REQ_EQUIV=0"),
+    "--state-checkpoint-interval-tokens": ("STATE_CHECKPOINT_INTERVAL_TOKENS=8192", "STATE_CHECKPOINT_INTERVAL_TOKENS=32768"),
+    "--enable-tbo": ("--moe-backend standard)", "--moe-backend standard --enable-tbo)"),
+}
+
+
+def test_the_changelog_replay_would_catch_a_recipe_that_drifts(tmp_path: Path) -> None:
+    """The clean result above is not vacuous: the DEP entry's claims are really compared."""
+    base = _replay_changelog(tmp_path, tuple(_DRIFTS.values()))
+    code, claims = _ci_tools_json(tmp_path / "repo", "claims", "--base", base, "--head", "HEAD")
+    contradicted = {f["data"].get("subject") for f in claims["findings"] if f["severity"] == "error"}
+    assert code == 1 and contradicted >= set(_DRIFTS), claims["findings"]
+    assert {f["path"] for f in claims["findings"]} == {"perf-changelog.yaml"}
+
+
+def _full_git_history() -> bool:
+    if not (ROOT / ".git").exists():
+        return False
+    proc = subprocess.run(["git", "rev-parse", "--is-shallow-repository"], cwd=ROOT, capture_output=True, text=True)
+    return proc.returncode == 0 and proc.stdout.strip() == "false"
+
+
+@pytest.mark.skipif(not _full_git_history(), reason="needs the repository's full git history")
+def test_each_changelog_entry_held_at_the_commit_that_added_it() -> None:
+    code, report = _ci_tools_json(ROOT, "claims", "--history")
+    assert report["findings"] == [] and code == 0
