@@ -574,3 +574,14 @@ def test_api_failure_midway_is_told_to_the_commenter(repo: Repo, github: FakeGit
     assert last_reply(github) == (f"{marker(492700400)}\n:confused: **Not running benchmarks:** a GitHub API request "
                                   "failed: GET /repos/Codertocat/Hello-World/pulls/1 failed after 1 attempts: HTTP 500 "
                                   "(boom). A maintainer can re-run the workflow.\n")
+
+
+def test_failed_reply_after_dispatch_is_not_a_refusal(repo: Repo, github: FakeGitHub) -> None:
+    github.scripted.append(Scripted("issues/list-comments", 500, body={"message": "boom"}))
+    client = GitHubClient(github.repository, api_url=github.url, token="t", retry=RetryPolicy(attempts=1))
+    dispatcher = Dispatcher(client, DispatchPolicy(), GitRevisions(load_config(repo.root), fetch=False))
+    outcome = dispatcher.handle(parse_event(comment_event("/run-benchmark cfg-b-*")))
+    assert outcome.status == "dispatched" and len(github.dispatches) == 1
+    assert outcome.reason == (f"2 jobs at {repo.head} (the reply could not be written: GET /repos/Codertocat/"
+                              "Hello-World/issues/1/comments failed after 1 attempts: HTTP 500 (boom))")
+    assert github.reactions == [(492700400, "eyes"), (492700400, "rocket")]

@@ -150,3 +150,24 @@ def test_real_corpus_multinode_concurrency_filter(corpus_copy: Path) -> None:
     assert selection.jobs == len(jobs) > 0
     # A multinode job keeps only the asked-for concurrencies of its list.
     assert all(j.multinode and j.fields["conc-list"] == [64] for j in jobs)
+
+
+def test_changelog_entries_naming_other_fleets_do_not_block(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    log = repo.root / "perf-changelog.yaml"
+    base_sha = _git(repo.root, "rev-parse", "HEAD")
+    other = "\n- config-keys:\n    - dsv4-fp4-b200-vllm\n  description:\n    - \"Another fleet.\"\n  pr-link: XXX\n"
+    log.write_text(log.read_text() + other)
+    _git(repo.root, "commit", "-q", "-am", "only another fleet")
+    only_other = _git(repo.root, "rev-parse", "HEAD")
+    with pytest.raises(SelectionError) as err:
+        resolve_selection(command("/run-benchmark changelog"), only_other, load(repo.root, only_other),
+                          load(repo.root, base_sha))
+    assert err.value.problems == ("perf-changelog.yaml:7: config-keys entry `dsv4-fp4-b200-vllm` matches no config key",)
+    mine = "\n- config-keys:\n    - cfg-b-*\n  description:\n    - \"Mine.\"\n  pr-link: XXX\n"
+    log.write_text(log.read_text() + mine)
+    _git(repo.root, "commit", "-q", "-am", "and one of ours")
+    both = _git(repo.root, "rev-parse", "HEAD")
+    selection = resolve_selection(command("/run-benchmark changelog"), both, load(repo.root, both),
+                                  load(repo.root, base_sha))
+    assert [t.config_key for t in selection.targets] == ["cfg-b-mi355x-sglang"]

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 import subprocess
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Literal, Protocol
 
@@ -60,7 +60,6 @@ class Outcome:
     selection: DispatchSelection | None = None
     reply: str | None = None
     reply_url: str | None = None
-    requests: tuple[str, ...] = field(default=(), compare=False)
 
     def outputs(self) -> dict[str, str]:
         """The values the workflow reads (all validated data, none of the comment text)."""
@@ -293,11 +292,17 @@ class Dispatcher:
                            reply_url=url)
         inputs = {"sha": head_sha, "pr": str(number), "selection": encoded, "requester": event.login}
         self.client.dispatch_workflow(self.policy.workflow, self.policy.ref, inputs)
-        self.client.add_reaction(event.comment_id, "rocket")
+        reason = f"{selection.jobs} jobs at {head_sha}"
         body = dispatched_reply(event.comment_id, selection, jobs, self.policy.workflow, self.policy.ref, event.login)
-        url = self._reply(event, body)
-        return Outcome("dispatched", f"{selection.jobs} jobs at {head_sha}", pr=number, sha=head_sha,
-                       selection=selection, reply=body, reply_url=url)
+        url = None
+        try:
+            self.client.add_reaction(event.comment_id, "rocket")
+            url = self._reply(event, body)
+        except GitHubError as exc:
+            # The sweep is on its way: a failed courtesy reply must not be reported as a refusal.
+            reason += f" (the reply could not be written: {exc})"
+        return Outcome("dispatched", reason, pr=number, sha=head_sha, selection=selection, reply=body,
+                       reply_url=url)
 
 
 __all__ = ["Dispatcher", "GitRevisions", "MARKER_PREFIX", "Outcome", "Revisions"]
