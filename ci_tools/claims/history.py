@@ -97,16 +97,27 @@ class _RepoCache:
         return found
 
 
+def _count_entries(data: bytes | None) -> int:
+    return len(_entry_starts(data.decode("utf-8", "replace"))) if data is not None else 0
+
+
 def replay_history(config: ProjectConfig, *, since: str | None, head: str = "HEAD", verbose: bool = False) -> list[Finding]:
+    """Findings of every appended entry, each at the commit that appended it (``[at <sha>]`` in the message)."""
     findings: list[Finding] = []
     cache = EvalCache(config)
     repos = _RepoCache(config)
+    previous: tuple[str, bytes | None] | None = None  # (sha, changelog bytes) of the last commit walked
     for sha, parent in changelog_commits(config, since, head):
         snapshot = GitSnapshot(config.root, sha)
         head_bytes = snapshot.read(config.changelog)
+        # With --first-parent, the parent's changelog is the previous changelog commit's (no read needed).
+        if previous is not None and parent is not None and _same_changelog(config, previous[0], parent):
+            base_bytes = previous[1]
+        else:
+            base_bytes = GitSnapshot(config.root, parent).read(config.changelog) if parent else None
+        previous = (sha, head_bytes)
         if head_bytes is None:
             continue
-        base_bytes = GitSnapshot(config.root, parent).read(config.changelog) if parent else None
         entries = appended_tail(config.changelog, base_bytes, head_bytes)
         if not entries:
             continue
@@ -115,3 +126,9 @@ def replay_history(config: ProjectConfig, *, since: str | None, head: str = "HEA
             findings.append(Finding(f.rule, f.severity, f"{f.message} [at {sha[:12]}]", f.location, f.related,
                                     {**f.data, "commit": sha}))
     return findings
+
+
+def _same_changelog(config: ProjectConfig, walked: str, parent: str) -> bool:
+    """True when ``parent`` is ``walked`` or descends from it without touching the changelog."""
+    return walked == parent or walked == _git(str(config.root), "log", "-1", "--format=%H", parent, "--",
+                                              config.changelog).strip()

@@ -1,0 +1,85 @@
+"""``claims --history``: each appended entry checked at the commit that appended it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ci_tools.claims.history import appended_tail
+from test_claims_seed import DATA, copy_tree, git, run_claims
+
+ENTRY = """
+- config-keys:
+    - dsv4-fp4-mi355x-atom-agentic-mtp
+  scenario-type:
+    - agentic-coding
+  description:
+    - "{text}"
+  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/{n}
+"""
+
+
+def append(repo: Path, text: str, n: int) -> None:
+    with (repo / "perf-changelog.yaml").open("a", encoding="utf-8") as fh:
+        fh.write(ENTRY.format(text=text, n=n))
+
+
+def commit(repo: Path, message: str) -> str:
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", message)
+    return git(repo, "rev-parse", "HEAD")
+
+
+def history_repo(tmp_path: Path) -> tuple[Path, list[str]]:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    copy_tree(DATA / "common", repo)
+    copy_tree(DATA / "base", repo)
+    shas = [commit(repo, "base")]
+    append(repo, "Keep max-num-seqs at twice the concurrency.", 10)
+    shas.append(commit(repo, "true claim at the base revision"))
+    # The seed change: recipe, config and an entry with two false claims.
+    before = (repo / "perf-changelog.yaml").read_text(encoding="utf-8")
+    copy_tree(DATA / "head", repo)
+    seed_entry = (DATA / "head" / "perf-changelog.yaml").read_text(encoding="utf-8")[len(
+        (DATA / "base" / "perf-changelog.yaml").read_text(encoding="utf-8")):]
+    (repo / "perf-changelog.yaml").write_text(before + seed_entry, encoding="utf-8")
+    append(repo, "Keep max-num-seqs at twice the concurrency on DEP.", 11)
+    shas.append(commit(repo, "seed change"))
+    (repo / "README.md").write_text("docs only\n", encoding="utf-8")
+    shas.append(commit(repo, "a commit that does not touch the changelog"))
+    append(repo, "Keep the state checkpoint interval at 8192 tokens on DEP.", 12)
+    shas.append(commit(repo, "true claim at the head"))
+    return repo, shas
+
+
+def test_history_reports_each_false_claim_at_the_commit_that_added_it(tmp_path: Path) -> None:
+    repo, shas = history_repo(tmp_path)
+    code, report = run_claims(repo, "--history", "--select", "claim-contradicted")
+    assert code == 1
+    got = [(f["line"], f["data"]["subject"], f["data"]["commit"]) for f in report["findings"]]
+    assert got == [
+        (25, "ATOM_DP_LB_REQ_EQUIV", shas[2]),
+        (25, "--state-checkpoint-interval-tokens", shas[2]),
+    ]
+    assert report["findings"][0]["message"].endswith(f"[at {shas[2][:12]}]")
+
+
+def test_history_since_skips_older_commits(tmp_path: Path) -> None:
+    repo, shas = history_repo(tmp_path)
+    code, report = run_claims(repo, "--history", "--since", shas[2], "--select", "claim-contradicted")
+    assert (code, report["findings"]) == (0, [])
+    code, report = run_claims(repo, "--history", "--since", shas[1], "--select", "claim-contradicted")
+    assert code == 1 and len(report["findings"]) == 2
+
+
+def test_appended_tail_parses_only_new_entries_with_head_positions() -> None:
+    base = (DATA / "base" / "perf-changelog.yaml").read_bytes()
+    head = (DATA / "head" / "perf-changelog.yaml").read_bytes()
+    entries = appended_tail("perf-changelog.yaml", base, head)
+    assert len(entries) == 1
+    entry = entries[0]
+    assert entry.patterns == ["dsv4-fp4-mi355x-atom-agentic-mtp"]
+    assert entry.location.line == 10
+    assert [d.positions[0] for d in entry.descriptions] == [(15, 8), (16, 8), (17, 8), (18, 8)]
+    assert appended_tail("perf-changelog.yaml", head, head) == []
