@@ -27,9 +27,13 @@ class ChangelogScope:
     config_keys: tuple[str, ...]
     scenario_types: tuple[str, ...] = ()
     line: int = 0
+    # `append-only: true`: the entry only adds points, so only points the base did not generate run.
+    append_only: bool = False
 
-    def covers(self, job: Job) -> bool:
+    def covers(self, job: Job, base_ids: frozenset[str] = frozenset()) -> bool:
         if self.scenario_types and job.scenario not in self.scenario_types:
+            return False
+        if self.append_only and job.id in base_ids:
             return False
         return any(match_key_glob(p, job.config_key) for p in self.config_keys)
 
@@ -45,6 +49,8 @@ class Selection:
     eps: tuple[int, ...] = ()
     # None: no changelog filter; an empty tuple: the PR appends nothing, so nothing runs.
     changelog: tuple[ChangelogScope, ...] | None = None
+    # Ids of the jobs the base revision generates (what append-only entries leave out).
+    base_ids: frozenset[str] = frozenset()
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -54,7 +60,8 @@ class Selection:
                 out[name.replace("_", "-")] = list(value)
         if self.changelog is not None:
             out["changelog-entries"] = [
-                {"config-keys": list(s.config_keys), "scenario-type": list(s.scenario_types), "line": s.line}
+                {"config-keys": list(s.config_keys), "scenario-type": list(s.scenario_types), "line": s.line,
+                 **({"append-only": True} if s.append_only else {})}
                 for s in self.changelog
             ]
         return out
@@ -76,7 +83,7 @@ def scope_of_entry(entry: Any, line: int = 0) -> ChangelogScope | None:
     if isinstance(types, str):
         types = [types]
     scen = tuple(t for t in types if isinstance(t, str)) if isinstance(types, list) else ()
-    return ChangelogScope(globs, scen, line)
+    return ChangelogScope(globs, scen, line, entry.get("append-only") is True)
 
 
 # Problems of the appended text that leave the PR's entries unknown (rule ids).
@@ -145,7 +152,7 @@ def select(jobs: Iterable[Job], selection: Selection) -> list[Job]:
             continue
         if selection.scenarios and job.scenario not in selection.scenarios:
             continue
-        if selection.changelog is not None and not any(s.covers(job) for s in selection.changelog):
+        if selection.changelog is not None and not any(s.covers(job, selection.base_ids) for s in selection.changelog):
             continue
         if not (_ints_match(selection.tps, job, "tp") and _ints_match(selection.eps, job, "ep")):
             continue

@@ -220,3 +220,33 @@ def test_matrix_command_imports_only_its_own_command_module(corpus: Path) -> Non
     proc = subprocess.run([sys.executable, "-c", code, str(corpus)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[-1] == "['ci_tools.cli.matrix_cmd']"
+
+
+APPEND_ONLY_ENTRY = """
+- config-keys:
+  - dsr1-fp4-mi355x-sglang
+  description:
+  - add TP2 points
+  append-only: true
+  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/XXX
+"""
+
+
+def test_base_with_an_append_only_entry_runs_only_the_new_points(corpus: Path, tmp_path: Path) -> None:
+    repo = tmp_path / "pr"
+    shutil.copytree(corpus, repo)
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "base")
+    master = repo / "configs/amd-master.yaml"
+    master.write_text(master.read_text().replace(
+        "      - { tp: 8, conc-start: 4, conc-end: 64 }\n",
+        "      - { tp: 8, conc-start: 4, conc-end: 64 }\n      - { tp: 2, conc-start: 4, conc-end: 8 }\n", 1))
+    with open(repo / "perf-changelog.yaml", "a") as fh:
+        fh.write(APPEND_ONLY_ENTRY)
+    proc = run(repo, "--base", "main")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert [(e["config-key"], e["tp"], e["conc"]) for s in doc["shards"] for e in s["include"]] == [
+        ("dsr1-fp4-mi355x-sglang", 2, 4), ("dsr1-fp4-mi355x-sglang", 2, 8)]
+    assert doc["index"]["selection"]["changelog-entries"][0]["append-only"] is True

@@ -164,3 +164,15 @@ def test_sharding_edge_cases() -> None:
         shard_entries(entries(2, pad=600), max_bytes=500)
     with pytest.raises(ShardError, match="between 1 and 256"):
         shard_entries(entries(2), max_jobs=300)
+
+
+def test_append_only_scopes_leave_out_the_points_the_base_generated(jobs: list[Job]) -> None:
+    sglang = [j for j in jobs if j.config_key == "dsr1-fp4-mi355x-sglang"]
+    base_ids = frozenset(j.id for j in sglang[:5])
+    scope = ChangelogScope(("dsr1-fp4-mi355x-sglang",), append_only=True)
+    picked = select(jobs, Selection(changelog=(scope,), base_ids=base_ids))
+    assert picked == sglang[5:]
+    # A plain entry for the same key runs every point.
+    both = (scope, ChangelogScope(("dsr1-fp4-mi355x-sglang",)))
+    assert select(jobs, Selection(changelog=both, base_ids=base_ids)) == sglang
+    assert scope_of_entry({"config-keys": ["k"], "append-only": True}) == ChangelogScope(("k",), (), 0, True)

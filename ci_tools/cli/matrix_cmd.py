@@ -90,8 +90,9 @@ def _matrix(repo_dir: str, config_file: str | None, key_globs: tuple[str, ...], 
     if missing:
         raise UsageError(f"no config key matches `{missing[0]}`; expected one of the {len(keys)} keys "
                          f"defined in {', '.join(f.path for f in repo.master_files) or 'the master configs'}")
+    scopes, base_ids = _changelog_scopes(config, snapshot, base_rev, keys) if base_rev else (None, frozenset[str]())
     selection = Selection(key_globs=key_globs, scenarios=scenarios, concs=concs, tps=tps, eps=eps,
-                          changelog=_changelog_scopes(config, snapshot, base_rev, keys) if base_rev else None)
+                          changelog=scopes, base_ids=base_ids)
     jobs = select(expand(repo), selection)
     if explain_key:
         click.echo(_explain(select(jobs, Selection(key_globs=(explain_key,))), repo, config, snapshot), nl=False)
@@ -113,7 +114,10 @@ def _fail_on_load_errors(repo: RepoData) -> None:
 
 
 def _changelog_scopes(config: ProjectConfig, head: Snapshot, base_rev: str,
-                      keys: list[str]) -> tuple[ChangelogScope, ...]:
+                      keys: list[str]) -> tuple[tuple[ChangelogScope, ...], frozenset[str]]:
+    """The appended entries' scopes, and the base's job ids when an append-only entry needs them."""
+    from ..matrix import expand
+    from ..model.repository import load_repo
     from ..selection import unmatched_globs
     from ..snapshot import GitSnapshot
 
@@ -123,7 +127,10 @@ def _changelog_scopes(config: ProjectConfig, head: Snapshot, base_rev: str,
         for glob in unmatched_globs(scope.config_keys, keys):
             click.echo(f"ci-tools: warning: {config.changelog}:{scope.line}: config key `{glob}` matches no config; "
                        "it selects nothing", err=True)
-    return scopes
+    base_ids: frozenset[str] = frozenset()
+    if any(s.append_only for s in scopes):
+        base_ids = frozenset(j.id for j in expand(load_repo(base, config, with_changelog=False)))
+    return scopes, base_ids
 
 
 def _appended(config: ProjectConfig, base: Snapshot, head: Snapshot) -> tuple[ChangelogScope, ...]:
