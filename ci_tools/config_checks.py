@@ -71,14 +71,23 @@ def _gpus_per_node(repo: RepoData, name: Any) -> int | None:
 
 
 class _Files:
-    """The repository's file list, read only if a recipe has to be looked up."""
+    """What every config's checks share: the file list (read only if a recipe
+    has to be looked up) and the label suggestions already computed."""
 
     def __init__(self, repo: RepoData) -> None:
         self.repo = repo
+        self._close: dict[str, list[str]] = {}
 
     @cached_property
     def paths(self) -> frozenset[str]:
         return frozenset(self.repo.snapshot.files())
+
+    def close_labels(self, runner: str) -> list[str]:
+        """Defined labels similar to ``runner`` (an undefined label tends to repeat)."""
+        if runner not in self._close:
+            labels = [str(k) for k in self.repo.runner_labels]
+            self._close[runner] = difflib.get_close_matches(runner, labels, n=3, cutoff=0.6)
+        return self._close[runner]
 
 
 class _Checker:
@@ -160,7 +169,7 @@ class _Checker:
             return  # file-missing / runners-schema already say why no label can be checked
         if runner in labels:
             return
-        close = difflib.get_close_matches(runner, [str(k) for k in labels], n=3, cutoff=0.6)
+        close = self.files.close_labels(runner)
         hint = f"; closest defined: {', '.join(close)}" if close else ""
         self.add(R.RUNNER_UNDEFINED,
                  f"runner label `{runner}` of `{self.key}` is not defined in {runners.path}{hint}",
