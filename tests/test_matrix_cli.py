@@ -32,6 +32,15 @@ def git(repo: Path, *args: str) -> str:
                           check=True, capture_output=True, text=True, env=GIT_ENV).stdout.strip()
 
 
+def committed_copy(source: Path, repo: Path) -> Path:
+    """A git repository holding a copy of ``source`` in one commit on branch main."""
+    shutil.copytree(source, repo)
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "base")
+    return repo
+
+
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("corpus") / "repo"
@@ -152,11 +161,7 @@ NEW_ENTRY = """
 
 
 def test_base_selects_what_the_appended_entries_ask_for(corpus: Path, tmp_path: Path) -> None:
-    repo = tmp_path / "pr"
-    shutil.copytree(corpus, repo)
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "add", ".")
-    git(repo, "commit", "-q", "-m", "base")
+    repo = committed_copy(corpus, tmp_path / "pr")
     with open(repo / "perf-changelog.yaml", "a") as fh:
         fh.write(NEW_ENTRY)
     proc = run(repo, "--base", "main")
@@ -233,11 +238,7 @@ APPEND_ONLY_ENTRY = """
 
 
 def test_base_with_an_append_only_entry_runs_only_the_new_points(corpus: Path, tmp_path: Path) -> None:
-    repo = tmp_path / "pr"
-    shutil.copytree(corpus, repo)
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "add", ".")
-    git(repo, "commit", "-q", "-m", "base")
+    repo = committed_copy(corpus, tmp_path / "pr")
     master = repo / "configs/amd-master.yaml"
     master.write_text(master.read_text().replace(
         "      - { tp: 8, conc-start: 4, conc-end: 64 }\n",
