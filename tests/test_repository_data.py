@@ -18,12 +18,13 @@ from typing import Any
 import pytest
 
 from ci_tools.config import ProjectConfig, load_config
-from ci_tools.contract import resolve_recipe
+from ci_tools.contract import job_env, resolve_recipe
 from ci_tools.matrix import AGENTIC, Job, expand, match_key_glob
 from ci_tools.model.repository import RepoData, load_repo
-from ci_tools.recipes.evaluate import evaluate_job, unknown_flags
+from ci_tools.recipes.evaluate import evaluate_job, evaluate_recipe, unknown_flags
 from ci_tools.recipes.model import RecipeEval
 from ci_tools.snapshot import WorkTreeSnapshot
+from ci_tools.sweep.settings import load_sweep_settings
 
 ROOT = Path(__file__).resolve().parent.parent
 DSV4_AGENTIC = "dsv4-fp4-mi355x-atom-agentic-mtp"
@@ -56,9 +57,14 @@ def test_validate_on_the_repository_itself_is_clean() -> None:
     assert proc.returncode == 0, proc.stderr
 
 
-def test_project_configuration_names_the_repository(config: ProjectConfig) -> None:
+def test_project_configuration_names_the_repository(config: ProjectConfig, repo: RepoData) -> None:
     assert config.repository == "ci-tools/inferencex-mi355x"
     assert config.source == str(ROOT / ".ci-tools.yaml")
+    # Every job runs inside its config's image: each runner label in use has the docker launcher.
+    sweep = load_sweep_settings(config)
+    used = {entry.data["runner"] for entry in repo.configs.values()}
+    assert used == {"mi355x", "cluster:mi355x-amds"} and used <= set(repo.runner_labels)
+    assert {label: sweep.launcher_for(label) for label in used} == {label: "docker" for label in used}
 
 
 def test_every_recipe_is_valid_bash() -> None:
@@ -268,3 +274,66 @@ def _full_git_history() -> bool:
 def test_each_changelog_entry_held_at_the_commit_that_added_it() -> None:
     code, report = _ci_tools_json(ROOT, "claims", "--history")
     assert report["findings"] == [] and code == 0
+
+
+# Stand-ins for what a recipe calls on a GPU node. The server records its argv
+# and environment, then idles until the recipe stops it; the client writes the
+# export file a real run would produce.
+_STAND_INS = {
+    "python3": '#!/bin/bash\nprintf "%s\\0" "$@" >"$FAKE_DIR/server.argv"\nenv -0 >"$FAKE_DIR/server.env"\n'
+               'touch "$FAKE_DIR/ready"\nexec /bin/sleep 60\n',
+    "curl": '#!/bin/bash\ntest -f "$FAKE_DIR/ready"\n',
+    "sleep": '#!/bin/bash\nexec /bin/sleep 0.05\n',
+    "aiperf": '#!/bin/bash\nprintf "%s\\0" "$@" >"$FAKE_DIR/client.argv"\nwhile [ "$#" -gt 0 ]; do\n'
+              '  if [ "$1" = "--artifact-dir" ]; then echo \'{"stand_in": true}\' >"$2/profile_export_aiperf.json"; fi\n'
+              '  shift\ndone\n',
+}
+_STAND_INS["vllm"] = _STAND_INS["python3"]
+
+
+def _first_and_last_job_of_each_config(jobs: list[Job]) -> list[Job]:
+    by_key: dict[str, list[Job]] = {}
+    for job in jobs:
+        by_key.setdefault(job.config_key, []).append(job)
+    return [j for key_jobs in by_key.values() for j in {key_jobs[0].id: key_jobs[0], key_jobs[-1].id: key_jobs[-1]}.values()]
+
+
+def _read_nul(path: Path) -> list[str]:
+    return path.read_text().split("\0")[:-1]
+
+
+def test_recipes_run_under_bash_as_their_evaluation_says(tmp_path: Path, config: ProjectConfig, jobs: list[Job]) -> None:
+    """Each recipe really runs (bash, benchmark_lib, stand-in server and client), and the
+    server it starts gets exactly the flags and environment the static evaluation reports."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for name, body in _STAND_INS.items():
+        (bin_dir / name).write_text(body)
+        (bin_dir / name).chmod(0o755)
+    trace = tmp_path / "trace.jsonl"
+    trace.write_text('{"session_id": "s0", "turns": []}\n')
+    snapshot = WorkTreeSnapshot(ROOT)
+    for index, job in enumerate(_first_and_last_job_of_each_config(jobs)):
+        fake, results = tmp_path / f"run{index}", tmp_path / f"results{index}"
+        fake.mkdir()
+        recipe = resolve_recipe(job, config, snapshot).path
+        assert recipe is not None
+        contract = job_env(job, result_dir=str(results), port="18888")
+        env = {**contract, "PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(tmp_path), "FAKE_DIR": str(fake),
+               "AGENTIC_TRACE": str(trace)}
+        proc = subprocess.run(["bash", str(ROOT / recipe)], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 0, f"{job.label()}: {proc.stderr}"
+
+        evaluated = evaluate_recipe(recipe, contract, config, snapshot)
+        expected = [t for flag in evaluated.servers[0] for t in (flag.name, *([] if flag.value is None else [flag.value.text]))]
+        argv = _read_nul(fake / "server.argv")
+        first_flag = next(i for i, a in enumerate(argv) if a.startswith("--"))
+        assert argv[first_flag:] == expected, job.label()
+        server_env = dict(item.partition("=")[::2] for item in _read_nul(fake / "server.env"))
+        assert {k: server_env.get(k) for k in evaluated.env} == {k: v.text for k, v in evaluated.env.items()}, job.label()
+
+        client = _read_nul(fake / "client.argv")
+        assert client[client.index("--concurrency") + 1] == str(job.conc)
+        (meta,) = results.glob("*.meta.json")
+        assert json.loads(meta.read_text())["conc"] == job.conc
+        assert json.loads(meta.with_name(meta.name.replace(".meta.json", ".json")).read_text()) == {"stand_in": True}
