@@ -7,7 +7,8 @@ full sweep (1,820 jobs).  Each command runs as its own process, several
 times; the median wall time and the peak RSS are printed beside a baseline
 measured in the same run: a naive generator that loads the same files with
 PyYAML's pure-Python `yaml.safe_load`, expands them and dumps the JSON (the
-public generator's approach).
+public generator's approach).  Both run with GITHUB_REPOSITORY set, as in
+the Actions setup job where the matrix is built.
 
 Run: .venv/bin/python bench/bench_matrix.py [--runs N]
 """
@@ -84,7 +85,8 @@ def make_repo(dest: Path) -> None:
 def timed(cmd: list[str], cwd: Path) -> tuple[float, int, str, float]:
     """Wall seconds, peak RSS in KiB (this child only, from wait4), stdout and CPU seconds of one process."""
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    env = dict(os.environ, GITHUB_REPOSITORY="SemiAnalysisAI/InferenceX")
+    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     assert proc.stdout is not None and proc.stderr is not None
     out, err = proc.stdout.read(), proc.stderr.read()
     _, status, usage = os.wait4(proc.pid, 0)
