@@ -23,7 +23,7 @@ from .findings import Finding, Location
 
 if TYPE_CHECKING:
     from .changelog.lint import ChangelogChange, HeadConfigs
-    from .coverage import ChangeInputs
+    from .coverage import ChangeInputs, Cover
     from .model.repository import RepoData
     from .snapshot import GitSnapshot, Snapshot
 
@@ -186,13 +186,16 @@ class CheckContext:
         return changed_paths(self.root, self.base_snapshot.sha, self.comparison.head)
 
     def change_inputs(self) -> ChangeInputs:
-        from .coverage import ChangeInputs
+        from .coverage import ChangeInputs, Cover
 
         return ChangeInputs(self.config, self.base_snapshot, self.head_snapshot, self.changed_paths,
                             lambda: self.base_repo, lambda: self.head_configs_repo, self.base_label)
 
-    def appended_globs(self) -> list[str]:
-        return [key for entry in self.changelog.new_entries for key, _ in entry.config_keys]
+    def appended_covers(self) -> list[Cover]:
+        """What the appended changelog entries cover (config-key globs, scenario types)."""
+        from .coverage import Cover
+
+        return [Cover(tuple(k for k, _ in e.config_keys), e.scenario_types) for e in self.changelog.new_entries]
 
 
 Stage = Callable[[CheckContext], list[Finding]]
@@ -222,7 +225,7 @@ def coverage_stage(ctx: CheckContext) -> list[Finding]:
     from .coverage import affected_keys, coverage_findings
 
     affected = affected_keys(ctx.change_inputs())
-    return coverage_findings(affected, ctx.appended_globs(), changelog=ctx.config.changelog)
+    return coverage_findings(affected, ctx.appended_covers(), changelog=ctx.config.changelog)
 
 
 StageRef = Union[Stage, str]

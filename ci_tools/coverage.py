@@ -17,12 +17,12 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Sequence
 
 from .config import ProjectConfig
 from .contract import recipe_candidates, resolve_recipe
 from .findings import Finding, Location
-from .matrix import Job, expand, match_key_glob
+from .matrix import SCENARIOS, Job, expand, match_key_glob
 from .model.repository import ConfigEntry, RepoData
 from .rules.coverage_rules import UNCOVERED_KEY
 from .rules.registry import make_finding
@@ -41,6 +41,8 @@ class Cause:
     path: str
     line: int
     reason: str
+    # The scenario types whose jobs the change affects.
+    scenarios: tuple[str, ...] = SCENARIOS
 
     def location(self) -> Location:
         return Location(self.path, self.line, 1 if self.line else 0, note=self.reason)
@@ -147,18 +149,26 @@ def _entry_lines(entry: ConfigEntry, repo: RepoData) -> tuple[int, int]:
     return first, last
 
 
+def _changed_scenarios(key: str, head: RepoData, base: RepoData) -> tuple[str, ...]:
+    """Scenario types whose generated jobs differ between base and head (all of the config's when none do)."""
+    new, old = expand(head, [key]), expand(base, [key])
+    present = tuple(s for s in SCENARIOS if any(j.scenario == s for j in new + old))
+    differing = tuple(s for s in present if {j.id for j in new if j.scenario == s} != {j.id for j in old if j.scenario == s})
+    return differing or present or SCENARIOS
+
+
 def _config_cause(key: str, head: RepoData, base: RepoData) -> Cause | None:
     entry = head.configs[key]
     old = base.configs.get(key)
     if old is None:
-        return Cause(entry.path, entry.key_span[0], "new config")
+        return Cause(entry.path, entry.key_span[0], "new config", _changed_scenarios(key, head, base))
     if old.data == entry.data and old.path == entry.path:
         return None
     h1, h2 = _entry_lines(entry, head)
     b1, b2 = _entry_lines(old, base)
     hl, bl = entry.file.raw.split(b"\n")[h1 - 1: h2], old.file.raw.split(b"\n")[b1 - 1: b2]
     offset = next((i for i, (x, y) in enumerate(zip(hl, bl)) if x != y), min(len(hl), len(bl)) - 1)
-    return Cause(entry.path, h1 + max(offset, 0), "master-config entry changed")
+    return Cause(entry.path, h1 + max(offset, 0), "master-config entry changed", _changed_scenarios(key, head, base))
 
 
 @dataclass
@@ -196,6 +206,10 @@ def affected_keys(inputs: ChangeInputs) -> list[AffectedKey]:
     def cause_jobs(key: str) -> bool:
         return {j.id for j in expand(head, [key])} != {j.id for j in expand(base, [key])}
 
+    def runners_cause(key: str) -> Cause:
+        return Cause(config.runners, changed_line(config.runners), "generated jobs changed with the runners file",
+                     _changed_scenarios(key, head, base))
+
     out: list[AffectedKey] = []
     for key in head.configs:
         causes: list[Cause] = []
@@ -204,7 +218,7 @@ def affected_keys(inputs: ChangeInputs) -> list[AffectedKey]:
             if cause:
                 causes.append(cause)
         if runners_changed and cause_jobs(key):
-            causes.append(Cause(config.runners, changed_line(config.runners), "generated jobs changed with the runners file"))
+            causes.append(runners_cause(key))
         if shell_changed or masters_changed:
             causes.extend(_recipe_causes(expand(head, [key]), head_recipe, base_recipe, deps, changed, changed_line, config))
         if causes:
@@ -221,32 +235,54 @@ def _recipe_causes(jobs: Sequence[Job], head_recipe: RecipeResolver, base_recipe
             continue
         old = base_recipe(job)
         if old is not None and old != path:
-            causes.append(Cause(path, 1, f"jobs now run {path} instead of {old}"))
+            causes.append(Cause(path, 1, f"jobs now run {path} instead of {old}", (job.scenario,)))
         for dep in sorted(deps.closure(path)):
             if dep in changed:
                 reason = "recipe changed" if dep == path else (
                     "benchmark_lib.sh changed" if dep == config.benchmark_lib else f"file sourced by {path} changed")
-                causes.append(Cause(dep, changed_line(dep), reason))
+                causes.append(Cause(dep, changed_line(dep), reason, (job.scenario,)))
     return causes
 
 
-def covering_globs(globs: Iterable[str], key: str) -> bool:
-    return any(match_key_glob(g, key) for g in globs)
+@dataclass(frozen=True)
+class Cover:
+    """What one appended entry covers: its config-key globs, limited to its scenario types (empty: all)."""
+
+    globs: tuple[str, ...]
+    scenarios: tuple[str, ...] = ()
 
 
-def coverage_findings(affected: Sequence[AffectedKey], globs: Sequence[str], *, changelog: str) -> list[Finding]:
+def covered_scenarios(covers: Sequence[Cover], key: str) -> frozenset[str]:
+    """Scenario types of ``key`` that the appended entries cover."""
+    out: set[str] = set()
+    for cover in covers:
+        if any(match_key_glob(g, key) for g in cover.globs):
+            out.update(cover.scenarios or SCENARIOS)
+    return frozenset(out)
+
+
+def coverage_findings(affected: Sequence[AffectedKey], covers: Sequence[Cover], *, changelog: str) -> list[Finding]:
     out: list[Finding] = []
     for item in affected:
-        if covering_globs(globs, item.key):
+        covered = covered_scenarios(covers, item.key)
+        open_causes = [c for c in item.causes if not set(c.scenarios) <= covered]
+        if not open_causes:
             continue
-        first = item.causes[0]
+        first = open_causes[0]
         where = f"{first.path}:{first.line}" if first.line else first.path
+        missing = sorted({s for c in open_causes for s in c.scenarios} - covered)
+        if covered:
+            gap = (f"the appended entries that name it are limited to scenario-type {', '.join(sorted(covered))}, "
+                   f"not {', '.join(missing)}; expected an entry that covers {', '.join(missing)} too")
+        else:
+            gap = f"no entry appended to {changelog} covers it; expected an appended entry whose config-keys match `{item.key}`"
         out.append(make_finding(
             UNCOVERED_KEY,
-            f"config `{item.key}` is affected by this change ({first.reason} at {where}) but no entry appended to "
-            f"{changelog} covers it; expected an appended entry whose config-keys match `{item.key}`",
+            f"config `{item.key}` is affected by this change ({first.reason} at {where}) but {gap}",
             first.location(),
-            related=[c.location() for c in item.causes[1:6]],
-            data={"key": item.key, "causes": [{"path": c.path, "line": c.line, "reason": c.reason} for c in item.causes]},
+            related=[c.location() for c in open_causes[1:6]],
+            data={"key": item.key, "uncovered_scenarios": missing,
+                  "causes": [{"path": c.path, "line": c.line, "reason": c.reason, "scenarios": list(c.scenarios)}
+                             for c in open_causes]},
         ))
     return out
