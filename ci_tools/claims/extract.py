@@ -378,22 +378,27 @@ class _ClauseReader:
         while pos < len(free):
             best_len = 0
             best: dict[str, tuple[Subject, tuple[str, ...]]] = {}
-            for subject in cat.subjects.values():
-                if subject.kind == "var":
-                    continue  # recipe variables are named by their identifier only
+            index = cat.word_index()
+            starts: set[tuple[str, int]] = set()
+            for word in free[pos][1][1]:
+                for key in _index_keys(word):
+                    for subject, j in index.get(key, ()):
+                        starts.add((subject.name, j))
+            order = {name: n for n, name in enumerate(cat.subjects)}
+            for name, j in sorted(starts, key=lambda s: (order[s[0]], s[1])):
+                subject = cat.subjects[name]
                 words = cat.words_of(subject)
-                for j in range(len(words)):
-                    k = 0
-                    while (pos + k < len(free) and j + k < len(words)
-                           and _slot_has(free[pos + k][1][1], words[j + k])
-                           and (k == 0 or free[pos + k][0] == free[pos + k - 1][0] + 1)):
-                        k += 1
-                    if k >= 2 and k >= best_len:
-                        used_words = words[j:j + k]
-                        if k > best_len:
-                            best = {}
-                            best_len = k
-                        best[subject.name] = (subject, used_words)
+                k = 0
+                while (pos + k < len(free) and j + k < len(words)
+                       and _slot_has(free[pos + k][1][1], words[j + k])
+                       and (k == 0 or free[pos + k][0] == free[pos + k - 1][0] + 1)):
+                    k += 1
+                if k >= 2 and k >= best_len:
+                    used_words = words[j:j + k]
+                    if k > best_len:
+                        best = {}
+                        best_len = k
+                    best[subject.name] = (subject, used_words)
             if best_len >= 2:
                 a, b = free[pos][1][0], free[pos + best_len - 1][1][0] + 1
                 phrase = self.source.text[toks[a].start:toks[b - 1].end]
@@ -626,6 +631,15 @@ _STOPWORDS = {
     "its", "it", "both", "all", "each", "every", "as", "per", "plus", "only", "also", "default", "same", "new",
     "every", "when", "which", "while", "than", "then", "into", "via", "rank", "ranks", "path", "arm", "band",
 }
+
+
+def _index_keys(word: str) -> list[str]:
+    """The subject words a text word can stand for (see :func:`_slot_has`)."""
+    keys = [word]
+    for suffix in ("s", "es", "ed", "ing"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            keys.append(word[: -len(suffix)])
+    return keys
 
 
 def _slot_has(slot: frozenset[str], word: str) -> bool:

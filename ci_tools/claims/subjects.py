@@ -180,10 +180,14 @@ class Catalog:
     subjects: dict[str, Subject] = field(default_factory=dict)
     boolean_flags: set[str] = field(default_factory=set)
     settings: ClaimsSettings = field(default_factory=ClaimsSettings)
+    _words: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
+    _index: dict[str, list[tuple[Subject, int]]] = field(default_factory=dict, repr=False)
 
     def add(self, kind: str, name: str, boolean: bool = False) -> None:
         if kind != "flag" and name in CONTRACT_NAMES:
             return
+        self._words.clear()
+        self._index.clear()
         existing = self.subjects.get(name)
         if existing is None or (existing.kind == "var" and kind == "env"):
             self.subjects[name] = Subject(kind, name)
@@ -191,6 +195,22 @@ class Catalog:
             self.boolean_flags.add(name)
 
     def words_of(self, subject: Subject) -> tuple[str, ...]:
+        found = self._words.get(subject.name)
+        if found is None:
+            found = self._words[subject.name] = self._derive_words(subject)
+        return found
+
+    def word_index(self) -> dict[str, list[tuple[Subject, int]]]:
+        """word -> (subject, position of the word in the subject's words), for derived-word matching."""
+        if not self._index:
+            for subject in self.subjects.values():
+                if subject.kind == "var":
+                    continue  # recipe variables are named by their identifier only
+                for j, w in enumerate(self.words_of(subject)):
+                    self._index.setdefault(w, []).append((subject, j))
+        return self._index
+
+    def _derive_words(self, subject: Subject) -> tuple[str, ...]:
         if not self.settings.abbreviations:
             return subject.words
         out: list[str] = []

@@ -126,7 +126,12 @@ def undocumented_changes(config: ProjectConfig, entries: Sequence[EntryInput], r
                 b, h = base_job.fields.get(name), head_job.fields.get(name)
                 if b != h:
                     diffs.append((name, _shown(b), _shown(h), head_job.row))
-            b_ev, h_ev = cache.evaluate(base_job, base_snapshot), cache.evaluate(head_job, head_snapshot)
+            if bool(base_job.fields.get("dp-attn")) != bool(head_job.fields.get("dp-attn")):
+                # The point moved to the other band: its recipe branch differs as a whole, and the
+                # dp-attn change (reported above unless mentioned) is the one to document.
+                b_ev = h_ev = None
+            else:
+                b_ev, h_ev = cache.evaluate(base_job, base_snapshot), cache.evaluate(head_job, head_snapshot)
             if b_ev is not None and h_ev is not None and not b_ev.errors and not h_ev.errors:
                 for getter in (_flag_values, _env_values):
                     bv, hv = getter(b_ev), getter(h_ev)
