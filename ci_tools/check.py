@@ -38,6 +38,8 @@ class Comparison:
     pr_body: str | None = None
     # How the base was chosen ("--base", "GitHub event", "merge-base with main"), or why there is none.
     source: str = ""
+    # A local branch other than the default one: a pull request whose number is not known yet.
+    feature_branch: str | None = None
 
 
 def _default_branch_candidates(config: ProjectConfig) -> list[str]:
@@ -62,13 +64,15 @@ def resolve_comparison(config: ProjectConfig, *, base: str | None, head: str | N
             pr_number, pr_body = number, body
     if not (config.root / ".git").exists():
         return Comparison(None, head, pr_number, pr_body, f"{config.root} is not a git repository")
-    from .snapshot import merge_base, rev_exists
+    from .snapshot import current_branch, merge_base, rev_exists
 
     for candidate in _default_branch_candidates(config):
         if rev_exists(config.root, candidate):
             found = merge_base(config.root, candidate, head or "HEAD")
             if found:
-                return Comparison(found, head, pr_number, pr_body, f"the merge-base with {candidate}")
+                branch = current_branch(config.root) if head is None else None
+                feature = branch if branch and branch != config.default_branch else None
+                return Comparison(found, head, pr_number, pr_body, f"the merge-base with {candidate}", feature)
     names = " or ".join(_default_branch_candidates(config))
     return Comparison(None, head, pr_number, pr_body, f"no --base given and no {names} branch to compare with")
 
@@ -211,7 +215,8 @@ def changelog_stage(ctx: CheckContext) -> list[Finding]:
     """The append-only gate, and the proof of ``append-only: true`` entries."""
     from .changelog.lint import lint_changelog
 
-    findings = lint_changelog(ctx.changelog, ctx.config, pr_number=ctx.pr_number, head_configs=ctx.head_configs)
+    findings = lint_changelog(ctx.changelog, ctx.config, pr_number=ctx.pr_number, head_configs=ctx.head_configs,
+                              feature_branch=ctx.comparison.feature_branch)
     if ctx.compared and any(e.append_only for e in ctx.changelog.new_entries):
         from .changelog.append_only import prove_append_only
 

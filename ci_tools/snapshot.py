@@ -213,3 +213,12 @@ def changed_paths(root: Path, base_rev: str, head_rev: str | None) -> frozenset[
     except git.GitCommandError as exc:
         raise UsageError(f"cannot compare {base_rev!r} with {head_rev or 'the work tree'}: {exc.stderr.strip()}") from None
     return frozenset(n for n in names if n)
+
+
+def current_branch(root: Path) -> str | None:
+    """The checked-out branch's name, or None on a detached head."""
+    repo = _git(root)
+    try:
+        return str(repo.active_branch.name)
+    except (TypeError, ValueError):
+        return None

@@ -43,10 +43,20 @@ def test_local_run_compares_with_the_merge_base_of_main(repo: Repo, capsys: pyte
     repo.commit({"perf-changelog.yaml": E1 + entry()})  # no separator
     config = load_config(repo.path)
     assert resolve_comparison(config, base=None, head=None, pr_number=None, pr_body=None, env={}) == Comparison(
-        base, None, None, None, "the merge-base with main")
+        base, None, None, None, "the merge-base with main", "feature")
     code, out, err = run(["check", "--repo", str(repo.path), "--select", "changelog-"], capsys)
     assert code == 1 and err == ""
     assert out.startswith("perf-changelog.yaml:6:1: error: new entry is preceded by no blank line")
+
+
+def test_placeholder_is_fine_on_a_local_feature_branch_but_not_on_main(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    repo.commit(base_files())
+    git(repo.path, "checkout", "-q", "-b", "feature")
+    repo.write({"perf-changelog.yaml": E1 + b"\n" + NEW_XXX})
+    assert run(["check", "--repo", str(repo.path), "--select", "changelog-"], capsys)[:2] == (0, "")
+    git(repo.path, "checkout", "-q", "main")
+    code, out, _ = run(["check", "--repo", str(repo.path), "--select", "changelog-"], capsys)
+    assert code == 1 and "is a placeholder" in out and "no PR number given, so this is the main branch" in out
 
 
 def test_origin_default_branch_is_preferred(repo: Repo) -> None:

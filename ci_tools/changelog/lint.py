@@ -81,7 +81,9 @@ class ChangelogChange:
 
 
 def lint_changelog(change: ChangelogChange, config: ProjectConfig, *, pr_number: int | None,
-                   head_configs: Callable[[], HeadConfigs]) -> list[Finding]:
+                   head_configs: Callable[[], HeadConfigs], feature_branch: str | None = None) -> list[Finding]:
+    """All gate findings.  ``pr_number`` None means the main branch, unless ``feature_branch`` names
+    the local branch of a pull request not opened yet (then a canonical link or the placeholder)."""
     path, head, diff = change.path, change.head, change.diff
     if head is None or diff is None:
         if change.compared and change.base_bytes is not None:
@@ -101,7 +103,7 @@ def lint_changelog(change: ChangelogChange, config: ProjectConfig, *, pr_number:
     findings += _history_rules(change, diff, config)
     findings += _separator_rules(path, head, diff)
     entries = change.parsed.entries
-    findings += _pr_link_rules(entries, config, pr_number)
+    findings += _pr_link_rules(entries, config, pr_number, feature_branch)
     if entries:
         findings += _key_rules(entries, head_configs())
     return findings
@@ -252,12 +254,17 @@ def _placeholder_regex(config: ProjectConfig) -> re.Pattern[str]:
     return re.compile("^" + re.escape(head).replace(re.escape("{repository}"), repo) + PLACEHOLDER + re.escape(tail) + "$")
 
 
-def _pr_link_rules(entries: Sequence[NewEntry], config: ProjectConfig, pr_number: int | None) -> list[Finding]:
+def _pr_link_rules(entries: Sequence[NewEntry], config: ProjectConfig, pr_number: int | None,
+                   feature_branch: str | None = None) -> list[Finding]:
     out: list[Finding] = []
     canonical = config.pr_link_regex()
     placeholder = _placeholder_regex(config)
+    pending = pr_number is None and feature_branch is not None
     if pr_number is not None:
         expected = f"this PR's link {config.pr_link(pr_number)} or the placeholder {config.pr_link(PLACEHOLDER)}"
+    elif pending:
+        expected = (f"a canonical link {config.pr_link('<number>')} or the placeholder {config.pr_link(PLACEHOLDER)} "
+                    f"(branch {feature_branch} will be a PR; pass --pr-number N to require that PR's link)")
     else:
         expected = f"a canonical link {config.pr_link('<number>')} (no PR number given, so this is the main branch)"
     for entry in entries:
@@ -278,7 +285,7 @@ def _pr_link_rules(entries: Sequence[NewEntry], config: ProjectConfig, pr_number
             else:
                 problem = f"`{value}` is not a link to this PR"
         else:
-            if match:
+            if match or (pending and (text == PLACEHOLDER or placeholder.match(text))):
                 continue
             if text == PLACEHOLDER or placeholder.match(text):
                 problem = f"`{text}` is a placeholder"
