@@ -12,11 +12,13 @@ import json
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from ci_tools.cli.main import main
 from ci_tools.config import ProjectConfig, load_config
 from ci_tools.contract import job_env, resolve_recipe
 from ci_tools.matrix import AGENTIC, Job, expand, match_key_glob
@@ -202,10 +204,12 @@ def _git(repo: Path, *args: str) -> str:
 
 
 def _ci_tools_json(repo: Path, *args: str) -> tuple[int, dict[str, Any]]:
-    proc = subprocess.run([sys.executable, "-m", "ci_tools", *args, "--repo", str(repo), "--format", "json"],
-                          capture_output=True, text=True, cwd=repo, env={"PATH": "/usr/bin:/bin", "HOME": "/nonexistent"})
-    assert proc.stdout, proc.stderr
-    return proc.returncode, json.loads(proc.stdout)
+    """Run a ci-tools command in this process (the CLI's own entry point) and read its JSON report."""
+    with tempfile.TemporaryDirectory() as scratch:
+        report = Path(scratch) / "report.json"
+        code = main([*args, "--repo", str(repo), "--format", "json", "--output", str(report)])
+        assert report.is_file(), f"ci-tools {' '.join(args)} exited {code} without a report"
+        return code, json.loads(report.read_text())
 
 
 def _replay_changelog(tmp_path: Path, recipe_edits: tuple[tuple[str, str], ...] = ()) -> str:
