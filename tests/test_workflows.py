@@ -51,7 +51,7 @@ def _steps(workflow: dict[Any, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
 
 
 def test_the_three_workflows_exist() -> None:
-    assert [p.name for p in WORKFLOW_FILES] == ["pr-checks.yml", "run-benchmark.yml", "sweep.yml"]
+    assert {"pr-checks.yml", "run-benchmark.yml", "sweep.yml"} <= {p.name for p in WORKFLOW_FILES}
 
 
 def test_actionlint_reports_nothing() -> None:
