@@ -10,8 +10,11 @@ Repositories measured (built in a temporary directory):
 - ``10x``: every governed file ten times the corpus (528 KB of master
   configs, a 3.9 MB changelog of 7,720 entries).
 
-Each is validated by a fresh ``ci-tools validate`` process (all rules,
-including recipe-missing; the report goes to a file), several runs; the
+Each gets an empty recipe script for every job (the corpus has none; a real
+repository does), so that validate reports what such a repository would: the
+two undefined runner labels of the data, repeated per copy.  Each is validated
+by a fresh ``ci-tools validate`` process (all rules; the report goes to a
+file), several runs; the
 baseline is a fresh Python process that only loads the same YAML files with
 PyYAML's libyaml ``CSafeLoader`` (no positions, no validation).
 
@@ -51,6 +54,28 @@ def _grow_master(text: str, copies: int) -> str:
     return "\n".join(parts)
 
 
+def add_recipes(repo: Path) -> int:
+    """An (empty) recipe script at the first candidate path of every job.
+
+    The corpus carries no scripts; a real repository does, and validate then
+    reports only the data's real defects instead of a recipe-missing finding
+    per row.  Returns the number of scripts written.
+    """
+    sys.path.insert(0, str(ROOT))
+    from ci_tools.config import load_config
+    from ci_tools.contract import recipe_candidates
+    from ci_tools.matrix import expand
+    from ci_tools.model.repository import load_repo
+    from ci_tools.snapshot import WorkTreeSnapshot
+
+    config = load_config(repo)
+    paths = {recipe_candidates(job, config)[0] for job in expand(load_repo(WorkTreeSnapshot(config.root), config))}
+    for rel in paths:
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text("#!/usr/bin/env bash\n", encoding="utf-8")
+    return len(paths)
+
+
 def build(dest: Path, master_copies: int, changelog_copies: int, split: bool) -> Path:
     shutil.copytree(CORPUS, dest)
     master = (CORPUS / "configs" / "amd-master.yaml").read_text(encoding="utf-8")
@@ -65,6 +90,9 @@ def build(dest: Path, master_copies: int, changelog_copies: int, split: bool) ->
         (dest / "configs" / "amd-master.yaml").write_text(grown, encoding="utf-8")
     changelog = (CORPUS / "perf-changelog.yaml").read_text(encoding="utf-8")
     (dest / "perf-changelog.yaml").write_text("\n".join([changelog] * changelog_copies), encoding="utf-8")
+    # In a child process: this process stays small, so the children it forks
+    # for the measurements do not inherit its memory in their peak RSS.
+    subprocess.run([sys.executable, __file__, "--add-recipes", str(dest)], check=True)
     return dest
 
 
@@ -98,7 +126,11 @@ def sizes(repo: Path) -> tuple[int, int]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=9)
+    parser.add_argument("--add-recipes", metavar="DIR", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.add_recipes:
+        add_recipes(Path(args.add_recipes))
+        return 0
     if not CORPUS.is_dir():
         print(f"corpus not found at {CORPUS}", file=sys.stderr)
         return 2

@@ -20,8 +20,7 @@ import json
 import math
 from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib import resources
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from .schema_fast import compile_schema, is_integer, is_number
 from .yamlpos import NO_SPAN, PosMap, PosSeq, Span, describe_type
@@ -36,21 +35,38 @@ CHANGELOG_ENTRY = "changelog-entry"
 SCHEMA_NAMES = (MASTER_CONFIG, RUNNERS, CHANGELOG_ENTRY)
 
 
+def _schema_text(name: str) -> str:
+    from importlib import resources  # deferred: a clean run never reads the schema files
+
+    return resources.files("ci_tools").joinpath("schemas", f"{name}.schema.json").read_text(encoding="utf-8")
+
+
 @lru_cache(maxsize=None)
 def load_schema(name: str) -> Mapping[str, Any]:
     """A schema shipped as package data (``ci_tools/schemas/<name>.schema.json``)."""
-    text = resources.files("ci_tools").joinpath("schemas", f"{name}.schema.json").read_text(encoding="utf-8")
-    schema: Mapping[str, Any] = json.loads(text)
+    schema: Mapping[str, Any] = json.loads(_schema_text(name))
     return schema
 
 
-@lru_cache(maxsize=None)
-def _fast(name: str) -> Any:
-    return compile_schema(load_schema(name))
+def schema_digest(name: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(_schema_text(name).encode("utf-8")).hexdigest()
 
 
 @lru_cache(maxsize=None)
-def _validator(name: str) -> Validator:
+def _fast(name: str) -> Callable[[Any], bool]:
+    """The fast check: the shipped translation (ci_tools/schema_compiled.py),
+    or a fresh one for a schema it does not hold."""
+    from .schema_compiled import CHECKS
+
+    check = CHECKS.get(name)
+    return check if check is not None else compile_schema(load_schema(name))
+
+
+@lru_cache(maxsize=None)
+def validator_class() -> Any:
+    """Draft 2020-12 with the integer and number types ci-tools means."""
     from jsonschema import Draft202012Validator, validators
 
     # A YAML 8.0 or true where an integer is expected is a mistake, not an
@@ -60,8 +76,12 @@ def _validator(name: str) -> Validator:
         "integer": lambda _c, v: is_integer(v),
         "number": lambda _c, v: is_number(v),
     })
-    cls = validators.extend(Draft202012Validator, type_checker=checker)  # type: ignore[no-untyped-call]
-    validator: Validator = cls(load_schema(name))
+    return validators.extend(Draft202012Validator, type_checker=checker)  # type: ignore[no-untyped-call]
+
+
+@lru_cache(maxsize=None)
+def _validator(name: str) -> Validator:
+    validator: Validator = validator_class()(load_schema(name))
     return validator
 
 
@@ -289,3 +309,19 @@ def _describe(error: ValidationError, anchor: Anchor) -> list[SchemaProblem]:
         return one(f"{_title(error)} needs exactly one of conc-start+conc-end or conc-list, {found_text}", span)
     # Anything else: jsonschema's own words, still at the right place.
     return one(f"{what}: {error.message}")
+
+
+def write_compiled() -> str:
+    """Regenerate ci_tools/schema_compiled.py from the shipped schemas; returns its path."""
+    from pathlib import Path
+
+    from .schema_fast import render_module
+
+    target = Path(__file__).with_name("schema_compiled.py")
+    text = render_module({n: load_schema(n) for n in SCHEMA_NAMES}, {n: schema_digest(n) for n in SCHEMA_NAMES})
+    target.write_text(text, encoding="utf-8")
+    return str(target)
+
+
+if __name__ == "__main__":  # pragma: no cover - maintenance entry point: python -m ci_tools.schema_check
+    print(f"wrote {write_compiled()}")
