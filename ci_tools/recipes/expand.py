@@ -170,10 +170,44 @@ class Expander:
         self.state.vars[name] = value
 
     # -- words -------------------------------------------------------------------------------
+    def literal(self, n: Node) -> tuple[str, Value] | None:
+        """A word that expands to one fixed field whatever the state: its text and value (cached)."""
+        m = n.memo
+        if m is None:
+            text = _literal_text(n)
+            m = n.memo = (text, Value(text, n.location(), False, n.text)) if text is not None else False
+        return m if isinstance(m, tuple) else None
+
+    def argv(self, nodes: list[Node] | tuple[Node, ...]) -> list[tuple[Field, Value]]:
+        """argv fields of a sequence of words, each with its value."""
+        out: list[tuple[Field, Value]] = []
+        for n in nodes:
+            lit = self.literal(n)
+            if lit is not None:
+                out.append((Field([Piece(lit[0])]), lit[1]))
+                continue
+            name = _quoted_variable(n)
+            if name is not None:
+                # "$NAME": the variable's own value, one field.
+                v = self.scalar(name, n)
+                if v is not None:
+                    out.append((Field([Piece(v.text, v)]), v))
+                else:
+                    out.append((Field([Piece("")]), Value("", n.location(), False, n.text)))
+                continue
+            fb = FieldBuilder()
+            self._word(n, fb, quoted=False)
+            out.extend((f, self.field_value(f, n)) for f in fb.fields)
+        return out
+
     def fields(self, nodes: list[Node] | tuple[Node, ...]) -> list[Field]:
         """argv fields of a sequence of words."""
         out: list[Field] = []
         for n in nodes:
+            lit = self.literal(n)
+            if lit is not None:
+                out.append(Field([Piece(lit[0])]))
+                continue
             fb = FieldBuilder()
             self._word(n, fb, quoted=False)
             out.extend(fb.fields)
@@ -195,6 +229,10 @@ class Expander:
     def values(self, nodes: list[Node] | tuple[Node, ...]) -> list[Value]:
         out: list[Value] = []
         for n in nodes:
+            lit = self.literal(n)
+            if lit is not None:
+                out.append(lit[1])
+                continue
             fb = FieldBuilder()
             self._word(n, fb, quoted=False)
             out.extend(self.field_value(f, n) for f in fb.fields)
@@ -202,6 +240,9 @@ class Expander:
 
     def scalar_text(self, node: Node) -> tuple[str | None, list[Piece]]:
         """A word expanded without splitting (assignment right sides, ``case`` words, test operands)."""
+        lit = self.literal(node)
+        if lit is not None:
+            return lit[0], [Piece(lit[0])]
         fb = FieldBuilder()
         self._word(node, fb, quoted=True)
         pieces = [p for i, f in enumerate(fb.fields) for p in ([Piece(" ")] if i else []) + f.pieces]
@@ -453,6 +494,57 @@ class Expander:
                 return unknown
             return Value(sub, value.location, value.conditional, n.text)
         return unknown
+
+
+_LITERAL_TYPES = frozenset({"word", "number", "raw_string", "ansi_c_string", "string", "concatenation"})
+
+
+def _literal_text(n: Node) -> str | None:
+    """The fixed text of a word without expansions, or None."""
+    t = n.type
+    if t == "word":
+        return unescape_word(n.text)
+    if t == "number":
+        return n.text
+    if t == "raw_string":
+        return n.text[1:-1]
+    if t == "ansi_c_string":
+        return unescape_ansi(n.text[2:-1])
+    if t == "string":
+        parts = []
+        for c in n.children:
+            if c.type == "string_content":
+                parts.append(unescape_dquoted(c.text))
+            elif c.type != '"':
+                return None
+        return "".join(parts)
+    if t == "concatenation":
+        out = []
+        for c in n.children:
+            if c.type not in _LITERAL_TYPES:
+                return None
+            text = _literal_text(c)
+            if text is None:
+                return None
+            out.append(text)
+        return "".join(out)
+    return None
+
+
+def _quoted_variable(n: Node) -> str | None:
+    """NAME when the word is exactly "$NAME" or "${NAME}" (an ordinary variable)."""
+    if n.type != "string" or len(n.children) != 3:
+        return None
+    inner = n.children[1]
+    if inner.type == "simple_expansion" and len(inner.children) == 2:
+        var = inner.children[1]
+    elif inner.type == "expansion" and len(inner.children) == 3:
+        var = inner.children[1]
+    else:
+        return None
+    if var.type != "variable_name" or var.text.isdigit():
+        return None
+    return var.text
 
 
 def significant(pieces: list[Piece]) -> list[Piece]:

@@ -22,6 +22,7 @@ from ..config import ProjectConfig
 from ..snapshot import Snapshot
 from .arith import evaluate_arith, evaluate_arith_text
 from .conditions import Tri, not3, test_argv, test_expression, _has_quotes
+from .effects import WRAPPERS, EffectAnalysis, may_launch
 from .expand import Expander, Field, ShellExit
 from .model import EarlyExit, MissingEnv, Value
 from .parse import Node, Script, parse_script
@@ -32,9 +33,6 @@ _REDIRECTS = {"file_redirect", "heredoc_redirect", "herestring_redirect", "hered
 _MAX_CALL_DEPTH = 64
 _MAX_LOOP_ITEMS = 512
 _NO_SERVER_SCAN = {"echo", "printf", "log", "info", "warn", "logger"}
-# Commands that run their arguments as another command (so may start the server).
-_WRAPPERS = {"exec", "nohup", "env", "numactl", "taskset", "timeout", "stdbuf", "setsid", "sudo", "time",
-             "command", "builtin", "chrt", "nice", "ionice", "srun", "mpirun", "torchrun", "bash", "sh"}
 _DYNAMIC_PATH = re.compile(r"dirname|\$0|\$\{0\}|BASH_SOURCE|pwd|realpath|readlink")
 
 
@@ -69,6 +67,9 @@ class Interpreter(Expander):
         self.call_depth = 0
         self.subshell_depth = 0
         self.sourcing: list[str] = []
+        # > 0 while an exit status is used (conditions, `&&`/`||` operands).
+        self.status_needed = 0
+        self.effects = _effects_for(config.server_patterns, self.patterns)
 
     # -- entry -------------------------------------------------------------------------------
     def run(self, script: Script) -> None:
@@ -120,7 +121,21 @@ class Interpreter(Expander):
 
     def _negated(self, n: Node) -> Tri:
         inner = next((c for c in n.children if c.named), None)
-        return not3(self.stmt(inner)) if inner is not None else None
+        return not3(self.status_of(inner)) if inner is not None else None
+
+    def status_of(self, n: Node) -> Tri:
+        self.status_needed += 1
+        try:
+            return self.stmt(n)
+        finally:
+            self.status_needed -= 1
+
+    def condition(self, nodes: list[Node]) -> Tri:
+        self.status_needed += 1
+        try:
+            return self.block(nodes)
+        finally:
+            self.status_needed -= 1
 
     def _pipeline(self, n: Node) -> Tri:
         parts = [c for c in n.children if c.named]
@@ -176,7 +191,7 @@ class Interpreter(Expander):
         if len(kids) < 3:
             return self.block(kids)
         left, op, right = kids[0], kids[1].type, kids[-1]
-        a = self.stmt(left)
+        a = self.status_of(left)
         if (op == "&&" and a is False) or (op == "||" and a is True):
             return a
         guard_text = left.text if op == "&&" else f"! {left.text}"
@@ -199,7 +214,7 @@ class Interpreter(Expander):
         if i == len(clauses):
             return self.block(else_body) if else_body is not None else True
         cond, body = clauses[i]
-        c = self.block(cond)
+        c = self.condition(cond)
         guard = cond[0] if cond else None
         text = " ".join(x.text for x in cond if x.named and x.type != "comment")
         def run() -> Tri:
@@ -293,7 +308,7 @@ class Interpreter(Expander):
         body = n.child_of_type("do_group")
         until = bool(n.children) and n.children[0].type == "until"
         cond = [c for c in n.children if c.named and c.type not in ("do_group", "comment")]
-        c = self.block(cond) if cond else True
+        c = self.condition(cond) if cond else True
         if until:
             c = not3(c)
         if c is False:
@@ -458,11 +473,40 @@ class Interpreter(Expander):
 
     # -- simple commands ---------------------------------------------------------------------
     def _command(self, n: Node) -> Tri:
-        kids = n.children
+        if n.memo is None:
+            n.memo = self._command_shape(n)
+        prefix, words, literal_name, standalone = cast(_CommandShape, n.memo)
+        for a in standalone:
+            self.assign(a)
+        if not words:
+            return True
+        if (literal_name is not None and literal_name not in self.state.functions
+                and (literal_name not in _BUILTINS or literal_name in _INERT_BUILTINS)):
+            # An external command that cannot launch the server: nothing to evaluate.
+            return None
+        argv = self.argv(words)
+        if not argv:
+            return True
+        name = argv[0][1].text
+        builtin = _BUILTINS.get(name) if name is not None else None
+        if builtin is not None:
+            return builtin(self, n, argv)
+        if name is not None and name in self.state.functions:
+            body = self.state.functions[name]
+            if (self.status_needed == 0 and isinstance(body, Node)
+                    and self.effects.inert(body, self.state.functions.get)):
+                return None  # only its exit status could come out of it, and nothing uses that
+            return self.call(name, [v for _, v in argv[1:]])
+        if name in _NO_SERVER_SCAN:
+            return True
+        return self._maybe_server(n, argv, prefix)
+
+    def _command_shape(self, n: Node) -> _CommandShape:
+        """A command's parts, derived once: prefix assignments, words, and its name when static."""
         prefix: list[Node] = []
         name_node: Node | None = None
         arg_nodes: list[Node] = []
-        for c in kids:
+        for c in n.children:
             if c.type == "variable_assignment" and name_node is None:
                 prefix.append(c)
             elif c.type == "command_name":
@@ -471,48 +515,20 @@ class Interpreter(Expander):
                 continue
             elif name_node is not None:
                 arg_nodes.append(c)
-        if name_node is not None and prefix and _newline_between(prefix[-1], name_node):
-            # tree-sitter-bash joins `A=1 B=2` and the next line's command into one node.
-            for a in prefix:
-                self.assign(a)
-            prefix = []
         if name_node is None:
-            for a in prefix:
-                self.assign(a)
-            return True
-        if n.memo is None:
-            n.memo = self._static_command(n, name_node)
-        literal_name = n.memo
-        if (isinstance(literal_name, str) and literal_name not in self.state.functions
-                and (literal_name not in _BUILTINS or literal_name in _INERT_BUILTINS)):
-            # An external command that cannot launch the server: nothing to evaluate.
-            return None
-        words = [c for c in name_node.children if c.named] + arg_nodes
-        argv: list[tuple[Field, Value]] = []
-        for w in words:
-            for f in self.fields([w]):
-                argv.append((f, self.field_value(f, w)))
-        if not argv:
-            return True
-        name = argv[0][1].text
-        builtin = _BUILTINS.get(name) if name is not None else None
-        if builtin is not None:
-            return builtin(self, n, argv)
-        if name is not None and name in self.state.functions:
-            return self.call(name, [v for _, v in argv[1:]])
-        if name in _NO_SERVER_SCAN:
-            return True
-        return self._maybe_server(n, argv, prefix)
-
-    def _static_command(self, n: Node, name_node: Node) -> str | bool:
-        """The command's name when it is a plain word that cannot start the server, else False."""
-        kids = [c for c in name_node.children if c.named]
-        if len(kids) != 1 or kids[0].type != "word" or kids[0].text in _WRAPPERS:
-            return False
+            return [], [], None, prefix
+        standalone: list[Node] = []
+        if prefix and _newline_between(prefix[-1], name_node):
+            # tree-sitter-bash joins `A=1 B=2` and the next line's command into one node.
+            standalone, prefix = prefix, []
+        names = [c for c in name_node.children if c.named]
+        literal: str | None = None
         text = n.text
-        if any(p[-1] in text for p in self.patterns) or ":=" in text or "$((" in text or "=" in text and "((" in text:
-            return False
-        return kids[0].text
+        if (len(names) == 1 and names[0].type == "word" and names[0].text not in WRAPPERS
+                and not may_launch(text, self.patterns) and ":=" not in text and ":?" not in text
+                and "$((" not in text and not ("=" in text and "((" in text)):
+            literal = names[0].text
+        return prefix, names + arg_nodes, literal, standalone
 
     def _maybe_server(self, n: Node, argv: list[tuple[Field, Value]], prefix: list[Node]) -> Tri:
         texts = [v.text for _, v in argv]
@@ -695,7 +711,19 @@ class Interpreter(Expander):
         return None
 
 
+# prefix assignments, words (name first), the name when static and harmless, assignments on their own.
+_CommandShape = tuple[list[Node], list[Node], "str | None", list[Node]]
 _IfClauses = tuple[list[tuple[list[Node], list[Node]]], "list[Node] | None"]
+
+
+_EFFECTS: dict[tuple[str, ...], EffectAnalysis] = {}
+
+
+def _effects_for(patterns: tuple[str, ...], split: list[list[str]]) -> EffectAnalysis:
+    found = _EFFECTS.get(patterns)
+    if found is None:
+        found = _EFFECTS[patterns] = EffectAnalysis(split)
+    return found
 
 
 def _nothing() -> Tri:

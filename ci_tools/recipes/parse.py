@@ -132,6 +132,7 @@ def _convert(ts_node: Any, script: Script, problems: list[Any]) -> Node:
 
 _CACHE: dict[tuple[str, str], Script] = {}
 _BY_CONTENT: dict[str, Script] = {}
+_BY_OBJECT: dict[tuple[str, int], Script] = {}
 
 
 def content_hash(source: bytes) -> str:
@@ -140,6 +141,16 @@ def content_hash(source: bytes) -> str:
 
 def parse_script(path: str, source: bytes) -> Script:
     """The syntax tree of ``source``, reported under ``path``; cached by content."""
+    # Snapshots hand out the same bytes object for a file: skip hashing it again.
+    same_object = _BY_OBJECT.get((path, id(source)))
+    if same_object is not None and same_object.source is source:
+        return same_object
+    script = _parse_by_content(path, source)
+    _BY_OBJECT[(path, id(source))] = script
+    return script
+
+
+def _parse_by_content(path: str, source: bytes) -> Script:
     digest = content_hash(source)
     key = (digest, path)
     cached = _CACHE.get(key)

@@ -12,6 +12,7 @@ are parsed as flags: ``--flag value``, ``--flag=value``, and boolean flags
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from .expand import Field, Piece, significant
 from .model import ServerFlag, Value
@@ -20,6 +21,7 @@ UNKNOWN_FLAG = "<unknown>"
 _NEGATIVE_NUMBER = re.compile(r"^-[0-9.]")
 
 
+@lru_cache(maxsize=8)
 def split_patterns(patterns: tuple[str, ...]) -> list[list[str]]:
     return [p.split() for p in patterns if p.split()]
 

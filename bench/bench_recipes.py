@@ -1,0 +1,285 @@
+"""Benchmark: evaluate ~250 recipes for every job their configs generate.
+
+Generates a repository with 250 configs (about 1,800 jobs) and one recipe
+per config (distinct contents, so every file is parsed), in the shape of the
+real recipes: benchmark_lib.sh sourced, check_env_vars, branches on the
+job's parallelism and concurrency, argument arrays, a backgrounded server
+command line with continuations, the client functions of the library.
+
+Measured, median of several runs:
+- ``ci-tools recipe lint`` (whole process: load configs, expand, evaluate
+  every job, report) -- the target is <= 2 s;
+- baseline: ``bash -n`` over the same 250 files (one bash per file, as a
+  CI syntax check does);
+- in-process, the evaluation of all jobs with the syntax-tree cache, and a
+  naive variant that re-parses the recipe for every job.
+
+Run: .venv/bin/python bench/bench_recipes.py [--configs 250] [--runs 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+FRAMEWORKS = (("atom", "python3 -m atom.entrypoints.openai_server"),
+              ("vllm", "vllm serve"),
+              ("sglang", "python3 -m sglang.launch_server"))
+
+LIB = r'''#!/usr/bin/env bash
+# Shared helpers (benchmark copy).
+check_env_vars() {
+    local missing=()
+    local name
+    for name in "$@"; do
+        if [ -z "${!name:-}" ]; then
+            missing+=("$name")
+        fi
+    done
+    if [ "${#missing[@]}" -ne 0 ]; then
+        echo "missing: ${missing[*]}" >&2
+        exit 1
+    fi
+}
+
+result_name() {
+    local seq="${EXP_NAME:-${MODEL_PREFIX}}"
+    echo "${seq}_${FRAMEWORK}_${PRECISION}_tp${TP}_ep${EP_SIZE}_conc${CONC}"
+}
+
+wait_for_server_ready() {
+    local server_port="$1" pid="$2" log="$3" timeout="${4:-3600}"
+    local waited=0
+    while [ "$waited" -lt "$timeout" ]; do
+        if ! kill -0 "$pid" 2>/dev/null; then
+            tail -n 50 "$log" >&2
+            return 1
+        fi
+        if curl --silent --fail --max-time 5 "http://127.0.0.1:${server_port}/health" >/dev/null 2>&1; then
+            return 0
+        fi
+        sleep 5
+        waited=$((waited + 5))
+    done
+    return 1
+}
+
+run_benchmark_serving() {
+    check_env_vars MODEL PORT ISL OSL CONC RESULT_DIR
+    local artifact_dir
+    artifact_dir="$RESULT_DIR/$(result_name)"
+    mkdir -p "$artifact_dir"
+    aiperf profile \
+        --model "$MODEL" \
+        --url "http://127.0.0.1:${PORT}" \
+        --concurrency "$CONC" \
+        --request-count "$((CONC * 10))" \
+        --synthetic-input-tokens-mean "$ISL" \
+        --output-tokens-mean "$OSL" \
+        --artifact-dir "$artifact_dir" || return 1
+}
+
+run_gsm8k_eval() {
+    check_env_vars MODEL PORT RESULT_DIR
+    lm_eval --model local-completions --tasks gsm8k --output_path "$RESULT_DIR/$(result_name)_gsm8k"
+}
+
+run_client() {
+    local client="$1"
+    if [ "${EVAL_ONLY:-false}" != "true" ]; then
+        "$client" || return 1
+    fi
+    if [ "${RUN_EVAL:-false}" = "true" ] || [ "${EVAL_ONLY:-false}" = "true" ]; then
+        run_gsm8k_eval || return 1
+    fi
+}
+
+serve_and_run() {
+    local pid="$1" log="$2" client="$3"
+    trap "kill $pid" EXIT
+    wait_for_server_ready "$PORT" "$pid" "$log"
+    run_client "$client"
+}
+'''
+
+RECIPE = r'''#!/usr/bin/env bash
+# Model {i}: {framework} on MI355X, fixed sequence lengths.
+set -euo pipefail
+
+source "$(dirname "$0")/../../benchmark_lib.sh"
+
+check_env_vars MODEL TP EP_SIZE DP_ATTENTION CONC ISL OSL MAX_MODEL_LEN RESULT_DIR PORT
+
+MAX_NUM_SEQS=$(( CONC < {cap} ? 2 * CONC : {cap} ))
+MAX_BATCHED_TOKENS=$(( {tokens} * TP / 8 ))
+GPU_MEM_UTIL="0.{util}"
+EXTRA_ARGS=(--max-num-batched-tokens "$MAX_BATCHED_TOKENS")
+
+export HIP_FORCE_DEV_KERNARG=1
+export NCCL_MIN_NCHANNELS={channels}
+
+if [ "$DP_ATTENTION" = "true" ]; then
+    if [ "$EP_SIZE" -ne "$TP" ]; then
+        echo "DP attention needs EP_SIZE == TP" >&2
+        exit 1
+    fi
+    export MOE_ALL2ALL=rccl
+    EXTRA_ARGS+=(--enable-dp-attention --expert-parallel-size "$EP_SIZE")
+elif [ "$EP_SIZE" -gt 1 ]; then
+    EXTRA_ARGS+=(--expert-parallel-size "$EP_SIZE")
+fi
+
+case "$CONC" in
+    1|2|4) SCHED_POLICY=latency ;;
+    8|16|32) SCHED_POLICY=balanced ;;
+    *) SCHED_POLICY=throughput ;;
+esac
+
+if [[ "$ISL" -ge 8192 ]]; then
+    CHUNKED_PREFILL=$((ISL / 4))
+else
+    CHUNKED_PREFILL=2048
+fi
+
+SERVER_LOG="$RESULT_DIR/$(result_name).server.log"
+mkdir -p "$RESULT_DIR"
+
+{server} \
+    --model "$MODEL" \
+    --port "$PORT" \
+    --tensor-parallel-size "$TP" \
+    --max-model-len "$MAX_MODEL_LEN" \
+    --max-num-seqs "$MAX_NUM_SEQS" \
+    --gpu-memory-utilization "$GPU_MEM_UTIL" \
+    --chunked-prefill-size "$CHUNKED_PREFILL" \
+    --scheduling-policy "$SCHED_POLICY" \
+    --kv-cache-dtype fp8 \
+    --trust-remote-code \
+    "${EXTRA_ARGS[@]}" \
+    >"$SERVER_LOG" 2>&1 &
+serve_and_run "$!" "$SERVER_LOG" run_benchmark_serving
+'''
+
+
+def generate(root: Path, configs: int) -> int:
+    (root / "configs").mkdir(parents=True)
+    recipes = root / "benchmarks" / "single_node" / "fixed_seq_len"
+    recipes.mkdir(parents=True)
+    (root / "benchmarks" / "benchmark_lib.sh").write_text(LIB)
+    (root / "configs" / "runners.yaml").write_text(
+        "labels:\n  mi355x:\n  - mi355x-amds_00\n  - mi355x-amds_01\n"
+        "hardware:\n  mi355x:\n    available-cpu-dram-mib: 3095781\n    gpus-per-node: 8\n")
+    (root / "perf-changelog.yaml").write_text(
+        "- config-keys:\n  - '*'\n  description:\n  - Initial.\n  pr-link: https://github.com/o/r/pull/1\n")
+    master = []
+    jobs = 0
+    for i in range(configs):
+        framework, server = FRAMEWORKS[i % len(FRAMEWORKS)]
+        precision = ("fp4", "fp8")[i % 2]
+        prefix = f"model{i}"
+        master.append(
+            f"{prefix}-{precision}-mi355x-{framework}:\n"
+            f"  image: rocm/{framework}:v{i}\n  model: org/{prefix}\n  model-prefix: {prefix}\n"
+            f"  runner: mi355x\n  precision: {precision}\n  framework: {framework}\n  multinode: false\n"
+            f"  scenarios:\n    fixed-seq-len:\n"
+            f"    - isl: 1024\n      osl: 1024\n      search-space:\n"
+            f"      - {{ tp: 8, conc-start: 4, conc-end: 64 }}\n"
+            f"    - isl: 8192\n      osl: 1024\n      search-space:\n"
+            f"      - {{ tp: 8, ep: 8, dp-attn: true, conc-list: [32, 64] }}\n"
+        )
+        jobs += 5 + 2
+        values = {"i": i, "framework": framework, "server": server, "cap": 128 + i, "tokens": 8192 + 16 * i,
+                  "util": 80 + i % 15, "channels": 16 + i % 48}
+        body = RECIPE
+        for name, value in values.items():
+            body = body.replace("{" + name + "}", str(value))
+        (recipes / f"{prefix}_{precision}_mi355x_{framework}.sh").write_text(body)
+    (root / "configs" / "amd-master.yaml").write_text("\n".join(master))
+    return jobs
+
+
+def _median_wall(cmd: list[str], runs: int, cwd: Path) -> tuple[float, float, subprocess.CompletedProcess[str]]:
+    """Median wall time and median CPU time (user + system) of the child processes."""
+    times, cpu = [], []
+    proc: subprocess.CompletedProcess[str] | None = None
+    for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd)
+        times.append(time.perf_counter() - start)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    assert proc is not None
+    return statistics.median(times), statistics.median(cpu), proc
+
+
+def _children_peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+
+
+def _clear(parse: object) -> None:
+    for name in ("_CACHE", "_BY_CONTENT", "_BY_OBJECT"):
+        getattr(parse, name).clear()
+
+
+def _in_process(root: Path, naive: bool, limit: int | None = None) -> tuple[float, int]:
+    from ci_tools.config import load_config
+    from ci_tools.matrix import expand
+    from ci_tools.model.repository import load_repo
+    from ci_tools.recipes import parse
+    from ci_tools.recipes.evaluate import evaluate_job
+    from ci_tools.snapshot import WorkTreeSnapshot
+
+    config = load_config(root)
+    snapshot = WorkTreeSnapshot(config.root)
+    jobs = expand(load_repo(snapshot, config))[:limit]
+    _clear(parse)
+    start = time.perf_counter()
+    for job in jobs:
+        if naive:
+            _clear(parse)
+        evaluate_job(job, config, snapshot)
+    return time.perf_counter() - start, len(jobs)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--configs", type=int, default=250)
+    ap.add_argument("--runs", type=int, default=5)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-recipes-") as tmp:
+        root = Path(tmp)
+        jobs = generate(root, args.configs)
+        files = sorted(str(p) for p in (root / "benchmarks").rglob("*.sh"))
+        cli = [sys.executable, "-m", "ci_tools", "recipe", "lint", "--repo", str(root), "--format", "json"]
+        tool, tool_cpu, proc = _median_wall(cli, args.runs, ROOT)
+        if proc.returncode != 0:
+            print(proc.stdout[-2000:], proc.stderr[-2000:])
+            return 1
+        rss = _children_peak_rss_mb()
+        bash_cmd = ["bash", "-c", 'for f in "$@"; do bash -n "$f" || exit 1; done', "bash", *files]
+        bash_time, bash_cpu, _ = _median_wall(bash_cmd, args.runs, ROOT)
+        cached = statistics.median(_in_process(root, naive=False)[0] for _ in range(3))
+        # The naive variant is slow: measured on the first 350 jobs (50 recipes), per job.
+        naive_time, naive_jobs = _in_process(root, naive=True, limit=350)
+        print(f"{args.configs} recipes, {jobs} jobs, median of {args.runs} runs (wall / CPU)")
+        print(f"  ci-tools recipe lint (whole process)   {tool:7.3f} s / {tool_cpu:6.3f} s   peak RSS {rss:6.1f} MB"
+              "   (target <= 2 s)")
+        print(f"  baseline: bash -n over {len(files)} files      {bash_time:7.3f} s / {bash_cpu:6.3f} s")
+        print(f"  in-process evaluation, cached trees     {cached:7.3f} s   ({cached / jobs * 1000:.2f} ms/job)")
+        print(f"  in-process, naive re-parse per job      {naive_time:7.3f} s   ({naive_time / naive_jobs * 1000:.2f} ms/job,"
+              f" first {naive_jobs} jobs)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,126 @@
+"""``ci-tools recipe show`` (text, json, --diff against a real git base) and ``recipe lint``."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from ci_tools.cli.main import main
+
+SEED = Path(__file__).parent / "fixtures" / "recipes" / "seed"
+KEY = "dsv4-fp4-mi355x-atom-agentic-mtp"
+RECIPE = "benchmarks/single_node/agentic/dsv4_fp4_mi355x_atom_mtp.sh"
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.invalid",
+    "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.invalid",
+    "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
+}
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    capsys.readouterr()
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_show_text_lists_flags_and_env_with_their_lines(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "recipe", "show", KEY, "--conc", "48", "--repo", str(SEED))
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == f"{KEY} agentic-coding TP8/EP8/DPA c48"
+    assert lines[1] == f"  recipe: {RECIPE}"
+    assert lines[2] == f"  server ({RECIPE}:31:1):"
+    assert f"    {'--max-num-seqs 96  = $((2 * CONC))':<56} {RECIPE}:9:1" in lines
+    assert f"    {'--state-checkpoint-interval-tokens 8192':<56} {RECIPE}:15:1" in lines
+    assert f"    {'--tensor-parallel-size 8':<56} configs/amd-master.yaml:13:9 (job environment)" in lines
+    assert f"    {'--enable-dp-attention':<56} {RECIPE}:24:19" in lines
+    env_at = lines.index("  env:")
+    assert lines[env_at + 1:] == [
+        f"    {'AIPERF_HTTP_X_DYNAMO_SESSION_ID_FROM_CORRELATION_ID=true':<56} {RECIPE}:23:12",
+        f"    {'ATOM_DP_LB_REQ_EQUIV=512':<56} {RECIPE}:22:12",
+    ]
+
+
+def test_show_json_per_job(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "recipe", "show", KEY, "--conc", "4", "--conc", "48", "--format", "json",
+                        "--repo", str(SEED))
+    assert code == 0
+    data = json.loads(out)
+    assert [d["label"] for d in data] == [f"{KEY} agentic-coding TP8/EP1 c4", f"{KEY} agentic-coding TP8/EP8/DPA c48"]
+    tp, dep = data
+    flags = {f["name"]: f for f in tp["servers"][0]["flags"]}
+    assert flags["--synthetic-acceptance-length"]["value"]["text"] == "2.49"
+    assert flags["--max-num-seqs"]["value"] == {
+        "text": "8", "conditional": False, "expression": "$((2 * CONC))",
+        "location": {"path": RECIPE, "line": 9, "column": 1, "end_line": 9, "end_column": 27},
+    }
+    assert flags["--enable-prefix-caching"]["value"] is None
+    assert "ATOM_DP_LB_REQ_EQUIV" not in tp["env"]
+    assert dep["env"]["ATOM_DP_LB_REQ_EQUIV"]["text"] == "512"
+    assert dep["job"]["conc"] == 48 and dep["early_exits"] == [] and dep["missing_env"] == []
+
+
+def test_unknown_key_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = _run(capsys, "recipe", "show", "dsv4-fp4-mi355x-atom-agentic", "--repo", str(SEED))
+    assert code == 2 and out == ""
+    assert "no config key matches 'dsv4-fp4-mi355x-atom-agentic'" in err
+    assert f"did you mean {KEY}?" in err
+
+
+def test_lint_is_clean_on_the_seed_repository(capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run(capsys, "recipe", "lint", "--repo", str(SEED), "--format", "text") == (0, "", "")
+
+
+def _git(repo: Path, *args: str) -> str:
+    done = subprocess.run(["git", "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main", *args], cwd=repo,
+                          env={**os.environ, **GIT_ENV}, check=True, capture_output=True, text=True)
+    return done.stdout.strip()
+
+
+def test_diff_against_a_base_revision(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = tmp_path / "repo"
+    shutil.copytree(SEED, repo)
+    recipe = repo / RECIPE
+    head_text = recipe.read_text()
+    # The base: DPA with TBO, zero request equivalence, CONC sequences.
+    base_text = (head_text.replace("ATOM_DP_LB_REQ_EQUIV=512", "ATOM_DP_LB_REQ_EQUIV=0")
+                 .replace("MAX_NUM_SEQS=$((2 * CONC))", "MAX_NUM_SEQS=$CONC")
+                 .replace("(--enable-dp-attention --dp-session-affinity)", "(--enable-dp-attention --enable-tbo)"))
+    assert base_text != head_text
+    recipe.write_text(base_text)
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "base")
+    base = _git(repo, "rev-parse", "HEAD")
+    recipe.write_text(head_text)
+    code, out, _ = _run(capsys, "recipe", "show", KEY, "--diff", "--base", base, "--conc", "4", "--conc", "48",
+                        "--repo", str(repo))
+    assert code == 0
+    assert out == (
+        f"recipe changes per job, {base[:12]} -> work tree\n"
+        f"{KEY} agentic-coding TP8/EP1 c4:\n"
+        f"  --max-num-seqs: 4 -> 8  ({RECIPE}:9:1)\n"
+        f"{KEY} agentic-coding TP8/EP8/DPA c48:\n"
+        f"  --max-num-seqs: 48 -> 96  ({RECIPE}:9:1)\n"
+        f"  --enable-tbo: removed (was (on))  ({RECIPE}:24:41)\n"
+        f"  --dp-session-affinity: added (on)  ({RECIPE}:24:41)\n"
+        f"  env ATOM_DP_LB_REQ_EQUIV: 0 -> 512  ({RECIPE}:22:12)\n"
+    )
+    code, out, _ = _run(capsys, "recipe", "show", KEY, "--diff", "--base", base, "--format", "json",
+                        "--conc", "48", "--repo", str(repo))
+    [job] = json.loads(out)
+    assert [(c["kind"], c["name"], c["before"], c["after"]) for c in job["changes"]] == [
+        ("flag", "--max-num-seqs", "48", "96"), ("flag", "--enable-tbo", "(on)", None),
+        ("flag", "--dp-session-affinity", None, "(on)"), ("env", "ATOM_DP_LB_REQ_EQUIV", "0", "512"),
+    ]
+
+
+def test_diff_needs_a_base(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _run(capsys, "recipe", "show", KEY, "--diff", "--repo", str(SEED))
+    assert code == 2 and "--diff and --base REV go together" in err
