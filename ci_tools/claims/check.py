@@ -97,22 +97,27 @@ class EvalCache:
         return found
 
     def evaluate(self, job: Job, snapshot: Snapshot) -> RecipeEval | None:
-        from ..contract import job_env, resolve_recipe
+        from ..contract import job_env, recipe_candidates
 
-        evaluate = self._evaluate
-        if evaluate is None:
-            from ..recipes.evaluate import evaluate_job
-
-            evaluate = self._evaluate = evaluate_job
-        resolution = resolve_recipe(job, self.config, snapshot)
-        if resolution.path is None:
+        # First existing candidate, as resolve_recipe picks it (reads are cached by the snapshot).
+        path = next((c for c in recipe_candidates(job, self.config) if snapshot.read(c) is not None), None)
+        if path is None:
             return None
-        key = (resolution.path, self._digest(snapshot.read(resolution.path)),
-               self._digest(snapshot.read(self.config.benchmark_lib)),
-               tuple(sorted(job_env(job).items())), job.row.path, job.row.line)
-        if key not in self._cache:
-            self._cache[key] = evaluate(job, self.config, snapshot)
-        return self._cache[key]
+        env = job_env(job)
+        key = (path, self._digest(snapshot.read(path)), self._digest(snapshot.read(self.config.benchmark_lib)),
+               tuple(sorted(env.items())), job.row.path, job.row.line)
+        if key in self._cache:
+            return self._cache[key]
+        if self._evaluate is not None:
+            result = self._evaluate(job, self.config, snapshot)
+        else:
+            from ..recipes.evaluate import ENV_NOTE, evaluate_recipe
+
+            row = job.row
+            where = Location(row.path, row.line, row.column, row.end_line, row.end_column, ENV_NOTE)
+            result = evaluate_recipe(path, env, self.config, snapshot, where)
+        self._cache[key] = result
+        return result
 
 
 @dataclass

@@ -109,12 +109,12 @@ def replay_history(config: ProjectConfig, *, since: str | None, head: str = "HEA
     previous: tuple[str, bytes | None] | None = None  # (sha, changelog bytes) of the last commit walked
     for sha, parent in changelog_commits(config, since, head):
         snapshot = GitSnapshot(config.root, sha)
-        head_bytes = snapshot.read(config.changelog)
+        head_bytes = _read_uncached(snapshot, config.changelog)
         # With --first-parent, the parent's changelog is the previous changelog commit's (no read needed).
         if previous is not None and parent is not None and _same_changelog(config, previous[0], parent):
             base_bytes = previous[1]
         else:
-            base_bytes = GitSnapshot(config.root, parent).read(config.changelog) if parent else None
+            base_bytes = _read_uncached(GitSnapshot(config.root, parent), config.changelog) if parent else None
         previous = (sha, head_bytes)
         if head_bytes is None:
             continue
@@ -126,6 +126,15 @@ def replay_history(config: ProjectConfig, *, since: str | None, head: str = "HEA
             findings.append(Finding(f.rule, f.severity, f"{f.message} [at {sha[:12]}]", f.location, f.related,
                                     {**f.data, "commit": sha}))
     return findings
+
+
+def _read_uncached(snapshot: GitSnapshot, path: str) -> bytes | None:
+    """A changelog version, read past the process-wide blob cache (800 versions of 400 KB would stay in memory)."""
+    sha = snapshot.blob_id(path)
+    if sha is None:
+        return None
+    data: bytes = snapshot.repo.odb.stream(bytes.fromhex(sha)).read()
+    return data
 
 
 def _same_changelog(config: ProjectConfig, walked: str, parent: str) -> bool:
