@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ci_tools.cli.main import main
@@ -595,28 +595,35 @@ _WORDS = st.sampled_from(["cfg-a-*", "cfg-b-mi355x-sglang", "cfg-*", "nothing-*"
                           "sha=" + "0" * 40])
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@pytest.fixture(scope="module")
+def shared_fake(repo: Repo) -> Iterator[FakeGitHub]:
+    fake = FakeGitHub().start()
+    yield fake
+    fake.stop()
+
+
+@settings(max_examples=25, deadline=None)
 @given(prefix=st.sampled_from(["/run-benchmark", " /run-benchmark", "\uff0frun-benchmark", "> /run-benchmark"]),
        words=st.lists(_WORDS, max_size=6), tail=st.sampled_from(["", "\r\n/run-benchmark cfg-*", "\n`x`"]))
-def test_any_command_dispatches_at_most_once_and_only_validated_data(repo: Repo, prefix: str, words: list[str],
+def test_any_command_dispatches_at_most_once_and_only_validated_data(repo: Repo, shared_fake: FakeGitHub,
+                                                                      prefix: str, words: list[str],
                                                                       tail: str) -> None:
-    fake = FakeGitHub().start()
-    try:
-        fake.grant("alice", "write")
-        fake.add_pull(PR, repo.head, repo.base)
-        client = GitHubClient(fake.repository, api_url=fake.url, token="t", retry=RetryPolicy(attempts=1))
-        dispatcher = Dispatcher(client, DispatchPolicy(), GitRevisions(load_config(repo.root), fetch=False))
-        outcome = dispatcher.handle(parse_event(comment_event(" ".join([prefix, *words]) + tail)))
-        assert fake.violations == []
-        assert len(fake.dispatches) == (1 if outcome.status == "dispatched" else 0)
-        if fake.dispatches:
-            inputs = fake.dispatches[0]["inputs"]
-            assert inputs["sha"] == repo.head and inputs["requester"] == "alice" and inputs["pr"] == "1"
-            selection = selection_from_json(inputs["selection"])
-            assert {t.config_key for t in selection.targets} <= {"cfg-a-mi355x-atom", "cfg-b-mi355x-sglang",
-                                                                 "cfg-c-mi355x-agentic"}
-        for comment in fake.comments.get(PR, []):
-            # Comment words are quoted escaped: nothing invisible or look-alike survives into a reply.
-            assert all(" " <= ch <= "~" or ch == "\n" for ch in comment["body"])
-    finally:
-        fake.stop()
+    fake = shared_fake
+    fake.reset()
+    fake.grant("alice", "write")
+    fake.add_pull(PR, repo.head, repo.base)
+    client = GitHubClient(fake.repository, api_url=fake.url, token="t", retry=RetryPolicy(attempts=1))
+    dispatcher = Dispatcher(client, DispatchPolicy(), GitRevisions(load_config(repo.root), fetch=False))
+    outcome = dispatcher.handle(parse_event(comment_event(" ".join([prefix, *words]) + tail)))
+    client.close()
+    assert fake.violations == []
+    assert len(fake.dispatches) == (1 if outcome.status == "dispatched" else 0)
+    if fake.dispatches:
+        inputs = fake.dispatches[0]["inputs"]
+        assert inputs["sha"] == repo.head and inputs["requester"] == "alice" and inputs["pr"] == "1"
+        selection = selection_from_json(inputs["selection"])
+        assert {t.config_key for t in selection.targets} <= {"cfg-a-mi355x-atom", "cfg-b-mi355x-sglang",
+                                                             "cfg-c-mi355x-agentic"}
+    for comment in fake.comments.get(PR, []):
+        # Comment words are quoted escaped: nothing invisible or look-alike survives into a reply.
+        assert all(" " <= ch <= "~" or ch == "\n" for ch in comment["body"])

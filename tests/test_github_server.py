@@ -223,6 +223,14 @@ class FakeGitHub:
 
     # -- state helpers -------------------------------------------------------------------------
 
+    def reset(self) -> None:
+        """Forget all state, keep serving (for property tests that reuse one server)."""
+        with self._lock:
+            for store in (self.permissions, self.pulls, self.comments):
+                store.clear()
+            for log in (self.reactions, self.dispatches, self.requests, self.violations, self.scripted):
+                log.clear()
+
     def grant(self, login: str, role: str) -> None:
         legacy = {"maintain": "write", "triage": "read"}.get(role, role)
         self.permissions[login] = (legacy, role)
