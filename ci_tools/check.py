@@ -145,30 +145,34 @@ class CheckContext:
         """The head's config keys, for matching config-key globs.
 
         Read from the loaded head data when a stage loaded it already; otherwise
-        only the keys are needed, and libyaml's plain loader gives them several
-        times faster than a load that records positions.
+        only the keys are needed, and a line scan of each master file finds them
+        (see :mod:`ci_tools.changelog.config_keys`); a file the scan cannot read
+        for sure sends the whole question to the full load.
         """
         from .changelog.lint import HeadConfigs
 
-        if "head_repo" in self.__dict__ or "head_configs_repo" in self.__dict__:
-            repo = self.head_configs_repo
-            return HeadConfigs(tuple(repo.configs), tuple(f.path for f in repo.master_files))
-        import yaml
+        if "head_repo" not in self.__dict__ and "head_configs_repo" not in self.__dict__:
+            scanned = self._scan_head_keys()
+            if scanned is not None:
+                return scanned
+        repo = self.head_configs_repo
+        return HeadConfigs(tuple(repo.configs), tuple(f.path for f in repo.master_files))
 
-        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    def _scan_head_keys(self) -> HeadConfigs | None:
+        from .changelog.config_keys import top_level_keys
+        from .changelog.lint import HeadConfigs
+
         keys: dict[str, None] = {}
-        paths: list[str] = []
+        paths: dict[str, None] = {}
         for pattern in self.config.master_configs:
             for path in self.head_snapshot.glob(pattern):
                 if path in paths:
                     continue
-                paths.append(path)
-                try:
-                    data = yaml.load(self.head_snapshot.read(path) or b"", Loader=loader)
-                except yaml.YAMLError:
-                    continue  # validate reports the syntax error; its keys are unknown here
-                if isinstance(data, dict):
-                    keys.update(dict.fromkeys(str(k) for k in data))
+                found = top_level_keys(self.head_snapshot.read(path) or b"")
+                if found is None:
+                    return None
+                paths[path] = None
+                keys.update(dict.fromkeys(found))
         return HeadConfigs(tuple(keys), tuple(paths))
 
     @cached_property
