@@ -165,3 +165,22 @@ def test_context_loads_each_revision_once(repo: Repo) -> None:
     assert ctx.head_configs_repo is ctx.head_repo  # validate loaded it first; the changelog gate reused it
     assert ctx.changed_paths == frozenset({"perf-changelog.yaml"})
     assert "base_repo" not in ctx.__dict__  # nothing needed the base's configs
+
+
+def test_check_at_the_root_of_a_clone_of_this_repository(tmp_path: Path, clean_env: None,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """The README's main job: `ci-tools check` with no arguments, at the repository root."""
+    import os
+    import subprocess
+
+    from conftest import ROOT
+
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", "--no-hardlinks", str(ROOT), str(clone)], check=True, capture_output=True)
+    cwd = os.getcwd()
+    os.chdir(clone)
+    try:
+        code, out, err = run(["check", "--format", "text"], capsys)
+    finally:
+        os.chdir(cwd)
+    assert (code, out, err) == (0, "", "")
