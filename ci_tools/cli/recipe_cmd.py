@@ -89,7 +89,7 @@ def _shown(v: Value | None) -> str:
         alts = " | ".join(a.text if a.text is not None else "?" for a in v.alternatives)
         return f"<unknown{': ' + alts if alts else ''}>"
     text = v.text if v.text and not any(c.isspace() for c in v.text) else json.dumps(v.text)
-    if v.expression and v.expression != v.text and v.expression.strip('"') != v.text and v.location.note == "":
+    if "$" in v.expression and v.location.note == "":
         text += f"  = {v.expression}"
     return text
 

@@ -1,0 +1,78 @@
+"""Smaller contracts of recipe evaluation: the parse cache, flag parsing, undecided exits, resolution."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ci_tools.config import ProjectConfig
+from ci_tools.findings import Location
+from ci_tools.recipes import parse
+from ci_tools.recipes.evaluate import evaluate_recipe, unknown_flags
+from ci_tools.recipes.model import RecipeEval, Value
+from ci_tools.recipes.server import UNKNOWN_FLAG, find_pattern, parse_flags, split_patterns
+from ci_tools.snapshot import WorkTreeSnapshot
+
+
+def test_trees_are_cached_by_content() -> None:
+    source = b"X=1\nif [ \"$X\" = 1 ]; then Y=2; fi\n"
+    first = parse.parse_script("a.sh", source)
+    assert parse.parse_script("a.sh", bytes(source)) is first
+    before = parse.cache_size()
+    other = parse.parse_script("b.sh", bytes(source))
+    assert parse.cache_size() == before  # same content: not parsed again
+    assert other.path == "b.sh" and other.root.children[0].location().path == "b.sh"
+    assert first.root.children[0].location().path == "a.sh"
+
+
+def test_syntax_problems_have_positions() -> None:
+    script = parse.parse_script("bad.sh", b"if true; then\n  X=1\n")
+    assert [(p.line, p.text) for p in script.problems] == [(3, "missing `fi`")]
+
+
+def _values(*texts: str | None) -> list[Value]:
+    return [Value(t, Location("r.sh", i + 1)) for i, t in enumerate(texts)]
+
+
+def test_flag_parsing() -> None:
+    from ci_tools.recipes.expand import Field, Piece
+
+    values = _values("--a", "1", "--b", "--c=3", "-x", "-5", "positional", None, "--d")
+    flags = parse_flags([Field([Piece(v.text)]) for v in values], values)
+    got = [(f.name, f.value.text if f.value else "(on)") for f in flags]
+    assert got == [("--a", "1"), ("--b", "(on)"), ("--c", "3"), ("-x", "-5"), (UNKNOWN_FLAG, None), ("--d", "(on)")]
+    assert flags[0].value is values[1] and flags[0].location == values[0].location
+
+
+def test_patterns_match_consecutive_words_anywhere() -> None:
+    patterns = split_patterns(("vllm serve", "python3 -m sglang.launch_server"))
+    assert find_pattern(["numactl", "--interleave=all", "vllm", "serve", "m"], patterns) == 4
+    assert find_pattern(["/usr/bin/python3", "-m", "sglang.launch_server", "--tp", "8"], patterns) == 3
+    assert find_pattern(["echo", "vllm", "--serve"], patterns) is None
+
+
+def _eval(tmp_path: Path, text: str, env: dict[str, str]) -> RecipeEval:
+    (tmp_path / "r.sh").write_text(text)
+    config = ProjectConfig(root=tmp_path)
+    return evaluate_recipe("r.sh", env, config, WorkTreeSnapshot(tmp_path))
+
+
+def test_exit_on_an_undecided_branch_is_conditional(tmp_path: Path) -> None:
+    result = _eval(tmp_path, "if [ -f /etc/marker ]; then\n  exit 1\nfi\nvllm serve m --tp \"$TP\"\n", {"TP": "8"})
+    assert [(e.location.line, e.code, e.conditional) for e in result.early_exits] == [(1, "1", True)]
+    assert [f.value.text for f in result.servers[0] if f.value] == ["8"]
+
+
+def test_unknown_flag_names_are_reported(tmp_path: Path) -> None:
+    result = _eval(tmp_path, "EXTRA=$(cat extra_args)\nvllm serve m $EXTRA --tp 8\n", {})
+    names = [f.name for f in unknown_flags(result)]
+    assert names == [UNKNOWN_FLAG]
+
+
+def test_missing_recipe_is_an_error_not_an_exception(tmp_path: Path) -> None:
+    result = evaluate_recipe("nope.sh", {}, ProjectConfig(root=tmp_path), WorkTreeSnapshot(tmp_path))
+    assert result.errors == ["nope.sh: recipe not found in work tree"] and result.servers == []
+
+
+def test_unresolvable_source_is_reported(tmp_path: Path) -> None:
+    result = _eval(tmp_path, 'source "$(find / -name lib.sh)"\nvllm serve m\n', {})
+    assert result.errors == ['r.sh:1: cannot resolve `source "$(find / -name lib.sh)"`; what it defines is unknown']
