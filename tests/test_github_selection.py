@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -138,12 +137,10 @@ def test_from_json_rejects_anything_not_normalised(mutate: object, message: str)
 
 
 def test_real_corpus_multinode_concurrency_filter(corpus_copy: Path) -> None:
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@example.com", "PATH": "/usr/bin:/bin"}
-    for args in (["init", "-q"], ["add", "-A"], ["-c", "commit.gpgsign=false", "commit", "-q", "-m", "corpus"]):
-        subprocess.run(["git", "-C", str(corpus_copy), *args], check=True, env=env, capture_output=True)
-    sha = subprocess.run(["git", "-C", str(corpus_copy), "rev-parse", "HEAD"], check=True, capture_output=True,
-                         text=True).stdout.strip()
+    _git(corpus_copy, "init", "-q")
+    _git(corpus_copy, "add", "-A")
+    _git(corpus_copy, "commit", "-q", "-m", "corpus")
+    sha = _git(corpus_copy, "rev-parse", "HEAD")
     head = load(corpus_copy, sha)
     selection = resolve_selection(command("/run-benchmark dsr1-fp4-mi355x-sglang-disagg conc=64"), sha, head)
     jobs = select_jobs(head, selection)
@@ -171,3 +168,21 @@ def test_changelog_entries_naming_other_fleets_do_not_block(tmp_path: Path) -> N
     selection = resolve_selection(command("/run-benchmark changelog"), both, load(repo.root, both),
                                   load(repo.root, base_sha))
     assert [t.config_key for t in selection.targets] == ["cfg-b-mi355x-sglang"]
+
+
+def test_real_corpus_seed_pr_config(corpus_copy: Path) -> None:
+    """The config the seed PR (DSV4 ATOM AgentX on MI355X) changes, as its reviewer would select it."""
+    _git(corpus_copy, "init", "-q")
+    _git(corpus_copy, "add", "-A")
+    _git(corpus_copy, "commit", "-q", "-m", "corpus")
+    sha = _git(corpus_copy, "rev-parse", "HEAD")
+    head = load(corpus_copy, sha)
+    selection = resolve_selection(command("/run-benchmark dsv4-fp4-mi355x-atom-agentic-mtp conc=48,64"), sha, head)
+    assert selection.targets == (Target("dsv4-fp4-mi355x-atom-agentic-mtp", ("agentic-coding",)),)
+    assert [j.label() for j in select_jobs(head, selection)] == [
+        "dsv4-fp4-mi355x-atom-agentic-mtp agentic-coding TP8/EP1 c48"]
+    # Before the PR the config has no EP8 band, and the reply says what there is instead.
+    with pytest.raises(SelectionError) as err:
+        resolve_selection(command("/run-benchmark dsv4-fp4-mi355x-atom-agentic-mtp ep=8"), sha, head)
+    assert err.value.problems == ("`ep=8` leaves none of the 7 jobs of the selected configs; they offer: scenario "
+                                  "agentic-coding; tp 8; ep 1; conc 1,2,4,8,16,32,48",)
