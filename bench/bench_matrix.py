@@ -97,13 +97,20 @@ def timed(cmd: list[str], cwd: Path) -> tuple[float, int, str, float]:
     return elapsed, int(usage.ru_maxrss), out.decode(), usage.ru_utime + usage.ru_stime
 
 
-def measure(name: str, cmd: list[str], cwd: Path, runs: int) -> dict[str, Any]:
-    timed(cmd, cwd)  # warm the OS file cache; not counted
-    samples = [timed(cmd, cwd) for _ in range(runs)]
-    walls = [s[0] for s in samples]
-    return {"name": name, "median": statistics.median(walls), "min": min(walls), "max": max(walls),
-            "rss_mib": max(s[1] for s in samples) / 1024, "out": samples[-1][2].strip(),
-            "cpu": statistics.median(s[3] for s in samples)}
+def measure(commands: list[tuple[str, list[str]]], cwd: Path, runs: int) -> list[dict[str, Any]]:
+    """Run the commands round-robin, so that a change of machine load hits each of them alike."""
+    for _, cmd in commands:
+        timed(cmd, cwd)  # warm the OS file cache; not counted
+    samples: list[list[tuple[float, int, str, float]]] = [[] for _ in commands]
+    for _ in range(runs):
+        for i, (_, cmd) in enumerate(commands):
+            samples[i].append(timed(cmd, cwd))
+    out = []
+    for (name, _), got in zip(commands, samples):
+        walls = [s[0] for s in got]
+        out.append({"name": name, "median": statistics.median(walls), "min": min(walls), "max": max(walls),
+                    "rss_mib": max(s[1] for s in got) / 1024, "cpu": statistics.median(s[3] for s in got)})
+    return out
 
 
 def main() -> int:
@@ -119,10 +126,12 @@ def main() -> int:
         make_repo(repo)
         script = Path(tmp) / "baseline.py"
         script.write_text(BASELINE)
-        ours = measure("ci-tools matrix --output-dir", [str(exe), "matrix", "--output-dir", str(out)], repo, args.runs)
-        stdout = measure("ci-tools matrix (stdout)", [str(exe), "matrix"], repo, args.runs)
-        base = measure("baseline: yaml.safe_load + expand + json.dumps",
-                       [sys.executable, str(script), str(repo), str(Path(tmp) / "baseline.json")], repo, args.runs)
+        ours, stdout, base = measure([
+            ("ci-tools matrix --output-dir", [str(exe), "matrix", "--output-dir", str(out)]),
+            ("ci-tools matrix (stdout)", [str(exe), "matrix"]),
+            ("baseline: yaml.safe_load + expand + json.dumps",
+             [sys.executable, str(script), str(repo), str(Path(tmp) / "baseline.json")]),
+        ], repo, args.runs)
         index = json.loads((out / "index.json").read_text())
         configs = sum(1 for p in (repo / "configs").glob("*-master.yaml")
                       for line in p.read_text().splitlines() if re.match(r"^[A-Za-z0-9][^\s:#]*:\s*$", line))

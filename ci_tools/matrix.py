@@ -23,7 +23,7 @@ import hashlib
 import json
 import math
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any, Iterable, Iterator, Mapping, TypeGuard
 
 from .findings import Location
@@ -140,6 +140,12 @@ def _flag(value: Any) -> Any:
     return False if value is None else value
 
 
+@lru_cache(maxsize=4096)
+def _quoted(text: str) -> str:
+    """JSON string literal; config keys and scenarios repeat across jobs, so quote each once."""
+    return json.dumps(text)
+
+
 @dataclass(frozen=True)
 class Job:
     """One generated point: the fields of a GitHub matrix entry, plus where it came from."""
@@ -186,7 +192,7 @@ class Job:
 
     def json_text(self) -> str:
         """The matrix entry as compact JSON (same content as :meth:`to_json`, fields sorted by name)."""
-        head = f'{{"id":"{self.id}","config-key":{json.dumps(self.config_key)},"scenario-type":{json.dumps(self.scenario)}'
+        head = f'{{"id":"{self.id}","config-key":{_quoted(self.config_key)},"scenario-type":{_quoted(self.scenario)}'
         body = self._fields_json
         return f"{head}}}" if body == "{}" else f"{head},{body[1:]}"
 
