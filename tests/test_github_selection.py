@@ -136,12 +136,17 @@ def test_from_json_rejects_anything_not_normalised(mutate: object, message: str)
     assert str(err.value) == message
 
 
+def committed_corpus(root: Path) -> tuple[str, RepoData]:
+    """The corpus copy as a one-commit repository, loaded at that commit."""
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "corpus")
+    sha = _git(root, "rev-parse", "HEAD")
+    return sha, load(root, sha)
+
+
 def test_real_corpus_multinode_concurrency_filter(corpus_copy: Path) -> None:
-    _git(corpus_copy, "init", "-q")
-    _git(corpus_copy, "add", "-A")
-    _git(corpus_copy, "commit", "-q", "-m", "corpus")
-    sha = _git(corpus_copy, "rev-parse", "HEAD")
-    head = load(corpus_copy, sha)
+    sha, head = committed_corpus(corpus_copy)
     selection = resolve_selection(command("/run-benchmark dsr1-fp4-mi355x-sglang-disagg conc=64"), sha, head)
     jobs = select_jobs(head, selection)
     assert selection.jobs == len(jobs) > 0
@@ -172,11 +177,7 @@ def test_changelog_entries_naming_other_fleets_do_not_block(tmp_path: Path) -> N
 
 def test_real_corpus_seed_pr_config(corpus_copy: Path) -> None:
     """The config the seed PR (DSV4 ATOM AgentX on MI355X) changes, as its reviewer would select it."""
-    _git(corpus_copy, "init", "-q")
-    _git(corpus_copy, "add", "-A")
-    _git(corpus_copy, "commit", "-q", "-m", "corpus")
-    sha = _git(corpus_copy, "rev-parse", "HEAD")
-    head = load(corpus_copy, sha)
+    sha, head = committed_corpus(corpus_copy)
     selection = resolve_selection(command("/run-benchmark dsv4-fp4-mi355x-atom-agentic-mtp conc=48,64"), sha, head)
     assert selection.targets == (Target("dsv4-fp4-mi355x-atom-agentic-mtp", ("agentic-coding",)),)
     assert [j.label() for j in select_jobs(head, selection)] == [
