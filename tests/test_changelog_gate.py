@@ -192,3 +192,24 @@ def test_snapshot_refuses_paths_outside_the_repository(repo: Repo, capsys: pytes
     code, _, err = run(["changelog", "lint", "--repo", str(repo.path), "--base", base], capsys)
     assert code == 2
     assert "'../outside.yaml' is outside the repository" in err
+
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+_PIECES = st.sampled_from([
+    b"- config-keys:\n", b"    - dsr1-fp8-mi355x-atom\n", b"  description:\n", b'    - "x"\n', b"  pr-link: XXX\n",
+    b"\n", b"  \n", b"\t", b"\r\n", b"\x00", b"\xe9", b"- ", b"key: [", b"  append-only: true\n", b"#c\n", b"  pr-link: ",
+])
+
+
+@settings(max_examples=200, deadline=None)
+@given(history=st.lists(_PIECES, max_size=8), tail=st.lists(_PIECES, max_size=12), edit=st.booleans())
+def test_any_bytes_give_findings_never_a_crash(history: list[bytes], tail: list[bytes], edit: bool) -> None:
+    base = BASE + b"".join(history)
+    head = (base.replace(b"Bump", b"Raise") if edit else base) + b"".join(tail)
+    change = ChangelogChange("perf-changelog.yaml", base, head)
+    findings = lint_changelog(change, CONFIG, pr_number=None, head_configs=lambda: KEYS)
+    lines = head.count(b"\n") + 1
+    assert all(0 <= f.location.line <= lines for f in findings)
+    assert all(f.message and f.rule.startswith(("changelog-", "yaml-")) for f in findings)

@@ -127,7 +127,8 @@ class _Aligner:
         if base_lines == head_lines:
             return
         i = _first_difference(base_lines, head_lines)
-        head_line = head_first + i
+        # A run the head dropped entirely is reported at the nearest head line.
+        head_line = max(1, min(head_first + i, len(self.head.lines)))
         text = head_lines[i] if i < len(head_lines) else b""
         self.edits.append(HistoryEdit(EditKind.CHANGED, head_line, base_first + min(i, max(len(base_lines) - 1, 0)), text))
 
