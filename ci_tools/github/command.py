@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 COMMAND = "/run-benchmark"
@@ -46,8 +46,6 @@ SLASH_LOOKALIKES = {
     "\u01c0": "LATIN LETTER DENTAL CLICK",
     "\u0338": "COMBINING LONG SOLIDUS OVERLAY",
 }
-FILTER_WORDS = ("conc=N[,N...]", "tp=N[,N...]", "ep=N[,N...]", "scenario=fixed-seq-len|agentic-coding",
-                "evals", "dry-run", "sha=<40 hex digits>")
 USAGE = (
     "`/run-benchmark KEY-GLOB [KEY-GLOB ...] [conc=48,64] [tp=8] [ep=8] [scenario=agentic-coding] "
     "[evals] [dry-run] [sha=<40 hex>]`, `/run-benchmark changelog [filters]` or `/run-benchmark help`"
@@ -81,7 +79,7 @@ class NotACommand:
 class CommandError:
     """Addressed to ci-tools but malformed: ``problems`` say what and what is accepted."""
 
-    problems: tuple[str, ...] = field(default_factory=tuple)
+    problems: tuple[str, ...] = ()
 
 
 ParseResult = Command | NotACommand | CommandError

@@ -41,7 +41,7 @@ from .auth import DispatchPolicy, effective_permission
 from .client import GitHubClient, GitHubError
 from .command import Command, CommandError, NotACommand, parse_comment
 from .event import CommentEvent
-from .replies import MARKER_PREFIX, dispatched_reply, help_reply, marker, plan_reply, refusal
+from .replies import dispatched_reply, help_reply, marker, plan_reply, refusal
 from .selection import DispatchSelection, SelectionError, resolve_selection, select_jobs
 
 _SHA = re.compile(r"^[0-9a-f]{40}$")
@@ -305,4 +305,4 @@ class Dispatcher:
                        reply_url=url)
 
 
-__all__ = ["Dispatcher", "GitRevisions", "MARKER_PREFIX", "Outcome", "Revisions"]
+__all__ = ["Dispatcher", "GitRevisions", "Outcome", "Revisions"]
