@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from pathlib import Path
@@ -359,3 +360,62 @@ def test_json_text_is_the_entry_as_compact_json(corpus_jobs: list[Job]) -> None:
         assert json.loads(text) == job.to_json()
         assert text.startswith(f'{{"id":"{job.id}","config-key":')
         assert " " not in text.replace(job.get("image") or "", "")
+
+
+# -- robustness: whatever the schema rules will report, expansion does not crash -----------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_scalars = st.one_of(st.none(), st.booleans(), st.integers(-3, 300), st.sampled_from(["8", "mtp", "none", "dram", ""]))
+_values = st.recursive(_scalars, lambda inner: st.one_of(st.lists(inner, max_size=3),
+                                                          st.dictionaries(st.sampled_from(["name", "tp", "x"]), inner, max_size=3)),
+                       max_leaves=6)
+_row_keys = ["tp", "ep", "dp-attn", "pp", "dcp-size", "pcp-size", "spec-decoding", "conc-start", "conc-end", "conc-list",
+             "kv-offloading", "kv-offload-backend", "router", "kv-p2p-transfer", "prefill", "decode"]
+_concs = st.one_of(st.fixed_dictionaries({"conc-list": st.lists(st.integers(1, 64), min_size=1, max_size=3)}),
+                   st.fixed_dictionaries({"conc-start": st.integers(1, 8), "conc-end": st.integers(8, 40)}))
+_rows = st.builds(lambda extra, conc: {**extra, **conc},
+                  st.dictionaries(st.sampled_from(_row_keys[:7] + _row_keys[10:]), _values, max_size=6), _concs)
+_blocks = st.fixed_dictionaries({"search-space": st.one_of(st.lists(_rows, max_size=3), _values)},
+                                optional={"isl": _values, "osl": _values, "dram-utilization": _values})
+_configs = st.fixed_dictionaries({
+    "model-prefix": _scalars, "runner": st.sampled_from(["mi355x", "cluster:mi355x-amds", 7]),
+    "multinode": st.one_of(st.booleans(), _scalars),
+    "scenarios": st.one_of(_values, st.dictionaries(st.sampled_from(["fixed-seq-len", "agentic-coding", "other"]),
+                                                    st.one_of(st.lists(_blocks, max_size=2), _values), max_size=2)),
+})
+
+
+@settings(max_examples=150, deadline=None)
+@given(_configs)
+def test_expansion_of_arbitrary_config_shapes_never_raises(data: dict[str, Any]) -> None:
+    import yaml
+
+    from ci_tools.contract import job_env
+    from ci_tools.model.repository import ConfigEntry, LoadedFile
+    from ci_tools.yamlpos import load_yaml
+
+    text = yaml.safe_dump({"k": data})
+    loaded = load_yaml(text, MASTER)
+    file = LoadedFile(MASTER, text.encode(), loaded)
+    from ci_tools.matrix import expand_config
+
+    for job in expand_config(ConfigEntry("k", file, loaded.value["k"], (1, 1, 1, 2)), _corpus_repo()):
+        assert job.concs
+        job.json_text()
+        job_env(job)
+        GENERATED.append(job.id)
+
+
+GENERATED: list[str] = []
+
+
+@functools.cache
+def _corpus_repo() -> RepoData:
+    return load(corpus_dir())
+
+
+def test_the_arbitrary_shapes_did_generate_jobs() -> None:
+    # Runs after the property test (file order): the strategy is not vacuous.
+    assert len(GENERATED) > 10
