@@ -224,6 +224,10 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 def _worker(block: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "num-worker": block.get("num-worker", 1),
@@ -234,7 +238,7 @@ def _worker(block: Mapping[str, Any]) -> dict[str, Any]:
         "dcp-size": block.get("dcp-size", 1),
         "pcp-size": block.get("pcp-size", 1),
         "hardware": _plain(block.get("hardware")),
-        "additional-settings": [str(s) for s in block.get("additional-settings") or []],
+        "additional-settings": [str(s) for s in _list(block.get("additional-settings"))],
     }
 
 

@@ -369,7 +369,7 @@ from hypothesis import strategies as st  # noqa: E402
 
 _scalars = st.one_of(st.none(), st.booleans(), st.integers(-3, 300), st.sampled_from(["8", "mtp", "none", "dram", ""]))
 _values = st.recursive(_scalars, lambda inner: st.one_of(st.lists(inner, max_size=3),
-                                                          st.dictionaries(st.sampled_from(["name", "tp", "x"]), inner, max_size=3)),
+                                                          st.dictionaries(st.sampled_from(["name", "version", "tp", "ep", "num-worker", "additional-settings", "dp-attn"]), inner, max_size=4)),
                        max_leaves=6)
 _row_keys = ["tp", "ep", "dp-attn", "pp", "dcp-size", "pcp-size", "spec-decoding", "conc-start", "conc-end", "conc-list",
              "kv-offloading", "kv-offload-backend", "router", "kv-p2p-transfer", "prefill", "decode"]
@@ -419,3 +419,12 @@ def _corpus_repo() -> RepoData:
 def test_the_arbitrary_shapes_did_generate_jobs() -> None:
     # Runs after the property test (file order): the strategy is not vacuous.
     assert len(GENERATED) > 10
+
+
+def test_malformed_worker_blocks_expand_with_what_is_usable(tmp_path: Path) -> None:
+    root = _corpus_copy(tmp_path)
+    master = root / MASTER
+    master.write_text(master.read_text().replace('          additional-settings:\n          - "PREFILL_NODES=1"\n',
+                                                 "          additional-settings: 5\n", 1))
+    [job] = jobs_of(expand(load(root)), "qwen3.5-fp8-mi355x-sglang-disagg")
+    assert job.get("prefill")["additional-settings"] == []
