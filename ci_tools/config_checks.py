@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Iterator
 
-from .contract import recipe_candidates
+from .contract import resolve_recipe
 from .findings import Finding, Location
 from .matrix import AGENTIC, FIXED, expand_config, gpus_of
 from .model.repository import ConfigEntry, LoadedFile, RepoData
@@ -286,11 +286,10 @@ class _Checker:
             if where in seen:
                 continue
             seen.add(where)
-            candidates = recipe_candidates(job, self.repo.config)
-            # The same first-existing-candidate rule as contract.resolve_recipe,
-            # against one file set built once for the whole repository.
-            if any(c in self.files.paths for c in candidates):
+            resolution = resolve_recipe(job, self.repo.config, self.repo.snapshot, files=self.files.paths)
+            if resolution.path is not None:
                 continue
+            candidates = resolution.candidates
             self.out.append(make_finding(
                 R.RECIPE_MISSING,
                 f"no recipe script for this {job.scenario} row of `{self.key}`; tried: {', '.join(candidates)}",
