@@ -243,6 +243,10 @@ class Expander:
         lit = self.literal(node)
         if lit is not None:
             return lit[0], [Piece(lit[0])]
+        name = _quoted_variable(node)
+        if name is not None:
+            v = self.scalar(name, node)
+            return (v.text, [Piece(v.text, v)]) if v is not None else ("", [Piece("")])
         fb = FieldBuilder()
         self._word(node, fb, quoted=True)
         pieces = [p for i, f in enumerate(fb.fields) for p in ([Piece(" ")] if i else []) + f.pieces]

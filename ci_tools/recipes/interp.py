@@ -386,6 +386,15 @@ class Interpreter(Expander):
         kids = n.children
         if not kids:
             return None
+        if n.memo is None:
+            n.memo = self._constant_assignment(n)
+        if isinstance(n.memo, tuple):
+            # NAME=literal: the same value every time, built once.
+            name, constant = n.memo
+            if local:
+                self._declare_local(name)
+            self.state.vars[name] = constant
+            return name
         lhs = kids[0]
         op = kids[1].text if len(kids) > 1 else "="
         rhs = kids[2] if len(kids) > 2 else None
@@ -435,6 +444,18 @@ class Interpreter(Expander):
                 return name
         state.vars[name] = value
         return name
+
+    def _constant_assignment(self, n: Node) -> tuple[str, Value] | bool:
+        kids = n.children
+        if kids[0].type != "variable_name" or (len(kids) > 1 and kids[1].text != "="):
+            return False
+        rhs = kids[2] if len(kids) > 2 else None
+        if rhs is None:
+            return kids[0].text, Value("", n.location(), expression="")
+        lit = self.literal(rhs) if rhs.type != "array" else None
+        if lit is None:
+            return False
+        return kids[0].text, Value(lit[0], n.location(), False, rhs.text)
 
     def _declaration(self, n: Node) -> Tri:
         kids = n.children
@@ -526,7 +547,7 @@ class Interpreter(Expander):
         text = n.text
         if (len(names) == 1 and names[0].type == "word" and names[0].text not in WRAPPERS
                 and not may_launch(text, self.patterns) and ":=" not in text and ":?" not in text
-                and "$((" not in text and not ("=" in text and "((" in text)):
+                and not _assigns_in_arithmetic(n)):
             literal = names[0].text
         return prefix, names + arg_nodes, literal, standalone
 
@@ -728,6 +749,22 @@ def _effects_for(patterns: tuple[str, ...], split: list[list[str]]) -> EffectAna
 
 def _nothing() -> Tri:
     return None
+
+
+_ARITH_ASSIGN = re.compile(r"\+\+|--|(?<![=!<>])=(?!=)")
+
+
+def _assigns_in_arithmetic(n: Node) -> bool:
+    """Whether a ``$((...))`` inside the command assigns a variable (``$((N += 1))``, ``$((N++))``)."""
+    if "$((" not in n.text:
+        return False
+    stack = [n]
+    while stack:
+        c = stack.pop()
+        if c.type == "arithmetic_expansion" and _ARITH_ASSIGN.search(c.text[3:-2]):
+            return True
+        stack.extend(c.children)
+    return False
 
 
 def _newline_between(a: Node, b: Node) -> bool:

@@ -85,9 +85,10 @@ class Script:
         self.path = path
         self.source = source
         self._line_starts = [0]
-        for i, b in enumerate(source):
-            if b == 10:
-                self._line_starts.append(i + 1)
+        at = source.find(b"\n")
+        while at >= 0:
+            self._line_starts.append(at + 1)
+            at = source.find(b"\n", at + 1)
         self.root: Node = Node("program", 0, len(source), True, self)
         self.problems: list[SyntaxProblem] = []
 
@@ -120,13 +121,14 @@ def _parser() -> Any:
     return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
 
 
-def _convert(ts_node: Any, script: Script, problems: list[Any]) -> Node:
-    node = Node(ts_node.type, ts_node.start_byte, ts_node.end_byte, ts_node.is_named, script)
-    if ts_node.type == "ERROR" or ts_node.is_missing:
+def _convert(ts_node: Any, script: Script, problems: list[Any] | None) -> Node:
+    """Copy a tree-sitter subtree; ``problems`` collects ERROR/missing nodes (None: the tree has none)."""
+    kind = ts_node.type
+    node = Node(kind, ts_node.start_byte, ts_node.end_byte, ts_node.is_named, script)
+    if problems is not None and (kind == "ERROR" or ts_node.is_missing):
         problems.append(ts_node)
-    kids = ts_node.children
-    if kids:
-        node.children = tuple(_convert(k, script, problems) for k in kids)
+    if kind != "comment" and ts_node.child_count:
+        node.children = tuple([_convert(k, script, problems) for k in ts_node.children])
     return node
 
 
@@ -163,7 +165,7 @@ def _parse_by_content(path: str, source: bytes) -> Script:
         script = Script(path, source)
         tree = _parser().parse(source)
         problems: list[Any] = []
-        root = _convert(tree.root_node, script, problems)
+        root = _convert(tree.root_node, script, problems if tree.root_node.has_error else None)
         script.root = root
         for p in problems:
             line, col = p.start_point.row + 1, p.start_point.column + 1
