@@ -390,7 +390,7 @@ class Interpreter(Expander):
             n.memo = self._constant_assignment(n)
         if isinstance(n.memo, tuple):
             # NAME=literal: the same value every time, built once.
-            name, constant = n.memo
+            name, constant = cast(tuple[str, Value], n.memo)
             if local:
                 self._declare_local(name)
             self.state.vars[name] = constant
