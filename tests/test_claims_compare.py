@@ -1,0 +1,128 @@
+"""Claims against hand-built recipe evaluations: true, false, mixed, and unknown (silence)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ci_tools.claims.compare import judge
+from ci_tools.claims.extract import Claim
+from ci_tools.claims.scope import Scope
+from ci_tools.claims.subjects import Subject
+from ci_tools.claims.values import Bool, Number, PerConc, Topology, parse_number
+from ci_tools.config import ProjectConfig
+from ci_tools.findings import Location
+from ci_tools.matrix import AGENTIC, Job
+from ci_tools.model.repository import RepoData
+from ci_tools.recipes.model import RecipeEval, ServerFlag, Value
+from ci_tools.snapshot import WorkTreeSnapshot
+
+RECIPE = "benchmarks/r.sh"
+HERE = Location("perf-changelog.yaml", 3, 5)
+
+
+def job(conc: int, dp: bool, ep: int = 1) -> Job:
+    fields = {"tp": 8, "ep": ep, "dp-attn": dp, "conc": conc, "image": "img:1"}
+    return Job("k", AGENTIC, fields, Location("configs/amd-master.yaml", 12 + int(dp)))
+
+
+def flag(name: str, text: str | None, line: int, *, known: bool = True, conditional: bool = False) -> ServerFlag:
+    value = None if text is None else Value(text if known else None, Location(RECIPE, line), conditional=conditional)
+    return ServerFlag(name, value, Location(RECIPE, 40))
+
+
+def ev(*flags: ServerFlag, env: dict[str, str] | None = None) -> RecipeEval:
+    return RecipeEval(RECIPE, env={k: Value(v, Location(RECIPE, 7)) for k, v in (env or {}).items()},
+                      servers=[list(flags)])
+
+
+def repo(tmp_path: Path) -> RepoData:
+    return RepoData(snapshot=WorkTreeSnapshot(tmp_path), config=ProjectConfig(root=tmp_path))
+
+
+def claim(subject: Subject | None, value: object, scope: Scope = Scope(), kind: str = "recipe") -> Claim:
+    return Claim(kind, value, scope, HERE, "text", subject=subject, phrase="x")  # type: ignore[arg-type]
+
+
+INTERVAL = Subject("flag", "--state-checkpoint-interval-tokens")
+TBO = Subject("flag", "--enable-tbo")
+REQ = Subject("env", "ATOM_DP_LB_REQ_EQUIV")
+
+
+def test_false_for_every_job_in_scope(tmp_path: Path) -> None:
+    jobs = [job(4, False), job(48, True), job(64, True)]
+    evals = {j.id: ev(flag(INTERVAL.name, "8192", 19)) for j in jobs}
+    n = parse_number("32768")
+    assert n is not None
+    j = judge(claim(INTERVAL, n, Scope(dp_attn=True)), jobs, evals, repo(tmp_path))
+    assert j is not None and j.outcome == "false" and len(j.jobs) == 2
+    assert j.false[0][1].location == Location(RECIPE, 19)
+    assert j.false[0][1].text == "the recipe passes --state-checkpoint-interval-tokens 8192"
+
+
+def test_mixed_names_the_jobs_that_differ(tmp_path: Path) -> None:
+    jobs = [job(4, False), job(48, True)]
+    evals = {jobs[0].id: ev(flag(INTERVAL.name, "8192", 19)), jobs[1].id: ev(flag(INTERVAL.name, "32768", 21))}
+    n = parse_number("8192")
+    assert n is not None
+    j = judge(claim(INTERVAL, n), jobs, evals, repo(tmp_path))
+    assert j is not None and j.outcome == "mixed" and [x.conc for x, _ in j.false] == [48]
+
+
+def test_unknown_values_never_count_against_a_claim(tmp_path: Path) -> None:
+    jobs = [job(48, True), job(64, True)]
+    evals = {jobs[0].id: ev(flag(INTERVAL.name, "x", 19, known=False)),
+             jobs[1].id: ev(flag(INTERVAL.name, "8192", 19, conditional=True))}
+    n = parse_number("32768")
+    assert n is not None
+    j = judge(claim(INTERVAL, n), jobs, evals, repo(tmp_path))
+    assert j is not None and j.outcome == "unknown"
+    # An env var the recipe never sets is left to the program's default: unknown too.
+    j2 = judge(claim(REQ, Number("0", frozenset({0.0}))), jobs, {x.id: ev() for x in jobs}, repo(tmp_path))
+    assert j2 is not None and j2.outcome == "unknown"
+    # No recipe at all: unknown.
+    j3 = judge(claim(REQ, Number("0", frozenset({0.0}))), jobs, {}, repo(tmp_path))
+    assert j3 is not None and j3.outcome == "unknown"
+
+
+def test_boolean_flags_by_presence(tmp_path: Path) -> None:
+    jobs = [job(48, True)]
+    off = claim(TBO, Bool("off", False))
+    with_tbo = {jobs[0].id: ev(flag(TBO.name, None, 27))}
+    without = {jobs[0].id: ev()}
+    j = judge(off, jobs, with_tbo, repo(tmp_path))
+    assert j is not None and j.outcome == "false" and j.false[0][1].text == "the recipe passes --enable-tbo"
+    j = judge(off, jobs, without, repo(tmp_path))
+    assert j is not None and j.outcome == "true"
+    j = judge(claim(TBO, Bool("on", True)), jobs, without, repo(tmp_path))
+    assert j is not None and j.outcome == "false" and j.false[0][1].text == "the recipe does not pass --enable-tbo"
+
+
+def test_env_and_per_concurrency_values(tmp_path: Path) -> None:
+    jobs = [job(48, True), job(64, True)]
+    evals = {j.id: ev(flag("--max-num-seqs", str(2 * (j.conc or 0)), 30), env={REQ.name: "512"}) for j in jobs}
+    j = judge(claim(Subject("flag", "--max-num-seqs"), PerConc("twice the concurrency", 2.0)), jobs, evals, repo(tmp_path))
+    assert j is not None and j.outcome == "true"
+    j = judge(claim(Subject("flag", "--max-num-seqs"), PerConc("the concurrency", 1.0)), jobs, evals, repo(tmp_path))
+    assert j is not None and j.outcome == "false"
+    j = judge(claim(REQ, Number("zero", frozenset({0.0}))), jobs, evals, repo(tmp_path))
+    assert j is not None and j.outcome == "false" and j.false[0][1].text == "the recipe exports ATOM_DP_LB_REQ_EQUIV=512"
+
+
+def test_topologies_universal_over_a_band_and_existential_otherwise(tmp_path: Path) -> None:
+    jobs = [job(4, False), job(48, True, ep=8), job(64, True, ep=1)]
+    dep = Topology("TP8/DPA8/EP8", 8, 8, True)
+    band = Scope(concs=frozenset({48, 64}))
+    j = judge(Claim("topology", dep, band, HERE, "t"), jobs, {}, repo(tmp_path))
+    assert j is not None and j.outcome == "mixed" and [x.conc for x, _ in j.false] == [64]
+    j = judge(Claim("topology", dep, Scope(), HERE, "t", existential=True), jobs, {}, repo(tmp_path))
+    assert j is not None and j.outcome == "true"
+    tp4 = Topology("TP4", 4)
+    j = judge(Claim("topology", tp4, Scope(), HERE, "t", existential=True), jobs, {}, repo(tmp_path))
+    assert j is not None and j.outcome == "false"
+
+
+def test_scope_outside_the_jobs_is_silent(tmp_path: Path) -> None:
+    jobs = [job(4, False)]
+    n = parse_number("8192")
+    assert n is not None
+    assert judge(claim(INTERVAL, n, Scope(dp_attn=True)), jobs, {}, repo(tmp_path)) is None
