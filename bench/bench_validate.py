@@ -103,9 +103,12 @@ def measure(argv: list[str], runs: int) -> tuple[float, float, int, float]:
     includes waiting for a core when the machine is busy.
     """
     walls, cpus, peak = [], [], 0
+    # Bytecode caching as on a user's machine (a warm-up run writes the .pyc files).
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=False)
     for _ in range(runs):
         start = time.perf_counter()
-        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
         _, status, usage = os.wait4(proc.pid, 0)
         walls.append(time.perf_counter() - start)
         proc.returncode = os.waitstatus_to_exitcode(status)
@@ -126,6 +129,8 @@ def sizes(repo: Path) -> tuple[int, int]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=9)
+    parser.add_argument("--ci-tools", default=str(CI_TOOLS),
+                        help="ci-tools executable to measure (default: the one beside this Python)")
     parser.add_argument("--add-recipes", metavar="DIR", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.add_recipes:
@@ -143,18 +148,19 @@ def main() -> int:
         report = Path(tmp) / "report.json"
         header = (f"{'repository':<12} {'master KB':>9} {'changelog KB':>12} | {'validate wall':>13} {'min':>7} "
                   f"{'cpu':>7} {'peak RSS':>9} | {'baseline wall':>13} {'cpu':>7} {'peak RSS':>9}")
+        print(f"ci-tools: {args.ci_tools}; load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
         print(header)
         print("-" * len(header))
         results = {}
         for name, repo in repos.items():
             master, changelog = sizes(repo)
             files = [str(repo / f) for f in FILES if (repo / f).exists()]
-            tool = measure([str(CI_TOOLS), "validate", "--repo", str(repo), "--format", "json", "--output", str(report)], args.runs)
+            tool = measure([args.ci_tools, "validate", "--repo", str(repo), "--format", "json", "--output", str(report)], args.runs)
             base = measure([sys.executable, "-c", BASELINE, *files], args.runs)
             results[name] = (master + changelog, tool[3])
             print(f"{name:<12} {master / 1000:>9.0f} {changelog / 1000:>12.0f} | {tool[0]:>12.3f}s {tool[1]:>6.3f}s "
                   f"{tool[3]:>6.3f}s {tool[2] / 1024:>6.1f}MiB | {base[0]:>12.3f}s {base[3]:>6.3f}s {base[2] / 1024:>6.1f}MiB")
-        startup = measure([str(CI_TOOLS), "--version"], args.runs)
+        startup = measure([args.ci_tools, "--version"], args.runs)
         print(f"\nci-tools --version (process start-up and CLI import): wall {startup[0]:.3f}s, cpu {startup[3]:.3f}s, "
               f"peak RSS {startup[2] / 1024:.1f}MiB")
         (small_bytes, small_t), (big_bytes, big_t) = results["corpus"], results["10x"]

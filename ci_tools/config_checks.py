@@ -70,7 +70,7 @@ def _gpus_per_node(repo: RepoData, name: Any) -> int | None:
     return value if isinstance(value, int) and is_integer(value) and value > 0 else None
 
 
-class _Files:
+class _Shared:
     """What every config's checks share: the file list (read only if a recipe
     has to be looked up) and the label suggestions already computed."""
 
@@ -93,7 +93,7 @@ class _Files:
 class _Checker:
     """The rules for one config entry; ``out`` collects the findings."""
 
-    def __init__(self, entry: ConfigEntry, repo: RepoData, files: _Files) -> None:
+    def __init__(self, entry: ConfigEntry, repo: RepoData, files: _Shared) -> None:
         self.entry = entry
         self.repo = repo
         self.files = files
@@ -329,7 +329,7 @@ def check_keys(repo: RepoData) -> list[Finding]:
 
 def check_configs(repo: RepoData) -> list[Finding]:
     """Every cross-field and cross-file finding about the master configs."""
-    files = _Files(repo)
+    files = _Shared(repo)
     out = check_keys(repo)
     for entry in [*repo.configs.values(), *repo.shadowed]:
         if isinstance(entry.data, PosMap):
