@@ -134,3 +134,19 @@ def test_rev_validates_a_committed_revision(tmp_path: Path, capsys: pytest.Captu
     assert (code, findings) == (0, [])
     code, findings, _ = run_json(["validate", "--repo", str(repo)], capsys)
     assert code == 1 and {f["rule"] for f in findings} == {"runners-schema", "runner-undefined"}
+
+
+def test_a_clean_run_never_imports_jsonschema(tmp_path: Path) -> None:
+    # jsonschema (about 0.1 s to import) is only needed to explain invalid data.
+    import subprocess
+    import sys
+
+    repo = _repo(tmp_path, {})
+    broken = _repo(tmp_path / "broken", {"configs/runners.yaml": "labels: {mi355x: [x_1]}\nhardware: {}\nextra: 1\n"})
+    code = ("import sys; from ci_tools.cli.main import main; rc = main(['validate', '--repo', sys.argv[1], "
+            "'--output', sys.argv[2]]); print(rc, 'jsonschema' in sys.modules)")
+    clean = subprocess.run([sys.executable, "-c", code, str(repo), str(tmp_path / "a.txt")],
+                           capture_output=True, text=True, check=True)
+    dirty = subprocess.run([sys.executable, "-c", code, str(broken), str(tmp_path / "b.txt")],
+                           capture_output=True, text=True, check=True)
+    assert (clean.stdout, dirty.stdout) == ("0 False\n", "1 True\n")
