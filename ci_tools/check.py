@@ -119,12 +119,25 @@ class CheckContext:
     # reads the same on every re-run of the same change.
     base_label = "base revision"
 
+    @property
+    def history_intact(self) -> bool:
+        """The head's changelog is the base's bytes plus appended text (the common case of a PR)."""
+        change = self.changelog
+        return (self.compared and change.base_bytes is not None and change.head_bytes is not None
+                and change.head_bytes.startswith(change.base_bytes) and change.diff is not None and not change.diff.edits)
+
     @cached_property
     def head_repo(self) -> RepoData:
-        """The head's configs, runners and changelog (all of it: ``validate`` needs every entry)."""
+        """The head's configs, runners and changelog, for ``validate``.
+
+        When the history is intact its entries are the base's bytes; the
+        changelog is then left out (parsing 400 KB of history costs more than
+        the rest of a check) and the changelog stage holds the appended
+        entries to the schema instead.
+        """
         from .model.repository import load_repo
 
-        return load_repo(self.head_snapshot, self.config)
+        return load_repo(self.head_snapshot, self.config, with_changelog=not self.history_intact)
 
     @cached_property
     def head_configs_repo(self) -> RepoData:
@@ -219,8 +232,11 @@ def changelog_stage(ctx: CheckContext) -> list[Finding]:
     """The append-only gate, and the proof of ``append-only: true`` entries."""
     from .changelog.lint import lint_changelog
 
+    from .changelog.schema import appended_schema_findings
+
     findings = lint_changelog(ctx.changelog, ctx.config, pr_number=ctx.pr_number, head_configs=ctx.head_configs,
                               feature_branch=ctx.comparison.feature_branch)
+    findings += appended_schema_findings(ctx.changelog)
     if ctx.compared and any(e.append_only for e in ctx.changelog.new_entries):
         from .changelog.append_only import prove_append_only
 

@@ -184,3 +184,20 @@ def test_check_at_the_root_of_a_clone_of_this_repository(tmp_path: Path, clean_e
     finally:
         os.chdir(cwd)
     assert (code, out, err) == (0, "", "")
+
+
+def test_appended_entries_meet_the_schema_as_validate_reports_it(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    bad_history = E1.replace(b"pr-link: https://github.com/acme/bench/pull/1", b"pr-link: 1")
+    base = repo.commit(base_files(bad_history))
+    bad_new = entry().replace(b"  description:\n", b"  descriptions:\n")
+    repo.commit({"perf-changelog.yaml": bad_history + b"\n" + bad_new})
+    args = ["--repo", str(repo.path), "--select", "changelog-entry-schema", "--format", "json"]
+    _, out, _ = run(["check", "--base", base, *args], capsys)
+    from_check = json.loads(out)["findings"]
+    _, out, _ = run(["validate", *args], capsys)
+    from_validate = json.loads(out)["findings"]
+    # check reports only the appended entry (history is the base's); validate reports both, the same way.
+    assert [f["line"] for f in from_check] == [7, 9]
+    assert {f["data"]["entry"] for f in from_check} == {2}
+    assert [f for f in from_validate if f["line"] >= 7] == from_check
+    assert any(f["line"] == 5 for f in from_validate)

@@ -2,9 +2,9 @@
 
 Only the appended part is parsed: the text from the first appended entry to
 the end of the file is a YAML list of its own (every entry starts at column
-0), so its items are exactly the head file's last items.  Their positions are
-shifted by the number of lines before that text, so every location points at
-the head file.
+0), so its items are exactly the head file's last items.  It is parsed behind
+as many empty lines as the history has, so every position is already one of
+the head file (``NewEntry.offset`` stays 0 and is kept for readers that add it).
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ class NewEntry:
     line: int
     data: Any
     offset: int
+    # The whole item (from its `-`), in the head file.
+    span: Span = (0, 0, 0, 0)
 
     def loc(self, span: Span, note: str = "") -> Location:
         return Location(self.path, span[0] + self.offset, span[1], span[2] + self.offset, span[3], note)
@@ -80,25 +82,27 @@ def parse_entries(path: str, head: Layout, first: int, *, whole_file: bool = Fal
     Invalid UTF-8 yields no entries and no finding (the byte rules report it).
     """
     out = ParsedEntries()
-    offset = first - 1
     raw = head.text(first)
     try:
-        text = raw.decode("utf-8")
+        # Empty lines in place of the history: libyaml then reports head-file
+        # positions itself, down to the nested keys, at the cost of skipping
+        # a few thousand newlines in C.
+        text = "\n" * (first - 1) + raw.decode("utf-8")
     except UnicodeDecodeError:
         return out
     try:
         loaded = load_yaml(text, path)
     except YamlLoadError as exc:
         out.findings.append(make_finding(
-            YAML_SYNTAX, exc.message, Location(path, exc.line + offset, exc.column), data={"path": path},
+            YAML_SYNTAX, exc.message, Location(path, exc.line, exc.column), data={"path": path},
         ))
         return out
     for dup in loaded.duplicates:
-        first_line, second = dup.first[0] + offset, dup.second
+        first_line, second = dup.first[0], dup.second
         out.findings.append(make_finding(
             YAML_DUPLICATE_KEY,
             f"duplicate key `{dup.key}`: first defined at line {first_line}, this later definition would silently override it",
-            Location(path, second[0] + offset, second[1], second[2] + offset, second[3]),
+            Location(path, second[0], second[1], second[2], second[3]),
             related=[Location(path, first_line, dup.first[1], note="first definition")],
             data={"key": dup.key},
         ))
@@ -112,7 +116,7 @@ def parse_entries(path: str, head: Layout, first: int, *, whole_file: bool = Fal
         ))
         return out
     for i, item in enumerate(value):
-        out.entries.append(NewEntry(path, value.item_span(i)[0] + offset, item, offset))
+        out.entries.append(NewEntry(path, value.item_span(i)[0], item, 0, value.item_span(i)))
     out.findings.extend(_count_findings(path, head, first, out.entries))
     return out
 
