@@ -10,7 +10,7 @@ its environment and what evaluating it must give, in comments:
   # expect-env: NAME = text [conditional] [@ line]  /  # expect-no-env: NAME
   # expect-flags: --a --b               the exact flag names of the first server, in order
   # expect-flag: --name [= v1,v2] [unknown] [conditional] [@ line]  (no "=": boolean flag)
-  # expect-exit: line code N            /  # expect-missing: NAME @ line
+  # expect-exit: line code N  /  # expect-no-exit: unconditional  /  # expect-missing: NAME @ line
   # expect-servers: N                   /  # expect-server-line: line
 """
 
@@ -103,6 +103,8 @@ def test_construct(path: Path) -> None:
         elif kind == "expect-missing":
             line = int(rest.split("@")[1])
             assert (name, line) in [(m.name, m.location.line) for m in result.missing_env]
+        elif kind == "expect-no-exit":
+            assert [e for e in result.early_exits if not e.conditional] == []
         elif kind == "expect-servers":
             assert len(result.servers) == int(name)
         elif kind == "expect-server-line":

@@ -32,6 +32,7 @@ from .state import ArrayVal, Binding, Captured, Server, State, merge
 _REDIRECTS = {"file_redirect", "heredoc_redirect", "herestring_redirect", "heredoc_body", "heredoc_start"}
 _MAX_CALL_DEPTH = 64
 _MAX_LOOP_ITEMS = 512
+_MAX_WHILE_ITERATIONS = 256
 _NO_SERVER_SCAN = {"echo", "printf", "log", "info", "warn", "logger"}
 _DYNAMIC_PATH = re.compile(r"dirname|\$0|\$\{0\}|BASH_SOURCE|pwd|realpath|readlink")
 
@@ -69,6 +70,7 @@ class Interpreter(Expander):
         self.sourcing: list[str] = []
         # > 0 while an exit status is used (conditions, `&&`/`||` operands).
         self.status_needed = 0
+        self.forks = 0
         self.effects = _effects_for(config.server_patterns, self.patterns)
 
     # -- entry -------------------------------------------------------------------------------
@@ -308,12 +310,29 @@ class Interpreter(Expander):
         body = n.child_of_type("do_group")
         until = bool(n.children) and n.children[0].type == "until"
         cond = [c for c in n.children if c.named and c.type not in ("do_group", "comment")]
-        c = self.condition(cond) if cond else True
-        if until:
-            c = not3(c)
-        if c is False:
-            return True
-        return self.fork(lambda: self._loop_body(body), _nothing)
+        for _ in range(_MAX_WHILE_ITERATIONS):
+            c = self.condition(cond) if cond else True
+            if until:
+                c = not3(c)
+            if c is False:
+                return True
+            if c is None:
+                return self.fork(lambda: self._loop_body(body), _nothing)
+            # Known true: run this iteration for real (argument-parsing loops with `shift`).
+            forks, positional, before = self.forks, self.state.positional, dict(self.state.vars)
+            try:
+                self.block(body.children if body is not None else ())
+            except _Break:
+                return True
+            except _Continue:
+                pass
+            if self.forks != forks:
+                return None  # how the loop goes on depends on something unknown; its effects are merged
+            state = self.state
+            if (state.positional is positional and len(state.vars) == len(before)
+                    and all(state.vars.get(k) is v for k, v in before.items())):
+                return None  # a fixed point: more iterations change nothing (`while true; do sleep; done`)
+        return None
 
     def _c_for(self, n: Node) -> Tri:
         body = n.child_of_type("do_group") or n.child_of_type("compound_statement")
@@ -331,6 +350,7 @@ class Interpreter(Expander):
 
     def fork(self, a: Callable[[], Tri], b: Callable[[], Tri]) -> Tri:
         """Run both sides of an undecidable branch and merge what they leave."""
+        self.forks += 1
         before = self.state
         outcomes: list[tuple[State, ShellExit | None]] = []
         for side in (a, b):

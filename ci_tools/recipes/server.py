@@ -33,11 +33,27 @@ def find_pattern(words: list[str | None], patterns: list[list[str]]) -> int | No
         return None
     for start in range(len(words)):
         for pat in patterns:
-            end = start + len(pat)
-            if end <= len(words) and all(words[start + i] == w or (i == 0 and _basename(words[start]) == w)
-                                         for i, w in enumerate(pat)):
+            if _basename(words[start]) != pat[0]:
+                continue
+            end = _match_rest(words, start + 1, pat[1:])
+            if end is not None:
                 return end
     return None
+
+
+def _match_rest(words: list[str | None], at: int, rest: list[str]) -> int | None:
+    """Match the pattern's remaining words, skipping interpreter options (``python3 -u -m ...``)."""
+    for word in rest:
+        while at < len(words) and words[at] != word and _is_option(words[at]) and not _is_option(word):
+            at += 1
+        if at >= len(words) or words[at] != word:
+            return None
+        at += 1
+    return at
+
+
+def _is_option(word: str | None) -> bool:
+    return word is not None and word.startswith("-") and word != "-m"
 
 
 def _basename(word: str | None) -> str | None:
