@@ -10,7 +10,6 @@ entries, each with its head and base line.
 
 from __future__ import annotations
 
-import difflib
 import enum
 from dataclasses import dataclass, field
 
@@ -151,6 +150,8 @@ class _Aligner:
 
 
 def _aligned(base: Layout, head: Layout) -> HistoryDiff:
+    import difflib  # only history edits pay for it
+
     al = _Aligner(base, head)
     # The preamble (comments before the first entry) is history too.
     al.compare_lines(1, al.lines(base, 1, base.preamble_end), 1, al.lines(head, 1, head.preamble_end))
