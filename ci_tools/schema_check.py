@@ -205,8 +205,12 @@ def _field(anchor: Anchor, path: tuple[Any, ...]) -> str:
 
 
 def _title(error: ValidationError, default: str = "mapping") -> str:
+    """How messages name the mapping that failed: its schema's title, or for
+    a multinode worker its role ("prefill block")."""
     schema = error.schema if isinstance(error.schema, dict) else {}
     title = schema.get("title")
+    if title == "worker block" and error.absolute_path and isinstance(error.absolute_path[-1], str):
+        return f"{error.absolute_path[-1]} block"
     return title if isinstance(title, str) else default
 
 
