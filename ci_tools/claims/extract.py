@@ -393,7 +393,7 @@ class _ClauseReader:
                        and _slot_has(free[pos + k][1][1], words[j + k])
                        and (k == 0 or free[pos + k][0] == free[pos + k - 1][0] + 1)):
                     k += 1
-                if k >= 2 and k >= best_len:
+                if k >= 2 and k >= best_len and not set(words[j:j + k]) <= _GENERIC_WORDS:
                     used_words = words[j:j + k]
                     if k > best_len:
                         best = {}
@@ -434,9 +434,11 @@ class _ClauseReader:
             i += 2  # "4 → 8": the new value
         if i >= len(toks) or not self.live(i):
             return None
-        direct = m.via == "identifier" and m.subjects[0].kind == "flag" and skipped == 0
-        return self._value_at(i, allow_word=direct or skipped > 0 and toks[m.end].low in {"to", "=", "is", "设置为", "设为", "为"},
-                              allow_bool=True)
+        # Enum-like words only where the syntax says "value": right after a spelled
+        # --flag ("--moe-backend auto") or after "to"/"=" ("set the balancer to least_tokens").
+        direct = m.via == "identifier" and toks[m.start].kind == "flag" and skipped == 0
+        after_to = skipped == 1 and toks[m.end].low in {"to", "=", "设置为", "设为", "为"}
+        return self._value_at(i, allow_word=direct or after_to, allow_bool=True)
 
     def _value_at(self, i: int, *, allow_word: bool, allow_bool: bool) -> tuple[ClaimValue, int, int] | None:
         toks = self.toks
@@ -465,7 +467,8 @@ class _ClauseReader:
             on_as_preposition = t.low == "on" and i + 1 < len(toks) and toks[i + 1].kind in ("word", "cjk")
             if b is not None and not on_as_preposition:
                 return b, i, i + 1
-        if allow_word and t.kind == "word":
+        glued = self.source.text[t.end:t.end + 1]
+        if allow_word and t.kind == "word" and glued not in (":", "=", "{", "["):  # "mode:3+fuse": part of a larger value
             w = parse_word(t.text)
             if w is not None and t.low not in _STOPWORDS:
                 return w, i, i + 1
@@ -579,6 +582,12 @@ class _ClauseReader:
                     found = (verb[0], verb[1], verb[1] + 1)
             if found is not None and not isinstance(found[0], Bool) and self._bool_only(subject):
                 found = None  # "TBO is a prefill-only optimisation": not a value of an on/off setting
+            if found is not None and isinstance(found[0], Word) and found[0].dtype and not _takes_dtype(subject):
+                found = None  # "the gfx950 MXFP4 MoE backend": a dtype names no backend
+            if found is not None and isinstance(found[0], Bool) and m.via != "identifier" and _inverted(subject):
+                # "radix cache disabled" is --disable-radix-cache passed.
+                b = found[0]
+                found = (Bool(b.text, not b.on), found[1], found[2])
             if found is None:
                 self.out.unverified.append(Unverified(m.phrase, self.loc(m.start, m.end), "no value next to the subject"))
                 continue
@@ -630,7 +639,22 @@ _STOPWORDS = {
     "the", "a", "an", "and", "or", "with", "for", "on", "in", "at", "to", "of", "by", "from", "so", "that", "this",
     "its", "it", "both", "all", "each", "every", "as", "per", "plus", "only", "also", "default", "same", "new",
     "every", "when", "which", "while", "than", "then", "into", "via", "rank", "ranks", "path", "arm", "band",
+    "flag", "flags", "option", "setting", "argument", "parameter", "kept", "needs", "mapping", "wired", "tested",
+    "budget", "stays", "remains", "unchanged", "is", "was",
 }
+# Words that cannot name a subject on their own: a derived match needs one other word.
+_GENERIC_WORDS = {"no", "enable", "disable", "use", "set", "max", "min", "num", "size", "mode", "type", "config",
+                  "path", "value", "default", "per", "total", "count", "is", "of"}
+
+
+def _takes_dtype(subject: Subject) -> bool:
+    name = subject.name.lower()
+    return any(w in name for w in ("dtype", "cache", "kv", "quant", "precision", "type"))
+
+
+def _inverted(subject: Subject) -> bool:
+    """Flags whose presence turns something off (``--disable-radix-cache``, ``--no-enable-x``)."""
+    return subject.kind == "flag" and bool(re.match(r"^--(?:disable|no)-", subject.name))
 
 
 def _index_keys(word: str) -> list[str]:
