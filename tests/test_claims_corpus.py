@@ -29,12 +29,18 @@ def corpus() -> tuple[Path, RepoData]:
     return root, load_repo(WorkTreeSnapshot(root), config)
 
 
-def _findings(root: Path, repo: RepoData) -> list[tuple[str, str, int, str]]:
+@pytest.fixture(scope="module")
+def checked(corpus: tuple[Path, RepoData]) -> tuple[list[tuple[str, str, int, str]], dict[str, int]]:
+    return _findings(*corpus)
+
+
+def _findings(root: Path, repo: RepoData) -> tuple[list[tuple[str, str, int, str]], dict[str, int]]:
     config = repo.config
     assert repo.changelog is not None and repo.changelog.yaml is not None
     raw = repo.changelog.value
     entries = entry_inputs(config.changelog, repo.changelog.yaml.text, raw)
     out: list[tuple[str, str, int, str]] = []
+    kinds: dict[str, int] = {}
     for key in repo.configs:
         last = max(i for i, e in enumerate(raw) if any(match_key_glob(p, key) for p in e["config-keys"]))
         entry = entries[last]
@@ -42,12 +48,14 @@ def _findings(root: Path, repo: RepoData) -> list[tuple[str, str, int, str]]:
         report = check_entries(config, repo, repo.snapshot, [entry], with_recipes=False)
         assert all(c.kind in ("image", "topology", "concurrency") for c in report.claims)
         out.extend((key, f.rule, f.location.line, f.message) for f in report.findings)
-    return out
+        for claim in report.claims:
+            kinds[claim.kind] = kinds.get(claim.kind, 0) + 1
+    return out, kinds
 
 
-def test_every_config_field_finding_on_the_corpus_is_a_real_disagreement(corpus: tuple[Path, RepoData]) -> None:
-    root, repo = corpus
-    assert _findings(root, repo) == [
+def test_every_config_field_finding_on_the_corpus_is_a_real_disagreement(
+        checked: tuple[list[tuple[str, str, int, str]], dict[str, int]]) -> None:
+    assert checked[0] == [
         # "TP8 conc 4-512": the config's own comment says conc512 timed out and caps the range at 256.
         ("dsv4-fp8-mi300x-vllm", "claim-contradicted", 4820,
          "changelog says concurrency 4-512 is run (perf-changelog.yaml:4820), but the config generates concurrency "
@@ -64,18 +72,7 @@ def test_every_config_field_finding_on_the_corpus_is_a_real_disagreement(corpus:
     ]
 
 
-def test_corpus_claims_that_hold_are_read(corpus: tuple[Path, RepoData]) -> None:
+def test_corpus_claims_that_hold_are_read(checked: tuple[list[tuple[str, str, int, str]], dict[str, int]]) -> None:
     """The checker is not silent by accident: true claims of the same entries are extracted and pass."""
-    root, repo = corpus
-    config = repo.config
-    assert repo.changelog is not None and repo.changelog.yaml is not None
-    raw = repo.changelog.value
-    entries = entry_inputs(config.changelog, repo.changelog.yaml.text, raw)
-    kinds: dict[str, int] = {}
-    for key in repo.configs:
-        last = max(i for i, e in enumerate(raw) if any(match_key_glob(p, key) for p in e["config-keys"]))
-        entry = entries[last]
-        entry.patterns = [key]
-        for claim in check_entries(config, repo, repo.snapshot, [entry], with_recipes=False).claims:
-            kinds[claim.kind] = kinds.get(claim.kind, 0) + 1
+    kinds = checked[1]
     assert kinds["image"] >= 20 and kinds["topology"] >= 30 and kinds["concurrency"] >= 30
