@@ -7,6 +7,8 @@ Repositories measured (built in a temporary directory):
 - ``public-size``: the corpus with its master configs grown to about 370 KB
   (the size of the public repository's two master files, about 400 configs
   here), same changelog;
+- ``masters-only``: the public-size master configs and runners.yaml without
+  a changelog: the cost of the master configs alone;
 - ``10x``: every governed file ten times the corpus (528 KB of master
   configs, a 3.9 MB changelog of 7,720 entries).
 
@@ -77,6 +79,7 @@ def add_recipes(repo: Path) -> int:
 
 
 def build(dest: Path, master_copies: int, changelog_copies: int, split: bool) -> Path:
+    """A copy of the corpus with grown master configs and changelog (0 copies: no changelog)."""
     shutil.copytree(CORPUS, dest)
     master = (CORPUS / "configs" / "amd-master.yaml").read_text(encoding="utf-8")
     grown = _grow_master(master, master_copies)
@@ -89,7 +92,10 @@ def build(dest: Path, master_copies: int, changelog_copies: int, split: bool) ->
     else:
         (dest / "configs" / "amd-master.yaml").write_text(grown, encoding="utf-8")
     changelog = (CORPUS / "perf-changelog.yaml").read_text(encoding="utf-8")
-    (dest / "perf-changelog.yaml").write_text("\n".join([changelog] * changelog_copies), encoding="utf-8")
+    if changelog_copies:
+        (dest / "perf-changelog.yaml").write_text("\n".join([changelog] * changelog_copies), encoding="utf-8")
+    else:
+        (dest / "perf-changelog.yaml").unlink()
     # In a child process: this process stays small, so the children it forks
     # for the measurements do not inherit its memory in their peak RSS.
     subprocess.run([sys.executable, __file__, "--add-recipes", str(dest)], check=True)
@@ -123,7 +129,8 @@ def measure(argv: list[str], runs: int) -> tuple[float, float, int, float]:
 
 def sizes(repo: Path) -> tuple[int, int]:
     master = sum(p.stat().st_size for p in (repo / "configs").glob("*-master.yaml"))
-    return master, (repo / "perf-changelog.yaml").stat().st_size
+    changelog = repo / "perf-changelog.yaml"
+    return master, changelog.stat().st_size if changelog.exists() else 0
 
 
 def main() -> int:
@@ -143,6 +150,7 @@ def main() -> int:
         repos = {
             "corpus": build(Path(tmp) / "corpus", 1, 1, split=False),
             "public-size": build(Path(tmp) / "public", 7, 1, split=True),
+            "masters-only": build(Path(tmp) / "masters", 7, 0, split=True),
             "10x": build(Path(tmp) / "ten", 10, 10, split=False),
         }
         report = Path(tmp) / "report.json"
