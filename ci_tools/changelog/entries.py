@@ -93,9 +93,11 @@ def parse_entries(path: str, head: Layout, first: int, *, whole_file: bool = Fal
     try:
         loaded = load_yaml(text, path)
     except YamlLoadError as exc:
-        out.findings.append(make_finding(
-            YAML_SYNTAX, exc.message, Location(path, exc.line, exc.column), data={"path": path},
-        ))
+        # libyaml places errors at the end of the input one line past the last one.
+        line, column = exc.line, exc.column
+        if line > len(head.lines):
+            line, column = len(head.lines), len(head.lines[-1]) + 1 if head.lines else 1
+        out.findings.append(make_finding(YAML_SYNTAX, exc.message, Location(path, line, column), data={"path": path}))
         return out
     for dup in loaded.duplicates:
         first_line, second = dup.first[0], dup.second
