@@ -132,8 +132,13 @@ class Expander:
         self.command_substitution_hook: Callable[[Node], None] | None = None
 
     # -- variables ---------------------------------------------------------------------------
+    # Names read while a function call's reads are recorded (see interp.CallMemo); None otherwise.
+    reads: set[str] | None = None
+
     def lookup(self, name: str, node: Node) -> Binding | None:
         """The binding of a variable; None when it is unset."""
+        if self.reads is not None:
+            self.reads.add(name)
         return self.state.vars.get(name)
 
     def scalar(self, name: str, node: Node) -> Value | None:

@@ -23,7 +23,8 @@ from ..snapshot import Snapshot
 from .arith import evaluate_arith, evaluate_arith_text
 from .conditions import Tri, not3, test_argv, test_expression, _has_quotes
 from .effects import WRAPPERS, EffectAnalysis, may_launch
-from .expand import Expander, Field, ShellExit
+from .expand import RUNTIME_VARIABLES, Expander, Field, ShellExit
+from .memo import CallMemo, Effects
 from .model import EarlyExit, MissingEnv, Value
 from .parse import Node, Script, parse_script
 from .server import find_pattern, parse_flags, split_patterns
@@ -71,6 +72,9 @@ class Interpreter(Expander):
         # > 0 while an exit status is used (conditions, `&&`/`||` operands).
         self.status_needed = 0
         self.forks = 0
+        # While a top-level function call is recorded for reuse (see .memo).
+        self.empty_reads: set[str] | None = None
+        self.called: set[str] | None = None
         self.effects = _effects_for(config.server_patterns, self.patterns)
 
     # -- entry -------------------------------------------------------------------------------
@@ -432,6 +436,8 @@ class Interpreter(Expander):
             self._declare_local(name)
         loc = n.location()
         state = self.state
+        if self.reads is not None:
+            self.reads.add(name)
         old = state.vars.get(name)
         if rhs is not None and rhs.type == "array":
             items = tuple(self.values([c for c in rhs.children if c.named and c.type != "comment"]))
@@ -491,6 +497,8 @@ class Interpreter(Expander):
                 name = c.text
                 if local:
                     self._declare_local(name)
+                if self.reads is not None:
+                    self.reads.add(name)
                 if name not in self.state.vars and keyword != "export":
                     self.state.vars[name] = (ArrayVal((), c.location(), c.text) if "a" in options or "A" in options
                                              else Value("", c.location(), expression=c.text))
@@ -535,7 +543,7 @@ class Interpreter(Expander):
         if name is not None and name in self.state.functions:
             body = self.state.functions[name]
             if (self.status_needed == 0 and isinstance(body, Node)
-                    and self.effects.inert(body, self.state.functions.get)):
+                    and self.effects.inert(body, self._function)):
                 return None  # only its exit status could come out of it, and nothing uses that
             return self.call(name, [v for _, v in argv[1:]])
         if name in _NO_SERVER_SCAN:
@@ -592,9 +600,78 @@ class Interpreter(Expander):
             self.state.captured = Captured(env_vars, frozenset(exported))
         return None
 
+    def _function(self, name: str) -> object:
+        """A function's body by name, noting the lookup while a call is recorded."""
+        if self.called is not None:
+            self.called.add(name)
+        return self.state.functions.get(name)
+
+    def _emptiness(self, name: str, vars: dict[str, Binding] | None = None) -> bool | None:
+        """Whether a variable is unset or empty (None: unknown), as ``check_env_vars`` tests it."""
+        b = (self.state.vars if vars is None else vars).get(name)
+        if b is None:
+            return None if name in RUNTIME_VARIABLES else True
+        v = b if isinstance(b, Value) else (b.items[0] if b.items else None)
+        if v is None:
+            return True
+        return None if v.text is None else v.text == ""
+
     def call(self, name: str, args: list[Value]) -> Tri:
         body = self.state.functions[name]
         assert isinstance(body, Node)
+        if self.reads is not None or self.call_depth > 0:
+            if self.called is not None:
+                self.called.add(name)
+            return self._run_call(body, name, args)
+        key = (id(body), self.recipe_path, tuple(args), self.status_needed > 0, self.subshell_depth > 0,
+               id(self.guards[-1][0]) if self.guards else 0)
+        state = self.state
+        hit = _CALLS.find(key, state.vars, state.functions, self._emptiness)
+        if hit is not None:
+            return self._replay(hit)
+        start_vars, start_exported, start_functions = dict(state.vars), set(state.exported), dict(state.functions)
+        counts = (len(state.servers), len(state.early_exits), len(state.missing), len(self.errors), self.forks)
+        captured = state.captured
+        self.reads, self.empty_reads, self.called = set(), set(), {name}
+        try:
+            status = self._run_call(body, name, args)
+        finally:
+            reads, empties, called = self.reads, self.empty_reads, self.called
+            self.reads = self.empty_reads = self.called = None
+        end = self.state
+        if end.captured is not captured:
+            return status  # it started the server: the captured env depends on every variable
+        _CALLS.store(key, Effects(
+            reads=tuple((n, start_vars.get(n)) for n in sorted(reads)),
+            empties=tuple((n, self._emptiness(n, start_vars)) for n in sorted(empties)),
+            functions=tuple((n, id(start_functions.get(n))) for n in sorted(called)),
+            changed={k: v for k, v in end.vars.items() if start_vars.get(k) is not v},
+            removed=tuple(k for k in start_vars if k not in end.vars),
+            exported_added=frozenset(end.exported - start_exported),
+            exported_removed=frozenset(start_exported - end.exported),
+            functions_changed={k: v for k, v in end.functions.items() if start_functions.get(k) is not v},
+            servers=end.servers[counts[0]:], early_exits=end.early_exits[counts[1]:],
+            missing=end.missing[counts[2]:], errors=self.errors[counts[3]:], forks=self.forks - counts[4],
+            status=status,
+        ))
+        return status
+
+    def _replay(self, e: Effects) -> Tri:
+        state = self.state
+        state.vars.update(e.changed)
+        for k in e.removed:
+            state.vars.pop(k, None)
+        state.exported |= e.exported_added
+        state.exported -= e.exported_removed
+        state.functions.update(e.functions_changed)
+        state.servers.extend(e.servers)
+        state.early_exits.extend(e.early_exits)
+        state.missing.extend(e.missing)
+        self.errors.extend(e.errors)
+        self.forks += e.forks
+        return e.status
+
+    def _run_call(self, body: Node, name: str, args: list[Value]) -> Tri:
         if self.call_depth >= _MAX_CALL_DEPTH:
             self.errors.append(f"{body.script.path}:{body.line}: function {name} calls itself too deeply to evaluate")
             return None
@@ -692,8 +769,9 @@ class Interpreter(Expander):
         for f, v in argv[1:]:
             if v.text is None:
                 continue
-            value = self.scalar(v.text, n)
-            if value is None or value.text == "":
+            if self.empty_reads is not None:
+                self.empty_reads.add(v.text)
+            if self._emptiness(v.text) is True:
                 self.state.missing.append(MissingEnv(v.text, v.location))
                 missing = True
         if missing:
@@ -758,6 +836,7 @@ _IfClauses = tuple[list[tuple[list[Node], list[Node]]], "list[Node] | None"]
 
 
 _EFFECTS: dict[tuple[str, ...], EffectAnalysis] = {}
+_CALLS = CallMemo()
 
 
 def _effects_for(patterns: tuple[str, ...], split: list[list[str]]) -> EffectAnalysis:

@@ -1,0 +1,65 @@
+"""Reusing a function call's effects across jobs.
+
+Jobs of one config run the same recipe with nearly the same environment, and
+the library functions a recipe calls at its end (waiting for the server,
+running the client) mostly read variables that do not differ between those
+jobs.  A top-level call is therefore recorded: the variables it read (their
+bindings when the call started), the variables whose emptiness alone it
+checked (``check_env_vars``), the functions it called, and what it changed
+(variables, exports, functions, servers, exits, missing variables, errors).
+A later call of the same body with equal arguments, at the same guard, whose
+recorded reads are equal in the current state, replays the effects instead
+of evaluating again.  Calls that start the server or end the script are not
+recorded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .model import EarlyExit, MissingEnv
+from .state import Binding, Server
+
+_MAX_ENTRIES = 32
+
+
+@dataclass
+class Effects:
+    reads: tuple[tuple[str, Binding | None], ...]
+    empties: tuple[tuple[str, bool | None], ...]
+    functions: tuple[tuple[str, int], ...]
+    changed: dict[str, Binding]
+    removed: tuple[str, ...]
+    exported_added: frozenset[str]
+    exported_removed: frozenset[str]
+    functions_changed: dict[str, object]
+    servers: list[Server]
+    early_exits: list[EarlyExit]
+    missing: list[MissingEnv]
+    errors: list[str]
+    forks: int
+    status: bool | None
+
+
+@dataclass
+class CallMemo:
+    """Per-process store: (body, recipe, args, context) -> recorded calls."""
+
+    entries: dict[tuple[Any, ...], list[Effects]] = field(default_factory=dict)
+
+    def find(self, key: tuple[Any, ...], vars: dict[str, Binding], functions: dict[str, object],
+             emptiness: Any) -> Effects | None:
+        for e in self.entries.get(key, ()):
+            if (all(vars.get(n) == b for n, b in e.reads)
+                    and all(emptiness(n) == empty for n, empty in e.empties)
+                    and all(id(functions.get(n)) == fid for n, fid in e.functions)):
+                return e
+        return None
+
+    def store(self, key: tuple[Any, ...], effects: Effects) -> None:
+        found = self.entries.setdefault(key, [])
+        if len(found) < _MAX_ENTRIES:
+            found.append(effects)
+
+
