@@ -162,6 +162,18 @@ def _shown(text: bytes, limit: int = 60) -> str:
     return s if len(s) <= limit else s[: limit - 3] + "..."
 
 
+def _was(change: ChangelogChange, line: int) -> str:
+    """What the base had at ``line``, for messages."""
+    base = change.base
+    if base is None or not 1 <= line <= len(base.lines):
+        return "past its end"
+    text = base.line(line)
+    if not text.strip():
+        return "a blank line there" if not text else "a whitespace-only line there"
+    trailing = len(text) - len(text.rstrip())
+    return f"`{_shown(text)}` there" + (f", followed by {trailing} whitespace character(s)" if trailing else "")
+
+
 def _entry_title(layout: Layout, line: int) -> str:
     """``config-keys: a, b`` of the entry starting at ``line``, for messages."""
     first = layout.line(line)
@@ -186,8 +198,8 @@ def _history_rules(change: ChangelogChange, diff: HistoryDiff, config: ProjectCo
         if edit.kind is EditKind.CHANGED:
             out.append(make_finding(
                 R.HISTORY_CHANGED,
-                f"history changed: this line differs from line {edit.base_line} at the {change.base_label}; "
-                "existing entries are immutable, expected the head to start with the base's bytes",
+                f"history changed: this line differs from line {edit.base_line} at the {change.base_label} "
+                f"({_was(change, edit.base_line)}); existing entries are immutable, expected the head to start with the base's bytes",
                 here, related=[change.base_loc(edit.base_line)], data={"base_line": edit.base_line},
             ))
         elif edit.kind is EditKind.CONTINUED:
