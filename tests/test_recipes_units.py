@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from ci_tools.config import ProjectConfig
 from ci_tools.findings import Location
 from ci_tools.recipes import parse
@@ -76,3 +78,38 @@ def test_missing_recipe_is_an_error_not_an_exception(tmp_path: Path) -> None:
 def test_unresolvable_source_is_reported(tmp_path: Path) -> None:
     result = _eval(tmp_path, 'source "$(find / -name lib.sh)"\nvllm serve m\n', {})
     assert result.errors == ['r.sh:1: cannot resolve `source "$(find / -name lib.sh)"`; what it defines is unknown']
+
+
+def test_recorded_calls_are_reused_only_when_their_reads_agree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ci_tools.recipes import interp
+
+    runs: list[str] = []
+    real_run = interp.Interpreter._run_call
+
+    def counting(self: interp.Interpreter, body: object, name: str, args: list[Value]) -> object:
+        runs.append(name)
+        return real_run(self, body, name, args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(interp.Interpreter, "_run_call", counting)
+    text = (
+        "client() {\n    check_env_vars ISL\n    if [ \"$MODE\" = fast ]; then export CLIENT_MODE=fast; fi\n"
+        "    RESULT=\"run-$1\"\n}\nclient once\nvllm serve m --max-num-seqs \"$CONC\" &\n"
+    )
+    (tmp_path / "r.sh").write_text(text)
+    config, snapshot = ProjectConfig(root=tmp_path), WorkTreeSnapshot(tmp_path)
+
+    def run(**env: str) -> RecipeEval:
+        return evaluate_recipe("r.sh", env, config, snapshot)
+
+    first = run(ISL="1024", MODE="fast", CONC="4")
+    again = run(ISL="2048", MODE="fast", CONC="8")  # only emptiness of ISL is read: reused
+    assert runs == ["client"]
+    assert [m.name for m in first.missing_env + again.missing_env] == []
+    assert first.variables["RESULT"].text == again.variables["RESULT"].text == "run-once"
+    assert again.variables["CLIENT_MODE"].text == "fast" and "CLIENT_MODE" in again.variables
+    empty = run(ISL="", MODE="fast", CONC="8")
+    assert [(m.name, m.location.line) for m in empty.missing_env] == [("ISL", 2)]
+    slow = run(ISL="1024", MODE="slow", CONC="8")
+    assert "CLIENT_MODE" not in slow.variables
+    assert [f.value.text for f in slow.servers[0] if f.value] == ["8"]
+    assert runs == ["client", "client", "client"]
