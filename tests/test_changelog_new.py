@@ -84,3 +84,11 @@ def test_append_keeps_every_byte_and_separates_by_one_blank_line() -> None:
 def test_empty_description_is_refused() -> None:
     with pytest.raises(UsageError, match="non-empty description"):
         render_entry(NewEntrySpec(("k",), ("  ",), "XXX"))
+
+
+def test_a_key_that_matches_no_config_is_refused(repo: tuple[Repo, str], capsys: pytest.CaptureFixture[str]) -> None:
+    r, _ = repo
+    code, _, err = run(["changelog", "new", "--repo", str(r.path), "--key", "dsr1-fp8-mi355x-atomm", "-m", "x"], capsys)
+    assert code == 2
+    assert "--key dsr1-fp8-mi355x-atomm matches no config in the work tree (1 configs)" in err
+    assert changelog(r) == E1

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from .check_cmd import build_context, revision_options
-from .common import finish, handle_errors, report_options, repo_options
+from .common import finish, get_config, handle_errors, report_options, repo_options
 
 
 @click.group("changelog")
@@ -50,7 +50,12 @@ def new_command(repo_dir: str, config_file: str | None, keys: tuple[str, ...], m
     from ..changelog.new import NewEntrySpec, append_entry, render_entry
     from ..errors import UsageError
 
-    ctx = build_context(repo_dir, config_file, base_rev, None, pr_number)
+    if keys:  # nothing to compare: the keys are given
+        from ..check import CheckContext, Comparison
+
+        ctx = CheckContext(get_config(repo_dir, config_file), Comparison(None, pr_number=pr_number))
+    else:
+        ctx = build_context(repo_dir, config_file, base_rev, None, pr_number)
     config = ctx.config
     if not keys:
         if not ctx.compared:
@@ -61,6 +66,14 @@ def new_command(repo_dir: str, config_file: str | None, keys: tuple[str, ...], m
         keys = tuple(a.key for a in affected)
         if not keys:
             raise UsageError(f"no config is affected by the changes since {ctx.base_snapshot.label}; pass --key KEY")
+    else:
+        from ..matrix import match_key_glob
+
+        known = ctx.head_configs().keys
+        unknown = [k for k in keys if not any(match_key_glob(k, key) for key in known)]
+        if unknown:
+            raise UsageError(f"--key {unknown[0]} matches no config in the work tree ({len(known)} configs); "
+                             "expected an existing config key or a `*` glob matching one")
     link = config.pr_link(pr_number if pr_number is not None else "XXX")
     entry = render_entry(NewEntrySpec(tuple(keys), messages, link, scenarios, append_only))
     if dry_run:
