@@ -47,8 +47,7 @@ def new_command(repo_dir: str, config_file: str | None, keys: tuple[str, ...], m
                 scenarios: tuple[str, ...], append_only: bool, base_rev: str | None, pr_number: int | None,
                 dry_run: bool) -> None:
     """Append a correctly separated entry to the changelog, keeping every existing byte."""
-    from ..changelog.new import NewEntrySpec, append_entry, render_entry
-    from ..errors import UsageError
+    from ..changelog.new import NewEntrySpec, append_entry, entry_keys, render_entry
 
     if keys:  # nothing to compare: the keys are given
         from ..check import CheckContext, Comparison
@@ -57,23 +56,7 @@ def new_command(repo_dir: str, config_file: str | None, keys: tuple[str, ...], m
     else:
         ctx = build_context(repo_dir, config_file, base_rev, None, pr_number)
     config = ctx.config
-    if not keys:
-        if not ctx.compared:
-            raise UsageError("cannot tell which configs this change affects without a base revision; pass --key KEY or --base REV")
-        from ..coverage import affected_keys
-
-        affected = affected_keys(ctx.change_inputs())
-        keys = tuple(a.key for a in affected)
-        if not keys:
-            raise UsageError(f"no config is affected by the changes since {ctx.base_snapshot.label}; pass --key KEY")
-    else:
-        from ..matrix import match_key_glob
-
-        known = ctx.head_configs().keys
-        unknown = [k for k in keys if not any(match_key_glob(k, key) for key in known)]
-        if unknown:
-            raise UsageError(f"--key {unknown[0]} matches no config in the work tree ({len(known)} configs); "
-                             "expected an existing config key or a `*` glob matching one")
+    keys = entry_keys(ctx, keys)
     link = config.pr_link(pr_number if pr_number is not None else "XXX")
     entry = render_entry(NewEntrySpec(tuple(keys), messages, link, scenarios, append_only))
     if dry_run:
