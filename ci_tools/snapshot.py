@@ -94,6 +94,20 @@ class WorkTreeSnapshot:
 _BLOB_CACHE: dict[str, bytes] = {}
 
 
+# One gitpython Repo per repository root: snapshots of the base and the head
+# then share its `git cat-file` processes instead of starting their own.
+_REPOS: dict[Path, Any] = {}
+
+
+def _shared_repo(root: Path) -> Any:
+    import git
+
+    key = Path(root).resolve()
+    if key not in _REPOS:
+        _REPOS[key] = git.Repo(key, search_parent_directories=False)
+    return _REPOS[key]
+
+
 class GitSnapshot:
     """The files of one commit, read through gitpython."""
 
@@ -101,7 +115,7 @@ class GitSnapshot:
         import git  # deferred: validate on a work tree never pays for it
 
         try:
-            self.repo = git.Repo(root, search_parent_directories=False)
+            self.repo = _shared_repo(root)
         except (git.InvalidGitRepositoryError, git.NoSuchPathError):
             raise UsageError(f"{root} is not a git repository, so revision {rev!r} cannot be read") from None
         try:
@@ -172,7 +186,7 @@ def _git(root: Path) -> Any:
     import git
 
     try:
-        return git.Repo(root, search_parent_directories=False)
+        return _shared_repo(root)
     except (git.InvalidGitRepositoryError, git.NoSuchPathError):
         raise UsageError(f"{root} is not the root of a git repository; expected --repo to name one") from None
 

@@ -93,10 +93,12 @@ def parse_entries(path: str, head: Layout, first: int, *, whole_file: bool = Fal
     try:
         loaded = load_yaml(text, path)
     except YamlLoadError as exc:
-        # libyaml places errors at the end of the input one line past the last one.
+        # An error at the end of the input is at the (empty) line after the
+        # final newline, as an editor shows it; never further.
         line, column = exc.line, exc.column
-        if line > len(head.lines):
-            line, column = len(head.lines), len(head.lines[-1]) + 1 if head.lines else 1
+        last = head.data.count(b"\n") + 1
+        if line > last:
+            line, column = last, len(head.data) - head.data.rfind(b"\n")
         out.findings.append(make_finding(YAML_SYNTAX, exc.message, Location(path, line, column), data={"path": path}))
         return out
     for dup in loaded.duplicates:
