@@ -22,10 +22,19 @@ WRAPPERS = frozenset({"exec", "nohup", "env", "numactl", "taskset", "timeout", "
                       "command", "builtin", "chrt", "nice", "ionice", "srun", "mpirun", "torchrun", "bash", "sh"})
 
 
+_WORD_RES: dict[str, re.Pattern[str]] = {}
+
+
+def _word_re(word: str) -> re.Pattern[str]:
+    found = _WORD_RES.get(word)
+    if found is None:
+        found = _WORD_RES[word] = re.compile(r"(?<![\w.-])" + re.escape(word) + r"(?![\w.-])")
+    return found
+
+
 def may_launch(text: str, patterns: list[list[str]]) -> bool:
     """Whether ``text`` spells every word of some server pattern (so could start the server)."""
-    return any(all(re.search(r"(?<![\w.-])" + re.escape(word) + r"(?![\w.-])", text) for word in p)
-               for p in patterns)
+    return any(all(word in text and _word_re(word).search(text) for word in p) for p in patterns)
 
 _EFFECT_COMMANDS = {"exit", "source", ".", "check_env_vars", "eval", "export", "declare", "typeset",
                     "readonly", "unset", "set", "exec", "read", "mapfile", "readarray", "let"}

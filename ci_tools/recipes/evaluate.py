@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import weakref
 from typing import Mapping
 
 from ..config import ProjectConfig
-from ..contract import job_env, resolve_recipe
+from ..contract import job_env, recipe_candidates, resolve_recipe
 from ..findings import Location
 from ..matrix import Job
 from ..snapshot import Snapshot
@@ -37,7 +38,7 @@ def evaluate_recipe(path: str, env: Mapping[str, str | Value], config: ProjectCo
     interp = Interpreter(path, config, snapshot)
     where = env_location or Location(path, 0, note=ENV_NOTE)
     for name, value in env.items():
-        interp.state.vars[name] = value if isinstance(value, Value) else Value(value, where, expression=f"${name} ({ENV_NOTE})")
+        interp.state.vars[name] = value if isinstance(value, Value) else _env_value(name, value, where)
         interp.state.exported.add(name)
     interp.run(script)
     state = interp.state
@@ -54,14 +55,46 @@ def evaluate_recipe(path: str, env: Mapping[str, str | Value], config: ProjectCo
     return result
 
 
+# Jobs of one config share most of their environment: its values are built once.
+_ENV_VALUES: dict[tuple[str, str, Location], Value] = {}
+_ROW_LOCATIONS: dict[Location, Location] = {}
+# Recipe resolution per snapshot and candidate list (one listing of the files per snapshot).
+_RESOLVED: weakref.WeakKeyDictionary[Snapshot, dict[tuple[str, ...], str | None]] = weakref.WeakKeyDictionary()
+
+
+def _env_value(name: str, text: str, where: Location) -> Value:
+    key = (name, text, where)
+    found = _ENV_VALUES.get(key)
+    if found is None:
+        if len(_ENV_VALUES) > 200_000:
+            _ENV_VALUES.clear()
+        found = _ENV_VALUES[key] = Value(text, where, expression=f"${name} ({ENV_NOTE})")
+    return found
+
+
+def _resolve(job: Job, config: ProjectConfig, snapshot: Snapshot) -> str | None:
+    candidates = recipe_candidates(job, config)
+    try:
+        known = _RESOLVED.setdefault(snapshot, {})
+    except TypeError:  # a snapshot that cannot be weakly referenced: no cache
+        return resolve_recipe(job, config, snapshot).path
+    if candidates not in known:
+        known[candidates] = resolve_recipe(job, config, snapshot).path
+    return known[candidates]
+
+
 def evaluate_job(job: Job, config: ProjectConfig, snapshot: Snapshot) -> RecipeEval | None:
     """The job's recipe evaluated for its environment; None when no recipe resolves."""
-    resolution = resolve_recipe(job, config, snapshot)
-    if resolution.path is None:
+    path = _resolve(job, config, snapshot)
+    if path is None:
         return None
     row = job.row
-    where = Location(row.path, row.line, row.column, row.end_line, row.end_column, ENV_NOTE)
-    return evaluate_recipe(resolution.path, job_env(job), config, snapshot, where)
+    where = _ROW_LOCATIONS.get(row)
+    if where is None:
+        if len(_ROW_LOCATIONS) > 100_000:
+            _ROW_LOCATIONS.clear()
+        where = _ROW_LOCATIONS[row] = Location(row.path, row.line, row.column, row.end_line, row.end_column, ENV_NOTE)
+    return evaluate_recipe(path, job_env(job), config, snapshot, where)
 
 
 def unknown_flags(result: RecipeEval) -> list[ServerFlag]:

@@ -175,30 +175,42 @@ class Expander:
         self.state.vars[name] = value
 
     # -- words -------------------------------------------------------------------------------
-    def literal(self, n: Node) -> tuple[str, Value] | None:
-        """A word that expands to one fixed field whatever the state: its text and value (cached)."""
+    def _word_memo(self, n: Node) -> object:
+        """What a word is, derived once: (text, Value, Field) when literal, NAME for "$NAME", else False."""
         m = n.memo
         if m is None:
             text = _literal_text(n)
-            m = n.memo = (text, Value(text, n.location(), False, n.text)) if text is not None else False
-        return m if isinstance(m, tuple) else None
+            if text is not None:
+                m = (text, Value(text, n.location(), False, n.text), Field([Piece(text)]))
+            else:
+                m = _quoted_variable(n) or False
+            n.memo = m
+        return m
+
+    def literal(self, n: Node) -> tuple[str, Value] | None:
+        """A word that expands to one fixed field whatever the state: its text and value (cached)."""
+        m = self._word_memo(n)
+        return (m[0], m[1]) if isinstance(m, tuple) else None
 
     def argv(self, nodes: list[Node] | tuple[Node, ...]) -> list[tuple[Field, Value]]:
-        """argv fields of a sequence of words, each with its value."""
+        """argv fields of a sequence of words, each with its value.
+
+        A literal word's Field is shared between calls: consumers only read fields.
+        """
         out: list[tuple[Field, Value]] = []
+        append = out.append
         for n in nodes:
-            lit = self.literal(n)
-            if lit is not None:
-                out.append((Field([Piece(lit[0])]), lit[1]))
+            m = n.memo if n.memo is not None else self._word_memo(n)
+            if isinstance(m, tuple):
+                append((m[2], m[1]))
                 continue
-            name = _quoted_variable(n)
-            if name is not None:
+            if isinstance(m, str):
                 # "$NAME": the variable's own value, one field.
-                v = self.scalar(name, n)
+                v = self.scalar(m, n)
                 if v is not None:
-                    out.append((Field([Piece(v.text, v)]), v))
+                    append((Field([Piece(v.text, v)]), v))
                 else:
-                    out.append((Field([Piece("")]), Value("", n.location(), False, n.text)))
+                    append((Field([Piece("")]), Value("", n.location(), False, n.text)))
                 continue
             fb = FieldBuilder()
             self._word(n, fb, quoted=False)
@@ -245,12 +257,11 @@ class Expander:
 
     def scalar_text(self, node: Node) -> tuple[str | None, list[Piece]]:
         """A word expanded without splitting (assignment right sides, ``case`` words, test operands)."""
-        lit = self.literal(node)
-        if lit is not None:
-            return lit[0], [Piece(lit[0])]
-        name = _quoted_variable(node)
-        if name is not None:
-            v = self.scalar(name, node)
+        m = node.memo if node.memo is not None else self._word_memo(node)
+        if isinstance(m, tuple):
+            return m[0], [Piece(m[0])]
+        if isinstance(m, str):
+            v = self.scalar(m, node)
             return (v.text, [Piece(v.text, v)]) if v is not None else ("", [Piece("")])
         fb = FieldBuilder()
         self._word(node, fb, quoted=True)
