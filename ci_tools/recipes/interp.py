@@ -336,6 +336,11 @@ class Interpreter(Expander):
             if (state.positional is positional and len(state.vars) == len(before)
                     and all(state.vars.get(k) is v for k, v in before.items())):
                 return None  # a fixed point: more iterations change nothing (`while true; do sleep; done`)
+        # Still running after the cap: what the loop keeps changing is not known.
+        state = self.state
+        for k, v in list(state.vars.items()):
+            if before.get(k) is not v:
+                state.vars[k] = Value(None, n.location(), True, n.text.split("\n", 1)[0])
         return None
 
     def _c_for(self, n: Node) -> Tri:
