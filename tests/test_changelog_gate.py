@@ -213,3 +213,14 @@ def test_any_bytes_give_findings_never_a_crash(history: list[bytes], tail: list[
     lines = head.count(b"\n") + 1
     assert all(0 <= f.location.line <= lines for f in findings)
     assert all(f.message and f.rule.startswith(("changelog-", "yaml-")) for f in findings)
+
+
+def test_append_only_entry_for_a_brand_new_config_only_adds(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    from test_changelog_support import MASTER
+
+    base = repo.commit(base_files(BASE))
+    twin = MASTER.replace(b"dsr1-fp8-mi355x-atom:", b"dsr1-fp8-mi355x-atom-mtp:")
+    repo.commit({"configs/amd-master.yaml": MASTER + b"\n" + twin,
+                 "perf-changelog.yaml": BASE + b"\n" + entry("dsr1-fp8-mi355x-atom-mtp", extra="  append-only: true\n")})
+    code, out, _ = run(["check", "--repo", str(repo.path), "--base", base, "--select", "changelog-append-only"], capsys)
+    assert (code, out) == (0, "")

@@ -201,3 +201,10 @@ def test_appended_entries_meet_the_schema_as_validate_reports_it(repo: Repo, cap
     assert {f["data"]["entry"] for f in from_check} == {2}
     assert [f for f in from_validate if f["line"] >= 7] == from_check
     assert any(f["line"] == 5 for f in from_validate)
+
+
+def test_pull_request_target_and_review_events_carry_the_pr() -> None:
+    payload = {"pull_request": {"number": 3, "base": {"sha": "a" * 40, "ref": "main"}, "head": {"sha": "b" * 40}, "body": None}}
+    for name in ("pull_request_target", "pull_request_review"):
+        event = parse_event(name, payload)
+        assert (event.base_sha, event.pr_number, event.pr_body, event.is_pull_request) == ("a" * 40, 3, None, True)

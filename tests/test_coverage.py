@@ -139,3 +139,17 @@ def test_check_reports_each_uncovered_key_with_file_and_line(repo: tuple[Repo, s
         "expected an appended entry whose config-keys match `gptoss-fp4-mi355x-vllm` [coverage-uncovered-key]\n"
         "1 error(s), 0 warning(s), 0 note(s)\n"
     )
+
+
+def test_untracked_recipe_in_the_work_tree_counts_as_a_change(repo: tuple[Repo, str]) -> None:
+    r, base = repo
+    # A new framework-specific recipe, not yet added to git, takes over the vLLM config's jobs.
+    r.write({"configs/amd-master.yaml": MASTER + GPTOSS.replace(b"framework: vllm", b"framework: vllm\n  # x")})
+    assert affected(r, base) == {}
+    r.commit({VLLM: None, "benchmarks/single_node/fixed_seq_len/gptoss_fp4_mi355x.sh": recipe("vllm serve x")})
+    second = r.commit({})
+    r.write({VLLM: recipe("vllm serve y")})  # untracked
+    assert affected(r, second) == {"gptoss-fp4-mi355x-vllm": [
+        (VLLM, 1, f"jobs now run {VLLM} instead of benchmarks/single_node/fixed_seq_len/gptoss_fp4_mi355x.sh"),
+        (VLLM, 1, "recipe changed"),
+    ]}
