@@ -3,8 +3,9 @@
 A config is affected when what it generates or runs changed between the base
 and the head: its master-config entry (compared as data, so comments and
 formatting do not count), the recipe script its jobs resolve to (a different
-path, or changed content), ``benchmark_lib.sh``, or a file the recipe
-sources.  Everything else (docs, tests, this toolkit, the changelog itself)
+path, or changed content), ``benchmark_lib.sh``, a file the recipe sources,
+or the launcher of its runner's fleet (``runners/launch_<fleet>.sh``, which
+starts the recipe).  Everything else (docs, tests, this toolkit, the changelog itself)
 affects no config.
 
 The analysis starts from the set of changed paths (``git diff --name-only``),
@@ -132,6 +133,17 @@ class RecipeResolver:
         return self._cache[candidates]
 
 
+# The per-fleet launcher that picks and runs a job's recipe (FORMATS.md, "Repository layout").
+LAUNCHER = "runners/launch_{fleet}.sh"
+
+
+def launchers(repo: RepoData, runner: str) -> list[str]:
+    """Launcher scripts of the nodes a runner label names (``mi355x-amds_04`` -> ``runners/launch_mi355x-amds.sh``)."""
+    nodes = repo.runner_labels.get(runner)
+    fleets = {str(n).rsplit("_", 1)[0] for n in nodes if isinstance(n, str)} if isinstance(nodes, list) else set()
+    return sorted(LAUNCHER.format(fleet=f) for f in fleets)
+
+
 def is_relevant(path: str, config: ProjectConfig) -> bool:
     """Could a change of this file affect a config? (Master configs and shell files only.)"""
     import fnmatch
@@ -219,6 +231,13 @@ def affected_keys(inputs: ChangeInputs) -> list[AffectedKey]:
                 causes.append(cause)
         if runners_changed and cause_jobs(key):
             causes.append(runners_cause(key))
+        data = head.configs[key].data
+        runner = data.get("runner") if isinstance(data, dict) else None
+        if shell_changed and isinstance(runner, str):
+            for launcher in launchers(head, runner):
+                if launcher in changed:
+                    causes.append(Cause(launcher, changed_line(launcher), f"launcher of runner {runner} changed",
+                                        _changed_scenarios(key, head, base)))
         if shell_changed or masters_changed:
             causes.extend(_recipe_causes(expand(head, [key]), head_recipe, base_recipe, deps, changed, changed_line, config))
         if causes:

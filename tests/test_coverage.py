@@ -153,3 +153,14 @@ def test_untracked_recipe_in_the_work_tree_counts_as_a_change(repo: tuple[Repo, 
         (VLLM, 1, f"jobs now run {VLLM} instead of benchmarks/single_node/fixed_seq_len/gptoss_fp4_mi355x.sh"),
         (VLLM, 1, "recipe changed"),
     ]}
+
+
+def test_launcher_of_the_runners_fleet(repo: tuple[Repo, str]) -> None:
+    r, _ = repo
+    second = r.commit({"runners/launch_mi355x-amds.sh": b"#!/usr/bin/env bash\nbash \"$RECIPE\"\n",
+                       "runners/launch_other.sh": b"#!/usr/bin/env bash\n"})
+    r.write({"runners/launch_other.sh": b"#!/usr/bin/env bash\nexit 0\n"})
+    assert affected(r, second) == {}  # no runner label names a node of that fleet
+    r.write({"runners/launch_mi355x-amds.sh": b"#!/usr/bin/env bash\nexport HIP_VISIBLE_DEVICES=0\nbash \"$RECIPE\"\n"})
+    cause = ("runners/launch_mi355x-amds.sh", 2, "launcher of runner mi355x changed")
+    assert affected(r, second) == {"dsr1-fp8-mi355x-atom": [cause], "gptoss-fp4-mi355x-vllm": [cause]}
