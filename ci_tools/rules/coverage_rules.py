@@ -12,7 +12,8 @@ UNCOVERED_KEY = register(
     what=(
         "Finds every config whose generated jobs or recipe changed between the base and the head: its "
         "master-config entry, the recipe script its jobs resolve to, benchmark_lib.sh or another file the "
-        "recipe sources. Each such config key must match a config-key glob of an entry the change appends."
+        "recipe sources, or the launcher of its runner's fleet. Each such config key must match a config-key glob "
+        "of an entry the change appends (and, when that entry names scenario types, for every affected scenario type)."
     ),
     why="Results of an affected config change; without an entry nobody can tell why the published numbers moved.",
     example="# benchmarks/single_node/fixed_seq_len/dsr1_fp8_mi355x_atom.sh changed, no changelog entry appended",
