@@ -15,6 +15,7 @@ record, never a claim.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -100,10 +101,14 @@ _SKIP_CLAUSE = re.compile(
     r"reject(?:s|ed)?|cannot|can't|could|would|tried|previously|formerly|used to|originally|no longer|"
     r"regress\w*|remov(?:e|es|ed|ing)|drop(?:s|ped|ping)?|delet(?:e|es|ed|ing)|exclud(?:e|es|ed|ing)|"
     r"retir(?:e|es|ed|ing)|revert(?:s|ed|ing)?|if|unless|not|never|was|were|tbd|todo|maybe|"
-    r"might|should|negative|broke|broken)\b|n't"
+    r"might|should|negative|broke|broken|claim(?:s|ed|ing)?|says|said|stating|contradict\w*|disagree\w*|"
+    r"mismatch\w*|discrepanc\w*)\b|n't"
     r"|之前|此前|以前|原先|曾经|删除|移除|去掉|不|未|没有|若|如果",
     re.IGNORECASE,
 )
+_QUOTED = re.compile(r"(?<![\w])'[^'\n]*\s[^'\n]*'(?![\w])|\"[^\"\n]*\s[^\"\n]*\"|“[^”]*”|「[^」]*」|‘[^’]*\s[^’]*’")
+# Clauses that contrast with the one before ("..., while preserving the TP band") name their own jobs.
+_CONTRAST = re.compile(r"^(?:while|whereas|but|except|although|though|leaving|preserving|keeping)\b", re.I)
 _FROM = {"from", "从"}
 _TO = {"to", "into", "为", "到", "改为", "切换为", "切换到", "换成", "变为"}
 _FILLERS = {"to", "of", "at", "is", "are", "=", ":", "as", "be", "equal", "equals", "set", "becomes", "now", "stays",
@@ -194,6 +199,11 @@ class _ClauseReader:
                 self.masked[k] = True
         for m in re.finditer(r"\((?:was|previously|formerly|from|vs\.?|default)\b[^)]*\)", self.clause.text, re.I):
             a, b = self.clause.start + m.start(), self.clause.start + m.end()
+            for k, t in enumerate(toks):
+                if t.start >= a and t.end <= b:
+                    self.masked[k] = True
+        # Quoted text is somebody else's words ('... zero request equivalence ...'), not a claim.
+        for a, b in _quoted_spans(self.source):
             for k, t in enumerate(toks):
                 if t.start >= a and t.end <= b:
                     self.masked[k] = True
@@ -647,6 +657,16 @@ _GENERIC_WORDS = {"no", "enable", "disable", "use", "set", "max", "min", "num", 
                   "path", "value", "default", "per", "total", "count", "is", "of"}
 
 
+@functools.lru_cache(maxsize=512)
+def _quoted_in(text: str) -> tuple[tuple[int, int], ...]:
+    return tuple((m.start(), m.end()) for m in _QUOTED.finditer(text))
+
+
+def _quoted_spans(source: SourceText) -> tuple[tuple[int, int], ...]:
+    """Spans of the quoted passages of a text (a quote may open in an earlier clause)."""
+    return _quoted_in(source.text)
+
+
 def _takes_dtype(subject: Subject) -> bool:
     name = subject.name.lower()
     return any(w in name for w in ("dtype", "cache", "kv", "quant", "precision", "type"))
@@ -677,7 +697,7 @@ def _split_bands(clause: Clause) -> list[Clause]:
     specs = sorted({(m.start(), m.end()) for rx in (_CONC_RE, _C_RE) for m in rx.finditer(text, clause.start, clause.end)})
     cuts: list[tuple[int, int]] = []
     for (_, end), (start, _) in zip(specs, specs[1:]):
-        seps = list(re.finditer(r",?\s+and\s+(?=(?:an?|the)\s)|,\s+(?=(?:an?|the)\s)", text[end:start]))
+        seps = list(re.finditer(r",?\s+and\s+(?![0-9])|,\s+(?=(?:an?|the)\s)", text[end:start]))
         if seps:
             m = seps[-1]
             cuts.append((end + m.start(), end + m.end()))
@@ -721,6 +741,8 @@ def extract(source: SourceText, catalog: Catalog | None, base_scope: Scope | Non
         readers: list[_ClauseReader] = []
         inherited = base_scope or Scope()
         for clause in sentence_clauses:
+            if _CONTRAST.match(clause.text):
+                inherited = base_scope or Scope()
             reader = _ClauseReader(clause, catalog, inherited, out)
             reader.mask_history()
             reader.read_scope()

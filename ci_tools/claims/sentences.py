@@ -186,7 +186,10 @@ class Clause:
 # "0.5.14"), "!", "?", ";", line breaks and the CJK full stops.
 _SENTENCE_END = re.compile(
     r"(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)(?<!\betc)(?<!\bapprox)[.!?](?=\s+[\"'(\[A-Z0-9\u4e00-\u9fff]|\s*$)"
-    r"|;\s|[。！？；]|\n+"
+    r"|;\s|[。！？；]"
+    # Markdown: a blank line, or a line that starts a list item, heading, table row or quote.
+    # A single line break inside a paragraph is a soft wrap, not the end of a sentence.
+    r"|\n[ \t]*\n\s*|\n(?=[ \t]*(?:[-*+][ \t]|\d+[.)][ \t]|#|\||>))"
 )
 # Clause breaks inside a sentence.  A comma only breaks when a word (not a
 # number, not "and <number>") follows, so "concurrency 1, 2, 4, and 8" and

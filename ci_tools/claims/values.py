@@ -272,10 +272,13 @@ def word_matches(claim: Word, actual: str) -> bool:
     return normalise_word(actual) == claim.norm
 
 
-def image_matches(claim: Image, actual: str) -> bool:
+def image_matches(claim: Image, actual: str) -> bool | None:
+    """True/False; None when the claim names another repository (likely another program's image)."""
     a = normalise_image(actual)
     c = claim.ref
     if a == c:
         return True
+    if a.split(":", 1)[0] != c.split(":", 1)[0]:
+        return None
     # A digest on one side only: compare the tags.
     return a.split("@", 1)[0] == c.split("@", 1)[0] and ("@" not in a or "@" not in c)
