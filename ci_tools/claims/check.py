@@ -108,14 +108,17 @@ class EvalCache:
                tuple(sorted(env.items())), job.row.path, job.row.line)
         if key in self._cache:
             return self._cache[key]
-        if self._evaluate is not None:
-            result = self._evaluate(job, self.config, snapshot)
-        else:
-            from ..recipes.evaluate import ENV_NOTE, evaluate_recipe
+        try:
+            if self._evaluate is not None:
+                result = self._evaluate(job, self.config, snapshot)
+            else:
+                from ..recipes.evaluate import ENV_NOTE, evaluate_recipe
 
-            row = job.row
-            where = Location(row.path, row.line, row.column, row.end_line, row.end_column, ENV_NOTE)
-            result = evaluate_recipe(path, env, self.config, snapshot, where)
+                row = job.row
+                where = Location(row.path, row.line, row.column, row.end_line, row.end_column, ENV_NOTE)
+                result = evaluate_recipe(path, env, self.config, snapshot, where)
+        except Exception as exc:  # noqa: BLE001 - a recipe the evaluator cannot read leaves its claims unknown
+            result = RecipeEval(recipe=path, errors=[f"{path}: evaluation failed: {type(exc).__name__}: {exc}"])
         self._cache[key] = result
         return result
 

@@ -1,0 +1,48 @@
+"""check_entries with an injected evaluator: failures of the evaluator leave claims unverified."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ci_tools.claims.check import EvalCache, check_entries, entry_inputs
+from ci_tools.config import load_config
+from ci_tools.model.repository import load_repo
+from ci_tools.snapshot import WorkTreeSnapshot
+from test_claims_seed import DATA, copy_tree
+
+
+def head_repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    copy_tree(DATA / "common", root)
+    copy_tree(DATA / "head", root)
+    return root
+
+
+def test_an_evaluator_that_raises_gives_silence_not_a_crash(tmp_path: Path) -> None:
+    root = head_repo(tmp_path)
+    config = load_config(root)
+    snapshot = WorkTreeSnapshot(config.root)
+    repo = load_repo(snapshot, config)
+    assert repo.changelog is not None and repo.changelog.yaml is not None
+    entries = entry_inputs(config.changelog, repo.changelog.yaml.text, repo.changelog.value)[-1:]
+
+    def broken(*_: Any) -> None:
+        raise RuntimeError("unsupported construct")
+
+    report = check_entries(config, repo, snapshot, entries, cache=EvalCache(config, broken))
+    # Config-field claims still hold; recipe claims cannot be judged, so nothing is reported.
+    assert report.findings == []
+    assert any(u.reason == "no job in scope has a known value" for u in report.unverified)
+
+
+def test_the_real_evaluator_finds_the_two_seed_errors_in_process(tmp_path: Path) -> None:
+    root = head_repo(tmp_path)
+    config = load_config(root)
+    snapshot = WorkTreeSnapshot(config.root)
+    repo = load_repo(snapshot, config)
+    assert repo.changelog is not None and repo.changelog.yaml is not None
+    entries = entry_inputs(config.changelog, repo.changelog.yaml.text, repo.changelog.value)[-1:]
+    report = check_entries(config, repo, snapshot, entries)
+    assert sorted(f.data["subject"] for f in report.findings) == [
+        "--state-checkpoint-interval-tokens", "ATOM_DP_LB_REQ_EQUIV"]
