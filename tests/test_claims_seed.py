@@ -187,8 +187,8 @@ def test_verbose_lists_unverified_phrases(tmp_path: Path) -> None:
                             "--pr-body", str(body), "--format", "text", "--select", "claim-unverified"],
                            capture_output=True, text=True, cwd=repo)
     assert (quiet.returncode, quiet.stdout) == (0, "")
-    # --verbose lists them in any format; JSON always does.
-    _, report = run_claims(repo, "--base", base, "--head", "HEAD", "--pr-body", str(body), "--select", "claim-unverified")
+    _, report = run_claims(repo, "--base", base, "--head", "HEAD", "--pr-body", str(body), "--verbose",
+                           "--select", "claim-unverified")
     # "session affinity" names --dp-session-affinity, but a list item without a verb asserts no value.
     assert [(f["severity"], f["line"], f["message"]) for f in report["findings"]] == [
         ("note", 6, "not verified: `session affinity`: no value next to the subject"),

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from ..errors import UsageError
-from .common import default_format, finish, get_config, handle_errors, report_options, repo_options
+from .common import finish, get_config, handle_errors, report_options, repo_options
 
 
 @click.command("claims")
@@ -50,8 +50,6 @@ def claims_command(repo_dir: str, config_file: str | None, fmt: str | None, sele
     elif comparison.pr_body:  # the pull_request event's description, inside GitHub Actions
         body = pr_body_source("PR description", comparison.pr_body)
     ctx = CheckContext(config, comparison)
-    # JSON is for machines: it always lists what could not be verified.
-    verbose = verbose or default_format(fmt) == "json"
     raise SystemExit(finish(run_claims(ctx, pr_body=body, verbose=verbose), fmt, select, ignore, output))
 
 
