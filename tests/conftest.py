@@ -1,4 +1,4 @@
-"""Shared test helpers: the corpus location and a CLI runner."""
+"""Shared test helpers: the corpus locations and a CLI runner."""
 
 from __future__ import annotations
 
@@ -8,6 +8,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+# The real InferenceX tree at 843c6254f with its oracles (expected/); the
+# reference every rule and model is measured against.
+FULL_CORPUS = ROOT.parent / "shared" / "corpus" / "inferencex-843c625-full"
+# Superseded three-file snapshot (AMD master, runners, changelog); tests move
+# from it to FULL_CORPUS.
 CORPUS = ROOT.parent / "shared" / "corpus" / "inferencex-843c625"
 
 
@@ -17,9 +22,27 @@ def corpus_dir() -> Path:
     return CORPUS
 
 
+def full_corpus_dir() -> Path:
+    """The full real InferenceX tree; the test is skipped, with the path, when shared/ is absent."""
+    if not FULL_CORPUS.is_dir():
+        pytest.skip(f"real InferenceX tree not found at {FULL_CORPUS}")
+    return FULL_CORPUS
+
+
 @pytest.fixture
 def corpus_copy(tmp_path: Path) -> Path:
     """A writable copy of the real InferenceX data, laid out as a repository."""
     dest = tmp_path / "corpus"
     shutil.copytree(corpus_dir(), dest)
+    return dest
+
+
+@pytest.fixture
+def full_corpus_copy(tmp_path: Path) -> Path:
+    """A writable copy of the full real InferenceX tree (files only, no git history)."""
+    dest = tmp_path / "ix"
+    shutil.copytree(full_corpus_dir(), dest)
+    for path in dest.rglob("*"):  # the shared copy is read-only; tests edit theirs
+        path.chmod(path.stat().st_mode | 0o200)
+    dest.chmod(dest.stat().st_mode | 0o200)
     return dest
