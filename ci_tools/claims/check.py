@@ -304,7 +304,7 @@ def run_claims(ctx: CheckContext, *, pr_body: SourceText | None = None, verbose:
         return []
     change = ctx.changelog
     head_bytes = change.head_bytes or b""
-    entries = entry_inputs(ctx.config.changelog, head_bytes.decode("utf-8", "replace"), change.new_entries)
+    entries = entry_inputs(ctx.config.changelog, head_bytes.decode("utf-8", "replace"), change.added_entries)
     if not entries:
         return []
     from .undocumented import undocumented_changes
