@@ -88,8 +88,10 @@ def replay_history(config: ProjectConfig, *, since: str | None, head: str = "HEA
         entries = added_in(config.changelog, base_bytes, head_bytes)
         if not entries:
             continue
-        report = check_entries(config, repos.load(snapshot), snapshot, entries, cache=cache, verbose=verbose)
-        for f in report.findings:
+        repo = repos.load(snapshot)
+        report = check_entries(config, repo, snapshot, entries, cache=cache, verbose=verbose)
+        # A master config or runners file that does not load at this commit is said, not skipped.
+        for f in [*repo.problems, *report.findings]:
             findings.append(Finding(f.rule, f.severity, f"{f.message} [at {sha[:12]}]", f.location, f.related,
                                     {**f.data, "commit": sha}))
     return findings
