@@ -5,8 +5,8 @@ the entries it adds are found by content against its first parent (a squash
 merge may insert an entry mid-file; a re-ingest that appends a copy of an
 old entry adds nothing), and only those entries are parsed, so a 400 KB
 changelog is never re-parsed per commit.
-Master configs and runners are loaded once per distinct set of blob ids, and
-recipe evaluations are shared across commits through one :class:`EvalCache`
+Of the master configs, only the configs an entry names are parsed, once per
+blob (:mod:`..model.partial`), and recipe evaluations are shared across commits through one :class:`EvalCache`
 keyed by the recipe's and the library's bytes and the job's env.
 """
 
@@ -16,7 +16,7 @@ import subprocess
 from ..config import ProjectConfig
 from ..errors import UsageError
 from ..findings import Finding
-from ..model.repository import RepoData, load_repo
+from ..model.partial import PartialLoader
 from ..snapshot import GitSnapshot
 from .check import EntryInput, EvalCache, check_entries, entry_inputs
 
@@ -51,28 +51,11 @@ def added_in(path: str, base: bytes | None, head: bytes) -> list[EntryInput]:
     return entry_inputs(path, head.decode("utf-8", "replace"), entries)
 
 
-class _RepoCache:
-    """RepoData per distinct (master files, runners) blob ids."""
-
-    def __init__(self, config: ProjectConfig) -> None:
-        self.config = config
-        self._cache: dict[tuple[tuple[str, str | None], ...], RepoData] = {}
-
-    def load(self, snapshot: GitSnapshot) -> RepoData:
-        paths = sorted({p for pattern in self.config.master_configs for p in snapshot.glob(pattern)})
-        key = tuple((p, snapshot.blob_id(p)) for p in [*paths, self.config.runners])
-        found = self._cache.get(key)
-        if found is None:
-            found = load_repo(snapshot, self.config, with_changelog=False)
-            self._cache[key] = found
-        return found
-
-
 def replay_history(config: ProjectConfig, *, since: str | None, head: str = "HEAD", verbose: bool = False) -> list[Finding]:
     """Findings of every appended entry, each at the commit that appended it (``[at <sha>]`` in the message)."""
     findings: list[Finding] = []
     cache = EvalCache(config)
-    repos = _RepoCache(config)
+    repos = PartialLoader(config)
     previous: tuple[str, bytes | None] | None = None  # (sha, changelog bytes) of the last commit walked
     for sha, parent in changelog_commits(config, since, head):
         snapshot = GitSnapshot(config.root, sha)
@@ -88,7 +71,7 @@ def replay_history(config: ProjectConfig, *, since: str | None, head: str = "HEA
         entries = added_in(config.changelog, base_bytes, head_bytes)
         if not entries:
             continue
-        repo = repos.load(snapshot)
+        repo = repos.load(snapshot, [p for e in entries for p in e.patterns])
         report = check_entries(config, repo, snapshot, entries, cache=cache, verbose=verbose)
         # A master config or runners file that does not load at this commit is said, not skipped.
         for f in [*repo.problems, *report.findings]:
