@@ -213,10 +213,10 @@ class CheckContext:
                             lambda: self.base_repo, lambda: self.head_configs_repo, self.base_label)
 
     def appended_covers(self) -> list[Cover]:
-        """What the appended changelog entries cover (config-key globs, scenario types)."""
+        """What the added changelog entries cover (config-key globs, scenario types), wherever they stand."""
         from .coverage import Cover
 
-        return [Cover(tuple(k for k, _ in e.config_keys), e.scenario_types) for e in self.changelog.new_entries]
+        return [Cover(tuple(k for k, _ in e.config_keys), e.scenario_types) for e in self.changelog.added_entries]
 
 
 Stage = Callable[[CheckContext], list[Finding]]

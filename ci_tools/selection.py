@@ -92,12 +92,12 @@ _UNREADABLE = ("yaml-syntax", "changelog-not-a-list")
 
 def appended_scopes(base_raw: bytes | None, head_raw: bytes | None, path: str,
                     base_label: str = "base revision", head_label: str = "head") -> tuple[ChangelogScope, ...]:
-    """Scopes of the entries the change appends to the changelog.
+    """Scopes of the entries the change adds to the changelog.
 
-    The appended part is found and parsed by the changelog gate's own model
-    (:class:`ci_tools.changelog.lint.ChangelogChange`), so the matrix runs
-    exactly the entries the gate checks, and only the appended text is parsed.
-    Edits to history are the gate's findings, not a reason to run benchmarks.
+    The added entries are found and parsed by the changelog gate's own model
+    (:class:`ci_tools.changelog.lint.ChangelogChange`): by content, wherever
+    they stand, as InferenceX's own selection reads the added lines of a diff.
+    A pr-link correction is the gate's finding, not a reason to run benchmarks.
     """
     from .changelog.lint import ChangelogChange  # deferred: only --base needs the gate
 
@@ -108,7 +108,9 @@ def appended_scopes(base_raw: bytes | None, head_raw: bytes | None, path: str,
             raise UsageError(f"the changelog at {head_label} cannot be read, so the entries it appends are unknown: "
                              f"{finding.message}", path=loc.path, line=loc.line)
     out: list[ChangelogScope] = []
-    for entry in change.new_entries:
+    # Added lines anywhere in the file, as InferenceX's process_changelog.py reads a diff: a squash
+    # merge may insert its entry mid-file.
+    for entry in change.added_entries:
         scope = scope_of_entry(entry.data, entry.line)
         if scope is not None:
             out.append(scope)

@@ -19,7 +19,7 @@ def head_repo(tmp_path: Path) -> Path:
     return root
 
 
-def test_an_evaluator_that_raises_gives_silence_not_a_crash(tmp_path: Path) -> None:
+def test_an_evaluator_that_raises_gives_a_note_not_a_crash(tmp_path: Path) -> None:
     root = head_repo(tmp_path)
     config = load_config(root)
     snapshot = WorkTreeSnapshot(config.root)
@@ -31,8 +31,9 @@ def test_an_evaluator_that_raises_gives_silence_not_a_crash(tmp_path: Path) -> N
         raise RuntimeError("unsupported construct")
 
     report = check_entries(config, repo, snapshot, entries, cache=EvalCache(config, broken))
-    # Config-field claims still hold; recipe claims cannot be judged, so nothing is reported.
-    assert report.findings == []
+    # Config-field claims still hold; recipe claims cannot be judged, and the report says so.
+    assert [(f.rule, f.severity.value) for f in report.findings] == [("claim-not-checked", "note")]
+    assert "evaluation failed: RuntimeError: unsupported construct" in report.findings[0].message
     assert any(u.reason == "no job in scope has a known value" for u in report.unverified)
 
 

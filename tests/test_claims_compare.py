@@ -126,3 +126,25 @@ def test_scope_outside_the_jobs_is_silent(tmp_path: Path) -> None:
     n = parse_number("8192")
     assert n is not None
     assert judge(claim(INTERVAL, n, Scope(dp_attn=True)), jobs, {}, repo(tmp_path)) is None
+
+
+def test_a_flag_is_absent_only_from_a_server_line_that_was_reached(tmp_path: Path) -> None:
+    jobs = [job(48, True)]
+    on = Bool("enable", True)
+    reached = {jobs[0].id: ev(flag("--max-num-seqs", "96", 20))}
+    j = judge(claim(TBO, on), jobs, reached, repo(tmp_path))
+    assert j is not None and j.outcome == "false"
+    assert j.false[0][1].text == "the recipe does not pass --enable-tbo"
+    # The evaluation stopped before any server: nothing is known to be missing.
+    not_reached = {jobs[0].id: RecipeEval(RECIPE)}
+    j = judge(claim(TBO, on), jobs, not_reached, repo(tmp_path))
+    assert j is not None and j.outcome == "unknown"
+
+
+def test_an_unreadable_word_on_the_server_line_leaves_absence_unknown(tmp_path: Path) -> None:
+    from ci_tools.recipes.server import UNKNOWN_FLAG
+
+    jobs = [job(48, True)]
+    evals = {jobs[0].id: ev(flag("--max-num-seqs", "96", 20), flag(UNKNOWN_FLAG, "x", 21, known=False))}
+    j = judge(claim(TBO, Bool("enable", True)), jobs, evals, repo(tmp_path))
+    assert j is not None and j.outcome == "unknown"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ci_tools.claims.history import appended_tail
+from ci_tools.claims.history import added_in
 from test_claims_seed import DATA, copy_tree, git, run_claims
 
 ENTRY = """
@@ -73,13 +73,13 @@ def test_history_since_skips_older_commits(tmp_path: Path) -> None:
     assert code == 1 and len(report["findings"]) == 2
 
 
-def test_appended_tail_parses_only_new_entries_with_head_positions() -> None:
+def test_added_entries_are_parsed_alone_with_head_positions() -> None:
     base = (DATA / "base" / "perf-changelog.yaml").read_bytes()
     head = (DATA / "head" / "perf-changelog.yaml").read_bytes()
-    entries = appended_tail("perf-changelog.yaml", base, head)
+    entries = added_in("perf-changelog.yaml", base, head)
     assert len(entries) == 1
     entry = entries[0]
     assert entry.patterns == ["dsv4-fp4-mi355x-atom-agentic-mtp"]
     assert entry.location.line == 10
     assert [d.positions[0] for d in entry.descriptions] == [(15, 8), (16, 8), (17, 8), (18, 8)]
-    assert appended_tail("perf-changelog.yaml", head, head) == []
+    assert added_in("perf-changelog.yaml", head, head) == []

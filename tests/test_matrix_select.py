@@ -99,12 +99,18 @@ def test_appended_scopes_report_a_broken_changelog_with_its_line() -> None:
         appended_scopes(None, b"a: 1\n", "perf-changelog.yaml")
 
 
-def test_appended_scopes_ignore_history_edits_and_read_only_the_new_entries() -> None:
+def test_appended_scopes_ignore_pr_link_corrections_and_read_only_the_new_entries() -> None:
     base = ENTRY.format(key="a", n=1).encode()
     edited = base.replace(b"pull/1", b"pull/11")
     assert appended_scopes(base, edited, "perf-changelog.yaml") == ()
     head = edited + b"\n" + ENTRY.format(key="c", n=3).encode()
     assert appended_scopes(base, head, "perf-changelog.yaml") == (ChangelogScope(("c",), (), 7),)
+
+
+def test_appended_scopes_include_an_entry_inserted_mid_file() -> None:
+    first, last = ENTRY.format(key="a", n=1).encode(), ENTRY.format(key="b", n=2).encode()
+    head = first + b"\n" + ENTRY.format(key="c", n=3).encode() + b"\n" + last
+    assert appended_scopes(first + b"\n" + last, head, "perf-changelog.yaml") == (ChangelogScope(("c",), (), 7),)
 
 
 def test_unmatched_globs() -> None:

@@ -75,6 +75,15 @@ class ChangelogChange:
         """Entries the change appends (every entry when nothing is compared)."""
         return self.parsed.entries if self.compared else []
 
+    @cached_property
+    def added_entries(self) -> list[NewEntry]:
+        """Entries the change adds wherever they stand, found by content (what claims and coverage read)."""
+        if not self.compared or self.head is None:
+            return []
+        from .added import added_entries
+
+        return added_entries(self.path, self.base, self.head)
+
     def base_loc(self, line: int) -> Location:
         return Location(self.path, line, 1, note=f"at the {self.base_label}")
 

@@ -19,7 +19,7 @@ from ..findings import Finding, Location
 from ..matrix import Job, expand, keys_matching
 from ..model.repository import RepoData
 from ..recipes.model import RecipeEval
-from ..rules.claims_rules import CLAIM_CONTRADICTED, CLAIM_PARTLY_CONTRADICTED, CLAIM_UNVERIFIED
+from ..rules.claims_rules import CLAIM_CONTRADICTED, CLAIM_NOT_CHECKED, CLAIM_PARTLY_CONTRADICTED, CLAIM_UNVERIFIED
 from ..rules.registry import make_finding
 from ..snapshot import Snapshot
 from ..yamlpos import PosMap, PosSeq
@@ -168,6 +168,12 @@ def check_entries(config: ProjectConfig, head_repo: RepoData, head_snapshot: Sna
                 extra.append(cache.evaluate(job, base_snapshot))
     catalog = catalog_from([*evals.values(), *extra], settings) if with_recipes else None
     for entry, jobs in zip(entries, per_entry):
+        if with_recipes:
+            reason = _unchecked_reason(jobs, evals)
+            if reason:
+                report.findings.append(make_finding(
+                    CLAIM_NOT_CHECKED, f"the recipe claims of this entry were not checked: {reason}", entry.location,
+                    data={"config_keys": entry.patterns, "reason": reason}))
         for source in entry.descriptions:
             _check_text(source, catalog, jobs, evals, head_repo, report, "changelog")
     if pr_body is not None:
@@ -179,6 +185,19 @@ def check_entries(config: ProjectConfig, head_repo: RepoData, head_snapshot: Sna
                 CLAIM_UNVERIFIED, f"not verified: `{u.phrase}`: {u.reason}{detail}", u.location,
                 data={"phrase": u.phrase, "reason": u.reason, "candidates": list(u.candidates)}))
     return report
+
+
+def _unchecked_reason(jobs: Sequence[Job], evals: Mapping[str, RecipeEval | None]) -> str:
+    """Why no job of an entry has a usable recipe evaluation ("" when at least one has)."""
+    if not jobs:
+        return "its config-keys and scenario-type select no job at this revision"
+    results = [evals.get(j.id) for j in jobs]
+    if any(r is not None and not r.errors for r in results):
+        return ""
+    errors = [r.errors[0] for r in results if r is not None and r.errors]
+    if errors:
+        return f"every evaluation of its {len(jobs)} job(s) failed ({errors[0]})"
+    return f"none of its {len(jobs)} job(s) has a recipe in the repository to evaluate"
 
 
 def _check_text(source: SourceText, catalog: Catalog | None, jobs: list[Job], evals: Mapping[str, RecipeEval | None],
@@ -298,15 +317,21 @@ def pr_body_source(path: str, text: str) -> SourceText:
     return plain_source(path, text)
 
 
-def run_claims(ctx: CheckContext, *, pr_body: SourceText | None = None, verbose: bool = False) -> list[Finding]:
-    """Claims of the entries the change appends (and of ``pr_body``), plus undocumented changes."""
+def run_claims(ctx: CheckContext, *, pr_body: SourceText | None = None, verbose: bool = False,
+               load_problems: bool = False) -> list[Finding]:
+    """Claims of the entries the change adds (and of ``pr_body``), plus undocumented changes.
+
+    ``load_problems``: also report the head's master configs and runners that do not load (``check``
+    reports them in its validate stage; ``claims`` alone must not be green over a file it could not read).
+    """
     if not ctx.compared:
         return []
     change = ctx.changelog
     head_bytes = change.head_bytes or b""
-    entries = entry_inputs(ctx.config.changelog, head_bytes.decode("utf-8", "replace"), change.new_entries)
+    entries = entry_inputs(ctx.config.changelog, head_bytes.decode("utf-8", "replace"), change.added_entries)
     if not entries:
         return []
+    problems = list(ctx.head_configs_repo.problems) if load_problems else []
     from .undocumented import undocumented_changes
 
     cache = EvalCache(ctx.config)
@@ -314,7 +339,7 @@ def run_claims(ctx: CheckContext, *, pr_body: SourceText | None = None, verbose:
                            base_repo=ctx.base_repo, base_snapshot=ctx.base_snapshot, verbose=verbose)
     report.findings += undocumented_changes(ctx.config, entries, report, ctx.base_repo, ctx.base_snapshot,
                                             ctx.head_configs_repo, ctx.head_snapshot, cache)
-    return report.findings
+    return problems + report.findings
 
 
 def claims_stage(ctx: CheckContext) -> list[Finding]:

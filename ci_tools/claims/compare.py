@@ -20,6 +20,7 @@ from ..findings import Location
 from ..matrix import Job
 from ..model.repository import RepoData
 from ..recipes.model import RecipeEval, Value
+from ..recipes.server import UNKNOWN_FLAG
 from ..yamlpos import PosMap
 from .extract import Claim
 from .scope import job_concs
@@ -81,7 +82,7 @@ def _recipe_actual(claim: Claim, job: Job, ev: RecipeEval | None) -> Actual:
         if any(f.conditional for f in flags):
             return Actual(None, "", "", None)
         if not flags:
-            if isinstance(value, Bool):
+            if isinstance(value, Bool) and _absence_known(ev):
                 return Actual(not value.on, f"the recipe does not pass {subject.name}", "absent", None)
             return Actual(None, "", "", None)
         flag = flags[-1]
@@ -104,6 +105,16 @@ def _recipe_actual(claim: Claim, job: Job, ev: RecipeEval | None) -> Actual:
     verb = "exports" if subject.kind == "env" else "sets"
     text = v.text or ""
     return _compare_text(value, text, job, f"the recipe {verb} {subject.name}={text}", v.location)
+
+
+def _absence_known(ev: RecipeEval) -> bool:
+    """A flag is known to be absent only from a server command line that was reached and read in full.
+
+    When the evaluation never reached a server, or a word of it could not be
+    read (an unknown array spliced in, a flag name from an unknown variable),
+    "not passed" is not a fact but a gap of the evaluation: unknown.
+    """
+    return bool(ev.servers) and not any(f.name == UNKNOWN_FLAG for server in ev.servers for f in server)
 
 
 def _compare_text(value: Any, text: str, job: Job, shown: str, where: Location) -> Actual:

@@ -1,25 +1,23 @@
 """``claims --history``: every entry checked against the revision that added it.
 
 The commits that touched the changelog are walked oldest first.  For each,
-the entries it appends are the tail beyond its parent's entry count, and
-only that tail is parsed (the head text from the first appended entry on is
-a YAML list of its own), so a 400 KB changelog is never re-parsed per commit.
-Master configs and runners are loaded once per distinct set of blob ids, and
-recipe evaluations are shared across commits through one :class:`EvalCache`
+the entries it adds are found by content against its first parent (a squash
+merge may insert an entry mid-file; a re-ingest that appends a copy of an
+old entry adds nothing), and only those entries are parsed, so a 400 KB
+changelog is never re-parsed per commit.
+Of the master configs, only the configs an entry names are parsed, once per
+blob (:mod:`..model.partial`), and recipe evaluations are shared across commits through one :class:`EvalCache`
 keyed by the recipe's and the library's bytes and the job's env.
 """
 
 from __future__ import annotations
 
 import subprocess
-from typing import Any
-
 from ..config import ProjectConfig
 from ..errors import UsageError
 from ..findings import Finding
-from ..model.repository import RepoData, load_repo
+from ..model.partial import PartialLoader
 from ..snapshot import GitSnapshot
-from ..yamlpos import PosSeq, YamlLoadError, load_yaml
 from .check import EntryInput, EvalCache, check_entries, entry_inputs
 
 
@@ -42,70 +40,22 @@ def changelog_commits(config: ProjectConfig, since: str | None, head: str) -> li
     return commits
 
 
-def _entry_starts(text: str) -> list[int]:
-    """Offsets of the lines that start an entry (``- `` at column 0)."""
-    starts: list[int] = []
-    pos = 0
-    for line in text.splitlines(keepends=True):
-        if line.startswith("- "):
-            starts.append(pos)
-        pos += len(line)
-    return starts
+def added_in(path: str, base: bytes | None, head: bytes) -> list[EntryInput]:
+    """Entries ``head`` adds over ``base``, by content wherever they stand (see :mod:`..changelog.added`)."""
+    from ..changelog.added import added_entries
+    from ..changelog.layout import Layout
 
-
-def appended_tail(path: str, base: bytes | None, head: bytes) -> list[EntryInput]:
-    """Entries of ``head`` beyond ``base``'s count, parsing only the appended text when possible."""
-    head_text = head.decode("utf-8", "replace")
-    base_count = 0
-    if base is not None:
-        base_text = base.decode("utf-8", "replace")
-        base_count = len(_entry_starts(base_text))
-    starts = _entry_starts(head_text)
-    if base_count >= len(starts):
+    entries = added_entries(path, Layout(base) if base is not None else None, Layout(head))
+    if not entries:
         return []
-    cut = starts[base_count]
-    offset = head_text.count("\n", 0, cut)
-    try:
-        tail = load_yaml(head_text[cut:], path).value
-    except YamlLoadError:
-        return []
-    if not isinstance(tail, PosSeq):
-        return []
-
-    class _Shifted:
-        def __init__(self, data: Any) -> None:
-            self.data = data
-            self.offset = offset
-
-    return entry_inputs(path, head_text, [_Shifted(item) for item in tail])
-
-
-class _RepoCache:
-    """RepoData per distinct (master files, runners) blob ids."""
-
-    def __init__(self, config: ProjectConfig) -> None:
-        self.config = config
-        self._cache: dict[tuple[tuple[str, str | None], ...], RepoData] = {}
-
-    def load(self, snapshot: GitSnapshot) -> RepoData:
-        paths = sorted({p for pattern in self.config.master_configs for p in snapshot.glob(pattern)})
-        key = tuple((p, snapshot.blob_id(p)) for p in [*paths, self.config.runners])
-        found = self._cache.get(key)
-        if found is None:
-            found = load_repo(snapshot, self.config, with_changelog=False)
-            self._cache[key] = found
-        return found
-
-
-def _count_entries(data: bytes | None) -> int:
-    return len(_entry_starts(data.decode("utf-8", "replace"))) if data is not None else 0
+    return entry_inputs(path, head.decode("utf-8", "replace"), entries)
 
 
 def replay_history(config: ProjectConfig, *, since: str | None, head: str = "HEAD", verbose: bool = False) -> list[Finding]:
     """Findings of every appended entry, each at the commit that appended it (``[at <sha>]`` in the message)."""
     findings: list[Finding] = []
     cache = EvalCache(config)
-    repos = _RepoCache(config)
+    repos = PartialLoader(config)
     previous: tuple[str, bytes | None] | None = None  # (sha, changelog bytes) of the last commit walked
     for sha, parent in changelog_commits(config, since, head):
         snapshot = GitSnapshot(config.root, sha)
@@ -118,11 +68,13 @@ def replay_history(config: ProjectConfig, *, since: str | None, head: str = "HEA
         previous = (sha, head_bytes)
         if head_bytes is None:
             continue
-        entries = appended_tail(config.changelog, base_bytes, head_bytes)
+        entries = added_in(config.changelog, base_bytes, head_bytes)
         if not entries:
             continue
-        report = check_entries(config, repos.load(snapshot), snapshot, entries, cache=cache, verbose=verbose)
-        for f in report.findings:
+        repo = repos.load(snapshot, [p for e in entries for p in e.patterns])
+        report = check_entries(config, repo, snapshot, entries, cache=cache, verbose=verbose)
+        # A master config or runners file that does not load at this commit is said, not skipped.
+        for f in [*repo.problems, *report.findings]:
             findings.append(Finding(f.rule, f.severity, f"{f.message} [at {sha[:12]}]", f.location, f.related,
                                     {**f.data, "commit": sha}))
     return findings

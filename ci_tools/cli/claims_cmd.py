@@ -50,7 +50,7 @@ def claims_command(repo_dir: str, config_file: str | None, fmt: str | None, sele
     elif comparison.pr_body:  # the pull_request event's description, inside GitHub Actions
         body = pr_body_source("PR description", comparison.pr_body)
     ctx = CheckContext(config, comparison)
-    raise SystemExit(finish(run_claims(ctx, pr_body=body, verbose=verbose), fmt, select, ignore, output))
+    raise SystemExit(finish(run_claims(ctx, pr_body=body, verbose=verbose, load_problems=True), fmt, select, ignore, output))
 
 
 def _shown_path(path: str, root: Path) -> str:

@@ -103,13 +103,19 @@ def _load_file(snapshot: Snapshot, path: str, problems: list[Finding], *, requir
     return LoadedFile(path=path, raw=raw, yaml=loaded)
 
 
-def load_repo(snapshot: Snapshot, config: ProjectConfig, *, with_changelog: bool = True) -> RepoData:
-    repo = RepoData(snapshot=snapshot, config=config)
+def master_paths(snapshot: Snapshot, config: ProjectConfig) -> list[str]:
+    """The master config files of a revision, in the configured patterns' order, each once."""
     paths: list[str] = []
     for pattern in config.master_configs:
         for p in snapshot.glob(pattern):
             if p not in paths:
                 paths.append(p)
+    return paths
+
+
+def load_repo(snapshot: Snapshot, config: ProjectConfig, *, with_changelog: bool = True) -> RepoData:
+    repo = RepoData(snapshot=snapshot, config=config)
+    paths = master_paths(snapshot, config)
     if not paths:
         repo.problems.append(make_finding(
             FILE_MISSING,

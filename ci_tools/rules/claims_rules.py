@@ -72,3 +72,19 @@ CLAIM_UNVERIFIED = register(
     family=FAMILY,
     severity=Severity.NOTE,
 )
+
+CLAIM_NOT_CHECKED = register(
+    "claim-not-checked",
+    summary="the recipe claims of an entry could not be checked: no job in its scope was evaluated",
+    what=("Reported for an added changelog entry when no job it is about has a recipe the checker could "
+          "evaluate: its config-keys select no job, no job's recipe is in the repository (an external "
+          "srt-slurm recipe, a deleted script), or every evaluation failed. Image, parallelism and "
+          "concurrency claims are still checked against the configs."),
+    why=("A claims check that found nothing to compare must not look like one that found nothing wrong."),
+    example=('- config-keys:\n    - dsv4-fp4-gb200-dynamo-vllm\n  description:\n'
+             '    - "Lower decode gpu-memory-utilization to 0.85."\n'
+             '# the job\'s recipe is cloned by the launcher at run time'),
+    fix="Nothing to fix in the entry; read the recipe the entry describes by hand, or add it to the repository.",
+    family=FAMILY,
+    severity=Severity.NOTE,
+)

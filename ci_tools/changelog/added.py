@@ -1,0 +1,66 @@
+"""The entries a change adds, found by content wherever they stand in the file.
+
+The append-only gate reasons about positions (what follows the base's last
+byte); what a change *says* is a different question.  A squash merge often
+lands an entry mid-file, and a re-ingest commit appends a copy of an entry the
+file already has.  An entry is added when its text, without its ``pr-link:``
+line, is not the text of any entry at the base: an entry inserted anywhere is
+found, a verbatim re-append is not new, and a pr-link correction adds nothing.
+An entry whose description was edited is added in its new wording.
+
+Only the added blocks are parsed, each on its own, behind as many empty lines
+as precede it, so every position is one of the head file.
+"""
+
+from __future__ import annotations
+
+from ..yamlpos import PosSeq, YamlLoadError, load_yaml
+from .entries import NewEntry
+from .history import PR_LINK_PREFIX
+from .layout import Block, Layout
+
+
+def _content(layout: Layout, block: Block) -> bytes:
+    """The block's lines without its pr-link line(s): what the entry says, not where it links."""
+    lines = layout.lines[block.start - 1: block.end]
+    return b"\n".join(line for line in lines if not line.startswith(PR_LINK_PREFIX))
+
+
+def added_blocks(base: Layout | None, head: Layout) -> list[Block]:
+    """Head blocks whose content no base block has, in head order."""
+    if base is None:
+        return list(head.blocks)
+    if head.data.startswith(base.data):
+        # The common case: only the base's last entry (which the head may extend) and what follows can
+        # be new, and what follows may still repeat an old entry.
+        candidates = head.blocks_from(base.blocks[-1].start if base.blocks else 1)
+        if not candidates:
+            return []
+    else:
+        candidates = head.blocks
+    known = {_content(base, b) for b in base.blocks}
+    return [b for b in candidates if _content(head, b) not in known]
+
+
+def parse_block(path: str, head: Layout, block: Block) -> NewEntry | None:
+    """One block as an entry with head-file positions; None when it is not valid YAML (the gate reports that)."""
+    try:
+        text = "\n" * (block.start - 1) + head.text(block.start, block.end).decode("utf-8")
+        loaded = load_yaml(text, path)
+    except (UnicodeDecodeError, YamlLoadError):
+        return None
+    value = loaded.value
+    if not isinstance(value, PosSeq) or len(value) != 1:
+        return None
+    span = value.item_span(0)
+    return NewEntry(path, span[0], value[0], 0, span)
+
+
+def added_entries(path: str, base: Layout | None, head: Layout) -> list[NewEntry]:
+    """The parsed entries a change adds (see the module docstring), in head order."""
+    out: list[NewEntry] = []
+    for block in added_blocks(base, head):
+        entry = parse_block(path, head, block)
+        if entry is not None:
+            out.append(entry)
+    return out

@@ -1,0 +1,164 @@
+"""Master configs loaded for a few config keys only, for replays over many revisions.
+
+A master file is a mapping whose keys start at column 0, one config per key;
+master files of a benchmark repository are hundreds of kilobytes, and a
+changelog entry is about a handful of keys.  Splitting the text at its
+top-level keys costs a line scan; parsing only the configs an entry names,
+each behind as many empty lines as precede it (so every position is one of
+the whole file), costs a few milliseconds instead of a full parse.
+
+The split is only trusted on a plain layout: every line at column 0 is a
+``key:`` line, a comment, blank or a document marker.  Anything else (a flow
+mapping, a key with an inline value, anchors shared between configs that a
+piece cannot resolve alone) falls back to loading the whole repository, so
+the result is always the one a full load gives for those keys.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Iterable, TypeVar
+
+from ..config import ProjectConfig
+from ..findings import Finding
+from ..matrix import keys_matching
+from ..snapshot import Snapshot
+from ..yamlpos import LoadedYaml, PosMap, YamlLoadError, load_yaml
+from .repository import ConfigEntry, LoadedFile, RepoData, _load_file, load_repo, master_paths
+
+_KEY_LINE = re.compile(r"""^(?P<key>[A-Za-z0-9_.+-]+|"[^"\\]*"|'[^']*'):[ \t]*(?:#.*)?$""")
+K = TypeVar("K")
+V = TypeVar("V")
+_ALIAS = re.compile(r"(?:^|[\s\[{,])[&*][A-Za-z0-9_-]|<<:")
+
+
+@dataclass(frozen=True)
+class _Piece:
+    key: str
+    start: int  # 1-based first line
+    end: int  # 1-based last line (inclusive)
+
+
+def split_top_level(text: str) -> list[_Piece] | None:
+    """The top-level ``key:`` pieces of a master file, or None when its layout is not plain."""
+    lines = text.split("\n")
+    pieces: list[_Piece] = []
+    for number, line in enumerate(lines, start=1):
+        if not line or line[0] in " \t#" or line.startswith("---") or line.startswith("..."):
+            continue
+        m = _KEY_LINE.match(line.rstrip("\r"))
+        if m is None:
+            return None
+        key = m.group("key")
+        if key[0] in "\"'":
+            key = key[1:-1]
+        if pieces:
+            pieces[-1] = _Piece(pieces[-1].key, pieces[-1].start, number - 1)
+        pieces.append(_Piece(key, number, len(lines)))
+    if _ALIAS.search(text):
+        return None  # anchors and aliases may cross pieces: only a whole parse resolves them
+    return pieces
+
+
+class _Lru(OrderedDict[K, V]):
+    """A small least-recently-stored cache: a replay over hundreds of revisions keeps memory flat."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.limit = limit
+
+    def put(self, key: K, value: V) -> V:
+        self[key] = value
+        if len(self) > self.limit:
+            self.popitem(last=False)
+        return value
+
+
+def _identity(snapshot: Snapshot, path: str, raw: bytes) -> str:
+    """A file's identity across revisions: its git blob id when the snapshot has one, else its digest."""
+    blob_id = getattr(snapshot, "blob_id", None)
+    found = blob_id(path) if callable(blob_id) else None
+    return str(found) if found else hashlib.sha1(raw).hexdigest()
+
+
+class PartialLoader:
+    """RepoData holding only the configs some key patterns select, cached across revisions by blob id."""
+
+    def __init__(self, config: ProjectConfig, *, limit: int = 4096) -> None:
+        self.config = config
+        self._files: _Lru[str, tuple[list[str], list[_Piece] | None]] = _Lru(64)
+        self._parsed: _Lru[tuple[str, int, str], ConfigEntry | None] = _Lru(limit)
+        self._runners: _Lru[str, tuple[LoadedFile | None, list[Finding]]] = _Lru(64)
+
+    def load(self, snapshot: Snapshot, patterns: Iterable[str]) -> RepoData:
+        """The configs ``patterns`` select, as a full load would give them (falls back to one when unsure)."""
+        wanted = list(patterns)
+        repo = RepoData(snapshot=snapshot, config=self.config)
+        for path in master_paths(snapshot, self.config):
+            raw = snapshot.read(path)
+            if raw is None:
+                return self._full(snapshot)
+            blob = _identity(snapshot, path, raw)
+            found = self._files.get(blob)
+            if found is None:
+                try:
+                    text = raw.decode("utf-8")
+                except UnicodeDecodeError:
+                    return self._full(snapshot)
+                found = self._files.put(blob, (text.split("\n"), split_top_level(text)))
+            lines, pieces = found
+            if pieces is None:
+                return self._full(snapshot)
+            keys = set(keys_matching(wanted, [p.key for p in pieces]))
+            file = LoadedFile(path=path, raw=raw, yaml=LoadedYaml(path, None))
+            repo.master_files.append(file)
+            for piece in pieces:
+                if piece.key not in keys:
+                    continue
+                entry = self._entry(blob, lines, piece, file)
+                if entry is None:
+                    return self._full(snapshot)
+                if entry.key in repo.configs:
+                    repo.shadowed.append(entry)
+                else:
+                    repo.configs[entry.key] = entry
+        if not repo.master_files:
+            return self._full(snapshot)
+        repo.runners = self._load_runners(snapshot, repo)
+        return repo
+
+    def _full(self, snapshot: Snapshot) -> RepoData:
+        return load_repo(snapshot, self.config, with_changelog=False)
+
+    def _entry(self, blob: str, lines: list[str], piece: _Piece, file: LoadedFile) -> ConfigEntry | None:
+        cache_key = (blob, piece.start, piece.key)
+        if cache_key in self._parsed:
+            cached = self._parsed[cache_key]
+            return None if cached is None else ConfigEntry(cached.key, file, cached.data, cached.key_span)
+        text = "\n" * (piece.start - 1) + "\n".join(lines[piece.start - 1: piece.end])
+        if piece.end < len(lines):
+            text += "\n"  # as in the whole file: a block ends where the next key's line starts
+        entry: ConfigEntry | None = None
+        try:
+            loaded: LoadedYaml | None = load_yaml(text, file.path)
+        except YamlLoadError:
+            loaded = None
+        if loaded is not None and not loaded.duplicates and isinstance(loaded.value, PosMap) and len(loaded.value) == 1:
+            key = next(iter(loaded.value))
+            if str(key) == piece.key:
+                entry = ConfigEntry(piece.key, file, loaded.value[key], loaded.value.key_span(key))
+        return self._parsed.put(cache_key, entry)
+
+    def _load_runners(self, snapshot: Snapshot, repo: RepoData) -> LoadedFile | None:
+        path = self.config.runners
+        raw = snapshot.read(path)
+        blob = _identity(snapshot, path, raw) if raw is not None else f"missing:{path}"
+        found = self._runners.get(blob)
+        if found is None:
+            problems: list[Finding] = []
+            found = self._runners.put(blob, (_load_file(snapshot, path, problems, required=True), problems))
+        repo.problems.extend(found[1])
+        return found[0]

@@ -1,0 +1,50 @@
+"""``claims`` is never silently green: unreadable configs and unevaluated entries are said."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from test_claims_history import append, commit, history_repo
+from test_claims_seed import run_claims
+
+
+def break_master(repo: Path) -> None:
+    master = repo / "configs" / "amd-master.yaml"
+    master.write_text(master.read_text(encoding="utf-8") + "broken: [unclosed\n", encoding="utf-8")
+
+
+def test_a_master_file_that_does_not_parse_is_reported_by_claims(tmp_path: Path) -> None:
+    repo, shas = history_repo(tmp_path)
+    break_master(repo)
+    append(repo, "Keep max-num-seqs at twice the concurrency on the TP band.", 20)
+    head = commit(repo, "broken master file and a new entry")
+    code, report = run_claims(repo, "--base", shas[-1], "--head", head)
+    assert code == 1
+    syntax = [f for f in report["findings"] if f["rule"] == "yaml-syntax"]
+    assert [(f["path"], f["severity"]) for f in syntax] == [("configs/amd-master.yaml", "error")]
+    # Nothing in scope could be evaluated either, and that is said too.
+    assert [f["rule"] for f in report["findings"] if f["rule"] == "claim-not-checked"] == ["claim-not-checked"]
+
+
+def test_history_reports_a_master_file_broken_at_the_commit_that_added_an_entry(tmp_path: Path) -> None:
+    repo, shas = history_repo(tmp_path)
+    break_master(repo)
+    append(repo, "Keep max-num-seqs at twice the concurrency on the TP band.", 20)
+    head = commit(repo, "broken master file and a new entry")
+    code, report = run_claims(repo, "--history", "--since", shas[-1])
+    assert code == 1
+    found = [(f["rule"], f["path"], f["data"]["commit"]) for f in report["findings"] if f["severity"] == "error"]
+    assert found == [("yaml-syntax", "configs/amd-master.yaml", head)]
+
+
+def test_an_entry_about_a_config_whose_recipe_is_gone_is_not_checked_and_says_so(tmp_path: Path) -> None:
+    repo, shas = history_repo(tmp_path)
+    (repo / "benchmarks/single_node/agentic/dsv4_fp4_mi355x_atom_mtp.sh").unlink()
+    append(repo, "Set the state checkpoint interval to 32768 tokens on DEP.", 21)
+    head = commit(repo, "recipe deleted")
+    code, report = run_claims(repo, "--base", shas[-1], "--head", head)
+    assert code == 0
+    notes = [f for f in report["findings"] if f["rule"] == "claim-not-checked"]
+    assert len(notes) == 1 and notes[0]["severity"] == "note"
+    assert "has a recipe in the repository" in notes[0]["message"]
+    assert not [f for f in report["findings"] if f["rule"].startswith("claim-") and f["severity"] == "error"]

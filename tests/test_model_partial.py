@@ -1,0 +1,58 @@
+"""Master configs parsed per config key give exactly what a full load gives for those keys."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ci_tools.config import ProjectConfig
+from ci_tools.matrix import expand
+from ci_tools.model.partial import PartialLoader, split_top_level
+from ci_tools.model.repository import load_repo
+from ci_tools.snapshot import WorkTreeSnapshot
+from conftest import full_corpus_dir
+
+PATTERNS = ["dsv4-fp4-mi355x-atom-agentic*", "dsr1-fp8-b200-dynamo-trt", "qwen3.5-*-mi355x-sglang-disagg"]
+
+
+def _spans(value: object) -> object:
+    """Every value with every recorded position, so equality compares positions too."""
+    if isinstance(value, dict):
+        key_spans = getattr(value, "key_spans", {})
+        return {k: (key_spans.get(k), _spans(v)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [(s, _spans(v)) for s, v in zip(getattr(value, "item_spans", [None] * len(value)), value)]
+    return value
+
+
+def test_the_real_configs_an_entry_names_load_as_in_a_full_load() -> None:
+    root = full_corpus_dir()
+    config = ProjectConfig(root=root)
+    snapshot = WorkTreeSnapshot(root)
+    full = load_repo(snapshot, config, with_changelog=False)
+    part = PartialLoader(config).load(snapshot, PATTERNS)
+    keys = sorted(part.configs)
+    assert len(keys) >= 4 and "dsr1-fp8-b200-dynamo-trt" in keys
+    for key in keys:
+        a, b = full.configs[key], part.configs[key]
+        assert (a.path, a.key_span) == (b.path, b.key_span)
+        assert _spans(a.data) == _spans(b.data)
+    assert [j.to_json() for j in expand(part)] == [j.to_json() for j in expand(full, keys)]
+    assert part.runners is not None and part.runners.value == full.runners.value  # type: ignore[union-attr]
+
+
+def test_a_layout_that_is_not_plain_is_not_split() -> None:
+    assert split_top_level("a:\n  x: 1\nb:\n  y: 2\n") is not None
+    assert split_top_level("a: {x: 1}\n") is None  # an inline value
+    assert split_top_level("base: &b\n  x: 1\nc:\n  <<: *b\n") is None  # anchors cross pieces
+    pieces = split_top_level("# comment\n'q-key':\n  x: 1\n\nb:\n  y: 2\n")
+    assert pieces is not None and [(p.key, p.start, p.end) for p in pieces] == [("q-key", 2, 4), ("b", 5, 7)]
+
+
+def test_anchors_fall_back_to_a_full_load(tmp_path: Path) -> None:
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "x-master.yaml").write_text(
+        "one: &shared\n  image: a\ntwo:\n  <<: *shared\n  model: m\n", encoding="utf-8")
+    (tmp_path / "configs" / "runners.yaml").write_text("labels: {}\n", encoding="utf-8")
+    config = ProjectConfig(root=tmp_path)
+    repo = PartialLoader(config).load(WorkTreeSnapshot(tmp_path), ["two"])
+    assert dict(repo.configs["two"].data) == {"image": "a", "model": "m"}
