@@ -1,23 +1,16 @@
-"""Multinode jobs that run a bash recipe (the AMD disaggregated scripts, llm-d and TileRT wrappers)."""
+"""Multinode jobs that run a bash recipe: followed from the fleet's launcher (:mod:`.amd_disagg`)."""
 
 from __future__ import annotations
 
 from typing import Mapping
 
 from ..config import ProjectConfig
-from ..findings import Location
 from ..matrix import Job
-from ..recipes.evaluate import ENV_NOTE, evaluate_recipe
 from ..recipes.model import RecipeEval
 from ..snapshot import Snapshot
+from .amd_disagg import evaluate_amd_job
 
 
 def evaluate_script_job(job: Job, path: str, env: Mapping[str, str], config: ProjectConfig,
                         snapshot: Snapshot) -> RecipeEval:
-    row = job.row
-    where = Location(row.path, row.line, row.column, row.end_line, row.end_column, ENV_NOTE)
-    result = evaluate_recipe(path, env, config, snapshot, where)
-    if not result.servers:
-        result.errors.append(f"{path}: no server command line reached: the script submits a batch job "
-                             "whose server scripts are not followed")
-    return result
+    return evaluate_amd_job(job, path, env, config, snapshot)
