@@ -26,6 +26,7 @@ the program point at the script line that runs it.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from dataclasses import dataclass
 from typing import Any, Mapping
@@ -310,6 +311,23 @@ def _called(call: ast.Call) -> str:
     return ""
 
 
+@functools.lru_cache(maxsize=64)
+def _parsed(program: str) -> ast.Module:
+    try:
+        return ast.parse(program)
+    except SyntaxError as exc:
+        raise SnippetError(f"the program does not parse: {exc.msg}") from None
+
+
+@functools.lru_cache(maxsize=32)
+def _yaml_tree(path: str, data: bytes) -> Located:
+    """The YAML file as a located tree, once per content (every job of a snapshot reads the same file)."""
+    try:
+        return located(load_yaml(data, path, last_duplicate_wins=True).value, path)
+    except YamlLoadError as exc:
+        raise SnippetError(str(exc)) from None
+
+
 def model_snippet(program: str, read_text: Any, env: Mapping[str, str], where: Location) -> list[Assignment]:
     """The ``NAME="value"`` lines the program would print, read from the YAML it loads.
 
@@ -317,22 +335,12 @@ def model_snippet(program: str, read_text: Any, env: Mapping[str, str], where: L
     path, its bytes), or None.  Raises :class:`SnippetError` for a program of
     another shape.
     """
-    try:
-        tree = ast.parse(program)
-    except SyntaxError as exc:
-        raise SnippetError(f"the program does not parse: {exc.msg}") from None
-    loaded: dict[str, Located] = {}
+    tree = _parsed(program)
 
     def read_yaml(path: str) -> Located:
-        if path not in loaded:
-            found = read_text(path)
-            if found is None:
-                raise SnippetError(f"{path} is not a file of this repository")
-            shown, data = found
-            try:
-                loaded[path] = located(load_yaml(data, shown, last_duplicate_wins=True).value, shown)
-            except YamlLoadError as exc:
-                raise SnippetError(str(exc)) from None
-        return loaded[path]
+        found = read_text(path)
+        if found is None:
+            raise SnippetError(f"{path} is not a file of this repository")
+        return _yaml_tree(*found)
 
     return _Model(tree, read_yaml, env, where).run()
