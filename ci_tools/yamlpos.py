@@ -92,9 +92,10 @@ class LoadedYaml:
 
 
 class _PosLoader(_BaseLoader):
-    def __init__(self, stream: str) -> None:
+    def __init__(self, stream: str, last_duplicate_wins: bool = False) -> None:
         super().__init__(stream)
         self.duplicates: list[DuplicateKey] = []
+        self.last_duplicate_wins = last_duplicate_wins
 
 
 _STR_TAG = "tag:yaml.org,2002:str"
@@ -136,7 +137,9 @@ def _construct_map(loader: _PosLoader, node: yaml.MappingNode) -> Iterator[PosMa
             loader.duplicates.append(
                 DuplicateKey(str(key), data.key_spans[key], _span(key_node))
             )
-            continue
+            if not loader.last_duplicate_wins:
+                continue
+            # Overwritten in place: the key keeps its first position, as with PyYAML.
         data[key] = _construct_child(loader, value_node)
         data.key_spans[key] = _span(key_node)
         data.value_spans[key] = _span(value_node)
@@ -169,16 +172,18 @@ def decode_utf8(data: bytes, path: str) -> str:
         ) from None
 
 
-def load_yaml(source: str | bytes, path: str) -> LoadedYaml:
+def load_yaml(source: str | bytes, path: str, *, last_duplicate_wins: bool = False) -> LoadedYaml:
     """Load one YAML document with positions.
 
     Raises :class:`YamlLoadError` for invalid UTF-8 or YAML, with the position
-    libyaml reports.  An empty document loads as ``None``.
+    libyaml reports.  An empty document loads as ``None``.  Duplicate keys
+    are recorded either way; ``last_duplicate_wins`` keeps the later value,
+    as ``yaml.safe_load`` does, for files read by tools that use it.
     """
     text = decode_utf8(source, path) if isinstance(source, bytes) else source
     if text.startswith("\ufeff"):
         text = text[1:]
-    loader = _PosLoader(text)
+    loader = _PosLoader(text, last_duplicate_wins)
     try:
         value = loader.get_single_data()
     except yaml.MarkedYAMLError as exc:

@@ -69,10 +69,12 @@ def _result_json(job: Job, result: RecipeEval | None, all_env: bool) -> dict[str
         "label": job.label(),
         "recipe": result.recipe,
         "servers": [
-            {"location": loc.to_json(),
+            {"location": loc.to_json(), "role": result.role_of(i),
              "flags": [{"name": f.name, "value": _value_json(f.value), "location": f.location.to_json(),
-                        "conditional": f.conditional} for f in flags]}
-            for flags, loc in zip(result.servers, result.server_command)
+                        "conditional": f.conditional} for f in flags],
+             **({"env": {k: _value_json(v) for k, v in result.server_env[i].items()}}
+                if i < len(result.server_env) else {})}
+            for i, (flags, loc) in enumerate(zip(result.servers, result.server_command))
         ],
         "env": {k: _value_json(v) for k, v in env.items()},
         "early_exits": [{"location": e.location.to_json(), "condition": e.condition, "code": e.code,
@@ -94,28 +96,38 @@ def _shown(v: Value | None) -> str:
     return text
 
 
-def _result_text(job: Job, result: RecipeEval | None, all_env: bool) -> list[str]:
+def _env_lines(title: str, env: dict[str, Value], all_env: bool) -> list[str]:
     from ..recipes.evaluate import ENV_NOTE
 
+    shown = {k: v for k, v in env.items() if all_env or v.location.note != ENV_NOTE}
+    if not shown:
+        return []
+    lines = [title]
+    for k, v in shown.items():
+        cond = "  [conditional]" if v.conditional else ""
+        lines.append(f"    {k + '=' + _shown(v):<56} {_loc(v.location)}{cond}")
+    return lines
+
+
+def _result_text(job: Job, result: RecipeEval | None, all_env: bool) -> list[str]:
     lines = [job.label()]
     if result is None:
         lines.append("  recipe: none resolves")
         return lines
     lines.append(f"  recipe: {result.recipe}")
-    for flags, loc in zip(result.servers, result.server_command):
-        lines.append(f"  server ({_loc(loc)}):")
+    for i, (flags, loc) in enumerate(zip(result.servers, result.server_command)):
+        role = result.role_of(i)
+        lines.append(f"  {role + ' ' if role else ''}server ({_loc(loc)}):")
         for f in flags:
             where = f.value.location if f.value is not None else f.location
             cond = "  [conditional]" if f.conditional or (f.value is not None and f.value.conditional) else ""
             lines.append(f"    {(f.name + ' ' + _shown(f.value)).rstrip():<56} {_loc(where)}{cond}")
+        if role and i < len(result.server_env):
+            lines.extend(_env_lines(f"  {role} env:", result.server_env[i], all_env))
     if not result.servers:
         lines.append("  server: no server command line reached")
-    env = {k: v for k, v in result.env.items() if all_env or v.location.note != ENV_NOTE}
-    if env:
-        lines.append("  env:")
-        for k, v in env.items():
-            cond = "  [conditional]" if v.conditional else ""
-            lines.append(f"    {k + '=' + _shown(v):<56} {_loc(v.location)}{cond}")
+    if not result.roles:
+        lines.extend(_env_lines("  env:", result.env, all_env))
     for e in result.early_exits:
         cond = " (on one side of an undecided branch)" if e.conditional else ""
         lines.append(f"  exits with status {e.code or '?'} at {_loc(e.location)}: {e.condition}{cond}")

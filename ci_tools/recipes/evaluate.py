@@ -84,7 +84,15 @@ def _resolve(job: Job, config: ProjectConfig, snapshot: Snapshot) -> str | None:
 
 
 def evaluate_job(job: Job, config: ProjectConfig, snapshot: Snapshot) -> RecipeEval | None:
-    """The job's recipe evaluated for its environment; None when no recipe resolves."""
+    """The job's recipe evaluated for its environment; None when no recipe resolves.
+
+    Multinode jobs are evaluated per role (``RecipeEval.roles``) and always
+    give a result: when no server is reached, its ``errors`` say why.
+    """
+    if job.multinode:
+        from ..multinode.evaluate import evaluate_multinode_job
+
+        return evaluate_multinode_job(job, config, snapshot)
     path = _resolve(job, config, snapshot)
     if path is None:
         return None

@@ -129,7 +129,7 @@ class Expander:
     recipe_path: str
 
     def __init__(self) -> None:
-        self.command_substitution_hook: Callable[[Node], None] | None = None
+        self.command_substitution_hook: Callable[[Node], Value | None] | None = None
 
     # -- variables ---------------------------------------------------------------------------
     # Names read while a function call's reads are recorded (see interp.CallMemo); None otherwise.
@@ -287,13 +287,25 @@ class Expander:
         elif t == "string":
             # "..." always yields a field, even when empty; "${A[@]}" may yield several.
             fb.add(Piece(""))
+            # tree-sitter-bash leaves the newlines of a multi-line string between its children.
+            pos = n.start + 1
             for c in n.children:
                 if c.type == '"':
                     continue
+                if c.start > pos:
+                    fb.add(Piece(unescape_dquoted(n.script.source[pos:c.start].decode("utf-8", "replace"))))
+                pos = c.end
                 if c.type == "string_content":
                     fb.add(Piece(unescape_dquoted(c.text)))
-                else:
-                    self._word(c, fb, quoted=True)
+                    continue
+                # ...and the blanks before an expansion inside its `$` token (`"$a $b"`).
+                source = c.text
+                lead = len(source) - len(source.lstrip())
+                if lead:
+                    fb.add(Piece(source[:lead]))
+                self._word(c, fb, quoted=True)
+            if n.end - 1 > pos:
+                fb.add(Piece(unescape_dquoted(n.script.source[pos:n.end - 1].decode("utf-8", "replace"))))
         elif t == "raw_string":
             fb.add(Piece(n.text[1:-1]))
         elif t == "ansi_c_string":
@@ -316,9 +328,12 @@ class Expander:
             text = None if result is None else str(result)
             fb.add(Piece(text, Value(text, n.location(), False, n.text)))
         elif t in ("command_substitution", "process_substitution"):
-            if self.command_substitution_hook is not None:
-                self.command_substitution_hook(n)
-            fb.add(Piece(None, Value(None, n.location(), False, n.text)))
+            # A hook may know the output (an evaluator that follows command substitutions).
+            output = self.command_substitution_hook(n) if self.command_substitution_hook is not None else None
+            if output is not None and t == "command_substitution":
+                self._emit(output, fb, quoted)
+            else:
+                fb.add(Piece(None, Value(None, n.location(), False, n.text)))
         elif t == "brace_expression":
             fb.add(Piece(None, Value(None, n.location(), False, n.text)))
         elif t in ("$", "'", '"') or not n.named:
@@ -531,13 +546,9 @@ def _literal_text(n: Node) -> str | None:
     if t == "ansi_c_string":
         return unescape_ansi(n.text[2:-1])
     if t == "string":
-        parts = []
-        for c in n.children:
-            if c.type == "string_content":
-                parts.append(unescape_dquoted(c.text))
-            elif c.type != '"':
-                return None
-        return "".join(parts)
+        if any(c.type not in ("string_content", '"') for c in n.children):
+            return None
+        return unescape_dquoted(n.text[1:-1])
     if t == "concatenation":
         out = []
         for c in n.children:

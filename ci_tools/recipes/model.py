@@ -76,6 +76,19 @@ class RecipeEval:
     missing_env: list[MissingEnv] = field(default_factory=list)
     # Problems the evaluator could not get past (parse errors, unreadable source).
     errors: list[str] = field(default_factory=list)
+    # Multinode jobs: the role of each entry of ``servers`` ("prefill", "decode",
+    # "aggregated") and the environment that server starts with, parallel to
+    # ``servers``.  Empty for single-node recipes (see :meth:`role_of`).
+    roles: list[str] = field(default_factory=list)
+    server_env: list[dict[str, Value]] = field(default_factory=list)
+
+    def role_of(self, index: int) -> str:
+        """The role of ``servers[index]``; "" for a single-node server."""
+        return self.roles[index] if index < len(self.roles) else ""
+
+    def env_of(self, index: int) -> dict[str, Value]:
+        """The environment ``servers[index]`` starts with (``env`` when no per-server env is known)."""
+        return self.server_env[index] if index < len(self.server_env) else self.env
 
     def flag_values(self, name: str) -> list[Value | None]:
         """Every value the flag is given across server command lines (None: boolean flag)."""

@@ -1,0 +1,132 @@
+"""AMD disaggregated recipes followed from the launcher to server_sglang.sh, checked flag by flag.
+
+Expected values come from reading the real scripts: the recipe exports
+PREFILL_ENABLE_EP/DP from PREFILL_EP/PREFILL_DP_ATTN, submit.sh computes
+PREFILL_TP_SIZE = PREFILL_NODES * PREFILL_TP / PREFILL_WORKERS, job.slurm
+passes its ``-e`` list into the container, and server_sglang.sh builds each
+role's flags from ``amd_utils/models.yaml`` (entry ``DeepSeek-R1-0528``,
+lines 139-169) through its ``eval "$(python3 -c ...)"`` program.
+"""
+
+from __future__ import annotations
+
+from ci_tools.config import load_config
+from ci_tools.findings import Location
+from ci_tools.multinode.chain import ChainInterpreter
+from ci_tools.multinode.py_snippet import SnippetError, model_snippet
+from ci_tools.recipes.parse import parse_script
+from ci_tools.snapshot import WorkTreeSnapshot
+from multinode_corpus import evaluation, find_job, flag, role_env, role_flags, values
+
+import pytest
+
+MODELS = "benchmarks/multi_node/amd_utils/models.yaml"
+SERVER = "benchmarks/multi_node/amd_utils/server_sglang.sh"
+BASE_FLAGS = {
+    "--decode-log-interval": "1000", "--log-level": "warning", "--watchdog-timeout": "3600",
+    "--load-balance-method": "round_robin", "--kv-cache-dtype": "fp8_e4m3", "--attention-backend": "aiter",
+    # KV_P2P_TRANSFER=mori is never passed into the container (not in job.slurm's -e list),
+    # so models.yaml's backend stays
+    "--disaggregation-transfer-backend": "mori",
+}
+
+
+def test_dep8_prefill_and_decode_dsr1_fp8_read_models_yaml_through_the_python_program() -> None:
+    job = find_job("dsr1-fp8-mi355x-sglang-disagg", concs=[1024, 2048])
+    result = evaluation(job)
+    assert result.roles == ["prefill", "decode"], result.errors
+    prefill = values(role_flags(result, "prefill"))
+    decode = values(role_flags(result, "decode"))
+    for role in (prefill, decode):
+        assert {k: role[k] for k in BASE_FLAGS} == BASE_FLAGS
+        # PREFILL_EP=8 -> EP on, dp-attn true -> DP on: ep_flags and dp_flags of models.yaml
+        assert (role["--tp-size"], role["--ep-size"], role["--dp-size"]) == ("8", "8", "8")
+        assert role["--ep-dispatch-algorithm"] == "fake" and role["--moe-a2a-backend"] == "mori"
+        assert "--enable-dp-attention" in role and role["--moe-dense-tp-size"] == "1"
+        assert role["--model-path"] == "/models/DeepSeek-R1-0528"
+        # DP+EP: max-running-requests is the largest concurrency of CONC_LIST
+        assert role["--max-running-requests"] == "2048"
+        assert "--speculative-algorithm" not in role  # DECODE_MTP_SIZE=0
+    assert prefill["--disaggregation-mode"] == "prefill" and decode["--disaggregation-mode"] == "decode"
+    assert prefill["--mem-fraction-static"] == "0.8" and decode["--mem-fraction-static"] == "0.85"
+    # eval_formula("MORI_MAX_DISPATCH_TOKENS_PREFILL * PREFILL_TP_SIZE") = 8192 * 8 (env.sh sets 8192)
+    assert prefill["--chunked-prefill-size"] == "65536"
+    assert prefill["--cuda-graph-bs"] == "1 2 3"
+    assert decode["--cuda-graph-bs"] == " ".join(str(i) for i in range(1, 161))  # decode.dp range 1-160
+    assert "--disable-radix-cache" in prefill and "--prefill-round-robin-balance" in decode
+    assert "--context-length" not in prefill  # no context_length in this entry
+    assert flag(role_flags(result, "prefill"), "--disaggregation-ib-device").value.text is None  # type: ignore[union-attr]
+    # the decode's dispatch tokens: BENCH_MAX_CONC_VALUE / DECODE_TP_SIZE = 2048 / 8
+    assert role_env(result, "decode")["SGLANG_MORI_NUM_MAX_DISPATCH_TOKENS_PER_RANK"].text == "256"
+    assert role_env(result, "prefill")["SGLANG_MORI_NUM_MAX_DISPATCH_TOKENS_PER_RANK"].text == "8192"
+    assert result.server_command[0].path == SERVER
+
+
+def test_tp8_without_dp_or_ep_and_mtp_on_both_roles_dsr1_fp8() -> None:
+    job = find_job("dsr1-fp8-mi355x-sglang-disagg-mtp", concs=[256, 128, 64, 32, 16, 8, 4, 2])
+    result = evaluation(job)
+    prefill = values(role_flags(result, "prefill"))
+    decode = values(role_flags(result, "decode"))
+    for role in (prefill, decode):
+        assert role["--tp-size"] == "8" and "--ep-size" not in role and "--dp-size" not in role
+        assert "--enable-dp-attention" not in role and "--ep-dispatch-algorithm" not in role
+        # DECODE_MTP_SIZE=2: mtp_flags + --speculative-num-steps 2 --speculative-num-draft-tokens 3, both roles
+        assert role["--speculative-algorithm"] == "NEXTN" and role["--speculative-eagle-topk"] == "1"
+        assert role["--speculative-num-steps"] == "2" and role["--speculative-num-draft-tokens"] == "3"
+    assert prefill["--max-running-requests"] == "128" and prefill["--chunked-prefill-size"] == "262144"
+    assert prefill["--cuda-graph-bs"] == " ".join(str(i) for i in range(1, 129))
+    assert decode["--max-running-requests"] == "128"
+    assert decode["--cuda-graph-bs"] == " ".join(str(i) for i in range(1, 129))
+
+
+def test_the_models_yaml_program_keeps_yaml_lines_and_refuses_other_shapes() -> None:
+    from conftest import full_corpus_dir
+
+    root = full_corpus_dir()
+    snapshot = WorkTreeSnapshot(root)
+    interp = ChainInterpreter("x.sh", load_config(root), snapshot)
+    data = snapshot.read(SERVER)
+    assert data is not None
+    text = data.decode()
+    start = text.index('eval "$(python3 -c "') + len('eval "$(python3 -c "')
+    program = text[start:text.index('\n")"', start)].replace('\\"', '"')
+    program = program.replace("${MODELS_YAML}", MODELS).replace("${MODEL_NAME}", "DeepSeek-R1-0528")
+    program = program.replace("${IS_AGENTIC:-0}", "0")
+    env = {"MORI_MAX_DISPATCH_TOKENS_PREFILL": "8192", "PREFILL_TP_SIZE": "4"}
+    got = {a.name: a.value for a in model_snippet(program, interp.repo_file, env, Location(SERVER, 79))}
+    assert got["PREFILL_MEM_FRACTION_STATIC"].text == "0.8"
+    assert got["PREFILL_MEM_FRACTION_STATIC"].location.as_text() == f"{MODELS}:145:26"
+    assert got["PREFILL_CHUNKED_PREFILL_SIZE_DP"].text == "32768"  # 8192 * 4
+    assert got["DECODE_CUDA_GRAPH_BS_DP_END"].text == "160"
+    assert got["PREFILL_DISABLE_RADIX_CACHE"].text == "True"  # Python's str of the YAML boolean
+    assert got["PREFILL_CONTEXT_LENGTH_DP"].text == "" and got["PREFILL_CONTEXT_LENGTH_DP"].location.path == SERVER
+    with pytest.raises(SnippetError, match="does not print values read with yaml.safe_load"):
+        model_snippet("import json\nprint(1)\n", interp.repo_file, env, Location(SERVER, 1))
+
+
+def test_command_substitutions_run_functions_pipelines_and_strings() -> None:
+    from conftest import full_corpus_dir
+
+    root = full_corpus_dir()
+    interp = ChainInterpreter("t.sh", load_config(root), WorkTreeSnapshot(root))
+    interp.run(parse_script("t.sh", b'B="1024x64x2048"\nV=$(echo "$B" | tr \'x\' \'\\n\' | sort -n | tail -1)\n'
+                                    b'build() { local tp="$1"; echo --tp-size "$tp" --x $(seq 1 3); }\n'
+                                    b'CFG=$(build 8)\nP=$(printf \'%s --y %s\' "a b" c)\n'
+                                    b'CMD="python3 -m sglang.launch_server ${CFG} --host $(hostname)"\n'
+                                    b'setsid bash -c "$CMD" &\n'))
+    vars = interp.state.vars
+    assert vars["V"].text == "2048"  # type: ignore[union-attr]
+    assert vars["CFG"].text == "--tp-size 8 --x 1 2 3"  # type: ignore[union-attr]
+    assert vars["P"].text == "a b --y c"  # type: ignore[union-attr]
+    [server] = interp.state.servers
+    got = {f.name: (f.value.text if f.value is not None else None) for f in server.flags}
+    assert got["--tp-size"] == "8" and got["--x"] == "1" and got["--host"] is None  # $(hostname) stays unknown
+    assert server.location.path == "t.sh" and server.location.line == 6  # where the string was built
+
+
+def test_atom_jobs_report_the_unmodelled_heredoc_program() -> None:
+    job = find_job("dsv4-fp4-mi355x-atom-disagg", concs=[256, 512, 768, 1024, 2048])
+    result = evaluation(job)
+    assert result.roles == ["prefill", "decode"]
+    assert any("server_atom.sh:110: cannot resolve `source \"$_yaml_tmp\"`" in e for e in result.errors)
+    assert values(role_flags(result, "decode"))["-tp"] == "8"
