@@ -111,6 +111,23 @@ def test_an_unknown_outcome_is_reported_and_a_rerun_dispatches_once(repo: Repo, 
     assert len(github.comments[PR]) == 1 and last_reply(github).startswith(mark() + "\n:rocket: **Dispatched**")
 
 
+def test_a_failing_lookup_after_an_ambiguous_dispatch_is_still_unknown_not_a_refusal(
+        repo: Repo, github: FakeGitHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    github.scripted += [Scripted("actions/list-workflow-runs", 200, body={"total_count": 0, "workflow_runs": []}),
+                        Scripted(DISPATCH, 502, body={"message": "bad gateway"}, apply=True),
+                        Scripted("actions/list-workflow-runs", 503, body={"message": "unavailable"})]
+    run = run_dispatch(repo, github, comment_event("/run-benchmark cfg-b-*"), tmp_path, monkeypatch, capsys,
+                       extra=("--attempts", "1"))
+    assert run.code == 3 and run.output("outcome") == "unknown"
+    assert github.operations().count(DISPATCH) == 1
+    reply = last_reply(github)
+    assert reply.startswith(f"{mark()}\n:warning: **Dispatch status unknown:** the dispatch request failed")
+    assert ("and looking for the run failed too (GET /repos/Codertocat/Hello-World/actions/workflows/sweep.yml/runs "
+            "failed after 1 attempts: HTTP 503 (unavailable))") in reply
+    assert "Not running benchmarks" not in reply
+
+
 def test_an_unknown_outcome_replaced_by_the_run_found_on_a_rerun(repo: Repo, github: FakeGitHub, tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch,
                                                                  capsys: pytest.CaptureFixture[str]) -> None:

@@ -355,12 +355,17 @@ class Dispatcher:
         try:
             run_url = _url(self.client.dispatch_workflow(workflow, ref, inputs)) or ""
         except AmbiguousRequest as exc:
-            found = wait_for_run(self.client, workflow, ref, key, event.created_at)
+            problem = f"the dispatch request failed ({exc})"
+            try:
+                found = wait_for_run(self.client, workflow, ref, key, event.created_at)
+            except GitHubError as lookup:
+                # Not a refusal: the sweep may be running.  Say so, and that nobody could check.
+                found, problem = None, f"{problem}, and looking for the run failed too ({lookup})"
             if found is None:
                 actions = f"https://github.com/{event.repository}/actions/workflows/{workflow}"
-                body = unknown_reply(to, workflow, f"the dispatch request failed ({exc})", actions)
+                body = unknown_reply(to, workflow, problem, actions)
                 url, _ = self._reply(event, body)
-                return Outcome("unknown", f"the dispatch may or may not have started a run: {exc}", event.number,
+                return Outcome("unknown", f"the dispatch may or may not have started a run: {problem}", event.number,
                                pin.sha, selection, reply=body, reply_url=url)
             run_url = found.url
             reason += f"; the request failed ({exc}) but GitHub lists run {found.run_id}"
