@@ -12,7 +12,7 @@ import pytest
 
 from test_github_dispatch import (COMMENT_ID, PR, Repo, assert_refused, comment_event, configured, make_repo, mark,
                                   run_dispatch, serving)
-from test_github_server import FakeGitHub
+from test_github_server import FakeGitHub, Scripted
 
 
 @pytest.fixture(scope="module")
@@ -111,3 +111,16 @@ def test_the_allowlist_ignores_case_as_github_does(tmp_path: Path, monkeypatch: 
         run = run_dispatch(repo, fake, comment_event("/run-benchmark cfg-a-*", login="CaRoL"), tmp_path,
                            monkeypatch, capsys)
         assert run.output("outcome") == "dispatched"
+
+
+@pytest.mark.parametrize(("applied", "creates"), [(True, 1), (False, 2)])
+def test_a_reply_whose_creation_was_answered_with_5xx_is_not_written_twice(
+        applied: bool, creates: int, repo: Repo, github: FakeGitHub, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The comment may exist although GitHub failed to say so: look for it before writing it again."""
+    github.scripted.append(Scripted("issues/create-comment", 502, body={"message": "bad gateway"}, apply=applied))
+    run = run_dispatch(repo, github, event("/run-benchmark cfg-nothing-*", 0, login="alice"), tmp_path, monkeypatch,
+                       capsys)
+    assert run.output("outcome") == "refused"
+    assert len(github.comments[PR]) == 1 and github.operations().count("issues/create-comment") == creates
+    assert run.output("reply-url") == github.comments[PR][0]["html_url"]
