@@ -83,7 +83,7 @@ class Outcome:
 
 
 class Revisions(Protocol):
-    def load(self, sha: str) -> RepoData: ...
+    def load(self, sha: str, *, with_changelog: bool = True) -> RepoData: ...
 
 
 class GitRevisions:
@@ -119,8 +119,8 @@ class GitRevisions:
             self._snapshots[sha] = snap
         return self._snapshots[sha]
 
-    def load(self, sha: str) -> RepoData:
-        return load_repo(self.snapshot(sha), self.config)
+    def load(self, sha: str, *, with_changelog: bool = True) -> RepoData:
+        return load_repo(self.snapshot(sha), self.config, with_changelog=with_changelog)
 
 
 def _url(answer: dict[str, Any]) -> str | None:
@@ -306,7 +306,8 @@ class Dispatcher:
             return refuse(pin.reason, pin.headline, sha=head_sha)
         sha = pin.sha
         try:
-            head_repo_data = self.revisions.load(sha)
+            # Only `changelog` reads the changelogs (as large as the master configs together).
+            head_repo_data = self.revisions.load(sha, with_changelog=command.action == "changelog")
             base_sha = (base or {}).get("sha")
             base_data = None
             if command.action == "changelog":
