@@ -52,7 +52,7 @@ Write it on the first line of a new comment:
 
 - `/run-benchmark KEY-GLOB [KEY-GLOB ...]`: the jobs of the config keys the globs match (`*` is the only wildcard, whole-key match), e.g. `/run-benchmark dsr1-fp4-mi355x-*`
 - `/run-benchmark changelog`: the jobs selected by the changelog entries this pull request appends
-- options: `conc=48,64`, `tp=8`, `ep=8` (comma-separated lists), `scenario=fixed-seq-len|agentic-coding`, `evals` (also run evals), `dry-run` (only show what would run), `sha=<40 hex>` (refuse unless that is the head commit; required for pull requests from forks)
+- options: `conc=48,64`, `tp=8`, `ep=8` (comma-separated lists), `scenario=fixed-seq-len|agentic-coding`, `evals` (also run evals), `dry-run` (only show what would run), `sha=<40 hex>` (the commit you reviewed, which must be the head; required for pull requests from forks). Without `sha=` the commit is the head GitHub recorded when the comment was posted; a push after the comment refuses the command
 - `/run-benchmark help`: this text
 
 Accepted form: {USAGE}.
