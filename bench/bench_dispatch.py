@@ -5,9 +5,11 @@ last entry, head = the whole file).  Measured as whole ``ci-tools``
 processes: ``dispatch parse --rev`` resolving a command against the pinned
 commit (all configs with ``*``; the appended changelog entry), and
 ``dispatch comment`` end to end against a minimal local GitHub stand-in (it
-answers the seven REST calls; no validation, that is the tests' job).  The
-baseline, measured in the same run, is the naive planner: ``git show`` of the
-master config, ``yaml.safe_load`` and fnmatch over its keys.
+answers the REST calls: permission, pull request, branch activity for the
+pin, workflow runs for the dispatch key, the dispatch, reactions and the
+reply; no validation, that is the tests' job).  The baseline, measured in
+the same run, is the naive planner: ``git show`` of the master configs,
+``yaml.safe_load`` and fnmatch over their keys.
 
 Run: ``.venv/bin/python bench/bench_dispatch.py [--runs N]``.
 """
@@ -29,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT.parent / "shared" / "corpus" / "inferencex-843c625"
+CORPUS = ROOT.parent / "shared" / "corpus" / "inferencex-843c625-full"
 CI_TOOLS = Path(sys.executable).with_name("ci-tools")
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
@@ -39,8 +41,10 @@ GIT_ENV = {
 }
 NAIVE = r"""
 import fnmatch, subprocess, sys, yaml
-text = subprocess.run(["git", "show", f"{sys.argv[1]}:configs/amd-master.yaml"], check=True, capture_output=True).stdout
-keys = [k for k in yaml.safe_load(text) if fnmatch.fnmatchcase(k, "*")]
+keys = []
+for name in ("amd-master.yaml", "nvidia-master.yaml"):
+    text = subprocess.run(["git", "show", f"{sys.argv[1]}:configs/{name}"], check=True, capture_output=True).stdout
+    keys += [k for k in yaml.safe_load(text) if fnmatch.fnmatchcase(k, "*")]
 print(len(keys))
 """
 
@@ -90,6 +94,12 @@ class StandIn(BaseHTTPRequestHandler):
             self._send(200, {"permission": "admin", "role_name": "admin"})
         elif "/pulls/" in self.path:
             self._send(200, self.pull)
+        elif "/activity?" in self.path:
+            # The head branch was created on the head commit before the comment.
+            self._send(200, [{"before": "0" * 40, "after": self.pull["head"]["sha"], "activity_type": "branch_creation",
+                              "timestamp": "2026-01-01T00:00:00Z", "actor": {"login": "author"}}])
+        elif "/runs?" in self.path:
+            self._send(200, {"total_count": 0, "workflow_runs": []})
         else:
             self._send(200, [])
 
@@ -128,7 +138,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         repo, base, head = build_repo(Path(tmp))
         StandIn.pull = {"state": "open", "draft": False, "merged": False,
-                        "head": {"sha": head, "repo": {"full_name": "SemiAnalysisAI/InferenceX"}},
+                        "head": {"sha": head, "ref": "amd-update", "repo": {"full_name": "SemiAnalysisAI/InferenceX"}},
                         "base": {"sha": base, "repo": {"full_name": "SemiAnalysisAI/InferenceX"}}}
         server = ThreadingHTTPServer(("127.0.0.1", 0), StandIn)
         threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True).start()
@@ -138,6 +148,10 @@ def main() -> int:
             "issue": {"number": 1, "pull_request": {"url": "x"}},
             "comment": {"id": 1, "body": "/run-benchmark changelog", "created_at": "2026-02-01T00:00:00Z",
                         "user": {"login": "maintainer", "type": "User"}}}))
+        keys_event = Path(tmp) / "event-keys.json"
+        payload = json.loads(event.read_text())
+        payload["comment"]["body"] = "/run-benchmark dsr1-fp4-mi355x-*"
+        keys_event.write_text(json.dumps(payload))
         env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
         env_gh = {**env, "GITHUB_API_URL": f"http://127.0.0.1:{server.server_address[1]}", "GITHUB_TOKEN": "t"}
         rows = [
@@ -147,16 +161,23 @@ def main() -> int:
              [str(CI_TOOLS), "dispatch", "parse", "--rev", head, "--base", base, "/run-benchmark changelog"], env),
             ("dispatch comment, end to end (`changelog`)",
              [str(CI_TOOLS), "dispatch", "comment", "--event", str(event), "--no-fetch"], env_gh),
+            ("dispatch comment, end to end (`dsr1-fp4-mi355x-*`)",
+             [str(CI_TOOLS), "dispatch", "comment", "--event", str(keys_event), "--no-fetch"], env_gh),
             ("baseline: git show + yaml.safe_load + fnmatch", [sys.executable, "-c", NAIVE, head], env),
             ("baseline: python startup", [sys.executable, "-c", "pass"], env),
         ]
-        print(f"real corpus ({len(list((CORPUS / 'configs').glob('*-master.yaml')))} master file(s)), "
+        # Measure the path that dispatches, not a refusal.
+        for _, argv, _ in rows[2:4]:
+            once = subprocess.run(argv, cwd=repo, env=env_gh, capture_output=True, text=True, check=False)
+            if not once.stdout.startswith("dispatched: "):
+                raise SystemExit(f"dispatch comment did not dispatch: {once.stdout}{once.stderr}")
+        print(f"real corpus {CORPUS.name} ({len(list((CORPUS / 'configs').glob('*-master.yaml')))} master file(s)), "
               f"{args.runs} runs each")
         print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
-        print(f"{'command':<48} {'median s':>9} {'min s':>7} {'CPU s':>7} {'peak RSS MiB':>13}")
+        print(f"{'command':<52} {'median s':>9} {'min s':>7} {'CPU s':>7} {'peak RSS MiB':>13}")
         for name, argv, run_env in rows:
             median, fastest, cpu, rss = measure(argv, repo, args.runs, run_env)
-            print(f"{name:<48} {median:>9.3f} {fastest:>7.3f} {cpu:>7.3f} {rss / 1024:>13.1f}")
+            print(f"{name:<52} {median:>9.3f} {fastest:>7.3f} {cpu:>7.3f} {rss / 1024:>13.1f}")
         server.shutdown()
     return 0
 

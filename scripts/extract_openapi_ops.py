@@ -34,6 +34,10 @@ OPERATIONS = (
     ("post", "/repos/{owner}/{repo}/issues/{issue_number}/comments"),
     ("patch", "/repos/{owner}/{repo}/issues/comments/{comment_id}"),
     ("post", "/repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches"),
+    # Idempotent dispatch: is there a run for this dispatch key already?
+    ("get", "/repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs"),
+    # Head pinning: when, by GitHub's clock, the head branch last moved.
+    ("get", "/repos/{owner}/{repo}/activity"),
 )
 
 

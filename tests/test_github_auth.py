@@ -19,14 +19,22 @@ def policy_from(tmp_path: Path, text: str) -> DispatchPolicy:
 def test_defaults_are_the_safe_ones(tmp_path: Path) -> None:
     policy = policy_from(tmp_path, "default-branch: trunk\n")
     assert policy == DispatchPolicy(min_permission="write", allow_users=(), allow_forks=False, workflow="sweep.yml",
-                                    ref="trunk", max_jobs=512)
+                                    ref="trunk", max_jobs=512, bot_login="github-actions[bot]")
 
 
 def test_every_setting(tmp_path: Path) -> None:
     policy = policy_from(tmp_path, "dispatch:\n  min-permission: maintain\n  allow-users: [Alice, bob-2]\n"
-                                   "  allow-forks: true\n  workflow: 12345\n  ref: release/v1\n  max-jobs: 64\n")
-    assert policy == DispatchPolicy("maintain", ("Alice", "bob-2"), True, "12345", "release/v1", 64)
+                                   "  allow-forks: true\n  workflow: 12345\n  ref: release/v1\n  max-jobs: 64\n"
+                                   "  bot-login: bench-app[bot]\n")
+    assert policy == DispatchPolicy("maintain", ("Alice", "bob-2"), True, "12345", "release/v1", 64, "bench-app[bot]")
     assert policy.allowlisted("alice") and not policy.allowlisted("carol")
+    assert policy.is_own("Bench-App[bot]") and not policy.is_own("github-actions[bot]")
+
+
+@pytest.mark.parametrize("login", ["alic", "alicex", "xalice", "bob", "bob-", "bob-22", "ALICE2", "alice[bot]", ""])
+def test_the_allowlist_is_whole_login_only(login: str) -> None:
+    """Prefixes, extensions and substrings of an allowed login are other people."""
+    assert not DispatchPolicy(allow_users=("alice", "bob-2")).allowlisted(login)
 
 
 @pytest.mark.parametrize(("text", "line", "message"), [
@@ -36,12 +44,19 @@ def test_every_setting(tmp_path: Path) -> None:
     ("dispatch:\n  workflow: ../evil\n", 2, "dispatch.workflow: found '../evil', expected a workflow file name "
      "such as `sweep.yml` or a workflow id"),
     ("dispatch:\n  max-jobs: 0\n", 2, "dispatch.max-jobs: found 0, expected a positive integer"),
-    ("dispatch:\n\n  allow-users: [\"renovate[bot]\"]\n", 3, "dispatch.allow-users: found ['renovate[bot]'], "
-     "expected a list of GitHub logins"),
+    ("dispatch:\n\n  allow-users: [alice, \"renovate[bot]\"]\n", 3, "dispatch.allow-users: found 'renovate[bot]': bots "
+     "cannot be allowed to dispatch, expected people's logins"),
+    ("dispatch:\n  allow-users: [alice, \"Dependabot[BOT]\"]\n", 2, "dispatch.allow-users: found 'Dependabot[BOT]': bots "
+     "cannot be allowed to dispatch, expected people's logins"),
+    ("dispatch:\n  allow-users: [\"al ice\"]\n", 2, "dispatch.allow-users: found 'al ice', expected a GitHub login "
+     "(letters, digits and hyphens, not starting with a hyphen, at most 39 characters)"),
+    ("dispatch:\n  allow-users: [1]\n", 2, "dispatch.allow-users: found [1], expected a list of GitHub logins"),
+    ("dispatch:\n  bot-login: alice\n", 2, "dispatch.bot-login: found 'alice', expected the login of a bot, such as "
+     "`github-actions[bot]`"),
     ("dispatch:\n  allow-users: alice\n", 2, "dispatch.allow-users: found 'alice', expected a list of GitHub logins"),
     ("dispatch:\n  ref: a..b\n", 2, "dispatch.ref: found 'a..b', expected a branch or tag name"),
     ("dispatch:\n  max-jobs: 3\n  allow-fork: true\n", 3, "unknown setting `dispatch.allow-fork`, expected one of: "
-     "min-permission, allow-users, allow-forks, workflow, ref, max-jobs"),
+     "min-permission, allow-users, allow-forks, workflow, ref, max-jobs, bot-login"),
     ("dispatch:\n  min-permission: none\n", 2, "dispatch: `min-permission: none` with no `allow-users` lets nobody "
      "dispatch; list the allowed logins in `allow-users`"),
 ])

@@ -15,7 +15,7 @@ from ci_tools.config import load_config
 from ci_tools.errors import UsageError
 from ci_tools.github.dispatch import GitRevisions
 from ci_tools.github.outputs import format_outputs
-from test_github_dispatch import HEAD_TIME, Repo, _git, make_repo
+from test_github_dispatch import Repo, _git, comment_event, make_repo
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -82,6 +82,29 @@ def test_comment_command_needs_a_token_and_an_event(repo: Repo, tmp_path: Path, 
     assert "this is a `push` event" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("login", ["-alice", "al ice", "alice\n", "a" * 40, "alice[bot]x", "", "al/ice",
+                                   "\u0430lice"])
+def test_a_login_that_github_would_not_issue_is_a_usage_error(login: str, repo: Repo, tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """The login is quoted in replies and markers: only GitHub's login alphabet is accepted, before any request."""
+    event = tmp_path / "e.json"
+    event.write_text(json.dumps(comment_event("/run-benchmark cfg-a-*", login=login)))
+    monkeypatch.setenv("GITHUB_EVENT_NAME", "issue_comment")
+    monkeypatch.setenv("GITHUB_TOKEN", "t")
+    monkeypatch.setenv("GITHUB_API_URL", "http://127.0.0.1:9")  # nothing may be requested
+    assert main(["dispatch", "comment", "--repo", str(repo.root), "--event", str(event), "--no-fetch"]) == 2
+    assert capsys.readouterr().err == (f"ci-tools: error: {event}: `comment.user.login` is {login!r}, which is not "
+                                       "a GitHub login\n")
+
+
+@pytest.mark.parametrize("login", ["alice", "a", "A-1-b", "a" * 39, "dependabot[bot]"])
+def test_logins_github_issues_are_accepted(login: str) -> None:
+    from ci_tools.github.event import parse_event
+
+    assert parse_event(comment_event("x", login=login)).login == login
+
+
 def test_pinned_commit_is_fetched_by_sha_without_checkout(repo: Repo, tmp_path: Path) -> None:
     # A clone of the default branch only, as actions/checkout leaves it; the PR head lives on the remote.
     clone = tmp_path / "clone"
@@ -89,7 +112,6 @@ def test_pinned_commit_is_fetched_by_sha_without_checkout(repo: Repo, tmp_path: 
                    check=True, capture_output=True)
     _git(repo.root, "config", "uploadpack.allowAnySHA1InWant", "true")
     revisions = GitRevisions(load_config(clone))
-    assert revisions.committed_at(repo.head).isoformat() == HEAD_TIME
     assert "cfg-c-mi355x-agentic" in revisions.load(repo.head).configs
     # Nothing was checked out: the work tree is still the default branch.
     assert "cfg-c" not in (clone / "configs" / "amd-master.yaml").read_text()

@@ -7,7 +7,7 @@ from typing import Iterator
 
 import pytest
 
-from ci_tools.github.client import GitHubClient, GitHubError, RetryPolicy
+from ci_tools.github.client import AmbiguousRequest, GitHubClient, GitHubError, RetryPolicy
 from test_github_server import FakeGitHub, Scripted
 
 
@@ -39,14 +39,24 @@ def test_every_operation_is_valid_against_the_description(github: FakeGitHub) ->
         created = c.create_comment(3, "hello")
         assert list(c.issue_comments(3))[0]["body"] == "hello"
         c.update_comment(created["id"], "changed")
-        c.dispatch_workflow("sweep.yml", "main", {"sha": "a" * 40, "pr": "3"})
+        run = c.dispatch_workflow("sweep.yml", "main", {"sha": "a" * 40, "pr": "3", "key": "comment-1"})
+        runs = list(c.workflow_runs("sweep.yml", event="workflow_dispatch", branch="main",
+                                    created_since="2026-01-01T00:00:00Z"))
+        activity = c.branch_activity("new-topic")
     assert github.violations == []
     assert github.operations() == [
         "repos/get-collaborator-permission-level", "repos/get-collaborator-permission-level", "pulls/get",
         "reactions/create-for-issue-comment", "issues/create-comment", "issues/list-comments",
-        "issues/update-comment", "actions/create-workflow-dispatch"]
+        "issues/update-comment", "actions/create-workflow-dispatch", "actions/list-workflow-runs",
+        "repos/list-activities"]
     assert github.requests[0].headers["Authorization"] == "Bearer test-token"
-    assert github.dispatches == [{"workflow": "sweep.yml", "ref": "main", "inputs": {"sha": "a" * 40, "pr": "3"}}]
+    assert github.dispatches == [{"workflow": "sweep.yml", "ref": "main", "return_run_details": True,
+                                  "inputs": {"sha": "a" * 40, "pr": "3", "key": "comment-1"}}]
+    assert [r["id"] for r in runs] == [run["workflow_run_id"]] and runs[0]["html_url"] == run["html_url"]
+    assert github.requests[-2].query == {"event": ["workflow_dispatch"], "branch": ["main"],
+                                         "created": [">=2026-01-01T00:00:00Z"], "per_page": ["100"], "page": ["1"]}
+    assert github.requests[-1].query == {"ref": ["refs/heads/new-topic"], "direction": ["desc"], "per_page": ["100"]}
+    assert [(a["activity_type"], a["after"]) for a in activity] == [("branch_creation", "a" * 40)]
     assert github.comments[3][0]["body"] == "changed"
 
 
@@ -69,6 +79,52 @@ def test_5xx_is_retried_with_exponential_backoff(github: FakeGitHub) -> None:
     with client_for(github, sleeps) as c:
         assert c.pull_request(3)["number"] == 3
     assert sleeps == [1.0, 2.0]
+
+
+@pytest.mark.parametrize("status", [500, 502, 503, 504])
+def test_a_dispatch_answered_with_5xx_is_never_sent_again(github: FakeGitHub, status: int) -> None:
+    """GitHub may have created the run before failing to answer: a second POST could start a second sweep."""
+    github.scripted.append(Scripted("actions/create-workflow-dispatch", status, body={"message": "oops"},
+                                    apply=True))
+    sleeps = Sleeps()
+    with client_for(github, sleeps) as c, pytest.raises(AmbiguousRequest) as err:
+        c.dispatch_workflow("sweep.yml", "main", {"sha": "a" * 40})
+    assert str(err.value) == (f"POST /repos/Codertocat/Hello-World/actions/workflows/sweep.yml/dispatches failed: "
+                              f"HTTP {status} (oops); GitHub may have acted on it")
+    assert len(github.dispatch_requests()) == 1 and len(github.runs) == 1
+    assert sleeps == []
+
+
+def test_a_dispatch_that_times_out_is_never_sent_again(github: FakeGitHub) -> None:
+    github.scripted.append(Scripted("actions/create-workflow-dispatch", 204, apply=True, delay=1.0))
+    with client_for(github, timeout=0.2) as c, pytest.raises(AmbiguousRequest) as err:
+        c.dispatch_workflow("sweep.yml", "main", {"sha": "a" * 40})
+    assert str(err.value) == ("POST /repos/Codertocat/Hello-World/actions/workflows/sweep.yml/dispatches: timed out "
+                              "after the request was sent; GitHub may have acted on it")
+    assert len(github.dispatch_requests()) == 1
+
+
+def test_a_rate_limited_dispatch_is_retried(github: FakeGitHub) -> None:
+    """A rate-limit answer means GitHub refused the request: sending it again cannot start two runs."""
+    github.scripted.append(Scripted("actions/create-workflow-dispatch", 429, {"Retry-After": "3"},
+                                    {"message": "slow down"}))
+    sleeps = Sleeps()
+    with client_for(github, sleeps) as c:
+        c.dispatch_workflow("sweep.yml", "main", {"sha": "a" * 40})
+    assert sleeps == [3.0] and len(github.dispatch_requests()) == 2 and len(github.runs) == 1
+
+
+def test_reads_and_reactions_are_retried_after_a_timeout(github: FakeGitHub) -> None:
+    github.add_pull(3, "a" * 40, "b" * 40)
+    github.scripted += [Scripted("pulls/get", 200, delay=1.0),
+                        Scripted("reactions/create-for-issue-comment", 201, apply=True, delay=1.0)]
+    sleeps = Sleeps()
+    with client_for(github, sleeps, timeout=0.2) as c:
+        assert c.pull_request(3)["number"] == 3
+        c.add_reaction(5, "eyes")
+    assert sleeps == [1.0, 1.0]
+    assert github.operations() == ["pulls/get", "pulls/get", "reactions/create-for-issue-comment",
+                                   "reactions/create-for-issue-comment"]
 
 
 def test_secondary_rate_limit_waits_for_retry_after(github: FakeGitHub) -> None:

@@ -28,9 +28,15 @@ from ci_tools.github.auth import DispatchPolicy
 from ci_tools.github.client import GitHubClient, GitHubError, RetryPolicy
 from ci_tools.github.dispatch import Dispatcher, GitRevisions
 from ci_tools.github.event import parse_event
-from ci_tools.github.replies import marker
+from ci_tools.github.replies import Addressee, marker
 from ci_tools.github.selection import selection_from_json
 from test_github_server import DATA, FakeGitHub, Scripted
+
+COMMENT_ID = 492700400  # the published example's comment id
+
+
+def mark(login: str = "alice", comment_id: int = COMMENT_ID) -> str:
+    return marker(Addressee(comment_id, login))
 
 MASTER = """\
 cfg-a-mi355x-atom:
@@ -177,13 +183,23 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Repo:
     return make_repo(tmp_path_factory.mktemp("dispatch") / "repo")
 
 
+@contextlib.contextmanager
+def serving(repo: Repo, **roles: str) -> Iterator[FakeGitHub]:
+    """A fake GitHub holding the repository's pull request, `alice` with write permission and ``roles``."""
+    fake = FakeGitHub().start()
+    try:
+        for login, role in {"alice": "write", **roles}.items():
+            fake.grant(login, role)
+        fake.add_pull(PR, repo.head, repo.base)
+        yield fake
+    finally:
+        fake.stop()
+
+
 @pytest.fixture
 def github(repo: Repo) -> Iterator[FakeGitHub]:
-    fake = FakeGitHub().start()
-    fake.grant("alice", "write")
-    fake.add_pull(PR, repo.head, repo.base)
-    yield fake
-    fake.stop()
+    with serving(repo) as fake:
+        yield fake
 
 
 @contextlib.contextmanager
@@ -218,7 +234,7 @@ class Run:
 
 def run_dispatch(repo: Repo, github: FakeGitHub, event: dict[str, Any], tmp_path: Path,
                  monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
-                 root: Path | None = None) -> Run:
+                 root: Path | None = None, extra: tuple[str, ...] = ()) -> Run:
     event_file = tmp_path / "event.json"
     event_file.write_text(json.dumps(event), encoding="utf-8")
     output = tmp_path / "github_output"
@@ -227,7 +243,8 @@ def run_dispatch(repo: Repo, github: FakeGitHub, event: dict[str, Any], tmp_path
     monkeypatch.setenv("GITHUB_TOKEN", "ghs_test")
     monkeypatch.setenv("GITHUB_EVENT_NAME", "issue_comment")
     monkeypatch.setenv("GITHUB_OUTPUT", str(output))
-    code = main(["dispatch", "comment", "--repo", str(root or repo.root), "--event", str(event_file), "--no-fetch"])
+    code = main(["dispatch", "comment", "--repo", str(root or repo.root), "--event", str(event_file), "--no-fetch",
+                 *extra])
     captured = capsys.readouterr()
     assert github.violations == []
     return Run(code, captured.out, captured.err, output.read_text())
@@ -239,17 +256,17 @@ def last_reply(github: FakeGitHub) -> str:
     return str(replies[-1]["body"])
 
 
-def assert_refused(github: FakeGitHub, run: Run, *fragments: str) -> str:
+def assert_refused(github: FakeGitHub, run: Run, *fragments: str, login: str = "alice") -> str:
     assert run.code == 0, run.stderr
     assert github.dispatch_requests() == []
     assert github.dispatches == []
     assert run.output("outcome") == "refused"
     assert run.output("selection") == ""
     body = last_reply(github)
-    assert body.startswith(marker(492700400) + "\n:confused: **Not running benchmarks:** ")
+    assert body.startswith(mark(login) + "\n:confused: **Not running benchmarks:** ")
     for fragment in fragments:
         assert fragment in body, body
-    assert github.reactions[-1] == (492700400, "confused")
+    assert github.reactions[-1] == (COMMENT_ID, "confused")
     return body
 
 
@@ -262,29 +279,33 @@ def test_write_permission_dispatches_once_with_the_pinned_sha(repo: Repo, github
     run = run_dispatch(repo, github, comment_event("/run-benchmark cfg-a-* tp=8\r\n\r\nThanks!"), tmp_path,
                        monkeypatch, capsys)
     assert run.code == 0
-    assert run.stdout == f"dispatched: 3 jobs at {repo.head}\n"
+    assert run.stdout == (f"dispatched: 3 jobs at {repo.head}; pinned: head of `new-topic` since it was created to "
+                          f"`{repo.head[:12]}` by `octocat` at 2026-01-02T00:00:00+00:00\n")
     assert len(github.dispatch_requests()) == 1
     sent = github.dispatches[0]
     assert sent["workflow"] == "sweep.yml" and sent["ref"] == "main"
-    assert set(sent["inputs"]) == {"sha", "pr", "selection", "requester"}
+    assert set(sent["inputs"]) == {"sha", "pr", "selection", "requester", "key"}
     assert sent["inputs"]["sha"] == repo.head
     assert sent["inputs"]["pr"] == "1"
     assert sent["inputs"]["requester"] == "alice"
+    assert sent["inputs"]["key"] == f"comment-{COMMENT_ID}"
     selection = selection_from_json(sent["inputs"]["selection"])
     assert selection.sha == repo.head
     assert [t.config_key for t in selection.targets] == ["cfg-a-mi355x-atom"]
     assert selection.tp == (8,) and selection.jobs == 3
     assert run.output("selection") == sent["inputs"]["selection"]
     assert run.output("sha") == repo.head and run.output("outcome") == "dispatched" and run.output("jobs") == "3"
-    assert github.reactions == [(492700400, "eyes"), (492700400, "rocket")]
+    run_url = github.runs[0]["html_url"]
+    assert run.output("run-url") == run_url
+    assert github.reactions == [(COMMENT_ID, "eyes"), (COMMENT_ID, "rocket")]
     assert github.operations() == ["reactions/create-for-issue-comment", "repos/get-collaborator-permission-level",
-                                   "pulls/get", "actions/create-workflow-dispatch",
-                                   "reactions/create-for-issue-comment", "issues/list-comments",
-                                   "issues/create-comment"]
+                                   "pulls/get", "repos/list-activities", "actions/list-workflow-runs",
+                                   "actions/create-workflow-dispatch", "reactions/create-for-issue-comment",
+                                   "issues/list-comments", "issues/create-comment"]
     reply = last_reply(github)
     assert reply == (
-        f"{marker(492700400)}\n:rocket: **Dispatched** `sweep.yml` on `main` for `{repo.head}`, requested by "
-        "`alice`: 3 job(s) of 1 config(s): `cfg-a-mi355x-atom`; filters `tp=8`.\n\n```text\n"
+        f"{mark()}\n:rocket: **Dispatched** `sweep.yml` on `main` for `{repo.head}` ([the run]({run_url})), "
+        "requested by `alice`: 3 job(s) of 1 config(s): `cfg-a-mi355x-atom`; filters `tp=8`.\n\n```text\n"
         "cfg-a-mi355x-atom fixed-seq-len 1024/1024 TP8/EP1 c4\n"
         "cfg-a-mi355x-atom fixed-seq-len 1024/1024 TP8/EP1 c8\n"
         "cfg-a-mi355x-atom fixed-seq-len 1024/1024 TP8/EP1 c16\n```\n\n"
@@ -327,8 +348,11 @@ def test_allowed_fork_with_sha_dispatches(tmp_path: Path, monkeypatch: pytest.Mo
         fake.grant("alice", "admin")
         run = run_dispatch(repo, fake, comment_event("/run-benchmark cfg-a-mi355x-atom"), tmp_path, monkeypatch,
                            capsys)
-        assert_refused(fake, run, "comes from a fork: name the commit you reviewed",
-                       f"sha={repo.head}")
+        body = assert_refused(fake, run, "#1 comes from a fork, whose pushes GitHub does not record here; name the "
+                              "commit you reviewed with `sha=` and its full 40-digit id, copied from that commit's "
+                              f"page, not from this reply (the head is now `{repo.head[:12]}`).")
+        # The reply must not hand out the head's full id: pasting it would authorise whatever was pushed last.
+        assert repo.head not in body
         fake.comments.clear()
         run = run_dispatch(repo, fake, comment_event(f"/run-benchmark cfg-a-mi355x-atom sha={repo.head.upper()}"),
                            tmp_path, monkeypatch, capsys)
@@ -343,34 +367,52 @@ def test_dry_run_replies_with_the_plan_and_dispatches_nothing(repo: Repo, github
     assert github.dispatches == []
     assert run.output("outcome") == "planned"
     assert last_reply(github) == (
-        f"{marker(492700400)}\n:mag: **Dry run** at `{repo.head}`: 2 job(s) of 3 config(s): `cfg-a-mi355x-atom`, "
+        f"{mark()}\n:mag: **Dry run** at `{repo.head}`: 2 job(s) of 3 config(s): `cfg-a-mi355x-atom`, "
         "`cfg-b-mi355x-sglang`, `cfg-c-mi355x-agentic`; filters `conc=64`. Nothing was dispatched.\n\n```text\n"
         "cfg-a-mi355x-atom fixed-seq-len 1024/1024 TP4/EP4 c64\ncfg-b-mi355x-sglang fixed-seq-len 8192/1024 TP8/EP1 "
         "c64\n```\n\nRemove `dry-run` to run them.\n")
 
 
-def test_help_replies_without_checking_permission(repo: Repo, github: FakeGitHub, tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch,
-                                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_help_is_answered_for_anyone(repo: Repo, github: FakeGitHub, tmp_path: Path,
+                                     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     run = run_dispatch(repo, github, comment_event("/run-benchmark help", login="stranger"), tmp_path, monkeypatch,
                        capsys)
     assert run.output("outcome") == "help" and github.dispatches == []
-    assert last_reply(github).startswith(marker(492700400) + "\n**`/run-benchmark`** runs benchmark jobs")
+    assert last_reply(github).startswith(mark("stranger") + "\n**`/run-benchmark`** runs benchmark jobs")
 
 
-def test_rerun_of_the_same_event_updates_its_reply(repo: Repo, github: FakeGitHub, tmp_path: Path,
-                                                   monkeypatch: pytest.MonkeyPatch,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
-    # A person pasting the marker does not make their comment ours.
-    github.comments[PR] = [github._new_comment(PR, marker(492700400) + "\nfake")]
-    github.comments[PR][0]["user"].update(login="mallory", type="User")
+@pytest.mark.parametrize(("login", "user_type"), [("mallory", "User"), ("other-app[bot]", "Bot")])
+def test_rerun_of_the_same_event_updates_only_its_own_reply(login: str, user_type: str, repo: Repo,
+                                                            github: FakeGitHub, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    # Pasting the marker, as a person or as another app's bot, does not make a comment ours to overwrite.
+    github.comments[PR] = [github._new_comment(PR, mark() + "\nfake")]
+    github.comments[PR][0]["user"].update(login=login, type=user_type)
     event = comment_event("/run-benchmark cfg-nothing-*")
     run_dispatch(repo, github, event, tmp_path, monkeypatch, capsys)
     run_dispatch(repo, github, event, tmp_path, monkeypatch, capsys)
-    ours = [c for c in github.comments[PR] if c["user"]["type"] == "Bot"]
-    assert len(ours) == 1 and github.comments[PR][0]["body"] == marker(492700400) + "\nfake"
+    ours = [c for c in github.comments[PR] if c["user"]["login"] == "github-actions[bot]"]
+    assert len(ours) == 1 and github.comments[PR][0]["body"] == mark() + "\nfake"
+    assert ours[0]["body"].startswith(mark() + "\n:confused: **Not running benchmarks:** the command selects nothing")
     assert github.operations().count("issues/create-comment") == 1
     assert github.operations().count("issues/update-comment") == 1
+
+
+def test_replies_are_recognised_by_the_configured_bot_login(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    with configured(tmp_path, "dispatch:\n  bot-login: bench-app[bot]\n") as (repo, fake):
+        fake.grant("alice", "write")
+        fake.bot_login = "bench-app[bot]"
+        # A reply of the default bot is not this repository's bot's reply.
+        fake.comments[PR] = [fake._new_comment(PR, mark() + "\nfrom another bot")]
+        fake.comments[PR][0]["user"]["login"] = "github-actions[bot]"
+        event = comment_event("/run-benchmark cfg-nothing-*")
+        run_dispatch(repo, fake, event, tmp_path, monkeypatch, capsys)
+        run_dispatch(repo, fake, event, tmp_path, monkeypatch, capsys)
+        assert [c["user"]["login"] for c in fake.comments[PR]] == ["github-actions[bot]", "bench-app[bot]"]
+        assert fake.comments[PR][0]["body"] == mark() + "\nfrom another bot"
+        assert fake.operations().count("issues/update-comment") == 1
 
 
 # -- adversarial: never a dispatch ------------------------------------------------------------------
@@ -385,7 +427,7 @@ def test_insufficient_permission_is_refused(role: str | None, shown: str, repo: 
         github.grant("alice", role)
     run = run_dispatch(repo, github, comment_event("/run-benchmark cfg-a-*"), tmp_path, monkeypatch, capsys)
     body = assert_refused(github, run)
-    assert body == (f"{marker(492700400)}\n:confused: **Not running benchmarks:** `alice` has `{shown}` permission "
+    assert body == (f"{mark()}\n:confused: **Not running benchmarks:** `alice` has `{shown}` permission "
                     "on Codertocat/Hello-World; dispatching benchmarks needs `write` or higher\n")
     assert "pulls/get" not in github.operations()
 
@@ -404,6 +446,8 @@ def test_bots_are_ignored_without_any_request(login: str, user_type: str, repo: 
 @pytest.mark.parametrize(("pull", "fragment"), [
     ({"head_repo": "mallory/Hello-World"}, "the head of #1 comes from `mallory/Hello-World`; benchmarks run on "
                                            "self-hosted runners, so pull requests from forks are not run here"),
+    # A fork deleted after the pull request was opened: GitHub reports `head.repo: null`.
+    ({"head_repo_deleted": True}, "the head of #1 comes from a deleted fork; benchmarks run on self-hosted runners"),
     ({"draft": True}, "pull request #1 is a draft; mark it ready for review first."),
     ({"state": "closed"}, "pull request #1 is closed; only open pull requests are benchmarked."),
     ({"state": "closed", "merged": True}, "pull request #1 is merged;"),
@@ -442,20 +486,14 @@ def test_comment_on_an_issue_is_refused(repo: Repo, github: FakeGitHub, tmp_path
     assert "pulls/get" not in github.operations()
 
 
-def test_head_pushed_after_the_comment_is_refused(repo: Repo, github: FakeGitHub, tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch,
-                                                  capsys: pytest.CaptureFixture[str]) -> None:
-    run = run_dispatch(repo, github, comment_event("/run-benchmark cfg-a-*", created_at="2026-01-01T12:00:00Z"),
-                       tmp_path, monkeypatch, capsys)
-    assert_refused(github, run, f"the head of #1 moved after the comment was written: `{repo.head[:12]}` was "
-                                "committed at 2026-01-02T00:00:00+00:00, the comment at 2026-01-01T12:00:00+00:00.")
-
-
 def test_sha_mismatch_is_refused(repo: Repo, github: FakeGitHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                  capsys: pytest.CaptureFixture[str]) -> None:
     run = run_dispatch(repo, github, comment_event(f"/run-benchmark cfg-a-* sha={repo.base}"), tmp_path,
                        monkeypatch, capsys)
-    assert_refused(github, run, f"the comment names `sha={repo.base}`, but the head of #1 is `{repo.head}`.")
+    body = assert_refused(github, run, f"the comment names `sha={repo.base[:12]}...`, but the head of #1 is "
+                                       f"`{repo.head[:12]}`. Review the new commits and comment again with the "
+                                       "commit you reviewed.")
+    assert repo.head not in body
 
 
 @pytest.mark.parametrize(("body", "fragments"), [
@@ -572,8 +610,8 @@ def test_api_failure_midway_is_told_to_the_commenter(repo: Repo, github: FakeGit
     with pytest.raises(GitHubError):
         dispatcher.handle(parse_event(comment_event("/run-benchmark cfg-a-*")))
     assert github.dispatches == [] and github.violations == []
-    assert github.reactions == [(492700400, "eyes"), (492700400, "confused")]
-    assert last_reply(github) == (f"{marker(492700400)}\n:confused: **Not running benchmarks:** a GitHub API request "
+    assert github.reactions == [(COMMENT_ID, "eyes"), (COMMENT_ID, "confused")]
+    assert last_reply(github) == (f"{mark()}\n:confused: **Not running benchmarks:** a GitHub API request "
                                   "failed: GET /repos/Codertocat/Hello-World/pulls/1 failed after 1 attempts: HTTP 500 "
                                   "(boom). A maintainer can re-run the workflow.\n")
 
@@ -584,9 +622,11 @@ def test_failed_reply_after_dispatch_is_not_a_refusal(repo: Repo, github: FakeGi
     dispatcher = Dispatcher(client, DispatchPolicy(), GitRevisions(load_config(repo.root), fetch=False))
     outcome = dispatcher.handle(parse_event(comment_event("/run-benchmark cfg-b-*")))
     assert outcome.status == "dispatched" and len(github.dispatches) == 1
-    assert outcome.reason == (f"2 jobs at {repo.head} (the reply could not be written: GET /repos/Codertocat/"
-                              "Hello-World/issues/1/comments failed after 1 attempts: HTTP 500 (boom))")
-    assert github.reactions == [(492700400, "eyes"), (492700400, "rocket")]
+    assert outcome.reason == (f"2 jobs at {repo.head}; pinned: head of `new-topic` since it was created to "
+                              f"`{repo.head[:12]}` by `octocat` at 2026-01-02T00:00:00+00:00 (the reply could not be "
+                              "written: GET /repos/Codertocat/Hello-World/issues/1/comments failed after 1 attempts: "
+                              "HTTP 500 (boom))")
+    assert github.reactions == [(COMMENT_ID, "eyes"), (COMMENT_ID, "rocket")]
 
 
 _WORDS = st.sampled_from(["cfg-a-*", "cfg-b-mi355x-sglang", "cfg-*", "nothing-*", "conc=4", "conc=64,16", "tp=8",

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shutil
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -21,6 +23,7 @@ from ci_tools.github.selection import (
 )
 from ci_tools.model.repository import RepoData, load_repo
 from ci_tools.snapshot import GitSnapshot
+from conftest import full_corpus_dir
 from test_github_dispatch import CHANGELOG_BASE, CHANGELOG_HEAD, Repo, _git, make_repo
 
 
@@ -136,8 +139,12 @@ def test_from_json_rejects_anything_not_normalised(mutate: object, message: str)
     assert str(err.value) == message
 
 
-def committed_corpus(root: Path) -> tuple[str, RepoData]:
-    """The corpus copy as a one-commit repository, loaded at that commit."""
+@pytest.fixture(scope="module")
+def real_tree(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, RepoData]:
+    """The real InferenceX configs and changelog as a one-commit repository, loaded at that commit."""
+    source, root = full_corpus_dir(), tmp_path_factory.mktemp("ix")
+    shutil.copytree(source / "configs", root / "configs")
+    shutil.copy(source / "perf-changelog.yaml", root / "perf-changelog.yaml")
     _git(root, "init", "-q")
     _git(root, "add", "-A")
     _git(root, "commit", "-q", "-m", "corpus")
@@ -145,8 +152,8 @@ def committed_corpus(root: Path) -> tuple[str, RepoData]:
     return sha, load(root, sha)
 
 
-def test_real_corpus_multinode_concurrency_filter(corpus_copy: Path) -> None:
-    sha, head = committed_corpus(corpus_copy)
+def test_real_corpus_multinode_concurrency_filter(real_tree: tuple[str, RepoData]) -> None:
+    sha, head = real_tree
     selection = resolve_selection(command("/run-benchmark dsr1-fp4-mi355x-sglang-disagg conc=64"), sha, head)
     jobs = select_jobs(head, selection)
     assert selection.jobs == len(jobs) > 0
@@ -175,9 +182,9 @@ def test_changelog_entries_naming_other_fleets_do_not_block(tmp_path: Path) -> N
     assert [t.config_key for t in selection.targets] == ["cfg-b-mi355x-sglang"]
 
 
-def test_real_corpus_seed_pr_config(corpus_copy: Path) -> None:
+def test_real_corpus_seed_pr_config(real_tree: tuple[str, RepoData]) -> None:
     """The config the seed PR (DSV4 ATOM AgentX on MI355X) changes, as its reviewer would select it."""
-    sha, head = committed_corpus(corpus_copy)
+    sha, head = real_tree
     selection = resolve_selection(command("/run-benchmark dsv4-fp4-mi355x-atom-agentic-mtp conc=48,64"), sha, head)
     assert selection.targets == (Target("dsv4-fp4-mi355x-atom-agentic-mtp", ("agentic-coding",)),)
     assert [j.label() for j in select_jobs(head, selection)] == [
@@ -187,3 +194,14 @@ def test_real_corpus_seed_pr_config(corpus_copy: Path) -> None:
         resolve_selection(command("/run-benchmark dsv4-fp4-mi355x-atom-agentic-mtp ep=8"), sha, head)
     assert err.value.problems == ("`ep=8` leaves none of the 7 jobs of the selected configs; they offer: scenario "
                                   "agentic-coding; tp 8; ep 1; conc 1,2,4,8,16,32,48",)
+
+
+def test_real_corpus_every_config_of_both_fleets(real_tree: tuple[str, RepoData]) -> None:
+    """`*` over the real tree selects, per config key, the jobs InferenceX's own generator makes (the oracle)."""
+    sha, head = real_tree
+    selection = resolve_selection(command("/run-benchmark *"), sha, head)
+    jobs = select_jobs(head, selection)
+    oracle = json.loads((full_corpus_dir() / "expected" / "full-sweep-keyed.json").read_text(encoding="utf-8"))
+    assert len(selection.targets) == len(head.configs) == 208
+    assert selection.jobs == len(jobs) == len(oracle) == 1820
+    assert Counter(j.config_key for j in jobs) == Counter(e["config-key"] for e in oracle)

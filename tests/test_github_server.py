@@ -15,7 +15,9 @@ import copy
 import json
 import re
 import threading
+import time
 from dataclasses import dataclass, field
+from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Iterator
@@ -24,11 +26,33 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import httpx
 import jsonschema
 import pytest
+import yaml
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT7
 
 DATA = Path(__file__).resolve().parent / "data" / "octokit"
 SPEC_URI = "urn:github-openapi"
+SWEEP_WORKFLOW = Path(__file__).resolve().parent.parent / ".github" / "workflows" / "sweep.yml"
+# The fake's clock for the runs it creates: after the test comments' times.
+FAKE_NOW = "2026-01-03T00:01:00Z"
+
+
+def _time(value: str) -> datetime:
+    return datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
+def run_name(inputs: dict[str, Any], template: str | None = None) -> str:
+    """A workflow_dispatch run's title as GitHub derives it: the workflow's `run-name` with `inputs.X` filled in."""
+    if template is None:
+        template = str(yaml.safe_load(SWEEP_WORKFLOW.read_text(encoding="utf-8"))["run-name"])
+
+    def value(m: re.Match[str]) -> str:
+        expr = m.group(1).strip()
+        if not re.fullmatch(r"inputs\.[A-Za-z0-9_-]+", expr):
+            raise AssertionError(f"the fake only evaluates `inputs.NAME` in run-name, found {expr!r}")
+        return str(inputs.get(expr.removeprefix("inputs."), ""))
+
+    return re.sub(r"\$\{\{(.*?)\}\}", value, template)
 
 
 def _convert(node: Any) -> Any:
@@ -181,12 +205,19 @@ class Recorded:
 
 @dataclass
 class Scripted:
-    """A canned answer for the next request matching ``operation`` (used for retry tests)."""
+    """A canned answer for the next request matching ``operation`` (used for retry tests).
+
+    With ``apply`` the request takes effect as usual and only the answer is
+    replaced: GitHub acted, the client cannot tell.  ``delay`` holds the answer
+    back (longer than the client's timeout, it becomes a timeout).
+    """
 
     operation: str
     status: int
     headers: dict[str, str] = field(default_factory=dict)
     body: Any = None
+    apply: bool = False
+    delay: float = 0.0
 
 
 class FakeGitHub:
@@ -199,9 +230,16 @@ class FakeGitHub:
         self.comments: dict[int, list[dict[str, Any]]] = {}
         self.reactions: list[tuple[int, str]] = []
         self.dispatches: list[dict[str, Any]] = []
+        self.runs: list[dict[str, Any]] = []
+        # Branch name -> GitHub's activity records for it, oldest first.
+        self.activity: dict[str, list[dict[str, Any]]] = {}
         self.requests: list[Recorded] = []
         self.violations: list[str] = []
+        self.tolerated: set[str] = set()
         self.scripted: list[Scripted] = []
+        self.now = FAKE_NOW
+        # Who the token belongs to: comments created through the API are this bot's.
+        self.bot_login = "github-actions[bot]"
         self._next_id = 900_000
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
@@ -226,17 +264,20 @@ class FakeGitHub:
     def reset(self) -> None:
         """Forget all state, keep serving (for property tests that reuse one server)."""
         with self._lock:
-            for store in (self.permissions, self.pulls, self.comments):
+            for store in (self.permissions, self.pulls, self.comments, self.activity):
                 store.clear()
-            for log in (self.reactions, self.dispatches, self.requests, self.violations, self.scripted):
+            for log in (self.reactions, self.dispatches, self.runs, self.requests, self.violations, self.scripted):
                 log.clear()
+            self.tolerated.clear()
 
     def grant(self, login: str, role: str) -> None:
         legacy = {"maintain": "write", "triage": "read"}.get(role, role)
         self.permissions[login] = (legacy, role)
 
     def add_pull(self, number: int, head_sha: str, base_sha: str, *, state: str = "open", draft: bool = False,
-                 merged: bool = False, head_repo: str | None = None, head_repo_deleted: bool = False) -> dict[str, Any]:
+                 merged: bool = False, head_repo: str | None = None, head_repo_deleted: bool = False,
+                 pushed_at: str = "2026-01-02T00:00:00Z") -> dict[str, Any]:
+        """A pull request whose head branch GitHub recorded as created on ``head_sha`` at ``pushed_at``."""
         pr = SPEC.example("pull-request")
         pr["number"] = number
         # The published example predates `type` becoming required on team entries.
@@ -245,12 +286,32 @@ class FakeGitHub:
         pr["head"]["sha"], pr["base"]["sha"] = head_sha, base_sha
         pr["base"]["repo"]["full_name"] = self.repository
         if head_repo_deleted:
+            # What GitHub sends for a deleted fork, though the description does not allow it
+            # (github/rest-api-description#424 and #1811): the one deviation the fake tolerates.
             pr["head"]["repo"] = None
+            self.tolerated.add("response 200: None is not of type 'object' at ['head', 'repo']")
         else:
             pr["head"]["repo"]["full_name"] = head_repo or self.repository
             pr["head"]["repo"]["fork"] = head_repo is not None and head_repo != self.repository
         self.pulls[number] = pr
+        if head_repo in (None, self.repository) and not head_repo_deleted:
+            self.activity[pr["head"]["ref"]] = []
+            self._record(pr["head"]["ref"], "0" * 40, head_sha, pushed_at, "branch_creation")
         return pr
+
+    def _record(self, branch: str, before: str, after: str, at: str, kind: str, actor: str = "octocat") -> None:
+        user = SPEC.example("pull-request")["user"]
+        user["login"] = actor
+        self._next_id += 1
+        self.activity.setdefault(branch, []).append({
+            "id": self._next_id, "node_id": f"A_{self._next_id}", "before": before, "after": after,
+            "ref": f"refs/heads/{branch}", "timestamp": at, "activity_type": kind, "actor": user})
+
+    def push(self, number: int, sha: str, at: str, *, force: bool = False, actor: str = "octocat") -> None:
+        """The PR's head branch moves to ``sha``; GitHub records when (its clock, not the commit's dates)."""
+        pr = self.pulls[number]
+        self._record(pr["head"]["ref"], pr["head"]["sha"], sha, at, "force_push" if force else "push", actor)
+        pr["head"]["sha"] = sha
 
     def dispatch_requests(self) -> list[Recorded]:
         return [r for r in self.requests if r.operation == "actions/create-workflow-dispatch"]
@@ -265,7 +326,7 @@ class FakeGitHub:
         self._next_id += 1
         comment.update(id=self._next_id, body=body,
                        html_url=f"https://github.com/{self.repository}/pull/{number}#issuecomment-{self._next_id}")
-        comment["user"].update(login="github-actions[bot]", type="Bot")
+        comment["user"].update(login=self.bot_login, type="Bot")
         return comment
 
     def _answer(self, op: Operation, params: dict[str, str], query: dict[str, list[str]], body: Any) -> tuple[
@@ -307,7 +368,34 @@ class FakeGitHub:
             return 404, {}, {"message": "Not Found", "documentation_url": "x"}
         if oid == "actions/create-workflow-dispatch":
             self.dispatches.append({"workflow": params["workflow_id"], **body})
+            run = SPEC.example("workflow-run-paginated")["workflow_runs"][0]
+            self._next_id += 1
+            run.update(id=self._next_id, event="workflow_dispatch", status="queued", conclusion=None,
+                       head_branch=body["ref"], display_title=run_name(body.get("inputs") or {}),
+                       created_at=self.now, updated_at=self.now,
+                       html_url=f"https://github.com/{self.repository}/actions/runs/{self._next_id}")
+            self.runs.append({"workflow": params["workflow_id"], **run})
+            if body.get("return_run_details"):
+                return 200, {}, {"workflow_run_id": run["id"], "html_url": run["html_url"],
+                                 "run_url": f"https://api.github.com/repos/{self.repository}/actions/runs/{run['id']}"}
             return 204, {}, None
+        if oid == "actions/list-workflow-runs":
+            def wanted(run: dict[str, Any]) -> bool:
+                created = query.get("created", [""])[-1]
+                return (run["workflow"] == params["workflow_id"]
+                        and run["event"] == query.get("event", [run["event"]])[-1]
+                        and run["head_branch"] == query.get("branch", [run["head_branch"]])[-1]
+                        and (not created.startswith(">=") or _time(run["created_at"]) >= _time(created[2:])))
+            matching = [{k: v for k, v in r.items() if k != "workflow"} for r in reversed(self.runs) if wanted(r)]
+            per_page = int(query.get("per_page", ["30"])[-1])
+            page = int(query.get("page", ["1"])[-1])
+            return 200, {}, {"total_count": len(matching),
+                             "workflow_runs": matching[(page - 1) * per_page: page * per_page]}
+        if oid == "repos/list-activities":
+            ref = query.get("ref", [""])[-1].removeprefix("refs/heads/")
+            items = sorted(self.activity.get(ref, []), key=lambda a: _time(a["timestamp"]),
+                           reverse=query.get("direction", ["desc"])[-1] == "desc")
+            return 200, {}, items[:int(query.get("per_page", ["30"])[-1])]
         return 500, {}, {"message": f"unhandled {oid}"}
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
@@ -342,13 +430,17 @@ class FakeGitHub:
                     scripted = next((s for s in fake.scripted if s.operation == op.operation_id), None)
                     if scripted is not None:
                         fake.scripted.remove(scripted)
-                        self._send(scripted.status, scripted.headers, scripted.body)
-                        return
-                    params = op.pattern.match(split.path).groupdict()  # type: ignore[union-attr]
-                    status, extra, payload = fake._answer(op, {k: unquote(v) for k, v in params.items()}, query,
-                                                          body)
-                    if status < 300:
-                        fake.violations.extend(SPEC.validate_response(op, status, payload))
+                    if scripted is None or scripted.apply:
+                        params = op.pattern.match(split.path).groupdict()  # type: ignore[union-attr]
+                        status, extra, payload = fake._answer(op, {k: unquote(v) for k, v in params.items()}, query,
+                                                              body)
+                        if status < 300:
+                            fake.violations.extend(v for v in SPEC.validate_response(op, status, payload)
+                                                   if v not in fake.tolerated)
+                    if scripted is not None:
+                        status, extra, payload = scripted.status, scripted.headers, scripted.body
+                if scripted is not None and scripted.delay:
+                    time.sleep(scripted.delay)
                 self._send(status, extra, payload)
 
             def _send(self, status: int, headers: dict[str, str], payload: Any) -> None:
@@ -359,8 +451,11 @@ class FakeGitHub:
                 if data:
                     self.send_header("Content-Type", "application/json; charset=utf-8")
                 self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                try:
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up waiting (a timeout test)
 
             do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = _serve
 
@@ -382,9 +477,9 @@ HEADERS = {"Accept": "application/vnd.github+json", "X-GitHub-Api-Version": "202
 
 def test_operations_extracted_are_the_ones_the_client_uses() -> None:
     ids = sorted(op.operation_id for op in SPEC.operations)
-    assert ids == ["actions/create-workflow-dispatch", "issues/create-comment", "issues/list-comments",
-                   "issues/update-comment", "pulls/get", "reactions/create-for-issue-comment",
-                   "repos/get-collaborator-permission-level"]
+    assert ids == ["actions/create-workflow-dispatch", "actions/list-workflow-runs", "issues/create-comment",
+                   "issues/list-comments", "issues/update-comment", "pulls/get", "reactions/create-for-issue-comment",
+                   "repos/get-collaborator-permission-level", "repos/list-activities"]
 
 
 def test_valid_request_passes_and_is_recorded(github: FakeGitHub) -> None:
@@ -434,3 +529,30 @@ def test_fake_answers_satisfy_the_response_schemas(github: FakeGitHub) -> None:
     op = SPEC.match("GET", "/repos/o/r/pulls/1")
     assert op is not None
     assert any("'head' is a required property" in e for e in SPEC.validate_response(op[0], 200, broken))
+
+
+def test_fake_runs_and_activity_satisfy_the_response_schemas(github: FakeGitHub) -> None:
+    github.add_pull(7, "a" * 40, "b" * 40, pushed_at="2026-01-01T00:00:00Z")
+    github.push(7, "c" * 40, "2026-01-02T00:00:00Z", force=True, actor="mallory")
+    base = f"{github.url}/repos/Codertocat/Hello-World"
+    activity = httpx.get(f"{base}/activity", params={"ref": "refs/heads/new-topic", "per_page": 100},
+                         headers=HEADERS).json()
+    assert [(a["activity_type"], a["after"], a["actor"]["login"]) for a in activity] == [
+        ("force_push", "c" * 40, "mallory"), ("branch_creation", "a" * 40, "octocat")]
+    assert github.pulls[7]["head"]["sha"] == "c" * 40
+    r = httpx.post(f"{base}/actions/workflows/sweep.yml/dispatches", headers=HEADERS,
+                   json={"ref": "main", "inputs": {"sha": "c" * 40, "key": "comment-5"}, "return_run_details": True})
+    assert r.status_code == 200 and r.json()["html_url"].endswith(f"/actions/runs/{r.json()['workflow_run_id']}")
+    runs = httpx.get(f"{base}/actions/workflows/sweep.yml/runs", headers=HEADERS,
+                     params={"event": "workflow_dispatch", "branch": "main", "created": ">=2026-01-03T00:00:00Z"})
+    assert [run["display_title"] for run in runs.json()["workflow_runs"]] == [f"sweep of {'c' * 40} for comment-5"]
+    later = httpx.get(f"{base}/actions/workflows/sweep.yml/runs", headers=HEADERS,
+                      params={"created": ">=2026-01-04T00:00:00Z"})
+    assert later.json()["workflow_runs"] == []
+    assert github.violations == []
+
+
+def test_run_name_is_evaluated_from_the_workflow() -> None:
+    assert run_name({"sha": "s", "key": "k"}, "sweep of ${{ inputs.sha }} for ${{inputs.key}}") == "sweep of s for k"
+    with pytest.raises(AssertionError, match="only evaluates"):
+        run_name({}, "${{ github.actor }}")

@@ -165,3 +165,37 @@ def test_plan_refuses_a_selection_for_another_commit(committed: tuple[Path, str]
     assert f"--rev {sha} is commit {sha}, but the selection was authorised for {other}" in proc.stderr
     proc = cli(repo, "sweep", "plan", "--rev", sha, "--selection", '{"version": 1}', "--write-matrix", "p.json")
     assert proc.returncode == 2 and "--selection: the selection has unexpected keys" in proc.stderr
+
+
+def test_settings_from_a_trusted_checkout_override_the_repository_s_own(tmp_path: Path) -> None:
+    """The pull request's `.ci-tools.yaml` cannot pick the launcher or docker arguments of the runner it runs on."""
+    hostile = ('sweep:\n  default-launcher: docker\n  docker-args: ["--privileged", "-v", "/:/host"]\n'
+               '  model-cache: /\n')
+    repo = make_repo(tmp_path, sweep_config=hostile)
+    trusted = tmp_path / "trusted"
+    trusted.mkdir()
+    (trusted / ".ci-tools.yaml").write_text('sweep:\n  default-launcher: docker\n  docker-args: ["--shm-size", "64g"]\n'
+                                            "  model-cache: /models\n", encoding="utf-8")
+    job = job_of(repo, "ok-fp8-mi355x-vllm", 4)
+    args = ("sweep", "local", "--key", "ok-fp8-mi355x-vllm", "--conc", "4", "--dry-run")
+    own = cli(repo, *args)
+    assert own.returncode == 0, own.stderr
+    assert "--privileged -v /:/host" in own.stdout  # what the repository alone would do
+    proc = cli(repo, *args, "--settings-from", str(trusted))
+    assert proc.returncode == 0, proc.stderr
+    command = proc.stdout.splitlines()[-1]
+    assert command.startswith(f"docker run --rm --name ci-tools-{job.id} ")
+    assert "--shm-size 64g" in command and "-v /models:/models" in command
+    assert "--privileged" not in command and "/:/host" not in command
+
+
+def test_settings_from_a_checkout_without_configuration_are_the_defaults(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path, sweep_config='sweep:\n  default-launcher: docker\n  docker-args: ["--privileged"]\n')
+    empty = tmp_path / "trusted"
+    empty.mkdir()
+    proc = cli(repo, "sweep", "run", "--job", json.dumps(job_of(repo, "ok-fp8-mi355x-vllm", 4).to_json()),
+               "--dry-run", "--settings-from", str(empty))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[0].endswith("launcher direct)")
+    missing = cli(repo, "sweep", "local", "--key", "ok-*", "--dry-run", "--settings-from", str(tmp_path / "nope"))
+    assert missing.returncode == 2 and "--settings-from" in missing.stderr and "does not exist" in missing.stderr

@@ -155,7 +155,8 @@ def test_run_benchmark_runs_only_trusted_code() -> None:
 def test_sweep_workflow_shape() -> None:
     workflow = _load(WORKFLOWS / "sweep.yml")
     inputs = _on(workflow)["workflow_dispatch"]["inputs"]
-    assert list(inputs) == ["sha", "pr", "selection", "requester"]
+    assert list(inputs) == ["sha", "pr", "selection", "requester", "key"]
+    assert inputs["key"]["required"] is True
     jobs = workflow["jobs"]
     assert list(jobs) == ["plan", "run", "report"]
     assert jobs["plan"]["permissions"] == {"contents": "read"}
@@ -168,7 +169,9 @@ def test_sweep_workflow_shape() -> None:
     assert len(pinned) == 1 and pinned[0]["with"]["persist-credentials"] is False
     plan_script = next(s["run"] for s in jobs["plan"]["steps"] if "sweep plan" in s.get("run", ""))
     assert '--rev "$SHA" --selection "$SELECTION"' in plan_script
-    assert any("sweep local" in s.get("run", "") for s in run["steps"])
+    local = next(s["run"] for s in run["steps"] if "sweep local" in s.get("run", ""))
+    # How the pull request's code is launched is the default branch's decision, not the pull request's.
+    assert "--repo repo --settings-from trusted" in local
     assert any("sweep report" in s.get("run", "") for s in jobs["report"]["steps"])
     # The plan job never checks out the pinned commit: only the default branch.
     assert all(s["with"]["ref"] == "${{ github.event.repository.default_branch }}"
@@ -220,3 +223,155 @@ def test_action_check_script_passes_inputs_as_arguments(tmp_path: Path) -> None:
     ]
     assert not (tmp_path / "pwned").exists()
     assert output.read_text() == "exit-code=1\n"
+
+
+# -- concurrency: what GitHub does with the groups ---------------------------------------------------
+
+
+def _evaluate(template: str, context: dict[str, Any]) -> str:
+    """`${{ a.b || c.d || 'x' }}` as GitHub evaluates it: a missing property is null, `||` takes the first truthy."""
+
+    def operand(text: str) -> Any:
+        text = text.strip()
+        if text.startswith("'") and text.endswith("'"):
+            return text[1:-1]
+        node: Any = context
+        for part in text.split("."):
+            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", part):
+                raise AssertionError(f"the test evaluator does not understand {text!r}")
+            node = node.get(part) if isinstance(node, dict) else None
+        return node
+
+    def expression(m: re.Match[str]) -> str:
+        values = [operand(alt) for alt in m.group(1).split("||")]
+        chosen = next((v for v in values if v), values[-1])
+        return "" if chosen is None else str(chosen)
+
+    return re.sub(r"\$\{\{(.*?)\}\}", expression, template)
+
+
+def _comment_context(comment_id: int, login: str, number: int = 7) -> dict[str, Any]:
+    return {"github": {"event": {"comment": {"id": comment_id, "user": {"login": login}, "body": "/run-benchmark x"},
+                                 "issue": {"number": number}}, "run_id": 900 + comment_id}}
+
+
+def test_a_comment_cannot_cancel_another_comments_command() -> None:
+    """A newer pending run in a concurrency group cancels the pending one before it, whatever `cancel-in-progress`
+    says; so two comments must never share a group, and re-runs of one comment must (they run one after another)."""
+    group = _load(WORKFLOWS / "run-benchmark.yml")["concurrency"]
+    assert group["cancel-in-progress"] is False
+    maintainer = _evaluate(group["group"], _comment_context(1, "maintainer"))
+    stranger = _evaluate(group["group"], _comment_context(2, "stranger"))
+    rerun = _evaluate(group["group"], {**_comment_context(1, "maintainer"), "run_attempt": 2})
+    assert maintainer != stranger and maintainer == rerun
+    assert maintainer == "run-benchmark-comment-1"
+
+
+def test_a_sweep_cannot_cancel_another_requests_sweep() -> None:
+    workflow = _load(WORKFLOWS / "sweep.yml")
+    group = workflow["concurrency"]
+    assert group["cancel-in-progress"] is False
+    sha = "a" * 40
+
+    def of(key: str) -> str:
+        return _evaluate(group["group"], {"inputs": {"sha": sha, "key": key}, "github": {"run_id": 5}})
+
+    # Three requests for the same commit: three groups, none waits for or cancels another.
+    assert len({of("comment-1"), of("comment-2"), of("comment-3")}) == 3
+    # The key is also the run title's last word, which the dispatcher searches for.
+    assert _evaluate(workflow["run-name"], {"inputs": {"sha": sha, "key": "comment-1"}}).split()[-1] == "comment-1"
+
+
+def test_the_evaluator_reads_what_github_reads() -> None:
+    context = {"inputs": {"a": "", "b": "x"}, "github": {"run_id": 3}}
+    assert _evaluate("g-${{ inputs.a || github.run_id }}-${{ inputs.b }}-${{ inputs.c }}", context) == "g-3-x-"
+    assert _evaluate("${{ inputs.a || 'none' }}", context) == "none"
+
+
+# -- the job that runs pull request code --------------------------------------------------------------
+
+
+def _expressions(node: Any) -> Iterator[str]:
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from _expressions(key)
+            yield from _expressions(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _expressions(value)
+    elif isinstance(node, str):
+        yield from (m.group(1).strip() for m in re.finditer(r"\$\{\{(.*?)\}\}", node, re.S))
+
+
+def _credentials_exposed(workflow: dict[Any, Any], job: dict[str, Any]) -> list[str]:
+    """Every way a credential could reach the job's steps: expressions naming secrets or the token, inherited ones."""
+    found = [e for e in _expressions([workflow.get("env"), job]) if re.search(r"\bsecrets\b|github\.token", e)]
+    if job.get("secrets") == "inherit":
+        found.append("secrets: inherit")
+    found += [f"{name}: {level}" for name, level in (job.get("permissions") or {}).items()
+              if (name, level) != ("contents", "read")]
+    return found
+
+
+def _jobs_running_pr_code(workflow: dict[Any, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """The jobs that check out the dispatched commit (their steps run its recipes)."""
+    return [(job_id, job) for job_id, job in workflow["jobs"].items()
+            if any(s.get("with", {}).get("ref") == "${{ inputs.sha }}" for s in job.get("steps", []))]
+
+
+def test_no_credential_reaches_the_job_that_runs_pull_request_code() -> None:
+    workflow = _load(WORKFLOWS / "sweep.yml")
+    jobs = _jobs_running_pr_code(workflow)
+    assert [job_id for job_id, _ in jobs] == ["run"]
+    for _, job in jobs:
+        assert _credentials_exposed(workflow, job) == []
+        # The checkout's own token stays out of .git/config, where the recipes could read it.
+        assert all(s["with"].get("persist-credentials") is False and "token" not in s["with"]
+                   for s in job["steps"] if str(s.get("uses", "")).startswith("actions/checkout@"))
+
+
+@pytest.mark.parametrize("leak", [
+    lambda wf, job: job["steps"][-1].setdefault("env", {}).update(HF_TOKEN="${{ secrets.HF_TOKEN }}"),
+    lambda wf, job: job.setdefault("env", {}).update(TOKEN="${{ github.token }}"),
+    lambda wf, job: wf.setdefault("env", {}).update(KEY="${{ secrets.KEY }}"),
+    lambda wf, job: job["steps"][0]["with"].update(token="${{ secrets.PAT }}"),
+    lambda wf, job: job.update(secrets="inherit"),
+    lambda wf, job: job["permissions"].update({"pull-requests": "write"}),
+])
+def test_the_credential_check_catches_a_leak(leak: Any) -> None:
+    """Guards the test above: each way of handing the job a credential is reported."""
+    workflow = _load(WORKFLOWS / "sweep.yml")
+    (_, job), = _jobs_running_pr_code(workflow)
+    leak(workflow, job)
+    assert _credentials_exposed(workflow, job) != []
+
+
+def _step(workflow: str, job: str, name: str) -> dict[str, Any]:
+    return next(s for s in _load(WORKFLOWS / workflow)["jobs"][job]["steps"] if s.get("name") == name)
+
+
+def test_the_run_job_verifies_it_checked_out_the_pinned_commit(tmp_path: Path) -> None:
+    """Runs the verification script with bash on real checkouts: the pinned commit passes, any other fails."""
+    steps = _load(WORKFLOWS / "sweep.yml")["jobs"]["run"]["steps"]
+    names = [s.get("name") for s in steps]
+    verify = _step("sweep.yml", "run", "Verify that the checkout is the pinned commit")
+    # Right after the checkout, before anything of the pull request runs.
+    assert names.index(verify["name"]) == names.index("Check out the pinned commit") + 1
+    assert verify["env"] == {"SHA": "${{ inputs.sha }}"}
+    repo = tmp_path / "repo"
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(tmp_path)}
+    for args in (["init", "-q", str(repo)], ["-C", str(repo), "commit", "-q", "--allow-empty", "-m", "a"],
+                 ["-C", str(repo), "commit", "-q", "--allow-empty", "-m", "b"]):
+        subprocess.run(["git", "-c", "commit.gpgsign=false", *args], check=True, env=env, capture_output=True)
+    shas = subprocess.run(["git", "-C", str(repo), "rev-list", "HEAD"], check=True, capture_output=True,
+                          text=True).stdout.split()
+
+    def check(sha: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", verify["run"]],
+                              cwd=tmp_path, env={**env, "SHA": sha}, capture_output=True, text=True, timeout=60)
+
+    assert check(shas[0]).returncode == 0
+    moved = check(shas[1])
+    assert moved.returncode == 1
+    assert moved.stdout == f"::error::checked out {shas[0]}, but the sweep was authorised for {shas[1]}\n"

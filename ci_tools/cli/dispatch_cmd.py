@@ -85,6 +85,9 @@ def comment_command(repo_dir: str, config_file: str | None, event_file: str | No
     if target:
         write_outputs(target, outcome.outputs())
     click.echo(f"{outcome.status}: {outcome.reason}")
+    if outcome.status == "unknown":
+        # Nobody knows whether a sweep runs: the workflow run must not look green.
+        sys.exit(EXIT_INTERNAL)
 
 
 @dispatch_group.command("parse")

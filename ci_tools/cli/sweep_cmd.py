@@ -38,6 +38,11 @@ def sweep_group() -> None:
 
 
 def _run_options(func: Any) -> Any:
+    func = click.option("--settings-from", "settings_from", type=click.Path(file_okay=False, exists=True),
+                        default=None, metavar="DIR",
+                        help="Read the `sweep:` settings (launchers, docker/srun arguments, model cache, limits) from "
+                             "DIR/.ci-tools.yaml instead of the repository being run; no file there means the "
+                             "defaults. The sweep workflow points it at the default branch.")(func)
     func = click.option("--run-eval", is_flag=True,
                         help="Set RUN_EVAL=true for the recipe (also implied by `\"run-eval\": true` in a --matrix file).")(func)
     func = click.option("--dry-run", is_flag=True, help="Print the command and environment instead of running.")(func)
@@ -74,8 +79,9 @@ class _StopOnSignal:
             signal.signal(sig, handler)
 
 
-def _settings(config: ProjectConfig) -> SweepSettings:
-    return load_sweep_settings(config)
+def _settings(config: ProjectConfig, settings_from: str | None = None) -> SweepSettings:
+    """The sweep settings: the repository's own, or those of a trusted checkout when ``settings_from`` is given."""
+    return load_sweep_settings(get_config(settings_from, None) if settings_from else config)
 
 
 def _print_dry_run(prepared: Prepared) -> None:
@@ -114,8 +120,8 @@ def _limits(settings: SweepSettings, timeout: float | None, grace: float | None)
 @click.option("--quiet", is_flag=True, help="Write the recipe's output only to the log file.")
 @handle_errors
 def run_command(repo_dir: str, config_file: str | None, result_dir: str, timeout: float | None, grace: float | None,
-                launcher: str | None, dry_run: bool, run_eval: bool, job_json: str | None, matrix_file: str | None,
-                index: int | None, quiet: bool) -> None:
+                launcher: str | None, dry_run: bool, run_eval: bool, settings_from: str | None, job_json: str | None,
+                matrix_file: str | None, index: int | None, quiet: bool) -> None:
     """Run one job: resolve its recipe, launch it in its own process group, write a status record.
 
     Exit code: 0 when the recipe succeeded, 1 when it failed, timed out or has no recipe,
@@ -135,7 +141,7 @@ def run_command(repo_dir: str, config_file: str | None, result_dir: str, timeout
         assert job_json is not None
         job = parse_job_json(job_json)
     config = get_config(repo_dir, config_file)
-    settings = _settings(config)
+    settings = _settings(config, settings_from)
     prepared = prepare(job, config, settings, WorkTreeSnapshot(config.root), Path(result_dir),
                        runner_name=os.environ.get("RUNNER_NAME", ""), launcher=launcher, run_eval=run_eval)
     if dry_run:
@@ -204,12 +210,12 @@ def _select_jobs(config: ProjectConfig, matrix_file: str | None, indices: str | 
 @click.option("--no-progress", is_flag=True, help="Print one line per job instead of a progress bar.")
 @handle_errors
 def local_command(repo_dir: str, config_file: str | None, result_dir: str, timeout: float | None, grace: float | None,
-                  launcher: str | None, dry_run: bool, run_eval: bool, matrix_file: str | None, indices: str | None,
-                  keys: tuple[str, ...], scenario: str | None, concs: tuple[int, ...], parallel: int,
-                  no_progress: bool) -> None:
+                  launcher: str | None, dry_run: bool, run_eval: bool, settings_from: str | None,
+                  matrix_file: str | None, indices: str | None, keys: tuple[str, ...], scenario: str | None,
+                  concs: tuple[int, ...], parallel: int, no_progress: bool) -> None:
     """Run a selection of the matrix on this machine, one after another or -j N at once."""
     config = get_config(repo_dir, config_file)
-    settings = _settings(config)
+    settings = _settings(config, settings_from)
     jobs, matrix_eval = _select_jobs(config, matrix_file, indices, keys, scenario, concs)
     snapshot = WorkTreeSnapshot(config.root)
     prepared = [prepare(j, config, settings, snapshot, Path(result_dir), runner_name=os.environ.get("RUNNER_NAME", ""),

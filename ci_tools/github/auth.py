@@ -8,6 +8,7 @@ dispatch:
   workflow: sweep.yml        # the workflow_dispatch workflow to start
   ref: main                  # the ref it runs on (default: default-branch)
   max-jobs: 512              # refuse larger selections
+  bot-login: github-actions[bot]  # who writes the replies (set it when the workflow uses an app's token)
 ```
 
 Every key is optional; the defaults are the safe ones.  ``triage`` and
@@ -28,10 +29,12 @@ from ..yamlpos import PosMap
 # Highest first.  GitHub's `role_name` may also be triage/read or a custom role.
 PERMISSION_ORDER = ("admin", "maintain", "write", "triage", "read", "none")
 MIN_PERMISSION_CHOICES = ("admin", "maintain", "write", "none")
-_LOGIN = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$")
-_WORKFLOW = re.compile(r"^(?:[0-9]+|[A-Za-z0-9_.-]+\.ya?ml)$")
-_REF = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$")
-_KEYS = ("min-permission", "allow-users", "allow-forks", "workflow", "ref", "max-jobs")
+_LOGIN = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\Z")
+_BOT_LOGIN = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\[bot\]\Z")
+DEFAULT_BOT_LOGIN = "github-actions[bot]"
+_WORKFLOW = re.compile(r"^(?:[0-9]+|[A-Za-z0-9_.-]+\.ya?ml)\Z")
+_REF = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,199}\Z")
+_KEYS = ("min-permission", "allow-users", "allow-forks", "workflow", "ref", "max-jobs", "bot-login")
 
 
 @dataclass(frozen=True)
@@ -42,9 +45,15 @@ class DispatchPolicy:
     workflow: str = "sweep.yml"
     ref: str = "main"
     max_jobs: int = 512
+    # Replies are only ever updated when this account wrote them.
+    bot_login: str = DEFAULT_BOT_LOGIN
 
     def allowlisted(self, login: str) -> bool:
+        """Whole-login match; GitHub logins are case-insensitive."""
         return login.casefold() in {u.casefold() for u in self.allow_users}
+
+    def is_own(self, login: str) -> bool:
+        return login.casefold() == self.bot_login.casefold()
 
     def permission_suffices(self, permission: str) -> bool:
         if self.min_permission == "none" or permission not in PERMISSION_ORDER:
@@ -90,10 +99,16 @@ def load_policy(config: ProjectConfig) -> DispatchPolicy:
         kwargs["min_permission"] = value
     if "allow-users" in section:
         value = section["allow-users"]
-        if not isinstance(value, list) or not all(isinstance(u, str) and _LOGIN.match(u) for u in value):
+        if not isinstance(value, list) or not all(isinstance(u, str) for u in value):
             raise fail("allow-users", f"found {value!r}, expected a list of GitHub logins")
-        if any(u.lower().endswith("[bot]") for u in value):
-            raise fail("allow-users", "bots cannot be allowed")
+        bots = [u for u in value if u.lower().endswith("[bot]")]
+        if bots:
+            # Bots' comments are never acted on (a reply could otherwise start a loop).
+            raise fail("allow-users", f"found {bots[0]!r}: bots cannot be allowed to dispatch, expected people's logins")
+        wrong = [u for u in value if not _LOGIN.match(u)]
+        if wrong:
+            raise fail("allow-users", f"found {wrong[0]!r}, expected a GitHub login (letters, digits and hyphens, "
+                       "not starting with a hyphen, at most 39 characters)")
         kwargs["allow_users"] = tuple(value)
     if "allow-forks" in section:
         value = section["allow-forks"]
@@ -117,6 +132,11 @@ def load_policy(config: ProjectConfig) -> DispatchPolicy:
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise fail("max-jobs", f"found {value!r}, expected a positive integer")
         kwargs["max_jobs"] = value
+    if "bot-login" in section:
+        value = section["bot-login"]
+        if not isinstance(value, str) or not _BOT_LOGIN.match(value):
+            raise fail("bot-login", f"found {value!r}, expected the login of a bot, such as `{DEFAULT_BOT_LOGIN}`")
+        kwargs["bot_login"] = value
     policy = DispatchPolicy(**kwargs)
     if policy.min_permission == "none" and not policy.allow_users:
         raise UsageError("dispatch: `min-permission: none` with no `allow-users` lets nobody dispatch; "

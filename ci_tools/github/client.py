@@ -1,10 +1,17 @@
 """A small GitHub REST client (httpx) for the calls the dispatcher makes.
 
-Retries are bounded and deliberate: 5xx answers and transport errors back off
-exponentially; secondary rate limits (403/429 with ``Retry-After``, or with
-``x-ratelimit-remaining: 0``) wait as long as GitHub asks, when that is within
-``max_wait``.  Anything else fails at once with a :class:`GitHubError` whose
-message says which request failed and what GitHub answered.
+Retries are bounded and deliberate.  Rate limits (403/429 with
+``Retry-After``, or with ``x-ratelimit-remaining: 0``) mean GitHub refused the
+request, so every request waits as long as GitHub asks (within ``max_wait``)
+and tries again.  A 5xx answer, a timeout or a connection lost after the
+request was sent are different: GitHub may have acted on the request anyway.
+Reads and other idempotent requests are retried with exponential backoff;
+a request that is not idempotent (creating a comment, dispatching a workflow)
+is never retried then, and fails with :class:`AmbiguousRequest` so that the
+caller can find out what happened.  A connection that could not be opened at
+all sent nothing and is retried for every request.  Anything else fails at
+once with a :class:`GitHubError` whose message says which request failed and
+what GitHub answered.
 """
 
 from __future__ import annotations
@@ -30,6 +37,10 @@ class GitHubError(Exception):
     def __init__(self, message: str, status: int = 0) -> None:
         self.status = status
         super().__init__(message)
+
+
+class AmbiguousRequest(GitHubError):
+    """A request that is not idempotent failed in a way that does not say whether GitHub acted on it."""
 
 
 @dataclass(frozen=True)
@@ -74,6 +85,10 @@ class GitHubClient:
     def close(self) -> None:
         self._http.close()
 
+    def pause(self, seconds: float) -> None:
+        """Wait with the client's clock (tests pass a recording sleep)."""
+        self._sleep(seconds)
+
     def __enter__(self) -> GitHubClient:
         return self
 
@@ -106,18 +121,24 @@ class GitHubClient:
         return None
 
     def request(self, method: str, path: str, *, params: dict[str, Any] | None = None,
-                json: Any = None) -> httpx.Response:
+                json: Any = None, idempotent: bool | None = None) -> httpx.Response:
+        """Send one request; ``idempotent`` defaults to True for every method but POST."""
         what = f"{method} {path}"
+        safe_to_repeat = method != "POST" if idempotent is None else idempotent
         delay = self.retry.backoff
         last = ""
         for attempt in range(1, self.retry.attempts + 1):
             try:
                 response = self._http.request(method, path, params=params, json=json)
-            except httpx.TimeoutException:
-                last = "timed out"
-                response = None
-            except httpx.TransportError as exc:
+            except (httpx.ConnectTimeout, httpx.PoolTimeout, httpx.ConnectError) as exc:
+                # Nothing reached GitHub: repeating cannot act twice.
                 last = f"could not connect ({type(exc).__name__}: {exc})"
+                response = None
+            except (httpx.TimeoutException, httpx.TransportError) as exc:
+                last = "timed out" if isinstance(exc, httpx.TimeoutException) else \
+                    f"the connection failed ({type(exc).__name__}: {exc})"
+                if not safe_to_repeat:
+                    raise AmbiguousRequest(f"{what}: {last} after the request was sent; GitHub may have acted on it")
                 response = None
             if response is not None:
                 if response.status_code < 400:
@@ -126,6 +147,9 @@ class GitHubClient:
                 wait = self._wait_for(response)
                 if wait is None and response.status_code < 500:
                     raise GitHubError(f"{what} failed: {last}", response.status_code)
+                if wait is None and not safe_to_repeat:
+                    raise AmbiguousRequest(f"{what} failed: {last}; GitHub may have acted on it",
+                                           response.status_code)
                 if wait is not None and wait > self.retry.max_wait:
                     raise GitHubError(f"{what} failed: {last}; GitHub asks to wait {wait:.0f}s, "
                                       f"more than the {self.retry.max_wait:.0f}s accepted", response.status_code)
@@ -175,7 +199,9 @@ class GitHubClient:
     def add_reaction(self, comment_id: int, content: str) -> None:
         if content not in REACTIONS:
             raise ValueError(f"unknown reaction {content!r}")
-        self.request("POST", f"{self._base}/issues/comments/{int(comment_id)}/reactions", json={"content": content})
+        # Repeating is harmless: GitHub answers an existing reaction with 200 and adds no second one.
+        self.request("POST", f"{self._base}/issues/comments/{int(comment_id)}/reactions", json={"content": content},
+                     idempotent=True)
 
     def issue_comments(self, number: int) -> Iterator[dict[str, Any]]:
         """Every comment of an issue or pull request, following pagination (bounded)."""
@@ -196,9 +222,37 @@ class GitHubClient:
         data = self._json("PATCH", f"{self._base}/issues/comments/{int(comment_id)}", json={"body": body})
         return data if isinstance(data, dict) else {}
 
-    def dispatch_workflow(self, workflow: str, ref: str, inputs: dict[str, str]) -> None:
-        self.request("POST", f"{self._base}/actions/workflows/{_seg(workflow)}/dispatches",
-                     json={"ref": ref, "inputs": inputs})
+    def dispatch_workflow(self, workflow: str, ref: str, inputs: dict[str, str]) -> dict[str, Any]:
+        """Start a workflow_dispatch run; the run's id and URLs when GitHub reports them (else ``{}``).
+
+        Never retried after an answer that leaves open whether the run was
+        created: that raises :class:`AmbiguousRequest`.
+        """
+        data = self._json("POST", f"{self._base}/actions/workflows/{_seg(workflow)}/dispatches",
+                          json={"ref": ref, "inputs": inputs, "return_run_details": True})
+        return data if isinstance(data, dict) else {}
+
+    def workflow_runs(self, workflow: str, *, event: str, branch: str, created_since: str,
+                      max_pages: int = 10) -> Iterator[dict[str, Any]]:
+        """Runs of one workflow for one event and branch, created at or after ``created_since`` (newest first)."""
+        for page in range(1, max_pages + 1):
+            data = self._json("GET", f"{self._base}/actions/workflows/{_seg(workflow)}/runs",
+                              params={"event": event, "branch": branch, "created": f">={created_since}",
+                                      "per_page": 100, "page": page})
+            runs = data.get("workflow_runs") if isinstance(data, dict) else None
+            if not isinstance(runs, list):
+                return
+            yield from (r for r in runs if isinstance(r, dict))
+            if len(runs) < 100:
+                return
+
+    def branch_activity(self, branch: str, per_page: int = 100) -> list[dict[str, Any]]:
+        """The newest pushes, force-pushes and creations of one branch, as GitHub recorded them (one page)."""
+        data = self._json("GET", f"{self._base}/activity",
+                          params={"ref": f"refs/heads/{branch}", "direction": "desc", "per_page": per_page})
+        if not isinstance(data, list):
+            raise GitHubError(f"GET {self._base}/activity: expected a list of activities")
+        return [a for a in data if isinstance(a, dict)]
 
 
 def _describe(response: httpx.Response) -> str:

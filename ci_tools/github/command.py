@@ -27,9 +27,9 @@ MAX_LINE = 1000
 MAX_WORDS = 64
 MAX_VALUES = 32
 MAX_INT = 1_000_000
-_GLOB = re.compile(r"^[A-Za-z0-9*][A-Za-z0-9._*-]{0,199}$")
-_SHA = re.compile(r"^[0-9a-fA-F]{40}$")
-_INT = re.compile(r"^[1-9][0-9]{0,6}$")
+_GLOB = re.compile(r"^[A-Za-z0-9*][A-Za-z0-9._*-]{0,199}\Z")
+_SHA = re.compile(r"^[0-9a-fA-F]{40}\Z")
+_INT = re.compile(r"^[1-9][0-9]{0,6}\Z")
 # Characters that render like "/" (UAX #39 confusables of U+002F, and the usual suspects).
 SLASH_LOOKALIKES = {
     "\u2215": "DIVISION SLASH",

@@ -9,20 +9,22 @@ The order of the checks is part of the security design:
    maintainer approved after the fact.
 4. Only pull requests; the commenter must be allowlisted or hold the
    configured permission (read through the REST API, never from the payload's
-   ``author_association``, which does not reflect team grants).
+   ``author_association``, which does not reflect team grants).  Someone who
+   may not dispatch is answered once per pull request; later comments get a
+   reaction only, so that nobody can make the bot write without limit.
 5. The pull request must be open, not a draft, and not from a fork unless
-   forks are enabled; a fork's command must name ``sha=``.
-6. Pinning: the head commit is read from the API now.  A ``sha=`` must equal
-   it.  The head's committer date must not be later than the comment: if it is,
-   the head moved after the comment was written and the commenter may not have
-   seen that code.  Committer dates are set by whoever made the commit, so this
-   rule catches honest races; it is no defence against a hostile author, which
-   is why fork pull requests (whose authors are not trusted with write access)
-   must pin the commit explicitly with ``sha=``.
+   forks are enabled.
+6. Pinning (:mod:`ci_tools.github.pinning`): the commit is the one the
+   commenter named with ``sha=``, or the head GitHub recorded for the branch
+   when the comment was posted, and it must be the head now.  Commit dates,
+   which the author writes, play no part.
 7. The selection is checked against the configs at the pinned commit, read as
    git objects (never checked out, no code of the pull request runs).
 
-Only then is ``workflow_dispatch`` sent, once, with the pinned SHA.
+Only then is ``workflow_dispatch`` sent, with the pinned SHA and a key
+derived from the comment (:mod:`ci_tools.github.runs`): not at all when a run
+with that key exists, and never a second time when GitHub's answer leaves
+open whether it started one.
 """
 
 from __future__ import annotations
@@ -30,25 +32,30 @@ from __future__ import annotations
 import re
 import subprocess
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from ..config import ProjectConfig
 from ..errors import UsageError
+from ..matrix import Job
 from ..model.repository import RepoData, load_repo
 from ..snapshot import GitSnapshot
 from .auth import DispatchPolicy, effective_permission
-from .client import GitHubClient, GitHubError
+from .client import AmbiguousRequest, GitHubClient, GitHubError
 from .command import Command, CommandError, NotACommand, parse_comment
 from .event import CommentEvent
-from .replies import dispatched_reply, help_reply, marker, plan_reply, refusal
+from .pinning import SHA_HINT, Pin, PinRefusal, pin_fork, pin_from_activity, pin_named, short
+from .replies import (DISPATCHED_HEADLINE, Addressee, already_dispatched_reply, dispatched_reply, help_reply,
+                      plan_reply, read_marker, refusal, unknown_reply)
+from .runs import dispatch_key, find_run, wait_for_run
 from .selection import DispatchSelection, SelectionError, resolve_selection, select_jobs
 
-_SHA = re.compile(r"^[0-9a-f]{40}$")
+_SHA = re.compile(r"^[0-9a-f]{40}\Z")
 # workflow_dispatch inputs are limited to 65,535 characters in total.
 MAX_SELECTION_CHARS = 60_000
 
-Status = Literal["ignored", "refused", "help", "planned", "dispatched"]
+Status = Literal["ignored", "refused", "help", "planned", "dispatched", "already-dispatched", "unknown"]
+# Answers that mean "this token cannot read the activity feed" rather than "GitHub is down".
+_ACTIVITY_UNREADABLE = (403, 404, 410, 422)
 
 
 @dataclass(frozen=True)
@@ -60,6 +67,7 @@ class Outcome:
     selection: DispatchSelection | None = None
     reply: str | None = None
     reply_url: str | None = None
+    run_url: str | None = None
 
     def outputs(self) -> dict[str, str]:
         """The values the workflow reads (all validated data, none of the comment text)."""
@@ -70,13 +78,12 @@ class Outcome:
             "selection": self.selection.dumps() if self.selection else "",
             "jobs": str(self.selection.jobs) if self.selection else "0",
             "reply-url": self.reply_url or "",
+            "run-url": self.run_url or "",
         }
 
 
 class Revisions(Protocol):
-    def load(self, sha: str) -> RepoData: ...
-
-    def committed_at(self, sha: str) -> datetime: ...
+    def load(self, sha: str, *, with_changelog: bool = True) -> RepoData: ...
 
 
 class GitRevisions:
@@ -112,16 +119,13 @@ class GitRevisions:
             self._snapshots[sha] = snap
         return self._snapshots[sha]
 
-    def load(self, sha: str) -> RepoData:
-        return load_repo(self.snapshot(sha), self.config)
-
-    def committed_at(self, sha: str) -> datetime:
-        committed: datetime = self.snapshot(sha).commit.committed_datetime
-        return committed.astimezone(timezone.utc)
+    def load(self, sha: str, *, with_changelog: bool = True) -> RepoData:
+        return load_repo(self.snapshot(sha), self.config, with_changelog=with_changelog)
 
 
-def _short(sha: str) -> str:
-    return sha[:12]
+def _url(answer: dict[str, Any]) -> str | None:
+    url = answer.get("html_url")
+    return url if isinstance(url, str) else None
 
 
 class Dispatcher:
@@ -129,35 +133,65 @@ class Dispatcher:
         self.client = client
         self.policy = policy
         self.revisions = revisions
+        self._problems: dict[str, str | None] = {}
+        self._replies: dict[int, list[tuple[dict[str, Any], Addressee]]] = {}
 
     # -- replies -----------------------------------------------------------------------------
 
-    def _reply(self, event: CommentEvent, body: str) -> str | None:
-        """Create the reply, or update the one a previous run of this event wrote."""
-        tag = marker(event.comment_id)
-        for comment in self.client.issue_comments(event.number):
-            text = comment.get("body")
-            user = comment.get("user") if isinstance(comment.get("user"), dict) else {}
-            # Only a bot's comment can be ours: a person could paste the marker.
-            if isinstance(text, str) and text.startswith(tag) and (user or {}).get("type") == "Bot":
-                cid = comment.get("id")
-                if isinstance(cid, int):
-                    updated = self.client.update_comment(cid, body)
-                    url = updated.get("html_url")
-                    return url if isinstance(url, str) else None
-        created = self.client.create_comment(event.number, body)
-        url = created.get("html_url")
-        return url if isinstance(url, str) else None
+    def _own_replies(self, number: int) -> list[tuple[dict[str, Any], Addressee]]:
+        """The replies on this PR that the configured bot wrote (a person can paste a marker, not be the bot)."""
+        if number not in self._replies:
+            found = []
+            for comment in self.client.issue_comments(number):
+                text, user = comment.get("body"), comment.get("user")
+                login = user.get("login") if isinstance(user, dict) else None
+                to = read_marker(text) if isinstance(text, str) else None
+                if to is not None and isinstance(login, str) and self.policy.is_own(login):
+                    found.append((comment, to))
+            self._replies[number] = found
+        return self._replies[number]
+
+    def _find_reply(self, event: CommentEvent) -> dict[str, Any] | None:
+        return next((c for c, to in self._own_replies(event.number) if to.comment_id == event.comment_id), None)
+
+    def _reply(self, event: CommentEvent, body: str) -> tuple[str | None, bool]:
+        """Create the reply, or update the one a previous run of this event wrote: (its URL, whether written).
+
+        Someone who may not dispatch gets one reply per pull request: later
+        comments of theirs are answered with the reaction alone.
+        """
+        previous = self._find_reply(event)
+        if previous is not None and isinstance(previous.get("id"), int):
+            return _url(self.client.update_comment(previous["id"], body)), True
+        told = any(to.login.casefold() == event.login.casefold() for _, to in self._own_replies(event.number))
+        if told and self._permission_problem(event) is not None:
+            return None, False
+        self._replies.pop(event.number, None)
+        try:
+            return _url(self.client.create_comment(event.number, body)), True
+        except AmbiguousRequest:
+            # The comment may exist: look before writing it again.
+            previous = self._find_reply(event)
+            if previous is not None:
+                return _url(previous), True
+            return _url(self.client.create_comment(event.number, body)), True
 
     def _refuse(self, event: CommentEvent, reason: str, body: str, *, pr: int | None = None,
                 sha: str | None = None) -> Outcome:
         self.client.add_reaction(event.comment_id, "confused")
-        url = self._reply(event, body)
-        return Outcome("refused", reason, pr=pr, sha=sha, reply=body, reply_url=url)
+        url, written = self._reply(event, body)
+        if not written:
+            reason += f" (no reply: `{event.login}` was already told on #{event.number})"
+        return Outcome("refused", reason, pr=pr, sha=sha, reply=body if written else None, reply_url=url)
 
     # -- the checks --------------------------------------------------------------------------
 
     def _permission_problem(self, event: CommentEvent) -> str | None:
+        if event.login not in self._problems:
+            self._problems[event.login] = self._read_permission(event)
+        return self._problems[event.login]
+
+    def _read_permission(self, event: CommentEvent) -> str | None:
         if self.policy.allowlisted(event.login):
             return None
         if self.policy.min_permission == "none":
@@ -176,15 +210,16 @@ class Dispatcher:
             return Outcome("ignored", f"not a command: {parsed.reason}")
         if event.is_bot:
             return Outcome("ignored", f"comment by the bot {event.login}")
+        to = Addressee(event.comment_id, event.login)
         if event.action != "created":
             # A deleted comment cannot take a reaction or be answered; an edit can be told why nothing happens.
             if isinstance(parsed, NotACommand) or event.action == "deleted":
                 return Outcome("ignored", f"{event.action} comment, not a command")
-            body = refusal(event.comment_id, f"this comment was {event.action}; commands in edited comments are "
+            body = refusal(to, f"this comment was {event.action}; commands in edited comments are "
                            "not acted on. Write the command in a new comment.")
             return self._refuse(event, f"{event.action} comment", body)
         if isinstance(parsed, NotACommand):
-            body = refusal(event.comment_id, "the first line only looks like a command.", [parsed.note or ""])
+            body = refusal(to, "the first line only looks like a command.", [parsed.note or ""])
             return self._refuse(event, "look-alike command", body)
         self.client.add_reaction(event.comment_id, "eyes")
         try:
@@ -193,37 +228,55 @@ class Dispatcher:
             # Tell the commenter, if GitHub lets us, then let the caller report the failure.
             try:
                 self._refuse(event, "GitHub API error", refusal(
-                    event.comment_id, f"a GitHub API request failed: {exc}. A maintainer can re-run the workflow."))
+                    to, f"a GitHub API request failed: {exc}. A maintainer can re-run the workflow."))
             except GitHubError:
                 pass
             raise
 
     def _received(self, event: CommentEvent, parsed: Command | CommandError) -> Outcome:
+        to = Addressee(event.comment_id, event.login)
         if not event.is_pull_request:
-            body = refusal(event.comment_id, f"#{event.number} is an issue, not a pull request; "
+            body = refusal(to, f"#{event.number} is an issue, not a pull request; "
                            "`/run-benchmark` runs the code of a pull request.")
             return self._refuse(event, "comment on an issue", body)
         if isinstance(parsed, Command) and parsed.action == "help":
-            url = self._reply(event, help_reply(event.comment_id))
-            return Outcome("help", "help requested", pr=event.number, reply=help_reply(event.comment_id),
-                           reply_url=url)
+            url, written = self._reply(event, help_reply(to))
+            return Outcome("help", "help requested" + ("" if written else " (no reply: already told)"),
+                           pr=event.number, reply=help_reply(to) if written else None, reply_url=url)
         problem = self._permission_problem(event)
         if problem:
-            return self._refuse(event, "insufficient permission", refusal(event.comment_id, problem),
-                                pr=event.number)
+            return self._refuse(event, "insufficient permission", refusal(to, problem), pr=event.number)
         if isinstance(parsed, CommandError):
-            body = refusal(event.comment_id, "the command is not valid.", parsed.problems, usage=True)
+            body = refusal(to, "the command is not valid.", parsed.problems, usage=True)
             return self._refuse(event, "invalid command", body, pr=event.number)
         return self._run(event, parsed)
+
+    def _pin(self, event: CommentEvent, command: Command, head: dict[str, Any], head_sha: str,
+             fork: bool) -> Pin | PinRefusal:
+        if command.sha is not None:
+            return pin_named(command.sha, head_sha, event.number)
+        if fork:
+            return pin_fork(head_sha, event.number)
+        branch = head.get("ref")
+        if not isinstance(branch, str) or not branch:
+            return PinRefusal("head unknown", f"GitHub did not report the head branch of #{event.number}; {SHA_HINT}.")
+        try:
+            activities = self.client.branch_activity(branch)
+        except GitHubError as exc:
+            if exc.status not in _ACTIVITY_UNREADABLE:
+                raise
+            return PinRefusal("head unknown", f"GitHub's record of pushes to the head branch could not be read "
+                              f"({exc}); {SHA_HINT}.")
+        return pin_from_activity(head_sha, branch, event.created_at, activities)
 
     def _run(self, event: CommentEvent, command: Command) -> Outcome:
         pr = self.client.pull_request(event.number)
         number = event.number
+        to = Addressee(event.comment_id, event.login)
 
         def refuse(reason: str, headline: str, problems: tuple[str, ...] = (), sha: str | None = None,
                    usage: bool = False) -> Outcome:
-            return self._refuse(event, reason, refusal(event.comment_id, headline, problems, usage=usage),
-                                pr=number, sha=sha)
+            return self._refuse(event, reason, refusal(to, headline, problems, usage=usage), pr=number, sha=sha)
 
         if pr.get("state") != "open" or pr.get("merged") is True:
             state = "merged" if pr.get("merged") is True else str(pr.get("state"))
@@ -241,22 +294,20 @@ class Dispatcher:
         base_repo = (base or {}).get("repo")
         head_name = head_repo.get("full_name") if isinstance(head_repo, dict) else None
         base_name = base_repo.get("full_name") if isinstance(base_repo, dict) else event.repository
+        # A deleted fork leaves `head.repo` null: nobody vouches for that code either.
         fork = head_name is None or head_name != base_name
         if fork and not self.policy.allow_forks:
             origin = f"`{head_name}`" if head_name else "a deleted fork"
             return refuse("fork pull request", f"the head of #{number} comes from {origin}; benchmarks run on "
                           "self-hosted runners, so pull requests from forks are not run here "
                           "(`dispatch.allow-forks` is off).", sha=head_sha)
-        if command.sha is not None and command.sha != head_sha:
-            return refuse("sha mismatch", f"the comment names `sha={command.sha}`, but the head of #{number} is "
-                          f"`{head_sha}`. Review the new commits and comment again.", sha=head_sha)
-        if fork and command.sha is None:
-            return refuse("fork without sha", f"#{number} comes from a fork: name the commit you reviewed, e.g. "
-                          f"`/run-benchmark ... sha={head_sha}` (after checking that this is what you reviewed).",
-                          sha=head_sha)
+        pin = self._pin(event, command, head or {}, head_sha, fork)
+        if isinstance(pin, PinRefusal):
+            return refuse(pin.reason, pin.headline, sha=head_sha)
+        sha = pin.sha
         try:
-            committed = self.revisions.committed_at(head_sha)
-            head_repo_data = self.revisions.load(head_sha)
+            # Only `changelog` reads the changelogs (as large as the master configs together).
+            head_repo_data = self.revisions.load(sha, with_changelog=command.action == "changelog")
             base_sha = (base or {}).get("sha")
             base_data = None
             if command.action == "changelog":
@@ -264,45 +315,71 @@ class Dispatcher:
                     return refuse("no base commit", "GitHub did not report a base commit for this pull request.")
                 base_data = self.revisions.load(base_sha)
         except UsageError as exc:
-            return refuse("revision unavailable", f"the pinned commit `{head_sha}` could not be read: {exc}",
-                          sha=head_sha)
-        if committed > event.created_at:
-            return refuse("head moved", f"the head of #{number} moved after the comment was written: "
-                          f"`{_short(head_sha)}` was committed at {committed.isoformat()}, the comment at "
-                          f"{event.created_at.isoformat()}. Review the new commits and comment again.",
-                          sha=head_sha)
+            return refuse("revision unavailable", f"the pinned commit `{sha}` could not be read: {exc}", sha=sha)
         try:
-            selection = resolve_selection(command, head_sha, head_repo_data, base_data)
+            selection = resolve_selection(command, sha, head_repo_data, base_data)
         except SelectionError as exc:
             return refuse("nothing to run", "the command selects nothing that can run at "
-                          f"`{_short(head_sha)}`.", exc.problems, sha=head_sha, usage=True)
+                          f"`{short(sha)}`.", exc.problems, sha=sha, usage=True)
         if selection.jobs > self.policy.max_jobs:
             return refuse("too many jobs", f"the command selects {selection.jobs} jobs; at most "
                           f"{self.policy.max_jobs} can be dispatched at once (`dispatch.max-jobs`). "
-                          "Narrow it with more specific globs or `conc=`/`tp=`/`ep=`/`scenario=`.", sha=head_sha)
+                          "Narrow it with more specific globs or `conc=`/`tp=`/`ep=`/`scenario=`.", sha=sha)
         encoded = selection.dumps()
         if len(encoded) > MAX_SELECTION_CHARS:
             return refuse("selection too large", f"the selection names {len(selection.targets)} configs, too many "
-                          "to pass to the workflow; narrow the globs.", sha=head_sha)
+                          "to pass to the workflow; narrow the globs.", sha=sha)
         jobs = select_jobs(head_repo_data, selection)
         if command.dry_run:
-            body = plan_reply(event.comment_id, selection, jobs)
-            url = self._reply(event, body)
-            return Outcome("planned", "dry run", pr=number, sha=head_sha, selection=selection, reply=body,
+            body = plan_reply(to, selection, jobs)
+            url, _ = self._reply(event, body)
+            return Outcome("planned", "dry run", pr=number, sha=sha, selection=selection, reply=body,
                            reply_url=url)
-        inputs = {"sha": head_sha, "pr": str(number), "selection": encoded, "requester": event.login}
-        self.client.dispatch_workflow(self.policy.workflow, self.policy.ref, inputs)
-        reason = f"{selection.jobs} jobs at {head_sha}"
-        body = dispatched_reply(event.comment_id, selection, jobs, self.policy.workflow, self.policy.ref, event.login)
+        return self._dispatch(event, pin, selection, jobs)
+
+    def _dispatch(self, event: CommentEvent, pin: Pin, selection: DispatchSelection, jobs: list[Job]) -> Outcome:
+        to = Addressee(event.comment_id, event.login)
+        workflow, ref, key = self.policy.workflow, self.policy.ref, dispatch_key(event.comment_id)
+        existing = find_run(self.client, workflow, ref, key, event.created_at)
+        if existing is not None:
+            body = already_dispatched_reply(to, workflow, existing.url, existing.status)
+            previous = self._find_reply(event)
+            if previous is not None and DISPATCHED_HEADLINE in str(previous.get("body")):
+                url = _url(previous)  # the reply that lists the jobs stays as it is
+            else:
+                url, _ = self._reply(event, body)
+            return Outcome("already-dispatched", f"run {existing.run_id} was dispatched for this comment before",
+                           event.number, pin.sha, selection, reply=body, reply_url=url, run_url=existing.url)
+        inputs = {"sha": pin.sha, "pr": str(event.number), "selection": selection.dumps(), "requester": event.login,
+                  "key": key}
+        reason = f"{selection.jobs} jobs at {pin.sha}; pinned: {pin.basis}"
+        try:
+            run_url = _url(self.client.dispatch_workflow(workflow, ref, inputs)) or ""
+        except AmbiguousRequest as exc:
+            problem = f"the dispatch request failed ({exc})"
+            try:
+                found = wait_for_run(self.client, workflow, ref, key, event.created_at)
+            except GitHubError as lookup:
+                # Not a refusal: the sweep may be running.  Say so, and that nobody could check.
+                found, problem = None, f"{problem}, and looking for the run failed too ({lookup})"
+            if found is None:
+                actions = f"https://github.com/{event.repository}/actions/workflows/{workflow}"
+                body = unknown_reply(to, workflow, problem, actions)
+                url, _ = self._reply(event, body)
+                return Outcome("unknown", f"the dispatch may or may not have started a run: {problem}", event.number,
+                               pin.sha, selection, reply=body, reply_url=url)
+            run_url = found.url
+            reason += f"; the request failed ({exc}) but GitHub lists run {found.run_id}"
+        body = dispatched_reply(to, selection, jobs, workflow, ref, run_url)
         url = None
         try:
             self.client.add_reaction(event.comment_id, "rocket")
-            url = self._reply(event, body)
+            url, _ = self._reply(event, body)
         except GitHubError as exc:
             # The sweep is on its way: a failed courtesy reply must not be reported as a refusal.
             reason += f" (the reply could not be written: {exc})"
-        return Outcome("dispatched", reason, pr=number, sha=head_sha, selection=selection, reply=body,
-                       reply_url=url)
+        return Outcome("dispatched", reason, event.number, pin.sha, selection, reply=body, reply_url=url,
+                       run_url=run_url or None)
 
 
 __all__ = ["Dispatcher", "GitRevisions", "Outcome", "Revisions"]

@@ -12,7 +12,7 @@ import secrets
 from pathlib import Path
 from typing import Mapping
 
-_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*\Z")
 
 
 def format_outputs(values: Mapping[str, str]) -> str:

@@ -1,13 +1,18 @@
 """The texts ci-tools writes back on a pull request.
 
-Every reply starts with a hidden marker naming the comment it answers, so a
-re-run of the same event updates its reply instead of adding another.  Replies
-quote comment text only through :func:`ci_tools.github.command.shown`, and
-repository data (config keys, job labels) only after the same cleaning.
+Every reply starts with a hidden marker naming the comment it answers and
+its author, so a re-run of the same event updates its reply instead of adding
+another, and a person who may not dispatch is answered once per pull request,
+not once per comment.  Markers are trusted only on comments the configured
+bot wrote (anyone can paste one).  Replies quote comment text only through
+:func:`ci_tools.github.command.shown`, and repository data (config keys, job
+labels) only after the same cleaning.
 """
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from typing import Iterable
 
 from ..matrix import Job
@@ -16,14 +21,29 @@ from .selection import DispatchSelection
 
 MARKER_PREFIX = "<!-- ci-tools:run-benchmark"
 PLAN_LIMIT = 40
+DISPATCHED_HEADLINE = ":rocket: **Dispatched**"
+_MARKER = re.compile(r"^<!-- ci-tools:run-benchmark reply-to=([0-9]+) to=([A-Za-z0-9-]+) -->\n")
 
 
-def marker(comment_id: int) -> str:
-    return f"{MARKER_PREFIX} reply-to={int(comment_id)} -->"
+@dataclass(frozen=True)
+class Addressee:
+    """The comment a reply answers and its author (a login already validated by the event parser)."""
+
+    comment_id: int
+    login: str
 
 
-def _with_marker(comment_id: int, text: str) -> str:
-    return f"{marker(comment_id)}\n{text.rstrip()}\n"
+def marker(to: Addressee) -> str:
+    return f"{MARKER_PREFIX} reply-to={int(to.comment_id)} to={to.login} -->"
+
+
+def read_marker(body: str) -> Addressee | None:
+    m = _MARKER.match(body)
+    return Addressee(int(m.group(1)), m.group(2)) if m else None
+
+
+def _with_marker(to: Addressee, text: str) -> str:
+    return f"{marker(to)}\n{text.rstrip()}\n"
 
 
 HELP = f"""**`/run-benchmark`** runs benchmark jobs of this pull request on the self-hosted runners.
@@ -32,18 +52,18 @@ Write it on the first line of a new comment:
 
 - `/run-benchmark KEY-GLOB [KEY-GLOB ...]`: the jobs of the config keys the globs match (`*` is the only wildcard, whole-key match), e.g. `/run-benchmark dsr1-fp4-mi355x-*`
 - `/run-benchmark changelog`: the jobs selected by the changelog entries this pull request appends
-- options: `conc=48,64`, `tp=8`, `ep=8` (comma-separated lists), `scenario=fixed-seq-len|agentic-coding`, `evals` (also run evals), `dry-run` (only show what would run), `sha=<40 hex>` (refuse unless that is the head commit; required for pull requests from forks)
+- options: `conc=48,64`, `tp=8`, `ep=8` (comma-separated lists), `scenario=fixed-seq-len|agentic-coding`, `evals` (also run evals), `dry-run` (only show what would run), `sha=<40 hex>` (the commit you reviewed, which must be the head; required for pull requests from forks). Without `sha=` the commit is the head GitHub recorded when the comment was posted; a push after the comment refuses the command
 - `/run-benchmark help`: this text
 
 Accepted form: {USAGE}.
 Quoted (`>`) or code-block commands and edited comments are not acted on."""
 
 
-def help_reply(comment_id: int) -> str:
-    return _with_marker(comment_id, HELP)
+def help_reply(to: Addressee) -> str:
+    return _with_marker(to, HELP)
 
 
-def refusal(comment_id: int, headline: str, problems: Iterable[str] = (), *, usage: bool = False) -> str:
+def refusal(to: Addressee, headline: str, problems: Iterable[str] = (), *, usage: bool = False) -> str:
     lines = [f":confused: **Not running benchmarks:** {headline}"]
     items = list(problems)
     if items:
@@ -51,7 +71,7 @@ def refusal(comment_id: int, headline: str, problems: Iterable[str] = (), *, usa
         lines.extend(f"- {p}" for p in items)
     if usage:
         lines.extend(["", f"Accepted: {USAGE}. `/run-benchmark help` explains the options."])
-    return _with_marker(comment_id, "\n".join(lines))
+    return _with_marker(to, "\n".join(lines))
 
 
 def _clean(text: str) -> str:
@@ -75,17 +95,36 @@ def _summary(selection: DispatchSelection) -> str:
     return f"{selection.jobs} job(s) of {len(selection.targets)} config(s): {keys}{extra}"
 
 
-def plan_reply(comment_id: int, selection: DispatchSelection, jobs: list[Job]) -> str:
+def plan_reply(to: Addressee, selection: DispatchSelection, jobs: list[Job]) -> str:
     lines = [f":mag: **Dry run** at `{selection.sha}`: {_summary(selection)}. Nothing was dispatched.",
              "", *_plan_lines(jobs),
              "", "Remove `dry-run` to run them."]
-    return _with_marker(comment_id, "\n".join(lines))
+    return _with_marker(to, "\n".join(lines))
 
 
-def dispatched_reply(comment_id: int, selection: DispatchSelection, jobs: list[Job], workflow: str, ref: str,
-                     requester: str) -> str:
-    lines = [f":rocket: **Dispatched** `{workflow}` on `{ref}` for `{selection.sha}`, requested by "
-             f"`{requester}`: {_summary(selection)}.",
+def _run_link(url: str) -> str:
+    # The URL comes from GitHub's answer; only a plain https URL is linked.
+    return f" ([the run]({url}))" if re.match(r"^https://[A-Za-z0-9./_-]+$", url) else ""
+
+
+def dispatched_reply(to: Addressee, selection: DispatchSelection, jobs: list[Job], workflow: str, ref: str,
+                     run_url: str = "") -> str:
+    lines = [f"{DISPATCHED_HEADLINE} `{workflow}` on `{ref}` for `{selection.sha}`{_run_link(run_url)}, "
+             f"requested by `{to.login}`: {_summary(selection)}.",
              "", *_plan_lines(jobs),
              "", "Results will be reported on this pull request when the sweep finishes."]
-    return _with_marker(comment_id, "\n".join(lines))
+    return _with_marker(to, "\n".join(lines))
+
+
+def already_dispatched_reply(to: Addressee, workflow: str, run_url: str, status: str) -> str:
+    state = f" (status `{shown(status)}`)" if status else ""
+    return _with_marker(to, f":information_source: **Already dispatched**: this comment started a `{workflow}` "
+                            f"run{_run_link(run_url)}{state}; it is not started a second time. Write a new comment "
+                            "to run the benchmarks again.")
+
+
+def unknown_reply(to: Addressee, workflow: str, problem: str, actions_url: str) -> str:
+    return _with_marker(to, f":warning: **Dispatch status unknown:** {problem}. GitHub may still start the "
+                            f"`{workflow}` run; it was not requested a second time, so that the benchmarks cannot "
+                            f"run twice. Check [the Actions tab]({actions_url}) before commenting again; re-running "
+                            "this workflow dispatches only if no run for this comment exists.")

@@ -27,8 +27,8 @@ from ..yamlpos import PosSeq
 from .command import Command, shown
 
 SELECTION_VERSION = 1
-_KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$")
-_SHA = re.compile(r"^[0-9a-f]{40}$")
+_KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}\Z")
+_SHA = re.compile(r"^[0-9a-f]{40}\Z")
 
 
 class SelectionError(Exception):
