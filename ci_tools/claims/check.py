@@ -97,10 +97,9 @@ class EvalCache:
         return found
 
     def evaluate(self, job: Job, snapshot: Snapshot) -> RecipeEval | None:
-        from ..contract import job_env, recipe_candidates
+        from ..contract import job_env, resolve_recipe
 
-        # First existing candidate, as resolve_recipe picks it (reads are cached by the snapshot).
-        path = next((c for c in recipe_candidates(job, self.config) if snapshot.read(c) is not None), None)
+        path = resolve_recipe(job, self.config, snapshot).script
         if path is None:
             return None
         env = job_env(job)
