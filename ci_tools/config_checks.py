@@ -138,15 +138,23 @@ def worker_shape(holder: PosMap, *, multinode: bool) -> WorkerShape | None:
 
 class _Shared:
     """What every config's checks share: the file list (read only if a recipe
-    has to be looked up) and the label suggestions already computed."""
+    has to be looked up), node sizes and the label suggestions already computed."""
 
     def __init__(self, repo: RepoData) -> None:
         self.repo = repo
         self._close: dict[str, list[str]] = {}
+        self._gpus: dict[str, int | None] = {}
 
     @cached_property
     def paths(self) -> frozenset[str]:
         return frozenset(self.repo.snapshot.files())
+
+    def gpus_per_node(self, name: Any) -> int | None:
+        if not isinstance(name, str):
+            return None
+        if name not in self._gpus:
+            self._gpus[name] = _gpus_per_node(self.repo, name)
+        return self._gpus[name]
 
     def close_labels(self, runner: str) -> list[str]:
         """Defined labels similar to ``runner`` (an undefined label tends to repeat)."""
@@ -307,9 +315,9 @@ class _Checker:
         problem = shape.ep_problem(multinode=multinode, dp_attn=holder.get("dp-attn") is True, where=where)
         if problem:
             self.add(R.EP_GPU_MISMATCH, problem, holder.value_span("ep"), ep=shape.ep, gpus=shape.group)
-        per_node = _gpus_per_node(self.repo, hardware_key)
+        per_node = self.files.gpus_per_node(hardware_key)
         if per_node is None and multinode:
-            per_node = _gpus_per_node(self.repo, self.data.get("runner"))
+            per_node = self.files.gpus_per_node(self.data.get("runner"))
         if per_node is None:
             return
         gpus = shape.gpus

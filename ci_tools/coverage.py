@@ -273,6 +273,31 @@ def _recipe_causes(jobs: Sequence[Job], head_recipe: RecipeResolver, base_recipe
     return causes
 
 
+def changed_jobs(inputs: ChangeInputs, affected: Sequence[AffectedKey]) -> list[Job]:
+    """Head jobs of the affected configs that run something new: a point the base did not generate, a
+    different recipe, or a recipe whose own text or inputs (sourced files, benchmark_lib.sh, data) changed.
+
+    These are the jobs whose recipe evaluation can differ from the base's; a
+    config affected only through its launcher keeps its jobs' evaluation.
+    """
+    if not affected:
+        return []
+    head, base = inputs.head_repo(), inputs.base_repo()
+    head_recipe, base_recipe = RecipeResolver(inputs.head, inputs.config), RecipeResolver(inputs.base, inputs.config)
+    deps = RecipeDeps(inputs.head, inputs.config)
+    out: list[Job] = []
+    for item in affected:
+        base_ids = {j.id for j in expand(base, [item.key])}
+        for job in expand(head, [item.key]):
+            resolution = head_recipe.resolution(job)
+            if resolution.path is None:
+                continue
+            touched = (deps.closure(resolution.path) | set(resolution.inputs)) & inputs.changed
+            if job.id not in base_ids or touched or base_recipe(job) != resolution.path:
+                out.append(job)
+    return out
+
+
 @dataclass(frozen=True)
 class Cover:
     """What one appended entry covers: its config-key globs, limited to its scenario types (empty: all)."""

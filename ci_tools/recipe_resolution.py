@@ -99,9 +99,11 @@ class _Settings(dict[str, str]):
 def job_settings(job: Job) -> dict[str, str]:
     """The job's additional-settings as the workflow exports them: prefill's, then decode's (the later wins)."""
     out: dict[str, str] = {}
+    if not job.multinode:
+        return out
     for role in ("prefill", "decode"):
         block = job.fields.get(role)
-        settings = block.get("additional-settings") if isinstance(block, Mapping) else None
+        settings = block.get("additional-settings") if isinstance(block, dict) else None
         for item in settings if isinstance(settings, list) else ():
             name, sep, value = str(item).partition("=")
             if sep and name.strip():
@@ -194,6 +196,11 @@ class Resolver:
         self.rules = (*config.resolution_rules, *DEFAULT_RULES)
         self._dirs: frozenset[str] | None = None
         self._cache: dict[tuple[Any, ...], RecipeResolution] = {}
+        self._fleets: dict[str, tuple[str, ...]] = {}
+        # Jobs of different configs resolve alike unless a template names the config key.
+        templates = (*config.single_node_templates, *config.multinode_templates,
+                     *(t for r in self.rules for t in (*r.templates, *r.inputs)))
+        self._per_config = any("{config_key" in t for t in templates)
 
     @property
     def dirs(self) -> frozenset[str]:
@@ -214,16 +221,23 @@ class Resolver:
     def __call__(self, job: Job) -> RecipeResolution:
         settings = job_settings(job)
         f = job.fields
-        key = (job.config_key, job.scenario, f.get("runner"), f.get("framework"), job.multinode,
-               f.get("model-prefix"), f.get("precision"), f.get("spec-decoding"), tuple(sorted(settings.items())))
+        key = (job.config_key if self._per_config else "", job.scenario, f.get("runner"), f.get("framework"),
+               job.multinode, f.get("model-prefix"), f.get("precision"), f.get("spec-decoding"),
+               tuple(sorted(settings.items())))
         found = self._cache.get(key)
         if found is None:
             found = self._cache[key] = self._resolve(job, settings)
         return found
 
+    def fleets(self, label: str) -> tuple[str, ...]:
+        found = self._fleets.get(label)
+        if found is None:
+            found = self._fleets[label] = fleets_of(label, self.labels)
+        return found
+
     def _resolve(self, job: Job, settings: Mapping[str, str]) -> RecipeResolution:
         results: list[RecipeResolution] = []
-        for fleet in fleets_of(str(job.fields.get("runner") or ""), self.labels):
+        for fleet in self.fleets(str(job.fields.get("runner") or "")):
             one = self._for_fleet(job, fleet, settings)
             same = next((i for i, r in enumerate(results) if (r.kind, r.path, r.reference) == (one.kind, one.path, one.reference)
                          and r.candidates == one.candidates), None)

@@ -308,7 +308,7 @@ def run_claims(ctx: CheckContext, *, pr_body: SourceText | None = None, verbose:
         return []
     from .undocumented import undocumented_changes
 
-    cache = EvalCache(ctx.config)
+    cache = ctx.eval_cache
     report = check_entries(ctx.config, ctx.head_configs_repo, ctx.head_snapshot, entries, pr_body=pr_body, cache=cache,
                            base_repo=ctx.base_repo, base_snapshot=ctx.base_snapshot, verbose=verbose)
     report.findings += undocumented_changes(ctx.config, entries, report, ctx.base_repo, ctx.base_snapshot,
