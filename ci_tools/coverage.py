@@ -203,6 +203,10 @@ class ChangeInputs:
     head_repo: Callable[[], RepoData]
     base_label: str = "base revision"
 
+    def recipe_lookups(self) -> tuple[RecipeResolver, RecipeResolver, RecipeDeps]:
+        """What jobs run at the head and at the base, and what the head's recipes depend on."""
+        return RecipeResolver(self.head, self.config), RecipeResolver(self.base, self.config), RecipeDeps(self.head, self.config)
+
 
 def affected_keys(inputs: ChangeInputs) -> list[AffectedKey]:
     """Every head config key the change affects, with its causes, in master-file order."""
@@ -210,8 +214,7 @@ def affected_keys(inputs: ChangeInputs) -> list[AffectedKey]:
     if not any(is_relevant(p, config) for p in changed):
         return []
     head, base = inputs.head_repo(), inputs.base_repo()
-    head_recipe, base_recipe = RecipeResolver(inputs.head, config), RecipeResolver(inputs.base, config)
-    deps = RecipeDeps(inputs.head, config)
+    head_recipe, base_recipe, deps = inputs.recipe_lookups()
     line_cache: dict[str, int] = {}
 
     def changed_line(path: str) -> int:
@@ -283,8 +286,7 @@ def changed_jobs(inputs: ChangeInputs, affected: Sequence[AffectedKey]) -> list[
     if not affected:
         return []
     head, base = inputs.head_repo(), inputs.base_repo()
-    head_recipe, base_recipe = RecipeResolver(inputs.head, inputs.config), RecipeResolver(inputs.base, inputs.config)
-    deps = RecipeDeps(inputs.head, inputs.config)
+    head_recipe, base_recipe, deps = inputs.recipe_lookups()
     out: list[Job] = []
     for item in affected:
         base_ids = {j.id for j in expand(base, [item.key])}
