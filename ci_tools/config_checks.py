@@ -362,11 +362,13 @@ class _Checker:
             seen.add(where)
             resolution = resolve_recipe(job, self.repo.config, self.repo.snapshot, files=self.files.paths,
                                         labels=self.repo.runner_labels)
-            for found in resolution.every_fleet:
-                if found.missing:
-                    self.recipe_missing(job, found, resolution)
+            missing = [r for r in resolution.every_fleet if r.missing]
+            if missing:
+                self.recipe_missing(job, missing, resolution)
 
-    def recipe_missing(self, job: Job, found: RecipeResolution, resolution: RecipeResolution) -> None:
+    def recipe_missing(self, job: Job, missing: list[RecipeResolution], resolution: RecipeResolution) -> None:
+        """One finding per row, naming what each fleet that fails looks for, and what the others run."""
+        found = missing[0]
         location = job.row
         if found.reference is not None:
             what = f"`{found.setting}={found.reference}` of this {job.scenario} row of `{self.key}` names no recipe"
@@ -376,15 +378,17 @@ class _Checker:
             what = f"this multinode {job.scenario} row of `{self.key}` names no srt-slurm recipe"
         else:
             what = f"no recipe script for this {job.scenario} row of `{self.key}`"
+        reasons = "; ".join(r.reason for r in missing)
         close = f"; closest: {', '.join(posixpath.basename(p) for p in found.suggestions)}" if found.suggestions else ""
-        # The label's other fleets may pick a recipe that exists: the job fails only on some nodes.
-        elsewhere = "".join(f"; {', '.join(r.fleets)} runs {r.path}" for r in resolution.every_fleet
-                            if r is not found and r.path is not None)
+        # The label's other fleets may pick a recipe that exists: the job then fails only on some nodes.
+        elsewhere = "".join(f"; on {', '.join(r.fleets)} it runs {r.path}" for r in resolution.every_fleet
+                            if r.path is not None)
         self.out.append(make_finding(
-            R.RECIPE_MISSING, f"{what}: {found.reason}{close}{elsewhere}", location,
-            data={"config_key": self.key, "scenario": job.scenario, "kind": found.kind, "fleets": list(found.fleets),
-                  "candidates": list(found.candidates), "reference": found.reference, "rule": found.rule,
-                  "suggestions": list(found.suggestions)},
+            R.RECIPE_MISSING, f"{what}: {reasons}{close}{elsewhere}", location,
+            data={"config_key": self.key, "scenario": job.scenario, "kind": found.kind,
+                  "fleets": [f for r in missing for f in r.fleets],
+                  "candidates": list(dict.fromkeys(c for r in missing for c in r.candidates)),
+                  "reference": found.reference, "rule": found.rule, "suggestions": list(found.suggestions)},
         ))
 
     def _setting_span(self, job: Job, name: str) -> Span | None:

@@ -74,9 +74,9 @@ class RecipeResolution:
     def every_fleet(self) -> tuple[RecipeResolution, ...]:
         return (self, *self.alternatives)
 
-    def describe(self) -> str:
-        """One line for people: what runs, or why nothing does."""
-        fleets = f" on {', '.join(self.fleets)}" if self.fleets else ""
+    def describe(self, with_fleets: bool = False) -> str:
+        """One line for people: what runs (and on which fleets), or why nothing does."""
+        fleets = f" on {', '.join(self.fleets)}" if with_fleets and self.fleets else ""
         if self.kind == EXTERNAL:
             return f"external srt-slurm recipe {self.reference}{fleets}: {self.reason}; not evaluated"
         if self.path is None:
@@ -119,6 +119,19 @@ def fleet_of(node: str) -> str:
 def launcher_of(fleet: str) -> str:
     """The launcher the workflow starts for a fleet."""
     return f"runners/launch_{fleet}.sh"
+
+
+# Reasons name the launchers of every fleet that resolves alike, once the fleets are grouped.
+_LAUNCHERS, _RUN, _SUBMIT, _COPY, _TAKE = "\0launchers", "\0run", "\0submit", "\0copy", "\0take"
+
+
+def _name_launchers(reason: str, fleets: tuple[str, ...]) -> str:
+    one = len(fleets) == 1
+    names = ", ".join(launcher_of(f) for f in fleets)
+    for mark, singular, plural in ((_LAUNCHERS, names, names), (_RUN, "runs", "run"), (_SUBMIT, "submits", "submit"),
+                                   (_COPY, "copies", "copy"), (_TAKE, "takes", "take")):
+        reason = reason.replace(mark, singular if one else plural)
+    return reason
 
 
 def fleets_of(label: str, labels: Mapping[str, Any] | None) -> tuple[str, ...]:
@@ -239,12 +252,14 @@ class Resolver:
         results: list[RecipeResolution] = []
         for fleet in self.fleets(str(job.fields.get("runner") or "")):
             one = self._for_fleet(job, fleet, settings)
+            # Fleets that run the same file group together; fleets that miss it, by what they looked for.
             same = next((i for i, r in enumerate(results) if (r.kind, r.path, r.reference) == (one.kind, one.path, one.reference)
-                         and r.candidates == one.candidates), None)
+                         and (r.path is not None or r.candidates == one.candidates)), None)
             if same is None:
                 results.append(replace(one, fleets=(fleet,)))
             else:
                 results[same] = replace(results[same], fleets=(*results[same].fleets, fleet))
+        results = [replace(r, reason=_name_launchers(r.reason, r.fleets)) for r in results]
         return replace(results[0], alternatives=tuple(results[1:]))
 
     def _for_fleet(self, job: Job, fleet: str, settings: Mapping[str, str]) -> RecipeResolution:
@@ -272,13 +287,12 @@ class Resolver:
             if path is not None and path not in candidates:
                 candidates.append(path)
         path = next((c for c in candidates if c in self.files), None)
-        launcher = launcher_of(fleet)
         if path or not candidates:
             reason = "" if path else f"rule `{rule.name}` gives no candidate for this job"
         elif len(candidates) == 1:
-            reason = f"{launcher} runs {candidates[0]}, which does not exist"
+            reason = f"{_LAUNCHERS} {_RUN} {candidates[0]}, which does not exist"
         else:
-            reason = f"{launcher} runs the first that exists of {', '.join(candidates)}; none does"
+            reason = f"{_LAUNCHERS} {_RUN} the first that exists of {', '.join(candidates)}; none does"
         return RecipeResolution(path, tuple(candidates), SCRIPT, inputs=inputs, rule=rule.name,
                                 rule_source=rule.source, reason=reason)
 
@@ -289,7 +303,7 @@ class Resolver:
         reference = settings.get(rule.setting)
         if not reference:
             return RecipeResolution(None, (), reason=(
-                f"{launcher_of(fleet)} submits the srt-slurm recipe named by `{rule.setting}=` in additional-settings, "
+                f"{_LAUNCHERS} {_SUBMIT} the srt-slurm recipe named by `{rule.setting}=` in additional-settings, "
                 f"and this row sets none"), **common)
         written, _, selector = reference.partition(":")
         written = written.strip()
@@ -309,10 +323,10 @@ class Resolver:
             names = sorted(posixpath.basename(p) for p in self.files if posixpath.dirname(p) == directory)
             close = tuple(f"{directory}/{n}" for n in difflib.get_close_matches(posixpath.basename(path), names, n=3))
             return RecipeResolution(None, (path,), suggestions=close, reason=(
-                f"{path} does not exist, while the repository holds {directory}/, which {launcher_of(fleet)} copies "
-                "over its srt-slurm checkout"), **common)
+                f"{path} does not exist, while the repository holds {directory}/, which {_LAUNCHERS} {_COPY} "
+                "over the srt-slurm checkout"), **common)
         return RecipeResolution(None, (path,), **{**common, "kind": EXTERNAL}, reason=(
-            f"not in the repository ({path} does not exist); {launcher_of(fleet)} takes it from its srt-slurm checkout"))
+            f"not in the repository ({path} does not exist); {_LAUNCHERS} {_TAKE} it from the srt-slurm checkout"))
 
 
 def _runner_labels(snapshot: Snapshot, config: ProjectConfig) -> Mapping[str, Any] | None:

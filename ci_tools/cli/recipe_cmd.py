@@ -11,6 +11,7 @@ from .common import finish, get_config, handle_errors, report_options, repo_opti
 
 if TYPE_CHECKING:
     from ..config import ProjectConfig
+    from ..contract import RecipeResolution
     from ..findings import Location
     from ..matrix import Job
     from ..recipes.diff import JobDiff
@@ -58,16 +59,24 @@ def _value_json(v: Value | None) -> dict[str, Any] | None:
     return out
 
 
-def _result_json(job: Job, result: RecipeEval | None, all_env: bool) -> dict[str, Any]:
+def _resolution_json(resolution: RecipeResolution) -> dict[str, Any]:
+    return {"kind": resolution.kind, "path": resolution.path, "selector": resolution.selector,
+            "reference": resolution.reference, "inputs": list(resolution.inputs), "fleets": list(resolution.fleets),
+            "missing": resolution.missing, "reason": resolution.reason, "rule": resolution.rule,
+            "alternatives": [_resolution_json(a) for a in resolution.alternatives]}
+
+
+def _result_json(job: Job, resolution: RecipeResolution, result: RecipeEval | None, all_env: bool) -> dict[str, Any]:
     from ..recipes.evaluate import ENV_NOTE
 
     if result is None:
-        return {"job": job.to_json(), "label": job.label(), "recipe": None}
+        return {"job": job.to_json(), "label": job.label(), "recipe": None, "resolution": _resolution_json(resolution)}
     env = {k: v for k, v in result.env.items() if all_env or v.location.note != ENV_NOTE}
     return {
         "job": job.to_json(),
         "label": job.label(),
         "recipe": result.recipe,
+        "resolution": _resolution_json(resolution),
         "servers": [
             {"location": loc.to_json(),
              "flags": [{"name": f.name, "value": _value_json(f.value), "location": f.location.to_json(),
@@ -94,14 +103,17 @@ def _shown(v: Value | None) -> str:
     return text
 
 
-def _result_text(job: Job, result: RecipeEval | None, all_env: bool) -> list[str]:
+def _result_text(job: Job, resolution: RecipeResolution, result: RecipeEval | None, all_env: bool) -> list[str]:
     from ..recipes.evaluate import ENV_NOTE
 
-    lines = [job.label()]
+    # Fleets are named when the label's fleets pick different recipes.
+    lines = [job.label(), f"  recipe: {resolution.describe(with_fleets=bool(resolution.alternatives))}"]
+    lines.extend(f"    also read: {path}" for path in resolution.inputs)
+    lines.extend(f"    or: {other.describe(with_fleets=True)}" for other in resolution.alternatives)
     if result is None:
-        lines.append("  recipe: none resolves")
+        if resolution.kind == "srt-slurm" and resolution.path:
+            lines.append("  (an srt-slurm recipe: not evaluated as bash)")
         return lines
-    lines.append(f"  recipe: {result.recipe}")
     for flags, loc in zip(result.servers, result.server_command):
         lines.append(f"  server ({_loc(loc)}):")
         for f in flags:
@@ -140,6 +152,7 @@ def _result_text(job: Job, result: RecipeEval | None, all_env: bool) -> list[str
 def show_command(repo_dir: str, config_file: str | None, key: str, concs: tuple[int, ...], fmt: str,
                  rev: str | None, show_diff: bool, base_rev: str | None, all_env: bool) -> None:
     """Effective env and server flags, with source lines, per job of KEY (a config key or glob)."""
+    from ..contract import resolve_recipe
     from ..errors import UsageError
     from ..recipes.evaluate import evaluate_job
     from ..snapshot import GitSnapshot, open_snapshot
@@ -154,11 +167,11 @@ def show_command(repo_dir: str, config_file: str | None, key: str, concs: tuple[
         click.echo(_diff_json(diffs) if fmt == "json" else _diff_text(diffs, base.label, head.label), nl=False)
         return
     jobs = _jobs(config, head, key, concs)
-    results = [(j, evaluate_job(j, config, head)) for j in jobs]
+    results = [(j, resolve_recipe(j, config, head), evaluate_job(j, config, head)) for j in jobs]
     if fmt == "json":
-        click.echo(json.dumps([_result_json(j, r, all_env) for j, r in results], indent=2))
+        click.echo(json.dumps([_result_json(j, res, r, all_env) for j, res, r in results], indent=2))
         return
-    blocks = ["\n".join(_result_text(j, r, all_env)) for j, r in results]
+    blocks = ["\n".join(_result_text(j, res, r, all_env)) for j, res, r in results]
     click.echo("\n\n".join(blocks) if blocks else "no jobs")
 
 
