@@ -1,9 +1,11 @@
 """Rules on what a recipe does for the jobs its configs generate.
 
-Each job's recipe is evaluated for the job's environment
+Each job's bash recipe is evaluated for the job's environment
 (:func:`ci_tools.recipes.evaluate.evaluate_job`); a guard that ends the
 recipe, or a required variable the job lacks, is reported once per recipe
-line and config, naming the jobs it hits.
+line and config, naming the jobs it hits.  ``recipe lint`` checks every job;
+``check`` the jobs a change gives a different run (new points, a different
+recipe, a changed recipe or recipe input).
 """
 
 from __future__ import annotations
