@@ -125,7 +125,9 @@ def launcher_of(fleet: str) -> str:
 _LAUNCHERS, _RUN, _SUBMIT, _COPY, _TAKE = "\0launchers", "\0run", "\0submit", "\0copy", "\0take"
 
 
-def _name_launchers(reason: str, fleets: tuple[str, ...]) -> str:
+def _name_launchers(reason: str, fleets: list[str]) -> str:
+    if "\0" not in reason:
+        return reason
     one = len(fleets) == 1
     names = ", ".join(launcher_of(f) for f in fleets)
     for mark, singular, plural in ((_LAUNCHERS, names, names), (_RUN, "runs", "run"), (_SUBMIT, "submits", "submit"),
@@ -249,17 +251,19 @@ class Resolver:
         return found
 
     def _resolve(self, job: Job, settings: Mapping[str, str]) -> RecipeResolution:
-        results: list[RecipeResolution] = []
+        groups: list[tuple[RecipeResolution, list[str]]] = []
         for fleet in self.fleets(str(job.fields.get("runner") or "")):
             one = self._for_fleet(job, fleet, settings)
             # Fleets that run the same file group together; fleets that miss it, by what they looked for.
-            same = next((i for i, r in enumerate(results) if (r.kind, r.path, r.reference) == (one.kind, one.path, one.reference)
+            same = next((fleets for r, fleets in groups if (r.kind, r.path, r.reference) == (one.kind, one.path, one.reference)
                          and (r.path is not None or r.candidates == one.candidates)), None)
             if same is None:
-                results.append(replace(one, fleets=(fleet,)))
+                groups.append((one, [fleet]))
             else:
-                results[same] = replace(results[same], fleets=(*results[same].fleets, fleet))
-        results = [replace(r, reason=_name_launchers(r.reason, r.fleets)) for r in results]
+                same.append(fleet)
+        results = [replace(r, fleets=tuple(fleets), reason=_name_launchers(r.reason, fleets)) for r, fleets in groups]
+        if len(results) == 1:
+            return results[0]
         return replace(results[0], alternatives=tuple(results[1:]))
 
     def _for_fleet(self, job: Job, fleet: str, settings: Mapping[str, str]) -> RecipeResolution:

@@ -187,10 +187,21 @@ _SCALARS = yaml.constructor.SafeConstructor()
 
 def _plain_tag(value: str) -> str:
     """The tag PyYAML's resolver gives a plain scalar (str unless it reads as null, bool, int, float, ...)."""
-    for tag, regexp in (*_IMPLICIT.get(value[0] if value else "", ()), *_IMPLICIT.get(None, ())):
-        if regexp.match(value):
-            return str(tag)
-    return _STR_TAG
+    found = _PLAIN_TAGS.get(value)
+    if found is None:
+        found = _STR_TAG
+        for tag, regexp in (*_IMPLICIT.get(value[0] if value else "", ()), *_IMPLICIT.get(None, ())):
+            if regexp.match(value):
+                found = str(tag)
+                break
+        if len(_PLAIN_TAGS) > 100_000:
+            _PLAIN_TAGS.clear()
+        _PLAIN_TAGS[value] = found
+    return found
+
+
+# Plain scalars repeat (`8`, `true`, `none`, image names): each is resolved once.
+_PLAIN_TAGS: dict[str, str] = {}
 
 
 def _event_load(text: str) -> tuple[Any, list[DuplicateKey]]:
