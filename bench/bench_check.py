@@ -29,7 +29,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_validate import CI_TOOLS, TREE, measure  # noqa: E402
+from bench_validate import CI_TOOLS, TREE, measure, print_header, tree_missing  # noqa: E402
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
@@ -63,8 +63,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--ci-tools", default=str(CI_TOOLS))
     args = parser.parse_args()
-    if not TREE.is_dir():
-        print(f"real InferenceX tree not found at {TREE}", file=sys.stderr)
+    if tree_missing():
         return 2
     cases = {
         "changelog only": lambda repo: append_entry(repo, "Re-run the published points"),
@@ -75,10 +74,7 @@ def main() -> int:
                                                "      - { tp: 8, conc-start: 4, conc-end: 128 }\n\n# DeepSeek-V4-Pro FP8"),
                                        append_entry(repo, "Add c128")),
     }
-    print(f"ci-tools: {args.ci_tools}; load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
-    header = f"{'change':<16} {'command':<9} {'wall':>8} {'cpu':>8} {'peak RSS':>9}"
-    print(header)
-    print("-" * len(header))
+    print_header(args.ci_tools, "change", "command")
     with tempfile.TemporaryDirectory() as tmp:
         repo = Path(tmp) / "ix"
         shutil.copytree(TREE, repo)
@@ -98,7 +94,7 @@ def main() -> int:
                 "validate": [args.ci_tools, "validate", "--repo", str(repo), "--format", "json", "--output", str(report)],
             }.items():
                 wall, cpu, peak = measure(argv, args.runs)
-                print(f"{name:<16} {label:<9} {wall:>7.3f}s {cpu:>7.3f}s {peak / 1024:>6.1f}MiB")
+                print(f"{name:<16} {label:<12} {wall:>7.3f}s {cpu:>7.3f}s {peak / 1024:>6.1f}MiB")
     return 0
 
 

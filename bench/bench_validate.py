@@ -102,6 +102,21 @@ def measure(argv: list[str], runs: int) -> tuple[float, float, int]:
     return statistics.median(walls), statistics.median(cpus), peak
 
 
+def tree_missing() -> bool:
+    if TREE.is_dir():
+        return False
+    print(f"real InferenceX tree not found at {TREE}", file=sys.stderr)
+    return True
+
+
+def print_header(ci_tools: str, first: str, second: str) -> None:
+    """The machine's load (figures are noisy on a busy machine) and the column titles."""
+    print(f"ci-tools: {ci_tools}; load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
+    header = f"{first:<16} {second:<12} {'wall':>8} {'cpu':>8} {'peak RSS':>9}"
+    print(header)
+    print("-" * len(header))
+
+
 def has_pydantic() -> bool:
     return subprocess.run([sys.executable, "-c", "import pydantic"], capture_output=True).returncode == 0
 
@@ -112,13 +127,9 @@ def main() -> int:
     parser.add_argument("--ci-tools", default=str(CI_TOOLS),
                         help="ci-tools executable to measure (default: the one beside this Python)")
     args = parser.parse_args()
-    if not TREE.is_dir():
-        print(f"real InferenceX tree not found at {TREE}", file=sys.stderr)
+    if tree_missing():
         return 2
-    print(f"ci-tools: {args.ci_tools}; load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
-    header = f"{'repository':<10} {'command':<12} {'wall':>8} {'cpu':>8} {'peak RSS':>9}"
-    print(header)
-    print("-" * len(header))
+    print_header(args.ci_tools, "repository", "command")
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "report.json"
         trees = {"real tree": TREE, "10x": grow(Path(tmp) / "ten", 10)}
@@ -135,7 +146,7 @@ def main() -> int:
                     print("(inferencex: pydantic is not installed; pip install -e '.[bench]')")
             for label, argv in commands.items():
                 wall, cpu, peak = measure(argv, args.runs)
-                print(f"{name:<10} {label:<12} {wall:>7.3f}s {cpu:>7.3f}s {peak / 1024:>6.1f}MiB")
+                print(f"{name:<16} {label:<12} {wall:>7.3f}s {cpu:>7.3f}s {peak / 1024:>6.1f}MiB")
     print(f"\ntarget: validate on the real tree <= {TARGET:.2f} s wall on a quiet machine")
     return 0
 
