@@ -236,8 +236,9 @@ class Resolver:
     def __call__(self, job: Job) -> RecipeResolution:
         settings = job_settings(job)
         f = job.fields
-        key = (job.config_key if self._per_config else "", job.scenario, f.get("runner"), f.get("framework"),
-               job.multinode, f.get("model-prefix"), f.get("precision"), f.get("spec-decoding"),
+        # repr(): a malformed config may put a list where a string belongs (the schema reports it).
+        key = (job.config_key if self._per_config else "", job.scenario, repr(f.get("runner")), repr(f.get("framework")),
+               job.multinode, repr(f.get("model-prefix")), repr(f.get("precision")), repr(f.get("spec-decoding")),
                tuple(sorted(settings.items())))
         found = self._cache.get(key)
         if found is None:

@@ -46,8 +46,11 @@ def both(text: str) -> tuple[tuple[Any, list[Any]], tuple[Any, list[Any]]]:
 
 def test_every_yaml_file_of_the_real_tree_loads_alike() -> None:
     root = full_corpus_dir()
-    paths = sorted(p for p in root.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
-    assert len(paths) > 200  # master configs, changelog, runners, srt-slurm and llm-d recipes, workflows
+    every = sorted(p for p in root.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
+    assert len(every) > 500  # master configs, changelog, runners, workflows, srt-slurm and llm-d recipes
+    # The governed files and workflows, and every fourth of the ~470 recipes (the node loader is slow).
+    recipes = [p for p in every if "-recipes/" in p.relative_to(root).as_posix()]
+    paths = [p for p in every if p not in set(recipes)] + recipes[::4]
     unusual = []
     for path in paths:
         text = path.read_text(encoding="utf-8")
@@ -61,7 +64,7 @@ def test_every_yaml_file_of_the_real_tree_loads_alike() -> None:
         assert [(d.key, d.first, d.second) for d in event[1]] == [(d.key, d.first, d.second) for d in node[1]]
     # Merge keys (`<<: *base`) are the node loader's: a few srt-slurm recipes use them, no governed file does.
     assert not [p for p in unusual if p.startswith("configs/") or p == "perf-changelog.yaml"]
-    assert len(unusual) < len(paths) // 4
+    assert len(unusual) < len(paths) // 4 and len(paths) > 150
 
 
 @pytest.mark.parametrize("text", [
