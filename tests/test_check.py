@@ -297,3 +297,15 @@ def test_only_jobs_with_a_different_run_are_evaluated(real_change: tuple[Path, s
     assert [a.key for a in ctx.affected] == ["dsr1-fp8-mi325x-sglang"]
     assert [j.label() for j in changed_jobs(ctx.change_inputs(), ctx.affected)] == [
         "dsr1-fp8-mi325x-sglang fixed-seq-len 8192/1024 TP8/EP1 c128"]
+
+
+def test_check_without_a_base_reports_exactly_the_real_trees_defects(clean_env: None,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    from conftest import full_corpus_dir
+    from test_validate import REAL_DEFECTS
+
+    tree = full_corpus_dir()  # not a git repository: nothing to compare, the head is validated
+    code, out, err = run(["check", "--repo", str(tree), "--format", "json"], capsys)
+    found = json.loads(out)["findings"]
+    assert code == 1 and "nothing to compare" in err
+    assert [(f["rule"], f["path"], f["line"], f["data"]["config_key"]) for f in found] == REAL_DEFECTS
