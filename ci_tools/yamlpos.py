@@ -93,9 +93,10 @@ class LoadedYaml:
 
 
 class _PosLoader(_BaseLoader):
-    def __init__(self, stream: str) -> None:
+    def __init__(self, stream: str, last_duplicate_wins: bool = False) -> None:
         super().__init__(stream)
         self.duplicates: list[DuplicateKey] = []
+        self.last_duplicate_wins = last_duplicate_wins
 
 
 _STR_TAG = "tag:yaml.org,2002:str"
@@ -137,7 +138,9 @@ def _construct_map(loader: _PosLoader, node: yaml.MappingNode) -> Iterator[PosMa
             loader.duplicates.append(
                 DuplicateKey(str(key), data.key_spans[key], _span(key_node))
             )
-            continue
+            if not loader.last_duplicate_wins:
+                continue
+            # Overwritten in place: the key keeps its first position, as with PyYAML.
         data[key] = _construct_child(loader, value_node)
         data.key_spans[key] = _span(key_node)
         data.value_spans[key] = _span(value_node)
@@ -204,7 +207,7 @@ def _plain_tag(value: str) -> str:
 _PLAIN_TAGS: dict[str, str] = {}
 
 
-def _event_load(text: str) -> tuple[Any, list[DuplicateKey]]:
+def _event_load(text: str, last_duplicate_wins: bool = False) -> tuple[Any, list[DuplicateKey]]:
     """The positioned document built straight from libyaml's events.
 
     Equal, value and positions, to composing nodes and constructing them
@@ -296,25 +299,28 @@ def _event_load(text: str) -> tuple[Any, list[DuplicateKey]]:
             top[4] = False
             if key in mapping:
                 duplicates.append(DuplicateKey(str(key), mapping.key_spans[key], top[3]))
-                continue
+                if not last_duplicate_wins:
+                    continue
             mapping[key] = value
             mapping.key_spans[key] = top[3]
             mapping.value_spans[key] = span
 
 
-def _node_load(text: str) -> tuple[Any, list[DuplicateKey]]:
-    loader = _PosLoader(text)
+def _node_load(text: str, last_duplicate_wins: bool = False) -> tuple[Any, list[DuplicateKey]]:
+    loader = _PosLoader(text, last_duplicate_wins)
     try:
         return loader.get_single_data(), loader.duplicates
     finally:
         loader.dispose()
 
 
-def load_yaml(source: str | bytes, path: str) -> LoadedYaml:
+def load_yaml(source: str | bytes, path: str, *, last_duplicate_wins: bool = False) -> LoadedYaml:
     """Load one YAML document with positions.
 
     Raises :class:`YamlLoadError` for invalid UTF-8 or YAML, with the position
-    libyaml reports.  An empty document loads as ``None``.
+    libyaml reports.  An empty document loads as ``None``.  Duplicate keys
+    are recorded either way; ``last_duplicate_wins`` keeps the later value,
+    as ``yaml.safe_load`` does, for files read by tools that use it.
     """
     text = decode_utf8(source, path) if isinstance(source, bytes) else source
     if text.startswith("\ufeff"):
@@ -323,9 +329,9 @@ def load_yaml(source: str | bytes, path: str) -> LoadedYaml:
         try:
             if _EventParser is None:
                 raise _Unusual
-            value, duplicates = _event_load(text)
+            value, duplicates = _event_load(text, last_duplicate_wins)
         except _Unusual:
-            value, duplicates = _node_load(text)
+            value, duplicates = _node_load(text, last_duplicate_wins)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else 1

@@ -40,10 +40,6 @@ def same(a: Any, b: Any, where: str = "$") -> None:
         assert a == b, f"{where}: {a!r} vs {b!r}"
 
 
-def both(text: str) -> tuple[tuple[Any, list[Any]], tuple[Any, list[Any]]]:
-    return _event_load(text), _node_load(text)
-
-
 def test_every_yaml_file_of_the_real_tree_loads_alike() -> None:
     root = full_corpus_dir()
     every = sorted(p for p in root.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
@@ -80,10 +76,19 @@ def test_every_yaml_file_of_the_real_tree_loads_alike() -> None:
     "--- 3\n...\n",
     "1: one\n2.5: two\ntrue: three\nnull: four\n",
 ])
-def test_documents_load_alike(text: str) -> None:
-    event, node = both(text)
+@pytest.mark.parametrize("last_duplicate_wins", [False, True])
+def test_documents_load_alike(text: str, last_duplicate_wins: bool) -> None:
+    event, node = _event_load(text, last_duplicate_wins), _node_load(text, last_duplicate_wins)
     same(event[0], node[0])
     assert [(d.key, d.first, d.second) for d in event[1]] == [(d.key, d.first, d.second) for d in node[1]]
+
+
+def test_the_first_or_the_last_duplicate_wins() -> None:
+    text = "k: 1\nj: 2\nk: 3\n"
+    assert load_yaml(text, "f.yaml").value == {"k": 1, "j": 2}
+    later = load_yaml(text, "f.yaml", last_duplicate_wins=True)
+    assert later.value == {"k": 3, "j": 2} and list(later.value) == ["k", "j"]  # the key keeps its place
+    assert later.value.value_span("k")[0] == 3 and len(later.duplicates) == 1
 
 
 @pytest.mark.parametrize("text", [
