@@ -59,24 +59,16 @@ def _value_json(v: Value | None) -> dict[str, Any] | None:
     return out
 
 
-def _resolution_json(resolution: RecipeResolution) -> dict[str, Any]:
-    return {"kind": resolution.kind, "path": resolution.path, "selector": resolution.selector,
-            "reference": resolution.reference, "inputs": list(resolution.inputs), "fleets": list(resolution.fleets),
-            "missing": resolution.missing, "reason": resolution.reason, "rule": resolution.rule,
-            "alternatives": [_resolution_json(a) for a in resolution.alternatives]}
-
-
-def _result_json(job: Job, resolution: RecipeResolution, result: RecipeEval | None, all_env: bool) -> dict[str, Any]:
+def _result_json(job: Job, result: RecipeEval | None, all_env: bool) -> dict[str, Any]:
     from ..recipes.evaluate import ENV_NOTE
 
     if result is None:
-        return {"job": job.to_json(), "label": job.label(), "recipe": None, "resolution": _resolution_json(resolution)}
+        return {"job": job.to_json(), "label": job.label(), "recipe": None}
     env = {k: v for k, v in result.env.items() if all_env or v.location.note != ENV_NOTE}
     return {
         "job": job.to_json(),
         "label": job.label(),
         "recipe": result.recipe,
-        "resolution": _resolution_json(resolution),
         "servers": [
             {"location": loc.to_json(),
              "flags": [{"name": f.name, "value": _value_json(f.value), "location": f.location.to_json(),
@@ -103,17 +95,14 @@ def _shown(v: Value | None) -> str:
     return text
 
 
-def _result_text(job: Job, resolution: RecipeResolution, result: RecipeEval | None, all_env: bool) -> list[str]:
+def _result_text(job: Job, result: RecipeEval | None, all_env: bool) -> list[str]:
     from ..recipes.evaluate import ENV_NOTE
 
-    # Fleets are named when the label's fleets pick different recipes.
-    lines = [job.label(), f"  recipe: {resolution.describe(with_fleets=bool(resolution.alternatives))}"]
-    lines.extend(f"    also read: {path}" for path in resolution.inputs)
-    lines.extend(f"    or: {other.describe(with_fleets=True)}" for other in resolution.alternatives)
+    lines = [job.label()]
     if result is None:
-        if resolution.kind == "srt-slurm" and resolution.path:
-            lines.append("  (an srt-slurm recipe: not evaluated as bash)")
+        lines.append("  recipe: none resolves")
         return lines
+    lines.append(f"  recipe: {result.recipe}")
     for flags, loc in zip(result.servers, result.server_command):
         lines.append(f"  server ({_loc(loc)}):")
         for f in flags:
@@ -135,6 +124,31 @@ def _result_text(job: Job, resolution: RecipeResolution, result: RecipeEval | No
         lines.append(f"  requires {m.name} (unset or empty) at {_loc(m.location)}")
     for err in result.errors:
         lines.append(f"  error: {err}")
+    return lines
+
+
+def _resolution_json(resolution: RecipeResolution) -> dict[str, Any]:
+    return {"kind": resolution.kind, "path": resolution.path, "selector": resolution.selector,
+            "reference": resolution.reference, "inputs": list(resolution.inputs), "fleets": list(resolution.fleets),
+            "missing": resolution.missing, "reason": resolution.reason, "rule": resolution.rule,
+            "alternatives": [_resolution_json(a) for a in resolution.alternatives]}
+
+
+def _shown_json(job: Job, result: RecipeEval | None, resolution: RecipeResolution, all_env: bool) -> dict[str, Any]:
+    return {**_result_json(job, result, all_env), "resolution": _resolution_json(resolution)}
+
+
+def _shown_text(job: Job, result: RecipeEval | None, resolution: RecipeResolution, all_env: bool) -> list[str]:
+    """The evaluation, and what the launchers pick: the kind of recipe, its inputs, other fleets' picks."""
+    if result is None:  # not a bash script: srt-slurm, external or missing
+        lines = [job.label(), f"  recipe: {resolution.describe(with_fleets=bool(resolution.alternatives))}"]
+        if resolution.kind == "srt-slurm" and resolution.path:
+            lines.append("  (an srt-slurm recipe: not evaluated as bash)")
+    else:
+        lines = _result_text(job, result, all_env)
+    # Fleets are named when the label's fleets pick different recipes.
+    lines[2:2] = [*(f"    also read: {path}" for path in resolution.inputs),
+                  *(f"    or: {other.describe(with_fleets=True)}" for other in resolution.alternatives)]
     return lines
 
 
@@ -167,11 +181,11 @@ def show_command(repo_dir: str, config_file: str | None, key: str, concs: tuple[
         click.echo(_diff_json(diffs) if fmt == "json" else _diff_text(diffs, base.label, head.label), nl=False)
         return
     jobs = _jobs(config, head, key, concs)
-    results = [(j, resolve_recipe(j, config, head), evaluate_job(j, config, head)) for j in jobs]
+    results = [(j, evaluate_job(j, config, head), resolve_recipe(j, config, head)) for j in jobs]
     if fmt == "json":
-        click.echo(json.dumps([_result_json(j, res, r, all_env) for j, res, r in results], indent=2))
+        click.echo(json.dumps([_shown_json(j, r, res, all_env) for j, r, res in results], indent=2))
         return
-    blocks = ["\n".join(_result_text(j, res, r, all_env)) for j, res, r in results]
+    blocks = ["\n".join(_shown_text(j, r, res, all_env)) for j, r, res in results]
     click.echo("\n\n".join(blocks) if blocks else "no jobs")
 
 

@@ -75,7 +75,7 @@ def _resolve(job: Job, config: ProjectConfig, snapshot: Snapshot) -> str | None:
 
 
 def evaluate_job(job: Job, config: ProjectConfig, snapshot: Snapshot) -> RecipeEval | None:
-    """The job's recipe evaluated for its environment; None when it resolves to no bash script."""
+    """The job's recipe evaluated for its environment; None when no recipe resolves."""
     path = _resolve(job, config, snapshot)
     if path is None:
         return None
