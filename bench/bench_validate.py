@@ -1,24 +1,25 @@
-"""Benchmark of ``ci-tools validate``: whole process, median wall time and peak RSS.
+"""Benchmark of ``ci-tools validate``: whole process, median wall time, CPU time and peak RSS.
 
-Repositories measured (built in a temporary directory):
+Measured on the real InferenceX tree at 843c6254f (../shared/corpus/
+inferencex-843c625-full: 376 KB of master configs, runners.yaml, a 396 KB
+changelog of 772 entries, every recipe and launcher), side by side in the same
+run with:
 
-- ``corpus``: the real InferenceX data in ../shared/corpus (52 KB of master
-  configs, runners.yaml, a 395 KB changelog of 772 entries);
-- ``public-size``: the corpus with its master configs grown to about 370 KB
-  (the size of the public repository's two master files, about 400 configs
-  here), same changelog;
-- ``masters-only``: the public-size master configs and runners.yaml without
-  a changelog: the cost of the master configs alone;
-- ``10x``: every governed file ten times the corpus (528 KB of master
-  configs, a 3.9 MB changelog of 7,720 entries).
+- ``inferencex``: InferenceX's own validator (utils/matrix_logic/validation.py,
+  pydantic) over the same files, the way its CI runs it: ``load_config_files``
+  on both master files, ``load_runner_file``, and every changelog entry through
+  its ``ChangelogEntry`` model (needs the ``bench`` extra: ``pip install -e
+  '.[bench]'``; skipped with a note when pydantic is missing);
+- ``csafeloader``: a Python process that only loads the same four YAML files
+  with PyYAML's libyaml ``CSafeLoader`` (no positions, no rule), the floor of
+  any validator that reads them with PyYAML.
 
-Each gets an empty recipe script for every job (the corpus has none; a real
-repository does), so that validate reports what such a repository would: the
-two undefined runner labels of the data, repeated per copy.  Each is validated
-by a fresh ``ci-tools validate`` process (all rules; the report goes to a
-file), several runs; the
-baseline is a fresh Python process that only loads the same YAML files with
-PyYAML's libyaml ``CSafeLoader`` (no positions, no validation).
+Also measured: ``10x``, a copy of the tree whose master configs and changelog
+are ten times as long (keys renamed per copy), for how the cost grows.
+
+Each command is a fresh process, several runs after a warm-up; wall time
+includes waiting for a core on a busy machine, CPU time (user + system) does
+not.
 
 Run: ``.venv/bin/python bench/bench_validate.py [--runs N]``
 """
@@ -37,79 +38,52 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT.parent / "shared" / "corpus" / "inferencex-843c625"
+TREE = ROOT.parent / "shared" / "corpus" / "inferencex-843c625-full"
 CI_TOOLS = Path(sys.executable).with_name("ci-tools")
+MASTERS = ("configs/amd-master.yaml", "configs/nvidia-master.yaml")
+FILES = (*MASTERS, "configs/runners.yaml", "perf-changelog.yaml")
 TOP_KEY = re.compile(r"^([A-Za-z0-9][^\s:#]*):[ \t]*$", re.M)
-FILES = ("configs/amd-master.yaml", "configs/nvidia-master.yaml", "configs/runners.yaml", "perf-changelog.yaml")
+TARGET = 0.25  # seconds of wall time for validate on the real tree, on a quiet machine
 
-BASELINE = """
+CSAFELOADER = """
 import sys, yaml
 for path in sys.argv[1:]:
     with open(path, 'rb') as f:
         yaml.load(f.read().decode('utf-8'), Loader=yaml.CSafeLoader)
 """
 
-
-def _grow_master(text: str, copies: int) -> str:
-    """``copies`` copies of a master file, config keys made unique per copy."""
-    parts = [text] + [TOP_KEY.sub(lambda m, i=i: f"{m.group(1)}-gen{i}:", text) for i in range(1, copies)]
-    return "\n".join(parts)
-
-
-def add_recipes(repo: Path) -> int:
-    """An (empty) recipe script at the first candidate path of every job.
-
-    The corpus carries no scripts; a real repository does, and validate then
-    reports only the data's real defects instead of a recipe-missing finding
-    per row.  Returns the number of scripts written.
-    """
-    sys.path.insert(0, str(ROOT))
-    from ci_tools.config import load_config
-    from ci_tools.contract import recipe_candidates
-    from ci_tools.matrix import expand
-    from ci_tools.model.repository import load_repo
-    from ci_tools.snapshot import WorkTreeSnapshot
-
-    config = load_config(repo)
-    paths = {recipe_candidates(job, config)[0] for job in expand(load_repo(WorkTreeSnapshot(config.root), config))}
-    for rel in paths:
-        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
-        (repo / rel).write_text("#!/usr/bin/env bash\n", encoding="utf-8")
-    return len(paths)
+# InferenceX's validator, as its CI calls it (utils/ on sys.path, like its workflows).
+INFERENCEX = """
+import sys, yaml
+root = sys.argv[1]
+sys.path.insert(0, root + '/utils')
+from matrix_logic.validation import ChangelogEntry, load_config_files, load_runner_file
+load_config_files([root + '/configs/amd-master.yaml', root + '/configs/nvidia-master.yaml'])
+load_runner_file(root + '/configs/runners.yaml')
+with open(root + '/perf-changelog.yaml') as f:
+    for entry in yaml.safe_load(f):
+        ChangelogEntry.model_validate(entry)
+"""
 
 
-def build(dest: Path, master_copies: int, changelog_copies: int, split: bool) -> Path:
-    """A copy of the corpus with grown master configs and changelog (0 copies: no changelog)."""
-    shutil.copytree(CORPUS, dest)
-    master = (CORPUS / "configs" / "amd-master.yaml").read_text(encoding="utf-8")
-    grown = _grow_master(master, master_copies)
-    if split:
-        # Two master files, like the public repository (AMD and NVIDIA).
-        half = master_copies // 2
-        (dest / "configs" / "amd-master.yaml").write_text(_grow_master(master, half), encoding="utf-8")
-        other = TOP_KEY.sub(lambda m: f"{m.group(1)}-nv:", _grow_master(master, master_copies - half))
-        (dest / "configs" / "nvidia-master.yaml").write_text(other, encoding="utf-8")
-    else:
-        (dest / "configs" / "amd-master.yaml").write_text(grown, encoding="utf-8")
-    changelog = (CORPUS / "perf-changelog.yaml").read_text(encoding="utf-8")
-    if changelog_copies:
-        (dest / "perf-changelog.yaml").write_text("\n".join([changelog] * changelog_copies), encoding="utf-8")
-    else:
-        (dest / "perf-changelog.yaml").unlink()
-    # In a child process: this process stays small, so the children it forks
-    # for the measurements do not inherit its memory in their peak RSS.
-    subprocess.run([sys.executable, __file__, "--add-recipes", str(dest)], check=True)
+def grow(dest: Path, copies: int) -> Path:
+    """A copy of the tree's governed files, master configs and changelog ``copies`` times as long."""
+    for rel in FILES:
+        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+        text = (TREE / rel).read_text(encoding="utf-8")
+        if rel in MASTERS:
+            text = "\n".join([text] + [TOP_KEY.sub(lambda m, i=i: f"{m.group(1)}-copy{i}:", text) for i in range(1, copies)])
+        elif rel == "perf-changelog.yaml":
+            text = "\n".join([text] * copies)
+        (dest / rel).write_text(text, encoding="utf-8")
+    shutil.copytree(TREE / "benchmarks", dest / "benchmarks")
+    shutil.copytree(TREE / "runners", dest / "runners")
     return dest
 
 
-def measure(argv: list[str], runs: int) -> tuple[float, float, int, float]:
-    """(median wall s, min wall s, peak RSS KiB, median CPU s) over the runs.
-
-    CPU time (user + system) is printed beside wall time because wall time
-    includes waiting for a core when the machine is busy.
-    """
+def measure(argv: list[str], runs: int) -> tuple[float, float, int]:
+    """(median wall s, median CPU s, peak RSS KiB) over the runs, after one warm-up run."""
     walls, cpus, peak = [], [], 0
-    # Bytecode caching as on a user's machine (a warm-up run writes the .pyc files).
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=False)
     for _ in range(runs):
@@ -117,20 +91,34 @@ def measure(argv: list[str], runs: int) -> tuple[float, float, int, float]:
         proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
         _, status, usage = os.wait4(proc.pid, 0)
         walls.append(time.perf_counter() - start)
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        if proc.returncode not in (0, 1):
-            raise SystemExit(f"{argv[0]} failed with exit code {proc.returncode}: {proc.stderr.read().decode() if proc.stderr else ''}")
+        code = os.waitstatus_to_exitcode(status)
+        err = proc.stderr.read().decode() if proc.stderr else ""
         if proc.stderr:
             proc.stderr.close()
+        if code not in (0, 1):
+            raise SystemExit(f"{argv[0]} failed with exit code {code}: {err}")
         peak = max(peak, usage.ru_maxrss)
         cpus.append(usage.ru_utime + usage.ru_stime)
-    return statistics.median(walls), min(walls), peak, statistics.median(cpus)
+    return statistics.median(walls), statistics.median(cpus), peak
 
 
-def sizes(repo: Path) -> tuple[int, int]:
-    master = sum(p.stat().st_size for p in (repo / "configs").glob("*-master.yaml"))
-    changelog = repo / "perf-changelog.yaml"
-    return master, changelog.stat().st_size if changelog.exists() else 0
+def tree_missing() -> bool:
+    if TREE.is_dir():
+        return False
+    print(f"real InferenceX tree not found at {TREE}", file=sys.stderr)
+    return True
+
+
+def print_header(ci_tools: str, first: str, second: str) -> None:
+    """The machine's load (figures are noisy on a busy machine) and the column titles."""
+    print(f"ci-tools: {ci_tools}; load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
+    header = f"{first:<16} {second:<12} {'wall':>8} {'cpu':>8} {'peak RSS':>9}"
+    print(header)
+    print("-" * len(header))
+
+
+def has_pydantic() -> bool:
+    return subprocess.run([sys.executable, "-c", "import pydantic"], capture_output=True).returncode == 0
 
 
 def main() -> int:
@@ -138,44 +126,28 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--ci-tools", default=str(CI_TOOLS),
                         help="ci-tools executable to measure (default: the one beside this Python)")
-    parser.add_argument("--add-recipes", metavar="DIR", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.add_recipes:
-        add_recipes(Path(args.add_recipes))
-        return 0
-    if not CORPUS.is_dir():
-        print(f"corpus not found at {CORPUS}", file=sys.stderr)
+    if tree_missing():
         return 2
+    print_header(args.ci_tools, "repository", "command")
     with tempfile.TemporaryDirectory() as tmp:
-        repos = {
-            "corpus": build(Path(tmp) / "corpus", 1, 1, split=False),
-            "public-size": build(Path(tmp) / "public", 7, 1, split=True),
-            "masters-only": build(Path(tmp) / "masters", 7, 0, split=True),
-            "10x": build(Path(tmp) / "ten", 10, 10, split=False),
-        }
         report = Path(tmp) / "report.json"
-        header = (f"{'repository':<12} {'master KB':>9} {'changelog KB':>12} | {'validate wall':>13} {'min':>7} "
-                  f"{'cpu':>7} {'peak RSS':>9} | {'baseline wall':>13} {'cpu':>7} {'peak RSS':>9}")
-        print(f"ci-tools: {args.ci_tools}; load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
-        print(header)
-        print("-" * len(header))
-        results = {}
-        for name, repo in repos.items():
-            master, changelog = sizes(repo)
-            files = [str(repo / f) for f in FILES if (repo / f).exists()]
-            tool = measure([args.ci_tools, "validate", "--repo", str(repo), "--format", "json", "--output", str(report)], args.runs)
-            base = measure([sys.executable, "-c", BASELINE, *files], args.runs)
-            results[name] = (master + changelog, tool[3])
-            print(f"{name:<12} {master / 1000:>9.0f} {changelog / 1000:>12.0f} | {tool[0]:>12.3f}s {tool[1]:>6.3f}s "
-                  f"{tool[3]:>6.3f}s {tool[2] / 1024:>6.1f}MiB | {base[0]:>12.3f}s {base[3]:>6.3f}s {base[2] / 1024:>6.1f}MiB")
-        startup = measure([args.ci_tools, "--version"], args.runs)
-        print(f"\nci-tools --version (process start-up and CLI import): wall {startup[0]:.3f}s, cpu {startup[3]:.3f}s, "
-              f"peak RSS {startup[2] / 1024:.1f}MiB")
-        (small_bytes, small_t), (big_bytes, big_t) = results["corpus"], results["10x"]
-        per_mb_small = (small_t - startup[3]) / (small_bytes / 1e6)
-        per_mb_big = (big_t - startup[3]) / (big_bytes / 1e6)
-        print(f"cpu time per MB of input beyond start-up: corpus {per_mb_small:.3f}s/MB, 10x {per_mb_big:.3f}s/MB "
-              f"(ratio {per_mb_big / per_mb_small:.2f}; 1.0 is linear)")
+        trees = {"real tree": TREE, "10x": grow(Path(tmp) / "ten", 10)}
+        for name, tree in trees.items():
+            files = [str(tree / f) for f in FILES]
+            commands = {
+                "ci-tools": [args.ci_tools, "validate", "--repo", str(tree), "--format", "json", "--output", str(report)],
+                "csafeloader": [sys.executable, "-c", CSAFELOADER, *files],
+            }
+            if name == "real tree":
+                if has_pydantic():
+                    commands["inferencex"] = [sys.executable, "-c", INFERENCEX, str(tree)]
+                else:
+                    print("(inferencex: pydantic is not installed; pip install -e '.[bench]')")
+            for label, argv in commands.items():
+                wall, cpu, peak = measure(argv, args.runs)
+                print(f"{name:<16} {label:<12} {wall:>7.3f}s {cpu:>7.3f}s {peak / 1024:>6.1f}MiB")
+    print(f"\ntarget: validate on the real tree <= {TARGET:.2f} s wall on a quiet machine")
     return 0
 
 

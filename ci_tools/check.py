@@ -23,7 +23,8 @@ from .findings import Finding, Location
 
 if TYPE_CHECKING:
     from .changelog.lint import ChangelogChange, HeadConfigs
-    from .coverage import ChangeInputs, Cover
+    from .claims.check import EvalCache
+    from .coverage import AffectedKey, ChangeInputs, Cover
     from .model.repository import RepoData
     from .snapshot import GitSnapshot, Snapshot
 
@@ -207,10 +208,26 @@ class CheckContext:
         return changed_paths(self.root, self.base_snapshot.sha, self.comparison.head)
 
     def change_inputs(self) -> ChangeInputs:
-        from .coverage import ChangeInputs, Cover
+        from .coverage import AffectedKey, ChangeInputs, Cover
 
         return ChangeInputs(self.config, self.base_snapshot, self.head_snapshot, self.changed_paths,
                             lambda: self.base_repo, lambda: self.head_configs_repo, self.base_label)
+
+    @cached_property
+    def affected(self) -> list[AffectedKey]:
+        """The head configs the change affects, with their causes (coverage and the recipe rules share it)."""
+        if not self.compared:
+            return []
+        from .coverage import affected_keys
+
+        return affected_keys(self.change_inputs())
+
+    @cached_property
+    def eval_cache(self) -> EvalCache:
+        """Recipe evaluations of the head's jobs, shared by the stages that evaluate recipes (recipes, claims)."""
+        from .claims.check import EvalCache
+
+        return EvalCache(self.config)
 
     def appended_covers(self) -> list[Cover]:
         """What the added changelog entries cover (config-key globs, scenario types), wherever they stand."""
@@ -247,10 +264,24 @@ def changelog_stage(ctx: CheckContext) -> list[Finding]:
 def coverage_stage(ctx: CheckContext) -> list[Finding]:
     if not ctx.compared:
         return []
-    from .coverage import affected_keys, coverage_findings
+    from .coverage import coverage_findings
 
-    affected = affected_keys(ctx.change_inputs())
-    return coverage_findings(affected, ctx.appended_covers(), changelog=ctx.config.changelog)
+    return coverage_findings(ctx.affected, ctx.appended_covers(), changelog=ctx.config.changelog)
+
+
+def recipe_stage(ctx: CheckContext) -> list[Finding]:
+    """recipe-syntax, recipe-early-exit and recipe-missing-env for the jobs whose recipe run can differ from the
+    base's (``recipe lint`` checks every job; without a base there is no change to check)."""
+    if not ctx.compared or not ctx.affected:
+        return []
+    from .coverage import changed_jobs
+    from .rules.recipe_rules import recipe_findings
+
+    jobs = changed_jobs(ctx.change_inputs(), ctx.affected)
+    if not jobs:
+        return []
+    snapshot = ctx.head_snapshot
+    return recipe_findings(ctx.head_configs_repo, jobs, evaluate=lambda job: ctx.eval_cache.evaluate(job, snapshot))
 
 
 StageRef = Union[Stage, str]
@@ -260,6 +291,7 @@ STAGES: list[tuple[str, StageRef]] = [
     ("validate", validate_stage),
     ("changelog", changelog_stage),
     ("coverage", coverage_stage),
+    ("recipes", recipe_stage),
     ("claims", "ci_tools.claims.check:claims_stage"),
 ]
 

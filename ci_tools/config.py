@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .errors import UsageError
+from .resolution_rules import ResolutionRule, parse_rules
 from .yamlpos import PosMap, YamlLoadError, load_yaml
 
 CONFIG_FILE = ".ci-tools.yaml"
@@ -29,9 +30,11 @@ DEFAULT_SINGLE_NODE_TEMPLATES = (
     "benchmarks/single_node/{model_prefix}_{precision}_{gpu}_{framework}{mtp}.sh",
     "benchmarks/single_node/{model_prefix}_{precision}_{gpu}{framework_suffix}{mtp}.sh",
 )
+# What launch_mi355x-amds.sh runs for a multinode disagg job: no spec-decoding
+# suffix, agentic recipes in their own directory (see ci_tools.resolution_rules
+# for the other fleets).
 DEFAULT_MULTINODE_TEMPLATES = (
-    "benchmarks/multi_node/{agentic_dir}{model_prefix}_{precision}_{gpu}_{framework}{mtp}.sh",
-    "benchmarks/multi_node/{agentic_dir}{model_prefix}_{precision}_{gpu}{framework_suffix}{mtp}.sh",
+    "benchmarks/multi_node/{agentic_dir}{model_prefix}_{precision}_{gpu}_{framework}.sh",
 )
 DEFAULT_SERVER_PATTERNS = (
     "vllm serve",
@@ -55,6 +58,8 @@ class ProjectConfig:
     single_node_templates: tuple[str, ...] = DEFAULT_SINGLE_NODE_TEMPLATES
     multinode_templates: tuple[str, ...] = DEFAULT_MULTINODE_TEMPLATES
     server_patterns: tuple[str, ...] = DEFAULT_SERVER_PATTERNS
+    # `recipe-resolution`: the repository's own rules, tried before the defaults.
+    resolution_rules: tuple[ResolutionRule, ...] = ()
     repository: str | None = None
     pr_link_pattern: str = "https://github.com/{repository}/pull/{number}"
     default_branch: str = "main"
@@ -157,12 +162,14 @@ def load_config(root: str | Path, config_file: str | Path | None = None) -> Proj
             unknown = set(value) - {"single-node", "multinode"}
             if unknown:
                 raise UsageError(f"unknown key `{sorted(unknown)[0]}` in `recipe-templates`, expected `single-node` or `multinode`", path=shown, line=line)
+        elif key == "recipe-resolution":
+            kwargs["resolution_rules"] = parse_rules(value, shown, line)
         elif key in FEATURE_SECTIONS:
             if not isinstance(value, dict):
                 raise UsageError(f"`{key}` must be a mapping, found {value!r}", path=shown, line=line)
             sections[key] = value
         else:
-            known = sorted([*_STR_KEYS, *_LIST_KEYS, "recipe-templates", *FEATURE_SECTIONS])
+            known = sorted([*_STR_KEYS, *_LIST_KEYS, "recipe-templates", "recipe-resolution", *FEATURE_SECTIONS])
             raise UsageError(f"unknown setting `{key}`, expected one of: {', '.join(known)}", path=shown, line=line)
     repo = kwargs.get("repository")
     if repo is not None and not _SLUG.match(repo):

@@ -11,14 +11,17 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import posixpath
 import re
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Iterator
 
-from .contract import resolve_recipe
+from .contract import RecipeResolution, resolve_recipe
 from .findings import Finding, Location
-from .matrix import AGENTIC, FIXED, expand_config, gpus_of
+from .matrix import AGENTIC, FIXED, Job, expand_config, gpus_of
+from .recipe_resolution import fleets_of
+from .resolution_rules import SRT_SLURM
 from .model.repository import ConfigEntry, LoadedFile, RepoData
 from .rules import config_rules as R
 from .rules.registry import Rule, make_finding
@@ -65,22 +68,93 @@ def _int(mapping: PosMap, key: str, default: int | None = None) -> int | None:
 
 
 def _gpus_per_node(repo: RepoData, name: Any) -> int | None:
-    facts = repo.hardware.get(name) if isinstance(name, str) else None
+    """gpus-per-node of a hardware key; for a label without facts, of its fleets' ``cluster:<fleet>`` entries
+    when they agree (`gb200` runs on gb200-nv nodes, described under `cluster:gb200-nv`)."""
+    if not isinstance(name, str):
+        return None
+    if name in repo.hardware:
+        return _facts_gpus(repo.hardware[name])
+    if name not in repo.runner_labels:
+        return None
+    found = {_facts_gpus(repo.hardware.get(f"cluster:{fleet}")) for fleet in fleets_of(name, repo.runner_labels)}
+    return found.pop() if len(found) == 1 else None
+
+
+def _facts_gpus(facts: Any) -> int | None:
     value = facts.get("gpus-per-node") if isinstance(facts, dict) else None
     return value if isinstance(value, int) and is_integer(value) and value > 0 else None
 
 
+@dataclass(frozen=True)
+class WorkerShape:
+    """The GPUs one worker (or single-node server) spans, as the engines lay it out.
+
+    tp x pp x pcp-size GPUs form the tensor-parallel group.  Expert
+    parallelism inside it needs ``ep`` to divide it.  A multinode worker with
+    data-parallel attention (``dp-attn: true``, DEP) runs ep / (tp x pp x
+    pcp-size) data-parallel ranks, so it spans ``ep`` GPUs: vLLM's
+    `tp: 1, ep: 8` (eight DP ranks of one GPU), `tp: 4, ep: 16` (TP4 x DP4),
+    `tp: 16, ep: 32` (TP16 x DP2), as InferenceX's configs and srt-slurm
+    recipes run them.  A single-node job is given tp x pp x pcp-size GPUs
+    (GPU_COUNT), so there `ep` never exceeds them.
+    """
+
+    group: int  # tp x pp x pcp-size
+    ep: int
+    data_parallel: bool  # the worker spans ep GPUs (DEP)
+
+    @property
+    def gpus(self) -> int:
+        return self.ep if self.data_parallel else self.group
+
+    def ep_problem(self, *, multinode: bool, dp_attn: bool, where: str = "") -> str | None:
+        group, ep = self.group, self.ep
+        if ep <= group:
+            if group % ep:
+                return (f"`ep` {ep}{where} does not divide the {group} GPU(s) of the tensor-parallel group "
+                        "(tp x pp x pcp-size); expected a divisor such as 1 or the tp size")
+            return None
+        if not multinode:
+            return (f"`ep` {ep} is larger than the {group} GPU(s) a single-node job is given (GPU_COUNT = "
+                    "tp x pp x pcp-size); expected at most that many, usually 1 (TP) or the tp size (TEP/DEP)")
+        if not dp_attn:
+            return (f"`ep` {ep}{where} is larger than the {group} GPU(s) of the tensor-parallel group "
+                    "(tp x pp x pcp-size) without `dp-attn: true`; experts spread beyond the TP group only with "
+                    "data-parallel attention (DEP), where the worker spans ep GPUs")
+        if ep % group:
+            return (f"`ep` {ep}{where} is not a multiple of tp x pp x pcp-size {group}; with `dp-attn: true` the "
+                    "worker runs ep / tp data-parallel ranks of tp GPUs each")
+        return None
+
+
+def worker_shape(holder: PosMap, *, multinode: bool) -> WorkerShape | None:
+    group = gpus_of(holder)
+    ep = _int(holder, "ep", 1)
+    if group is None or ep is None or ep < 1:
+        return None
+    dep = multinode and holder.get("dp-attn") is True and ep > group and ep % group == 0
+    return WorkerShape(group, ep, dep)
+
+
 class _Shared:
     """What every config's checks share: the file list (read only if a recipe
-    has to be looked up) and the label suggestions already computed."""
+    has to be looked up), node sizes and the label suggestions already computed."""
 
     def __init__(self, repo: RepoData) -> None:
         self.repo = repo
         self._close: dict[str, list[str]] = {}
+        self._gpus: dict[str, int | None] = {}
 
     @cached_property
     def paths(self) -> frozenset[str]:
         return frozenset(self.repo.snapshot.files())
+
+    def gpus_per_node(self, name: Any) -> int | None:
+        if not isinstance(name, str):
+            return None
+        if name not in self._gpus:
+            self._gpus[name] = _gpus_per_node(self.repo, name)
+        return self._gpus[name]
 
     def close_labels(self, runner: str) -> list[str]:
         """Defined labels similar to ``runner`` (an undefined label tends to repeat)."""
@@ -227,32 +301,32 @@ class _Checker:
                      conc_start=start, conc_end=end)
 
     def parallelism(self, holder: PosMap, role: str, hardware_key: Any, *, multinode: bool) -> None:
+        if multinode and holder.get("num-worker") == 0:
+            return  # no worker of this role runs (aggregated multinode): its numbers describe nothing
         where = "" if role == "row" else f" in the {role} block"
         tp, dcp = _int(holder, "tp"), _int(holder, "dcp-size", 1)
         if tp is not None and dcp is not None and dcp > 0 and tp % dcp:
             self.add(R.DCP_SIZE_INDIVISIBLE,
                      f"`tp` {tp} is not a multiple of `dcp-size` {dcp}{where}; expected a dcp-size that divides tp",
                      holder.value_span("dcp-size"), tp=tp, dcp_size=dcp)
-        gpus = gpus_of(holder)
-        if gpus is None:
+        shape = worker_shape(holder, multinode=multinode)
+        if shape is None:
             return
-        ep = _int(holder, "ep", 1)
-        if ep is not None and ep > 0 and (ep > gpus or gpus % ep):
-            self.add(R.EP_GPU_MISMATCH,
-                     f"`ep` {ep} is not a divisor of the {gpus} GPU(s) of the worker{where} (tp x pp x pcp-size); "
-                     "expected a divisor such as 1 or the tp size",
-                     holder.value_span("ep"), ep=ep, gpus=gpus)
-        per_node = _gpus_per_node(self.repo, hardware_key)
+        problem = shape.ep_problem(multinode=multinode, dp_attn=holder.get("dp-attn") is True, where=where)
+        if problem:
+            self.add(R.EP_GPU_MISMATCH, problem, holder.value_span("ep"), ep=shape.ep, gpus=shape.group)
+        per_node = self.files.gpus_per_node(hardware_key)
         if per_node is None and multinode:
-            per_node = _gpus_per_node(self.repo, self.data.get("runner"))
+            per_node = self.files.gpus_per_node(self.data.get("runner"))
         if per_node is None:
             return
-        too_big = gpus > per_node and (not multinode or gpus % per_node)
-        if too_big:
-            shape = "fit in one node or fill whole nodes" if multinode else "fit in one node"
+        gpus = shape.gpus
+        if gpus > per_node and (not multinode or gpus % per_node):
+            fits = "fit in one node or fill whole nodes" if multinode else "fit in one node"
+            counted = "ep, with data-parallel attention" if shape.data_parallel else "tp x pp x pcp-size"
             self.add(R.GPUS_EXCEED_NODE,
-                     f"the worker{where} needs {gpus} GPUs (tp x pp x pcp-size) but a node of `{hardware_key}` has "
-                     f"{per_node} (gpus-per-node); a worker must {shape}",
+                     f"the worker{where} needs {gpus} GPUs ({counted}) but a node of `{hardware_key}` has "
+                     f"{per_node} (gpus-per-node); a worker must {fits}",
                      holder.value_span("tp"), gpus=gpus, gpus_per_node=per_node, hardware=str(hardware_key))
 
     def offload(self, r: Row) -> None:
@@ -286,15 +360,51 @@ class _Checker:
             if where in seen:
                 continue
             seen.add(where)
-            resolution = resolve_recipe(job, self.repo.config, self.repo.snapshot, files=self.files.paths)
-            if resolution.path is not None:
-                continue
-            candidates = resolution.candidates
-            self.out.append(make_finding(
-                R.RECIPE_MISSING,
-                f"no recipe script for this {job.scenario} row of `{self.key}`; tried: {', '.join(candidates)}",
-                job.row, data={"config_key": self.key, "scenario": job.scenario, "candidates": list(candidates)},
-            ))
+            resolution = resolve_recipe(job, self.repo.config, self.repo.snapshot, files=self.files.paths,
+                                        labels=self.repo.runner_labels)
+            missing = [r for r in resolution.every_fleet if r.missing]
+            if missing:
+                self.recipe_missing(job, missing, resolution)
+
+    def recipe_missing(self, job: Job, missing: list[RecipeResolution], resolution: RecipeResolution) -> None:
+        """One finding per row, naming what each fleet that fails looks for, and what the others run."""
+        found = missing[0]
+        location = job.row
+        if found.reference is not None:
+            what = f"`{found.setting}={found.reference}` of this {job.scenario} row of `{self.key}` names no recipe"
+            span = self._setting_span(job, str(found.setting))
+            location = self.loc(span) if span else job.row
+        elif found.kind == SRT_SLURM:
+            what = f"this multinode {job.scenario} row of `{self.key}` names no srt-slurm recipe"
+        else:
+            what = f"no recipe script for this {job.scenario} row of `{self.key}`"
+        reasons = "; ".join(r.reason for r in missing)
+        close = f"; closest: {', '.join(posixpath.basename(p) for p in found.suggestions)}" if found.suggestions else ""
+        # The label's other fleets may pick a recipe that exists: the job then fails only on some nodes.
+        elsewhere = "".join(f"; on {', '.join(r.fleets)} it runs {r.path}" for r in resolution.every_fleet
+                            if r.path is not None)
+        self.out.append(make_finding(
+            R.RECIPE_MISSING, f"{what}: {reasons}{close}{elsewhere}", location,
+            data={"config_key": self.key, "scenario": job.scenario, "kind": found.kind,
+                  "fleets": [f for r in missing for f in r.fleets],
+                  "candidates": list(dict.fromkeys(c for r in missing for c in r.candidates)),
+                  "reference": found.reference, "rule": found.rule, "suggestions": list(found.suggestions)},
+        ))
+
+    def _setting_span(self, job: Job, name: str) -> Span | None:
+        """Where the row sets ``name=`` in additional-settings (decode's, exported last, wins)."""
+        try:
+            row = self.data["scenarios"][job.scenario][job.scenario_index]["search-space"][job.row_index]
+        except (KeyError, IndexError, TypeError):
+            return None
+        for role in ("decode", "prefill"):
+            block = row.get(role) if isinstance(row, PosMap) else None
+            settings = block.get("additional-settings") if isinstance(block, PosMap) else None
+            if isinstance(settings, PosSeq):
+                for index, item in enumerate(settings):
+                    if isinstance(item, str) and item.partition("=")[0].strip() == name:
+                        return settings.item_span(index)
+        return None
 
 
 def check_keys(repo: RepoData) -> list[Finding]:

@@ -1,19 +1,20 @@
 """What a job's recipe receives: its environment and the recipe path.
 
 The env contract is the list in FORMATS.md ("Environment a recipe
-receives"); the recipe path comes from the configured templates, first
-existing candidate wins, the way the fleet launchers pick it.
+receives"); the recipe is what the launcher of the job's runner fleet picks
+(:mod:`ci_tools.recipe_resolution`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Collection, Mapping
 
 from .config import ProjectConfig
-from .errors import UsageError
-from .matrix import AGENTIC, DEFAULT_PORT, Job, gpu_name, gpus_of
+from .matrix import AGENTIC, DEFAULT_PORT, Job, gpus_of
+from .recipe_resolution import RecipeResolution, Resolver, resolver_for
 from .snapshot import Snapshot
+
+__all__ = ["RecipeResolution", "default_runner_name", "job_env", "recipe_candidates", "resolve_recipe"]
 
 
 def _s(value: Any) -> str:
@@ -99,54 +100,22 @@ def default_runner_name(job: Job, runner_labels: Mapping[str, Any]) -> str:
     return label
 
 
-@dataclass(frozen=True)
-class RecipeResolution:
-    """The recipe a job runs (None when no candidate exists) and every candidate, in the order tried."""
+def recipe_candidates(job: Job, config: ProjectConfig, snapshot: Snapshot | None = None) -> tuple[str, ...]:
+    """Recipe paths the launcher of the job's (first) fleet tries, in order, without repeats.
 
-    path: str | None
-    candidates: tuple[str, ...]
-
-
-def recipe_candidates(job: Job, config: ProjectConfig) -> tuple[str, ...]:
-    """Recipe paths the configured templates give for the job, in fallback order, without repeats."""
-    f = job.fields
-    framework = str(f.get("framework") or "")
-    values = {
-        "model_prefix": f.get("model-prefix") or "",
-        "precision": f.get("precision") or "",
-        "gpu": gpu_name(str(f.get("runner") or "")),
-        "framework": framework,
-        "framework_suffix": {"trt": "_trt", "atom": "_atom"}.get(framework, ""),
-        "mtp": "_mtp" if f.get("spec-decoding") == "mtp" else "",
-        "scenario_dir": "agentic" if job.scenario == AGENTIC else "fixed_seq_len",
-        "agentic_dir": "agentic/" if job.scenario == AGENTIC else "",
-        "config_key": job.config_key,
-    }
-    templates = config.multinode_templates if job.multinode else config.single_node_templates
-    out: list[str] = []
-    for t in templates:
-        try:
-            path = t.format(**values)
-        except (KeyError, IndexError, ValueError) as exc:
-            raise UsageError(f"recipe template `{t}` cannot be filled ({type(exc).__name__}: {exc}); expected only "
-                             f"the placeholders {', '.join('{' + k + '}' for k in values)}",
-                             path=config.source) from None
-        if path not in out:
-            out.append(path)
-    return tuple(out)
-
-
-def resolve_recipe(job: Job, config: ProjectConfig, snapshot: Snapshot,
-                   files: Collection[str] | None = None) -> RecipeResolution:
-    """First existing candidate wins, as in the fleet launchers.
-
-    ``files`` (a set of the snapshot's paths) saves rebuilding it when many
-    jobs are resolved against the same snapshot.
+    The fleets come from the snapshot's runners file; without a snapshot the
+    runner label stands in for its fleet (see :func:`ci_tools.recipe_resolution.fleets_of`).
     """
-    candidates = recipe_candidates(job, config)
-    if files is None:
-        files = frozenset(snapshot.files())
-    for c in candidates:
-        if c in files:
-            return RecipeResolution(c, candidates)
-    return RecipeResolution(None, candidates)
+    if snapshot is None:
+        return Resolver(config, frozenset(), None)(job).candidates
+    return resolver_for(config, snapshot)(job).candidates
+
+
+def resolve_recipe(job: Job, config: ProjectConfig, snapshot: Snapshot, files: Collection[str] | None = None,
+                   labels: Mapping[str, Any] | None = None) -> RecipeResolution:
+    """What the job runs, as its fleet's launcher picks it (see :mod:`ci_tools.recipe_resolution`).
+
+    ``files`` (a set of the snapshot's paths) and ``labels`` (runners.yaml's
+    labels) save reading them again when the caller has them.
+    """
+    return resolver_for(config, snapshot, files, labels)(job)

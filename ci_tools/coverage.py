@@ -2,8 +2,9 @@
 
 A config is affected when what it generates or runs changed between the base
 and the head: its master-config entry (compared as data, so comments and
-formatting do not count), the recipe script its jobs resolve to (a different
-path, or changed content), ``benchmark_lib.sh``, a file the recipe sources,
+formatting do not count), the recipe its jobs resolve to (a script or an
+srt-slurm YAML: a different path, or changed content), ``benchmark_lib.sh``, a
+file the recipe sources or reads (an llm-d recipe),
 or the launcher of its runner's fleet (``runners/launch_<fleet>.sh``, which
 starts the recipe).  Everything else (docs, tests, this toolkit, the changelog itself)
 affects no config.
@@ -21,7 +22,8 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from .config import ProjectConfig
-from .contract import recipe_candidates, resolve_recipe
+from .contract import RecipeResolution, resolve_recipe
+from .recipe_resolution import fleet_of, recipe_roots
 from .findings import Finding, Location
 from .matrix import SCENARIOS, Job, expand, match_key_glob
 from .model.repository import ConfigEntry, RepoData
@@ -99,6 +101,8 @@ class RecipeDeps:
     def closure(self, recipe: str) -> frozenset[str]:
         if recipe in self._cache:
             return self._cache[recipe]
+        if not recipe.endswith(".sh"):  # an srt-slurm recipe YAML sources nothing
+            return frozenset({recipe})
         seen: set[str] = set()
         todo = [recipe]
         if self.snapshot.read(self.config.benchmark_lib) is not None:
@@ -119,18 +123,17 @@ class RecipeDeps:
 
 
 class RecipeResolver:
-    """``resolve_recipe`` memoised by candidate list: every job with the same candidates shares one lookup."""
+    """The repository file a job runs at one revision (a script or an srt-slurm recipe), as its launcher picks it."""
 
     def __init__(self, snapshot: Snapshot, config: ProjectConfig) -> None:
         self.snapshot = snapshot
         self.config = config
-        self._cache: dict[tuple[str, ...], str | None] = {}
+
+    def resolution(self, job: Job) -> RecipeResolution:
+        return resolve_recipe(job, self.config, self.snapshot)
 
     def __call__(self, job: Job) -> str | None:
-        candidates = recipe_candidates(job, self.config)
-        if candidates not in self._cache:
-            self._cache[candidates] = resolve_recipe(job, self.config, self.snapshot).path
-        return self._cache[candidates]
+        return self.resolution(job).path
 
 
 # The per-fleet launcher that picks and runs a job's recipe (FORMATS.md, "Repository layout").
@@ -140,16 +143,21 @@ LAUNCHER = "runners/launch_{fleet}.sh"
 def launchers(repo: RepoData, runner: str) -> list[str]:
     """Launcher scripts of the nodes a runner label names (``mi355x-amds_04`` -> ``runners/launch_mi355x-amds.sh``)."""
     nodes = repo.runner_labels.get(runner)
-    fleets = {str(n).rsplit("_", 1)[0] for n in nodes if isinstance(n, str)} if isinstance(nodes, list) else set()
+    fleets = {fleet_of(n) for n in nodes if isinstance(n, str)} if isinstance(nodes, list) else set()
     return sorted(LAUNCHER.format(fleet=f) for f in fleets)
 
 
 def is_relevant(path: str, config: ProjectConfig) -> bool:
-    """Could a change of this file affect a config? (Master configs and shell files only.)"""
+    """Could a change of this file affect a config? (Master configs, shell files and recipe YAML.)"""
     import fnmatch
 
-    return (path == config.benchmark_lib or path.endswith(".sh")
+    return (is_recipe_input(path, config)
             or any(fnmatch.fnmatchcase(path, p) for p in config.master_configs) or path == config.runners)
+
+
+def is_recipe_input(path: str, config: ProjectConfig) -> bool:
+    """A shell file, or a file under a directory recipes are resolved from (srt-slurm, llm-d recipes)."""
+    return path == config.benchmark_lib or path.endswith(".sh") or path.startswith(recipe_roots(config))
 
 
 def _entry_lines(entry: ConfigEntry, repo: RepoData) -> tuple[int, int]:
@@ -195,6 +203,10 @@ class ChangeInputs:
     head_repo: Callable[[], RepoData]
     base_label: str = "base revision"
 
+    def recipe_lookups(self) -> tuple[RecipeResolver, RecipeResolver, RecipeDeps]:
+        """What jobs run at the head and at the base, and what the head's recipes depend on."""
+        return RecipeResolver(self.head, self.config), RecipeResolver(self.base, self.config), RecipeDeps(self.head, self.config)
+
 
 def affected_keys(inputs: ChangeInputs) -> list[AffectedKey]:
     """Every head config key the change affects, with its causes, in master-file order."""
@@ -202,8 +214,7 @@ def affected_keys(inputs: ChangeInputs) -> list[AffectedKey]:
     if not any(is_relevant(p, config) for p in changed):
         return []
     head, base = inputs.head_repo(), inputs.base_repo()
-    head_recipe, base_recipe = RecipeResolver(inputs.head, config), RecipeResolver(inputs.base, config)
-    deps = RecipeDeps(inputs.head, config)
+    head_recipe, base_recipe, deps = inputs.recipe_lookups()
     line_cache: dict[str, int] = {}
 
     def changed_line(path: str) -> int:
@@ -212,7 +223,7 @@ def affected_keys(inputs: ChangeInputs) -> list[AffectedKey]:
         return line_cache[path]
 
     masters_changed = any(f.path in changed for f in head.master_files) or any(f.path in changed for f in base.master_files)
-    shell_changed = any(p.endswith(".sh") or p == config.benchmark_lib for p in changed)
+    shell_changed = any(is_recipe_input(p, config) for p in changed)
     runners_changed = config.runners in changed
 
     def cause_jobs(key: str) -> bool:
@@ -249,18 +260,44 @@ def _recipe_causes(jobs: Sequence[Job], head_recipe: RecipeResolver, base_recipe
                    changed: frozenset[str], changed_line: Callable[[str], int], config: ProjectConfig) -> list[Cause]:
     causes: list[Cause] = []
     for job in jobs:
-        path = head_recipe(job)
+        resolution = head_recipe.resolution(job)
+        path = resolution.path
         if path is None:
             continue
         old = base_recipe(job)
         if old is not None and old != path:
             causes.append(Cause(path, 1, f"jobs now run {path} instead of {old}", (job.scenario,)))
-        for dep in sorted(deps.closure(path)):
+        for dep in sorted(deps.closure(path) | set(resolution.inputs)):
             if dep in changed:
                 reason = "recipe changed" if dep == path else (
-                    "benchmark_lib.sh changed" if dep == config.benchmark_lib else f"file sourced by {path} changed")
+                    "benchmark_lib.sh changed" if dep == config.benchmark_lib else
+                    f"input of {path} changed" if dep in resolution.inputs else f"file sourced by {path} changed")
                 causes.append(Cause(dep, changed_line(dep), reason, (job.scenario,)))
     return causes
+
+
+def changed_jobs(inputs: ChangeInputs, affected: Sequence[AffectedKey]) -> list[Job]:
+    """Head jobs of the affected configs that run something new: a point the base did not generate, a
+    different recipe, or a recipe whose own text or inputs (sourced files, benchmark_lib.sh, data) changed.
+
+    These are the jobs whose recipe evaluation can differ from the base's; a
+    config affected only through its launcher keeps its jobs' evaluation.
+    """
+    if not affected:
+        return []
+    head, base = inputs.head_repo(), inputs.base_repo()
+    head_recipe, base_recipe, deps = inputs.recipe_lookups()
+    out: list[Job] = []
+    for item in affected:
+        base_ids = {j.id for j in expand(base, [item.key])}
+        for job in expand(head, [item.key]):
+            resolution = head_recipe.resolution(job)
+            if resolution.path is None:
+                continue
+            touched = (deps.closure(resolution.path) | set(resolution.inputs)) & inputs.changed
+            if job.id not in base_ids or touched or base_recipe(job) != resolution.path:
+                out.append(job)
+    return out
 
 
 @dataclass(frozen=True)

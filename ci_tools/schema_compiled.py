@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 from .schema_fast import is_integer, is_number, json_equal
 
-SCHEMA_SHA256 = {'changelog-entry': '0f535407be3a3c9aba21a9ebd4ff63153ce54b03776e345a50103a9ccbeaead3', 'master-config': '912aff82f93b1e6e5a27f068390c40cc237c3ab3be6cbc2d0b4e1170f007cf22', 'runners': 'e83999fbf8819e58cb31ac6738c1833431351a0f58a944be2b6c65bfa2d33be6'}
+SCHEMA_SHA256 = {'changelog-entry': '0f535407be3a3c9aba21a9ebd4ff63153ce54b03776e345a50103a9ccbeaead3', 'master-config': 'ee79ab3be492b57644f6d5d897c0582b25171f0f1e557075247bb74a322e7e62', 'runners': 'e83999fbf8819e58cb31ac6738c1833431351a0f58a944be2b6c65bfa2d33be6'}
 
 _s0c0: Any = frozenset(('agentic-coding', 'fixed-seq-len'))
 _s0c1: Any = frozenset(('all-evals', 'append-only', 'config-keys', 'description', 'eval-min-prefill-ep', 'evals-only', 'pr-link', 'scenario-type'))
@@ -156,43 +156,47 @@ def _s1f21(x: Any) -> bool:
 def _s1f26(x: Any) -> bool:
     if not (isinstance(x, str) and x in _s1c2): return False
     return True
-def _s1f33(x: Any) -> bool:
+def _s1f30(x: Any) -> bool:
+    if not (is_integer(x)): return False
+    if x < 0: return False
+    return True
+def _s1f34(x: Any) -> bool:
     if not (isinstance(x, bool)): return False
     return True
-def _s1f39(x: Any) -> bool:
+def _s1f40(x: Any) -> bool:
     if not (isinstance(x, str)): return False
     if len(x) < 1: return False
     return True
-def _s1f38(x: Any) -> bool:
+def _s1f39(x: Any) -> bool:
     if not (isinstance(x, list)): return False
     for i in x:
-        if not _s1f39(i): return False
+        if not _s1f40(i): return False
     return True
 def _s1f29(x: Any) -> bool:
     if not (isinstance(x, dict)): return False
-    if 'num-worker' in x and not _s1f21(x['num-worker']): return False
+    if 'num-worker' in x and not _s1f30(x['num-worker']): return False
     if 'tp' in x and not _s1f21(x['tp']): return False
     if 'ep' in x and not _s1f21(x['ep']): return False
-    if 'dp-attn' in x and not _s1f33(x['dp-attn']): return False
+    if 'dp-attn' in x and not _s1f34(x['dp-attn']): return False
     if 'pp' in x and not _s1f21(x['pp']): return False
     if 'dcp-size' in x and not _s1f21(x['dcp-size']): return False
     if 'pcp-size' in x and not _s1f21(x['pcp-size']): return False
     if 'hardware' in x and not _s1f4(x['hardware']): return False
-    if 'additional-settings' in x and not _s1f38(x['additional-settings']): return False
+    if 'additional-settings' in x and not _s1f39(x['additional-settings']): return False
     if not ('num-worker' in x and 'tp' in x and 'ep' in x and 'dp-attn' in x): return False
     if not _s1c3.issuperset(x): return False
     return True
-def _s1f45(x: Any) -> bool:
+def _s1f46(x: Any) -> bool:
     if not (isinstance(x, list)): return False
     if len(x) < 1: return False
     for i in x:
         if not _s1f21(i): return False
     return True
-def _s1f47(x: Any) -> bool:
+def _s1f48(x: Any) -> bool:
     if isinstance(x, dict):
         if not ('conc-start' in x): return False
     return True
-def _s1f48(x: Any) -> bool:
+def _s1f49(x: Any) -> bool:
     if isinstance(x, dict):
         if not ('conc-list' in x): return False
     return True
@@ -205,12 +209,12 @@ def _s1f25(x: Any) -> bool:
     if 'decode' in x and not _s1f29(x['decode']): return False
     if 'conc-start' in x and not _s1f21(x['conc-start']): return False
     if 'conc-end' in x and not _s1f21(x['conc-end']): return False
-    if 'conc-list' in x and not _s1f45(x['conc-list']): return False
+    if 'conc-list' in x and not _s1f46(x['conc-list']): return False
     if not ('prefill' in x and 'decode' in x): return False
     if not _s1c4.issuperset(x): return False
     if 'conc-start' in x and not ('conc-end' in x): return False
     if 'conc-end' in x and not ('conc-start' in x): return False
-    if (_s1f47(x) + _s1f48(x)) != 1: return False
+    if (_s1f48(x) + _s1f49(x)) != 1: return False
     return True
 def _s1f24(x: Any) -> bool:
     if not (isinstance(x, list)): return False
@@ -232,79 +236,79 @@ def _s1f19(x: Any) -> bool:
     for i in x:
         if not _s1f20(i): return False
     return True
-def _s1f53(x: Any) -> bool:
+def _s1f54(x: Any) -> bool:
     if not (is_number(x)): return False
     if x <= 0: return False
     if x > 1: return False
     return True
-def _s1f56(x: Any) -> bool:
+def _s1f57(x: Any) -> bool:
     if not (isinstance(x, str) and x in _s1c6): return False
     return True
-def _s1f63(x: Any) -> bool:
+def _s1f64(x: Any) -> bool:
     if not (isinstance(x, list)): return False
     if len(x) < 1: return False
     for i in x:
         if not _s1f21(i): return False
     return True
-def _s1f65(x: Any) -> bool:
+def _s1f66(x: Any) -> bool:
     if not (isinstance(x, str) and x in _s1c7): return False
     return True
-def _s1f66(x: Any) -> bool:
+def _s1f67(x: Any) -> bool:
     if not (isinstance(x, dict)): return False
     if 'name' in x and not _s1f4(x['name']): return False
     if 'version' in x and not _s1f4(x['version']): return False
     if not ('name' in x): return False
     if not _s1c8.issuperset(x): return False
     return True
-def _s1f70(x: Any) -> bool:
+def _s1f71(x: Any) -> bool:
     if isinstance(x, dict):
         if not ('conc-start' in x): return False
     return True
-def _s1f71(x: Any) -> bool:
+def _s1f72(x: Any) -> bool:
     if isinstance(x, dict):
         if not ('conc-list' in x): return False
     return True
-def _s1f55(x: Any) -> bool:
+def _s1f56(x: Any) -> bool:
     if not (isinstance(x, dict)): return False
-    if 'spec-decoding' in x and not _s1f56(x['spec-decoding']): return False
+    if 'spec-decoding' in x and not _s1f57(x['spec-decoding']): return False
     if 'router' in x and not _s1f13(x['router']): return False
     if 'kv-p2p-transfer' in x and not _s1f4(x['kv-p2p-transfer']): return False
     if 'prefill' in x and not _s1f29(x['prefill']): return False
     if 'decode' in x and not _s1f29(x['decode']): return False
     if 'conc-start' in x and not _s1f21(x['conc-start']): return False
     if 'conc-end' in x and not _s1f21(x['conc-end']): return False
-    if 'conc-list' in x and not _s1f63(x['conc-list']): return False
-    if 'kv-offloading' in x and not _s1f65(x['kv-offloading']): return False
-    if 'kv-offload-backend' in x and not _s1f66(x['kv-offload-backend']): return False
+    if 'conc-list' in x and not _s1f64(x['conc-list']): return False
+    if 'kv-offloading' in x and not _s1f66(x['kv-offloading']): return False
+    if 'kv-offload-backend' in x and not _s1f67(x['kv-offload-backend']): return False
     if not ('prefill' in x and 'decode' in x): return False
     if not _s1c9.issuperset(x): return False
     if 'conc-start' in x and not ('conc-end' in x): return False
     if 'conc-end' in x and not ('conc-start' in x): return False
-    if (_s1f70(x) + _s1f71(x)) != 1: return False
+    if (_s1f71(x) + _s1f72(x)) != 1: return False
     return True
-def _s1f54(x: Any) -> bool:
+def _s1f55(x: Any) -> bool:
     if not (isinstance(x, list)): return False
     if len(x) < 1: return False
     for i in x:
-        if not _s1f55(i): return False
+        if not _s1f56(i): return False
     return True
-def _s1f52(x: Any) -> bool:
+def _s1f53(x: Any) -> bool:
     if not (isinstance(x, dict)): return False
-    if 'dram-utilization' in x and not _s1f53(x['dram-utilization']): return False
-    if 'search-space' in x and not _s1f54(x['search-space']): return False
+    if 'dram-utilization' in x and not _s1f54(x['dram-utilization']): return False
+    if 'search-space' in x and not _s1f55(x['search-space']): return False
     if not ('search-space' in x): return False
     if not _s1c10.issuperset(x): return False
     return True
-def _s1f51(x: Any) -> bool:
+def _s1f52(x: Any) -> bool:
     if not (isinstance(x, list)): return False
     if len(x) < 1: return False
     for i in x:
-        if not _s1f52(i): return False
+        if not _s1f53(i): return False
     return True
 def _s1f18(x: Any) -> bool:
     if not (isinstance(x, dict)): return False
     if 'fixed-seq-len' in x and not _s1f19(x['fixed-seq-len']): return False
-    if 'agentic-coding' in x and not _s1f51(x['agentic-coding']): return False
+    if 'agentic-coding' in x and not _s1f52(x['agentic-coding']): return False
     if len(x) < 1: return False
     if not _s1c11.issuperset(x): return False
     return True
@@ -324,149 +328,149 @@ def _s1f3(x: Any) -> bool:
     if not ('image' in x and 'model' in x and 'model-prefix' in x and 'runner' in x and 'precision' in x and 'framework' in x and 'multinode' in x and 'scenarios' in x): return False
     if not _s1c12.issuperset(x): return False
     return True
-def _s1f83(x: Any) -> bool:
-    if not (isinstance(x, bool)): return False
-    return True
 def _s1f84(x: Any) -> bool:
     if not (isinstance(x, bool)): return False
     return True
-def _s1f96(x: Any) -> bool:
+def _s1f85(x: Any) -> bool:
     if not (isinstance(x, bool)): return False
     return True
-def _s1f100(x: Any) -> bool:
+def _s1f97(x: Any) -> bool:
+    if not (isinstance(x, bool)): return False
+    return True
+def _s1f101(x: Any) -> bool:
     if not (isinstance(x, str) and x in _s1c13): return False
     return True
-def _s1f105(x: Any) -> bool:
+def _s1f106(x: Any) -> bool:
     if not (isinstance(x, list)): return False
     if len(x) < 1: return False
     for i in x:
         if not _s1f21(i): return False
     return True
-def _s1f107(x: Any) -> bool:
+def _s1f108(x: Any) -> bool:
     if isinstance(x, dict):
         if not ('conc-start' in x): return False
     return True
-def _s1f108(x: Any) -> bool:
+def _s1f109(x: Any) -> bool:
     if isinstance(x, dict):
         if not ('conc-list' in x): return False
     return True
-def _s1f93(x: Any) -> bool:
+def _s1f94(x: Any) -> bool:
     if not (isinstance(x, dict)): return False
     if 'tp' in x and not _s1f21(x['tp']): return False
     if 'ep' in x and not _s1f21(x['ep']): return False
-    if 'dp-attn' in x and not _s1f96(x['dp-attn']): return False
+    if 'dp-attn' in x and not _s1f97(x['dp-attn']): return False
     if 'pp' in x and not _s1f21(x['pp']): return False
     if 'dcp-size' in x and not _s1f21(x['dcp-size']): return False
     if 'pcp-size' in x and not _s1f21(x['pcp-size']): return False
-    if 'spec-decoding' in x and not _s1f100(x['spec-decoding']): return False
+    if 'spec-decoding' in x and not _s1f101(x['spec-decoding']): return False
     if 'router' in x and not _s1f13(x['router']): return False
     if 'kv-p2p-transfer' in x and not _s1f4(x['kv-p2p-transfer']): return False
     if 'conc-start' in x and not _s1f21(x['conc-start']): return False
     if 'conc-end' in x and not _s1f21(x['conc-end']): return False
-    if 'conc-list' in x and not _s1f105(x['conc-list']): return False
+    if 'conc-list' in x and not _s1f106(x['conc-list']): return False
     if not ('tp' in x): return False
     if not _s1c14.issuperset(x): return False
     if 'conc-start' in x and not ('conc-end' in x): return False
     if 'conc-end' in x and not ('conc-start' in x): return False
-    if (_s1f107(x) + _s1f108(x)) != 1: return False
+    if (_s1f108(x) + _s1f109(x)) != 1: return False
     return True
-def _s1f92(x: Any) -> bool:
+def _s1f93(x: Any) -> bool:
     if not (isinstance(x, list)): return False
     if len(x) < 1: return False
     for i in x:
-        if not _s1f93(i): return False
+        if not _s1f94(i): return False
     return True
-def _s1f89(x: Any) -> bool:
+def _s1f90(x: Any) -> bool:
     if not (isinstance(x, dict)): return False
     if 'isl' in x and not _s1f21(x['isl']): return False
     if 'osl' in x and not _s1f21(x['osl']): return False
-    if 'search-space' in x and not _s1f92(x['search-space']): return False
+    if 'search-space' in x and not _s1f93(x['search-space']): return False
     if not ('isl' in x and 'osl' in x and 'search-space' in x): return False
     if not _s1c15.issuperset(x): return False
     return True
-def _s1f88(x: Any) -> bool:
+def _s1f89(x: Any) -> bool:
     if not (isinstance(x, list)): return False
     if len(x) < 1: return False
     for i in x:
-        if not _s1f89(i): return False
+        if not _s1f90(i): return False
     return True
-def _s1f113(x: Any) -> bool:
+def _s1f114(x: Any) -> bool:
     if not (is_number(x)): return False
     if x <= 0: return False
     if x > 1: return False
     return True
-def _s1f118(x: Any) -> bool:
+def _s1f119(x: Any) -> bool:
     if not (isinstance(x, bool)): return False
     return True
-def _s1f122(x: Any) -> bool:
+def _s1f123(x: Any) -> bool:
     if not (isinstance(x, str) and x in _s1c16): return False
     return True
-def _s1f127(x: Any) -> bool:
+def _s1f128(x: Any) -> bool:
     if not (isinstance(x, list)): return False
     if len(x) < 1: return False
     for i in x:
         if not _s1f21(i): return False
     return True
-def _s1f129(x: Any) -> bool:
+def _s1f130(x: Any) -> bool:
     if not (isinstance(x, str) and x in _s1c17): return False
-    return True
-def _s1f131(x: Any) -> bool:
-    if isinstance(x, dict):
-        if not ('conc-start' in x): return False
     return True
 def _s1f132(x: Any) -> bool:
     if isinstance(x, dict):
+        if not ('conc-start' in x): return False
+    return True
+def _s1f133(x: Any) -> bool:
+    if isinstance(x, dict):
         if not ('conc-list' in x): return False
     return True
-def _s1f115(x: Any) -> bool:
+def _s1f116(x: Any) -> bool:
     if not (isinstance(x, dict)): return False
     if 'tp' in x and not _s1f21(x['tp']): return False
     if 'ep' in x and not _s1f21(x['ep']): return False
-    if 'dp-attn' in x and not _s1f118(x['dp-attn']): return False
+    if 'dp-attn' in x and not _s1f119(x['dp-attn']): return False
     if 'pp' in x and not _s1f21(x['pp']): return False
     if 'dcp-size' in x and not _s1f21(x['dcp-size']): return False
     if 'pcp-size' in x and not _s1f21(x['pcp-size']): return False
-    if 'spec-decoding' in x and not _s1f122(x['spec-decoding']): return False
+    if 'spec-decoding' in x and not _s1f123(x['spec-decoding']): return False
     if 'router' in x and not _s1f13(x['router']): return False
     if 'kv-p2p-transfer' in x and not _s1f4(x['kv-p2p-transfer']): return False
     if 'conc-start' in x and not _s1f21(x['conc-start']): return False
     if 'conc-end' in x and not _s1f21(x['conc-end']): return False
-    if 'conc-list' in x and not _s1f127(x['conc-list']): return False
-    if 'kv-offloading' in x and not _s1f129(x['kv-offloading']): return False
-    if 'kv-offload-backend' in x and not _s1f66(x['kv-offload-backend']): return False
+    if 'conc-list' in x and not _s1f128(x['conc-list']): return False
+    if 'kv-offloading' in x and not _s1f130(x['kv-offloading']): return False
+    if 'kv-offload-backend' in x and not _s1f67(x['kv-offload-backend']): return False
     if not ('tp' in x and 'kv-offloading' in x): return False
     if not _s1c18.issuperset(x): return False
     if 'conc-start' in x and not ('conc-end' in x): return False
     if 'conc-end' in x and not ('conc-start' in x): return False
-    if (_s1f131(x) + _s1f132(x)) != 1: return False
+    if (_s1f132(x) + _s1f133(x)) != 1: return False
     return True
-def _s1f114(x: Any) -> bool:
+def _s1f115(x: Any) -> bool:
     if not (isinstance(x, list)): return False
     if len(x) < 1: return False
     for i in x:
-        if not _s1f115(i): return False
+        if not _s1f116(i): return False
     return True
-def _s1f112(x: Any) -> bool:
+def _s1f113(x: Any) -> bool:
     if not (isinstance(x, dict)): return False
-    if 'dram-utilization' in x and not _s1f113(x['dram-utilization']): return False
-    if 'search-space' in x and not _s1f114(x['search-space']): return False
+    if 'dram-utilization' in x and not _s1f114(x['dram-utilization']): return False
+    if 'search-space' in x and not _s1f115(x['search-space']): return False
     if not ('search-space' in x): return False
     if not _s1c19.issuperset(x): return False
     return True
-def _s1f111(x: Any) -> bool:
+def _s1f112(x: Any) -> bool:
     if not (isinstance(x, list)): return False
     if len(x) < 1: return False
     for i in x:
-        if not _s1f112(i): return False
+        if not _s1f113(i): return False
     return True
-def _s1f87(x: Any) -> bool:
+def _s1f88(x: Any) -> bool:
     if not (isinstance(x, dict)): return False
-    if 'fixed-seq-len' in x and not _s1f88(x['fixed-seq-len']): return False
-    if 'agentic-coding' in x and not _s1f111(x['agentic-coding']): return False
+    if 'fixed-seq-len' in x and not _s1f89(x['fixed-seq-len']): return False
+    if 'agentic-coding' in x and not _s1f112(x['agentic-coding']): return False
     if len(x) < 1: return False
     if not _s1c20.issuperset(x): return False
     return True
-def _s1f76(x: Any) -> bool:
+def _s1f77(x: Any) -> bool:
     if not (isinstance(x, dict)): return False
     if 'image' in x and not _s1f4(x['image']): return False
     if 'model' in x and not _s1f4(x['model']): return False
@@ -474,18 +478,18 @@ def _s1f76(x: Any) -> bool:
     if 'runner' in x and not _s1f4(x['runner']): return False
     if 'precision' in x and not _s1f4(x['precision']): return False
     if 'framework' in x and not _s1f4(x['framework']): return False
-    if 'multinode' in x and not _s1f83(x['multinode']): return False
-    if 'disagg' in x and not _s1f84(x['disagg']): return False
+    if 'multinode' in x and not _s1f84(x['multinode']): return False
+    if 'disagg' in x and not _s1f85(x['disagg']): return False
     if 'router' in x and not _s1f13(x['router']): return False
     if 'kv-p2p-transfer' in x and not _s1f4(x['kv-p2p-transfer']): return False
-    if 'scenarios' in x and not _s1f87(x['scenarios']): return False
+    if 'scenarios' in x and not _s1f88(x['scenarios']): return False
     if not ('image' in x and 'model' in x and 'model-prefix' in x and 'runner' in x and 'precision' in x and 'framework' in x and 'multinode' in x and 'scenarios' in x): return False
     if not _s1c21.issuperset(x): return False
     return True
 def _s1f0(x: Any) -> bool:
     if not (isinstance(x, dict)): return False
     if not ('multinode' in x): return False
-    if not (_s1f3(x) if _s1f1(x) else _s1f76(x)): return False
+    if not (_s1f3(x) if _s1f1(x) else _s1f77(x)): return False
     return True
 
 _s2c0: Any = frozenset(())

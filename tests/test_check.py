@@ -208,3 +208,104 @@ def test_pull_request_target_and_review_events_carry_the_pr() -> None:
     for name in ("pull_request_target", "pull_request_review"):
         event = parse_event(name, payload)
         assert (event.base_sha, event.pr_number, event.pr_body, event.is_pull_request) == ("a" * 40, 3, None, True)
+
+
+# --- the recipes stage, on the real InferenceX tree --------------------------------------------
+
+MI325X_RECIPE = "benchmarks/single_node/fixed_seq_len/dsr1_fp8_mi325x.sh"
+
+
+@pytest.fixture(scope="module")
+def real_base(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """A git repository of the real tree, committed once; tests change its work tree."""
+    import shutil
+
+    from conftest import full_corpus_dir
+
+    repo = tmp_path_factory.mktemp("real") / "ix"
+    shutil.copytree(full_corpus_dir(), repo)
+    for path in [repo, *repo.rglob("*")]:  # the shared copy is read-only
+        path.chmod(path.stat().st_mode | 0o200)
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "-c", "commit.gpgsign=false", "commit", "-q", "-m", "base")
+    return repo, git(repo, "rev-parse", "HEAD")
+
+
+@pytest.fixture
+def real_change(real_base: tuple[Path, str], clean_env: None) -> object:
+    repo, base = real_base
+    yield repo, base
+    git(repo, "checkout", "-q", "--", ".")
+    git(repo, "clean", "-fdq")
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def test_check_reports_a_recipe_a_pr_breaks(real_change: tuple[Path, str], capsys: pytest.CaptureFixture[str]) -> None:
+    repo, base = real_change
+    lines = (repo / MI325X_RECIPE).read_text(encoding="utf-8").splitlines()
+    assert lines[16] == "fi"
+    edit(repo / MI325X_RECIPE, '  echo "JOB $SLURM_JOB_ID running on $SLURMD_NODENAME"\nfi\n',
+         '  echo "JOB $SLURM_JOB_ID running on $SLURMD_NODENAME"\n')
+    code, out, _ = run(["check", "--repo", str(repo), "--base", base, "--select", "recipe-syntax", "--format", "json"], capsys)
+    found = json.loads(out)["findings"]
+    assert code == 1
+    assert [(f["rule"], f["path"]) for f in found] == [("recipe-syntax", MI325X_RECIPE)]
+    assert found[0]["message"].startswith("bash syntax error")
+
+
+def test_check_reports_an_early_exit_a_pr_adds_for_existing_jobs(real_change: tuple[Path, str],
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    repo, base = real_change
+    edit(repo / MI325X_RECIPE, 'benchmark_lib.sh"\n', 'benchmark_lib.sh"\nif [ "$TP" -eq 8 ]; then\n    echo "TP8 is retired" >&2\n    exit 1\nfi\n')
+    code, out, _ = run(["check", "--repo", str(repo), "--base", base, "--select", "recipe-early-exit", "--format", "json"],
+                       capsys)
+    [found] = json.loads(out)["findings"]
+    assert code == 1
+    assert (found["rule"], found["path"], found["line"]) == ("recipe-early-exit", MI325X_RECIPE, 5)
+    # Every job of the configs running the recipe (dsr1-fp8-mi325x-sglang: TP8, c4..c64), and no other config's.
+    assert found["message"].startswith("recipe exits with status 1 at `[ \"$TP\" -eq 8 ]` for 5 jobs of dsr1-fp8-mi325x-sglang")
+
+
+def test_only_jobs_with_a_different_run_are_evaluated(real_change: tuple[Path, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from ci_tools.coverage import changed_jobs
+    from ci_tools.recipes import evaluate
+
+    repo, base = real_change
+    # A changelog-only change affects no config: nothing is evaluated.
+    edit(repo / "perf-changelog.yaml", "- config-keys:", "- config-keys:")
+    with (repo / "perf-changelog.yaml").open("a", encoding="utf-8") as fh:
+        fh.write("\n- config-keys:\n    - dsr1-fp8-mi325x-sglang\n  description:\n    - Nothing changes\n"
+                 "  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/XXX\n")
+
+    def no_evaluation(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a recipe was evaluated")
+
+    monkeypatch.setattr(evaluate, "evaluate_recipe", no_evaluation)
+    ctx = CheckContext(load_config(repo), Comparison(base))
+    assert check.recipe_stage(ctx) == [] and ctx.affected == []
+    monkeypatch.undo()
+    # Raising conc-end adds one point: only that job runs something new.
+    edit(repo / "configs" / "amd-master.yaml", "      - { tp: 8, conc-start: 4, conc-end: 64 }\n\n# DeepSeek-V4-Pro FP8 single-node on MI300X",
+         "      - { tp: 8, conc-start: 4, conc-end: 128 }\n\n# DeepSeek-V4-Pro FP8 single-node on MI300X")
+    ctx = CheckContext(load_config(repo), Comparison(base))
+    assert [a.key for a in ctx.affected] == ["dsr1-fp8-mi325x-sglang"]
+    assert [j.label() for j in changed_jobs(ctx.change_inputs(), ctx.affected)] == [
+        "dsr1-fp8-mi325x-sglang fixed-seq-len 8192/1024 TP8/EP1 c128"]
+
+
+def test_check_without_a_base_reports_exactly_the_real_trees_defects(clean_env: None,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    from conftest import full_corpus_dir
+    from test_validate import REAL_DEFECTS
+
+    tree = full_corpus_dir()  # not a git repository: nothing to compare, the head is validated
+    code, out, err = run(["check", "--repo", str(tree), "--format", "json"], capsys)
+    found = json.loads(out)["findings"]
+    assert code == 1 and "nothing to compare" in err
+    assert [(f["rule"], f["path"], f["line"], f["data"]["config_key"]) for f in found] == REAL_DEFECTS

@@ -239,10 +239,8 @@ def test_candidates_in_fallback_order(tmp_path: Path) -> None:
         "benchmarks/single_node/dsr1_fp4_mi355x_atom_mtp.sh",
     )  # `_atom` names the framework either way, so the two templates coincide
     assert res["agentic-vllm"][1][0] == "benchmarks/single_node/agentic/kimik3_fp4_mi355x_vllm.sh"
-    assert res["disagg"][1] == (
-        "benchmarks/multi_node/agentic/dsr1_fp8_mi355x_sglang-disagg.sh",
-        "benchmarks/multi_node/agentic/dsr1_fp8_mi355x.sh",
-    )
+    # launch_mi355x-amds.sh runs exactly one multinode script: no fallback, no spec-decoding suffix.
+    assert res["disagg"][1] == ("benchmarks/multi_node/agentic/dsr1_fp8_mi355x_sglang-disagg.sh",)
 
 
 def test_framework_named_recipe_wins_over_the_fallback(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from ci_tools.cli.main import main
+from conftest import full_corpus_dir
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "rules"
 RECIPE = "benchmarks/single_node/fixed_seq_len/dsv4_fp4_mi355x_atom.sh"
@@ -29,37 +30,85 @@ def _outside_actions(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
 
 
-def test_corpus_reports_exactly_the_two_undefined_runners(corpus_copy: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    # The real InferenceX data (56 configs, runners.yaml, 772 changelog entries).
-    # Its only defect within validate's rules: two configs run on
-    # `cluster:mi325x-tw`, a label runners.yaml does not define.  It carries no
-    # recipe scripts, hence --ignore recipe-missing.
-    capsys.readouterr()
-    code = main(["validate", "--repo", str(corpus_copy), "--ignore", "recipe-missing", "--format", "text"])
-    out = capsys.readouterr().out
-    assert out == (
-        "configs/amd-master.yaml:1629:11: error: runner label `cluster:mi325x-tw` of `dsv4-fp8-mi325x-vllm` is not "
-        "defined in configs/runners.yaml; closest defined: cluster:mi300x-tw, cluster:mi325x-amds, cluster:mi355x-amds "
-        "[runner-undefined]\n"
-        "configs/amd-master.yaml:1651:11: error: runner label `cluster:mi325x-tw` of `dsv4-fp8-mi325x-vllm-mtp` is not "
-        "defined in configs/runners.yaml; closest defined: cluster:mi300x-tw, cluster:mi325x-amds, cluster:mi355x-amds "
-        "[runner-undefined]\n"
-        "2 error(s), 0 warning(s), 0 note(s)\n"
-    )
-    assert code == 1
-    lines = (corpus_copy / "configs" / "amd-master.yaml").read_text(encoding="utf-8").splitlines()
-    assert lines[1628] == lines[1650] == "  runner: cluster:mi325x-tw"
+# The real InferenceX tree at 843c6254f has exactly these defects within validate's rules:
+# - 8 configs run on runner labels runners.yaml does not define;
+# - qwen3.5-fp8-h100-sglang-agentic (2 rows) needs a recipe that was deleted;
+# - dsv4-fp4-gb300-dynamo-vllm-agentic (3 rows) names srt-slurm recipes that
+#   PR #2561 deleted from benchmarks/multi_node/srt-slurm-recipes/vllm/deepseek-v4/agentic/
+#   (with the config rows using them) and PR #2601 brought the rows back without
+#   them: launch_gb300-nv.sh copies that directory over its NVIDIA/srt-slurm
+#   v1.0.36 checkout, which has no such recipe, and stops ("CONFIG_FILE does not
+#   exist after srt-slurm setup").
+REAL_DEFECTS = [
+    ("runner-undefined", "configs/amd-master.yaml", 1629, "dsv4-fp8-mi325x-vllm"),
+    ("runner-undefined", "configs/amd-master.yaml", 1651, "dsv4-fp8-mi325x-vllm-mtp"),
+    ("runner-undefined", "configs/nvidia-master.yaml", 1668, "dsv4-fp8-h200-sglang"),
+    ("runner-undefined", "configs/nvidia-master.yaml", 1687, "dsv4-fp8-h200-sglang-mtp"),
+    ("runner-undefined", "configs/nvidia-master.yaml", 3308, "dsr1-fp8-gb300-dynamo-trt"),
+    ("runner-undefined", "configs/nvidia-master.yaml", 5186, "dsv4-fp4-gb300-dynamo-vllm"),
+    ("runner-undefined", "configs/nvidia-master.yaml", 5469, "dsv4-fp4-gb300-dynamo-trt"),
+    ("runner-undefined", "configs/nvidia-master.yaml", 5668, "dsv4-fp4-gb300-dynamo-trt-mtp"),
+    ("recipe-missing", "configs/nvidia-master.yaml", 7147, "dsv4-fp4-gb300-dynamo-vllm-agentic"),
+    ("recipe-missing", "configs/nvidia-master.yaml", 7163, "dsv4-fp4-gb300-dynamo-vllm-agentic"),
+    ("recipe-missing", "configs/nvidia-master.yaml", 7180, "dsv4-fp4-gb300-dynamo-vllm-agentic"),
+    ("recipe-missing", "configs/nvidia-master.yaml", 7199, "qwen3.5-fp8-h100-sglang-agentic"),
+    ("recipe-missing", "configs/nvidia-master.yaml", 7200, "qwen3.5-fp8-h100-sglang-agentic"),
+]
 
 
-def test_corpus_without_scripts_misses_a_recipe_for_every_row(corpus_copy: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, findings, _ = run_json(["validate", "--repo", str(corpus_copy)], capsys)
+def test_real_tree_reports_exactly_its_real_defects(capsys: pytest.CaptureFixture[str]) -> None:
+    tree = full_corpus_dir()
+    code, findings, err = run_json(["validate", "--repo", str(tree)], capsys)
+    assert (code, err) == (1, "")
+    assert [(f["rule"], f["path"], f["line"], f["data"]["config_key"]) for f in findings] == REAL_DEFECTS
+    by_line = {f["line"]: f for f in findings}
+    assert by_line[1629]["message"] == (
+        "runner label `cluster:mi325x-tw` of `dsv4-fp8-mi325x-vllm` is not defined in configs/runners.yaml; "
+        "closest defined: cluster:mi300x-tw, cluster:mi325x-amds, cluster:mi355x-amds")
+    assert by_line[7199]["message"] == (
+        "no recipe script for this agentic-coding row of `qwen3.5-fp8-h100-sglang-agentic`: "
+        "runners/launch_h100-dgxc-slurm.sh runs benchmarks/single_node/agentic/qwen3.5_fp8_h100.sh, which does not exist")
+    deleted = by_line[7147]
+    # At the CONFIG_FILE entry, not at the row: that is the line to fix.
+    assert (deleted["column"], deleted["data"]["kind"], deleted["data"]["fleets"]) == (13, "srt-slurm", ["gb300-nv"])
+    assert deleted["message"].startswith(
+        "`CONFIG_FILE=recipes/vllm/deepseek-v4/agentic/disagg-gb300-1p6d-dep4-tp4-agentic.yaml` of this agentic-coding "
+        "row of `dsv4-fp4-gb300-dynamo-vllm-agentic` names no recipe: benchmarks/multi_node/srt-slurm-recipes/vllm/"
+        "deepseek-v4/agentic/disagg-gb300-1p6d-dep4-tp4-agentic.yaml does not exist, while the repository holds "
+        "benchmarks/multi_node/srt-slurm-recipes/vllm/deepseek-v4/agentic/, which runners/launch_gb300-nv.sh copies over "
+        "the srt-slurm checkout; closest: ")
+    lines = (tree / "configs" / "nvidia-master.yaml").read_text(encoding="utf-8").splitlines()
+    assert lines[7146].strip() == '- "CONFIG_FILE=recipes/vllm/deepseek-v4/agentic/disagg-gb300-1p6d-dep4-tp4-agentic.yaml"'
+
+
+def _rows_running_a_script(tree: Path) -> int:
+    """Search-space rows whose launcher runs a bash script (not an srt-slurm recipe), counted from the YAML alone."""
+    import yaml
+
+    script_frameworks = {"sglang-disagg", "vllm-disagg", "atom-disagg", "llmd-vllm", "tilert"}
+    count = 0
+    for name in ("amd-master.yaml", "nvidia-master.yaml"):
+        data = yaml.safe_load((tree / "configs" / name).read_text(encoding="utf-8"))
+        for config in data.values():
+            if config["multinode"] and config["framework"] not in script_frameworks:
+                continue
+            count += sum(len(block["search-space"]) for blocks in config["scenarios"].values() for block in blocks)
+    return count
+
+
+def test_real_configs_without_the_benchmarks_tree_miss_every_script_and_no_srt_slurm_recipe(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Without benchmarks/, every row whose launcher runs a bash script misses it;
+    # srt-slurm rows do not: their recipes are then the srt-slurm checkout's
+    # (external), since the repository no longer holds any recipe directory.
+    tree = full_corpus_dir()
+    repo = tmp_path / "configs-only"
+    shutil.copytree(tree / "configs", repo / "configs")
+    code, findings, _ = run_json(["validate", "--repo", str(repo), "--select", "recipe-missing"], capsys)
     assert code == 1
-    rules = [f["rule"] for f in findings]
-    assert rules.count("runner-undefined") == 2
-    recipe = [f for f in findings if f["rule"] == "recipe-missing"]
-    assert len(recipe) == len(findings) - 2
+    assert {f["data"]["kind"] for f in findings} == {"script"}
     # One finding per search-space row (not per concurrency), each at its row.
-    assert len({(f["line"], f["column"]) for f in recipe}) == len(recipe) > 100
+    assert len({(f["path"], f["line"]) for f in findings}) == len(findings) == _rows_running_a_script(tree)
 
 
 def _repo(tmp_path: Path, files: dict[str, str | bytes | None]) -> Path:

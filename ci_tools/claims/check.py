@@ -97,10 +97,9 @@ class EvalCache:
         return found
 
     def evaluate(self, job: Job, snapshot: Snapshot) -> RecipeEval | None:
-        from ..contract import job_env, recipe_candidates
+        from ..contract import job_env, resolve_recipe
 
-        # First existing candidate, as resolve_recipe picks it (reads are cached by the snapshot).
-        path = next((c for c in recipe_candidates(job, self.config) if snapshot.read(c) is not None), None)
+        path = resolve_recipe(job, self.config, snapshot).script
         if path is None:
             return None
         env = job_env(job)
@@ -334,7 +333,7 @@ def run_claims(ctx: CheckContext, *, pr_body: SourceText | None = None, verbose:
     problems = list(ctx.head_configs_repo.problems) if load_problems else []
     from .undocumented import undocumented_changes
 
-    cache = EvalCache(ctx.config)
+    cache = ctx.eval_cache
     report = check_entries(ctx.config, ctx.head_configs_repo, ctx.head_snapshot, entries, pr_body=pr_body, cache=cache,
                            base_repo=ctx.base_repo, base_snapshot=ctx.base_snapshot, verbose=verbose)
     report.findings += undocumented_changes(ctx.config, entries, report, ctx.base_repo, ctx.base_snapshot,

@@ -11,6 +11,7 @@ from .common import finish, get_config, handle_errors, report_options, repo_opti
 
 if TYPE_CHECKING:
     from ..config import ProjectConfig
+    from ..contract import RecipeResolution
     from ..findings import Location
     from ..matrix import Job
     from ..recipes.diff import JobDiff
@@ -138,6 +139,31 @@ def _result_text(job: Job, result: RecipeEval | None, all_env: bool) -> list[str
     return lines
 
 
+def _resolution_json(resolution: RecipeResolution) -> dict[str, Any]:
+    return {"kind": resolution.kind, "path": resolution.path, "selector": resolution.selector,
+            "reference": resolution.reference, "inputs": list(resolution.inputs), "fleets": list(resolution.fleets),
+            "missing": resolution.missing, "reason": resolution.reason, "rule": resolution.rule,
+            "alternatives": [_resolution_json(a) for a in resolution.alternatives]}
+
+
+def _shown_json(job: Job, result: RecipeEval | None, resolution: RecipeResolution, all_env: bool) -> dict[str, Any]:
+    return {**_result_json(job, result, all_env), "resolution": _resolution_json(resolution)}
+
+
+def _shown_text(job: Job, result: RecipeEval | None, resolution: RecipeResolution, all_env: bool) -> list[str]:
+    """The evaluation, and what the launchers pick: the kind of recipe, its inputs, other fleets' picks."""
+    if result is None:  # not a bash script: srt-slurm, external or missing
+        lines = [job.label(), f"  recipe: {resolution.describe(with_fleets=bool(resolution.alternatives))}"]
+        if resolution.kind == "srt-slurm" and resolution.path:
+            lines.append("  (an srt-slurm recipe: not evaluated as bash)")
+    else:
+        lines = _result_text(job, result, all_env)
+    # Fleets are named when the label's fleets pick different recipes.
+    lines[2:2] = [*(f"    also read: {path}" for path in resolution.inputs),
+                  *(f"    or: {other.describe(with_fleets=True)}" for other in resolution.alternatives)]
+    return lines
+
+
 @recipe_group.command("show")
 @repo_options
 @click.argument("key")
@@ -152,6 +178,7 @@ def _result_text(job: Job, result: RecipeEval | None, all_env: bool) -> list[str
 def show_command(repo_dir: str, config_file: str | None, key: str, concs: tuple[int, ...], fmt: str,
                  rev: str | None, show_diff: bool, base_rev: str | None, all_env: bool) -> None:
     """Effective env and server flags, with source lines, per job of KEY (a config key or glob)."""
+    from ..contract import resolve_recipe
     from ..errors import UsageError
     from ..recipes.evaluate import evaluate_job
     from ..snapshot import GitSnapshot, open_snapshot
@@ -166,11 +193,11 @@ def show_command(repo_dir: str, config_file: str | None, key: str, concs: tuple[
         click.echo(_diff_json(diffs) if fmt == "json" else _diff_text(diffs, base.label, head.label), nl=False)
         return
     jobs = _jobs(config, head, key, concs)
-    results = [(j, evaluate_job(j, config, head)) for j in jobs]
+    results = [(j, evaluate_job(j, config, head), resolve_recipe(j, config, head)) for j in jobs]
     if fmt == "json":
-        click.echo(json.dumps([_result_json(j, r, all_env) for j, r in results], indent=2))
+        click.echo(json.dumps([_shown_json(j, r, res, all_env) for j, r, res in results], indent=2))
         return
-    blocks = ["\n".join(_result_text(j, r, all_env)) for j, r in results]
+    blocks = ["\n".join(_shown_text(j, r, res, all_env)) for j, r, res in results]
     click.echo("\n\n".join(blocks) if blocks else "no jobs")
 
 

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import weakref
 from typing import Mapping
 
 from ..config import ProjectConfig
-from ..contract import job_env, recipe_candidates, resolve_recipe
+from ..contract import job_env, resolve_recipe
 from ..findings import Location
 from ..matrix import Job
 from ..snapshot import Snapshot
@@ -58,8 +57,6 @@ def evaluate_recipe(path: str, env: Mapping[str, str | Value], config: ProjectCo
 # Jobs of one config share most of their environment: its values are built once.
 _ENV_VALUES: dict[tuple[str, str, Location], Value] = {}
 _ROW_LOCATIONS: dict[Location, Location] = {}
-# Recipe resolution per snapshot and candidate list (one listing of the files per snapshot).
-_RESOLVED: weakref.WeakKeyDictionary[Snapshot, dict[tuple[str, ...], str | None]] = weakref.WeakKeyDictionary()
 
 
 def _env_value(name: str, text: str, where: Location) -> Value:
@@ -73,14 +70,8 @@ def _env_value(name: str, text: str, where: Location) -> Value:
 
 
 def _resolve(job: Job, config: ProjectConfig, snapshot: Snapshot) -> str | None:
-    candidates = recipe_candidates(job, config)
-    try:
-        known = _RESOLVED.setdefault(snapshot, {})
-    except TypeError:  # a snapshot that cannot be weakly referenced: no cache
-        return resolve_recipe(job, config, snapshot).path
-    if candidates not in known:
-        known[candidates] = resolve_recipe(job, config, snapshot).path
-    return known[candidates]
+    """The bash script the job runs (None for an srt-slurm, external or missing recipe)."""
+    return resolve_recipe(job, config, snapshot).script
 
 
 def evaluate_job(job: Job, config: ProjectConfig, snapshot: Snapshot) -> RecipeEval | None:

@@ -17,7 +17,8 @@ CONFIG_SCHEMA = register(
     summary="a master config does not match the master-config schema",
     what="Validates every config of every *-master.yaml file against schemas/master-config.schema.json "
          "(the single-node or the multinode shape, chosen by `multinode`): required keys, types, "
-         "allowed values, positive integers, and no keys other than the documented ones.",
+         "allowed values, positive integers (`num-worker` may be 0: the decode block of an aggregated multinode "
+         "row), and no keys other than the documented ones.",
     why="The sweep generator reads these values verbatim: a `tp: \"8\"` or a misspelt `conc-strat` "
         "is silently passed on or ignored, and the benchmark runs something nobody asked for.",
     example="dsv4-fp4-mi355x-atom:\n  ...\n  scenarios:\n    fixed-seq-len:\n    - isl: 8192\n      osl: 1024\n"
@@ -109,9 +110,11 @@ AGENTIC_RUNNER_NOT_CLUSTER = register(
 GPUS_EXCEED_NODE = register(
     "gpus-exceed-node",
     summary="a worker needs more GPUs than a node of its runner has",
-    what="Where runners.yaml has hardware facts for the runner label (or a multinode block's `hardware`), "
-         "reports single-node rows whose tp x pp x pcp-size exceeds `gpus-per-node`, and multinode worker "
-         "blocks that neither fit in one node nor fill whole nodes.",
+    what="Where runners.yaml has hardware facts for the runner label (or a multinode block's `hardware`, or "
+         "the `cluster:<fleet>` entry of the fleet the label's nodes belong to), reports single-node rows whose "
+         "tp x pp x pcp-size exceeds `gpus-per-node`, and multinode worker blocks that neither fit in one node "
+         "nor fill whole nodes. A worker with data-parallel attention whose `ep` exceeds tp x pp x pcp-size "
+         "(DEP) spans `ep` GPUs; a block with `num-worker: 0` runs no worker and is not checked.",
     why="Such a job cannot be scheduled: the server fails at start-up after the runner was already taken.",
     example="runner: cluster:mi355x-amds   # gpus-per-node: 8\n...\n- { tp: 8, pp: 2, conc-start: 4, conc-end: 64 }",
     fix="Lower tp/pp/pcp-size so that their product fits the node, or use a multinode config.",
@@ -119,13 +122,19 @@ GPUS_EXCEED_NODE = register(
 )
 EP_GPU_MISMATCH = register(
     "ep-gpu-mismatch",
-    summary="expert parallelism does not divide the GPUs of the worker",
-    what="Reports rows and worker blocks whose `ep` is larger than the worker's GPU count "
-         "(tp x pp x pcp-size) or does not divide it.",
-    why="Experts are sharded over the worker's GPUs; an `ep` that does not divide them is rejected by the "
+    summary="expert parallelism does not fit the GPUs of the worker",
+    what="Reports an `ep` that does not divide the tensor-parallel group (tp x pp x pcp-size) when it is not "
+         "larger; on a single-node row, an `ep` larger than the group (the job gets GPU_COUNT = tp x pp x "
+         "pcp-size GPUs); on a multinode worker block, an `ep` larger than the group without `dp-attn: true`, "
+         "or with it but not a multiple of the group. With data-parallel attention (DEP) a worker runs "
+         "ep / tp ranks and spans `ep` GPUs: vLLM's `tp: 1, ep: 8` or `tp: 4, ep: 16`, as InferenceX runs them. "
+         "A block with `num-worker: 0` (aggregated multinode) runs no worker and is not checked.",
+    why="Experts are sharded over the worker's GPUs; an `ep` the layout cannot hold is rejected by the "
         "engines at start-up, or silently clamped, so the benchmark does not measure the declared layout.",
-    example="- { tp: 4, ep: 8, conc-start: 4, conc-end: 64 }",
-    fix="Set `ep` to a divisor of the GPU count, usually 1 (TP) or equal to `tp` (TEP/DEP).",
+    example="- { tp: 4, ep: 8, conc-start: 4, conc-end: 64 }            # single node: 4 GPUs\n"
+            "prefill: { num-worker: 1, tp: 4, ep: 16, dp-attn: false }  # EP beyond TP without DEP",
+    fix="Set `ep` to a divisor of the GPU count, usually 1 (TP) or equal to `tp` (TEP); for DEP set "
+        "`dp-attn: true` and an `ep` that is a multiple of tp.",
     family=FAMILY,
 )
 DISAGG_REQUIRES_MULTINODE = register(
@@ -224,15 +233,20 @@ HARDWARE_ONE_BLOCK = register(
 )
 RECIPE_MISSING = register(
     "recipe-missing",
-    summary="no recipe script exists for a search-space row",
-    what="Resolves, for every search-space row, the recipe script its jobs would run through the configured "
-         "recipe templates (first existing candidate wins, as the launchers do) and reports rows for which "
-         "no candidate exists, listing the paths tried.",
+    summary="a search-space row names no recipe that exists",
+    what="Resolves each search-space row's recipe the way the launcher of every fleet of its runner label "
+         "(runners/launch_<fleet>.sh) picks it (ci_tools/resolution_rules.py; `recipe-resolution` in "
+         ".ci-tools.yaml adds rules): a bash script (the first existing of the candidate paths), or the "
+         "srt-slurm recipe named by `CONFIG_FILE=` in the row's additional-settings. Reports rows for which a "
+         "fleet finds no script, srt-slurm rows without CONFIG_FILE, and CONFIG_FILE recipes missing from a "
+         "directory the repository holds (the launchers copy it over their srt-slurm checkout). A CONFIG_FILE "
+         "recipe outside the repository's directories is the checkout's (external), not a finding.",
     why="The launcher fails at run time on a self-hosted GPU runner, after the job was queued and the "
         "runner taken; catching it on the pull request costs nothing.",
     example="model-prefix: dsv4\nprecision: fp4\nrunner: cluster:mi355x-amds\nframework: atom\n"
             "# but benchmarks/single_node/fixed_seq_len/dsv4_fp4_mi355x_atom.sh does not exist",
-    fix="Add the recipe at the first path listed, or correct model-prefix, precision, framework or runner.",
+    fix="Add the recipe at the first path listed, correct model-prefix, precision, framework or runner, or "
+        "point CONFIG_FILE at a recipe that exists (the message lists the closest names).",
     family=FAMILY,
     severity=Severity.ERROR,
 )

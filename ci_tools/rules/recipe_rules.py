@@ -1,15 +1,17 @@
 """Rules on what a recipe does for the jobs its configs generate.
 
-Each job's recipe is evaluated for the job's environment
+Each job's bash recipe is evaluated for the job's environment
 (:func:`ci_tools.recipes.evaluate.evaluate_job`); a guard that ends the
 recipe, or a required variable the job lacks, is reported once per recipe
-line and config, naming the jobs it hits.
+line and config, naming the jobs it hits.  ``recipe lint`` checks every job;
+``check`` the jobs a change gives a different run (new points, a different
+recipe, a changed recipe or recipe input).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from .registry import register
 
@@ -17,6 +19,7 @@ if TYPE_CHECKING:
     from ..findings import Finding, Location
     from ..matrix import Job
     from ..model.repository import RepoData
+    from ..recipes.model import RecipeEval
 
 FAMILY = "recipe"
 
@@ -65,18 +68,25 @@ def _jobs_text(jobs: list[Job]) -> str:
     return f"{len(jobs)} job{'s' if len(jobs) != 1 else ''} of {jobs[0].config_key} ({shown})"
 
 
-def recipe_findings(repo: RepoData) -> list[Finding]:
-    """Early exits, missing env and syntax errors of every job's recipe (one finding per line and config)."""
+def recipe_findings(repo: RepoData, jobs: Sequence[Job] | None = None,
+                    evaluate: Callable[[Job], RecipeEval | None] | None = None) -> list[Finding]:
+    """Early exits, missing env and syntax errors of the recipes of ``jobs`` (all of the repository's when None),
+    one finding per line and config.  ``evaluate`` replaces :func:`ci_tools.recipes.evaluate.evaluate_job`
+    (``check`` passes its evaluation cache, which the claims stage reuses)."""
     from ..findings import Location
     from ..matrix import expand
     from ..recipes.evaluate import evaluate_job
     from .registry import make_finding
 
+    if evaluate is None:
+        def evaluate(job: Job) -> RecipeEval | None:
+            return evaluate_job(job, repo.config, repo.snapshot)
+
     exits: dict[tuple[Location, str, str, str], list[Job]] = defaultdict(list)
     missing: dict[tuple[Location, str, str], list[Job]] = defaultdict(list)
     syntax: dict[str, Location] = {}
-    for job in expand(repo):
-        result = evaluate_job(job, repo.config, repo.snapshot)
+    for job in expand(repo) if jobs is None else jobs:
+        result = evaluate(job)
         if result is None:
             continue
         for e in result.early_exits:

@@ -47,13 +47,13 @@ def prepare(job: Job, config: ProjectConfig, settings: SweepSettings, snapshot: 
         raise UsageError(f"unknown launcher {kind!r}, expected one of {', '.join(LAUNCHERS)}")
     job_dir = (result_root / job.id).resolve()
     resolution = resolve_recipe(job, config, snapshot)
-    if resolution.path is None:
+    if resolution.script is None:  # missing, or not a bash script (srt-slurm, external)
         return Prepared(job, job_dir, None, resolution.candidates, None)
     extra = settings.docker_args if kind == "docker" else settings.srun_args if kind == "slurm" else ()
-    request = LaunchRequest(job=job, recipe=resolution.path, repo_root=config.root.resolve(),
+    request = LaunchRequest(job=job, recipe=resolution.script, repo_root=config.root.resolve(),
                             result_dir=job_dir / RESULTS_DIR, runner_name=runner_name,
                             model_cache=settings.model_cache, extra_args=extra, run_eval=run_eval)
-    return Prepared(job, job_dir, resolution.path, resolution.candidates, LAUNCHERS[kind](request))
+    return Prepared(job, job_dir, resolution.script, resolution.candidates, LAUNCHERS[kind](request))
 
 
 def _status_word(outcome: ProcessOutcome) -> str:
