@@ -30,12 +30,31 @@ def repo_options(func: F) -> F:
     return func
 
 
+def _known_rule_ids(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
+    """Refuse a ``--select``/``--ignore`` value that names no rule: a typo must not pass as a clean run."""
+    if not value:
+        return value
+    from ..rules.registry import all_rules, unknown_patterns
+
+    unknown = unknown_patterns(value)
+    if unknown:
+        shown = ", ".join(repr(u) for u in unknown)
+        raise click.BadParameter(
+            f"{shown} match{'es' if len(unknown) == 1 else ''} no rule; expected a rule id, or a prefix of ids "
+            f"ending where a word ends (`changelog-` or `changelog`). Rule ids: {', '.join(sorted(r.id for r in all_rules()))}",
+            ctx=ctx, param=param,
+        )
+    return value
+
+
 def report_options(func: F) -> F:
     """``--format``, ``--select``, ``--ignore``, ``--output`` for commands that report findings."""
     func = click.option("--output", "-o", type=click.Path(dir_okay=False), default=None,
                         help="Write the report to this file instead of standard output.")(func)
-    func = click.option("--ignore", multiple=True, metavar="ID", help="Drop findings of this rule id or prefix (repeatable).")(func)
-    func = click.option("--select", multiple=True, metavar="ID", help="Keep only findings of this rule id or prefix (repeatable).")(func)
+    func = click.option("--ignore", multiple=True, metavar="ID", callback=_known_rule_ids,
+                        help="Drop findings of this rule id or prefix (repeatable).")(func)
+    func = click.option("--select", multiple=True, metavar="ID", callback=_known_rule_ids,
+                        help="Keep only findings of this rule id or prefix (repeatable).")(func)
     func = click.option("--format", "fmt", type=click.Choice(sorted(RENDERERS)), default=None,
                         help="Report format (default: github inside GitHub Actions, else text).")(func)
     return func
