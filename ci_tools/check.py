@@ -152,7 +152,9 @@ class CheckContext:
         """
         from .model.repository import load_repo
 
-        return load_repo(self.head_snapshot, self.config, with_changelog=not self.history_intact)
+        # A binary changelog is the gate's single finding; a YAML load of it would only repeat it.
+        skip = self.history_intact or self.changelog.binary is not None
+        return load_repo(self.head_snapshot, self.config, with_changelog=not skip)
 
     @cached_property
     def head_configs_repo(self) -> RepoData:

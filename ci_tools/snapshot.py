@@ -200,8 +200,8 @@ def resolve_commit(repo: Any, rev: str, option: str = "") -> Any:
         commit = repo.commit(rev)
     except (git.BadName, ValueError, git.GitCommandError):
         if shallow:
-            raise UsageError(f"unknown revision {given}: it is not in this repository, a shallow clone; if it names "
-                             f"older history, {_FETCH_HINT}") from None
+            raise UsageError(f"unknown revision {given}: it is not in this repository, which is a shallow clone; if it "
+                             f"names older history, {_FETCH_HINT}") from None
         raise UsageError(f"unknown revision {given}: it is not in this repository. Fetch it first (for example "
                          "`git fetch origin main`, or `fetch-depth: 0` in actions/checkout)") from None
     try:

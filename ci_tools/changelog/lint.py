@@ -20,7 +20,7 @@ from ..rules.registry import make_finding
 from ..yamlpos import YamlLoadError, decode_utf8
 from .entries import NewEntry, ParsedEntries, parse_entries
 from .history import PR_LINK_PREFIX, EditKind, HistoryDiff, diff_history, pr_link_value
-from .layout import Layout, is_blank
+from .layout import Layout, binary_evidence, is_blank, line_and_column
 
 PLACEHOLDER = "XXX"
 
@@ -61,8 +61,13 @@ class ChangelogChange:
         return diff_history(self.base, self.head)
 
     @cached_property
+    def binary(self) -> tuple[int, str] | None:
+        """Where the head shows it is not text at all (see :func:`binary_evidence`), else None."""
+        return binary_evidence(self.head_bytes) if self.head_bytes is not None else None
+
+    @cached_property
     def parsed(self) -> ParsedEntries:
-        if self.diff is None or self.head is None:
+        if self.binary is not None or self.diff is None or self.head is None:
             return ParsedEntries()
         if self.diff.whole_file:
             return parse_entries(self.path, self.head, 1, whole_file=True)
@@ -93,6 +98,8 @@ def lint_changelog(change: ChangelogChange, config: ProjectConfig, *, pr_number:
     unchanged = change.compared and change.base_bytes == change.head_bytes
     if unchanged:
         return findings
+    if change.binary is not None:
+        return [_binary_finding(change, change.binary)]
     new_from = diff.new_lines_from
     findings += _byte_rules(path, head, new_from, whitespace=change.compared)
     findings += _file_end_rules(path, head, new_from)
@@ -106,6 +113,19 @@ def lint_changelog(change: ChangelogChange, config: ProjectConfig, *, pr_number:
     if entries:
         findings += _key_rules(entries, head_configs())
     return findings
+
+
+def _binary_finding(change: ChangelogChange, evidence: tuple[int, str]) -> Finding:
+    offset, what = evidence
+    data = change.head_bytes or b""
+    line, column = line_and_column(data, offset)
+    against = f"; none of its lines can be compared with the {change.base_label}" if change.compared else ""
+    return make_finding(
+        R.ENCODING,
+        f"the changelog is not text: {what} at line {line}, column {column}{against}; expected UTF-8 text "
+        "(was it saved as UTF-16, or replaced by a binary file?)",
+        Location(change.path, line, column), data={"path": change.path, "offset": offset, "found": what},
+    )
 
 
 def _byte_rules(path: str, head: Layout, first: int, *, whitespace: bool) -> list[Finding]:
