@@ -153,7 +153,8 @@ class CheckContext:
         from .model.repository import load_repo
 
         # A binary changelog is the gate's single finding; a YAML load of it would only repeat it.
-        skip = self.history_intact or self.changelog.binary is not None
+        change = self.changelog
+        skip = change.oversized or change.binary is not None or self.history_intact
         return load_repo(self.head_snapshot, self.config, with_changelog=not skip)
 
     @cached_property
@@ -208,11 +209,12 @@ class CheckContext:
     @cached_property
     def changelog(self) -> ChangelogChange:
         from .changelog.lint import ChangelogChange
+        from .limits import limits_of
 
         path = self.config.changelog
         base = self.base_snapshot.read(path) if self.compared else None
         return ChangelogChange(path, base, self.head_snapshot.read(path), compared=self.compared,
-                               base_label=self.base_label)
+                               base_label=self.base_label, limits=limits_of(self.config))
 
     @cached_property
     def changed_paths(self) -> frozenset[str]:
