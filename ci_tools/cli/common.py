@@ -83,7 +83,11 @@ def finish(findings: list[Finding], fmt: str | None, select: tuple[str, ...], ig
     if name == "github":
         from ..render import summary_file
 
-        summary_file.write_step_summary(kept)
+        written = summary_file.write_step_summary(kept)
+        if written is not None and written.truncated:
+            click.echo(f"ci-tools: note: the job summary lists {written.rows:,} of {written.total:,} findings "
+                       f"(GitHub allows {summary_file.SUMMARY_LIMIT // 1024} KiB per step); run with --format json "
+                       "or sarif for all of them", err=True)
     return EXIT_FINDINGS if any(f.severity is Severity.ERROR for f in kept) else EXIT_CLEAN
 
 
