@@ -71,8 +71,13 @@ def default_format(fmt: str | None) -> str:
 
 
 def finish(findings: list[Finding], fmt: str | None, select: tuple[str, ...], ignore: tuple[str, ...],
-           output: str | None = None) -> int:
-    """Filter, sort, render and return the exit code (1 when any error remains)."""
+           output: str | None = None, summary: Callable[[list[Finding], int], str] | None = None) -> int:
+    """Filter, sort, render and return the exit code (1 when any error remains).
+
+    ``summary`` makes the closing line from the reported findings and the
+    number found; it goes to stderr, where it cannot corrupt a JSON or SARIF
+    report on stdout.
+    """
     kept = sort_findings(filter_findings(findings, select, ignore))
     name = default_format(fmt)
     rendered = RENDERERS[name](kept)
@@ -88,6 +93,8 @@ def finish(findings: list[Finding], fmt: str | None, select: tuple[str, ...], ig
             click.echo(f"ci-tools: note: the job summary lists {written.rows:,} of {written.total:,} findings "
                        f"(GitHub allows {summary_file.SUMMARY_LIMIT // 1024} KiB per step); run with --format json "
                        "or sarif for all of them", err=True)
+    if summary is not None:
+        click.echo(summary(kept, len(findings)), err=True)
     return EXIT_FINDINGS if any(f.severity is Severity.ERROR for f in kept) else EXIT_CLEAN
 
 
