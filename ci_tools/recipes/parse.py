@@ -162,15 +162,9 @@ def _first_broken(error: Any) -> Any:
     suspect: Any = None
     in_body = False
     for child in error.children:
-        broken = child.is_missing or child.type == "ERROR" or child.has_error
-        if broken and suspect is not None and not in_body:
-            return suspect  # what follows an unfinished construct is its consequence
-        if child.is_missing:
-            return child
-        if child.type == "ERROR":
-            return _first_broken(child) if child.child_count else child
-        if child.has_error:
-            return _first_problem(child)
+        if _is_broken(child):
+            # What follows an unfinished construct is its consequence.
+            return suspect if suspect is not None and not in_body else _locate(child)
         if child.is_named and child.type in _WHOLE_STATEMENTS:
             continue
         if child.type in _BODY_OPENERS:
@@ -182,16 +176,17 @@ def _first_broken(error: Any) -> Any:
     return suspect if suspect is not None else error
 
 
-def _first_problem(node: Any) -> Any:
-    """The first ERROR or missing node under a node that has an error, located as in :func:`_first_broken`."""
-    for child in node.children:
-        if child.is_missing:
-            return child
-        if child.type == "ERROR":
-            return _first_broken(child) if child.child_count else child
-        if child.has_error:
-            return _first_problem(child)
-    return node
+def _is_broken(node: Any) -> bool:
+    return bool(node.is_missing or node.type == "ERROR" or node.has_error)
+
+
+def _locate(node: Any) -> Any:
+    """The place of the first error in a broken node (see :func:`_is_broken`)."""
+    if node.is_missing:
+        return node
+    if node.type == "ERROR":
+        return _first_broken(node) if node.child_count else node
+    return next((_locate(child) for child in node.children if _is_broken(child)), node)
 
 
 def _problem(node: Any, source: bytes) -> SyntaxProblem:
