@@ -20,7 +20,14 @@ file), several runs; the
 baseline is a fresh Python process that only loads the same YAML files with
 PyYAML's libyaml ``CSafeLoader`` (no positions, no validation).
 
-Run: ``.venv/bin/python bench/bench_validate.py [--runs N]``
+With ``--large``: the full InferenceX tree (../shared/corpus/
+inferencex-843c625-full) with copies of its changelog's history appended
+until it is 50 MB, validated with the default limits (the file is measured,
+not read: one `file-too-large` finding) and with ``limits.max-file-bytes``
+raised to 1 GiB (the whole file parsed with positions, what validate did
+before the limit), beside the CSafeLoader baseline on the same files.
+
+Run: ``.venv/bin/python bench/bench_validate.py [--runs N] [--large | --only-large]``
 """
 
 from __future__ import annotations
@@ -38,6 +45,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT.parent / "shared" / "corpus" / "inferencex-843c625"
+FULL_CORPUS = ROOT.parent / "shared" / "corpus" / "inferencex-843c625-full"
 CI_TOOLS = Path(sys.executable).with_name("ci-tools")
 TOP_KEY = re.compile(r"^([A-Za-z0-9][^\s:#]*):[ \t]*$", re.M)
 FILES = ("configs/amd-master.yaml", "configs/nvidia-master.yaml", "configs/runners.yaml", "perf-changelog.yaml")
@@ -133,12 +141,44 @@ def sizes(repo: Path) -> tuple[int, int]:
     return master, changelog.stat().st_size if changelog.exists() else 0
 
 
+def build_large(dest: Path, size: int) -> Path:
+    """The full real tree with its changelog grown past ``size`` bytes by copies of its history."""
+    shutil.copytree(FULL_CORPUS, dest, ignore=shutil.ignore_patterns("expected"))
+    for path in [dest, *dest.rglob("*")]:
+        path.chmod(path.stat().st_mode | 0o200)
+    history = (dest / "perf-changelog.yaml").read_bytes()
+    body = history[history.index(b"\n- config-keys:") + 1:]
+    grown = bytearray(history)
+    while len(grown) < size:
+        grown += b"\n" + body
+    (dest / "perf-changelog.yaml").write_bytes(bytes(grown))
+    return dest
+
+
+def large(tool: str, runs: int, tmp: Path) -> None:
+    repo = build_large(tmp / "large", 50 * 1000 * 1000)
+    report = tmp / "large-report.json"
+    size = (repo / "perf-changelog.yaml").stat().st_size
+    files = [str(repo / f) for f in FILES]
+    print(f"\nthe real tree with a {size / 1e6:.1f} MB changelog ({runs} run(s) each, the raised limit 1 run)")
+    default = measure([tool, "validate", "--repo", str(repo), "--format", "json", "--output", str(report)], runs)
+    (repo / ".ci-tools.yaml").write_text("limits:\n  max-file-bytes: 1073741824\n", encoding="utf-8")
+    raised = measure([tool, "validate", "--repo", str(repo), "--format", "json", "--output", str(report)], 1)
+    base = measure([sys.executable, "-c", BASELINE, *files], 1)
+    for name, (wall, _fastest, rss, cpu) in (("validate, default limits (8 MiB)", default),
+                                             ("validate, limit raised to 1 GiB", raised),
+                                             ("baseline: CSafeLoader, same files", base)):
+        print(f"{name:<36} wall {wall:>7.2f}s  cpu {cpu:>7.2f}s  peak RSS {rss / 1024:>7.0f} MiB")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--ci-tools", default=str(CI_TOOLS),
                         help="ci-tools executable to measure (default: the one beside this Python)")
     parser.add_argument("--add-recipes", metavar="DIR", help=argparse.SUPPRESS)
+    parser.add_argument("--large", action="store_true", help="Also validate the real tree with a 50 MB changelog.")
+    parser.add_argument("--only-large", action="store_true", help="Only the 50 MB case of --large.")
     args = parser.parse_args()
     if args.add_recipes:
         add_recipes(Path(args.add_recipes))
@@ -146,6 +186,13 @@ def main() -> int:
     if not CORPUS.is_dir():
         print(f"corpus not found at {CORPUS}", file=sys.stderr)
         return 2
+    if (args.large or args.only_large) and not FULL_CORPUS.is_dir():
+        print(f"full corpus not found at {FULL_CORPUS}", file=sys.stderr)
+        return 2
+    if args.only_large:
+        with tempfile.TemporaryDirectory() as tmp:
+            large(args.ci_tools, args.runs, Path(tmp))
+        return 0
     with tempfile.TemporaryDirectory() as tmp:
         repos = {
             "corpus": build(Path(tmp) / "corpus", 1, 1, split=False),
@@ -176,6 +223,8 @@ def main() -> int:
         per_mb_big = (big_t - startup[3]) / (big_bytes / 1e6)
         print(f"cpu time per MB of input beyond start-up: corpus {per_mb_small:.3f}s/MB, 10x {per_mb_big:.3f}s/MB "
               f"(ratio {per_mb_big / per_mb_small:.2f}; 1.0 is linear)")
+        if args.large:
+            large(args.ci_tools, args.runs, Path(tmp))
     return 0
 
 
