@@ -15,13 +15,10 @@ class UsageError(Exception):
     helps, what to do about it.
     """
 
-    def __init__(self, message: str, *, path: str | None = None, line: int = 0, column: int = 0) -> None:
+    def __init__(self, message: str, *, path: str | None = None, line: int = 0) -> None:
         self.path = path
         self.line = line
-        self.column = column
         where = ""
         if path:
             where = f"{path}:{line}: " if line else f"{path}: "
-            if line and column:
-                where = f"{path}:{line}:{column}: "
         super().__init__(f"{where}{message}")
