@@ -99,7 +99,10 @@ def test_every_problem_is_listed_in_file_order_with_its_line(tmp_path: Path) -> 
 
 
 def test_every_key_the_features_read_is_in_the_schema() -> None:
-    """A key a feature accepts but the schema lacks would be refused on load: keep them together."""
+    """A key a feature accepts but the schema lacks would be refused on load: keep them together.
+
+    (A schema key no feature reads yet is refused by that feature's reader, which runs on load too.)
+    """
     import json
 
     from ci_tools.github import auth
@@ -107,8 +110,8 @@ def test_every_key_the_features_read_is_in_the_schema() -> None:
 
     schema = json.loads((Path(__file__).resolve().parent.parent / "schemas" / "ci-tools-config.schema.json").read_text())
     sections = schema["properties"]
-    assert set(sections["dispatch"]["properties"]) == set(auth._KEYS)
-    assert set(sections["sweep"]["properties"]) == set(settings._KEYS)
+    assert set(auth._KEYS) <= set(sections["dispatch"]["properties"])
+    assert set(settings._KEYS) <= set(sections["sweep"]["properties"])
     assert set(sections["claims"]["properties"]) == {"vocabulary", "abbreviations", "replace-default-vocabulary"}
     assert set(sections["limits"]["properties"]) == {"max-file-bytes", "max-appended-entries"}
 
