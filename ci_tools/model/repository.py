@@ -13,7 +13,7 @@ from typing import Any
 
 from ..config import ProjectConfig
 from ..findings import Finding, Location
-from ..limits import limits_of, too_large_finding
+from ..limits import DEFAULT_MAX_FILE_BYTES, limits_of, too_large_finding
 from ..rules.registry import make_finding
 from ..rules.yaml_files import FILE_MISSING, YAML_DUPLICATE_KEY, YAML_SYNTAX
 from ..snapshot import Snapshot
@@ -78,7 +78,7 @@ class RepoData:
 
 
 def _load_file(snapshot: Snapshot, path: str, problems: list[Finding], *, required: bool,
-               max_bytes: int) -> LoadedFile | None:
+               max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> LoadedFile | None:
     raw = snapshot.read(path)
     if raw is None:
         if required:
