@@ -54,7 +54,14 @@ class ChangelogChange:
 
     @cached_property
     def head(self) -> Layout | None:
-        return Layout(self.head_bytes) if self.head_bytes is not None else None
+        """The head's lines; None when there is no head file, or no line of it may be read (too large, not text).
+
+        Everything that reads the head's lines or entries goes through here,
+        so the limits and the binary check hold for every reader at once.
+        """
+        if self.head_bytes is None or self.oversized or self.binary is not None:
+            return None
+        return Layout(self.head_bytes)
 
     @cached_property
     def base(self) -> Layout | None:
@@ -63,7 +70,7 @@ class ChangelogChange:
     @cached_property
     def diff(self) -> HistoryDiff | None:
         """None when there is no head file, or no line view of it (too large, or not text)."""
-        if self.oversized or self.binary is not None or self.head is None:
+        if self.head is None:
             return None
         if not self.compared:
             return HistoryDiff(self.head, None, 1, list(self.head.blocks), whole_file=True)
@@ -76,7 +83,7 @@ class ChangelogChange:
 
     @cached_property
     def parsed(self) -> ParsedEntries:
-        if self.binary is not None or self.diff is None or self.head is None:
+        if self.diff is None or self.head is None:
             return ParsedEntries()
         if self.diff.whole_file:
             return parse_entries(self.path, self.head, 1, whole_file=True)
