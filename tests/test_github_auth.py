@@ -41,7 +41,7 @@ def test_every_setting(tmp_path: Path) -> None:
     ("dispatch:\n  allow-users: alice\n", 2, "dispatch.allow-users: found 'alice', expected a list of GitHub logins"),
     ("dispatch:\n  ref: a..b\n", 2, "dispatch.ref: found 'a..b', expected a branch or tag name"),
     ("dispatch:\n  max-jobs: 3\n  allow-fork: true\n", 3, "unknown setting `dispatch.allow-fork`, expected one of: "
-     "min-permission, allow-users, allow-forks, workflow, ref, max-jobs"),
+     "min-permission, allow-users, allow-forks, workflow, ref, max-jobs, bot-login"),
     ("dispatch:\n  min-permission: none\n", 2, "dispatch: `min-permission: none` with no `allow-users` lets nobody "
      "dispatch; list the allowed logins in `allow-users`"),
 ])
