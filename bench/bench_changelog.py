@@ -8,7 +8,17 @@ to a baseline measured in the same run: the naive gate (``git show`` of both
 revisions in subprocesses, a full ``yaml.safe_load`` of each, entry-by-entry
 comparison), which is how a gate without a byte-level fast path works.
 
-Run: ``.venv/bin/python bench/bench_changelog.py [--runs N]``.
+Large appends (``--large``): the full InferenceX tree (../shared/corpus/
+inferencex-843c625-full) committed once, then copies of its whole history
+appended in the work tree, ``--base HEAD`` (the shape of the report that
+``check`` ran over 500 s on a 50 MB append).  For 0.5 to 8 MiB appended, with
+``limits.max-file-bytes`` raised so that the gate reads everything, the table
+gives ``changelog lint`` and ``check`` beside the naive gate, and CPU seconds
+per MiB appended (constant when the gate is linear).  Then a 50 MB append
+with the default limits: one `file-too-large` finding, beside the naive gate
+on the same file.
+
+Run: ``.venv/bin/python bench/bench_changelog.py [--runs N] [--large] [--ci-tools PATH]``.
 """
 
 from __future__ import annotations
@@ -25,6 +35,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT.parent / "shared" / "corpus" / "inferencex-843c625"
+FULL_CORPUS = ROOT.parent / "shared" / "corpus" / "inferencex-843c625-full"
+MIB = 1024 * 1024
 CI_TOOLS = Path(sys.executable).with_name("ci-tools")
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
@@ -38,8 +50,9 @@ import subprocess, sys, yaml
 base_rev, head_rev = sys.argv[1], sys.argv[2]
 def show(rev):
     return subprocess.run(["git", "show", f"{rev}:perf-changelog.yaml"], check=True, capture_output=True).stdout
-base = yaml.safe_load(show(base_rev))
-head = yaml.safe_load(show(head_rev))
+loader = yaml.CSafeLoader if head_rev == "WORKTREE" else yaml.SafeLoader
+base = yaml.load(show(base_rev), Loader=loader)
+head = yaml.load(open("perf-changelog.yaml", "rb") if head_rev == "WORKTREE" else show(head_rev), Loader=loader)
 if head[: len(base)] != base:
     sys.exit("history changed")
 for entry in head[len(base):]:
@@ -95,18 +108,82 @@ def measure(argv: list[str], cwd: Path, runs: int) -> tuple[float, float, float,
     return statistics.median(times), min(times), statistics.median(cpu), peak
 
 
+def build_full_repo(tmp: Path) -> Path:
+    """The full real tree, committed once on main (no oracles)."""
+    repo = tmp / "full"
+    shutil.copytree(FULL_CORPUS, repo, ignore=shutil.ignore_patterns("expected"))
+    for path in [repo, *repo.rglob("*")]:
+        path.chmod(path.stat().st_mode | 0o200)
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "InferenceX at 843c6254f")
+    return repo
+
+
+def append_history(repo: Path, history: bytes, size: int) -> int:
+    """Write the changelog with whole copies of its entries appended until ``size`` bytes are added."""
+    body = history[history.index(b"\n- config-keys:") + 1:]
+    grown = bytearray(history)
+    while len(grown) - len(history) < size:
+        grown += b"\n" + body
+    (repo / "perf-changelog.yaml").write_bytes(bytes(grown))
+    return len(grown) - len(history)
+
+
+def large(args: argparse.Namespace) -> None:
+    tool = args.ci_tools
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = build_full_repo(Path(tmp))
+        history = (repo / "perf-changelog.yaml").read_bytes()
+        # The naive gate on the work tree, with libyaml's C loader (the pure-Python one takes minutes here).
+        naive = [sys.executable, "-c", NAIVE_GATE, "HEAD", "WORKTREE"]
+        print(f"\nlarge appends to the real {len(history):,}-byte changelog, --base HEAD, work tree head, "
+              f"{args.large_runs} run(s) each; limits.max-file-bytes raised to 1 GiB so that everything is read")
+        print(f"{'appended MiB':>12} | {'lint wall s':>11} {'cpu s':>6} {'cpu s/MiB':>9} {'RSS MiB':>8} | "
+              f"{'check wall s':>12} {'cpu s':>6} {'RSS MiB':>8} | {'naive wall s':>12} {'cpu s':>6} {'RSS MiB':>8}")
+        (repo / ".ci-tools.yaml").write_text("limits:\n  max-file-bytes: 1073741824\n", encoding="utf-8")
+        for mib in (0.5, 1, 2, 4, 8):
+            added = append_history(repo, history, int(mib * MIB))
+            lint = measure([tool, "changelog", "lint", "--base", "HEAD"], repo, args.large_runs)
+            check = measure([tool, "check", "--base", "HEAD"], repo, args.large_runs)
+            base = measure(naive, repo, args.large_runs)
+            print(f"{added / MIB:>12.2f} | {lint[0]:>11.2f} {lint[2]:>6.2f} {lint[2] / (added / MIB):>9.2f} "
+                  f"{lint[3] / 1024:>8.0f} | {check[0]:>12.2f} {check[2]:>6.2f} {check[3] / 1024:>8.0f} | "
+                  f"{base[0]:>12.2f} {base[2]:>6.2f} {base[3] / 1024:>8.0f}")
+        (repo / ".ci-tools.yaml").unlink()
+        added = append_history(repo, history, 50 * 1000 * 1000)
+        print(f"\n{added / 1e6:.0f} MB appended, default limits (max-file-bytes 8 MiB): one file-too-large finding")
+        for name, argv in (("changelog lint", [tool, "changelog", "lint", "--base", "HEAD"]),
+                           ("check", [tool, "check", "--base", "HEAD"]),
+                           ("validate", [tool, "validate"]),
+                           ("baseline: naive gate", naive)):
+            wall, _fastest, cpu, rss = measure(argv, repo, args.large_runs)
+            print(f"{name:<22} wall {wall:>7.2f}s  cpu {cpu:>7.2f}s  peak RSS {rss / 1024:>7.0f} MiB")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=11)
+    parser.add_argument("--large", action="store_true", help="Also measure appends of 0.5 MiB to 50 MB (minutes).")
+    parser.add_argument("--large-runs", type=int, default=3, help="Runs per measurement of --large.")
+    parser.add_argument("--ci-tools", default=str(CI_TOOLS),
+                        help="ci-tools executable to measure (default: the one beside this Python)")
     args = parser.parse_args()
-    if not CORPUS.is_dir():
-        print(f"corpus not found at {CORPUS}", file=sys.stderr)
+    if not CORPUS.is_dir() or (args.large and not FULL_CORPUS.is_dir()):
+        print(f"corpus not found at {CORPUS} / {FULL_CORPUS}", file=sys.stderr)
         return 2
+    failed = _typical(args)
+    if args.large:
+        large(args)
+    return 1 if failed else 0
+
+
+def _typical(args: argparse.Namespace) -> bool:
     with tempfile.TemporaryDirectory() as tmp:
         repo, base, head = build_repo(Path(tmp))
         rows = [
-            ("changelog lint", [str(CI_TOOLS), "changelog", "lint", "--base", base, "--head", head]),
-            ("check", [str(CI_TOOLS), "check", "--base", base, "--head", head]),
+            ("changelog lint", [args.ci_tools, "changelog", "lint", "--base", base, "--head", head]),
+            ("check", [args.ci_tools, "check", "--base", base, "--head", head]),
             ("baseline: naive gate (git show + yaml.safe_load x2)", [sys.executable, "-c", NAIVE_GATE, base, head]),
             ("baseline: python startup", [sys.executable, "-c", "pass"]),
         ]
@@ -121,7 +198,7 @@ def main() -> int:
             mark = "" if target is None else (f"{target:>9.2f}" + ("" if median <= target else "  MISSED"))
             failed |= target is not None and median > target
             print(f"{name:<52} {median:>9.3f} {fastest:>7.3f} {cpu:>7.3f} {rss / 1024:>13.1f} {mark}")
-    return 1 if failed else 0
+    return failed
 
 
 if __name__ == "__main__":

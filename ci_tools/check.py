@@ -51,7 +51,12 @@ def resolve_comparison(config: ProjectConfig, *, base: str | None, head: str | N
                        pr_body: str | None, env: Mapping[str, str] | None = None) -> Comparison:
     """``--base`` if given; in GitHub Actions the event's base and PR; locally the merge-base with the default branch."""
     env = os.environ if env is None else env
+    from .snapshot import require_revision
+
+    if head is not None:
+        require_revision(config.root, head, "--head")  # a bad --head is not "nothing to compare"
     if base is not None:
+        require_revision(config.root, base, "--base")
         return Comparison(base, head, pr_number, pr_body, "--base")
     if env.get("GITHUB_ACTIONS") == "true":
         from .github_event import load_event
@@ -61,12 +66,14 @@ def resolve_comparison(config: ProjectConfig, *, base: str | None, head: str | N
             number = pr_number if pr_number is not None else event.pr_number
             body = pr_body if pr_body is not None else event.pr_body
             if event.base_sha:
+                require_revision(config.root, event.base_sha, f"the {event.name} event's base")
                 return Comparison(event.base_sha, head, number, body, f"the {event.name} event's base")
             pr_number, pr_body = number, body
     if not (config.root / ".git").exists():
         return Comparison(None, head, pr_number, pr_body, f"{config.root} is not a git repository")
-    from .snapshot import current_branch, merge_base, rev_exists
+    from .snapshot import current_branch, is_shallow, merge_base, rev_exists
 
+    unrelated: list[str] = []
     for candidate in _default_branch_candidates(config):
         if rev_exists(config.root, candidate):
             found = merge_base(config.root, candidate, head or "HEAD")
@@ -74,6 +81,14 @@ def resolve_comparison(config: ProjectConfig, *, base: str | None, head: str | N
                 branch = current_branch(config.root) if head is None else None
                 feature = branch if branch and branch != config.default_branch else None
                 return Comparison(found, head, pr_number, pr_body, f"the merge-base with {candidate}", feature)
+            unrelated.append(candidate)
+    if unrelated:
+        # A pull request's job must not fall back to validating the head alone
+        # because the clone is too shallow to find where the branch started.
+        why = ("this clone is shallow, so their common history is not here; fetch it (`fetch-depth: 0` in "
+               "actions/checkout, or `git fetch --unshallow`)" if is_shallow(config.root)
+               else "they share no history")
+        raise UsageError(f"no merge-base of {' or '.join(unrelated)} and {head or 'HEAD'}: {why}; or pass --base REV")
     names = " or ".join(_default_branch_candidates(config))
     return Comparison(None, head, pr_number, pr_body, f"no --base given and no {names} branch to compare with")
 
@@ -138,7 +153,10 @@ class CheckContext:
         """
         from .model.repository import load_repo
 
-        return load_repo(self.head_snapshot, self.config, with_changelog=not self.history_intact)
+        # A binary changelog is the gate's single finding; a YAML load of it would only repeat it.
+        change = self.changelog
+        skip = change.oversized or change.binary is not None or self.history_intact
+        return load_repo(self.head_snapshot, self.config, with_changelog=not skip)
 
     @cached_property
     def head_configs_repo(self) -> RepoData:
@@ -192,11 +210,12 @@ class CheckContext:
     @cached_property
     def changelog(self) -> ChangelogChange:
         from .changelog.lint import ChangelogChange
+        from .limits import limits_of
 
         path = self.config.changelog
         base = self.base_snapshot.read(path) if self.compared else None
         return ChangelogChange(path, base, self.head_snapshot.read(path), compared=self.compared,
-                               base_label=self.base_label)
+                               base_label=self.base_label, limits=limits_of(self.config))
 
     @cached_property
     def changed_paths(self) -> frozenset[str]:

@@ -1,25 +1,31 @@
 """Project configuration: ``.ci-tools.yaml`` at the repository root.
 
 Every setting has a default matching the InferenceX layout, so a repository
-laid out like it needs no file at all.  Feature sections (``claims``,
-``dispatch``, ``sweep``) are kept as raw mappings here and parsed, with their
-own validation, by the feature that owns them; this module only guarantees
-that the file is well formed and that no unknown top-level key is silently
-ignored.
+laid out like it needs no file at all.  The whole file, sections included, is
+checked on load against ``schemas/ci-tools-config.schema.json`` (closed
+mappings: a misspelt key at any depth is a usage error with its line).
+Feature sections (``claims``, ``dispatch``, ``sweep``, ``limits``) are then
+kept as raw mappings and read by the feature that owns them, which checks
+what a schema cannot (a login's spelling, an absolute path).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from .errors import UsageError
 from .resolution_rules import ResolutionRule, parse_rules
-from .yamlpos import PosMap, YamlLoadError, load_yaml
+
+if TYPE_CHECKING:
+    from .schema_check import SchemaProblem
+from .yamlpos import NO_SPAN, PosMap, YamlLoadError, load_yaml
 
 CONFIG_FILE = ".ci-tools.yaml"
 
@@ -44,7 +50,7 @@ DEFAULT_SERVER_PATTERNS = (
     "python -m atom.entrypoints.openai_server",
     "trtllm-serve",
 )
-FEATURE_SECTIONS = ("claims", "dispatch", "sweep")
+CONFIG_SCHEMA = "ci-tools-config"
 _SLUG = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 
 
@@ -83,6 +89,7 @@ class ProjectConfig:
         return value if isinstance(value, Mapping) else {}
 
 
+# Settings of ProjectConfig by their key in the file; the schema has checked their types.
 _STR_KEYS = {
     "runners": "runners",
     "changelog": "changelog",
@@ -95,6 +102,7 @@ _LIST_KEYS = {
     "master-configs": "master_configs",
     "server-patterns": "server_patterns",
 }
+_TEMPLATE_KEYS = {"single-node": "single_node_templates", "multinode": "multinode_templates"}
 
 
 def _repository_from_environment(root: Path) -> str | None:
@@ -112,12 +120,45 @@ def _repository_from_environment(root: Path) -> str | None:
     return m.group(1) if m else None
 
 
-def _string_list(value: Any, key: str, path: str, line: int) -> tuple[str, ...]:
-    if isinstance(value, str):
-        return (value,)
-    if isinstance(value, list) and value and all(isinstance(v, str) and v for v in value):
-        return tuple(value)
-    raise UsageError(f"`{key}` must be a non-empty list of strings, found {value!r}", path=path, line=line)
+def _strings(value: str | list[str]) -> tuple[str, ...]:
+    return (value,) if isinstance(value, str) else tuple(value)
+
+
+@lru_cache(maxsize=1)
+def _config_is_valid() -> Callable[[Any], bool]:
+    """The compiled fast check of the config schema.
+
+    Compiled from the JSON directly: every command loads the configuration,
+    and most never need :mod:`ci_tools.schema_check` (or the compiled checks of
+    the master-config schema it imports).
+    """
+    from importlib import resources
+
+    from .schema_fast import compile_schema
+
+    text = resources.files("ci_tools").joinpath("schemas", f"{CONFIG_SCHEMA}.schema.json").read_text(encoding="utf-8")
+    return compile_schema(json.loads(text))
+
+
+def _check_schema(data: PosMap, shown: str) -> None:
+    """Every key and type of the file against ``schemas/ci-tools-config.schema.json``; all problems at once."""
+    if _config_is_valid()(data):
+        return
+    from .schema_check import Anchor, check
+
+    problems = sorted(check(CONFIG_SCHEMA, Anchor(data, NO_SPAN, data.span, "the configuration")), key=lambda p: p.span)
+    if problems:
+        messages = [_worded(p) for p in problems]
+        more = "".join(f"\n{shown}:{p.span[0]}: {m}" for p, m in zip(problems[1:], messages[1:]))
+        raise UsageError(messages[0] + more, path=shown, line=problems[0].span[0])
+
+
+def _worded(problem: SchemaProblem) -> str:
+    """An unknown key by its dotted name (`dispatch.min-permision`), as the feature sections word it."""
+    if problem.keyword != "additionalProperties":
+        return problem.message
+    dotted = ".".join([*(str(part) for part in problem.path), str(problem.data["key"])])
+    return f"unknown setting `{dotted}`, expected one of: {', '.join(problem.data['expected'])}"
 
 
 def load_config(root: str | Path, config_file: str | Path | None = None) -> ProjectConfig:
@@ -143,39 +184,58 @@ def load_config(root: str | Path, config_file: str | Path | None = None) -> Proj
     if loaded.duplicates:
         dup = loaded.duplicates[0]
         raise UsageError(f"duplicate key `{dup.key}` (first defined at line {dup.first[0]})", path=shown, line=dup.second[0])
+    _check_schema(data, shown)
     kwargs: dict[str, Any] = {}
     sections: dict[str, Any] = {}
     for key, value in data.items():
-        line = data.key_span(key)[0]
         if key in _STR_KEYS:
-            if not isinstance(value, str) or not value:
-                raise UsageError(f"`{key}` must be a non-empty string, found {value!r}", path=shown, line=line)
             kwargs[_STR_KEYS[key]] = value
         elif key in _LIST_KEYS:
-            kwargs[_LIST_KEYS[key]] = _string_list(value, key, shown, line)
+            kwargs[_LIST_KEYS[key]] = _strings(value)
         elif key == "recipe-templates":
-            if not isinstance(value, dict):
-                raise UsageError("`recipe-templates` must map `single-node`/`multinode` to lists of templates", path=shown, line=line)
-            for sub, attr in (("single-node", "single_node_templates"), ("multinode", "multinode_templates")):
-                if sub in value:
-                    kwargs[attr] = _string_list(value[sub], f"recipe-templates.{sub}", shown, line)
-            unknown = set(value) - {"single-node", "multinode"}
-            if unknown:
-                raise UsageError(f"unknown key `{sorted(unknown)[0]}` in `recipe-templates`, expected `single-node` or `multinode`", path=shown, line=line)
-        elif key == "recipe-resolution":
-            kwargs["resolution_rules"] = parse_rules(value, shown, line)
-        elif key in FEATURE_SECTIONS:
-            if not isinstance(value, dict):
-                raise UsageError(f"`{key}` must be a mapping, found {value!r}", path=shown, line=line)
+            kwargs.update({_TEMPLATE_KEYS[sub]: _strings(templates) for sub, templates in value.items()})
+        elif key == "recipe-resolution":  # the rules' own reader words each problem with its line
+            kwargs["resolution_rules"] = parse_rules(value, shown, data.key_span(key)[0])
+        else:  # a feature section: its owner reads it (the schema already checked every key in it)
             sections[key] = value
-        else:
-            known = sorted([*_STR_KEYS, *_LIST_KEYS, "recipe-templates", "recipe-resolution", *FEATURE_SECTIONS])
-            raise UsageError(f"unknown setting `{key}`, expected one of: {', '.join(known)}", path=shown, line=line)
     repo = kwargs.get("repository")
     if repo is not None and not _SLUG.match(repo):
-        raise UsageError(f"`repository` must look like OWNER/NAME, found {repo!r}", path=shown)
+        raise UsageError(f"`repository` must look like OWNER/NAME, found {repo!r}", path=shown,
+                         line=data.value_span("repository")[0])
     if repo is None:
         kwargs["repository"] = _repository_from_environment(root_path)
     if "{number}" not in kwargs.get("pr_link_pattern", "{number}"):
-        raise UsageError("`pr-link-pattern` must contain {number}", path=shown)
-    return ProjectConfig(root=root_path, sections=sections, source=shown, **kwargs)
+        raise UsageError("`pr-link-pattern` must contain {number}", path=shown, line=data.value_span("pr-link-pattern")[0])
+    config = ProjectConfig(root=root_path, sections=sections, source=shown, **kwargs)
+    for name in sections:
+        if name in SECTION_READERS:
+            SECTION_READERS[name](config)
+    return config
+
+
+# The reader of each feature section, run on load so that a bad value fails
+# every command at once, in the owner's words (the schema has checked the
+# keys).  Each import happens only when the file has that section.
+def _read_claims(config: ProjectConfig) -> None:
+    from .claims.subjects import parse_settings
+
+    parse_settings(config.section("claims"), config.source)
+
+
+def _read_dispatch(config: ProjectConfig) -> None:
+    from .github.auth import load_policy
+
+    load_policy(config)
+
+
+def _read_sweep(config: ProjectConfig) -> None:
+    from .sweep.settings import load_sweep_settings
+
+    load_sweep_settings(config)
+
+
+SECTION_READERS: dict[str, Callable[[ProjectConfig], None]] = {
+    "claims": _read_claims,
+    "dispatch": _read_dispatch,
+    "sweep": _read_sweep,
+}

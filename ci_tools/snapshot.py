@@ -118,16 +118,7 @@ class GitSnapshot:
             self.repo = _shared_repo(root)
         except (git.InvalidGitRepositoryError, git.NoSuchPathError):
             raise UsageError(f"{root} is not a git repository, so revision {rev!r} cannot be read") from None
-        try:
-            self.commit = self.repo.commit(rev)
-        except (git.BadName, ValueError, git.GitCommandError):
-            shallow = Path(self.repo.git_dir, "shallow").exists()
-            hint = (
-                " This clone is shallow: fetch the history (for example `fetch-depth: 0` in actions/checkout)."
-                if shallow
-                else " Fetch it first (for example `git fetch origin main`, or `fetch-depth: 0` in actions/checkout)."
-            )
-            raise UsageError(f"unknown revision {rev!r}: it is not in this repository.{hint}") from None
+        self.commit = resolve_commit(self.repo, rev)
         self.rev = rev
         self.sha = self.commit.hexsha
         self.label = f"{rev} ({self.sha[:12]})" if rev != self.sha else self.sha[:12]
@@ -177,6 +168,50 @@ class GitSnapshot:
         return _glob(self.files(), pattern)
 
 
+def _shallow_boundary(repo: Any) -> frozenset[str]:
+    """Commits whose parents a shallow clone left out (empty for a full clone).
+
+    ``actions/checkout`` clones one commit deep unless told otherwise, so this
+    is the usual state of a repository inside a pull request's job.
+    """
+    path = Path(getattr(repo, "common_dir", repo.git_dir), "shallow")
+    try:
+        return frozenset(line.strip() for line in path.read_text(encoding="ascii").splitlines() if line.strip())
+    except OSError:
+        return frozenset()
+
+
+_FETCH_HINT = ("fetch the history it needs: `fetch-depth: 0` in actions/checkout, or "
+               "`git fetch --unshallow` (or `git fetch origin <sha>` for one revision)")
+
+
+def resolve_commit(repo: Any, rev: str, option: str = "") -> Any:
+    """The commit ``rev`` names, with its data present; otherwise a UsageError saying what to fetch.
+
+    In a shallow clone ``HEAD~1`` still resolves to a sha (the child records
+    its parent) while the parent's data is absent; reading it later would fail
+    deep inside git, so its presence is checked here.
+    """
+    import git
+
+    given = f"{rev!r} (given by {option})" if option else repr(rev)
+    shallow = _shallow_boundary(repo)
+    try:
+        commit = repo.commit(rev)
+    except (git.BadName, ValueError, git.GitCommandError):
+        if shallow:
+            raise UsageError(f"unknown revision {given}: it is not in this repository, which is a shallow clone; if it "
+                             f"names older history, {_FETCH_HINT}") from None
+        raise UsageError(f"unknown revision {given}: it is not in this repository. Fetch it first (for example "
+                         "`git fetch origin main`, or `fetch-depth: 0` in actions/checkout)") from None
+    try:
+        commit.tree  # noqa: B018 - reads the commit object, which a shallow clone may lack
+    except ValueError:
+        where = "this clone is shallow and does not hold it" if shallow else "its data is missing from this repository"
+        raise UsageError(f"revision {given} names commit {commit.hexsha[:12]}, but {where}; {_FETCH_HINT}") from None
+    return commit
+
+
 def open_snapshot(root: Path, rev: str | None) -> Snapshot:
     """The work tree when ``rev`` is None, else the commit ``rev`` names."""
     return WorkTreeSnapshot(root) if rev is None else GitSnapshot(root, rev)
@@ -201,6 +236,20 @@ def merge_base(root: Path, rev_a: str, rev_b: str = "HEAD") -> str | None:
     except (git.GitCommandError, git.BadName, ValueError):
         return None
     return bases[0].hexsha if bases else None
+
+
+def shallow_commits(root: Path) -> frozenset[str]:
+    """The commits at the boundary of a shallow clone (their parents are not here); empty for a full clone."""
+    return _shallow_boundary(_git(root))
+
+
+def is_shallow(root: Path) -> bool:
+    return bool(shallow_commits(root))
+
+
+def require_revision(root: Path, rev: str, option: str) -> str:
+    """The full sha of ``rev``; a UsageError naming ``option`` and the revision when it cannot be read."""
+    return str(resolve_commit(_git(root), rev, option).hexsha)
 
 
 def rev_exists(root: Path, rev: str) -> bool:

@@ -183,7 +183,7 @@ def test_shallow_clone_without_the_base_says_what_to_do(repo: Repo, tmp_path: Pa
     subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{repo.path}", str(clone)], check=True, capture_output=True)
     code, _, err = run(["check", "--repo", str(clone), "--base", base], capsys)
     assert code == 2
-    assert "This clone is shallow" in err and "fetch-depth: 0" in err
+    assert "which is a shallow clone" in err and "fetch-depth: 0" in err
 
 
 def test_snapshot_refuses_paths_outside_the_repository(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:

@@ -32,7 +32,9 @@ def test_explicit_base_and_pr_number(repo: Repo, capsys: pytest.CaptureFixture[s
     base = repo.commit(base_files())
     repo.commit({"perf-changelog.yaml": E1 + b"\n" + NEW_XXX})
     code, out, err = run(["check", "--repo", str(repo.path), "--base", base, "--pr-number", "5", "--select", "changelog-"], capsys)
-    assert (code, out, err) == (0, "", "")
+    assert (code, out) == (0, "")
+    assert err == (f"ci-tools check: base {base[:12]} (--base) against the work tree, 1 file(s) changed; 1 master file(s), "
+                   "1 configs, 3 jobs, 2 changelog entries (1 appended): no findings\n")
     code, out, _ = run(["check", "--repo", str(repo.path), "--base", base, "--select", "changelog-"], capsys)
     assert code == 1 and "[changelog-pr-link]" in out
 
@@ -45,7 +47,8 @@ def test_local_run_compares_with_the_merge_base_of_main(repo: Repo, capsys: pyte
     assert resolve_comparison(config, base=None, head=None, pr_number=None, pr_body=None, env={}) == Comparison(
         base, None, None, None, "the merge-base with main", "feature")
     code, out, err = run(["check", "--repo", str(repo.path), "--select", "changelog-"], capsys)
-    assert code == 1 and err == ""
+    assert code == 1 and err.startswith(f"ci-tools check: base {base[:12]} (the merge-base with main) against the work tree")
+    assert err.endswith(": 1 error(s)\n") and len(err.splitlines()) == 1
     assert out.startswith("perf-changelog.yaml:6:1: error: new entry is preceded by no blank line")
 
 
@@ -75,8 +78,12 @@ def test_nothing_to_compare_validates_only_and_says_so(tmp_path: Path, clean_env
         (plain / rel).write_bytes(data or b"")
     code, out, err = run(["check", "--repo", str(plain), "--select", "changelog-"], capsys)
     assert (code, out) == (0, "")
-    assert err == (f"ci-tools: note: {plain.resolve()} is not a git repository; nothing to compare, so only the head is "
-                   "validated (pass --base REV to check a change)\n")
+    assert err.splitlines() == [
+        f"ci-tools: note: {plain.resolve()} is not a git repository; nothing to compare, so only the head is "
+        "validated (pass --base REV to check a change)",
+        f"ci-tools check: the work tree alone ({plain.resolve()} is not a git repository); 1 master file(s), 1 configs, "
+        "3 jobs, 2 changelog entries: no findings",
+    ]
 
 
 def test_repository_without_a_default_branch(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
@@ -183,7 +190,8 @@ def test_check_at_the_root_of_a_clone_of_this_repository(tmp_path: Path, clean_e
         code, out, err = run(["check", "--format", "text"], capsys)
     finally:
         os.chdir(cwd)
-    assert (code, out, err) == (0, "", "")
+    assert (code, out) == (0, "")
+    assert err.startswith("ci-tools check: base ") and err.endswith(": no findings\n")
 
 
 def test_appended_entries_meet_the_schema_as_validate_reports_it(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:

@@ -39,13 +39,28 @@ def test_file_overrides_and_pr_link(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "message", "line"),
     [
-        ("colour: blue\n", "unknown setting `colour`", 1),
-        ("runners: 3\n", "`runners` must be a non-empty string, found 3", 1),
-        ("repository: not a slug\n", "`repository` must look like OWNER/NAME", 0),
+        ("colour: blue\n", "unknown setting `colour`, expected one of: master-configs, runners,", 1),
+        ("runners: 3\n", "`runners` must be a string, found the integer 3", 1),
+        ("repository: not a slug\n", "`repository` must look like OWNER/NAME", 1),
+        ("pr-link-pattern: https://x/pull\n", "`pr-link-pattern` must contain {number}", 1),
         ("changelog: a\nchangelog: b\n", "duplicate key `changelog` (first defined at line 1)", 2),
         ("- a\n", "the configuration must be a mapping", 1),
         ("a: [\n", "invalid YAML", 2),
-        ("dispatch: 5\n", "`dispatch` must be a mapping, found 5", 1),
+        ("dispatch: 5\n", "`dispatch` must be a mapping, found the integer 5", 1),
+        # Typos inside a section are caught on load, whichever command runs, not when the feature runs.
+        ("dispatch:\n  allow-forks: false\n  min-permision: write\n",
+         "unknown setting `dispatch.min-permision`, expected one of: min-permission, allow-users,", 3),
+        ("sweep:\n  lanchers:\n    mi355x: docker\n", "unknown setting `sweep.lanchers`, expected one of: launchers,", 2),
+        ("claims:\n  abbreviatons: {EQUIV: equivalence}\n",
+         "unknown setting `claims.abbreviatons`, expected one of: vocabulary, abbreviations,", 2),
+        ("claims:\n  vocabulary:\n    TBO: {subjct: --enable-tbo}\n", "unknown setting `claims.vocabulary.TBO.subjct`, expected one of: subject, true-words,", 3),
+        ("recipe-templates:\n  single_node: [a.sh]\n", "unknown setting `recipe-templates.single_node`, expected one of: single-node, multinode", 2),
+        # Values of a feature section are checked on load too, in the words of the feature that reads them.
+        ("sweep:\n  launchers:\n    mi355x: dockr\n",
+         "launcher for runner label `mi355x` must be one of direct, docker, slurm, found the string \"dockr\"", 3),
+        ("dispatch:\n  min-permission: reed\n", "dispatch.min-permission: found 'reed', expected one of: admin,", 2),
+        ("limits:\n  max-file-bytes: 8MB\n", "`max-file-bytes` must be an integer, found the string \"8MB\"", 2),
+        ("master-configs: []\n", "`master-configs` must not be empty", 1),
     ],
 )
 def test_bad_configuration_names_file_line_and_problem(tmp_path: Path, text: str, message: str, line: int) -> None:
@@ -66,3 +81,64 @@ def test_repository_falls_back_to_the_environment(tmp_path: Path, monkeypatch: p
     monkeypatch.setenv("GITHUB_REPOSITORY", "octo/repo")
     assert load_config(tmp_path).repository == "octo/repo"
     assert isinstance(load_config(tmp_path), ProjectConfig)
+
+
+def test_every_problem_is_listed_in_file_order_with_its_line(tmp_path: Path) -> None:
+    (tmp_path / ".ci-tools.yaml").write_text(
+        "limits:\n  max-file-bytes: 0\nsweep:\n  lanchers: {}\nrunners: 3\n")
+    with pytest.raises(UsageError) as err:
+        load_config(tmp_path)
+    shown = tmp_path / ".ci-tools.yaml"
+    assert str(err.value).splitlines() == [
+        f"{shown}:2: `max-file-bytes` must be at least 1, found 0",
+        f"{shown}:4: unknown setting `sweep.lanchers`, expected one of: launchers, default-launcher, model-cache, "
+        "timeout-minutes, grace-seconds, docker-args, srun-args, report-metrics",
+        f"{shown}:5: `runners` must be a string, found the integer 3",
+    ]
+    assert err.value.line == 2
+
+
+def test_every_key_the_features_read_is_in_the_schema() -> None:
+    """A key a feature accepts but the schema lacks would be refused on load: keep them together.
+
+    (A schema key no feature reads yet is refused by that feature's reader, which runs on load too.)
+    """
+    import json
+
+    from ci_tools.github import auth
+    from ci_tools.sweep import settings
+
+    schema = json.loads((Path(__file__).resolve().parent.parent / "schemas" / "ci-tools-config.schema.json").read_text())
+    sections = schema["properties"]
+    assert set(auth._KEYS) <= set(sections["dispatch"]["properties"])
+    assert set(settings._KEYS) <= set(sections["sweep"]["properties"])
+    assert set(sections["claims"]["properties"]) == {"vocabulary", "abbreviations", "replace-default-vocabulary"}
+    assert set(sections["limits"]["properties"]) == {"max-file-bytes", "max-appended-entries"}
+
+
+def test_this_repository_configuration_and_a_full_one_load(tmp_path: Path) -> None:
+    root = Path(__file__).resolve().parent.parent
+    assert load_config(root).section("sweep")["model-cache"] == "/mnt/models/huggingface"
+    (tmp_path / ".ci-tools.yaml").write_text(
+        "master-configs: configs/*-master.yaml\nserver-patterns: [vllm serve]\n"
+        "recipe-templates: {multinode: ['m/{model_prefix}.sh']}\n"
+        "limits: {max-file-bytes: 1048576, max-appended-entries: 5}\n"
+        "claims:\n  replace-default-vocabulary: false\n  vocabulary:\n    TBO: --enable-tbo\n"
+        "    MTP: {subject: [--speculative-num-steps], true-words: [golden]}\n  abbreviations: {EQUIV: equivalence}\n"
+        "dispatch: {min-permission: maintain, allow-users: [octocat], allow-forks: false, workflow: 1234, ref: main, max-jobs: 64}\n"
+        "sweep: {launchers: {'h100-*': slurm}, default-launcher: direct, grace-seconds: 5, srun-args: [--exclusive]}\n")
+    cfg = load_config(tmp_path)
+    assert cfg.master_configs == ("configs/*-master.yaml",) and cfg.multinode_templates == ("m/{model_prefix}.sh",)
+    assert cfg.section("limits")["max-appended-entries"] == 5
+
+
+@pytest.mark.parametrize("command", [["validate"], ["matrix"], ["changelog", "new", "-m", "x", "--key", "k"]])
+def test_a_nested_typo_fails_any_command_with_file_and_line(command: list[str], tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    from ci_tools.cli.main import main
+
+    (tmp_path / ".ci-tools.yaml").write_text("claims:\n  abbreviatons: {EQUIV: equivalence}\n")
+    code = main([*command, "--repo", str(tmp_path)])
+    captured = capsys.readouterr()
+    assert (code, captured.out) == (2, "")
+    assert f"{tmp_path / '.ci-tools.yaml'}:2: unknown setting `claims.abbreviatons`, expected one of: vocabulary," in captured.err

@@ -152,11 +152,13 @@ def test_timeout_under_docker_removes_the_container(repo: Path, tmp_path: Path) 
     ("sweep:\n  docker-args: --privileged\n", ".ci-tools.yaml:2: `sweep.docker-args` must be a list of strings"),
 ])
 def test_settings_errors_name_file_and_line(tmp_path: Path, text: str, message: str) -> None:
+    # The job comes from a good configuration: a bad one fails every command as soon as it is loaded.
+    job = job_of(make_repo(tmp_path / "good"), "ok-fp8-mi355x-atom")
     repo = make_repo(tmp_path, text)
     with pytest.raises(UsageError) as info:
         load_sweep_settings(load_config(repo))
     assert str(info.value).startswith(str(repo / message.split(":", 1)[0]) + ":" + message.split(":", 1)[1]), str(info.value)
-    proc = cli(repo, "sweep", "run", "--job", json.dumps(job_of(repo, "ok-fp8-mi355x-atom").to_json()))
+    proc = cli(repo, "sweep", "run", "--job", json.dumps(job.to_json()))
     assert proc.returncode == 2 and message.split(":", 1)[1].strip()[:40] in proc.stderr
 
 

@@ -24,6 +24,34 @@ def is_item_start(line: bytes) -> bool:
     return line[:1] == b"-" and (len(line) == 1 or line[1:2] in (b" ", b"\t", b"\r"))
 
 
+# git's own test for a binary file: a NUL byte among the first 8000 bytes.
+_BINARY_PROBE = 8000
+_WIDE_BOMS = (
+    (b"\xff\xfe\x00\x00", "a UTF-32 byte-order mark"), (b"\x00\x00\xfe\xff", "a UTF-32 byte-order mark"),
+    (b"\xff\xfe", "a UTF-16 byte-order mark"), (b"\xfe\xff", "a UTF-16 byte-order mark"),
+)
+
+
+def binary_evidence(data: bytes) -> tuple[int, str] | None:
+    """(byte offset, what was found) when ``data`` is not text at all, else None.
+
+    Such a file (saved as UTF-16, compressed, replaced by an image) has no
+    lines to compare with history; every rule that reads lines would report
+    noise, so the gate reports this one fact instead.
+    """
+    for bom, name in _WIDE_BOMS:
+        if data.startswith(bom):
+            return 0, name
+    nul = data.find(b"\x00", 0, _BINARY_PROBE)
+    return (nul, "a NUL byte") if nul >= 0 else None
+
+
+def line_and_column(data: bytes, offset: int) -> tuple[int, int]:
+    """1-based line and column of a byte offset."""
+    line_start = data.rfind(b"\n", 0, offset) + 1
+    return data.count(b"\n", 0, offset) + 1, offset - line_start + 1
+
+
 @dataclass(frozen=True)
 class Block:
     """One top-level entry: lines ``start``..``end`` (1-based, inclusive), then ``gap`` blank lines."""

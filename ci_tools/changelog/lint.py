@@ -15,12 +15,14 @@ from typing import Callable, Sequence
 
 from ..config import ProjectConfig
 from ..findings import Finding, Location
+from ..limits import Limits, too_large_finding
+from ..rules.limit_rules import TOO_MANY_APPENDED
 from ..rules import changelog_rules as R
 from ..rules.registry import make_finding
 from ..yamlpos import YamlLoadError, decode_utf8
 from .entries import NewEntry, ParsedEntries, parse_entries
 from .history import PR_LINK_PREFIX, EditKind, HistoryDiff, diff_history, pr_link_value
-from .layout import Layout, is_blank
+from .layout import Layout, binary_evidence, is_blank, line_and_column
 
 PLACEHOLDER = "XXX"
 
@@ -37,16 +39,29 @@ class ChangelogChange:
     """The changelog at two revisions.  ``compared`` is False when there is no base to compare with."""
 
     def __init__(self, path: str, base: bytes | None, head: bytes | None, *, compared: bool = True,
-                 base_label: str = "base revision") -> None:
+                 base_label: str = "base revision", limits: Limits = Limits()) -> None:
         self.path = path
         self.base_bytes = base
         self.head_bytes = head
         self.compared = compared
         self.base_label = base_label
+        self.limits = limits
+
+    @property
+    def oversized(self) -> bool:
+        """The head is past ``limits.max-file-bytes``: it is measured, never read."""
+        return self.head_bytes is not None and len(self.head_bytes) > self.limits.max_file_bytes
 
     @cached_property
     def head(self) -> Layout | None:
-        return Layout(self.head_bytes) if self.head_bytes is not None else None
+        """The head's lines; None when there is no head file, or no line of it may be read (too large, not text).
+
+        Everything that reads the head's lines or entries goes through here,
+        so the limits and the binary check hold for every reader at once.
+        """
+        if self.head_bytes is None or self.oversized or self.binary is not None:
+            return None
+        return Layout(self.head_bytes)
 
     @cached_property
     def base(self) -> Layout | None:
@@ -54,11 +69,17 @@ class ChangelogChange:
 
     @cached_property
     def diff(self) -> HistoryDiff | None:
+        """None when there is no head file, or no line view of it (too large, or not text)."""
         if self.head is None:
             return None
         if not self.compared:
             return HistoryDiff(self.head, None, 1, list(self.head.blocks), whole_file=True)
         return diff_history(self.base, self.head)
+
+    @cached_property
+    def binary(self) -> tuple[int, str] | None:
+        """Where the head shows it is not text at all (see :func:`binary_evidence`), else None."""
+        return binary_evidence(self.head_bytes) if self.head_bytes is not None else None
 
     @cached_property
     def parsed(self) -> ParsedEntries:
@@ -72,8 +93,12 @@ class ChangelogChange:
 
     @property
     def new_entries(self) -> list[NewEntry]:
-        """Entries the change appends (every entry when nothing is compared)."""
-        return self.parsed.entries if self.compared else []
+        """Entries the change appends (every entry when nothing is compared).
+
+        At most ``limits.max-appended-entries``: claims and coverage read
+        these, and each costs recipe evaluations; the gate reports the rest.
+        """
+        return self.parsed.entries[: self.limits.max_appended_entries] if self.compared else []
 
     @cached_property
     def added_entries(self) -> list[NewEntry]:
@@ -92,6 +117,12 @@ def lint_changelog(change: ChangelogChange, config: ProjectConfig, *, pr_number:
                    head_configs: Callable[[], HeadConfigs], feature_branch: str | None = None) -> list[Finding]:
     """All gate findings.  ``pr_number`` None means the main branch, unless ``feature_branch`` names
     the local branch of a pull request not opened yet (then a canonical link or the placeholder)."""
+    if change.oversized:  # reported on every run, like validate does: the file is never read
+        return [too_large_finding(change.path, len(change.head_bytes or b""), change.limits.max_file_bytes)]
+    if change.compared and change.base_bytes == change.head_bytes:
+        return []
+    if change.binary is not None:
+        return [_binary_finding(change, change.binary)]
     path, head, diff = change.path, change.head, change.diff
     if head is None or diff is None:
         if change.compared and change.base_bytes is not None:
@@ -99,15 +130,13 @@ def lint_changelog(change: ChangelogChange, config: ProjectConfig, *, pr_number:
                                  Location(path), data={"path": path})]
         return []
     findings: list[Finding] = []
-    unchanged = change.compared and change.base_bytes == change.head_bytes
-    if unchanged:
-        return findings
     new_from = diff.new_lines_from
     findings += _byte_rules(path, head, new_from, whitespace=change.compared)
     findings += _file_end_rules(path, head, new_from)
     findings += change.parsed.findings
     if not change.compared:
         return findings
+    findings += _appended_count_rule(change, diff)
     findings += _history_rules(change, diff, config)
     findings += _separator_rules(path, head, diff)
     entries = change.parsed.entries
@@ -115,6 +144,36 @@ def lint_changelog(change: ChangelogChange, config: ProjectConfig, *, pr_number:
     if entries:
         findings += _key_rules(entries, head_configs())
     return findings
+
+
+def _appended_count_rule(change: ChangelogChange, diff: HistoryDiff) -> list[Finding]:
+    """Counted from the entry blocks (a line scan), before anything parses or evaluates them."""
+    limit = change.limits.max_appended_entries
+    if len(diff.new_blocks) <= limit:
+        return []
+    first_unchecked = diff.new_blocks[limit]
+    return [make_finding(
+        TOO_MANY_APPENDED,
+        f"this change appends {len(diff.new_blocks):,} entries, more than the limit of {limit}; the entries from this "
+        f"one on are not checked for claims or coverage. Expected at most {limit} (set `limits.max-appended-entries` "
+        "in .ci-tools.yaml if a change really needs more)",
+        Location(change.path, first_unchecked.start, 1),
+        related=[Location(change.path, diff.new_blocks[0].start, 1, note="first appended entry")],
+        data={"appended": len(diff.new_blocks), "limit": limit},
+    )]
+
+
+def _binary_finding(change: ChangelogChange, evidence: tuple[int, str]) -> Finding:
+    offset, what = evidence
+    data = change.head_bytes or b""
+    line, column = line_and_column(data, offset)
+    against = f"; none of its lines can be compared with the {change.base_label}" if change.compared else ""
+    return make_finding(
+        R.ENCODING,
+        f"the changelog is not text: {what} at line {line}, column {column}{against}; expected UTF-8 text "
+        "(was it saved as UTF-16, or replaced by a binary file?)",
+        Location(change.path, line, column), data={"path": change.path, "offset": offset, "found": what},
+    )
 
 
 def _byte_rules(path: str, head: Layout, first: int, *, whitespace: bool) -> list[Finding]:
@@ -322,9 +381,15 @@ def _key_rules(entries: Sequence[NewEntry], head: HeadConfigs) -> list[Finding]:
 
     out: list[Finding] = []
     where = ", ".join(head.files) if head.files else "no master config file"
+    known = set(head.keys)
+    matched: dict[str, bool] = {}  # per distinct glob: a large append repeats the same few
     for entry in entries:
         for key, loc in entry.config_keys:
-            if not any(match_key_glob(key, k) for k in head.keys):
+            if key in known:
+                continue
+            if key not in matched:
+                matched[key] = any(match_key_glob(key, k) for k in head.keys)
+            if not matched[key]:
                 kind = "glob " if "*" in key else ""
                 out.append(make_finding(
                     R.KEY_UNMATCHED,

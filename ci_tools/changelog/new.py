@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
 from ..errors import UsageError
-from .layout import Layout, is_blank
+from ..yamlpos import YamlLoadError, decode_utf8
+from .layout import Layout, binary_evidence, is_blank, line_and_column
 
 if TYPE_CHECKING:
     from ..check import CheckContext
@@ -56,6 +57,22 @@ def render_entry(spec: NewEntrySpec) -> bytes:
     lines = out.getvalue().splitlines()
     item = ["- " + lines[0]] + ["  " + line if line else line for line in lines[1:]]
     return ("\n".join(item) + "\n").encode("utf-8")
+
+
+def require_text(path: str, existing: bytes | None) -> None:
+    """Refuse to append to a changelog that is not UTF-8 text: the result would be neither text nor history."""
+    if existing is None:
+        return
+    evidence = binary_evidence(existing)
+    if evidence is not None:
+        line, column = line_and_column(existing, evidence[0])
+        raise UsageError(f"the changelog is not text ({evidence[1]} at column {column}); refusing to append to it. "
+                         f"Restore it first (for example `git checkout -- {path}`)", path=path, line=line)
+    try:
+        decode_utf8(existing, path)
+    except YamlLoadError as exc:
+        raise UsageError(f"{exc.message} (column {exc.column}); refusing to append to it. Fix that byte first",
+                         path=path, line=exc.line) from None
 
 
 def append_entry(existing: bytes | None, entry: bytes) -> bytes:

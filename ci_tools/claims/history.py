@@ -57,7 +57,9 @@ def replay_history(config: ProjectConfig, *, since: str | None, head: str = "HEA
     cache = EvalCache(config)
     repos = PartialLoader(config)
     previous: tuple[str, bytes | None] | None = None  # (sha, changelog bytes) of the last commit walked
-    for sha, parent in changelog_commits(config, since, head):
+    commits = changelog_commits(config, since, head)
+    _refuse_shallow_history(config, commits)
+    for sha, parent in commits:
         snapshot = GitSnapshot(config.root, sha)
         head_bytes = _read_uncached(snapshot, config.changelog)
         # With --first-parent, the parent's changelog is the previous changelog commit's (no read needed).
@@ -78,6 +80,20 @@ def replay_history(config: ProjectConfig, *, since: str | None, head: str = "HEA
             findings.append(Finding(f.rule, f.severity, f"{f.message} [at {sha[:12]}]", f.location, f.related,
                                     {**f.data, "commit": sha}))
     return findings
+
+
+def _refuse_shallow_history(config: ProjectConfig, commits: list[tuple[str, str | None]]) -> None:
+    """A walk that reaches the boundary of a shallow clone would take a whole changelog for new entries."""
+    from ..snapshot import shallow_commits
+
+    boundary = shallow_commits(config.root)
+    cut = next((sha for sha, _ in commits if sha in boundary), None)
+    if cut is not None:
+        raise UsageError(
+            f"--history needs the changelog's history, but this clone is shallow: commit {cut[:12]} has its parents "
+            "left out, so every entry it holds would be checked as new. Fetch the history (`fetch-depth: 0` in "
+            "actions/checkout, or `git fetch --unshallow`), or pass --since REV with a revision inside the clone"
+        )
 
 
 def _read_uncached(snapshot: GitSnapshot, path: str) -> bytes | None:

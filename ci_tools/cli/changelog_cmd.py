@@ -24,7 +24,7 @@ def lint_command(repo_dir: str, config_file: str | None, fmt: str | None, select
     """Enforce the append-only rules on the changelog, head against base."""
     from ..check import changelog_stage, run_check
 
-    ctx = build_context(repo_dir, config_file, base_rev, head_rev, pr_number)
+    ctx = build_context(get_config(repo_dir, config_file), base_rev, head_rev, pr_number)
     raise SystemExit(finish(run_check(ctx, [("changelog", changelog_stage)]), fmt, select, ignore, output))
 
 
@@ -47,23 +47,25 @@ def new_command(repo_dir: str, config_file: str | None, keys: tuple[str, ...], m
                 scenarios: tuple[str, ...], append_only: bool, base_rev: str | None, pr_number: int | None,
                 dry_run: bool) -> None:
     """Append a correctly separated entry to the changelog, keeping every existing byte."""
-    from ..changelog.new import NewEntrySpec, append_entry, entry_keys, render_entry
+    from ..changelog.new import NewEntrySpec, append_entry, entry_keys, render_entry, require_text
 
+    config = get_config(repo_dir, config_file)
+    path = config.root / config.changelog
+    existing = path.read_bytes() if path.is_file() else None
+    if not dry_run:
+        require_text(config.changelog, existing)  # before any comparison: nothing is worth a corrupt append
     if keys:  # nothing to compare: the keys are given
         from ..check import CheckContext, Comparison
 
-        ctx = CheckContext(get_config(repo_dir, config_file), Comparison(None, pr_number=pr_number))
+        ctx = CheckContext(config, Comparison(None, pr_number=pr_number))
     else:
-        ctx = build_context(repo_dir, config_file, base_rev, None, pr_number)
-    config = ctx.config
+        ctx = build_context(config, base_rev, None, pr_number)
     keys = entry_keys(ctx, keys)
     link = config.pr_link(pr_number if pr_number is not None else "XXX")
     entry = render_entry(NewEntrySpec(tuple(keys), messages, link, scenarios, append_only))
     if dry_run:
         click.echo(entry.decode("utf-8"), nl=False)
         return
-    path = config.root / config.changelog
-    existing = path.read_bytes() if path.is_file() else None
     updated = append_entry(existing, entry)
     path.write_bytes(updated)
     line = updated[: len(updated) - len(entry)].count(b"\n") + 1

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 import click
 
 from .common import finish, get_config, handle_errors, report_options, repo_options
+
+if TYPE_CHECKING:
+    from ..config import ProjectConfig
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -22,12 +25,11 @@ def revision_options(func: F) -> F:
     return func
 
 
-def build_context(repo_dir: str, config_file: str | None, base_rev: str | None, head_rev: str | None,
+def build_context(config: ProjectConfig, base_rev: str | None, head_rev: str | None,
                   pr_number: int | None, pr_body: str | None = None) -> Any:
     """The check context for these options; says on stderr when there is nothing to compare."""
     from ..check import CheckContext, resolve_comparison
 
-    config = get_config(repo_dir, config_file)
     comparison = resolve_comparison(config, base=base_rev, head=head_rev, pr_number=pr_number, pr_body=pr_body)
     if comparison.base is None:
         click.echo(f"ci-tools: note: {comparison.source}; nothing to compare, so only the head is validated "
@@ -49,7 +51,9 @@ def check_command(repo_dir: str, config_file: str | None, fmt: str | None, selec
     from pathlib import Path
 
     from ..check import run_check
+    from ..check_summary import summarize_check
 
     body = Path(pr_body_file).read_text(encoding="utf-8", errors="replace") if pr_body_file else None
-    ctx = build_context(repo_dir, config_file, base_rev, head_rev, pr_number, body)
-    raise SystemExit(finish(run_check(ctx), fmt, select, ignore, output))
+    ctx = build_context(get_config(repo_dir, config_file), base_rev, head_rev, pr_number, body)
+    raise SystemExit(finish(run_check(ctx), fmt, select, ignore, output,
+                            summary=lambda kept, found: summarize_check(ctx, kept, found).line()))

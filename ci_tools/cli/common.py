@@ -30,12 +30,31 @@ def repo_options(func: F) -> F:
     return func
 
 
+def _known_rule_ids(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
+    """Refuse a ``--select``/``--ignore`` value that names no rule: a typo must not pass as a clean run."""
+    if not value:
+        return value
+    from ..rules.registry import all_rules, unknown_patterns
+
+    unknown = unknown_patterns(value)
+    if unknown:
+        shown = ", ".join(repr(u) for u in unknown)
+        raise click.BadParameter(
+            f"{shown} match{'es' if len(unknown) == 1 else ''} no rule; expected a rule id, or a prefix of ids "
+            f"ending where a word ends (`changelog-` or `changelog`). Rule ids: {', '.join(sorted(r.id for r in all_rules()))}",
+            ctx=ctx, param=param,
+        )
+    return value
+
+
 def report_options(func: F) -> F:
     """``--format``, ``--select``, ``--ignore``, ``--output`` for commands that report findings."""
     func = click.option("--output", "-o", type=click.Path(dir_okay=False), default=None,
                         help="Write the report to this file instead of standard output.")(func)
-    func = click.option("--ignore", multiple=True, metavar="ID", help="Drop findings of this rule id or prefix (repeatable).")(func)
-    func = click.option("--select", multiple=True, metavar="ID", help="Keep only findings of this rule id or prefix (repeatable).")(func)
+    func = click.option("--ignore", multiple=True, metavar="ID", callback=_known_rule_ids,
+                        help="Drop findings of this rule id or prefix (repeatable).")(func)
+    func = click.option("--select", multiple=True, metavar="ID", callback=_known_rule_ids,
+                        help="Keep only findings of this rule id or prefix (repeatable).")(func)
     func = click.option("--format", "fmt", type=click.Choice(sorted(RENDERERS)), default=None,
                         help="Report format (default: github inside GitHub Actions, else text).")(func)
     return func
@@ -52,8 +71,13 @@ def default_format(fmt: str | None) -> str:
 
 
 def finish(findings: list[Finding], fmt: str | None, select: tuple[str, ...], ignore: tuple[str, ...],
-           output: str | None = None) -> int:
-    """Filter, sort, render and return the exit code (1 when any error remains)."""
+           output: str | None = None, summary: Callable[[list[Finding], int], str] | None = None) -> int:
+    """Filter, sort, render and return the exit code (1 when any error remains).
+
+    ``summary`` makes the closing line from the reported findings and the
+    number found; it goes to stderr, where it cannot corrupt a JSON or SARIF
+    report on stdout.
+    """
     kept = sort_findings(filter_findings(findings, select, ignore))
     name = default_format(fmt)
     rendered = RENDERERS[name](kept)
@@ -64,7 +88,13 @@ def finish(findings: list[Finding], fmt: str | None, select: tuple[str, ...], ig
     if name == "github":
         from ..render import summary_file
 
-        summary_file.write_step_summary(kept)
+        written = summary_file.write_step_summary(kept)
+        if written is not None and written.truncated:
+            click.echo(f"ci-tools: note: the job summary lists {written.rows:,} of {written.total:,} findings "
+                       f"(GitHub allows {summary_file.SUMMARY_LIMIT // 1024} KiB per step); run with --format json "
+                       "or sarif for all of them", err=True)
+    if summary is not None:
+        click.echo(summary(kept, len(findings)), err=True)
     return EXIT_FINDINGS if any(f.severity is Severity.ERROR for f in kept) else EXIT_CLEAN
 
 

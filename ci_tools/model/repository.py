@@ -13,6 +13,7 @@ from typing import Any
 
 from ..config import ProjectConfig
 from ..findings import Finding, Location
+from ..limits import DEFAULT_MAX_FILE_BYTES, limits_of, too_large_finding
 from ..rules.registry import make_finding
 from ..rules.yaml_files import FILE_MISSING, YAML_DUPLICATE_KEY, YAML_SYNTAX
 from ..snapshot import Snapshot
@@ -76,7 +77,8 @@ class RepoData:
         return dict(hw) if isinstance(hw, dict) else {}
 
 
-def _load_file(snapshot: Snapshot, path: str, problems: list[Finding], *, required: bool) -> LoadedFile | None:
+def _load_file(snapshot: Snapshot, path: str, problems: list[Finding], *, required: bool,
+               max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> LoadedFile | None:
     raw = snapshot.read(path)
     if raw is None:
         if required:
@@ -85,6 +87,10 @@ def _load_file(snapshot: Snapshot, path: str, problems: list[Finding], *, requir
                 Location(path), data={"path": path},
             ))
         return None
+    if len(raw) > max_bytes:
+        # Parsing 50 MB of YAML with positions takes 20 s and a gigabyte: the size is the finding.
+        problems.append(too_large_finding(path, len(raw), max_bytes))
+        return LoadedFile(path=path, raw=raw, yaml=None)
     try:
         loaded = load_yaml(raw, path)
     except YamlLoadError as exc:
@@ -115,6 +121,7 @@ def master_paths(snapshot: Snapshot, config: ProjectConfig) -> list[str]:
 
 def load_repo(snapshot: Snapshot, config: ProjectConfig, *, with_changelog: bool = True) -> RepoData:
     repo = RepoData(snapshot=snapshot, config=config)
+    max_bytes = limits_of(config).max_file_bytes
     paths = master_paths(snapshot, config)
     if not paths:
         repo.problems.append(make_finding(
@@ -123,7 +130,7 @@ def load_repo(snapshot: Snapshot, config: ProjectConfig, *, with_changelog: bool
             Location(config.master_configs[0]), data={"patterns": list(config.master_configs)},
         ))
     for p in paths:
-        loaded = _load_file(snapshot, p, repo.problems, required=True)
+        loaded = _load_file(snapshot, p, repo.problems, required=True, max_bytes=max_bytes)
         if loaded is None:
             continue
         repo.master_files.append(loaded)
@@ -136,7 +143,8 @@ def load_repo(snapshot: Snapshot, config: ProjectConfig, *, with_changelog: bool
                 repo.shadowed.append(entry)
             else:
                 repo.configs[entry.key] = entry
-    repo.runners = _load_file(snapshot, config.runners, repo.problems, required=True)
+    repo.runners = _load_file(snapshot, config.runners, repo.problems, required=True, max_bytes=max_bytes)
     if with_changelog:
-        repo.changelog = _load_file(snapshot, config.changelog, repo.problems, required=False)
+        repo.changelog = _load_file(snapshot, config.changelog, repo.problems, required=False,
+                                    max_bytes=max_bytes)
     return repo

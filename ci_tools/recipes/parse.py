@@ -121,15 +121,83 @@ def _parser() -> Any:
     return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
 
 
-def _convert(ts_node: Any, script: Script, problems: list[Any] | None) -> Node:
-    """Copy a tree-sitter subtree; ``problems`` collects ERROR/missing nodes (None: the tree has none)."""
+def _convert(ts_node: Any, script: Script, problems: list[Any] | None, in_error: bool = False) -> Node:
+    """Copy a tree-sitter subtree; ``problems`` collects the outermost ERROR and missing nodes
+    (None: the tree has none).  What lies inside an ERROR is a consequence of it, not another error."""
     kind = ts_node.type
     node = Node(kind, ts_node.start_byte, ts_node.end_byte, ts_node.is_named, script)
-    if problems is not None and (kind == "ERROR" or ts_node.is_missing):
+    if problems is not None and not in_error and (kind == "ERROR" or ts_node.is_missing):
         problems.append(ts_node)
     if kind != "comment" and ts_node.child_count:
-        node.children = tuple([_convert(k, script, problems) for k in ts_node.children])
+        inside = in_error or kind == "ERROR"
+        node.children = tuple([_convert(k, script, problems, inside) for k in ts_node.children])
     return node
+
+
+# Statements tree-sitter could still parse whole inside an ERROR region: the
+# error is after them.  An ERROR that starts at line 3 (`source ...`) may
+# really be an `if` without `then` at line 34.
+_WHOLE_STATEMENTS = frozenset({
+    "command", "variable_assignment", "variable_assignments", "declaration_command", "unset_command",
+    "if_statement", "for_statement", "c_style_for_statement", "while_statement", "case_statement",
+    "function_definition", "compound_statement", "subshell", "pipeline", "list", "redirected_statement",
+    "negated_command", "test_command", "comment",
+})
+
+
+# Tokens after which a body starts: an error after one of them is inside that body.
+_BODY_OPENERS = frozenset({"{", "then", "do", "else"})
+
+
+def _first_broken(error: Any) -> Any:
+    """Where the parse really went wrong inside an ERROR node, deepest first.
+
+    Whole statements are skipped.  The first other token starts something
+    that never finished (an `if` whose `then` is missing, a `case` without
+    `esac`): that is the place, unless a body was opened after it (a
+    function's `{`, a `then`); then the first thing in the body that is not a
+    whole statement, a missing token or a nested ERROR (searched the same way)
+    is.
+    """
+    suspect: Any = None
+    in_body = False
+    for child in error.children:
+        if _is_broken(child):
+            # What follows an unfinished construct is its consequence.
+            return suspect if suspect is not None and not in_body else _locate(child)
+        if child.is_named and child.type in _WHOLE_STATEMENTS:
+            continue
+        if child.type in _BODY_OPENERS:
+            in_body = True
+        elif in_body:
+            return child
+        elif suspect is None:
+            suspect = child
+    return suspect if suspect is not None else error
+
+
+def _is_broken(node: Any) -> bool:
+    return bool(node.is_missing or node.type == "ERROR" or node.has_error)
+
+
+def _locate(node: Any) -> Any:
+    """The place of the first error in a broken node (see :func:`_is_broken`)."""
+    if node.is_missing:
+        return node
+    if node.type == "ERROR":
+        return _first_broken(node) if node.child_count else node
+    return next((_locate(child) for child in node.children if _is_broken(child)), node)
+
+
+def _problem(node: Any, source: bytes) -> SyntaxProblem:
+    at = node if node.is_missing else _first_broken(node)
+    line, col = at.start_point.row + 1, at.start_point.column + 1
+    if at.is_missing:
+        return SyntaxProblem(line, col, f"missing `{at.type}`")
+    # From the unexpected token to the end of its line: `if [[ $CONC -ge 16 ]]`, not the whole region.
+    end = source.find(b"\n", at.start_byte)
+    text = source[at.start_byte: end if end >= 0 else len(source)].decode("utf-8", "replace").strip()
+    return SyntaxProblem(line, col, f"unexpected `{text[:60]}`" if text else "unexpected input")
 
 
 _CACHE: dict[tuple[str, str], Script] = {}
@@ -167,14 +235,7 @@ def _parse_by_content(path: str, source: bytes) -> Script:
         problems: list[Any] = []
         root = _convert(tree.root_node, script, problems if tree.root_node.has_error else None)
         script.root = root
-        for p in problems:
-            line, col = p.start_point.row + 1, p.start_point.column + 1
-            if p.is_missing:
-                what = f"missing `{p.type}`"
-            else:
-                text = p.text.decode("utf-8", "replace").strip() if p.text else ""
-                what = f"unexpected `{text.splitlines()[0][:60]}`" if text else "unexpected input"
-            script.problems.append(SyntaxProblem(line, col, what))
+        script.problems.extend(_problem(p, source) for p in problems)
         _BY_CONTENT[digest] = script
     _CACHE[key] = script
     return script

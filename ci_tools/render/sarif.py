@@ -3,12 +3,16 @@
 Rules carry their documentation from the registry (summary, what, why,
 example, fix); results carry the primary location and the related ones.
 Paths are relative to the repository root (``%SRCROOT%``) and percent-encoded
-as URI references.
+as URI references.  Each result carries a ``partialFingerprints`` hash of its
+rule, file and message (not its line), so code scanning keeps tracking a
+finding when unrelated lines above it move.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 from typing import Any
 from urllib.parse import quote
 
@@ -53,13 +57,44 @@ def _physical(location: Location) -> dict[str, Any]:
     return physical
 
 
-def _result(finding: Finding, rule_index: int) -> dict[str, Any]:
+FINGERPRINT_KEY = "ciToolsFindingHash/v1"
+# Positions inside a message ("first defined at line 12", "entry 773",
+# "x.yaml:5:3") move when unrelated lines are added above; they are not what
+# the finding is about.
+_POSITIONS = re.compile(r"\b(lines?|entry|entries|item|row) \d+(?:-\d+)?|(?<=\w):\d+(?::\d+)?\b")
+
+
+def fingerprint_content(finding: Finding) -> str:
+    """What identifies a finding across pushes: rule, file and message, without positions."""
+    message = _POSITIONS.sub(lambda m: f"{m.group(1)} #" if m.group(1) else "", finding.message)
+    return "\0".join((finding.rule, finding.location.path, message))
+
+
+def fingerprints(findings: list[Finding]) -> list[str]:
+    """One stable hash per finding; equal contents are told apart by their order in the file.
+
+    Code scanning matches results of two analyses by ``partialFingerprints``:
+    with a hash of the line number, every finding below an inserted line
+    would be closed and opened again.
+    """
+    seen: dict[str, int] = {}
+    out = []
+    for finding in findings:
+        content = fingerprint_content(finding)
+        occurrence = seen.get(content, 0)
+        seen[content] = occurrence + 1
+        out.append(hashlib.sha256(f"{content}\0{occurrence}".encode("utf-8")).hexdigest())
+    return out
+
+
+def _result(finding: Finding, rule_index: int, fingerprint: str) -> dict[str, Any]:
     result: dict[str, Any] = {
         "ruleId": finding.rule,
         "ruleIndex": rule_index,
         "level": _LEVELS[finding.severity.value],
         "message": {"text": finding.message},
         "locations": [{"physicalLocation": _physical(finding.location)}],
+        "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
     }
     if finding.related:
         result["relatedLocations"] = [
@@ -84,7 +119,7 @@ def to_sarif(findings: list[Finding]) -> dict[str, Any]:
                 "rules": [_rule_entry(r) for r in rule_ids],
             }},
             "originalUriBaseIds": {"%SRCROOT%": {"description": {"text": "The repository root."}}},
-            "results": [_result(f, index[f.rule]) for f in findings],
+            "results": [_result(f, index[f.rule], h) for f, h in zip(findings, fingerprints(findings))],
         }],
     }
 

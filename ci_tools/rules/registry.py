@@ -89,6 +89,16 @@ def matches(rule_id: str, patterns: Iterable[str]) -> bool:
     return False
 
 
+def unknown_patterns(patterns: Iterable[str]) -> list[str]:
+    """The ``--select``/``--ignore`` values that match no registered rule id.
+
+    A typo there would otherwise hide every finding (``--select``) or none
+    (``--ignore``) while the run reports success.
+    """
+    ids = [r.id for r in all_rules()]
+    return [p for p in patterns if not any(matches(rule_id, [p]) for rule_id in ids)]
+
+
 def filter_findings(findings: list[Finding], select: Iterable[str], ignore: Iterable[str]) -> list[Finding]:
     sel, ign = list(select), list(ignore)
     return [f for f in findings if (not sel or matches(f.rule, sel)) and not matches(f.rule, ign)]
