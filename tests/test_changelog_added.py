@@ -126,3 +126,11 @@ def test_an_entry_inserted_mid_file_covers_the_change_it_describes(tmp_path: Pat
     log.write_text(text[:first_end] + inserted + "\n" + text[first_end:], encoding="utf-8")
     commit(repo, "the entry lands mid-file")
     assert run_check(repo, shas[-1]) == []
+
+
+def test_at_most_the_limit_of_added_entries_is_parsed() -> None:
+    base = A
+    head = A + "".join("\n" + entry(f"k{i}", f"Entry {i}.", 10 + i) for i in range(5))
+    found = added_entries(PATH, Layout(base.encode()), Layout(head.encode()), limit=2)
+    assert [e.config_keys[0][0] for e in found] == ["k0", "k1"]
+    assert [e.line for e in found] == [7, 13]

@@ -8,8 +8,8 @@ line, is not the text of any entry at the base: an entry inserted anywhere is
 found, a verbatim re-append is not new, and a pr-link correction adds nothing.
 An entry whose description was edited is added in its new wording.
 
-Only the added blocks are parsed, each on its own, behind as many empty lines
-as precede it, so every position is one of the head file.
+Only the added blocks are parsed, each on its own; its ``offset`` (the lines
+before it) turns its positions into the head file's.
 """
 
 from __future__ import annotations
@@ -45,21 +45,21 @@ def added_blocks(base: Layout | None, head: Layout) -> list[Block]:
 def parse_block(path: str, head: Layout, block: Block) -> NewEntry | None:
     """One block as an entry with head-file positions; None when it is not valid YAML (the gate reports that)."""
     try:
-        text = "\n" * (block.start - 1) + head.text(block.start, block.end).decode("utf-8")
-        loaded = load_yaml(text, path)
+        loaded = load_yaml(head.text(block.start, block.end).decode("utf-8"), path)
     except (UnicodeDecodeError, YamlLoadError):
         return None
     value = loaded.value
     if not isinstance(value, PosSeq) or len(value) != 1:
         return None
+    offset = block.start - 1
     span = value.item_span(0)
-    return NewEntry(path, span[0], value[0], 0, span)
+    return NewEntry(path, span[0] + offset, value[0], offset, (span[0] + offset, span[1], span[2] + offset, span[3]))
 
 
-def added_entries(path: str, base: Layout | None, head: Layout) -> list[NewEntry]:
-    """The parsed entries a change adds (see the module docstring), in head order."""
+def added_entries(path: str, base: Layout | None, head: Layout, limit: int | None = None) -> list[NewEntry]:
+    """The parsed entries a change adds (see the module docstring), in head order; at most ``limit``."""
     out: list[NewEntry] = []
-    for block in added_blocks(base, head):
+    for block in added_blocks(base, head)[:limit]:
         entry = parse_block(path, head, block)
         if entry is not None:
             out.append(entry)

@@ -107,7 +107,7 @@ class ChangelogChange:
             return []
         from .added import added_entries
 
-        return added_entries(self.path, self.base, self.head)
+        return added_entries(self.path, self.base, self.head, self.limits.max_appended_entries)
 
     def base_loc(self, line: int) -> Location:
         return Location(self.path, line, 1, note=f"at the {self.base_label}")

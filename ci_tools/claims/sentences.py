@@ -11,6 +11,7 @@ maps to the scalar's start, which is still the right line.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from dataclasses import dataclass
 
@@ -37,7 +38,9 @@ class SourceText:
         return Location(self.path, line, col, end_line, end_col, note)
 
 
+@functools.lru_cache(maxsize=4)
 def _line_starts(text: str) -> list[int]:
+    """Offsets of each line's first character; cached: every description of one changelog reads the same text."""
     starts = [0]
     for m in re.finditer("\n", text):
         starts.append(m.end())

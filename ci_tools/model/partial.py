@@ -24,6 +24,7 @@ from typing import Iterable, TypeVar
 
 from ..config import ProjectConfig
 from ..findings import Finding
+from ..limits import limits_of
 from ..matrix import keys_matching
 from ..snapshot import Snapshot
 from ..yamlpos import LoadedYaml, PosMap, YamlLoadError, load_yaml
@@ -89,6 +90,7 @@ class PartialLoader:
 
     def __init__(self, config: ProjectConfig, *, limit: int = 4096) -> None:
         self.config = config
+        self._max_bytes = limits_of(config).max_file_bytes
         self._files: _Lru[str, tuple[list[str], list[_Piece] | None]] = _Lru(64)
         self._parsed: _Lru[tuple[str, int, str], ConfigEntry | None] = _Lru(limit)
         self._runners: _Lru[str, tuple[LoadedFile | None, list[Finding]]] = _Lru(64)
@@ -99,8 +101,8 @@ class PartialLoader:
         repo = RepoData(snapshot=snapshot, config=self.config)
         for path in master_paths(snapshot, self.config):
             raw = snapshot.read(path)
-            if raw is None:
-                return self._full(snapshot)
+            if raw is None or len(raw) > self._max_bytes:
+                return self._full(snapshot)  # a missing or oversized file: the full load words the finding
             blob = _identity(snapshot, path, raw)
             found = self._files.get(blob)
             if found is None:
@@ -159,6 +161,7 @@ class PartialLoader:
         found = self._runners.get(blob)
         if found is None:
             problems: list[Finding] = []
-            found = self._runners.put(blob, (_load_file(snapshot, path, problems, required=True), problems))
+            found = self._runners.put(blob, (_load_file(snapshot, path, problems, required=True, max_bytes=self._max_bytes),
+                                            problems))
         repo.problems.extend(found[1])
         return found[0]
