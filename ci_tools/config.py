@@ -41,7 +41,7 @@ DEFAULT_SERVER_PATTERNS = (
     "python -m atom.entrypoints.openai_server",
     "trtllm-serve",
 )
-FEATURE_SECTIONS = ("claims", "dispatch", "sweep")
+FEATURE_SECTIONS = ("claims", "dispatch", "sweep", "job-env")
 _SLUG = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 
 

@@ -97,13 +97,13 @@ class EvalCache:
         return found
 
     def evaluate(self, job: Job, snapshot: Snapshot) -> RecipeEval | None:
-        from ..contract import job_env, recipe_candidates
+        from ..contract import recipe_candidates, recipe_env
 
         # First existing candidate, as resolve_recipe picks it (reads are cached by the snapshot).
         path = next((c for c in recipe_candidates(job, self.config) if snapshot.read(c) is not None), None)
         if path is None:
             return None
-        env = job_env(job)
+        env = recipe_env(job, self.config, snapshot)
         key = (path, self._digest(snapshot.read(path)), self._digest(snapshot.read(self.config.benchmark_lib)),
                tuple(sorted(env.items())), job.row.path, job.row.line)
         if key in self._cache:
