@@ -15,13 +15,18 @@ gets the marks InferenceX's ``test-config`` gives the same selection:
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from .matrix import EVAL_FIELDS, Job
+if TYPE_CHECKING:
+    from .matrix import Job
 
 MIN_EVAL_CONC = 16
 EVAL_SEQ_LENS = (8192, 1024)
+# Fields that mark a job for evals; they depend on the other jobs of the set (the median
+# concurrency of a group), so they are left out of a job's id.
+EVAL_FIELDS = frozenset({"run-eval", "eval-only", "eval-conc", "eval-all-concs"})
 
 
 def _freeze(value: Any) -> Any:
@@ -89,5 +94,5 @@ def mark_evals(jobs: Sequence[Job]) -> list[Job]:
         fields["run-eval"] = run_eval
         if eval_conc is not None:
             fields["eval-conc"] = eval_conc
-        out.append(Job(job.config_key, job.scenario, fields, job.row, job.scenario_index, job.row_index))
+        out.append(dataclasses.replace(job, fields=fields))
     return out

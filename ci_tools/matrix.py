@@ -34,9 +34,10 @@ from decimal import Decimal, InvalidOperation
 from functools import cached_property, lru_cache
 from typing import Any, Iterable, Iterator, Mapping, TypeGuard
 
+from .evals import EVAL_FIELDS, eval_marks
 from .findings import Location
 from .model.repository import ConfigEntry, RepoData
-from .yamlpos import PosSeq, Span
+from .yamlpos import PosSeq
 
 FIXED = "fixed-seq-len"
 AGENTIC = "agentic-coding"
@@ -50,9 +51,6 @@ BYTES_PER_GB = 1_000_000_000
 MAX_MODEL_LEN_MARGIN = 256
 # Short names of the sequence-length pairs, used in exp-name and in the workflow's buckets.
 SEQ_LEN_NAMES = {(1024, 1024): "1k1k", (8192, 1024): "8k1k"}
-# Fields that mark a job for evals; they depend on the other jobs of the set (the median
-# concurrency of a group), so they are left out of a job's id.
-EVAL_FIELDS = frozenset({"run-eval", "eval-only", "eval-conc", "eval-all-concs"})
 # Optional metadata a row inherits from its config when it does not set it.
 COMPONENT_FIELDS = ("router", "kv-p2p-transfer")
 
@@ -311,8 +309,33 @@ def _workers(row: Mapping[str, Any]) -> dict[str, dict[str, Any]] | None:
     return {"prefill": _worker(prefill), "decode": _worker(decode)}
 
 
-def _fixed_jobs(entry: ConfigEntry, data: Mapping[str, Any], top: dict[str, Any], multinode: bool,
-                disagg: Any) -> Iterator[Job]:
+@dataclass
+class _Point:
+    """A generated entry before the set it belongs to has decided its eval marks."""
+
+    config_key: str
+    scenario: str
+    fields: dict[str, Any]
+    row: Location
+    scenario_index: int
+    row_index: int
+
+
+def _with_evals(points: list[_Point]) -> list[Job]:
+    """Jobs of the points, ``run-eval`` (and ``eval-conc``) set as the generator sets them over this set."""
+    marks = eval_marks([p.fields for p in points])
+    jobs: list[Job] = []
+    for i, p in enumerate(points):
+        p.fields["run-eval"] = i in marks
+        eval_conc = marks.get(i)
+        if eval_conc is not None:
+            p.fields["eval-conc"] = eval_conc
+        jobs.append(Job(p.config_key, p.scenario, p.fields, p.row, p.scenario_index, p.row_index))
+    return jobs
+
+
+def _fixed_points(entry: ConfigEntry, data: Mapping[str, Any], top: dict[str, Any], multinode: bool,
+                disagg: Any) -> Iterator[_Point]:
     prefix = top["model-prefix"]
     for s_index, block in _blocks(data["scenarios"], FIXED):
         isl, osl = block.get("isl"), block.get("osl")
@@ -328,7 +351,7 @@ def _fixed_jobs(entry: ConfigEntry, data: Mapping[str, Any], top: dict[str, Any]
                 fields = {**top, "isl": isl, "osl": osl, "spec-decoding": spec, **workers, "conc": concs,
                           "max-model-len": max_len, "exp-name": name, "disagg": disagg, "run-eval": False,
                           **component}
-                yield Job(entry.key, FIXED, fields, loc, s_index, r_index)
+                yield _Point(entry.key, FIXED, fields, loc, s_index, r_index)
                 continue
             ep, dp_attn = row.get("ep"), row.get("dp-attn")
             par = {"tp": row.get("tp"), "pp": row.get("pp", 1), "dcp-size": row.get("dcp-size", 1),
@@ -337,11 +360,11 @@ def _fixed_jobs(entry: ConfigEntry, data: Mapping[str, Any], top: dict[str, Any]
                 fields = {**top, "isl": isl, "osl": osl, **par, "conc": conc, "max-model-len": max_len,
                           "ep": 1 if ep is None else ep, "dp-attn": False if dp_attn is None else dp_attn,
                           "spec-decoding": spec, "exp-name": name, "disagg": disagg, "run-eval": False, **component}
-                yield Job(entry.key, FIXED, fields, loc, s_index, r_index)
+                yield _Point(entry.key, FIXED, fields, loc, s_index, r_index)
 
 
-def _agentic_jobs(entry: ConfigEntry, data: Mapping[str, Any], top: dict[str, Any], multinode: bool,
-                  disagg: Any, hardware: Any) -> Iterator[Job]:
+def _agentic_points(entry: ConfigEntry, data: Mapping[str, Any], top: dict[str, Any], multinode: bool,
+                  disagg: Any, hardware: Any) -> Iterator[_Point]:
     prefix = top["model-prefix"]
     for s_index, block in _blocks(data["scenarios"], AGENTIC):
         for r_index, row, concs, loc in _rows(entry, block):
@@ -361,7 +384,7 @@ def _agentic_jobs(entry: ConfigEntry, data: Mapping[str, Any], top: dict[str, An
                     fields = {**top, "spec-decoding": spec, **workers, "conc": [conc], "kv-offloading": kv,
                               "total-cpu-dram-gb": dram, "duration": AGENTIC_DURATION, "exp-name": name,
                               "disagg": disagg, "scenario-type": AGENTIC, **tail}
-                    yield Job(entry.key, AGENTIC, fields, loc, s_index, r_index)
+                    yield _Point(entry.key, AGENTIC, fields, loc, s_index, r_index)
                 continue
             tp, ep, dp_attn = row.get("tp"), row.get("ep"), row.get("dp-attn")
             par = {"tp": tp, "pp": row.get("pp", 1), "dcp-size": row.get("dcp-size", 1),
@@ -372,15 +395,16 @@ def _agentic_jobs(entry: ConfigEntry, data: Mapping[str, Any], top: dict[str, An
                           "duration": AGENTIC_DURATION,
                           "exp-name": agentic_exp_name(prefix, tp, conc, kv, backend, spec),
                           "scenario-type": AGENTIC, **tail}
-                yield Job(entry.key, AGENTIC, fields, loc, s_index, r_index)
+                yield _Point(entry.key, AGENTIC, fields, loc, s_index, r_index)
 
 
 def expand_config(entry: ConfigEntry, repo: RepoData) -> list[Job]:
-    """Jobs of one master config: its fixed-seq-len blocks, then its agentic ones, rows in file order.
+    """Jobs of one master config: its fixed-seq-len blocks, then its agentic ones, rows in file order;
+    evals marked over them."""
+    return _with_evals(_points(entry, repo))
 
-    Eval marks are not set here (``run-eval`` is false on fixed-seq-len jobs,
-    absent on agentic ones): they are decided over a whole set of jobs.
-    """
+
+def _points(entry: ConfigEntry, repo: RepoData) -> list[_Point]:
     data = entry.data
     if not isinstance(data, dict) or not isinstance(data.get("scenarios"), dict):
         return []
@@ -390,8 +414,8 @@ def expand_config(entry: ConfigEntry, repo: RepoData) -> list[Job]:
     multinode = bool(data.get("multinode", False))
     disagg = data.get("disagg", False)
     hardware = repo.hardware.get(runner) if isinstance(runner, str) else None
-    return [*_fixed_jobs(entry, data, top, multinode, disagg),
-            *_agentic_jobs(entry, data, top, multinode, disagg, hardware)]
+    return [*_fixed_points(entry, data, top, multinode, disagg),
+            *_agentic_points(entry, data, top, multinode, disagg, hardware)]
 
 
 def expand(repo: RepoData, keys: Iterable[str] | None = None) -> list[Job]:
@@ -400,14 +424,12 @@ def expand(repo: RepoData, keys: Iterable[str] | None = None) -> list[Job]:
     ``expand(repo)`` is the generator's full sweep; with keys, its test-config
     of those keys (eval selection among the jobs of those keys only).
     """
-    from .evals import mark_evals
-
     wanted = None if keys is None else set(keys)
-    jobs: list[Job] = []
+    points: list[_Point] = []
     for key, entry in repo.configs.items():
         if wanted is None or key in wanted:
-            jobs.extend(expand_config(entry, repo))
-    return mark_evals(jobs)
+            points.extend(_points(entry, repo))
+    return _with_evals(points)
 
 
 def match_key_glob(pattern: str, key: str) -> bool:

@@ -40,7 +40,7 @@ from .expr import UNKNOWN, to_text, truthy
 from .launch import script_exports
 from .launchers import LauncherVars, scan_launcher
 from .settings import load_job_env_settings
-from .workflow import BUILTIN, Caller, InputSpec, Workflows, load_workflows
+from .workflow import Caller, InputSpec, Workflows, load_workflows
 
 BUILTIN_SWEEP = "run-sweep.yml"
 # What `ci-tools sweep` sets when it runs a recipe of a repository that has no templates.
