@@ -399,6 +399,7 @@ GENERATED: list[str] = []
 def test_expansion_of_arbitrary_config_shapes_never_raises(data: dict[str, Any]) -> None:
     import yaml
 
+    from ci_tools.contract import job_env
     from ci_tools.evals import mark_evals
     from ci_tools.matrix import expand_config
     from ci_tools.model.repository import ConfigEntry, LoadedFile
@@ -410,6 +411,8 @@ def test_expansion_of_arbitrary_config_shapes_never_raises(data: dict[str, Any])
     for job in mark_evals(expand_config(ConfigEntry("k", file, loaded.value["k"], (1, 1, 1, 2)), _real_repo())):
         assert job.concs
         json.loads(job.json_text())
+        # Whatever the fields hold, the (built-in) env contract gives an environment of strings.
+        assert all(isinstance(v, str) for v in job_env(job).values())
         GENERATED.append(job.id)
 
 

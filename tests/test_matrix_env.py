@@ -87,6 +87,34 @@ def test_every_jobs_environment_is_what_the_templates_give(contract: JobEnvContr
     assert extra_names == []
 
 
+# What the recipe receives differs from what the templates give only where the job's fleet's launcher
+# replaces a variable with a value of its own (line at 843c625); the value is then unknown.
+LAUNCHER_REPLACES = {
+    ("IMAGE", "runners/launch_gb200-nv.sh"): 330,             # export IMAGE=$SQUASH_FILE
+    ("IS_MULTINODE", "runners/launch_gb300-nv.sh"): 720,      # export IS_MULTINODE=true
+    ("MODEL", "runners/launch_b200-dgxc.sh"): 552,            # export MODEL="$MODEL_PATH"
+    ("SCENARIO_SUBDIR", "runners/launch_rtx6000pro-lat.sh"): 40,  # ${SCENARIO_SUBDIR:-...}, then reshaped
+}
+
+
+def test_matrix_env_is_the_templates_environment_but_where_a_launcher_replaces_a_variable(
+        full_corpus_repo: RepoData, full_corpus_jobs: list[Job]) -> None:
+    oracle = json.loads((full_corpus_dir() / "expected" / "job-env.json").read_text())
+    contract = contract_for(full_corpus_repo.config, full_corpus_repo.snapshot)
+    replaced: dict[tuple[str, str], int] = {}
+    for job, expected in zip(full_corpus_jobs, oracle):
+        env = contract.recipe_env(job)  # what `matrix --env` prints
+        for name, value in expected["env"].items():
+            if env[name].value != value:
+                assert env[name].value is None, (job.label(), name)
+                # (the file read: launch_b200-dgxc-slurm.sh is a link to launch_b200-dgxc.sh)
+                sources = {contract.launchers[p].path for p in contract.launcher_paths(job)}
+                assert env[name].origin.path in sources, (job.label(), name)
+                key = (name, env[name].origin.path)
+                replaced[key] = env[name].origin.line
+    assert replaced == LAUNCHER_REPLACES
+
+
 def test_the_variables_the_oracle_leaves_out_are_in_the_templates(contract: JobEnvContract,
                                                                   full_corpus_jobs: list[Job],
                                                                   workflow_envs: list[dict[str, EnvVar]]) -> None:
@@ -155,10 +183,12 @@ def test_launcher_variables_exist_with_unknown_values(full_corpus_repo: RepoData
     b200 = next(j for j in full_corpus_jobs if j.get("runner") == "b200")
     assert "runners/launch_b200-dgxc.sh" in contract_for(config, snapshot).launcher_paths(b200)
     assert recipe_env(b200, config, snapshot)["MODEL"] is None
-    # A label runners.yaml does not define may land on any fleet.
-    undefined = next(j for j in full_corpus_jobs if j.get("runner") == "gb300-nv")
-    every = contract_for(config, snapshot).launcher_paths(undefined)
-    assert every == tuple(contract_for(config, snapshot).launchers) and len(every) == 19
+    # A label runners.yaml does not define: the fleet it names, else any fleet.
+    contract = contract_for(config, snapshot)
+    named = next(j for j in full_corpus_jobs if j.get("runner") == "gb300-nv")
+    assert contract.launcher_paths(named) == ("runners/launch_gb300-nv.sh",)
+    unnamed = next(j for j in full_corpus_jobs if j.get("runner") == "h200-dgxc")
+    assert contract.launcher_paths(unnamed) == tuple(contract.launchers) and len(contract.launchers) == 19
 
 
 def test_launcher_scan_tells_own_values_from_passed_on_ones() -> None:

@@ -112,8 +112,9 @@ class JobEnvContract:
 
     def __init__(self, workflows: Workflows, launchers: Mapping[str, LauncherVars],
                  fleets: Mapping[str, tuple[str, ...]], runtime: tuple[tuple[str, Location], ...],
-                 config: ProjectConfig, snapshot: Snapshot) -> None:
+                 config: ProjectConfig, snapshot: Snapshot, launcher_pattern: str | None = None) -> None:
         self.workflows = workflows
+        self.launcher_pattern = launcher_pattern
         self.launchers = launchers
         self.fleets = fleets  # runner label -> the launcher paths of its nodes
         self.runtime = runtime
@@ -167,10 +168,21 @@ class JobEnvContract:
         return out
 
     def launcher_paths(self, job: Job) -> tuple[str, ...]:
-        """The launchers the job's nodes start; every launcher for a label runners.yaml does not define."""
+        """The launchers the job's nodes start.
+
+        For a label runners.yaml does not define: the launcher of the fleet the
+        label names (``cluster:gb300-nv`` -> ``launch_gb300-nv.sh``) when there
+        is one, else every launcher (the job could land anywhere).
+        """
         label = job.fields.get("runner")
         found = self.fleets.get(label) if isinstance(label, str) else None
-        return found if found is not None else tuple(self.launchers)
+        if found is not None:
+            return found
+        if isinstance(label, str) and self.launcher_pattern is not None:
+            named = self.launcher_pattern.format(fleet=label.removeprefix("cluster:"), node=label)
+            if named in self.launchers:
+                return (named,)
+        return tuple(self.launchers)
 
     def recipe_env(self, job: Job) -> dict[str, EnvVar]:
         """Everything the job's recipe receives: the workflow's variables, then what exists only at
@@ -246,7 +258,7 @@ def load_contract(config: ProjectConfig, snapshot: Snapshot | None) -> JobEnvCon
             source, data = _read_launcher(snapshot, path)
             if data is not None:
                 launchers[path] = scan_launcher(source, data)
-    return JobEnvContract(workflows, launchers, fleets, runtime, config, files)
+    return JobEnvContract(workflows, launchers, fleets, runtime, config, files, pattern)
 
 
 def _runner_labels(config: ProjectConfig, snapshot: Snapshot) -> Mapping[str, Any]:
