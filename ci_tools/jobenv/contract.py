@@ -40,14 +40,15 @@ from .expr import UNKNOWN, to_text, truthy
 from .launch import script_exports
 from .launchers import LauncherVars, scan_launcher
 from .settings import load_job_env_settings
-from .workflow import Caller, InputSpec, Workflows, load_workflows
+from .workflow import Caller, InputSpec, Template, Workflows, load_workflows
 
 BUILTIN_SWEEP = "run-sweep.yml"
 # What `ci-tools sweep` sets when it runs a recipe of a repository that has no templates.
 EXECUTOR_VARIABLES = ("PORT",)
 _EXECUTOR = Location("ci-tools sweep executor")
 # Contexts a `with:`/`env:` expression may read that are only known while the workflow runs.
-_RUN_CONTEXTS = ("github", "secrets", "vars", "needs", "steps", "strategy", "job", "jobs", "runner", "env")
+_UNKNOWN_CONTEXTS = {name: UNKNOWN for name in ("github", "secrets", "vars", "needs", "steps", "strategy", "job",
+                                                 "jobs", "runner", "env")}
 
 
 @dataclass(frozen=True)
@@ -115,11 +116,19 @@ class JobEnvContract:
                  config: ProjectConfig, snapshot: Snapshot, launcher_pattern: str | None = None) -> None:
         self.workflows = workflows
         self.launcher_pattern = launcher_pattern
+        self._input_defaults: dict[str, dict[str, Any]] = {}
         self.launchers = launchers
         self.fleets = fleets  # runner label -> the launcher paths of its nodes
         self.runtime = runtime
         self.config = config
         self.snapshot = snapshot
+
+    def _defaults(self, template: Template) -> dict[str, Any]:
+        """The value of every input a caller does not pass (its default), once per template."""
+        found = self._input_defaults.get(template.path)
+        if found is None:
+            found = self._input_defaults[template.path] = {n: _missing(s) for n, s in template.inputs.items()}
+        return found
 
     @property
     def source(self) -> str:
@@ -147,13 +156,12 @@ class JobEnvContract:
         if caller is None:
             return {}
         template = caller.template
-        unknown_contexts: dict[str, Any] = {name: UNKNOWN for name in _RUN_CONTEXTS}
-        ctx: dict[str, Any] = {**unknown_contexts, "matrix": {"config": dict(job.fields)}}
-        inputs = {name: _missing(spec) for name, spec in template.inputs.items()}
+        ctx: dict[str, Any] = {**_UNKNOWN_CONTEXTS, "matrix": {"config": job.fields}}
+        inputs = dict(self._defaults(template))
         for name, compiled in caller.with_:
             inputs[name] = _coerce(compiled(ctx), template.inputs.get(name))
         env_ctx: dict[str, Any] = {}
-        ctx = {**unknown_contexts, "inputs": inputs, "env": env_ctx, "runner": runner if runner else UNKNOWN}
+        ctx = {**_UNKNOWN_CONTEXTS, "inputs": inputs, "env": env_ctx, "runner": runner if runner else UNKNOWN}
         out: dict[str, EnvVar] = {}
         launch = template.launch
         for item in template.env + (launch.env if launch is not None else ()):

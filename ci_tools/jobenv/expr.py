@@ -465,6 +465,27 @@ def compile_expression(text: str) -> Compiled:
 _EMBEDDED = re.compile(r"\$\{\{(.*?)\}\}", re.S)
 
 
+def _pieces(text: str) -> list[Compiled | str]:
+    """Literal text and compiled expressions, alternating."""
+    return [compile_expression(p.strip()) if i % 2 else p for i, p in enumerate(_EMBEDDED.split(text))]
+
+
+def _render(pieces: list[Compiled | str], ctx: Context, unknown: str | None) -> str | None:
+    """The pieces as one string; an expression not known gives ``unknown`` in its place (None: no string)."""
+    out: list[str] = []
+    for piece in pieces:
+        if isinstance(piece, str):
+            out.append(piece)
+            continue
+        text = to_text(piece(ctx))
+        if text is None:
+            if unknown is None:
+                return None
+            text = unknown
+        out.append(text)
+    return "".join(out)
+
+
 def compile_value(raw: Any) -> Compiled:
     """A YAML value of a ``with:``/``env:`` mapping.
 
@@ -472,42 +493,23 @@ def compile_value(raw: Any) -> Compiled:
     (true stays a boolean); a string mixing text and expressions is their
     concatenation; any other YAML scalar is taken as is.
     """
-    if not isinstance(raw, str):
+    if not isinstance(raw, str) or "${{" not in raw:
         return lambda ctx: raw
-    parts = _EMBEDDED.split(raw)
-    if len(parts) == 1:
-        return lambda ctx: raw
-    if len(parts) == 3 and parts[0].strip() == "" and parts[2].strip() == "":
-        return compile_expression(parts[1].strip())
-    pieces: list[Compiled | str] = [compile_expression(p.strip()) if i % 2 else p for i, p in enumerate(parts)]
+    pieces = _pieces(raw)
+    if len(pieces) == 3:
+        before, single, after = pieces
+        if isinstance(before, str) and isinstance(after, str) and not isinstance(single, str) \
+                and not before.strip() and not after.strip():
+            return single
 
     def concat(ctx: Context) -> Any:
-        out: list[str] = []
-        for piece in pieces:
-            if isinstance(piece, str):
-                out.append(piece)
-                continue
-            text = to_text(piece(ctx))
-            if text is None:
-                return UNKNOWN
-            out.append(text)
-        return "".join(out)
+        text = _render(pieces, ctx, None)
+        return UNKNOWN if text is None else text
     return concat
 
 
 def compile_text(text: str, unknown: str) -> Callable[[Context], str]:
     """Text (a ``run:`` script) with each ``${{ }}`` replaced by its value, as Actions substitutes it
     before the shell starts; an expression whose value is not known becomes ``unknown``."""
-    parts = _EMBEDDED.split(text)
-    pieces: list[Compiled | str] = [compile_expression(p.strip()) if i % 2 else p for i, p in enumerate(parts)]
-
-    def render(ctx: Context) -> str:
-        out: list[str] = []
-        for piece in pieces:
-            if isinstance(piece, str):
-                out.append(piece)
-                continue
-            value = to_text(piece(ctx))
-            out.append(unknown if value is None else value)
-        return "".join(out)
-    return render
+    pieces = _pieces(text)
+    return lambda ctx: _render(pieces, ctx, unknown) or ""
