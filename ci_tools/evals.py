@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 
 MIN_EVAL_CONC = 16
 EVAL_SEQ_LENS = (8192, 1024)
+# What single-node jobs are grouped by (malformed values included: the schema rules report them).
+_GROUP_FIELDS = ("model", "runner", "framework", "precision", "isl", "osl", "spec-decoding", "dp-attn")
 # Fields that mark a job for evals; they depend on the other jobs of the set (the median
 # concurrency of a group), so they are left out of a job's id.
 EVAL_FIELDS = frozenset({"run-eval", "eval-only", "eval-conc", "eval-all-concs"})
@@ -59,8 +61,7 @@ def eval_marks(entries: Sequence[Mapping[str, Any]]) -> dict[int, int | None]:
         if not eligible:
             continue
         if "tp" in f:
-            key = (f.get("model"), f.get("runner"), f.get("framework"), f.get("precision"), f.get("isl"),
-                   f.get("osl"), f.get("spec-decoding"), _freeze(f.get("dp-attn")))
+            key = tuple(_freeze(f.get(name)) for name in _GROUP_FIELDS)
             single[key].append(i)
         elif "prefill" in f:
             multi[_topology_key(f)].append((i, eligible[-1]))

@@ -301,6 +301,15 @@ def test_evals_at_the_highest_and_median_concurrency_of_each_8k1k_group(full_cor
     assert all(isinstance(j.get("run-eval"), bool) for j in full_corpus_jobs)
 
 
+def test_eval_marks_over_malformed_fields_group_them_as_written() -> None:
+    from ci_tools.evals import eval_marks
+
+    base = {"isl": 8192, "osl": 1024, "tp": 8, "runner": "mi355x", "dp-attn": [True]}
+    entries = [{**base, "model": ["m"], "conc": c} for c in (16, 32, 64)] + [{**base, "model": {"a": 1}, "conc": 64}]
+    # Unhashable values (the schema rules report them) still group: highest and median of the list model's group.
+    assert eval_marks(entries) == {1: None, 2: None, 3: None}
+
+
 def test_eval_marks_are_not_part_of_a_jobs_id(full_corpus_jobs: list[Job]) -> None:
     job = next(j for j in full_corpus_jobs if j.get("run-eval") is True)
     assert job.with_fields(**{"run-eval": False}).id == job.id
@@ -380,13 +389,16 @@ _values = st.recursive(_scalars, lambda inner: st.one_of(st.lists(inner, max_siz
 _row_keys = ["tp", "ep", "dp-attn", "pp", "dcp-size", "pcp-size", "spec-decoding", "conc-start", "conc-end", "conc-list",
              "kv-offloading", "kv-offload-backend", "router", "kv-p2p-transfer", "prefill", "decode"]
 _concs = st.one_of(st.fixed_dictionaries({"conc-list": st.lists(st.integers(1, 64), min_size=1, max_size=3)}),
+                   st.fixed_dictionaries({"conc-list": st.lists(st.sampled_from([16, 32, 64]), min_size=1, max_size=3)}),
                    st.fixed_dictionaries({"conc-start": st.integers(1, 8), "conc-end": st.integers(8, 40)}))
 _rows = st.builds(lambda extra, conc: {**extra, **conc},
                   st.dictionaries(st.sampled_from(_row_keys[:7] + _row_keys[10:]), _values, max_size=6), _concs)
 _blocks = st.fixed_dictionaries({"search-space": st.one_of(st.lists(_rows, max_size=3), _values)},
-                                optional={"isl": _values, "osl": _values, "dram-utilization": _values})
+                                optional={"isl": st.one_of(st.just(8192), _values), "osl": st.one_of(st.just(1024), _values),
+                                          "dram-utilization": _values})
 _configs = st.fixed_dictionaries({
     "model-prefix": _scalars, "runner": st.sampled_from(["mi355x", "cluster:mi355x-amds", 7]),
+    "model": _values, "precision": _values,
     "multinode": st.one_of(st.booleans(), _scalars),
     "scenarios": st.one_of(_values, st.dictionaries(st.sampled_from(["fixed-seq-len", "agentic-coding", "other"]),
                                                     st.one_of(st.lists(_blocks, max_size=2), _values), max_size=2)),
