@@ -34,7 +34,9 @@ EVAL_FIELDS = frozenset({"run-eval", "eval-only", "eval-conc", "eval-all-concs"}
 def _freeze(value: Any) -> Any:
     """A hashable stand-in with the generator's equality (dicts by sorted items, lists as tuples)."""
     if isinstance(value, dict):
-        return tuple(sorted((k, _freeze(v)) for k, v in value.items()))
+        # Keys of any type (a malformed config may mix them) in one deterministic order.
+        items = ((k, _freeze(v)) for k, v in value.items())
+        return tuple(sorted(items, key=lambda kv: (type(kv[0]).__name__, str(kv[0]))))
     if isinstance(value, list):
         return tuple(_freeze(v) for v in value)
     return value

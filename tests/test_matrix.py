@@ -305,7 +305,7 @@ def test_eval_marks_over_malformed_fields_group_them_as_written() -> None:
     from ci_tools.evals import eval_marks
 
     base = {"isl": 8192, "osl": 1024, "tp": 8, "runner": "mi355x", "dp-attn": [True]}
-    entries = [{**base, "model": ["m"], "conc": c} for c in (16, 32, 64)] + [{**base, "model": {"a": 1}, "conc": 64}]
+    entries = [{**base, "model": ["m"], "conc": c} for c in (16, 32, 64)] + [{**base, "model": {"a": 1, 0: 2}, "conc": 64}]
     # Unhashable values (the schema rules report them) still group: highest and median of the list model's group.
     assert eval_marks(entries) == {1: None, 2: None, 3: None}
 

@@ -298,6 +298,28 @@ def test_a_broken_expression_is_reported_with_its_line_and_leaves_the_value_unkn
     assert entry["env"]["MODEL"] is None and entry["env"]["TP"] == "4"
 
 
+def test_missing_or_partial_templates_are_reported(tmp_path: Path) -> None:
+    root = contract_repo(tmp_path)
+    (root / MULTI).unlink()
+    single = root / SINGLE
+    text = single.read_text()
+    single.write_text(text.replace("bash ./runners/launch_${RUNNER_NAME%%_*}.sh", "echo no launcher here"))
+    config = load_config(root)
+    snapshot = WorkTreeSnapshot(root)
+    contract = load_contract(config, snapshot)
+    assert contract.problems == (
+        f"{MULTI}: the workflow does not exist",
+        f"{SINGLE}: no step calls a runner launcher (`bash ./runners/launch_....sh`); only the template's env: "
+        "blocks are known",
+    )
+    jobs = expand(load_repo(snapshot, config, with_changelog=False))
+    single_job = jobs[0]
+    env = contract.recipe_env(single_job)
+    assert env["TP"] == EnvVar("4", env["TP"].origin) and "RESULT_FILENAME" not in env and "MODEL_PATH" not in env
+    multi = next(j for j in jobs if j.multinode)
+    assert contract.caller_for(multi) is None and contract.workflow_env(multi) == {}  # no template runs it
+
+
 def test_runtime_names_are_configured_and_checked(tmp_path: Path) -> None:
     root = contract_repo(tmp_path)
     (root / ".ci-tools.yaml").write_text("job-env:\n  runtime: [SITE_CACHE]\n")

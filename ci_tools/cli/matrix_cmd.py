@@ -235,7 +235,8 @@ def _explain(jobs: list[Job], config: ProjectConfig, snapshot: Snapshot) -> str:
             found = found or cand == res.path
             out.append(f"    {status:<9}  {cand}")
         caller = contract.caller_for(job)
-        via = f" via {caller.job} of {contract.source}" if caller is not None else f" (no job of {contract.source} runs it)"
+        via = (f" via {caller.job} of {contract.source}" if caller is not None
+               else f" (no job of {contract.source} runs it)")
         out.append(f"  env{via} (? = set at run time, value unknown):")
         env = contract.recipe_env(job)
         width = max((len(n) + len((v.value or "?").replace(chr(10), "  ")) for n, v in env.items()), default=0) + 1

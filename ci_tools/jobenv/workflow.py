@@ -210,7 +210,8 @@ def load_template(reader: _Reader, path: str) -> Template | None:
     found = _launch_step(reader, path, data)
     job_env, launch = found if found is not None else ((), None)
     if launch is None:
-        reader.problems.append(f"{reader.shown(path)}: no step calls a runner launcher (`bash ./runners/launch_....sh`); "
+        reader.problems.append(f"{reader.shown(path)}: no step calls a runner launcher "
+                               "(`bash ./runners/launch_....sh`); "
                                "only the template's env: blocks are known")
     return Template(path, _inputs(data), _env_items(reader, path, data.get("env")) + job_env, launch)
 
