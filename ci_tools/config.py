@@ -234,8 +234,15 @@ def _read_sweep(config: ProjectConfig) -> None:
     load_sweep_settings(config)
 
 
+def _read_job_env(config: ProjectConfig) -> None:
+    from .jobenv.settings import load_job_env_settings
+
+    load_job_env_settings(config)
+
+
 SECTION_READERS: dict[str, Callable[[ProjectConfig], None]] = {
     "claims": _read_claims,
     "dispatch": _read_dispatch,
     "sweep": _read_sweep,
+    "job-env": _read_job_env,
 }

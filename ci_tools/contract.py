@@ -1,93 +1,58 @@
 """What a job's recipe receives: its environment and the recipe path.
 
-The env contract is the list in FORMATS.md ("Environment a recipe
-receives"); the recipe is what the launcher of the job's runner fleet picks
-(:mod:`ci_tools.recipe_resolution`).
+The environment is the repository's own contract (:mod:`ci_tools.jobenv`:
+the workflow templates, the fleets' launchers, ``job-env`` in
+``.ci-tools.yaml``).  Recipe evaluation sees a variable known only at run
+time as unknown (:func:`recipe_env`); the sweep executor, which really runs a
+job, fills in what it knows itself and leaves the rest to the inherited
+environment (:func:`job_env`).  The recipe is what the launcher of the job's
+runner fleet picks (:mod:`ci_tools.recipe_resolution`).
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Collection, Mapping
 
 from .config import ProjectConfig
-from .matrix import AGENTIC, DEFAULT_PORT, Job, gpus_of
+from .jobenv.contract import JobEnvContract, contract_for
+from .matrix import Job
 from .recipe_resolution import RecipeResolution, Resolver, resolver_for
 from .snapshot import Snapshot
 
-__all__ = ["RecipeResolution", "default_runner_name", "job_env", "recipe_candidates", "resolve_recipe"]
+__all__ = ["RecipeResolution", "default_runner_name", "job_env", "recipe_candidates", "recipe_env", "resolve_recipe"]
+
+# The port the sweep executor gives a recipe's server when the caller names none.
+DEFAULT_PORT = "8888"
+_DEFAULTS = ProjectConfig(root=Path("."))
 
 
-def _s(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
+def recipe_env(job: Job, config: ProjectConfig, snapshot: Snapshot) -> dict[str, str | None]:
+    """Every variable the job's recipe receives; None where the value is only known at run time."""
+    return {name: var.value for name, var in contract_for(config, snapshot).recipe_env(job).items()}
 
 
-def job_env(job: Job, *, result_dir: str = "/workspace/results", port: str = DEFAULT_PORT,
-            runner_name: str = "", run_eval: bool = False, eval_only: bool = False) -> dict[str, str]:
-    """The exact environment the job's recipe is started with.
+def job_env(job: Job, *, result_dir: str = "/workspace/results", port: str = DEFAULT_PORT, runner_name: str = "",
+            run_eval: bool = False, eval_only: bool = False,
+            contract: JobEnvContract | None = None) -> dict[str, str]:
+    """The environment the sweep executor starts the job's recipe with.
 
-    ``runner_name`` is the node the job lands on (``mi355x-amds_03``); without
-    it the runner label stands in, see :func:`default_runner_name`.
+    The contract's known values (``contract`` None: the built-in one), with the
+    runner context of ``runner_name`` (so ``RUNNER_NAME`` and the names built
+    from it are known), ``RESULT_DIR`` and ``PORT`` of this run.  Evals run
+    only when asked (``RUN_EVAL``/``EVAL_ONLY``), as InferenceX's sweeps run
+    throughput jobs without evals and evals as jobs of their own.  Values
+    known only elsewhere (secrets, a launcher's paths) are left to the
+    inherited environment.
     """
-    f = job.fields
-    backend = f.get("kv-offload-backend")
-    agentic = job.scenario == AGENTIC
-    # Agentic jobs have no fixed sequence lengths; the workflow passes zeros.
-    seq = {"ISL": "0", "OSL": "0", "MAX_MODEL_LEN": "0"} if agentic else {
-        "ISL": _s(f.get("isl")), "OSL": _s(f.get("osl")), "MAX_MODEL_LEN": _s(f.get("max-model-len"))}
-    env = {
-        "MODEL": _s(f.get("model")),
-        "MODEL_PREFIX": _s(f.get("model-prefix")),
-        "IMAGE": _s(f.get("image")),
-        "FRAMEWORK": _s(f.get("framework")),
-        "PRECISION": _s(f.get("precision")),
-        **seq,
-        "SPEC_DECODING": _s(f.get("spec-decoding", "none")),
-        "DISAGG": _s(bool(f.get("disagg"))),
-        "RUN_EVAL": _s(run_eval),
-        "EVAL_ONLY": _s(eval_only),
-        "SCENARIO_TYPE": job.scenario,
-        "IS_AGENTIC": "1" if agentic else "0",
-        "KV_OFFLOADING": _s(f.get("kv-offloading", "none")),
-        "KV_OFFLOAD_BACKEND": _s(backend.get("name") if isinstance(backend, dict) else ""),
-        "TOTAL_CPU_DRAM_GB": _s(f.get("total-cpu-dram-gb")),
-        "DURATION": _s(f.get("duration")),
-        "EXP_NAME": _s(f.get("exp-name")),
-        "RESULT_DIR": result_dir,
-        "PORT": port,
-        "RUNNER_NAME": runner_name or _s(f.get("runner")),
-    }
-    if job.multinode:
-        env["CONC_LIST"] = " ".join(str(c) for c in f.get("conc-list", []))
-        for role in ("prefill", "decode"):
-            block = f.get(role) or {}
-            up = role.upper()
-            env[f"{up}_NUM_WORKERS"] = _s(block.get("num-worker"))
-            env[f"{up}_TP"] = _s(block.get("tp"))
-            env[f"{up}_EP"] = _s(block.get("ep"))
-            env[f"{up}_DP_ATTN"] = _s(block.get("dp-attn", False))
-            env[f"{up}_PP_SIZE"] = _s(block.get("pp"))
-            env[f"{up}_DCP_SIZE"] = _s(block.get("dcp-size"))
-            env[f"{up}_PCP_SIZE"] = _s(block.get("pcp-size"))
-            for setting in block.get("additional-settings") or []:
-                name, sep, value = str(setting).partition("=")
-                if sep and name.strip():
-                    env[name.strip()] = value
-    else:
-        gpus = gpus_of(f)
-        env.update({
-            "TP": _s(f.get("tp")),
-            "PP_SIZE": _s(f.get("pp", 1)),
-            "DCP_SIZE": _s(f.get("dcp-size", 1)),
-            "PCP_SIZE": _s(f.get("pcp-size", 1)),
-            "EP_SIZE": _s(f.get("ep", 1)),
-            "DP_ATTENTION": _s(f.get("dp-attn", False)),
-            "CONC": _s(f.get("conc")),
-            "GPU_COUNT": _s(gpus),
-        })
+    if contract is None:
+        contract = contract_for(_DEFAULTS, None)
+    runner = {"name": runner_name} if runner_name else None
+    env = {name: var.value for name, var in contract.workflow_env(job, runner).items() if var.value is not None}
+    env["RESULT_DIR"] = result_dir
+    env["PORT"] = port
+    env["RUN_EVAL"] = "true" if run_eval else "false"
+    env["EVAL_ONLY"] = "true" if eval_only else "false"
     return env
 
 

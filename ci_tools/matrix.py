@@ -1,46 +1,58 @@
-"""Expansion of master configs into jobs: one job per generated point.
+"""Expansion of master configs into jobs: InferenceX's matrix, entry for entry.
 
-The rules are the ones the benchmark repository's own generator applies
-(docs: FORMATS.md, "Matrix expansion"): a ``conc-start``..``conc-end`` range
-doubles from the start and clamps its last value to the end, ``conc-list`` is
-taken verbatim, omitted fields take their defaults.
+The authority is the benchmark repository's own generator
+(``utils/matrix_logic/generate_sweep_configs.py full-sweep``): every job it
+emits, in its order, with its fields, their names, their values and their
+key order.  Per config, the ``fixed-seq-len`` blocks come first, then the
+``agentic-coding`` blocks; within a block, rows in file order.
 
-- A single-node row gives one job per concurrency.
-- A multinode fixed-seq-len row gives one job carrying its whole concurrency
-  list, as multinode recipes receive ``CONC_LIST`` and sweep it in one
-  allocation.
-- A multinode agentic row gives one job per concurrency (``CONC_LIST`` of one
-  value): an agentic run replays traces for a fixed duration, so one server
-  allocation runs exactly one concurrency, as the public generator does.
+- A single-node row gives one job per concurrency (``conc`` is an int).
+- A multinode fixed-seq-len row gives one job whose ``conc`` is the whole
+  list: the recipe sweeps it in one allocation (``CONC_LIST``).
+- A multinode agentic row gives one job per concurrency (``conc`` is a list
+  of one): an agentic run replays traces for a fixed duration, so one server
+  allocation runs one concurrency.
 
-Expansion is defensive: a malformed row (which the schema rules report) is
-skipped rather than crashing the expansion of everything else.
+A ``conc-start``..``conc-end`` range doubles from the start and clamps its
+last value to the end; ``conc-list`` is taken verbatim.  Which jobs also run
+evals (``run-eval``, ``eval-conc``) is decided over the whole set of jobs, in
+:mod:`ci_tools.evals`.
+
+Besides InferenceX's fields a job knows its config key, its scenario and the
+row it came from (attributes, not fields); its JSON adds ``id`` and
+``config-key``.  Expansion is defensive: a malformed row (which the schema
+rules report) is skipped or keeps its raw values, where the generator would
+stop with a traceback.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import math
 from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
 from functools import cached_property, lru_cache
 from typing import Any, Iterable, Iterator, Mapping, TypeGuard
 
+from .evals import EVAL_FIELDS, eval_marks
 from .findings import Location
 from .model.repository import ConfigEntry, RepoData
-from .yamlpos import PosSeq, Span
+from .yamlpos import PosSeq
 
 FIXED = "fixed-seq-len"
 AGENTIC = "agentic-coding"
 SCENARIOS = (FIXED, AGENTIC)
 AGENTIC_DURATION = 3600
-# Upper bound on the CPU DRAM a job may offload into, in MiB (FORMATS.md).
+# Upper bound on the CPU DRAM an agentic job may offload into, in MiB, before utilization.
 DRAM_CAP_MIB = 2_861_022
+BYTES_PER_MIB = 1024 * 1024
+BYTES_PER_GB = 1_000_000_000
 # Head room the generator adds to isl + osl for the server's context length.
 MAX_MODEL_LEN_MARGIN = 256
-DEFAULT_PORT = "8888"
-# Short names of the sequence-length pairs, used in exp-name.
-SEQ_LEN_NAMES = {(1024, 1024): "1k1k", (8192, 1024): "8k1k", (1024, 8192): "1k8k"}
+# Short names of the sequence-length pairs, used in exp-name and in the workflow's buckets.
+SEQ_LEN_NAMES = {(1024, 1024): "1k1k", (8192, 1024): "8k1k"}
+# Optional metadata a row inherits from its config when it does not set it.
+COMPONENT_FIELDS = ("router", "kv-p2p-transfer")
 
 
 def _is_int(v: Any) -> TypeGuard[int]:
@@ -49,8 +61,8 @@ def _is_int(v: Any) -> TypeGuard[int]:
 
 def conc_values(row: Mapping[str, Any]) -> list[int]:
     """Concurrencies a row generates; empty when the row is malformed."""
-    if "conc-list" in row:
-        values = row["conc-list"]
+    values = row.get("conc-list")
+    if values:
         if isinstance(values, list) and all(_is_int(v) for v in values):
             return [int(v) for v in values]
         return []
@@ -66,54 +78,49 @@ def conc_values(row: Mapping[str, Any]) -> list[int]:
     return out
 
 
-def seq_len_name(isl: int, osl: int) -> str:
-    return SEQ_LEN_NAMES.get((isl, osl), f"{isl}_{osl}")
+def seq_len_name(isl: Any, osl: Any) -> str:
+    """``1k1k``, ``8k1k`` or ``<isl>_<osl>``."""
+    if _is_int(isl) and _is_int(osl):
+        return SEQ_LEN_NAMES.get((isl, osl), f"{isl}_{osl}")
+    return f"{isl}_{osl}"  # malformed: the schema rules report it
 
 
-def exp_name(model_prefix: str, isl: int | None, osl: int | None) -> str:
-    """exp-name of a fixed-seq-len job: ``<model-prefix>_<1k1k|8k1k|<isl>_<osl>>``."""
-    if isl is None or osl is None:
-        return f"{model_prefix}_agentic"
-    return f"{model_prefix}_{seq_len_name(isl, osl)}"
+def offload_suffix(kv_offloading: Any, backend: Any) -> str:
+    """``kvnone`` or ``kv<mode>-<backend name>``."""
+    if kv_offloading == "none":
+        return "kvnone"
+    name = backend.get("name") if isinstance(backend, Mapping) else None
+    return f"kv{kv_offloading}-{name}"
 
 
-def _agentic_suffix(kv_offloading: Any, backend: Any, spec: Any) -> str:
-    out = ""
-    if kv_offloading == "dram" and isinstance(backend, Mapping) and backend.get("name"):
-        out += f"_kvdram-{backend['name']}"
-    if spec not in (None, "none"):
-        out += f"_spec-{spec}"
-    return out
+def agentic_exp_name(model_prefix: Any, tp: Any, conc: int, kv_offloading: Any, backend: Any, spec: Any) -> str:
+    """``qwen3.5_tp2_conc1_kvnone_spec-mtp``: the spec suffix only when speculative decoding is on."""
+    spec_part = f"_spec-{spec}" if spec != "none" else ""
+    return f"{model_prefix}_tp{tp}_conc{conc}_{offload_suffix(kv_offloading, backend)}{spec_part}"
 
 
-def agentic_exp_name(model_prefix: str, tp: Any, conc: int, kv_offloading: Any, backend: Any, spec: Any) -> str:
-    """exp-name of a single-node agentic job, in the public generator's shape:
-    ``dsv4_tp8_conc32_kvdram-hicache_spec-mtp`` (suffixes only when they apply)."""
-    return f"{model_prefix}_tp{tp}_conc{conc}{_agentic_suffix(kv_offloading, backend, spec)}"
+def _worker_tag(worker: Mapping[str, Any], role: str) -> str:
+    ep = worker.get("ep", 1)
+    tag = f"{role}{worker.get('num-worker')}x{worker.get('tp')}"
+    if ep != 1:
+        tag += f"ep{ep}"
+    if worker.get("dp-attn", False):
+        tag += "dpa"
+    return tag
 
 
-def _worker_tag(block: Mapping[str, Any]) -> str:
-    ep = block.get("ep", 1)
-    return f"{block.get('num-worker', 1)}x{block.get('tp', 1)}" + (f"ep{ep}" if ep != 1 else "")
-
-
-def multinode_agentic_exp_name(model_prefix: str, prefill: Mapping[str, Any], decode: Mapping[str, Any], conc: int,
-                               kv_offloading: Any, backend: Any, spec: Any) -> str:
-    """``dsv4_p1x8_d1x8_conc16_kvdram-hicache``: workers x tp (ep when not 1) per role."""
-    return (f"{model_prefix}_p{_worker_tag(prefill)}_d{_worker_tag(decode)}_conc{conc}"
-            f"{_agentic_suffix(kv_offloading, backend, spec)}")
+def multinode_agentic_exp_name(model_prefix: Any, prefill: Mapping[str, Any], decode: Mapping[str, Any],
+                               concs: list[int], kv_offloading: Any, backend: Any) -> str:
+    """``dsv4_p1x8_d1x8ep8dpa_conc64_kvdram-hicache``: topology per role, a suffix only when offloading."""
+    suffix = f"_{offload_suffix(kv_offloading, backend)}" if kv_offloading != "none" else ""
+    return (f"{model_prefix}_{_worker_tag(prefill, 'p')}_{_worker_tag(decode, 'd')}"
+            f"_conc{'x'.join(str(c) for c in concs)}{suffix}")
 
 
 def gpu_name(runner_label: str) -> str:
     """Hardware name of a runner label: ``cluster:mi355x-amds`` -> ``mi355x``."""
     label = runner_label.removeprefix("cluster:")
     return label.split("-", 1)[0].split("_", 1)[0]
-
-
-def total_cpu_dram_gb(available_mib: int, dram_utilization: float, gpus_used: int, gpus_per_node: int) -> int:
-    """floor(min(available, cap) MiB x 2^20 x utilization x gpus_used / gpus_per_node / 10^9)."""
-    mib = min(available_mib, DRAM_CAP_MIB)
-    return math.floor(mib * 2**20 * dram_utilization * gpus_used / gpus_per_node / 10**9)
 
 
 def gpus_of(block: Mapping[str, Any]) -> int | None:
@@ -124,31 +131,59 @@ def gpus_of(block: Mapping[str, Any]) -> int | None:
     return None
 
 
-def _dram_budget(hardware: Any, utilization: Any, gpus: int | None) -> int | None:
-    if not (isinstance(hardware, Mapping) and gpus and isinstance(utilization, (int, float))
-            and not isinstance(utilization, bool) and math.isfinite(utilization)):
-        return None  # .nan / .inf utilization: the schema reports it; no budget can be computed
+def _gpus_on_one_node(row: Mapping[str, Any], per_node: int) -> int | None:
+    """GPUs of the offloading server on one node; None for a topology the generator rejects.
+
+    Single-node: the server's GPUs, which must fit the node.  Multinode: only
+    the prefill workers offload KV; a worker spanning nodes fills each of them
+    (a whole multiple of the node), one within a node must divide it evenly.
+    """
+    prefill = row.get("prefill")
+    if "prefill" in row:
+        gpus = gpus_of(prefill) if isinstance(prefill, Mapping) else None
+        if gpus is None or gpus <= 0:
+            return None
+        if gpus > per_node:
+            return per_node if gpus % per_node == 0 else None
+        return gpus if per_node % gpus == 0 else None
+    gpus = gpus_of(row)
+    return gpus if gpus is not None and gpus <= per_node else None
+
+
+def dram_offload_gb(row: Mapping[str, Any], kv_offloading: Any, utilization: Any,
+                    hardware: Any) -> int | None:
+    """``total-cpu-dram-gb``: 0 unless the row offloads to DRAM, else the node's capped DRAM share.
+
+    int(min(available, cap) MiB x 2^20 x utilization x gpus / gpus-per-node / 10^9), in
+    decimal arithmetic on the utilization as written, as the generator computes it.
+    None when the inputs are missing or malformed (the config rules report them).
+    """
+    if kv_offloading != "dram":
+        return 0
+    if not isinstance(hardware, Mapping) or isinstance(utilization, bool) or not isinstance(utilization, (int, float)):
+        return None
     available, per_node = hardware.get("available-cpu-dram-mib"), hardware.get("gpus-per-node")
     if not (_is_int(available) and _is_int(per_node)) or per_node <= 0:
         return None
-    # A worker spanning several nodes offloads into each node's share, at most a whole node.
-    return total_cpu_dram_gb(available, float(utilization), min(gpus, per_node), per_node)
-
-
-def _flag(value: Any) -> Any:
-    """A boolean field: the default when absent, the raw value when it is not a bool (schema rules report it)."""
-    return False if value is None else value
+    gpus = _gpus_on_one_node(row, per_node)
+    if gpus is None:
+        return None
+    try:
+        share = Decimal(min(available, DRAM_CAP_MIB)) * BYTES_PER_MIB * Decimal(str(utilization)) * gpus / per_node
+        return int(share / BYTES_PER_GB)
+    except (InvalidOperation, ValueError, OverflowError):
+        return None  # .nan / .inf utilization: the schema reports it
 
 
 @lru_cache(maxsize=4096)
 def _quoted(text: str) -> str:
-    """JSON string literal; config keys and scenarios repeat across jobs, so quote each once."""
+    """JSON string literal; config keys repeat across jobs, so quote each once."""
     return json.dumps(text)
 
 
 @dataclass(frozen=True)
 class Job:
-    """One generated point: the fields of a GitHub matrix entry, plus where it came from."""
+    """One generated point: InferenceX's matrix entry (``fields``), plus where it came from."""
 
     config_key: str
     scenario: str
@@ -159,55 +194,61 @@ class Job:
 
     @property
     def multinode(self) -> bool:
-        return bool(self.fields.get("multinode"))
+        """Multinode entries carry prefill and decode workers (how InferenceX's workflows tell them apart)."""
+        return "prefill" in self.fields
 
     @property
     def conc(self) -> int | None:
+        """The concurrency of a single-node job (None for multinode jobs, which carry a list)."""
         c = self.fields.get("conc")
-        return c if isinstance(c, int) else None
+        return c if _is_int(c) else None
 
     @property
     def concs(self) -> list[int]:
         """Every concurrency the job runs (one for single-node jobs)."""
-        if self.multinode:
-            return [c for c in self.fields.get("conc-list", []) if isinstance(c, int)]
-        return [self.conc] if self.conc is not None else []
+        c = self.fields.get("conc")
+        if isinstance(c, list):
+            return [v for v in c if _is_int(v)]
+        return [c] if _is_int(c) else []
 
     def get(self, name: str, default: Any = None) -> Any:
         return self.fields.get(name, default)
 
     @cached_property
     def _fields_json(self) -> str:
-        return json.dumps(self.fields, sort_keys=True, separators=(",", ":"), default=str)
+        return json.dumps(self.fields, separators=(",", ":"), default=str)
 
     @cached_property
     def id(self) -> str:
-        """Stable id: a hash of the config key, the scenario and every field the recipe receives.
+        """Stable id: a hash of the config key, the scenario and every field of the point.
 
-        Source positions are left out on purpose, so that moving or commenting
-        a config does not change its jobs' ids, while any change of a value does.
+        Source positions are left out, so that moving or commenting a config
+        does not change its jobs' ids, while any change of a value does.  Eval
+        marks are left out too: they follow from the other jobs of the set.
         """
-        blob = f"{self.config_key}\0{self.scenario}\0{self._fields_json}"
+        point = {k: v for k, v in self.fields.items() if k not in EVAL_FIELDS}
+        body = json.dumps(point, sort_keys=True, separators=(",", ":"), default=str)
+        blob = f"{self.config_key}\0{self.scenario}\0{body}"
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
     def json_text(self) -> str:
-        """The matrix entry as compact JSON (same content as :meth:`to_json`, fields sorted by name)."""
-        head = f'{{"id":"{self.id}","config-key":{_quoted(self.config_key)},"scenario-type":{_quoted(self.scenario)}'
+        """The matrix entry as compact JSON (same content as :meth:`to_json`, fields in InferenceX's order)."""
+        head = f'{{"id":"{self.id}","config-key":{_quoted(self.config_key)}'
         body = self._fields_json
         return f"{head}}}" if body == "{}" else f"{head},{body[1:]}"
 
     def label(self) -> str:
         f = self.fields
         if self.multinode:
-            p, d = f.get("prefill", {}), f.get("decode", {})
+            p, d = f.get("prefill") or {}, f.get("decode") or {}
             return (f"{self.config_key} {self.scenario} P{p.get('num-worker')}xTP{p.get('tp')}/EP{p.get('ep')} "
-                    f"D{d.get('num-worker')}xTP{d.get('tp')}/EP{d.get('ep')} conc={f.get('conc-list')}")
+                    f"D{d.get('num-worker')}xTP{d.get('tp')}/EP{d.get('ep')} conc={f.get('conc')}")
         par = f"TP{f.get('tp')}/EP{f.get('ep')}" + ("/DPA" if f.get("dp-attn") is True else "")
         seq = "" if self.scenario == AGENTIC else f" {f.get('isl')}/{f.get('osl')}"
         return f"{self.config_key} {self.scenario}{seq} {par} c{f.get('conc')}"
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "config-key": self.config_key, "scenario-type": self.scenario, **self.fields}
+        return {"id": self.id, "config-key": self.config_key, **self.fields}
 
     def with_fields(self, **changes: Any) -> Job:
         """The same point with some fields replaced (a new id follows from the new values)."""
@@ -224,137 +265,171 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
 def _worker(block: Mapping[str, Any]) -> dict[str, Any]:
-    return {
-        "num-worker": block.get("num-worker", 1),
-        "tp": block.get("tp", 1),
-        "ep": block.get("ep", 1),
-        "dp-attn": _flag(block.get("dp-attn")),
-        "pp": block.get("pp", 1),
-        "dcp-size": block.get("dcp-size", 1),
-        "pcp-size": block.get("pcp-size", 1),
-        "hardware": _plain(block.get("hardware")),
-        "additional-settings": [str(s) for s in _list(block.get("additional-settings"))],
-    }
+    """A worker as written, with pp, dcp-size and pcp-size made explicit (defaults 1)."""
+    out = {k: _plain(v) for k, v in block.items()}
+    for name in ("pp", "dcp-size", "pcp-size"):
+        out[name] = out.get(name, 1)
+    return out
 
 
-def _scenario_rows(data: Mapping[str, Any]) -> Iterator[tuple[str, int, Mapping[str, Any], int, Mapping[str, Any], Span]]:
-    """(scenario, block index, block, row index, row, row span) in file order."""
-    scenarios = data.get("scenarios")
-    if not isinstance(scenarios, dict):
-        return
-    for scenario, blocks in scenarios.items():
-        if scenario not in SCENARIOS or not isinstance(blocks, list):
-            continue
-        for s_index, block in enumerate(blocks):
-            if not isinstance(block, dict):
+def _component_metadata(row: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name in COMPONENT_FIELDS:
+        value = row[name] if name in row else config.get(name)
+        if value is not None:
+            out[name] = _plain(value)
+    return out
+
+
+def _blocks(scenarios: Mapping[str, Any], scenario: str) -> Iterator[tuple[int, Mapping[str, Any]]]:
+    blocks = scenarios.get(scenario)
+    if isinstance(blocks, list):
+        for index, block in enumerate(blocks):
+            if isinstance(block, dict):
+                yield index, block
+
+
+def _rows(entry: ConfigEntry, block: Mapping[str, Any]) -> Iterator[tuple[int, Mapping[str, Any], list[int], Location]]:
+    """(index, row, concurrencies, location) of the rows of a block that generate anything."""
+    rows = block.get("search-space")
+    if isinstance(rows, list):
+        for index, row in enumerate(rows):
+            concs = conc_values(row) if isinstance(row, dict) else []
+            if concs:
+                span = rows.item_span(index) if isinstance(rows, PosSeq) else (0, 0, 0, 0)
+                yield index, row, concs, entry.file.loc(span)
+
+
+def _workers(row: Mapping[str, Any]) -> dict[str, dict[str, Any]] | None:
+    """The prefill and decode workers of a multinode row; None when either is not a mapping."""
+    prefill, decode = row.get("prefill"), row.get("decode")
+    if not isinstance(prefill, dict) or not isinstance(decode, dict):
+        return None
+    return {"prefill": _worker(prefill), "decode": _worker(decode)}
+
+
+@dataclass
+class _Point:
+    """A generated entry before the set it belongs to has decided its eval marks."""
+
+    config_key: str
+    scenario: str
+    fields: dict[str, Any]
+    row: Location
+    scenario_index: int
+    row_index: int
+
+
+def _with_evals(points: list[_Point]) -> list[Job]:
+    """Jobs of the points, ``run-eval`` (and ``eval-conc``) set as the generator sets them over this set."""
+    marks = eval_marks([p.fields for p in points])
+    jobs: list[Job] = []
+    for i, p in enumerate(points):
+        p.fields["run-eval"] = i in marks
+        eval_conc = marks.get(i)
+        if eval_conc is not None:
+            p.fields["eval-conc"] = eval_conc
+        jobs.append(Job(p.config_key, p.scenario, p.fields, p.row, p.scenario_index, p.row_index))
+    return jobs
+
+
+def _fixed_points(entry: ConfigEntry, data: Mapping[str, Any], top: dict[str, Any], multinode: bool,
+                disagg: Any) -> Iterator[_Point]:
+    prefix = top["model-prefix"]
+    for s_index, block in _blocks(data["scenarios"], FIXED):
+        isl, osl = block.get("isl"), block.get("osl")
+        max_len = isl + osl + MAX_MODEL_LEN_MARGIN if _is_int(isl) and _is_int(osl) else None
+        name = f"{prefix}_{seq_len_name(isl, osl)}"
+        for r_index, row, concs, loc in _rows(entry, block):
+            spec = row.get("spec-decoding", "none")
+            component = _component_metadata(row, data)
+            if multinode:
+                workers = _workers(row)
+                if workers is None:
+                    continue
+                fields = {**top, "isl": isl, "osl": osl, "spec-decoding": spec, **workers, "conc": concs,
+                          "max-model-len": max_len, "exp-name": name, "disagg": disagg, "run-eval": False,
+                          **component}
+                yield _Point(entry.key, FIXED, fields, loc, s_index, r_index)
                 continue
-            rows = block.get("search-space")
-            if not isinstance(rows, list):
+            ep, dp_attn = row.get("ep"), row.get("dp-attn")
+            par = {"tp": row.get("tp"), "pp": row.get("pp", 1), "dcp-size": row.get("dcp-size", 1),
+                   "pcp-size": row.get("pcp-size", 1)}
+            for conc in concs:
+                fields = {**top, "isl": isl, "osl": osl, **par, "conc": conc, "max-model-len": max_len,
+                          "ep": 1 if ep is None else ep, "dp-attn": False if dp_attn is None else dp_attn,
+                          "spec-decoding": spec, "exp-name": name, "disagg": disagg, "run-eval": False, **component}
+                yield _Point(entry.key, FIXED, fields, loc, s_index, r_index)
+
+
+def _agentic_points(entry: ConfigEntry, data: Mapping[str, Any], top: dict[str, Any], multinode: bool,
+                  disagg: Any, hardware: Any) -> Iterator[_Point]:
+    prefix = top["model-prefix"]
+    for s_index, block in _blocks(data["scenarios"], AGENTIC):
+        for r_index, row, concs, loc in _rows(entry, block):
+            spec = row.get("spec-decoding", "none")
+            kv = row.get("kv-offloading", "none")
+            backend = row.get("kv-offload-backend")
+            dram = dram_offload_gb(row, kv, block.get("dram-utilization"), hardware)
+            tail: dict[str, Any] = {"kv-offload-backend": _plain(backend)} if backend is not None else {}
+            tail.update(_component_metadata(row, data))
+            if multinode:
+                workers = _workers(row)
+                if workers is None:
+                    continue
+                for conc in concs:
+                    name = multinode_agentic_exp_name(prefix, workers["prefill"], workers["decode"], [conc], kv,
+                                                      backend)
+                    fields = {**top, "spec-decoding": spec, **workers, "conc": [conc], "kv-offloading": kv,
+                              "total-cpu-dram-gb": dram, "duration": AGENTIC_DURATION, "exp-name": name,
+                              "disagg": disagg, "scenario-type": AGENTIC, **tail}
+                    yield _Point(entry.key, AGENTIC, fields, loc, s_index, r_index)
                 continue
-            for r_index, row in enumerate(rows):
-                if isinstance(row, dict):
-                    span = rows.item_span(r_index) if isinstance(rows, PosSeq) else (0, 0, 0, 0)
-                    yield scenario, s_index, block, r_index, row, span
+            tp, ep, dp_attn = row.get("tp"), row.get("ep"), row.get("dp-attn")
+            par = {"tp": tp, "pp": row.get("pp", 1), "dcp-size": row.get("dcp-size", 1),
+                   "pcp-size": row.get("pcp-size", 1), "ep": 1 if ep is None else ep,
+                   "dp-attn": False if dp_attn is None else dp_attn, "spec-decoding": spec}
+            for conc in concs:
+                fields = {**top, **par, "conc": conc, "kv-offloading": kv, "total-cpu-dram-gb": dram,
+                          "duration": AGENTIC_DURATION,
+                          "exp-name": agentic_exp_name(prefix, tp, conc, kv, backend, spec),
+                          "scenario-type": AGENTIC, **tail}
+                yield _Point(entry.key, AGENTIC, fields, loc, s_index, r_index)
 
 
 def expand_config(entry: ConfigEntry, repo: RepoData) -> list[Job]:
-    """Jobs of one master config, in the order its rows are written."""
+    """Jobs of one master config: its fixed-seq-len blocks, then its agentic ones, rows in file order;
+    evals marked over them."""
+    return _with_evals(_points(entry, repo))
+
+
+def _points(entry: ConfigEntry, repo: RepoData) -> list[_Point]:
     data = entry.data
-    if not isinstance(data, dict):
+    if not isinstance(data, dict) or not isinstance(data.get("scenarios"), dict):
         return []
     runner = data.get("runner")
-    runner = runner if isinstance(runner, str) else ""
-    prefix = str(data.get("model-prefix", ""))
-    multinode = data.get("multinode") is True
-    top = {
-        "image": data.get("image"),
-        "model": data.get("model"),
-        "model-prefix": prefix,
-        "precision": data.get("precision"),
-        "framework": data.get("framework"),
-        "runner": runner,
-    }
-    hardware = repo.hardware.get(runner) if runner else None
-    jobs: list[Job] = []
-    for scenario, s_index, block, r_index, row, span in _scenario_rows(data):
-        concs = conc_values(row)
-        if not concs:
-            continue
-        agentic = scenario == AGENTIC
-        spec = row.get("spec-decoding", "none")
-        common = dict(top)
-        if not agentic:
-            isl, osl = block.get("isl"), block.get("osl")
-            common["isl"], common["osl"] = isl, osl
-            if _is_int(isl) and _is_int(osl):
-                common["max-model-len"] = isl + osl + MAX_MODEL_LEN_MARGIN
-                common["exp-name"] = exp_name(prefix, isl, osl)
-            else:
-                common["max-model-len"] = None
-                common["exp-name"] = exp_name(prefix, None, None)
-        common["spec-decoding"] = spec
-        common["disagg"] = _flag(data.get("disagg"))
-        common["multinode"] = multinode
-        backend = row.get("kv-offload-backend")
-        if agentic:
-            common["kv-offloading"] = row.get("kv-offloading", "none")
-            common["kv-offload-backend"] = _plain(backend) if isinstance(backend, dict) else None
-            common["duration"] = AGENTIC_DURATION
-        router = row.get("router", data.get("router"))
-        if isinstance(router, dict):
-            common["router"] = {"name": router.get("name"), "version": router.get("version")}
-        kv = row.get("kv-p2p-transfer", data.get("kv-p2p-transfer"))
-        if kv is not None:
-            common["kv-p2p-transfer"] = kv
-        loc = entry.file.loc(span)
-        utilization = block.get("dram-utilization")
-        if multinode:
-            prefill, decode = row.get("prefill"), row.get("decode")
-            if not isinstance(prefill, dict) or not isinstance(decode, dict):
-                continue
-            workers = {"prefill": _worker(prefill), "decode": _worker(decode)}
-            if not agentic:
-                jobs.append(Job(entry.key, scenario, dict(common, **workers, **{"conc-list": concs}), loc, s_index, r_index))
-                continue
-            # Only the prefill workers offload KV today, so the budget follows their footprint.
-            dram = _dram_budget(hardware, utilization, gpus_of(prefill))
-            for conc in concs:
-                name = multinode_agentic_exp_name(prefix, prefill, decode, conc, common["kv-offloading"], backend, spec)
-                fields = dict(common, **workers, **{"conc-list": [conc], "exp-name": name, "total-cpu-dram-gb": dram})
-                jobs.append(Job(entry.key, scenario, fields, loc, s_index, r_index))
-            continue
-        tp = row.get("tp")
-        par = {
-            "tp": tp,
-            "pp": row.get("pp", 1),
-            "dcp-size": row.get("dcp-size", 1),
-            "pcp-size": row.get("pcp-size", 1),
-            "ep": row.get("ep", 1),
-            "dp-attn": _flag(row.get("dp-attn")),
-        }
-        if agentic:
-            par["total-cpu-dram-gb"] = _dram_budget(hardware, utilization, gpus_of(row))
-        for conc in concs:
-            fields = dict(common, **par, conc=conc)
-            if agentic:
-                fields["exp-name"] = agentic_exp_name(prefix, tp, conc, common["kv-offloading"], backend, spec)
-            jobs.append(Job(entry.key, scenario, fields, loc, s_index, r_index))
-    return jobs
+    top = {"image": data.get("image"), "model": data.get("model"), "model-prefix": data.get("model-prefix"),
+           "precision": data.get("precision"), "framework": data.get("framework"), "runner": runner}
+    multinode = bool(data.get("multinode", False))
+    disagg = data.get("disagg", False)
+    hardware = repo.hardware.get(runner) if isinstance(runner, str) else None
+    return [*_fixed_points(entry, data, top, multinode, disagg),
+            *_agentic_points(entry, data, top, multinode, disagg, hardware)]
 
 
 def expand(repo: RepoData, keys: Iterable[str] | None = None) -> list[Job]:
-    """Jobs of the given config keys (all when None), in file order."""
+    """Jobs of the given config keys (all when None), in file order, evals marked over them.
+
+    ``expand(repo)`` is the generator's full sweep; with keys, its test-config
+    of those keys (eval selection among the jobs of those keys only).
+    """
     wanted = None if keys is None else set(keys)
-    jobs: list[Job] = []
+    points: list[_Point] = []
     for key, entry in repo.configs.items():
         if wanted is None or key in wanted:
-            jobs.extend(expand_config(entry, repo))
-    return jobs
+            points.extend(_points(entry, repo))
+    return _with_evals(points)
 
 
 def match_key_glob(pattern: str, key: str) -> bool:

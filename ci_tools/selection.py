@@ -6,18 +6,26 @@ changelog entry selects the configs its ``config-keys`` globs match,
 restricted to its ``scenario-type`` list when it has one; several entries
 select the union of what each selects.
 
+Key globs of a selection are those InferenceX's ``test-config`` accepts: a
+pattern holding ``*`` or ``?`` is an fnmatch pattern (``[...]`` classes too),
+anything else names one key exactly.  Changelog ``config-keys`` keep their
+own rule, ``*`` only (:func:`ci_tools.matrix.match_key_glob`).
+
 A multinode job carries a list of concurrencies; a concurrency filter keeps
 the job with only the listed concurrencies that were asked for (the recipe
-then sweeps fewer points, so the job's id changes with it).
+then sweeps fewer points, so the job's id changes with it).  When a filter
+leaves jobs out, evals are marked again over the jobs that remain, as the
+generator marks them over what it generates.
 """
 
 from __future__ import annotations
 
+import fnmatch
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .errors import UsageError
-from .matrix import Job, keys_matching, match_key_glob
+from .matrix import Job, match_key_glob
 
 
 @dataclass(frozen=True)
@@ -117,11 +125,19 @@ def appended_scopes(base_raw: bytes | None, head_raw: bytes | None, path: str,
     return tuple(out)
 
 
-def unmatched_globs(patterns: Iterable[str], keys: Sequence[str]) -> list[str]:
+def match_selection_glob(pattern: str, key: str) -> bool:
+    """A selection's key glob, as InferenceX's ``test-config`` matches ``--config-keys``."""
+    if "*" in pattern or "?" in pattern:
+        return fnmatch.fnmatchcase(key, pattern)
+    return pattern == key
+
+
+def unmatched_globs(patterns: Iterable[str], keys: Sequence[str],
+                    match: Callable[[str, str], bool] = match_selection_glob) -> list[str]:
     """The patterns that match no config key (each reported once, in order)."""
     out: list[str] = []
     for p in patterns:
-        if p not in out and not keys_matching([p], keys):
+        if p not in out and not any(match(p, k) for k in keys):
             out.append(p)
     return out
 
@@ -142,15 +158,18 @@ def _narrow_concs(job: Job, concs: tuple[int, ...]) -> Job | None:
         kept = [c for c in job.concs if c in concs]
         if not kept:
             return None
-        return job if kept == job.concs else job.with_fields(**{"conc-list": kept})
+        return job if kept == job.concs else job.with_fields(conc=kept)
     return job if job.conc in concs else None
 
 
 def select(jobs: Iterable[Job], selection: Selection) -> list[Job]:
-    """The jobs every filter of ``selection`` keeps, in their original order."""
+    """The jobs every filter of ``selection`` keeps, in their original order, evals marked over them."""
+    from .evals import mark_evals
+
+    given = list(jobs)
     out: list[Job] = []
-    for job in jobs:
-        if selection.key_globs and not any(match_key_glob(p, job.config_key) for p in selection.key_globs):
+    for job in given:
+        if selection.key_globs and not any(match_selection_glob(p, job.config_key) for p in selection.key_globs):
             continue
         if selection.scenarios and job.scenario not in selection.scenarios:
             continue
@@ -161,4 +180,5 @@ def select(jobs: Iterable[Job], selection: Selection) -> list[Job]:
         narrowed = _narrow_concs(job, selection.concs)
         if narrowed is not None:
             out.append(narrowed)
-    return out
+    unchanged = len(out) == len(given) and all(a is b for a, b in zip(out, given))
+    return out if unchanged else mark_evals(out)

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from ci_tools.matrix import Job
+    from ci_tools.model.repository import RepoData
 
 ROOT = Path(__file__).resolve().parent.parent
 # The real InferenceX tree at 843c6254f with its oracles (expected/); the
@@ -46,3 +51,23 @@ def full_corpus_copy(tmp_path: Path) -> Path:
         path.chmod(path.stat().st_mode | 0o200)
     dest.chmod(dest.stat().st_mode | 0o200)
     return dest
+
+
+
+@pytest.fixture(scope="session")
+def full_corpus_repo() -> RepoData:
+    """The full real tree loaded once per test session (configs, runners; no changelog)."""
+    from ci_tools.config import load_config
+    from ci_tools.model.repository import load_repo
+    from ci_tools.snapshot import WorkTreeSnapshot
+
+    config = load_config(full_corpus_dir())
+    return load_repo(WorkTreeSnapshot(config.root), config, with_changelog=False)
+
+
+@pytest.fixture(scope="session")
+def full_corpus_jobs(full_corpus_repo: RepoData) -> list[Job]:
+    """Every job of the full real tree (InferenceX's full sweep), expanded once per test session."""
+    from ci_tools.matrix import expand
+
+    return expand(full_corpus_repo)

@@ -158,7 +158,7 @@ def test_real_corpus_multinode_concurrency_filter(real_tree: tuple[str, RepoData
     jobs = select_jobs(head, selection)
     assert selection.jobs == len(jobs) > 0
     # A multinode job keeps only the asked-for concurrencies of its list.
-    assert all(j.multinode and j.fields["conc-list"] == [64] for j in jobs)
+    assert all(j.multinode and j.fields["conc"] == [64] for j in jobs)
 
 
 def test_changelog_entries_naming_other_fleets_do_not_block(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import corpus_dir
+from conftest import full_corpus_dir
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.invalid",
@@ -43,10 +43,12 @@ def committed_copy(source: Path, repo: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The real tree's configs and changelog as a writable repository."""
     root = tmp_path_factory.mktemp("corpus") / "repo"
     (root / "configs").mkdir(parents=True)
-    for name in ("configs/amd-master.yaml", "configs/runners.yaml", "perf-changelog.yaml"):
-        shutil.copyfile(corpus_dir() / name, root / name)
+    for name in ("configs/amd-master.yaml", "configs/nvidia-master.yaml", "configs/runners.yaml",
+                 "perf-changelog.yaml"):
+        shutil.copyfile(full_corpus_dir() / name, root / name)
     (root / ".ci-tools.yaml").write_text("repository: SemiAnalysisAI/InferenceX\n")
     return root
 
@@ -57,14 +59,17 @@ def test_stdout_json_is_the_sharded_full_sweep_and_reproducible(corpus: Path) ->
     assert first.stdout == second.stdout
     doc = json.loads(first.stdout)
     index, shards = doc["index"], doc["shards"]
-    assert (index["total-jobs"], index["shard-count"]) == (465, 2)
-    assert [len(s["include"]) for s in shards] == [233, 232]
-    ids = [e["id"] for s in shards for e in s["include"]]
-    assert len(set(ids)) == 465
+    assert (index["total-jobs"], index["shard-count"]) == (1820, 8)
+    assert [len(s["include"]) for s in shards] == [228] * 4 + [227] * 4
+    entries = [e for s in shards for e in s["include"]]
+    assert len({e["id"] for e in entries}) == 1820
     assert all(len(json.dumps(s, separators=(",", ":"))) < 1_000_000 for s in shards)
-    entry = shards[0]["include"][0]
-    assert (entry["config-key"], entry["scenario-type"], entry["tp"], entry["conc"]) == (
-        "dsr1-fp4-mi355x-sglang", "fixed-seq-len", 4, 4)
+    # InferenceX's entries (its generator's output at 843c625), with the id and the config key first.
+    expected = json.loads((full_corpus_dir() / "expected" / "full-sweep-keyed.json").read_text())
+    assert [{k: v for k, v in e.items() if k != "id"} for e in entries] == expected
+    assert list(entries[0])[:4] == ["id", "config-key", "image", "model"]
+    # scenario-type only on agentic entries, as the generator writes them (the templates default it).
+    assert {e.get("scenario-type") for e in entries} == {None, "agentic-coding"}
 
 
 def test_output_dir_writes_shards_and_index_and_drops_stale_shards(corpus: Path, tmp_path: Path) -> None:
@@ -73,19 +78,19 @@ def test_output_dir_writes_shards_and_index_and_drops_stale_shards(corpus: Path,
     (out / "shard-009.json").write_text("{}")
     proc = run(corpus, "--output-dir", str(out), "--shard-size", "100")
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout == f"465 jobs in 5 shard(s) written to {out}\n"
-    assert sorted(p.name for p in out.iterdir()) == ["index.json"] + [f"shard-00{i}.json" for i in range(5)]
+    assert proc.stdout == f"1820 jobs in 19 shard(s) written to {out}\n"
+    assert sorted(p.name for p in out.iterdir()) == ["index.json"] + [f"shard-{i:03d}.json" for i in range(19)]
     index = json.loads((out / "index.json").read_text())
-    assert [s["jobs"] for s in index["shards"]] == [93, 93, 93, 93, 93]
+    assert [s["jobs"] for s in index["shards"]] == [96] * 15 + [95] * 4
     shard = json.loads((out / "shard-002.json").read_text())
-    assert len(shard["include"]) == 93
+    assert len(shard["include"]) == 96
 
 
 def test_filters_on_the_command_line(corpus: Path) -> None:
     proc = run(corpus, "dsr1-fp8-*", "--scenario", "fixed-seq-len", "--conc", "4", "--tp", "8")
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
-    picked = [(e["config-key"], e.get("conc", e.get("conc-list"))) for s in doc["shards"] for e in s["include"]]
+    picked = [(e["config-key"], e["conc"]) for s in doc["shards"] for e in s["include"]]
     assert picked == [
         ("dsr1-fp8-mi300x-sglang", 4), ("dsr1-fp8-mi325x-sglang", 4), ("dsr1-fp8-mi355x-sglang", 4),
         ("dsr1-fp8-mi355x-sglang-mtp", 4), ("dsr1-fp8-mi355x-atom", 4), ("dsr1-fp8-mi355x-atom-mtp", 4),
@@ -93,7 +98,12 @@ def test_filters_on_the_command_line(corpus: Path) -> None:
         ("dsr1-fp8-mi355x-sglang-disagg", [4]), ("dsr1-fp8-mi355x-sglang-disagg", [4]),
         ("dsr1-fp8-mi355x-sglang-disagg-mtp", [4]), ("dsr1-fp8-mi355x-sglang-disagg-mtp", [4]),
         ("dsr1-fp8-mi325x-sglang-mtp", 4),
-    ]
+        ("dsr1-fp8-b200-sglang", 4), ("dsr1-fp8-b300-sglang", 4), ("dsr1-fp8-b200-sglang-mtp", 4),
+        ("dsr1-fp8-b300-sglang-mtp", 4), ("dsr1-fp8-b200-trt", 4), ("dsr1-fp8-b200-trt-mtp", 4),
+        ("dsr1-fp8-h200-sglang", 4), ("dsr1-fp8-h200-sglang-mtp", 4), ("dsr1-fp8-h200-trt", 4),
+        ("dsr1-fp8-h200-trt-mtp", 4), ("dsr1-fp8-h200-dynamo-trt", [4]), ("dsr1-fp8-h200-dynamo-trt", [4]),
+        ("dsr1-fp8-gb200-dynamo-sglang", [4]), ("dsr1-fp8-gb300-dynamo-trt", [4]),
+    ] + [("dsr1-fp8-h200-dynamo-sglang", [4])] * 5
     assert doc["index"]["selection"] == {"key-globs": ["dsr1-fp8-*"], "scenarios": ["fixed-seq-len"],
                                          "concs": [4], "tps": [8]}
 
@@ -101,13 +111,19 @@ def test_filters_on_the_command_line(corpus: Path) -> None:
 def test_unknown_key_glob_is_a_usage_error(corpus: Path) -> None:
     proc = run(corpus, "no-such-*")
     assert proc.returncode == 2
-    assert proc.stderr == ("ci-tools: error: no config key matches `no-such-*`; expected one of the 56 keys "
-                           "defined in configs/amd-master.yaml\n")
+    assert proc.stderr == ("ci-tools: error: no config key matches `no-such-*`; expected one of the 208 keys "
+                           "defined in configs/amd-master.yaml, configs/nvidia-master.yaml\n")
+    # `?` and `[...]` as InferenceX's test-config takes them; a pattern without `*` or `?` names one key.
+    assert run(corpus, "dsr1-fp[48]-mi355x-sglang").returncode == 2
+    proc = run(corpus, "dsr1-fp[48]-mi355x-sglan?")
+    assert proc.returncode == 0, proc.stderr
+    picked = {e["config-key"] for s in json.loads(proc.stdout)["shards"] for e in s["include"]}
+    assert picked == {"dsr1-fp4-mi355x-sglang", "dsr1-fp8-mi355x-sglang"}
 
 
 def test_github_output(corpus: Path, tmp_path: Path) -> None:
     target = tmp_path / "github_output"
-    proc = run(corpus, "kimik3-*", "--github-output", env={"GITHUB_OUTPUT": str(target)})
+    proc = run(corpus, "kimik3-*-mi355x-*", "--github-output", env={"GITHUB_OUTPUT": str(target)})
     assert proc.returncode == 0, proc.stderr
     lines = target.read_text().splitlines()
     assert lines[:3] == ["shard-count=1", "total-jobs=8", "shards=[0]"]
@@ -119,25 +135,28 @@ def test_github_output(corpus: Path, tmp_path: Path) -> None:
     proc = run(corpus, "--shard-size", "200", "--github-output", "--shard", "1", env={"GITHUB_OUTPUT": str(target)})
     assert proc.returncode == 0, proc.stderr
     lines = target.read_text().splitlines()
-    assert lines[:3] == ["shard-count=3", "total-jobs=465", "shards=[0,1,2]"]
-    assert len(json.loads(lines[3].removeprefix("matrix="))["include"]) == 155
-    proc = run(corpus, "--github-output", "--shard", "7", env={"GITHUB_OUTPUT": str(target)})
-    assert proc.returncode == 2 and "--shard 7 does not exist; the matrix has 2 shard(s)" in proc.stderr
+    assert lines[:3] == ["shard-count=10", "total-jobs=1820", "shards=[0,1,2,3,4,5,6,7,8,9]"]
+    assert len(json.loads(lines[3].removeprefix("matrix="))["include"]) == 182
+    proc = run(corpus, "--github-output", "--shard", "8", env={"GITHUB_OUTPUT": str(target)})
+    assert proc.returncode == 2 and "--shard 8 does not exist; the matrix has 8 shard(s)" in proc.stderr
     proc = run(corpus, "--github-output")
     assert proc.returncode == 2 and "needs the GITHUB_OUTPUT environment variable" in proc.stderr
 
 
-def test_github_output_flag_alone_writes_all_shards(corpus: Path, tmp_path: Path) -> None:
+def test_github_output_flag_alone_writes_all_shards_within_the_output_limit(corpus: Path, tmp_path: Path) -> None:
     target = tmp_path / "out"
-    proc = run(corpus, "--github-output", env={"GITHUB_OUTPUT": str(target)})
+    proc = run(corpus, "dsr1-*", "--github-output", env={"GITHUB_OUTPUT": str(target)})
     assert proc.returncode == 0, proc.stderr
     names = [line.partition("=")[0] for line in target.read_text().splitlines()]
     assert names == ["shard-count", "total-jobs", "shards", "matrix-0", "matrix-1"]
+    # The whole sweep (about 1.1 MB of JSON) is over GitHub's 1 MB for a job's outputs: one shard per job then.
+    proc = run(corpus, "--github-output", env={"GITHUB_OUTPUT": str(target)})
+    assert proc.returncode == 2 and "over GitHub's 1000000-byte limit for a job's outputs" in proc.stderr
 
 
 def test_a_broken_master_config_refuses_to_build_a_partial_matrix(tmp_path: Path) -> None:
     (tmp_path / "configs").mkdir()
-    shutil.copyfile(corpus_dir() / "configs/runners.yaml", tmp_path / "configs/runners.yaml")
+    shutil.copyfile(full_corpus_dir() / "configs/runners.yaml", tmp_path / "configs/runners.yaml")
     (tmp_path / "configs/amd-master.yaml").write_text("a: [unclosed\n")
     proc = run(tmp_path)
     assert proc.returncode == 1
@@ -150,8 +169,8 @@ def test_a_broken_master_config_refuses_to_build_a_partial_matrix(tmp_path: Path
 
 NEW_ENTRY = """
 - config-keys:
-  - kimik3-*
-  - nvidia-only-key
+  - kimik3-*-mi355x-*
+  - no-such-key
   scenario-type:
   - agentic-coding
   description:
@@ -171,8 +190,8 @@ def test_base_selects_what_the_appended_entries_ask_for(corpus: Path, tmp_path: 
         "kimik3-fp4-mi355x-atom-agentic-mtp", "kimik3-fp4-mi355x-vllm-agentic-mtp"]
     assert doc["index"]["total-jobs"] == 8
     assert doc["index"]["selection"]["changelog-entries"] == [
-        {"config-keys": ["kimik3-*", "nvidia-only-key"], "scenario-type": ["agentic-coding"], "line": 6382}]
-    assert proc.stderr == ("ci-tools: warning: perf-changelog.yaml:6382: config key `nvidia-only-key` matches no "
+        {"config-keys": ["kimik3-*-mi355x-*", "no-such-key"], "scenario-type": ["agentic-coding"], "line": 6382}]
+    assert proc.stderr == ("ci-tools: warning: perf-changelog.yaml:6382: config key `no-such-key` matches no "
                            "config; it selects nothing\n")
     # Nothing appended since HEAD: nothing to run.
     git(repo, "commit", "-q", "-am", "head")
@@ -184,38 +203,39 @@ def test_base_selects_what_the_appended_entries_ask_for(corpus: Path, tmp_path: 
 # -- --explain -------------------------------------------------------------------------------
 
 
-def test_explain_prints_recipe_candidates_and_env(corpus: Path, tmp_path: Path) -> None:
-    repo = tmp_path / "explain"
-    shutil.copytree(corpus, repo)
-    recipe = repo / "benchmarks/single_node/agentic/kimik3_fp4_mi355x_atom_mtp.sh"
-    recipe.parent.mkdir(parents=True)
-    recipe.write_text("#!/usr/bin/env bash\n")
-    proc = run(repo, "--explain", "kimik3-fp4-mi355x-atom-agentic-mtp", "--conc", "8")
+def test_explain_prints_recipe_candidates_and_env_with_where_it_comes_from() -> None:
+    proc = run(full_corpus_dir(), "--explain", "kimik3-fp4-mi355x-atom-agentic-mtp", "--conc", "8")
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0].startswith("kimik3-fp4-mi355x-atom-agentic-mtp agentic-coding TP8/EP1 c8  [id ")
-    assert lines[1:6] == [
+    assert lines[1:5] == [
         "  row: configs/amd-master.yaml:667",
         "  recipe: benchmarks/single_node/agentic/kimik3_fp4_mi355x_atom_mtp.sh",
         "    found      benchmarks/single_node/agentic/kimik3_fp4_mi355x_atom_mtp.sh",
         "    not tried  benchmarks/single_node/kimik3_fp4_mi355x_atom_mtp.sh",
-        "  env:",
     ]
-    env = dict(line.strip().split("=", 1) for line in lines[6:] if line.startswith("    "))
-    assert (env["CONC"], env["TOTAL_CPU_DRAM_GB"], env["RUNNER_NAME"], env["KV_OFFLOAD_BACKEND"]) == (
-        "8", "257", "mi355x-amds_00", "lmcache")
-    assert len(env) == 30
+    at = lines.index("  env via sweep-agentic of .github/workflows/run-sweep.yml (? = set at run time, value unknown):")
+    env = {}
+    for line in lines[at + 1:]:
+        if not line.startswith("    "):
+            break
+        shown, origin = line.strip().rsplit("  ", 1)
+        name, _, value = shown.strip().partition("=")
+        env[name] = (value, origin.strip())
+    assert env["CONC"] == ("8", ".github/workflows/benchmark-tmpl.yml:177")
+    assert env["TOTAL_CPU_DRAM_GB"] == ("257", ".github/workflows/benchmark-tmpl.yml:191")
+    assert env["RUNNER_NAME"] == ("?", ".github/workflows/benchmark-tmpl.yml:276")
+    assert env["PORT"] == ("?", "runners/launch_mi355x-amds.sh:258")
+    assert env["KV_OFFLOAD_BACKEND_METADATA"][0] == '{\\n  "name": "lmcache",\\n  "version": "0.4.5"\\n}'
 
 
-def test_explain_reports_a_missing_recipe(corpus: Path) -> None:
-    proc = run(corpus, "--explain", "dsr1-fp4-mi355x-sglang", "--conc", "4", "--tp", "4")
+def test_explain_reports_a_missing_recipe() -> None:
+    # The recipe this config names was deleted at 843c625.
+    proc = run(full_corpus_dir(), "--explain", "qwen3.5-fp8-h100-sglang-agentic", "--conc", "4")
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines()[2:7] == [
+    assert proc.stdout.splitlines()[2:4] == [
         "  recipe: NONE (no candidate exists)",
-        "    missing    benchmarks/single_node/fixed_seq_len/dsr1_fp4_mi355x_sglang.sh",
-        "    missing    benchmarks/single_node/fixed_seq_len/dsr1_fp4_mi355x.sh",
-        "    missing    benchmarks/single_node/dsr1_fp4_mi355x_sglang.sh",
-        "    missing    benchmarks/single_node/dsr1_fp4_mi355x.sh",
+        "    missing    benchmarks/single_node/agentic/qwen3.5_fp8_h100.sh",  # launch_h100-cw.sh: no framework
     ]
 
 

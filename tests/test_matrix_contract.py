@@ -1,4 +1,4 @@
-"""The env contract of single-node and multinode jobs, and recipe resolution with fallback."""
+"""Recipe resolution with fallback (the environment a recipe receives: test_matrix_env.py)."""
 
 from __future__ import annotations
 
@@ -7,136 +7,10 @@ from pathlib import Path
 import pytest
 
 from ci_tools.config import load_config
-from ci_tools.contract import default_runner_name, job_env, recipe_candidates, resolve_recipe
+from ci_tools.contract import recipe_candidates, resolve_recipe
 from ci_tools.matrix import Job, expand
 from ci_tools.model.repository import RepoData, load_repo
 from ci_tools.snapshot import WorkTreeSnapshot
-
-from conftest import corpus_dir
-
-
-def load(root: Path) -> RepoData:
-    config = load_config(root)
-    return load_repo(WorkTreeSnapshot(config.root), config, with_changelog=False)
-
-
-@pytest.fixture(scope="module")
-def repo() -> RepoData:
-    return load(corpus_dir())
-
-
-@pytest.fixture(scope="module")
-def jobs(repo: RepoData) -> list[Job]:
-    return expand(repo)
-
-
-def first(jobs: list[Job], key: str, **fields: object) -> Job:
-    return next(j for j in jobs if j.config_key == key and all(j.get(k) == v for k, v in fields.items()))
-
-
-def test_single_node_env_exact(jobs: list[Job], repo: RepoData) -> None:
-    job = first(jobs, "dsv4-fp4-mi355x-sglang", tp=8, conc=128)
-    env = job_env(job, runner_name=default_runner_name(job, repo.runner_labels))
-    assert env == {
-        "MODEL": "deepseek-ai/DeepSeek-V4-Pro",
-        "MODEL_PREFIX": "dsv4",
-        "IMAGE": job.get("image"),
-        "FRAMEWORK": "sglang",
-        "PRECISION": "fp4",
-        "ISL": "8192",
-        "OSL": "1024",
-        "MAX_MODEL_LEN": "9472",
-        "SPEC_DECODING": "none",
-        "DISAGG": "false",
-        "RUN_EVAL": "false",
-        "EVAL_ONLY": "false",
-        "SCENARIO_TYPE": "fixed-seq-len",
-        "IS_AGENTIC": "0",
-        "KV_OFFLOADING": "none",
-        "KV_OFFLOAD_BACKEND": "",
-        "TOTAL_CPU_DRAM_GB": "",
-        "DURATION": "",
-        "EXP_NAME": "dsv4_8k1k",
-        "RESULT_DIR": "/workspace/results",
-        "PORT": "8888",
-        "RUNNER_NAME": "mi355x-amds_00",
-        "TP": "8",
-        "PP_SIZE": "1",
-        "DCP_SIZE": "1",
-        "PCP_SIZE": "1",
-        "EP_SIZE": "1",
-        "DP_ATTENTION": "true",
-        "CONC": "128",
-        "GPU_COUNT": "8",
-    }
-
-
-def test_single_node_agentic_env(jobs: list[Job]) -> None:
-    job = first(jobs, "kimik3-fp4-mi355x-atom-agentic-mtp", conc=10)
-    env = job_env(job, run_eval=True, runner_name="mi355x-amds_03")
-    picked = {k: env[k] for k in ("ISL", "OSL", "MAX_MODEL_LEN", "SCENARIO_TYPE", "IS_AGENTIC", "KV_OFFLOADING",
-                                  "KV_OFFLOAD_BACKEND", "TOTAL_CPU_DRAM_GB", "DURATION", "EXP_NAME", "RUN_EVAL",
-                                  "RUNNER_NAME", "SPEC_DECODING", "CONC", "GPU_COUNT")}
-    assert picked == {
-        "ISL": "0", "OSL": "0", "MAX_MODEL_LEN": "0",
-        "SCENARIO_TYPE": "agentic-coding", "IS_AGENTIC": "1",
-        "KV_OFFLOADING": "dram", "KV_OFFLOAD_BACKEND": "lmcache", "TOTAL_CPU_DRAM_GB": "257", "DURATION": "3600",
-        "EXP_NAME": "kimik3_tp8_conc10_kvdram-lmcache_spec-mtp", "RUN_EVAL": "true",
-        "RUNNER_NAME": "mi355x-amds_03", "SPEC_DECODING": "mtp", "CONC": "10", "GPU_COUNT": "8",
-    }
-
-
-def test_multinode_env_exact(jobs: list[Job], repo: RepoData) -> None:
-    job = first(jobs, "qwen3.5-fp8-mi355x-sglang-disagg")
-    env = job_env(job, runner_name=default_runner_name(job, repo.runner_labels))
-    assert env == {
-        "MODEL": "Qwen/Qwen3.5-397B-A17B-FP8",
-        "MODEL_PREFIX": "qwen3.5",
-        "IMAGE": "lmsysorg/sglang:v0.5.16-rocm720-mi35x",
-        "FRAMEWORK": "sglang-disagg",
-        "PRECISION": "fp8",
-        "ISL": "8192",
-        "OSL": "1024",
-        "MAX_MODEL_LEN": "9472",
-        "SPEC_DECODING": "none",
-        "DISAGG": "true",
-        "RUN_EVAL": "false",
-        "EVAL_ONLY": "false",
-        "SCENARIO_TYPE": "fixed-seq-len",
-        "IS_AGENTIC": "0",
-        "KV_OFFLOADING": "none",
-        "KV_OFFLOAD_BACKEND": "",
-        "TOTAL_CPU_DRAM_GB": "",
-        "DURATION": "",
-        "EXP_NAME": "qwen3.5_8k1k",
-        "RESULT_DIR": "/workspace/results",
-        "PORT": "8888",
-        "RUNNER_NAME": "mi355x-amds_06",
-        "CONC_LIST": "8 16 32 64 128",
-        "PREFILL_NUM_WORKERS": "1",
-        "PREFILL_TP": "4",
-        "PREFILL_EP": "1",
-        "PREFILL_DP_ATTN": "false",
-        "PREFILL_PP_SIZE": "1",
-        "PREFILL_DCP_SIZE": "1",
-        "PREFILL_PCP_SIZE": "1",
-        "PREFILL_NODES": "1",
-        "DECODE_NUM_WORKERS": "1",
-        "DECODE_TP": "8",
-        "DECODE_EP": "1",
-        "DECODE_DP_ATTN": "false",
-        "DECODE_PP_SIZE": "1",
-        "DECODE_DCP_SIZE": "1",
-        "DECODE_PCP_SIZE": "1",
-        "DECODE_NODES": "1",
-        "DECODE_MTP_SIZE": "0",
-    }
-
-
-def test_runner_name_falls_back_to_the_label(jobs: list[Job]) -> None:
-    job = first(jobs, "dsr1-fp4-mi355x-sglang")
-    assert default_runner_name(job, {}) == "mi355x"
-    assert job_env(job)["RUNNER_NAME"] == "mi355x"
 
 
 # -- recipe resolution -----------------------------------------------------------------------
@@ -273,9 +147,9 @@ def test_configured_templates_replace_the_defaults(tmp_path: Path) -> None:
     assert res["atom-mtp"] == ("recipes/dsr1-mi355x_mtp.sh", ("recipes/atom-mtp.sh", "recipes/dsr1-mi355x_mtp.sh"))
 
 
-def test_recipe_candidates_do_not_repeat(jobs: list[Job], repo: RepoData) -> None:
-    for job in jobs:
-        cands = recipe_candidates(job, repo.config)
+def test_recipe_candidates_do_not_repeat(full_corpus_jobs: list[Job], full_corpus_repo: RepoData) -> None:
+    for job in full_corpus_jobs:
+        cands = recipe_candidates(job, full_corpus_repo.config)
         assert len(cands) == len(set(cands))
 
 

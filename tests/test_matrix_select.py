@@ -6,21 +6,24 @@ import json
 
 import pytest
 
-from ci_tools.config import load_config
 from ci_tools.errors import UsageError
-from ci_tools.matrix import AGENTIC, FIXED, Job, expand
-from ci_tools.model.repository import load_repo
-from ci_tools.selection import ChangelogScope, Selection, appended_scopes, scope_of_entry, select, unmatched_globs
+from ci_tools.matrix import AGENTIC, FIXED, Job, match_key_glob
+from ci_tools.selection import (
+    ChangelogScope,
+    Selection,
+    appended_scopes,
+    match_selection_glob,
+    scope_of_entry,
+    select,
+    unmatched_globs,
+)
 from ci_tools.shard import MAX_SHARD_BYTES, ShardError, index_of, shard_entries
-from ci_tools.snapshot import WorkTreeSnapshot
-
-from conftest import corpus_dir
 
 
 @pytest.fixture(scope="module")
-def jobs() -> list[Job]:
-    config = load_config(corpus_dir())
-    return expand(load_repo(WorkTreeSnapshot(config.root), config, with_changelog=False))
+def jobs(full_corpus_jobs: list[Job]) -> list[Job]:
+    """InferenceX's full sweep at 843c625 (shared with the other tests of the session)."""
+    return full_corpus_jobs
 
 
 def keys(jobs: list[Job]) -> list[str]:
@@ -31,9 +34,23 @@ def test_no_filter_keeps_everything_in_order(jobs: list[Job]) -> None:
     assert select(jobs, Selection()) == jobs
 
 
-def test_key_globs_are_a_union(jobs: list[Job]) -> None:
-    picked = select(jobs, Selection(key_globs=("kimik3-*", "dsr1-fp4-mi355x-sglang")))
-    assert keys(picked) == ["dsr1-fp4-mi355x-sglang", "kimik3-fp4-mi355x-vllm-agentic-mtp", "kimik3-fp4-mi355x-atom-agentic-mtp"]
+def test_key_globs_are_a_union_in_file_order(jobs: list[Job]) -> None:
+    picked = select(jobs, Selection(key_globs=("kimik3-*-mi355x-*", "dsr1-fp4-mi355x-sglang", "kimik3-fp4-b200-*")))
+    assert keys(picked) == ["dsr1-fp4-mi355x-sglang", "kimik3-fp4-mi355x-vllm-agentic-mtp",
+                            "kimik3-fp4-mi355x-atom-agentic-mtp", "kimik3-fp4-b200-dynamo-vllm-agentic",
+                            "kimik3-fp4-b200-dynamo-vllm-agentic-dspark"]
+
+
+def test_key_globs_are_what_inferencex_test_config_accepts(jobs: list[Job]) -> None:
+    # `?` and `[...]` are fnmatch patterns once the pattern holds `*` or `?`, as --config-keys takes them.
+    picked = select(jobs, Selection(key_globs=("dsr1-fp[48]-mi3?5x-sglang",)))
+    assert keys(picked) == ["dsr1-fp4-mi355x-sglang", "dsr1-fp8-mi325x-sglang", "dsr1-fp8-mi355x-sglang"]
+    # Without `*` or `?` a pattern names one key exactly (test-config reports it as not found).
+    assert select(jobs, Selection(key_globs=("dsr1-fp[48]-mi355x-sglang",))) == []
+    assert match_selection_glob("dsr1-*", "dsr1-fp4-mi355x-sglang")
+    assert not match_selection_glob("DSR1-*", "dsr1-fp4-mi355x-sglang")  # case matters
+    # Changelog config-keys keep their own rule: `*` is the only wildcard there.
+    assert not match_key_glob("dsr1-fp?-mi355x-sglang", "dsr1-fp4-mi355x-sglang")
 
 
 def test_scenario_filter(jobs: list[Job]) -> None:
@@ -46,9 +63,26 @@ def test_conc_filter_single_node_and_narrowing_multinode(jobs: list[Job]) -> Non
     single = select(jobs, Selection(key_globs=("dsr1-fp4-mi355x-sglang",), concs=(8, 64)))
     assert [(j.get("tp"), j.conc) for j in single] == [(4, 8), (4, 64), (8, 8), (8, 64)]
     multi = select(jobs, Selection(key_globs=("dsr1-fp8-mi355x-sglang-disagg",), concs=(4, 2048)))
-    assert [j.get("conc-list") for j in multi] == [[2048], [4], [4]]
+    assert [j.get("conc") for j in multi] == [[2048], [4], [4]]
     full = {j.label(): j.id for j in jobs if j.config_key == "dsr1-fp8-mi355x-sglang-disagg"}
     assert not set(full.values()) & {j.id for j in multi}  # a narrowed job runs fewer points: a new id
+
+
+def test_evals_are_marked_again_over_what_a_filter_keeps(jobs: list[Job]) -> None:
+    """As the generator marks them over what it generates (test-config with --conc)."""
+    full = [(j.get("tp"), j.conc) for j in jobs if j.config_key == "dsr1-fp4-mi355x-sglang" and j.get("run-eval")]
+    assert full == [(4, 32), (4, 64), (8, 32), (8, 64)]
+    # Of 8, 16, 32 the eligible (>= 16) are 16 and 32: 32 is both the highest and the median.
+    kept = select(jobs, Selection(key_globs=("dsr1-fp4-mi355x-sglang",), concs=(8, 16, 32)))
+    assert [(j.get("tp"), j.conc, j.get("run-eval")) for j in kept] == [
+        (4, 8, False), (4, 16, False), (4, 32, True), (8, 8, False), (8, 16, False), (8, 32, True)]
+    # A multinode job narrowed below the eligible concurrencies no longer runs evals, nor names an eval-conc.
+    multi = select(jobs, Selection(key_globs=("dsr1-fp8-mi355x-sglang-disagg",), concs=(4, 2048)))
+    assert [(j.get("run-eval"), j.get("eval-conc")) for j in multi] == [(True, 2048), (False, None), (False, None)]
+    assert all("eval-conc" not in j.fields for j in multi[1:])
+    # Ids do not depend on the marks.
+    ids = {j.id for j in jobs}
+    assert all(j.id in ids for j in kept)
 
 
 def test_tp_and_ep_filters(jobs: list[Job]) -> None:
@@ -56,12 +90,14 @@ def test_tp_and_ep_filters(jobs: list[Job]) -> None:
     assert {(j.get("tp"), j.get("ep")) for j in tep} == {(4, 4)}
     # multinode: either role matches (decode ep 8 in the DEP row)
     dep = select(jobs, Selection(key_globs=("dsv4-fp4-mi355x-sglang-disagg-agentic-hicache-mtp",), eps=(8,)))
-    assert [j.get("conc-list") for j in dep] == [[64], [96], [128], [192]]
+    assert [j.get("conc") for j in dep] == [[64], [96], [128], [192]]
 
 
 def test_changelog_scopes_select_keys_and_scenarios(jobs: list[Job]) -> None:
     scopes = (ChangelogScope(("kimik3-*",), ("fixed-seq-len",)), ChangelogScope(("dsr1-fp4-mi355x-sglang",)))
     assert keys(select(jobs, Selection(changelog=scopes))) == ["dsr1-fp4-mi355x-sglang"]
+    # Changelog globs are `*`-only: `?` is a literal character there.
+    assert select(jobs, Selection(changelog=(ChangelogScope(("dsr1-fp?-mi355x-sglang",)),))) == []
     scopes = (ChangelogScope(("*-agentic-mtp",), ("agentic-coding",)),)
     assert all(j.scenario == AGENTIC for j in select(jobs, Selection(changelog=scopes)))
     assert select(jobs, Selection(changelog=())) == []  # a PR that appends nothing runs nothing
@@ -114,7 +150,8 @@ def test_appended_scopes_include_an_entry_inserted_mid_file() -> None:
 
 
 def test_unmatched_globs() -> None:
-    assert unmatched_globs(["a*", "zz", "zz", "b"], ["abc", "b"]) == ["zz"]
+    assert unmatched_globs(["a*", "zz", "zz", "b", "a?c"], ["abc", "b"]) == ["zz"]
+    assert unmatched_globs(["a?c"], ["abc"], match_key_glob) == ["a?c"]
 
 
 def test_selection_to_json() -> None:

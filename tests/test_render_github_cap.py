@@ -37,7 +37,7 @@ def real_tree_reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str
 
 def test_real_tree_annotations_are_capped_and_cover_every_rule(real_tree_reports: dict[str, str]) -> None:
     findings = json.loads(real_tree_reports["json"])["findings"]
-    assert len(findings) > 500  # the real tree's known defects, one per config row
+    assert len(findings) > 10  # the real tree's known defects (undefined runners, missing recipes): more than a step shows
     lines = _annotations(real_tree_reports["github"])
     errors = [line for line in lines if line.startswith("::error ")]
     assert len(errors) == 10 and len(lines) <= 30

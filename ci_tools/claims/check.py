@@ -97,12 +97,15 @@ class EvalCache:
         return found
 
     def evaluate(self, job: Job, snapshot: Snapshot) -> RecipeEval | None:
-        from ..contract import job_env, resolve_recipe
+        from ..contract import recipe_env, resolve_recipe
+
+        if job.multinode:
+            return self._evaluate_multinode(job, snapshot)
 
         path = resolve_recipe(job, self.config, snapshot).script
         if path is None:
             return None
-        env = job_env(job)
+        env = recipe_env(job, self.config, snapshot)
         key = (path, self._digest(snapshot.read(path)), self._digest(snapshot.read(self.config.benchmark_lib)),
                tuple(sorted(env.items())), job.row.path, job.row.line)
         if key in self._cache:
@@ -118,6 +121,23 @@ class EvalCache:
                 result = evaluate_recipe(path, env, self.config, snapshot, where)
         except Exception as exc:  # noqa: BLE001 - a recipe the evaluator cannot read leaves its claims unknown
             result = RecipeEval(recipe=path, errors=[f"{path}: evaluation failed: {type(exc).__name__}: {exc}"])
+        self._cache[key] = result
+        return result
+
+    def _evaluate_multinode(self, job: Job, snapshot: Snapshot) -> RecipeEval | None:
+        """A multinode job per role; its inputs are several files, so results are kept per revision only."""
+        key = ("multinode", getattr(snapshot, "sha", None) or id(snapshot), job.id)
+        if key in self._cache:
+            return self._cache[key]
+        try:
+            if self._evaluate is not None:
+                result = self._evaluate(job, self.config, snapshot)
+            else:
+                from ..recipes.evaluate import evaluate_job
+
+                result = evaluate_job(job, self.config, snapshot)
+        except Exception as exc:  # noqa: BLE001 - as for single-node recipes: unknown, not a crash
+            result = RecipeEval(recipe="", errors=[f"evaluation failed: {type(exc).__name__}: {exc}"])
         self._cache[key] = result
         return result
 

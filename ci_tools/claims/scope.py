@@ -65,6 +65,4 @@ class Scope:
 
 
 def job_concs(job: Job) -> list[int]:
-    if job.multinode:
-        return [c for c in job.fields.get("conc-list") or [] if isinstance(c, int)]
-    return [job.conc] if job.conc is not None else []
+    return job.concs

@@ -36,7 +36,7 @@ _GENERIC = {"max", "min", "num", "size", "mode", "type", "enable", "token", "con
 
 def _pair_key(job: Job) -> tuple[Any, ...]:
     f = job.fields
-    return (job.config_key, job.scenario, f.get("isl"), f.get("osl"), job.conc, tuple(f.get("conc-list") or ()))
+    return (job.config_key, job.scenario, f.get("isl"), f.get("osl"), tuple(job.concs))
 
 
 def _pairs(base: Sequence[Job], head: Sequence[Job]) -> list[tuple[Job, Job]]:

@@ -44,15 +44,19 @@ SCENARIO_CHOICES = ("fixed-seq-len", "agentic-coding")
               help="With --github-output: write only shard I, as output `matrix`.")
 @click.option("--explain", "explain_key", default=None, metavar="KEY",
               help="Print, per job of KEY (a key or glob), the recipe path with the candidates tried and the env.")
+@click.option("--env", "with_env", is_flag=True,
+              help='Add each job\'s environment: "env": {NAME: value, or null when only known at run time}.')
 @handle_errors
 def matrix_command(repo_dir: str, config_file: str | None, key_globs: tuple[str, ...], scenarios: tuple[str, ...],
                    concs: tuple[int, ...], tps: tuple[int, ...], eps: tuple[int, ...], base_rev: str | None,
                    rev: str | None, shard_size: int, output_dir: str | None, github_output: bool,
-                   only_shard: int | None, explain_key: str | None) -> None:
+                   only_shard: int | None, explain_key: str | None, with_env: bool) -> None:
     """Expand the master configs into jobs and emit them as sharded GitHub matrix JSON.
 
-    Without --output-dir or --github-output, one JSON document goes to
-    standard output: {"index": {...}, "shards": [{"include": [...]}, ...]}.
+    Jobs are InferenceX's matrix entries (its generator's fields, order and
+    eval marks) with an `id` and the `config-key` added.  Without
+    --output-dir or --github-output, one JSON document goes to standard
+    output: {"index": {...}, "shards": [{"include": [...]}, ...]}.
     """
     import gc
 
@@ -61,7 +65,7 @@ def matrix_command(repo_dir: str, config_file: str | None, key_globs: tuple[str,
     gc.disable()
     try:
         _matrix(repo_dir, config_file, key_globs, scenarios, concs, tps, eps, base_rev, rev, shard_size, output_dir,
-                github_output, only_shard, explain_key)
+                github_output, only_shard, explain_key, with_env)
     finally:
         if was_enabled:
             gc.enable()
@@ -70,7 +74,7 @@ def matrix_command(repo_dir: str, config_file: str | None, key_globs: tuple[str,
 def _matrix(repo_dir: str, config_file: str | None, key_globs: tuple[str, ...], scenarios: tuple[str, ...],
             concs: tuple[int, ...], tps: tuple[int, ...], eps: tuple[int, ...], base_rev: str | None,
             rev: str | None, shard_size: int, output_dir: str | None, github_output: bool,
-            only_shard: int | None, explain_key: str | None) -> None:
+            only_shard: int | None, explain_key: str | None, with_env: bool) -> None:
     from ..errors import UsageError
     from ..matrix import expand
     from ..model.repository import load_repo
@@ -95,9 +99,12 @@ def _matrix(repo_dir: str, config_file: str | None, key_globs: tuple[str, ...], 
                           changelog=scopes, base_ids=base_ids)
     jobs = select(expand(repo), selection)
     if explain_key:
-        click.echo(_explain(select(jobs, Selection(key_globs=(explain_key,))), repo, config, snapshot), nl=False)
+        click.echo(_explain(select(jobs, Selection(key_globs=(explain_key,))), config, snapshot), nl=False)
         return
-    _emit(jobs, selection, shard_size, output_dir, github_output, only_shard)
+    texts = [j.json_text() for j in jobs]
+    if with_env:
+        texts = _with_env(jobs, texts, config, snapshot)
+    _emit(jobs, texts, selection, shard_size, output_dir, github_output, only_shard)
 
 
 def _fail_on_load_errors(repo: RepoData) -> None:
@@ -118,13 +125,14 @@ def _changelog_scopes(config: ProjectConfig, head: Snapshot, base_rev: str,
     """The appended entries' scopes, and the base's job ids when an append-only entry needs them."""
     from ..matrix import expand
     from ..model.repository import load_repo
+    from ..matrix import match_key_glob
     from ..selection import unmatched_globs
     from ..snapshot import GitSnapshot
 
     base = GitSnapshot(config.root, base_rev)
     scopes = _appended(config, base, head)
     for scope in scopes:
-        for glob in unmatched_globs(scope.config_keys, keys):
+        for glob in unmatched_globs(scope.config_keys, keys, match_key_glob):
             click.echo(f"ci-tools: warning: {config.changelog}:{scope.line}: config key `{glob}` matches no config; "
                        "it selects nothing", err=True)
     base_ids: frozenset[str] = frozenset()
@@ -140,13 +148,29 @@ def _appended(config: ProjectConfig, base: Snapshot, head: Snapshot) -> tuple[Ch
                            base_label=base.label, head_label=head.label)
 
 
-def _emit(jobs: list[Job], selection: Selection, shard_size: int, output_dir: str | None, github_output: bool,
-          only_shard: int | None) -> None:
+def _contract_problems(config: ProjectConfig, snapshot: Snapshot) -> None:
+    from ..jobenv.contract import contract_for
+
+    for problem in contract_for(config, snapshot).problems:
+        click.echo(f"ci-tools: warning: {problem}", err=True)
+
+
+def _with_env(jobs: list[Job], texts: list[str], config: ProjectConfig, snapshot: Snapshot) -> list[str]:
+    """Each entry's JSON with its environment appended as `env`."""
+    from ..contract import recipe_env
+    from ..shard import encode
+
+    _contract_problems(config, snapshot)
+    return [f'{text[:-1]},"env":{encode(recipe_env(job, config, snapshot))}}}' for job, text in zip(jobs, texts)]
+
+
+def _emit(jobs: list[Job], texts: list[str], selection: Selection, shard_size: int, output_dir: str | None,
+          github_output: bool, only_shard: int | None) -> None:
     from ..errors import UsageError
     from ..shard import MAX_SHARD_BYTES, ShardError, encode, index_of, shard_texts
 
     try:
-        shards = shard_texts([j.json_text() for j in jobs], [j.id for j in jobs], max_jobs=shard_size)
+        shards = shard_texts(texts, [j.id for j in jobs], max_jobs=shard_size)
     except ShardError as exc:
         raise UsageError(str(exc)) from None
     index = index_of(shards, shard_size, extra={"selection": selection.to_json()})
@@ -192,10 +216,13 @@ def _write_github_output(shards: list[Shard], index: dict[str, Any], only_shard:
     click.echo(f"{index['total-jobs']} jobs in {len(shards)} shard(s) written to $GITHUB_OUTPUT")
 
 
-def _explain(jobs: list[Job], repo: RepoData, config: ProjectConfig, snapshot: Snapshot) -> str:
-    from ..contract import default_runner_name, job_env, resolve_recipe
+def _explain(jobs: list[Job], config: ProjectConfig, snapshot: Snapshot) -> str:
+    from ..contract import resolve_recipe
+    from ..jobenv.contract import contract_for
 
     files = frozenset(snapshot.files())
+    contract = contract_for(config, snapshot)
+    _contract_problems(config, snapshot)
     out: list[str] = []
     for job in jobs:
         res = resolve_recipe(job, config, snapshot, files)
@@ -207,9 +234,17 @@ def _explain(jobs: list[Job], repo: RepoData, config: ProjectConfig, snapshot: S
             status = "not tried" if found else ("found" if cand == res.path else "missing")
             found = found or cand == res.path
             out.append(f"    {status:<9}  {cand}")
-        out.append("  env:")
-        env = job_env(job, runner_name=default_runner_name(job, repo.runner_labels))
-        out.extend(f"    {name}={value}" for name, value in env.items())
+        caller = contract.caller_for(job)
+        via = (f" via {caller.job} of {contract.source}" if caller is not None
+               else f" (no job of {contract.source} runs it)")
+        out.append(f"  env{via} (? = set at run time, value unknown):")
+        env = contract.recipe_env(job)
+        width = max((len(n) + len((v.value or "?").replace(chr(10), "  ")) for n, v in env.items()), default=0) + 1
+        for name, var in env.items():
+            # A JSON value spans lines; one line per variable keeps the listing readable.
+            shown = f"{name}={var.value.replace(chr(10), chr(92) + 'n') if var.value is not None else '?'}"
+            out.append(f"    {shown:<{width}}  {var.origin.path}:{var.origin.line}" if var.origin.line
+                       else f"    {shown:<{width}}  {var.origin.path}")
         out.append("")
     if not jobs:
         out.append("no job matches the selection")

@@ -39,7 +39,7 @@ def _jobs(config: ProjectConfig, snapshot: Snapshot, key: str, concs: tuple[int,
         raise UsageError(f"no config key matches {key!r} in {snapshot.label}{hint}")
     jobs = expand(repo, keys)
     if concs:
-        jobs = [j for j in jobs if j.conc in concs or any(c in concs for c in j.get("conc-list") or [])]
+        jobs = [j for j in jobs if any(c in concs for c in j.concs)]
     return jobs
 
 

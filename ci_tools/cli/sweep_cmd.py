@@ -190,7 +190,7 @@ def _select_jobs(config: ProjectConfig, matrix_file: str | None, indices: str | 
     if scenario:
         jobs = [j for j in jobs if j.scenario == scenario]
     if concs:
-        jobs = [j for j in jobs if j.conc in concs or any(c in concs for c in j.get("conc-list") or [])]
+        jobs = [j for j in jobs if any(c in concs for c in j.concs)]
     if not jobs:
         raise UsageError("the selection leaves no job to run")
     return jobs, run_eval

@@ -18,7 +18,7 @@ from .model import RecipeEval, Value
 ON = "(on)"
 
 _POINT_FIELDS = ("isl", "osl", "tp", "ep", "dp-attn", "pp", "dcp-size", "pcp-size", "spec-decoding",
-                 "kv-offloading", "conc", "conc-list", "prefill", "decode")
+                 "kv-offloading", "conc", "prefill", "decode")
 
 
 def job_point(job: Job) -> tuple[Any, ...]:

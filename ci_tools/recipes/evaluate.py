@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Mapping
 
 from ..config import ProjectConfig
-from ..contract import job_env, resolve_recipe
+from ..contract import recipe_env, resolve_recipe
 from ..findings import Location
 from ..matrix import Job
 from ..snapshot import Snapshot
@@ -15,18 +15,22 @@ from .parse import parse_script
 from .state import ArrayVal, Binding
 
 ENV_NOTE = "job environment"
+RUNTIME_NOTE = f"{ENV_NOTE}, set at run time"
 
 
 def _value(b: Binding) -> Value:
     return b.joined() if isinstance(b, ArrayVal) else b
 
 
-def evaluate_recipe(path: str, env: Mapping[str, str | Value], config: ProjectConfig, snapshot: Snapshot,
+def evaluate_recipe(path: str, env: Mapping[str, str | Value | None], config: ProjectConfig, snapshot: Snapshot,
                     env_location: Location | None = None) -> RecipeEval:
     """Evaluate the recipe at ``path`` (repo-relative) started with ``env``.
 
     Plain strings in ``env`` are attributed to ``env_location`` (for a job:
     its search-space row), so a flag passed as ``"$TP"`` points at the config.
+    None is a variable that exists with a value known only at run time (set
+    by the runner's launcher, or built from the node's name): a recipe that
+    requires it goes on, and what is derived from it is unknown.
     """
     result = RecipeEval(recipe=path)
     data = snapshot.read(path)
@@ -55,17 +59,18 @@ def evaluate_recipe(path: str, env: Mapping[str, str | Value], config: ProjectCo
 
 
 # Jobs of one config share most of their environment: its values are built once.
-_ENV_VALUES: dict[tuple[str, str, Location], Value] = {}
+_ENV_VALUES: dict[tuple[str, str | None, Location], Value] = {}
 _ROW_LOCATIONS: dict[Location, Location] = {}
 
 
-def _env_value(name: str, text: str, where: Location) -> Value:
+def _env_value(name: str, text: str | None, where: Location) -> Value:
     key = (name, text, where)
     found = _ENV_VALUES.get(key)
     if found is None:
         if len(_ENV_VALUES) > 200_000:
             _ENV_VALUES.clear()
-        found = _ENV_VALUES[key] = Value(text, where, expression=f"${name} ({ENV_NOTE})")
+        note = ENV_NOTE if text is not None else RUNTIME_NOTE
+        found = _ENV_VALUES[key] = Value(text, where, expression=f"${name} ({note})")
     return found
 
 
@@ -93,7 +98,12 @@ def evaluate_job(job: Job, config: ProjectConfig, snapshot: Snapshot) -> RecipeE
         if len(_ROW_LOCATIONS) > 100_000:
             _ROW_LOCATIONS.clear()
         where = _ROW_LOCATIONS[row] = Location(row.path, row.line, row.column, row.end_line, row.end_column, ENV_NOTE)
-    return evaluate_recipe(path, job_env(job), config, snapshot, where)
+    return evaluate_recipe(path, recipe_env(job, config, snapshot), config, snapshot, where)
+
+
+def set_at_run_time(value: Value | None) -> bool:
+    """A job variable passed on as is whose value only the node knows (its port, a launcher's path)."""
+    return value is not None and value.text is None and value.expression.endswith(f"({RUNTIME_NOTE})")
 
 
 def unknown_flags(result: RecipeEval) -> list[ServerFlag]:

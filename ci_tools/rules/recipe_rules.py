@@ -47,7 +47,7 @@ RECIPE_MISSING_ENV = register(
         "`${NAME:?message}` that is unset or empty in the environment of a job that runs the recipe."
     ),
     why="The recipe stops before starting the server, so the job fails without producing a result.",
-    example="# fixed-seq-len job: TOTAL_CPU_DRAM_GB is empty\ncheck_env_vars MODEL TP CONC TOTAL_CPU_DRAM_GB",
+    example="# fixed-seq-len job: KV_OFFLOAD_BACKEND is empty\ncheck_env_vars MODEL TP CONC KV_OFFLOAD_BACKEND",
     fix="Require the variable only where the job kind provides it, or give it a default (`${NAME:-value}`).",
     family=FAMILY,
 )

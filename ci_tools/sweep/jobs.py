@@ -1,9 +1,11 @@
 """Jobs as they travel between the planner and the runner: matrix entries in JSON.
 
-A matrix entry is :meth:`ci_tools.matrix.Job.to_json`: ``id``, ``config-key``,
-``scenario-type`` and the job's fields.  The runner rebuilds the :class:`Job`
-from it and checks that the id still matches, so a hand-edited or truncated
-entry is refused instead of benchmarking something else under the old name.
+A matrix entry is :meth:`ci_tools.matrix.Job.to_json`: ``id``, ``config-key``
+and the job's fields (InferenceX's entry, whose ``scenario-type`` is absent on
+fixed-seq-len jobs), optionally with the ``env`` that ``matrix --env`` adds.
+The runner rebuilds the :class:`Job` from it and checks that the id still
+matches, so a hand-edited or truncated entry is refused instead of
+benchmarking something else under the old name.
 """
 
 from __future__ import annotations
@@ -15,22 +17,24 @@ from typing import Any
 
 from ..errors import UsageError
 from ..findings import Location
-from ..matrix import SCENARIOS, Job
+from ..matrix import FIXED, SCENARIOS, Job
 
-_IDENTITY_KEYS = ("id", "config-key", "scenario-type")
+# Keys of an entry that are not fields of the job: its identity and annotations.
+_NOT_FIELDS = ("id", "config-key", "env")
 
 
 def job_from_entry(entry: Any, source: str = "--job") -> Job:
     """Rebuild a Job from its matrix entry; the row location is not carried, so it names the source."""
     if not isinstance(entry, dict):
         raise UsageError(f"a job must be a JSON object (a matrix entry), found {type(entry).__name__}", path=source)
-    key, scenario = entry.get("config-key"), entry.get("scenario-type")
+    # InferenceX's templates default the scenario to fixed-seq-len; its entries carry it only when agentic.
+    key, scenario = entry.get("config-key"), entry.get("scenario-type", FIXED)
     if not isinstance(key, str) or not key:
         raise UsageError("the job has no `config-key` string; expected a matrix entry as `ci-tools matrix` writes it",
                          path=source)
     if scenario not in SCENARIOS:
         raise UsageError(f"the job's `scenario-type` is {scenario!r}, expected one of {', '.join(SCENARIOS)}", path=source)
-    fields = {k: v for k, v in entry.items() if k not in _IDENTITY_KEYS}
+    fields = {k: v for k, v in entry.items() if k not in _NOT_FIELDS}
     job = Job(key, scenario, fields, Location(source))
     claimed = entry.get("id")
     if claimed is not None and claimed != job.id:

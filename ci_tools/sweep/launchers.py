@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Callable, Mapping
 
 from ..contract import job_env
+from ..jobenv.contract import JobEnvContract
 from ..matrix import Job
 
 # Where the repository and the result directory appear inside a container.
@@ -33,6 +34,8 @@ class LaunchRequest:
     model_cache: str | None = None
     extra_args: tuple[str, ...] = ()
     run_eval: bool = False
+    # The repository's env contract (None: the built-in one).
+    contract: JobEnvContract | None = None
 
 
 @dataclass(frozen=True)
@@ -49,12 +52,14 @@ def container_name(job: Job) -> str:
 
 
 def direct(req: LaunchRequest) -> LaunchPlan:
-    env = job_env(req.job, result_dir=str(req.result_dir), runner_name=req.runner_name, run_eval=req.run_eval)
+    env = job_env(req.job, result_dir=str(req.result_dir), runner_name=req.runner_name, run_eval=req.run_eval,
+                  contract=req.contract)
     return LaunchPlan("direct", ("bash", str(req.repo_root / req.recipe)), env, req.repo_root)
 
 
 def docker(req: LaunchRequest) -> LaunchPlan:
-    env = job_env(req.job, result_dir=CONTAINER_RESULTS, runner_name=req.runner_name, run_eval=req.run_eval)
+    env = job_env(req.job, result_dir=CONTAINER_RESULTS, runner_name=req.runner_name, run_eval=req.run_eval,
+                  contract=req.contract)
     name = container_name(req.job)
     argv = ["docker", "run", "--rm", "--name", name,
             "--device", "/dev/kfd", "--device", "/dev/dri", "--group-add", "video",
@@ -70,7 +75,8 @@ def docker(req: LaunchRequest) -> LaunchPlan:
 
 
 def slurm(req: LaunchRequest) -> LaunchPlan:
-    env = job_env(req.job, result_dir=CONTAINER_RESULTS, runner_name=req.runner_name, run_eval=req.run_eval)
+    env = job_env(req.job, result_dir=CONTAINER_RESULTS, runner_name=req.runner_name, run_eval=req.run_eval,
+                  contract=req.contract)
     name = container_name(req.job)
     mounts = [f"{req.repo_root}:{CONTAINER_REPO}", f"{req.result_dir}:{CONTAINER_RESULTS}"]
     if req.model_cache:

@@ -18,6 +18,7 @@ from typing import Any, BinaryIO, Mapping
 from ..config import ProjectConfig
 from ..contract import resolve_recipe
 from ..errors import UsageError
+from ..jobenv.contract import contract_for
 from ..matrix import Job
 from ..snapshot import Snapshot
 from .launchers import LAUNCHERS, LaunchPlan, LaunchRequest
@@ -52,7 +53,8 @@ def prepare(job: Job, config: ProjectConfig, settings: SweepSettings, snapshot: 
     extra = settings.docker_args if kind == "docker" else settings.srun_args if kind == "slurm" else ()
     request = LaunchRequest(job=job, recipe=resolution.script, repo_root=config.root.resolve(),
                             result_dir=job_dir / RESULTS_DIR, runner_name=runner_name,
-                            model_cache=settings.model_cache, extra_args=extra, run_eval=run_eval)
+                            model_cache=settings.model_cache, extra_args=extra, run_eval=run_eval,
+                            contract=contract_for(config, snapshot))
     return Prepared(job, job_dir, resolution.script, resolution.candidates, LAUNCHERS[kind](request))
 
 
