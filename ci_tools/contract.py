@@ -12,10 +12,9 @@ runner fleet picks (:mod:`ci_tools.recipe_resolution`).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Collection, Mapping
+from typing import TYPE_CHECKING, Any, Collection, Mapping
 
 from .config import ProjectConfig
-from .jobenv.contract import JobEnvContract, contract_for
 from .matrix import Job
 from .recipe_resolution import RecipeResolution, Resolver, resolver_for
 from .snapshot import Snapshot
@@ -26,9 +25,14 @@ __all__ = ["RecipeResolution", "default_runner_name", "job_env", "recipe_candida
 DEFAULT_PORT = "8888"
 _DEFAULTS = ProjectConfig(root=Path("."))
 
+if TYPE_CHECKING:  # the environment contract is imported where it is used: validate never needs it
+    from .jobenv.contract import JobEnvContract
+
 
 def recipe_env(job: Job, config: ProjectConfig, snapshot: Snapshot) -> dict[str, str | None]:
     """Every variable the job's recipe receives; None where the value is only known at run time."""
+    from .jobenv.contract import contract_for
+
     return {name: var.value for name, var in contract_for(config, snapshot).recipe_env(job).items()}
 
 
@@ -46,6 +50,8 @@ def job_env(job: Job, *, result_dir: str = "/workspace/results", port: str = DEF
     inherited environment.
     """
     if contract is None:
+        from .jobenv.contract import contract_for
+
         contract = contract_for(_DEFAULTS, None)
     runner = {"name": runner_name} if runner_name else None
     env = {name: var.value for name, var in contract.workflow_env(job, runner).items() if var.value is not None}
