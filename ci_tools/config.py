@@ -33,12 +33,13 @@ DEFAULT_MULTINODE_TEMPLATES = (
     "benchmarks/multi_node/{agentic_dir}{model_prefix}_{precision}_{gpu}_{framework}{mtp}.sh",
     "benchmarks/multi_node/{agentic_dir}{model_prefix}_{precision}_{gpu}{framework_suffix}{mtp}.sh",
 )
+# Launch forms of the inference servers (see ci_tools.recipes.server): words are
+# globs, the first is the program; a program held in a variable matches too.
 DEFAULT_SERVER_PATTERNS = (
     "vllm serve",
-    "python3 -m sglang.launch_server",
-    "python -m sglang.launch_server",
-    "python3 -m atom.entrypoints.openai_server",
-    "python -m atom.entrypoints.openai_server",
+    "sglang serve",
+    "python* -m sglang.launch_server",
+    "python* -m atom.entrypoints.openai_server",
     "trtllm-serve",
 )
 FEATURE_SECTIONS = ("claims", "dispatch", "sweep")

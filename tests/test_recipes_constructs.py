@@ -11,6 +11,7 @@ its environment and what evaluating it must give, in comments:
   # expect-flags: --a --b               the exact flag names of the first server, in order
   # expect-flag: --name [= v1,v2] [unknown] [conditional] [@ line]  (no "=": boolean flag)
   # expect-exit: line code N  /  # expect-no-exit: unconditional  /  # expect-missing: NAME @ line
+  # expect-conditional-exit: line code N   an exit on one side of an undecided branch
   # expect-servers: N                   /  # expect-server-line: line
 """
 
@@ -100,6 +101,9 @@ def test_construct(path: Path) -> None:
         elif kind == "expect-exit":
             line, code = int(name), rest.split()[-1]
             assert [(e.location.line, e.code, e.conditional) for e in result.early_exits] == [(line, code, False)]
+        elif kind == "expect-conditional-exit":
+            line, code = int(name), rest.split()[-1]
+            assert (line, code, True) in [(e.location.line, e.code, e.conditional) for e in result.early_exits]
         elif kind == "expect-missing":
             line = int(rest.split("@")[1])
             assert (name, line) in [(m.name, m.location.line) for m in result.missing_env]

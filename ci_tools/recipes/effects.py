@@ -16,6 +16,7 @@ import re
 from typing import Callable
 
 from .parse import Node
+from .server import LaunchPattern
 
 # Commands that run their arguments as another command (so may start the server).
 WRAPPERS = frozenset({"exec", "nohup", "env", "numactl", "taskset", "timeout", "stdbuf", "setsid", "sudo", "time",
@@ -32,9 +33,17 @@ def _word_re(word: str) -> re.Pattern[str]:
     return found
 
 
-def may_launch(text: str, patterns: list[list[str]]) -> bool:
-    """Whether ``text`` spells every word of some server pattern (so could start the server)."""
-    return any(all(word in text and _word_re(word).search(text) for word in p) for p in patterns)
+def may_launch(text: str, patterns: tuple[LaunchPattern, ...]) -> bool:
+    """Whether ``text`` spells every literal word of some launch pattern after its program.
+
+    The program itself is left out: it may be held in a variable.  A pattern
+    that is a program only must spell the program.
+    """
+    for p in patterns:
+        words = p.literal_words[1:] if p.rest and p.literal_words and p.literal_words[0] == p.program else p.literal_words
+        if all(word in text and _word_re(word).search(text) for word in words):
+            return True
+    return False
 
 _EFFECT_COMMANDS = {"exit", "source", ".", "check_env_vars", "eval", "export", "declare", "typeset",
                     "readonly", "unset", "set", "exec", "read", "mapfile", "readarray", "let"}
@@ -48,7 +57,7 @@ class _Facts:
         self.callees: set[str] = set()
 
 
-def _scan(body: Node, patterns: list[list[str]]) -> _Facts:
+def _scan(body: Node, patterns: tuple[LaunchPattern, ...]) -> _Facts:
     facts = _Facts()
     text = body.text
     if ":=" in text or ":?" in text or "?}" in text or may_launch(text, patterns):
@@ -106,7 +115,7 @@ def _scan(body: Node, patterns: list[list[str]]) -> _Facts:
 class EffectAnalysis:
     """Per-process cache of function facts, keyed by the body node."""
 
-    def __init__(self, patterns: list[list[str]]) -> None:
+    def __init__(self, patterns: tuple[LaunchPattern, ...]) -> None:
         self.patterns = patterns
         self._facts: dict[int, tuple[Node, _Facts]] = {}
 

@@ -241,7 +241,10 @@ class Expander:
                 return o
             return Value(p.text, o.location, o.conditional, o.expression)
         conditional = any(p.origin is not None and p.origin.conditional for p in f.pieces)
-        return Value(f.text, node.location(), conditional, node.text)
+        text = f.text
+        if text is None:
+            return Value(None, node.location(), conditional, node.text, known_prefix=known_prefix(f.pieces))
+        return Value(text, node.location(), conditional, node.text)
 
     def values(self, nodes: list[Node] | tuple[Node, ...]) -> list[Value]:
         out: list[Value] = []
@@ -565,6 +568,16 @@ def _quoted_variable(n: Node) -> str | None:
     if var.type != "variable_name" or var.text.isdigit():
         return None
     return var.text
+
+
+def known_prefix(pieces: list[Piece]) -> str:
+    """The text of the leading pieces up to the first unknown one."""
+    out = []
+    for p in pieces:
+        if p.text is None:
+            break
+        out.append(p.text)
+    return "".join(out)
 
 
 def significant(pieces: list[Piece]) -> list[Piece]:

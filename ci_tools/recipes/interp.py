@@ -6,9 +6,9 @@ positional parameters, decides ``if``/``case``/``&&``/``||`` whenever the
 condition is known, and records every server command line it passes.  When a
 condition is unknown, both sides run on copies of the state, which are then
 merged (see :mod:`.state`).  Loops whose items are unknown run their body
-once as one side of such a branch.  ``return``/``break`` inside one side of
-an undecidable branch end that side only (an approximation: the rest of the
-function is still evaluated for both).
+once as one side of such a branch.  A side that leaves its loop or function
+(``break``, ``continue``, ``return``) is joined with the other paths where the
+loop or function ends (see :mod:`.flow`).
 """
 
 from __future__ import annotations
@@ -24,10 +24,11 @@ from .arith import evaluate_arith, evaluate_arith_text
 from .conditions import Tri, not3, test_argv, test_expression, _has_quotes
 from .effects import WRAPPERS, EffectAnalysis, may_launch
 from .expand import RUNTIME_VARIABLES, Expander, Field, ShellExit
+from .flow import FLOW, Break, Continue, Gone, Return, Target, base_of, exit_on_some_paths, hand_over, join
 from .memo import CallMemo, Effects
 from .model import EarlyExit, MissingEnv, Value
 from .parse import Node, Script, parse_script
-from .server import find_pattern, parse_flags, split_patterns
+from .server import LaunchPattern, find_pattern, parse_flags, split_patterns
 from .state import ArrayVal, Binding, Captured, Server, State, merge
 
 _REDIRECTS = {"file_redirect", "heredoc_redirect", "herestring_redirect", "heredoc_body", "heredoc_start"}
@@ -38,21 +39,6 @@ _NO_SERVER_SCAN = {"echo", "printf", "log", "info", "warn", "logger"}
 _DYNAMIC_PATH = re.compile(r"dirname|\$0|\$\{0\}|BASH_SOURCE|pwd|realpath|readlink")
 
 
-class _Return(Exception):
-    def __init__(self, status: Tri) -> None:
-        super().__init__()
-        self.status = status
-
-
-class _Break(Exception):
-    pass
-
-
-class _Continue(Exception):
-    pass
-
-
-_Flow = (_Return, _Break, _Continue)
 
 
 class Interpreter(Expander):
@@ -65,6 +51,8 @@ class Interpreter(Expander):
         self.state = State()
         self.errors: list[str] = []
         self.guards: list[tuple[Node, str]] = []
+        # Loops and function calls being evaluated, innermost last (see .flow).
+        self.targets: list[Target] = []
         self.frames: list[dict[str, Binding | None]] = []
         self.call_depth = 0
         self.subshell_depth = 0
@@ -84,7 +72,7 @@ class Interpreter(Expander):
             self.block(script.root.children)
         except ShellExit:
             pass
-        except _Flow:
+        except FLOW:
             pass
 
     def _problems(self, script: Script) -> None:
@@ -277,12 +265,81 @@ class Interpreter(Expander):
         return self.fork(run, rest)
 
     def _loop_body(self, body: Node | None) -> Tri:
+        """One more iteration that may or may not run (the loop's control is unknown)."""
         if body is None:
             return True
+        return self._loop(body, body, lambda first: first, settle=False, cap=2)
+
+    def _loop(self, n: Node, body: Node | None, advance: Callable[[bool], Tri], *, settle: bool,
+              cap: int = _MAX_WHILE_ITERATIONS) -> Tri:
+        """Run a loop whose control is known, iteration by iteration.
+
+        ``advance(first)`` prepares the next iteration: True runs the body, False ends the loop, None
+        (unknown) makes one more iteration one side of an undecided branch and ends the loop there.
+        ``settle`` (``while``/``until``, C-style ``for``): stop iterating once an iteration forks (how the
+        loop goes on then depends on something unknown) or changes nothing (a fixed point), and after
+        the iteration cap treat what the loop keeps changing as unknown.
+        """
+        target, base = Target(loop=True), base_of(self.state)
+        self.targets.append(target)
+        live, status = True, cast(Tri, True)
+        before: dict[str, Binding] = {}
         try:
-            return self.block(body.children)
-        except (_Break, _Continue):
-            return True
+            for i in range(cap):
+                go = advance(i == 0)
+                if go is False:
+                    break
+                if go is None:
+                    status = self.fork(lambda: self._loop_body(body), _nothing)
+                    break
+                forks, positional, before = self.forks, self.state.positional, dict(self.state.vars) if settle else {}
+                try:
+                    status = self.block(body.children) if body is not None else True
+                except Break:
+                    target.breaks.append(self.state)
+                    live = False
+                except Continue:
+                    pass
+                except Gone:
+                    live = False
+                if target.continues:
+                    self.state = join(base, target.continues + ([self.state] if live else []))
+                    target.continues, live = [], True
+                if not live:
+                    break
+                if settle:
+                    state = self.state
+                    if self.forks != forks:
+                        status = None  # how the loop goes on depends on something unknown
+                        break
+                    if (state.positional is positional and len(state.vars) == len(before)
+                            and all(state.vars.get(k) is v for k, v in before.items())):
+                        status = None  # a fixed point: more iterations change nothing (`while true; do sleep; done`)
+                        break
+            else:
+                if settle:
+                    # Still running after the cap: what the loop keeps changing is not known.
+                    state = self.state
+                    for k, v in list(state.vars.items()):
+                        if before.get(k) is not v:
+                            state.vars[k] = Value(None, n.location(), True, n.text.split("\n", 1)[0])
+                    status = None
+        except ShellExit:
+            pending = target.pending()
+            if not pending:
+                raise
+            self.state = exit_on_some_paths(base, self.state, pending)
+            return None
+        finally:
+            self.targets.pop()
+        states = target.breaks + ([self.state] if live else [])
+        if not states:
+            raise Gone()
+        if len(states) > 1:
+            self.state = join(base, states)
+            return None
+        self.state = states[0]
+        return status
 
     def _for(self, n: Node) -> Tri:
         var = n.child_of_type("variable_name")
@@ -299,49 +356,28 @@ class Interpreter(Expander):
         if len(items) > _MAX_LOOP_ITEMS or any(v.text is None for v in items):
             self.assign_scalar(name, Value(None, n.location(), True, n.text))
             return self.fork(lambda: self._loop_body(body), _nothing)
-        status: Tri = True
-        for v in items:
-            self.assign_scalar(name, v)
-            try:
-                status = self.block(body.children) if body is not None else True
-            except _Break:
-                break
-            except _Continue:
-                continue
-        return status
+        pending = iter(items)
+
+        def advance(first: bool) -> Tri:
+            item = next(pending, None)
+            if item is None:
+                return False
+            self.assign_scalar(name, item)
+            return True
+
+        return self._loop(n, body, advance, settle=False, cap=len(items) + 1)
 
     def _while(self, n: Node) -> Tri:
         body = n.child_of_type("do_group")
         until = bool(n.children) and n.children[0].type == "until"
         cond = [c for c in n.children if c.named and c.type not in ("do_group", "comment")]
-        for _ in range(_MAX_WHILE_ITERATIONS):
+
+        def advance(first: bool) -> Tri:
             c = self.condition(cond) if cond else True
-            if until:
-                c = not3(c)
-            if c is False:
-                return True
-            if c is None:
-                return self.fork(lambda: self._loop_body(body), _nothing)
-            # Known true: run this iteration for real (argument-parsing loops with `shift`).
-            forks, positional, before = self.forks, self.state.positional, dict(self.state.vars)
-            try:
-                self.block(body.children if body is not None else ())
-            except _Break:
-                return True
-            except _Continue:
-                pass
-            if self.forks != forks:
-                return None  # how the loop goes on depends on something unknown; its effects are merged
-            state = self.state
-            if (state.positional is positional and len(state.vars) == len(before)
-                    and all(state.vars.get(k) is v for k, v in before.items())):
-                return None  # a fixed point: more iterations change nothing (`while true; do sleep; done`)
-        # Still running after the cap: what the loop keeps changing is not known.
-        state = self.state
-        for k, v in list(state.vars.items()):
-            if before.get(k) is not v:
-                state.vars[k] = Value(None, n.location(), True, n.text.split("\n", 1)[0])
-        return None
+            return not3(c) if until else c
+
+        # Known true: each iteration runs for real (argument-parsing loops with `shift`).
+        return self._loop(n, body, advance, settle=True)
 
     def _c_for(self, n: Node) -> Tri:
         body = n.child_of_type("do_group") or n.child_of_type("compound_statement")
@@ -358,31 +394,41 @@ class Interpreter(Expander):
             self.guards.pop()
 
     def fork(self, a: Callable[[], Tri], b: Callable[[], Tri]) -> Tri:
-        """Run both sides of an undecidable branch and merge what they leave."""
+        """Run both sides of an undecidable branch and merge what they leave.
+
+        A side that ends the script leaves its exits (conditional) to the other; a side that leaves its
+        loop or function (break, continue, return) is handed to that loop or function (see .flow).
+        """
         self.forks += 1
         before = self.state
-        outcomes: list[tuple[State, ShellExit | None]] = []
+        outcomes: list[tuple[State, ShellExit | None, Exception | None]] = []
         for side in (a, b):
             self.state = before.clone()
             exited: ShellExit | None = None
+            flow: Exception | None = None
             try:
                 side()
             except ShellExit as exc:
                 exited = exc
-            except _Flow:
-                pass
-            outcomes.append((self.state, exited))
-        (sa, ea), (sb, eb) = outcomes
+            except FLOW as exc:
+                flow = exc
+            outcomes.append((self.state, exited, flow))
+        (sa, ea, fa), (sb, eb, fb) = outcomes
         if ea is not None and eb is not None:
             self.state = merge(before, sa, sb)
             raise ShellExit(ea.code if ea.code == eb.code else "", ea.node, missing_env=ea.missing_env and eb.missing_env)
         if ea is not None or eb is not None:
-            dead, alive = (sa, sb) if ea is not None else (sb, sa)
+            dead, alive, flow = (sa, sb, fb) if ea is not None else (sb, sa, fa)
             merged = merge(before, dead, alive)
             alive.servers, alive.early_exits, alive.missing = merged.servers, merged.early_exits, merged.missing
+            if flow is not None and hand_over(self.targets, alive, flow):
+                raise Gone()
             self.state = alive
             return None
-        self.state = merge(before, sa, sb)
+        live = [s for s, f in ((sa, fa), (sb, fb)) if f is None or not hand_over(self.targets, s, f)]
+        if not live:
+            raise Gone()
+        self.state = live[0] if len(live) == 1 else merge(before, sa, sb)
         return None
 
     def subshell(self, run: Callable[[], Tri]) -> Tri:
@@ -390,15 +436,18 @@ class Interpreter(Expander):
         before = self.state
         self.state = before.clone()
         self.subshell_depth += 1
+        # break/return inside a subshell end the subshell only.
+        targets, self.targets = self.targets, []
         status: Tri
         try:
             status = run()
         except ShellExit as exc:
             status = exc.code == "0" if exc.code else None
-        except _Flow:
+        except FLOW:
             status = None
         finally:
             self.subshell_depth -= 1
+            self.targets = targets
         inner = self.state
         self.state = before
         before.servers, before.early_exits, before.missing = inner.servers, inner.early_exits, inner.missing
@@ -635,6 +684,7 @@ class Interpreter(Expander):
         if hit is not None:
             return self._replay(hit)
         start_vars, start_exported, start_functions = dict(state.vars), set(state.exported), dict(state.functions)
+        outer = [len(t.pending()) for t in self.targets]
         counts = (len(state.servers), len(state.early_exits), len(state.missing), len(self.errors), self.forks)
         captured = state.captured
         self.reads, self.empty_reads, self.called = set(), set(), {name}
@@ -646,6 +696,8 @@ class Interpreter(Expander):
         end = self.state
         if end.captured is not captured:
             return status  # it started the server: the captured env depends on every variable
+        if outer != [len(t.pending()) for t in self.targets]:
+            return status  # some path left an enclosing loop: not recorded in the effects
         _CALLS.store(key, Effects(
             reads=tuple((n, start_vars.get(n)) for n in sorted(reads)),
             empties=tuple((n, self._emptiness(n, start_vars)) for n in sorted(empties)),
@@ -685,12 +737,31 @@ class Interpreter(Expander):
         frame: dict[str, Binding | None] = {}
         self.frames.append(frame)
         self.call_depth += 1
-        status: Tri
+        target, base = Target(loop=False), base_of(self.state)
+        self.targets.append(target)
+        status: Tri = None
+        live = True
         try:
-            status = self.stmt(body)
-        except _Return as r:
-            status = r.status
+            try:
+                status = self.stmt(body)
+            except Return as r:
+                status = r.status
+            except Gone:
+                live = False
+            except ShellExit:
+                if not target.returns:
+                    raise
+                self.state = exit_on_some_paths(base, self.state, [s for s, _ in target.returns])
+                target.returns = []
+            if target.returns:
+                # It returned early on some paths: join them with the path that ran to the end.
+                states = [s for s, _ in target.returns] + ([self.state] if live else [])
+                statuses = {st for _, st in target.returns} | ({status} if live else set())
+                self.state = join(base, states)
+                status = statuses.pop() if len(statuses) == 1 else None
+                live = True
         finally:
+            self.targets.pop()
             self.call_depth -= 1
             self.frames.pop()
             for var, old in frame.items():
@@ -699,6 +770,8 @@ class Interpreter(Expander):
                 else:
                     self.state.vars[var] = old
             self.state.positional = saved
+        if not live:
+            raise Gone()
         return status
 
     # -- builtins ----------------------------------------------------------------------------
@@ -712,13 +785,13 @@ class Interpreter(Expander):
 
     def _return(self, n: Node, argv: list[tuple[Field, Value]]) -> Tri:
         code = argv[1][1].text if len(argv) > 1 else "0"
-        raise _Return(None if code is None else code == "0")
+        raise Return(None if code is None else code == "0")
 
     def _break(self, n: Node, argv: list[tuple[Field, Value]]) -> Tri:
-        raise _Break()
+        raise Break()
 
     def _continue(self, n: Node, argv: list[tuple[Field, Value]]) -> Tri:
-        raise _Continue()
+        raise Continue()
 
     def _shift(self, n: Node, argv: list[tuple[Field, Value]]) -> Tri:
         count = argv[1][1].text if len(argv) > 1 else "1"
@@ -844,7 +917,7 @@ _EFFECTS: dict[tuple[str, ...], EffectAnalysis] = {}
 _CALLS = CallMemo()
 
 
-def _effects_for(patterns: tuple[str, ...], split: list[list[str]]) -> EffectAnalysis:
+def _effects_for(patterns: tuple[str, ...], split: tuple[LaunchPattern, ...]) -> EffectAnalysis:
     found = _EFFECTS.get(patterns)
     if found is None:
         found = _EFFECTS[patterns] = EffectAnalysis(split)

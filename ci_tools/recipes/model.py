@@ -26,6 +26,8 @@ class Value:
     # When two sides of an undecidable branch set different values: each
     # possibility (``text`` is then None and ``conditional`` True).
     alternatives: tuple["Value", ...] = ()
+    # For an unknown value: its leading text that is known (``--port=`` of ``--port=$PORT``).
+    known_prefix: str = ""
 
     @property
     def known(self) -> bool:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Union
+from typing import Callable, TypeVar, Union
 
 from ..findings import Location
 from .model import EarlyExit, MissingEnv, ServerFlag, Value
@@ -132,16 +132,32 @@ def _conditional_server(s: Server) -> Server:
     return dataclasses.replace(s, flags=flags)
 
 
-def _extras(base: int, items: list[Server]) -> list[Server]:
-    return [_conditional_server(s) for s in items[base:]]
+def _conditional_exit(e: EarlyExit) -> EarlyExit:
+    return e if e.conditional else dataclasses.replace(e, conditional=True)
+
+
+T = TypeVar("T")
+
+
+def _joined(base: int, a: list[T], b: list[T], conditional: Callable[[T], T]) -> list[T]:
+    """Items of both sides after the first ``base``: those found on one side only become conditional.
+
+    Both sides descend from one state, so an item recorded before they split is the same object on
+    both (paths joined at the end of a loop or function share what happened before they split).
+    """
+    extra_a, extra_b = a[base:], b[base:]
+    if not extra_a and not extra_b:
+        return a[:base]
+    ids_a, ids_b = {id(x) for x in extra_a}, {id(x) for x in extra_b}
+    return (a[:base] + [x if id(x) in ids_b else conditional(x) for x in extra_a]
+            + [conditional(x) for x in extra_b if id(x) not in ids_a])
 
 
 def merge(before: State, a: State, b: State) -> State:
     """Join the states after the two sides of an undecidable branch."""
     n_servers, n_exits = len(before.servers), len(before.early_exits)
-    servers = before.servers[:n_servers] + _extras(n_servers, a.servers) + _extras(n_servers, b.servers)
-    exits = before.early_exits[:n_exits] + [dataclasses.replace(e, conditional=True)
-                                            for e in a.early_exits[n_exits:] + b.early_exits[n_exits:]]
+    servers = _joined(n_servers, a.servers, b.servers, _conditional_server)
+    exits = _joined(n_exits, a.early_exits, b.early_exits, _conditional_exit)
     missing = list(a.missing) + [m for m in b.missing if m not in a.missing]
     captured = a.captured
     if a.captured is not b.captured:
