@@ -52,6 +52,7 @@ def evaluate_recipe(path: str, env: Mapping[str, str | Value], config: ProjectCo
     result.early_exits = list(state.early_exits)
     result.missing_env = list(state.missing)
     result.errors.extend(interp.errors)
+    result.opaque_commands = list(interp.opaque_commands)
     return result
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 import fnmatch
 import re
 from dataclasses import dataclass, field
-from typing import Callable
 
 from ..findings import Location
 from .parse import Node
@@ -38,6 +37,45 @@ RUNTIME_VARIABLES = frozenset({
 class Piece:
     text: str | None
     origin: Value | None = None
+    # Where a literal piece of several lines starts (its lines follow from there).
+    where: Location | None = None
+
+
+def line_locations(pieces: list[Piece], fallback: Location) -> tuple[Location, ...]:
+    """Where each line of the pieces' joined text was written (the line's first character decides).
+
+    A literal piece counts lines from where it starts; a piece from a variable takes the lines of
+    that variable's value (or its location); anything else falls back to ``fallback``.
+    """
+    out: list[Location] = []
+    at_line_start = True
+    for p in pieces:
+        text = p.text or ""
+        offset = 0
+        while offset <= len(text):
+            if at_line_start and offset < len(text):
+                out.append(_location_within(p, text, offset, fallback))
+                at_line_start = False
+            nl = text.find("\n", offset)
+            if nl < 0:
+                break
+            offset = nl + 1
+            at_line_start = True
+    if at_line_start:
+        out.append(out[-1] if out else fallback)  # an empty last line (text ending in a newline)
+    return tuple(out)
+
+
+def _location_within(p: Piece, text: str, offset: int, fallback: Location) -> Location:
+    line = text.count("\n", 0, offset)
+    if p.origin is not None:
+        return p.origin.line_location(line) if p.origin.lines else p.origin.location
+    if p.where is not None:
+        if line == 0:
+            return p.where
+        w = p.where
+        return Location(w.path, w.line + line, 0, w.line + line, 0, w.note)
+    return fallback
 
 
 @dataclass
@@ -77,6 +115,29 @@ def unescape_dquoted(text: str) -> str:
 
 
 _ANSI = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "a": "\a", "e": "\x1b", "0": "\0"}
+
+
+def unescape_heredoc(text: str) -> str:
+    """Backslashes in an unquoted here-document escape only ``$``, `` ` ``, ``\\`` and the newline."""
+    if "\\" not in text:
+        return text
+    return re.sub(r'\\([$`\\\n])', lambda m: "" if m.group(1) == "\n" else m.group(1), text)
+
+
+def _strip_leading_tabs(pieces: list[Piece]) -> list[Piece]:
+    """``<<-``: leading tabs of each line are removed (of the literal text, where bash removes them)."""
+    out: list[Piece] = []
+    at_line_start = True
+    for p in pieces:
+        if p.origin is None and p.text:
+            lines = p.text.split("\n")
+            stripped = [line.lstrip("\t") if (i > 0 or at_line_start) else line for i, line in enumerate(lines)]
+            out.append(Piece("\n".join(stripped), None, p.where))
+        else:
+            out.append(p)
+        if p.text:
+            at_line_start = p.text.endswith("\n")
+    return out
 
 
 def unescape_ansi(text: str) -> str:
@@ -128,8 +189,57 @@ class Expander:
     state: State
     recipe_path: str
 
-    def __init__(self) -> None:
-        self.command_substitution_hook: Callable[[Node], None] | None = None
+    def command_output(self, n: Node) -> Value:
+        """The value of ``$(...)``: unknown here; the interpreter computes what it can."""
+        return Value(None, n.location(), False, n.text)
+
+    def heredoc_value(self, redirect: Node) -> Value:
+        """The text a here-document feeds its command, each line attributed to its source line."""
+        start = redirect.child_of_type("heredoc_start")
+        body = redirect.child_of_type("heredoc_body")
+        strip_tabs = bool(redirect.children) and redirect.children[0].type == "<<-"
+        if body is None:
+            return Value("", redirect.location(), False, redirect.text)
+        source = body.script.source
+        quoted = start is not None and any(q in start.text for q in "'\"\\")
+        pieces: list[Piece] = []
+
+        def literal(a: int, b: int) -> None:
+            if a < b:
+                raw = source[a:b].decode("utf-8", "replace")
+                text = raw if quoted else unescape_heredoc(raw)
+                line, _ = body.script.position(a)
+                pieces.append(Piece(text, None, Location(body.script.path, line, 0, line, 0)))
+
+        at = body.start
+        if not quoted:
+            for c in body.children:
+                if c.type == "heredoc_content" or not c.named:
+                    continue
+                literal(at, c.start)
+                at = c.end
+                if c.type == "command_substitution" and c.text.startswith("$((") and c.text.endswith("))"):
+                    # tree-sitter reads $((...)) inside a here-document as $( (...) ).
+                    from .arith import evaluate_arith_text
+
+                    result = evaluate_arith_text(self, c.text[3:-2], c)
+                    text = None if result is None else str(result)
+                    pieces.append(Piece(text, Value(text, c.location(), False, c.text)))
+                    continue
+                fb = FieldBuilder()
+                self._word(c, fb, quoted=True)
+                pieces.extend(p for f in fb.fields for p in f.pieces)
+        literal(at, body.end)
+        if strip_tabs:
+            pieces = _strip_leading_tabs(pieces)
+        texts = [p.text for p in pieces]
+        location = body.location()
+        if any(t is None for t in texts):
+            return Value(None, location, False, redirect.text, known_prefix=known_prefix(pieces),
+                         parts=parts_of(pieces, location))
+        text = "".join(t for t in texts if t is not None)
+        return Value(text, location, any(p.origin is not None and p.origin.conditional for p in pieces),
+                     redirect.text.split("\n", 1)[0], lines=line_locations(pieces, location))
 
     # -- variables ---------------------------------------------------------------------------
     # Names read while a function call's reads are recorded (see interp.CallMemo); None otherwise.
@@ -243,8 +353,10 @@ class Expander:
         conditional = any(p.origin is not None and p.origin.conditional for p in f.pieces)
         text = f.text
         if text is None:
-            return Value(None, node.location(), conditional, node.text, known_prefix=known_prefix(f.pieces))
-        return Value(text, node.location(), conditional, node.text)
+            return Value(None, node.location(), conditional, node.text, known_prefix=known_prefix(f.pieces),
+                         parts=parts_of(f.pieces, node.location()))
+        lines = line_locations(f.pieces, node.location()) if "\n" in text else ()
+        return Value(text, node.location(), conditional, node.text, lines=lines)
 
     def values(self, nodes: list[Node] | tuple[Node, ...]) -> list[Value]:
         out: list[Value] = []
@@ -279,9 +391,13 @@ class Expander:
         pieces = significant(all_pieces)
         if len(pieces) == 1 and pieces[0].origin is not None and pieces[0].origin.text == text:
             o = pieces[0].origin
-            return Value(text, location, o.conditional, expression, o.alternatives)
+            return Value(text, location, o.conditional, expression, o.alternatives, o.known_prefix, o.parts, o.lines)
         conditional = any(p.origin is not None and p.origin.conditional for p in pieces)
-        return Value(text, location, conditional, expression)
+        if text is None:
+            return Value(None, location, conditional, expression, known_prefix=known_prefix(all_pieces),
+                         parts=parts_of(all_pieces, location))
+        lines = line_locations(all_pieces, location) if "\n" in text else ()
+        return Value(text, location, conditional, expression, lines=lines)
 
     def _word(self, n: Node, fb: FieldBuilder, quoted: bool) -> None:
         t = n.type
@@ -294,11 +410,11 @@ class Expander:
                 if c.type == '"':
                     continue
                 if c.type == "string_content":
-                    fb.add(Piece(unescape_dquoted(c.text)))
+                    fb.add(Piece(unescape_dquoted(c.text), None, c.location() if "\n" in c.text else None))
                 else:
                     self._word(c, fb, quoted=True)
         elif t == "raw_string":
-            fb.add(Piece(n.text[1:-1]))
+            fb.add(Piece(n.text[1:-1], None, n.location() if "\n" in n.text else None))
         elif t == "ansi_c_string":
             fb.add(Piece(unescape_ansi(n.text[2:-1])))
         elif t == "translated_string":
@@ -318,9 +434,13 @@ class Expander:
             result = evaluate_arith(self, inner[0]) if inner else 0
             text = None if result is None else str(result)
             fb.add(Piece(text, Value(text, n.location(), False, n.text)))
-        elif t in ("command_substitution", "process_substitution"):
-            if self.command_substitution_hook is not None:
-                self.command_substitution_hook(n)
+        elif t == "command_substitution":
+            v = self.command_output(n)
+            if quoted:
+                fb.add(Piece(v.text, v))
+            else:
+                fb.add_split(v.text, v)
+        elif t == "process_substitution":
             fb.add(Piece(None, Value(None, n.location(), False, n.text)))
         elif t == "brace_expression":
             fb.add(Piece(None, Value(None, n.location(), False, n.text)))
@@ -578,6 +698,25 @@ def known_prefix(pieces: list[Piece]) -> str:
             break
         out.append(p.text)
     return "".join(out)
+
+
+def parts_of(pieces: list[Piece], fallback: Location) -> tuple[Value, ...]:
+    """The known and unknown parts of a text with unknown pieces (see ``Value.parts``); () if one part."""
+    out: list[Value] = []
+    for p in pieces:
+        if p.text == "" and p.origin is None:
+            continue
+        o = p.origin
+        if p.text is None:
+            unknown = o if o is not None else Value(None, fallback)
+            out.extend(unknown.parts or (unknown,))
+        elif o is not None and o.text == p.text:
+            out.append(o)
+        else:
+            where = o.location if o is not None else p.where or fallback
+            lines = line_locations([p], where) if "\n" in p.text else ()
+            out.append(Value(p.text, where, o.conditional if o is not None else False, lines=lines))
+    return tuple(out) if len(out) > 1 else ()
 
 
 def significant(pieces: list[Piece]) -> list[Piece]:

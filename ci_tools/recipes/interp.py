@@ -19,11 +19,15 @@ import re
 from typing import Callable, cast
 
 from ..config import ProjectConfig
+from ..findings import Location
 from ..snapshot import Snapshot
 from .arith import evaluate_arith, evaluate_arith_text
+from .commands import format_printf
 from .conditions import Tri, not3, test_argv, test_expression, _has_quotes
 from .effects import WRAPPERS, EffectAnalysis, may_launch
-from .expand import RUNTIME_VARIABLES, Expander, Field, ShellExit
+from .expand import RUNTIME_VARIABLES, Field, ShellExit
+from .streams import Streams
+from .structured import with_keys
 from .flow import FLOW, Break, Continue, Gone, Return, Target, base_of, exit_on_some_paths, hand_over, join
 from .memo import CallMemo, Effects
 from .model import EarlyExit, MissingEnv, Value
@@ -35,13 +39,15 @@ _REDIRECTS = {"file_redirect", "heredoc_redirect", "herestring_redirect", "hered
 _MAX_CALL_DEPTH = 64
 _MAX_LOOP_ITEMS = 512
 _MAX_WHILE_ITERATIONS = 256
+# C-style loops build lists of capture sizes up to the concurrency.
+_MAX_C_FOR_ITERATIONS = 4096
 _NO_SERVER_SCAN = {"echo", "printf", "log", "info", "warn", "logger"}
 _DYNAMIC_PATH = re.compile(r"dirname|\$0|\$\{0\}|BASH_SOURCE|pwd|realpath|readlink")
 
 
 
 
-class Interpreter(Expander):
+class Interpreter(Streams):
     def __init__(self, recipe_path: str, config: ProjectConfig, snapshot: Snapshot) -> None:
         super().__init__()
         self.recipe_path = recipe_path
@@ -53,6 +59,8 @@ class Interpreter(Expander):
         self.guards: list[tuple[Node, str]] = []
         # Loops and function calls being evaluated, innermost last (see .flow).
         self.targets: list[Target] = []
+        # Commands whose program is unknown until run time (any of them could start the server).
+        self.opaque_commands: list[Location] = []
         self.frames: list[dict[str, Binding | None]] = []
         self.call_depth = 0
         self.subshell_depth = 0
@@ -110,8 +118,10 @@ class Interpreter(Expander):
         return True
 
     def _redirected(self, n: Node) -> Tri:
-        body = next((c for c in n.children if c.named and c.type not in _REDIRECTS), None)
-        return self.stmt(body) if body is not None else True
+        return self.redirected(n)
+
+    def is_function(self, name: str) -> bool:
+        return name in self.state.functions
 
     def _negated(self, n: Node) -> Tri:
         inner = next((c for c in n.children if c.named), None)
@@ -133,6 +143,8 @@ class Interpreter(Expander):
 
     def _pipeline(self, n: Node) -> Tri:
         parts = [c for c in n.children if c.named]
+        if self.sink is not None:
+            return self.piped(parts)
         status: Tri = None
         for p in parts:
             status = self.subshell(lambda p=p: self.stmt(p))  # type: ignore[misc]
@@ -380,8 +392,32 @@ class Interpreter(Expander):
         return self._loop(n, body, advance, settle=True)
 
     def _c_for(self, n: Node) -> Tri:
+        """``for ((init; condition; update))``: run for real while the condition is known."""
         body = n.child_of_type("do_group") or n.child_of_type("compound_statement")
-        return self.fork(lambda: self._loop_body(body), _nothing)
+        if n.memo is None:
+            n.memo = _c_for_clauses(n)
+        init, cond, update = cast(tuple[list[Node], list[Node], list[Node]], n.memo)
+
+        def advance(first: bool) -> Tri:
+            for node in init if first else update:
+                self._arith_statement(node)
+            if not cond:
+                return True
+            result: int | None = 0
+            for node in cond:
+                result = self._arith_statement(node)
+            return None if result is None else result != 0
+
+        return self._loop(n, body, advance, settle=True, cap=_MAX_C_FOR_ITERATIONS)
+
+    def _arith_statement(self, node: Node) -> int | None:
+        """One expression of ``((...))`` (an assignment is its own node type there)."""
+        if node.type == "variable_assignment" and len(node.children) >= 3:
+            value = evaluate_arith(self, node.children[2])
+            name = node.children[0].text
+            self.assign_scalar(name, Value(None if value is None else str(value), node.location(), False, node.text))
+            return value
+        return evaluate_arith(self, node)
 
     # -- control helpers ---------------------------------------------------------------------
     def guarded(self, guard: Node | None, text: str, run: Callable[[], Tri]) -> Tri:
@@ -585,8 +621,11 @@ class Interpreter(Expander):
             return True
         if (literal_name is not None and literal_name not in self.state.functions
                 and (literal_name not in _BUILTINS or literal_name in _INERT_BUILTINS)):
-            # An external command that cannot launch the server: nothing to evaluate.
-            return None
+            if self.sink is None:
+                # An external command that cannot launch the server, whose output goes nowhere
+                # that matters: nothing to evaluate.
+                return None
+            return self.print_command(n, self.argv(words))
         argv = self.argv(words)
         if not argv:
             return True
@@ -596,12 +635,12 @@ class Interpreter(Expander):
             return builtin(self, n, argv)
         if name is not None and name in self.state.functions:
             body = self.state.functions[name]
-            if (self.status_needed == 0 and isinstance(body, Node)
+            if (self.status_needed == 0 and self.sink is None and isinstance(body, Node)
                     and self.effects.inert(body, self._function)):
                 return None  # only its exit status could come out of it, and nothing uses that
             return self.call(name, [v for _, v in argv[1:]])
         if name in _NO_SERVER_SCAN:
-            return True
+            return self.print_command(n, argv) if self.sink is not None else True
         return self._maybe_server(n, argv, prefix)
 
     def _command_shape(self, n: Node) -> _CommandShape:
@@ -629,7 +668,8 @@ class Interpreter(Expander):
         text = n.text
         if (len(names) == 1 and names[0].type == "word" and names[0].text not in WRAPPERS
                 and not may_launch(text, self.patterns) and ":=" not in text and ":?" not in text
-                and not _assigns_in_arithmetic(n)):
+                and not _assigns_in_arithmetic(n)
+                and not (names[0].text == "printf" and arg_nodes and arg_nodes[0].text == "-v")):
             literal = names[0].text
         return prefix, names + arg_nodes, literal, standalone
 
@@ -637,9 +677,14 @@ class Interpreter(Expander):
         texts = [v.text for _, v in argv]
         end = find_pattern(texts, self.patterns)
         if end is None:
-            return None
+            if texts[0] is None and self.sink is None:
+                # A program known only at run time: it may be the server (reported when none is found).
+                loc = n.location()
+                if loc not in self.opaque_commands:
+                    self.opaque_commands.append(loc)
+            return self.print_command(n, argv) if self.sink is not None else None
         values = [v for _, v in argv]
-        flags = parse_flags([f for f, _ in argv[end:]], values[end:])
+        flags = with_keys(parse_flags([f for f, _ in argv[end:]], values[end:]), self.state.files)
         self.state.servers.append(Server(tuple(flags), n.location(), tuple(values)))
         if self.state.captured is None:
             env_vars = dict(self.state.vars)
@@ -673,7 +718,8 @@ class Interpreter(Expander):
     def call(self, name: str, args: list[Value]) -> Tri:
         body = self.state.functions[name]
         assert isinstance(body, Node)
-        if self.reads is not None or self.call_depth > 0:
+        if self.reads is not None or self.call_depth > 0 or self.sink is not None:
+            # Nested, or printing into a captured output (which recorded effects do not replay).
             if self.called is not None:
                 self.called.add(name)
             return self._run_call(body, name, args)
@@ -904,6 +950,20 @@ class Interpreter(Expander):
     def _noop(self, n: Node, argv: list[tuple[Field, Value]]) -> Tri:
         return True
 
+    def _print(self, n: Node, argv: list[tuple[Field, Value]]) -> Tri:
+        return self.print_command(n, argv) if self.sink is not None else True
+
+    def _printf(self, n: Node, argv: list[tuple[Field, Value]]) -> Tri:
+        if len(argv) > 2 and argv[1][1].text == "-v":
+            # printf -v NAME FORMAT ARGS: the formatted text goes to a variable.
+            name, rest = argv[2][1].text, [v.text for _, v in argv[3:]]
+            if name is None:
+                return None
+            text = None if not rest or any(t is None for t in rest) else format_printf(rest[0] or "", [t or "" for t in rest[1:]])
+            self.assign_scalar(name, Value(text, n.location(), False, n.text))
+            return True
+        return self._print(n, argv)
+
     def _unknown(self, n: Node, argv: list[tuple[Field, Value]]) -> Tri:
         return None
 
@@ -947,6 +1007,23 @@ def _assigns_in_arithmetic(n: Node) -> bool:
 def _newline_between(a: Node, b: Node) -> bool:
     gap = a.script.source[a.end:b.start]
     return b"\n" in gap.replace(b"\\\n", b"")
+
+
+def _c_for_clauses(n: Node) -> tuple[list[Node], list[Node], list[Node]]:
+    """The init, condition and update expressions between ``((`` and ``))``."""
+    groups: list[list[Node]] = [[]]
+    inside = False
+    for c in n.children:
+        if c.type == "((":
+            inside = True
+        elif c.type == "))":
+            break
+        elif inside and c.type == ";":
+            groups.append([])
+        elif inside and c.named and c.type != "comment":
+            groups[-1].append(c)
+    groups += [[] for _ in range(3 - len(groups))]
+    return groups[0], groups[1], groups[2]
 
 
 def _if_clauses(n: Node) -> tuple[list[tuple[list[Node], list[Node]]], list[Node] | None]:
@@ -1022,8 +1099,8 @@ _BUILTINS: dict[str, Callable[[Interpreter, Node, list[tuple[Field, Value]]], Tr
     "check_env_vars": Interpreter._check_env_vars,
     "source": Interpreter._source,
     ".": Interpreter._source,
-    "echo": Interpreter._noop,
-    "printf": Interpreter._noop,
+    "echo": Interpreter._print,
+    "printf": Interpreter._printf,
     "wait": Interpreter._noop,
     "sleep": Interpreter._noop,
     "eval": Interpreter._unknown,

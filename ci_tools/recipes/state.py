@@ -13,14 +13,15 @@ and :func:`merge` joins them:
   sides, each marked ``conditional`` (``ARGS+=(--x 1)`` on one side gives
   ``--x 1`` as conditional flags);
 - server command lines and early exits found on one side only are kept and
-  marked ``conditional``.
+  marked ``conditional``;
+- files the recipe wrote merge like scalars.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Callable, TypeVar, Union
+from typing import Callable, TypeVar, Union, cast
 
 from ..findings import Location
 from .model import EarlyExit, MissingEnv, ServerFlag, Value
@@ -67,10 +68,13 @@ class State:
     early_exits: list[EarlyExit] = field(default_factory=list)
     missing: list[MissingEnv] = field(default_factory=list)
     captured: Captured | None = None
+    # Files the recipe wrote (``cat > F <<EOF``), by path (see .streams.file_key): their content.
+    files: dict[str, Value] = field(default_factory=dict)
 
     def clone(self) -> State:
         return State(dict(self.vars), set(self.exported), dict(self.functions), self.positional,
-                     list(self.servers), list(self.early_exits), list(self.missing), self.captured)
+                     list(self.servers), list(self.early_exits), list(self.missing), self.captured,
+                     dict(self.files) if self.files else {})
 
 
 def conditional_value(v: Value) -> Value:
@@ -167,5 +171,9 @@ def merge(before: State, a: State, b: State) -> State:
             captured = a.captured or b.captured
     functions = dict(a.functions)
     functions.update({k: v for k, v in b.functions.items() if k not in functions})
+    files = a.files
+    if a.files is not b.files and (a.files or b.files):
+        files = {k: cast(Value, v) for k, v in _merge_vars(cast(dict[str, Binding], a.files),
+                                                           cast(dict[str, Binding], b.files)).items()}
     return State(_merge_vars(a.vars, b.vars), a.exported | b.exported, functions, a.positional,
-                 servers, exits, missing, captured)
+                 servers, exits, missing, captured, files)

@@ -9,7 +9,7 @@ line and config, naming the jobs it hits.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from .registry import register
 
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from ..findings import Finding, Location
     from ..matrix import Job
     from ..model.repository import RepoData
+    from ..recipes.model import RecipeEval
 
 FAMILY = "recipe"
 
@@ -65,8 +66,11 @@ def _jobs_text(jobs: list[Job]) -> str:
     return f"{len(jobs)} job{'s' if len(jobs) != 1 else ''} of {jobs[0].config_key} ({shown})"
 
 
-def recipe_findings(repo: RepoData) -> list[Finding]:
-    """Early exits, missing env and syntax errors of every job's recipe (one finding per line and config)."""
+def recipe_findings(repo: RepoData, observe: Callable[[Job, RecipeEval | None], None] | None = None) -> list[Finding]:
+    """Early exits, missing env and syntax errors of every job's recipe (one finding per line and config).
+
+    ``observe`` sees each job's evaluation (``recipe lint --stats`` collects coverage in the same pass).
+    """
     from ..findings import Location
     from ..matrix import expand
     from ..recipes.evaluate import evaluate_job
@@ -77,6 +81,8 @@ def recipe_findings(repo: RepoData) -> list[Finding]:
     syntax: dict[str, Location] = {}
     for job in expand(repo):
         result = evaluate_job(job, repo.config, repo.snapshot)
+        if observe is not None:
+            observe(job, result)
         if result is None:
             continue
         for e in result.early_exits:
