@@ -289,7 +289,7 @@ class Expander:
         """What a word is, derived once: (text, Value, Field) when literal, NAME for "$NAME", else False."""
         m = n.memo
         if m is None:
-            text = _literal_text(n)
+            text = literal_text(n)
             if text is not None:
                 m = (text, Value(text, n.location(), False, n.text), Field([Piece(text)]))
             else:
@@ -642,7 +642,7 @@ class Expander:
 _LITERAL_TYPES = frozenset({"word", "number", "raw_string", "ansi_c_string", "string", "concatenation"})
 
 
-def _literal_text(n: Node) -> str | None:
+def literal_text(n: Node) -> str | None:
     """The fixed text of a word without expansions, or None."""
     t = n.type
     if t == "word":
@@ -666,7 +666,7 @@ def _literal_text(n: Node) -> str | None:
         for c in n.children:
             if c.type not in _LITERAL_TYPES:
                 return None
-            text = _literal_text(c)
+            text = literal_text(c)
             if text is None:
                 return None
             out.append(text)

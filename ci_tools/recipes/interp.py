@@ -25,7 +25,7 @@ from .arith import evaluate_arith, evaluate_arith_text
 from .commands import format_printf
 from .conditions import Tri, not3, test_argv, test_expression, _has_quotes
 from .effects import WRAPPERS, EffectAnalysis, may_launch
-from .expand import RUNTIME_VARIABLES, Field, ShellExit
+from .expand import RUNTIME_VARIABLES, Field, ShellExit, literal_text
 from .streams import Streams
 from .structured import with_keys
 from .flow import FLOW, Break, Continue, Gone, Return, Target, base_of, exit_on_some_paths, hand_over, join
@@ -41,6 +41,7 @@ _MAX_LOOP_ITEMS = 512
 _MAX_WHILE_ITERATIONS = 256
 # C-style loops build lists of capture sizes up to the concurrency.
 _MAX_C_FOR_ITERATIONS = 4096
+_SETTLE_AFTER = 4
 _NO_SERVER_SCAN = {"echo", "printf", "log", "info", "warn", "logger"}
 _DYNAMIC_PATH = re.compile(r"dirname|\$0|\$\{0\}|BASH_SOURCE|pwd|realpath|readlink")
 
@@ -216,65 +217,59 @@ class Interpreter(Streams):
         clauses, else_body = cast(_IfClauses, n.memo)
         return self._if_chain(clauses, else_body, 0)
 
-    def _if_chain(self, clauses: list[tuple[list[Node], list[Node]]], else_body: list[Node] | None, i: int) -> Tri:
-        if i == len(clauses):
-            return self.block(else_body) if else_body is not None else True
-        cond, body = clauses[i]
-        c = self.condition(cond)
-        guard = cond[0] if cond else None
-        text = " ".join(x.text for x in cond if x.named and x.type != "comment")
-        def run() -> Tri:
-            return self.guarded(guard, text, lambda: self.block(body))
+    def _if_chain(self, clauses: list[_IfClause], else_body: list[Node] | None, i: int) -> Tri:
+        # Clauses whose condition is false are passed over in a loop; an undecided one forks.
+        while i < len(clauses):
+            cond, body, text = clauses[i]
+            c = self.condition(cond)
+            if c is False:
+                i += 1
+                continue
+            guard = cond[0] if cond else None
 
-        def rest() -> Tri:
-            return self._if_chain(clauses, else_body, i + 1)
+            def run(body: list[Node] = body, guard: Node | None = guard, text: str = text) -> Tri:
+                return self.guarded(guard, text, lambda: self.block(body))
 
-        if c is True:
-            return run()
-        if c is False:
-            return rest()
-        return self.fork(run, rest)
+            if c is True:
+                return run()
+            return self.fork(run, lambda i=i: self._if_chain(clauses, else_body, i + 1))  # type: ignore[misc]
+        return self.block(else_body) if else_body is not None else True
 
     def _case(self, n: Node) -> Tri:
-        word = next((c for c in n.children if c.named and c.type != "case_item" and c.type != "comment"), None)
-        items = [c for c in n.children if c.type == "case_item"]
+        if n.memo is None:
+            word_node = next((c for c in n.children if c.named and c.type != "case_item" and c.type != "comment"), None)
+            n.memo = (word_node, [_case_item(c, word_node) for c in n.children if c.type == "case_item"])
+        word, items = cast(tuple["Node | None", list[_CaseItem]], n.memo)
         if word is None:
             return True
         value, _ = self.scalar_text(word)
-        return self._case_chain(word, value, items, 0)
+        return self._case_chain(value, items, 0)
 
-    def _case_chain(self, word: Node, value: str | None, items: list[Node], i: int) -> Tri:
-        if i == len(items):
-            return True
-        item = items[i]
-        if item.memo is None:
-            kids = item.children
-            close = next((k for k, c in enumerate(kids) if c.type == ")"), 0)
-            item.memo = ([c for c in kids[:close] if c.named], [c for c in kids[close + 1:] if c.named])
-        patterns, body = cast(tuple[list[Node], list[Node]], item.memo)
-        matched: Tri = False
-        for p in patterns:
-            text, _ = self.scalar_text(p)
-            if text is None or value is None:
-                matched = None if matched is False else matched
-                if text == "*":
+    def _case_chain(self, value: str | None, items: list[_CaseItem], i: int) -> Tri:
+        while i < len(items):
+            item, patterns, body, cond_text = items[i]
+            matched: Tri = False
+            for p, literal, glob, quoted in patterns:
+                text = literal if literal is not None else self.scalar_text(p)[0]
+                if text is None or value is None:
+                    matched = None if matched is False else matched
+                    if text == "*":
+                        matched = True
+                    continue
+                if (text == value) if (quoted or not glob) else fnmatch.fnmatchcase(value, text):
                     matched = True
+                    break
+            if matched is False:
+                i += 1
                 continue
-            if (text == value) if _has_quotes(p) else fnmatch.fnmatchcase(value, text):
-                matched = True
-                break
-        cond_text = f"{word.text} matches {' | '.join(p.text for p in patterns)}"
-        def run() -> Tri:
-            return self.guarded(item, cond_text, lambda: self.block(body))
 
-        def rest() -> Tri:
-            return self._case_chain(word, value, items, i + 1)
+            def run(item: Node = item, body: list[Node] = body, cond_text: str = cond_text) -> Tri:
+                return self.guarded(item, cond_text, lambda: self.block(body))
 
-        if matched is True:
-            return run()
-        if matched is False:
-            return rest()
-        return self.fork(run, rest)
+            if matched is True:
+                return run()
+            return self.fork(run, lambda i=i: self._case_chain(value, items, i + 1))  # type: ignore[misc]
+        return True
 
     def _loop_body(self, body: Node | None) -> Tri:
         """One more iteration that may or may not run (the loop's control is unknown)."""
@@ -304,7 +299,9 @@ class Interpreter(Streams):
                 if go is None:
                     status = self.fork(lambda: self._loop_body(body), _nothing)
                     break
-                forks, positional, before = self.forks, self.state.positional, dict(self.state.vars) if settle else {}
+                # The fixed-point test copies the variables: only loops still going after a few rounds pay it.
+                watch = settle and i >= _SETTLE_AFTER
+                forks, positional, before = self.forks, self.state.positional, dict(self.state.vars) if watch else {}
                 try:
                     status = self.block(body.children) if body is not None else True
                 except Break:
@@ -324,7 +321,7 @@ class Interpreter(Streams):
                     if self.forks != forks:
                         status = None  # how the loop goes on depends on something unknown
                         break
-                    if (state.positional is positional and len(state.vars) == len(before)
+                    if (watch and state.positional is positional and len(state.vars) == len(before)
                             and all(state.vars.get(k) is v for k, v in before.items())):
                         status = None  # a fixed point: more iterations change nothing (`while true; do sleep; done`)
                         break
@@ -635,9 +632,13 @@ class Interpreter(Streams):
             return builtin(self, n, argv)
         if name is not None and name in self.state.functions:
             body = self.state.functions[name]
-            if (self.status_needed == 0 and self.sink is None and isinstance(body, Node)
-                    and self.effects.inert(body, self._function)):
-                return None  # only its exit status could come out of it, and nothing uses that
+            if self.sink is None and isinstance(body, Node):
+                if self.status_needed == 0 and self.effects.inert(body, self._function):
+                    return None  # only its exit status could come out of it, and nothing uses that
+                if self.state.captured is not None and self.reads is None:
+                    havoc = self.effects.quiet(body, self._function)
+                    if havoc is not None:
+                        return self._skip_quiet(n, name, havoc)
             return self.call(name, [v for _, v in argv[1:]])
         if name in _NO_SERVER_SCAN:
             return self.print_command(n, argv) if self.sink is not None else True
@@ -699,6 +700,15 @@ class Interpreter(Streams):
             self.state.captured = Captured(env_vars, frozenset(exported))
         return None
 
+    def _skip_quiet(self, n: Node, name: str, assigns: frozenset[str]) -> Tri:
+        """A quiet function called after the server started: its globals become unknown (see .effects)."""
+        state = self.state
+        for var in assigns:
+            old = state.vars.get(var)
+            unknown = Value(None, n.location(), True, f"set by {name}")
+            state.vars[var] = ArrayVal((unknown,), n.location(), n.text, True) if isinstance(old, ArrayVal) else unknown
+        return None
+
     def _function(self, name: str) -> object:
         """A function's body by name, noting the lookup while a call is recorded."""
         if self.called is not None:
@@ -718,24 +728,30 @@ class Interpreter(Streams):
     def call(self, name: str, args: list[Value]) -> Tri:
         body = self.state.functions[name]
         assert isinstance(body, Node)
-        if self.reads is not None or self.call_depth > 0 or self.sink is not None:
-            # Nested, or printing into a captured output (which recorded effects do not replay).
-            if self.called is not None:
-                self.called.add(name)
-            return self._run_call(body, name, args)
         key = (id(body), self.recipe_path, tuple(args), self.status_needed > 0, self.subshell_depth > 0,
                id(self.guards[-1][0]) if self.guards else 0)
+        return self._recorded(key, name, lambda: self._run_call(body, name, args))
+
+    def _recorded(self, key: tuple[object, ...], name: str | None, run: Callable[[], Tri]) -> Tri:
+        """Run a top-level function call or ``source``, reusing recorded effects when its reads agree (.memo)."""
+        if self.reads is not None or self.call_depth > 0 or self.sink is not None:
+            # Nested, or printing into a captured output (which recorded effects do not replay).
+            if self.called is not None and name is not None:
+                self.called.add(name)
+            return run()
         state = self.state
         hit = _CALLS.find(key, state.vars, state.functions, self._emptiness)
         if hit is not None:
             return self._replay(hit)
         start_vars, start_exported, start_functions = dict(state.vars), set(state.exported), dict(state.functions)
+        start_files = dict(state.files)
         outer = [len(t.pending()) for t in self.targets]
-        counts = (len(state.servers), len(state.early_exits), len(state.missing), len(self.errors), self.forks)
+        counts = (len(state.servers), len(state.early_exits), len(state.missing), len(self.errors), self.forks,
+                  len(self.opaque_commands))
         captured = state.captured
-        self.reads, self.empty_reads, self.called = set(), set(), {name}
+        self.reads, self.empty_reads, self.called = set(), set(), ({name} if name is not None else set())
         try:
-            status = self._run_call(body, name, args)
+            status = run()
         finally:
             reads, empties, called = self.reads, self.empty_reads, self.called
             self.reads = self.empty_reads = self.called = None
@@ -753,9 +769,10 @@ class Interpreter(Streams):
             exported_added=frozenset(end.exported - start_exported),
             exported_removed=frozenset(start_exported - end.exported),
             functions_changed={k: v for k, v in end.functions.items() if start_functions.get(k) is not v},
+            files_changed={k: v for k, v in end.files.items() if start_files.get(k) is not v},
             servers=end.servers[counts[0]:], early_exits=end.early_exits[counts[1]:],
             missing=end.missing[counts[2]:], errors=self.errors[counts[3]:], forks=self.forks - counts[4],
-            status=status,
+            opaque_commands=self.opaque_commands[counts[5]:], status=status,
         ))
         return status
 
@@ -767,6 +784,9 @@ class Interpreter(Streams):
         state.exported |= e.exported_added
         state.exported -= e.exported_removed
         state.functions.update(e.functions_changed)
+        if e.files_changed:
+            state.files.update(e.files_changed)
+        self.opaque_commands.extend(c for c in e.opaque_commands if c not in self.opaque_commands)
         state.servers.extend(e.servers)
         state.early_exits.extend(e.early_exits)
         state.missing.extend(e.missing)
@@ -918,11 +938,18 @@ class Interpreter(Streams):
             return False
         script = parse_script(path, data)
         self._problems(script)
-        self.sourcing.append(path)
-        try:
-            return self.block(script.root.children)
-        finally:
-            self.sourcing.pop()
+
+        def run() -> Tri:
+            self.sourcing.append(path)
+            try:
+                return self.block(script.root.children)
+            finally:
+                self.sourcing.pop()
+
+        # The library every recipe sources mostly defines functions: recorded once per recipe and reused.
+        key = ("source", id(script.root), self.recipe_path, self.status_needed > 0, self.subshell_depth > 0,
+               id(self.guards[-1][0]) if self.guards else 0)
+        return self._recorded(key, None, run)
 
     def _resolve_source(self, n: Node, field: Field, value: Value) -> str | None:
         here = posixpath.dirname(n.script.path)
@@ -970,7 +997,7 @@ class Interpreter(Streams):
 
 # prefix assignments, words (name first), the name when static and harmless, assignments on their own.
 _CommandShape = tuple[list[Node], list[Node], "str | None", list[Node]]
-_IfClauses = tuple[list[tuple[list[Node], list[Node]]], "list[Node] | None"]
+_IfClauses = tuple[list["_IfClause"], "list[Node] | None"]
 
 
 _EFFECTS: dict[tuple[str, ...], EffectAnalysis] = {}
@@ -1026,8 +1053,27 @@ def _c_for_clauses(n: Node) -> tuple[list[Node], list[Node], list[Node]]:
     return groups[0], groups[1], groups[2]
 
 
-def _if_clauses(n: Node) -> tuple[list[tuple[list[Node], list[Node]]], list[Node] | None]:
-    clauses: list[tuple[list[Node], list[Node]]] = []
+_IfClause = tuple[list[Node], list[Node], str]
+# (item, [(pattern, literal text or None, has glob characters, quoted)], body, condition text)
+_CaseItem = tuple[Node, list[tuple[Node, "str | None", bool, bool]], list[Node], str]
+_GLOB = re.compile(r"[*?\[]")
+
+
+def _case_item(item: Node, word: Node | None) -> _CaseItem:
+    kids = item.children
+    close = next((k for k, c in enumerate(kids) if c.type == ")"), 0)
+    patterns = [c for c in kids[:close] if c.named]
+    body = [c for c in kids[close + 1:] if c.named]
+    shapes = []
+    for p in patterns:
+        literal = literal_text(p)
+        shapes.append((p, literal, literal is None or bool(_GLOB.search(literal)), _has_quotes(p)))
+    text = f"{word.text if word is not None else ''} matches {' | '.join(p.text for p in patterns)}"
+    return item, shapes, body, text
+
+
+def _if_clauses(n: Node) -> tuple[list[_IfClause], list[Node] | None]:
+    clauses: list[_IfClause] = []
     else_body: list[Node] | None = None
 
     def split(children: tuple[Node, ...], opener: str) -> tuple[list[Node], list[Node]]:
@@ -1047,10 +1093,14 @@ def _if_clauses(n: Node) -> tuple[list[tuple[list[Node], list[Node]]], list[Node
                 body.append(c)
         return cond, body
 
-    clauses.append(split(n.children, "if"))
+    def clause(children: tuple[Node, ...], opener: str) -> _IfClause:
+        cond, body = split(children, opener)
+        return cond, body, " ".join(x.text for x in cond if x.named and x.type != "comment")
+
+    clauses.append(clause(n.children, "if"))
     for c in n.children:
         if c.type == "elif_clause":
-            clauses.append(split(c.children, "elif"))
+            clauses.append(clause(c.children, "elif"))
         elif c.type == "else_clause":
             else_body = [x for x in c.children if x.type != "else"]
     return clauses, else_body

@@ -118,15 +118,22 @@ def merge_binding(a: Binding, b: Binding) -> Binding:
 
 
 def _merge_vars(a: dict[str, Binding], b: dict[str, Binding]) -> dict[str, Binding]:
+    if a is b:
+        return a
+    # Both sides are copies of one state: most bindings are the same object (the fast path).
     out: dict[str, Binding] = {}
-    for name in list(a) + [n for n in b if n not in a]:
-        x, y = a.get(name), b.get(name)
-        if x is None and y is not None:
-            out[name] = conditional_binding(y)
-        elif y is None and x is not None:
+    get = b.get
+    for name, x in a.items():
+        y = get(name)
+        if x is y:
+            out[name] = x
+        elif y is None:
             out[name] = conditional_binding(x)
-        elif x is not None and y is not None:
+        else:
             out[name] = merge_binding(x, y)
+    for name in b.keys() - a.keys():
+        out[name] = conditional_binding(b[name])
+    # Keep the order of the side that had every name (the order of assignment, for reports).
     return out
 
 
