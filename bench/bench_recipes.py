@@ -263,19 +263,21 @@ sys.path[:0] = [sys.argv[1], sys.argv[2]]
 import real_jobs
 from ci_tools.recipes.evaluate import evaluate_recipe
 config, snapshot, jobs = real_jobs._real_jobs(real_jobs.Path(sys.argv[3]))
-start = time.perf_counter()
+start, cpu = time.perf_counter(), time.process_time()
 reached = 0
 for rj in jobs:
     if rj.recipe is not None:
         reached += bool(evaluate_recipe(rj.recipe, rj.env, config, snapshot).servers)
-print(json.dumps({"seconds": time.perf_counter() - start, "jobs": len(jobs), "reached": reached}))
+print(json.dumps({"seconds": time.perf_counter() - start, "cpu": time.process_time() - cpu, "jobs": len(jobs),
+                  "reached": reached}))
 """
 
-# Runs a command and prints its own peak RSS (KiB): ru_maxrss of the only child.
+# Runs a command and prints its own peak RSS (KiB) and CPU seconds: the rusage of the only child.
 RSS_WRAPPER = r"""
 import resource, subprocess, sys
 done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)
-print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(usage.ru_maxrss, usage.ru_utime + usage.ru_stime)
 sys.exit(done.returncode)
 """
 
@@ -285,9 +287,9 @@ def _pinned(cmd: list[str]) -> list[str]:
     return [taskset, "-c", "0", *cmd] if taskset else cmd
 
 
-def _measure(cmd: list[str], runs: int, env: dict[str, str] | None = None) -> tuple[float, float]:
-    """Median wall time (s) and median peak RSS (MiB) of a command run alone on one core."""
-    times, rss = [], []
+def _measure(cmd: list[str], runs: int, env: dict[str, str] | None = None) -> tuple[float, float, float]:
+    """Median wall time (s), CPU time (s) and peak RSS (MiB) of a command run alone on one core."""
+    times, cpu, rss = [], [], []
     for _ in range(runs):
         start = time.perf_counter()
         done = subprocess.run(_pinned([sys.executable, "-c", RSS_WRAPPER, *cmd]), capture_output=True, text=True,
@@ -295,8 +297,10 @@ def _measure(cmd: list[str], runs: int, env: dict[str, str] | None = None) -> tu
         times.append(time.perf_counter() - start)
         if done.returncode != 0:
             raise SystemExit(f"failed: {' '.join(cmd)}\n{done.stderr[-2000:]}")
-        rss.append(int(done.stdout.strip().splitlines()[-1]) / 1024)
-    return statistics.median(times), statistics.median(rss)
+        peak, seconds = done.stdout.strip().splitlines()[-1].split()
+        rss.append(int(peak) / 1024)
+        cpu.append(float(seconds))
+    return statistics.median(times), statistics.median(cpu), statistics.median(rss)
 
 
 def _extract(rev: str, dest: Path) -> None:
@@ -319,8 +323,9 @@ def _oracle_run(impl: Path, tree: Path, runs: int) -> dict[str, float]:
         if done.returncode != 0:
             raise SystemExit(f"oracle driver failed for {impl}:\n{done.stderr[-2000:]}")
         results.append(json.loads(done.stdout.strip().splitlines()[-1]))
-    median = statistics.median(r["seconds"] for r in results)
-    return {"seconds": median, "jobs": results[0]["jobs"], "reached": results[0]["reached"]}
+    return {"seconds": statistics.median(r["seconds"] for r in results),
+            "cpu": statistics.median(r["cpu"] for r in results), "jobs": results[0]["jobs"],
+            "reached": results[0]["reached"]}
 
 
 def real_tree(tree: Path, runs: int, baseline: str) -> None:
@@ -329,14 +334,14 @@ def real_tree(tree: Path, runs: int, baseline: str) -> None:
         _extract(baseline, base)
         rows = [("current", ROOT), (f"previous ({baseline[:12]})", base)]
         print(f"real tree {tree}: median of {runs} runs, one core (taskset -c 0)")
-        print("  recipe show '*' --format json (whole process)          wall      peak RSS")
+        print("  recipe show '*' --format json (whole process)    wall       CPU      peak RSS")
         for label, impl in rows:
-            wall, rss = _measure(_show_cmd(impl, tree), runs)
-            print(f"    {label:<52} {wall:6.2f} s  {rss:7.1f} MiB")
-        print("  single-node jobs, oracle environment, in process       eval      server reached")
+            wall, cpu, rss = _measure(_show_cmd(impl, tree), runs)
+            print(f"    {label:<44} {wall:6.2f} s  {cpu:6.2f} s  {rss:7.1f} MiB")
+        print("  single-node jobs, oracle environment, in process  wall       CPU      server reached")
         for label, impl in rows:
             r = _oracle_run(impl, tree, runs)
-            print(f"    {label:<52} {r['seconds']:6.2f} s  {int(r['reached'])} of {int(r['jobs'])}")
+            print(f"    {label:<44} {r['seconds']:6.2f} s  {r['cpu']:6.2f} s  {int(r['reached'])} of {int(r['jobs'])}")
 
 
 def synthetic(configs: int, runs: int) -> None:

@@ -380,11 +380,17 @@ class Expander:
             return (v.text, [Piece(v.text, v)]) if v is not None else ("", [Piece("")])
         fb = FieldBuilder()
         self._word(node, fb, quoted=True)
-        pieces = [p for i, f in enumerate(fb.fields) for p in ([Piece(" ")] if i else []) + f.pieces]
-        texts = [p.text for p in pieces]
-        if any(t is None for t in texts):
-            return None, pieces
-        return "".join(t for t in texts if t is not None), pieces
+        fields = fb.fields
+        if len(fields) == 1:
+            pieces = fields[0].pieces
+        else:
+            pieces = [p for i, f in enumerate(fields) for p in ([Piece(" ")] if i else []) + f.pieces]
+        out = []
+        for p in pieces:
+            if p.text is None:
+                return None, pieces
+            out.append(p.text)
+        return "".join(out), pieces
 
     def scalar_value(self, node: Node, location: Location, expression: str) -> Value:
         text, all_pieces = self.scalar_text(node)

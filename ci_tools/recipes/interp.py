@@ -42,6 +42,8 @@ _MAX_WHILE_ITERATIONS = 256
 # C-style loops build lists of capture sizes up to the concurrency.
 _MAX_C_FOR_ITERATIONS = 4096
 _SETTLE_AFTER = 4
+# Items left in a `for` loop above which forking iterations stop being run one by one.
+_LONG_LOOP = 8
 _NO_SERVER_SCAN = {"echo", "printf", "log", "info", "warn", "logger"}
 _DYNAMIC_PATH = re.compile(r"dirname|\$0|\$\{0\}|BASH_SOURCE|pwd|realpath|readlink")
 
@@ -366,15 +368,34 @@ class Interpreter(Streams):
             self.assign_scalar(name, Value(None, n.location(), True, n.text))
             return self.fork(lambda: self._loop_body(body), _nothing)
         pending = iter(items)
+        left = len(items)
+        forks = self.forks
+        # A long loop whose iterations fork (polling `for i in $(seq 1 90)` until a command succeeds) is not
+        # run to its end: once an iteration forks, how many more run is unknown.
+        before_loop = dict(self.state.vars) if left > _LONG_LOOP else None
+        abandoned = False
 
         def advance(first: bool) -> Tri:
+            nonlocal left, forks, abandoned
+            if not first and before_loop is not None and self.forks != forks and left > _LONG_LOOP:
+                abandoned = True
+                self.assign_scalar(name, Value(None, n.location(), True, n.text.split("\n", 1)[0]))
+                return None
+            forks = self.forks
             item = next(pending, None)
             if item is None:
                 return False
+            left -= 1
             self.assign_scalar(name, item)
             return True
 
-        return self._loop(n, body, advance, settle=False, cap=len(items) + 1)
+        status = self._loop(n, body, advance, settle=False, cap=len(items) + 1)
+        if abandoned and before_loop is not None:
+            state = self.state
+            for k, v in list(state.vars.items()):
+                if before_loop.get(k) is not v:
+                    state.vars[k] = Value(None, n.location(), True, n.text.split("\n", 1)[0])
+        return status
 
     def _while(self, n: Node) -> Tri:
         body = n.child_of_type("do_group")
