@@ -26,7 +26,7 @@ from ci_tools.config import ProjectConfig, load_config
 from ci_tools.contract import resolve_recipe
 from ci_tools.findings import Location
 from ci_tools.matrix import AGENTIC, Job
-from ci_tools.recipes.model import Value
+from ci_tools.recipes.model import RecipeEval, Value
 from ci_tools.snapshot import WorkTreeSnapshot
 
 from conftest import full_corpus_dir
@@ -113,3 +113,16 @@ def _job(index: int, fields: dict[str, Any]) -> Job:
 def real_single_node_jobs() -> tuple[ProjectConfig, WorkTreeSnapshot, tuple[RealJob, ...]]:
     """The real tree's config, snapshot and every single-node job (skips when the tree is absent)."""
     return _real_jobs(full_corpus_dir())
+
+
+@lru_cache(maxsize=1)
+def _evaluations(root: Path) -> tuple[tuple[RealJob, RecipeEval | None], ...]:
+    from ci_tools.recipes.evaluate import evaluate_recipe
+
+    config, snapshot, jobs = _real_jobs(root)
+    return tuple((rj, evaluate_recipe(rj.recipe, rj.env, config, snapshot) if rj.recipe else None) for rj in jobs)
+
+
+def real_evaluations() -> tuple[tuple[RealJob, RecipeEval | None], ...]:
+    """Every real single-node job evaluated once per test session (skips when the tree is absent)."""
+    return _evaluations(full_corpus_dir())

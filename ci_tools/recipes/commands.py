@@ -139,7 +139,7 @@ def _convert(kind: str, flags: str, width: str | None, precision: str | None, ar
             text = expanded
         elif kind == "q" and not re.fullmatch(r"[A-Za-z0-9_./:=,+@%-]*", text):
             return None  # shell quoting of special characters: not modelled
-        return spec.replace("q", "s").replace("b", "s") % text if spec != "%" else text
+        return (spec + "s") % text
     if kind == "c":
         return (arg or "")[:1]
     number: float | int
@@ -366,7 +366,10 @@ def awk(args: Args) -> Result:
                 return UNKNOWN
             out.append(" ".join(v for v in values if v is not None) + "\n")
         elif keyword == "printf":
-            parts = _split_args(rest.strip().removeprefix("(").removesuffix(")"))
+            rest = rest.strip()
+            if rest.startswith("(") and rest.endswith(")"):
+                rest = rest[1:-1]  # printf(fmt, args)
+            parts = _split_args(rest)
             fmt = _awk_string(parts[0]) if parts else None
             values = [_awk_value(p, variables) for p in parts[1:]]
             if fmt is None or any(v is None for v in values):

@@ -290,8 +290,10 @@ class Expander:
         m = n.memo
         if m is None:
             text = literal_text(n)
-            if text is not None:
+            if text is not None and "\n" not in text:
                 m = (text, Value(text, n.location(), False, n.text), Field([Piece(text)]))
+            elif text is not None:
+                m = False  # a text of several lines: expanded piece by piece, to keep where each line is
             else:
                 m = _quoted_variable(n) or False
             n.memo = m
@@ -412,13 +414,12 @@ class Expander:
         elif t == "string":
             # "..." always yields a field, even when empty; "${A[@]}" may yield several.
             fb.add(Piece(""))
-            for c in n.children:
-                if c.type == '"':
-                    continue
-                if c.type == "string_content":
-                    fb.add(Piece(unescape_dquoted(c.text), None, c.location() if "\n" in c.text else None))
+            for kind, item in string_chunks(n):
+                if isinstance(item, str):
+                    where = _offset_location(n, kind) if "\n" in item else None
+                    fb.add(Piece(unescape_dquoted(item), None, where))
                 else:
-                    self._word(c, fb, quoted=True)
+                    self._word(item, fb, quoted=True)
         elif t == "raw_string":
             fb.add(Piece(n.text[1:-1], None, n.location() if "\n" in n.text else None))
         elif t == "ansi_c_string":
@@ -661,11 +662,10 @@ def literal_text(n: Node) -> str | None:
         return unescape_ansi(n.text[2:-1])
     if t == "string":
         parts = []
-        for c in n.children:
-            if c.type == "string_content":
-                parts.append(unescape_dquoted(c.text))
-            elif c.type != '"':
+        for _, item in string_chunks(n):
+            if not isinstance(item, str):
                 return None
+            parts.append(unescape_dquoted(item))
         return "".join(parts)
     if t == "concatenation":
         out = []
@@ -678,6 +678,48 @@ def literal_text(n: Node) -> str | None:
             out.append(text)
         return "".join(out)
     return None
+
+
+def string_chunks(n: Node) -> list[tuple[int, str | Node]]:
+    """The literal text and the expansions of a "..." string, in order, each with its byte offset.
+
+    tree-sitter leaves some characters of a string outside its ``string_content`` children (the
+    newlines of a multi-line string among them): the literal text is read from the source between
+    the quotes, not from those children alone.
+    """
+    source = n.script.source
+    out: list[tuple[int, str | Node]] = []
+    at: int | None = None
+    for c in n.children:
+        if c.type == '"':
+            if at is None:
+                at = c.end
+                continue
+            if c.start > at:
+                out.append((at, source[at:c.start].decode("utf-8", "replace")))
+            at = c.end
+            continue
+        if at is None:
+            at = n.start
+        if c.start > at:
+            out.append((at, source[at:c.start].decode("utf-8", "replace")))
+        if c.type == "string_content":
+            out.append((c.start, c.text))
+        else:
+            out.append((c.start, c))
+        at = c.end
+    merged: list[tuple[int, str | Node]] = []
+    for offset, item in out:
+        if isinstance(item, str) and merged and isinstance(merged[-1][1], str):
+            merged[-1] = (merged[-1][0], merged[-1][1] + item)
+        else:
+            merged.append((offset, item))
+    return merged
+
+
+def _offset_location(n: Node, offset: int) -> Location:
+    line, column = n.script.position(offset)
+    return Location(n.script.path, line, column, line, column)
 
 
 def _quoted_variable(n: Node) -> str | None:

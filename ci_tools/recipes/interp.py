@@ -640,6 +640,9 @@ class Interpreter(Streams):
         if (literal_name is not None and literal_name not in self.state.functions
                 and (literal_name not in _BUILTINS or literal_name in _INERT_BUILTINS)):
             if self.sink is None:
+                if self.status_needed and literal_name in _STATUS_COMMANDS:
+                    # `if awk -v s="$X" 'BEGIN { exit !(s > 0) }'`: the status decides a branch.
+                    return self.command_status(self.argv(words))
                 # An external command that cannot launch the server, whose output goes nowhere
                 # that matters: nothing to evaluate.
                 return None
@@ -1147,6 +1150,9 @@ _HANDLERS: dict[str, Callable[[Interpreter, Node], Tri]] = {
     "function_definition": Interpreter._function_definition,
     "test_command": Interpreter._test_command,
 }
+
+# External commands whose exit status is computed when a condition needs it (see .commands).
+_STATUS_COMMANDS = frozenset({"awk", "gawk", "mawk"})
 
 # Builtins without effect on what the recipe runs (skipped when their words have no side effects).
 _INERT_BUILTINS = {"echo", "printf", "wait", "sleep", "cd"}

@@ -185,6 +185,12 @@ class Streams(Expander):
         self.emit(result.output, n)
         return result.status
 
+    def command_status(self, argv: list[tuple[Field, Value]]) -> Tri:
+        """The exit status of a modelled command whose output goes nowhere (None when not known)."""
+        name = argv[0][1].text
+        result = commands.run(name, [v.text for _, v in argv[1:]], None) if name is not None else None
+        return None if result is None else result.status
+
     def _printf_with_holes(self, n: Node, args: list[Value]) -> Tri:
         """``printf FORMAT ARGS`` with unknown arguments: the known text around them is kept as parts."""
         marks = {f"{_HOLE}{i}{_HOLE_END}": a for i, a in enumerate(args) if a.text is None}
