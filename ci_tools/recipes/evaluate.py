@@ -53,6 +53,7 @@ def evaluate_recipe(path: str, env: Mapping[str, str | Value], config: ProjectCo
     result.missing_env = list(state.missing)
     result.errors.extend(interp.errors)
     result.opaque_commands = list(interp.opaque_commands)
+    result.unknown_inputs = frozenset(k for k, v in env.items() if isinstance(v, Value) and v.text is None)
     return result
 
 

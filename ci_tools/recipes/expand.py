@@ -218,14 +218,6 @@ class Expander:
                     continue
                 literal(at, c.start)
                 at = c.end
-                if c.type == "command_substitution" and c.text.startswith("$((") and c.text.endswith("))"):
-                    # tree-sitter reads $((...)) inside a here-document as $( (...) ).
-                    from .arith import evaluate_arith_text
-
-                    result = evaluate_arith_text(self, c.text[3:-2], c)
-                    text = None if result is None else str(result)
-                    pieces.append(Piece(text, Value(text, c.location(), False, c.text)))
-                    continue
                 fb = FieldBuilder()
                 self._word(c, fb, quoted=True)
                 pieces.extend(p for f in fb.fields for p in f.pieces)
@@ -555,6 +547,10 @@ class Expander:
     def _indexed(self, name: str, index: str | None, n: Node) -> Value | None:
         if index is None:
             return self.scalar(name, n)
+        b = self.lookup(name, n)
+        if isinstance(b, ArrayVal) and b.keys is not None:
+            # ${MAP[$KEY]}: an unset key expands to nothing (so ${MAP[$KEY]:-default} gives the default).
+            return b.get(index)
         items = self.elements(name, n)
         if not index.lstrip("-").isdigit():
             return Value(None, n.location(), False, n.text)

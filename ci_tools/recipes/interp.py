@@ -514,7 +514,7 @@ class Interpreter(Streams):
         if self.frames and name not in self.frames[-1]:
             self.frames[-1][name] = self.state.vars.get(name)
 
-    def assign(self, n: Node, *, local: bool = False) -> str | None:
+    def assign(self, n: Node, *, local: bool = False, associative: bool = False) -> str | None:
         kids = n.children
         if not kids:
             return None
@@ -547,6 +547,9 @@ class Interpreter(Streams):
         if self.reads is not None:
             self.reads.add(name)
         old = state.vars.get(name)
+        if rhs is not None and rhs.type == "array" and (associative or (isinstance(old, ArrayVal) and old.keys is not None)):
+            state.vars[name] = self._associative(rhs, old if op == "+=" else None, loc, n.text)
+            return name
         if rhs is not None and rhs.type == "array":
             items = tuple(self.values([c for c in rhs.children if c.named and c.type != "comment"]))
             if op == "+=" and old is not None:
@@ -554,6 +557,12 @@ class Interpreter(Streams):
             state.vars[name] = ArrayVal(items, loc, n.text)
             return name
         value = self.scalar_value(rhs, loc, rhs.text) if rhs is not None else Value("", loc, expression="")
+        if isinstance(old, ArrayVal) and old.keys is not None and lhs.type == "subscript":
+            if index is None:
+                state.vars[name] = ArrayVal((Value(None, loc, True, n.text),), loc, n.text, True, ())
+            else:
+                state.vars[name] = old.with_item(index, value, loc, n.text)
+            return name
         if index is not None or lhs.type == "subscript":
             items_list = list(old.items) if isinstance(old, ArrayVal) else ([old] if old is not None else [])
             if index is None or not index.isdigit():
@@ -579,6 +588,19 @@ class Interpreter(Streams):
         state.vars[name] = value
         return name
 
+    def _associative(self, rhs: Node, old: Binding | None, loc: Location, text: str) -> ArrayVal:
+        """``declare -A M=([key]=value ...)``: each element is expanded, then split at ``]=``."""
+        array = old if isinstance(old, ArrayVal) and old.keys is not None else ArrayVal((), loc, text, False, ())
+        for element in (c for c in rhs.children if c.named and c.type != "comment"):
+            word = self.scalar_value(element, element.location(), element.text)
+            m = _ASSOCIATIVE_ELEMENT.match(word.text) if word.text is not None else None
+            if m is None:
+                # An element whose key is not known: which keys the array has is not known either.
+                return ArrayVal((Value(None, loc, True, text),), loc, text, True, ())
+            value = Value(m.group(2), element.location(), word.conditional, element.text)
+            array = array.with_item(m.group(1), value, loc, text)
+        return array
+
     def _constant_assignment(self, n: Node) -> tuple[str, Value] | bool:
         kids = n.children
         if kids[0].type != "variable_name" or (len(kids) > 1 and kids[1].text != "="):
@@ -600,7 +622,7 @@ class Interpreter(Streams):
         for c in kids[1:]:
             name: str | None = None
             if c.type == "variable_assignment":
-                name = self.assign(c, local=local)
+                name = self.assign(c, local=local, associative="A" in options)
             elif c.type == "variable_name":
                 name = c.text
                 if local:
@@ -608,7 +630,8 @@ class Interpreter(Streams):
                 if self.reads is not None:
                     self.reads.add(name)
                 if name not in self.state.vars and keyword != "export":
-                    self.state.vars[name] = (ArrayVal((), c.location(), c.text) if "a" in options or "A" in options
+                    self.state.vars[name] = (ArrayVal((), c.location(), c.text, False, () if "A" in options else None)
+                                             if "a" in options or "A" in options
                                              else Value("", c.location(), expression=c.text))
             if name is not None and exporting:
                 if "n" in options:
@@ -1039,6 +1062,7 @@ def _nothing() -> Tri:
     return None
 
 
+_ASSOCIATIVE_ELEMENT = re.compile(r"^\[(.*?)\]=(.*)$", re.S)
 _ARITH_ASSIGN = re.compile(r"\+\+|--|(?<![=!<>])=(?!=)")
 
 

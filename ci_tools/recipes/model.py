@@ -119,6 +119,8 @@ class RecipeEval:
     errors: list[str] = field(default_factory=list)
     # Commands whose program is known only at run time: one of them may be the server.
     opaque_commands: list[Location] = field(default_factory=list)
+    # Variables the recipe was started with whose values are known only at run time (MODEL_PATH, PORT).
+    unknown_inputs: frozenset[str] = frozenset()
 
     def flag_values(self, name: str) -> list[Value | None]:
         """Every value the flag is given across server command lines (None: boolean flag).

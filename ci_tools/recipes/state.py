@@ -33,6 +33,24 @@ class ArrayVal:
     location: Location
     expression: str = ""
     conditional: bool = False
+    # An associative array (``declare -A``): the key of each item, in the order they were set.
+    keys: tuple[str, ...] | None = None
+
+    def get(self, key: str) -> Value | None:
+        """The item at ``key`` of an associative array (None when unset)."""
+        if self.keys is None:
+            return None
+        for k, v in zip(self.keys, self.items):
+            if k == key:
+                return v
+        return None
+
+    def with_item(self, key: str, value: Value, location: Location, expression: str) -> ArrayVal:
+        keys = self.keys or ()
+        if key in keys:
+            i = keys.index(key)
+            return ArrayVal(self.items[:i] + (value,) + self.items[i + 1:], location, expression, self.conditional, keys)
+        return ArrayVal(self.items + (value,), location, expression, self.conditional, keys + (key,))
 
     def joined(self) -> Value:
         texts = [v.text for v in self.items]
@@ -105,6 +123,8 @@ def merge_binding(a: Binding, b: Binding) -> Binding:
             return conditional_value(a)
         alts = _alternatives(a) + tuple(x for x in _alternatives(b) if x not in _alternatives(a))
         return Value(None, a.location, True, a.expression or b.expression, alts)
+    if isinstance(a, ArrayVal) and isinstance(b, ArrayVal) and (a.keys is not None or b.keys is not None):
+        return _merge_associative(a, b)
     ia, ib = _as_items(a), _as_items(b)
     if len(ia) == len(ib) and all(x.text == y.text and x.text is not None for x, y in zip(ia, ib)):
         return a
@@ -115,6 +135,17 @@ def merge_binding(a: Binding, b: Binding) -> Binding:
     where = a if isinstance(a, ArrayVal) else b
     assert isinstance(where, ArrayVal)
     return ArrayVal(items, where.location, where.expression, True)
+
+
+def _merge_associative(a: ArrayVal, b: ArrayVal) -> ArrayVal:
+    """Key by key; a key set on one side only is conditional."""
+    merged = ArrayVal((), a.location, a.expression, True, ())
+    for key in list(a.keys or ()) + [k for k in b.keys or () if k not in (a.keys or ())]:
+        x, y = a.get(key), b.get(key)
+        value = merge_binding(x, y) if x is not None and y is not None else conditional_binding(x or y)  # type: ignore[arg-type]
+        assert isinstance(value, Value)
+        merged = merged.with_item(key, value, a.location, a.expression)
+    return dataclasses.replace(merged, conditional=True)
 
 
 def _merge_vars(a: dict[str, Binding], b: dict[str, Binding]) -> dict[str, Binding]:

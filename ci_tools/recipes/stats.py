@@ -92,25 +92,32 @@ def unknown_values(result: RecipeEval) -> list[tuple[str, Reason]]:
             if f.name == UNKNOWN_FLAG and f.value is not None:
                 out.append((f.name, Reason(UNKNOWN_WORD, f"a word that may be a flag is unknown: {_short(f.value.expression)}")))
             elif f.value is not None and f.value.text is None and not f.keys:
-                out.append((f.name, why_unknown(f.value, result.variables)))
+                out.append((f.name, why_unknown(f.value, result.variables, result.unknown_inputs)))
             for k in f.keys:
                 if k.value.text is None:
-                    out.append((f"{f.name}.{k.path}", why_unknown(k.value, result.variables)))
+                    out.append((f"{f.name}.{k.path}", why_unknown(k.value, result.variables, result.unknown_inputs)))
     return out
 
 
-def why_unknown(value: Value, variables: dict[str, Value], depth: int = 0) -> Reason:
-    """The root of an unknown value, read from how it was written and what it refers to."""
+def why_unknown(value: Value, variables: dict[str, Value], inputs: frozenset[str] = frozenset(),
+                depth: int = 0) -> Reason:
+    """The root of an unknown value, read from how it was written and what it refers to.
+
+    ``inputs``: variables the recipe was started with whose values are known only at run time.
+    """
+    names = _referenced(value.expression)
+    from_runner = [n for n in names if n in inputs]
+    if from_runner:
+        return Reason(RUN_TIME, "known only when the job runs: " + ", ".join(f"${n}" for n in from_runner))
     if value.alternatives:
         shown = " | ".join(a.text if a.text is not None else "?" for a in value.alternatives)
         return Reason(UNDECIDED, f"differs between branches that cannot be decided ({_short(shown)})")
     expression = value.expression
     if value.location.note:
         return Reason(RUN_TIME, f"known only when the job runs: {expression or '?'}")
-    names = _referenced(expression)
     unknown = [n for n in names if n in variables and variables[n].text is None and variables[n] is not value]
     if unknown and depth < 6:
-        reasons = [why_unknown(variables[n], variables, depth + 1) for n in unknown]
+        reasons = [why_unknown(variables[n], variables, inputs, depth + 1) for n in unknown]
         run_time = [r for r in reasons if r.category == RUN_TIME]
         if len(run_time) == len(reasons):
             return Reason(RUN_TIME, "known only when the job runs: " + ", ".join(

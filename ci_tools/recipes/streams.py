@@ -122,6 +122,13 @@ class Streams(Expander):
 
     # -- $(...) ----------------------------------------------------------------------------------
     def command_output(self, n: Node) -> Value:
+        text = n.text
+        if text.startswith("$((") and text.endswith("))"):
+            # tree-sitter reads $((...)) as $( (...) ) in some places (here-documents, ${X:-$((...))}).
+            from .arith import evaluate_arith_text
+
+            result = evaluate_arith_text(self, text[3:-2], n)
+            return Value(None if result is None else str(result), n.location(), False, text)
         unknown = Value(None, n.location(), False, n.text)
         if self.substitution_depth >= _SUBSTITUTION_MAX_DEPTH or not self._computable(n):
             return unknown
