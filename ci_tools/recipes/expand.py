@@ -406,7 +406,12 @@ class Expander:
         elif t == "string":
             # "..." always yields a field, even when empty; "${A[@]}" may yield several.
             fb.add(Piece(""))
-            for kind, item in string_chunks(n):
+            chunks = n.memo if isinstance(n.memo, list) else None
+            if chunks is None:
+                chunks = string_chunks(n)
+                if n.memo is None and any(not isinstance(item, str) for _, item in chunks):
+                    n.memo = chunks  # not a literal string (whose memo is its text): its chunks, derived once
+            for kind, item in chunks:
                 if isinstance(item, str):
                     where = _offset_location(n, kind) if "\n" in item else None
                     fb.add(Piece(unescape_dquoted(item), None, where))
