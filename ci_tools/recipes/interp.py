@@ -36,7 +36,9 @@ from .server import LaunchPattern, find_pattern, parse_flags, split_patterns
 from .state import ArrayVal, Binding, Captured, Server, State, merge
 
 _REDIRECTS = {"file_redirect", "heredoc_redirect", "herestring_redirect", "heredoc_body", "heredoc_start"}
-_MAX_CALL_DEPTH = 64
+_MAX_CALL_DEPTH = 32
+# Nested calls of one function (recursion) evaluated before its deeper calls count as unknown.
+_MAX_RECURSION = 3
 _MAX_LOOP_ITEMS = 512
 _MAX_WHILE_ITERATIONS = 256
 # C-style loops build lists of capture sizes up to the concurrency.
@@ -64,6 +66,8 @@ class Interpreter(Streams):
         self.targets: list[Target] = []
         # Commands whose program is unknown until run time (any of them could start the server).
         self.opaque_commands: list[Location] = []
+        # Calls being evaluated, per function body.
+        self.active: dict[int, int] = {}
         self.frames: list[dict[str, Binding | None]] = []
         self.call_depth = 0
         self.subshell_depth = 0
@@ -85,6 +89,10 @@ class Interpreter(Streams):
             pass
         except FLOW:
             pass
+        except RecursionError:
+            # Nesting deeper than Python's stack allows: what the rest of the script does is not known.
+            self.errors.append(f"{script.path}: nested too deeply to evaluate; what follows the failing "
+                               "statement is unknown")
 
     def _problems(self, script: Script) -> None:
         for p in script.problems:
@@ -724,6 +732,10 @@ class Interpreter(Streams):
     def _maybe_server(self, n: Node, argv: list[tuple[Field, Value]], prefix: list[Node]) -> Tri:
         texts = [v.text for _, v in argv]
         end = find_pattern(texts, self.patterns)
+        if end is None and self.sink is None:
+            delegated = self._delegated_script(texts)
+            if delegated is not None:
+                return self._run_script(n, argv, *delegated)
         if end is None:
             if texts[0] is None and self.sink is None:
                 # A program known only at run time: it may be the server (reported when none is found).
@@ -746,6 +758,50 @@ class Interpreter(Streams):
                 exported.add(name)
             self.state.captured = Captured(env_vars, frozenset(exported))
         return None
+
+    def _delegated_script(self, words: list[str | None]) -> tuple[int, str, bool] | None:
+        """``[exec] [env NAME=VALUE...] bash|sh [-opts] SCRIPT ARGS``: (SCRIPT's index, its path, exec)."""
+        i = 0
+        replaces = bool(words) and words[0] == "exec"
+        i += replaces
+        if i < len(words) and words[i] == "env":
+            i += 1
+            while i < len(words) and (words[i] or "").partition("=")[1] and not (words[i] or "").startswith("-"):
+                i += 1
+        if i >= len(words) or words[i] not in ("bash", "sh"):
+            return None
+        i += 1
+        while i < len(words) and (words[i] or "").startswith("-"):
+            i += 1
+        path = words[i] if i < len(words) else None
+        if path is None or self.snapshot.read(posixpath.normpath(path)) is None:
+            return None
+        return i, posixpath.normpath(path), replaces
+
+    def _run_script(self, n: Node, argv: list[tuple[Field, Value]], at: int, path: str, replaces: bool) -> Tri:
+        """Another recipe run by this one; with ``exec`` it replaces this one (its exits are the job's)."""
+        data = self.snapshot.read(path)
+        assert data is not None
+        script = parse_script(path, data)
+        self._problems(script)
+        settings = [v for _, v in argv[:at] if v.text is not None and "=" in v.text and v.text[0] != "-"]
+
+        def run() -> Tri:
+            for v in settings:
+                name, _, text = (v.text or "").partition("=")
+                self.state.vars[name] = Value(text, v.location, v.conditional, v.expression)
+                self.state.exported.add(name)
+            self.state.positional = tuple(v for _, v in argv[at + 1:])
+            recipe, self.recipe_path = self.recipe_path, path  # its $0
+            try:
+                return self.block(script.root.children)
+            finally:
+                self.recipe_path = recipe
+
+        if not replaces:
+            return self.subshell(run)
+        status = run()
+        raise ShellExit("" if status is None else "0" if status else "1", n)
 
     def _skip_quiet(self, n: Node, name: str, assigns: frozenset[str]) -> Tri:
         """A quiet function called after the server started: its globals become unknown (see .effects)."""
@@ -845,6 +901,20 @@ class Interpreter(Streams):
         if self.call_depth >= _MAX_CALL_DEPTH:
             self.errors.append(f"{body.script.path}:{body.line}: function {name} calls itself too deeply to evaluate")
             return None
+        if self.active.get(id(body), 0) >= _MAX_RECURSION:
+            # A function calling itself on values that are not known (a process tree walk): what the
+            # deeper calls print or set is unknown.
+            if self.sink is not None:
+                self.emit(None, body)
+            havoc = self.effects.quiet(body, self._function)
+            return self._skip_quiet(body, name, havoc) if havoc is not None else None
+        self.active[id(body)] = self.active.get(id(body), 0) + 1
+        try:
+            return self._run_body(body, name, args)
+        finally:
+            self.active[id(body)] -= 1
+
+    def _run_body(self, body: Node, name: str, args: list[Value]) -> Tri:
         saved = self.state.positional
         self.state.positional = tuple(args)
         frame: dict[str, Binding | None] = {}
