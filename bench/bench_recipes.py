@@ -262,7 +262,7 @@ import json, sys, time
 sys.path[:0] = [sys.argv[1], sys.argv[2]]
 import real_jobs
 from ci_tools.recipes.evaluate import evaluate_recipe
-config, snapshot, jobs = real_jobs._real_jobs(real_jobs.Path(sys.argv[3]))
+config, snapshot, jobs = real_jobs.real_jobs_at(real_jobs.Path(sys.argv[3]))
 start, cpu = time.perf_counter(), time.process_time()
 reached = 0
 for rj in jobs:

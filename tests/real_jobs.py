@@ -86,7 +86,7 @@ def job_environment(root: Path, oracle_env: dict[str, str], runner: str) -> dict
 
 
 @lru_cache(maxsize=1)
-def _real_jobs(root: Path) -> tuple[ProjectConfig, WorkTreeSnapshot, tuple[RealJob, ...]]:
+def real_jobs_at(root: Path) -> tuple[ProjectConfig, WorkTreeSnapshot, tuple[RealJob, ...]]:
     config = load_config(root)
     snapshot = WorkTreeSnapshot(root)
     jobs = json.loads((root / "expected" / "full-sweep-keyed.json").read_text())
@@ -112,14 +112,14 @@ def _job(index: int, fields: dict[str, Any]) -> Job:
 
 def real_single_node_jobs() -> tuple[ProjectConfig, WorkTreeSnapshot, tuple[RealJob, ...]]:
     """The real tree's config, snapshot and every single-node job (skips when the tree is absent)."""
-    return _real_jobs(full_corpus_dir())
+    return real_jobs_at(full_corpus_dir())
 
 
 @lru_cache(maxsize=1)
 def _evaluations(root: Path) -> tuple[tuple[RealJob, RecipeEval | None], ...]:
     from ci_tools.recipes.evaluate import evaluate_recipe
 
-    config, snapshot, jobs = _real_jobs(root)
+    config, snapshot, jobs = real_jobs_at(root)
     return tuple((rj, evaluate_recipe(rj.recipe, rj.env, config, snapshot) if rj.recipe else None) for rj in jobs)
 
 
