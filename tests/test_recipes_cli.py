@@ -219,3 +219,5 @@ def test_lint_stats_reports_reached_jobs_and_why_others_are_not(tmp_path: Path,
         "reason": "output of a command that is not evaluated: $(cat /etc/port)"}]
     assert stats["unknown_flags"] == {"--server-port": 5}
     assert stats["findings"] == {"recipe-missing-env": 1}
+    code, out, _ = _run(capsys, "recipe", "show", KEY, "--conc", "48", "--repo", str(repo))
+    assert f"  server: not reached: requires DEP_POOL (unset or empty) at {RECIPE}:23:20" in out.splitlines()
