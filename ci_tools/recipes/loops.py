@@ -30,6 +30,8 @@ _MAX_C_FOR_ITERATIONS = 4096
 _SETTLE_AFTER = 4
 # Items left in a `for` loop above which forking iterations stop being run one by one.
 _LONG_LOOP = 8
+# Rounds of a `while` or C-style `for` that fork (depend on something unknown) before the loop's end is unknown.
+_MAX_FORKING_ROUNDS = 16
 
 
 def _nothing() -> Tri:
@@ -69,6 +71,8 @@ class Loops(Streams):
         self.targets.append(target)
         live, status = True, cast(Tri, True)
         before: dict[str, Binding] = {}
+        start = dict(self.state.vars) if settle else {}
+        forking = 0
         try:
             for i in range(cap):
                 go = advance(i == 0)
@@ -96,8 +100,11 @@ class Loops(Streams):
                     break
                 if settle:
                     state = self.state
-                    if self.forks != forks:
-                        status = None  # how the loop goes on depends on something unknown
+                    forking += self.forks != forks
+                    if forking > _MAX_FORKING_ROUNDS:
+                        # Round after round depends on something unknown: how the loop ends is not known.
+                        self._havoc_since(start, n)
+                        status = None
                         break
                     if (watch and state.positional is positional and len(state.vars) == len(before)
                             and all(state.vars.get(k) is v for k, v in before.items())):
@@ -106,10 +113,7 @@ class Loops(Streams):
             else:
                 if settle:
                     # Still running after the cap: what the loop keeps changing is not known.
-                    state = self.state
-                    for k, v in list(state.vars.items()):
-                        if before.get(k) is not v:
-                            state.vars[k] = Value(None, n.location(), True, n.text.split("\n", 1)[0])
+                    self._havoc_since(before, n)
                     status = None
         except ShellExit:
             pending = target.pending()
@@ -127,6 +131,13 @@ class Loops(Streams):
             return None
         self.state = states[0]
         return status
+
+    def _havoc_since(self, earlier: dict[str, Binding], n: Node) -> None:
+        """Variables changed since ``earlier`` become unknown (the loop went on for an unknown number of rounds)."""
+        state = self.state
+        for k, v in list(state.vars.items()):
+            if earlier.get(k) is not v:
+                state.vars[k] = Value(None, n.location(), True, n.text.split("\n", 1)[0])
 
     def _for(self, n: Node) -> Tri:
         var = n.child_of_type("variable_name")
@@ -167,10 +178,7 @@ class Loops(Streams):
 
         status = self._loop(n, body, advance, settle=False, cap=len(items) + 1)
         if abandoned and before_loop is not None:
-            state = self.state
-            for k, v in list(state.vars.items()):
-                if before_loop.get(k) is not v:
-                    state.vars[k] = Value(None, n.location(), True, n.text.split("\n", 1)[0])
+            self._havoc_since(before_loop, n)
         return status
 
     def _while(self, n: Node) -> Tri:
