@@ -42,12 +42,13 @@ DEFAULT_SINGLE_NODE_TEMPLATES = (
 DEFAULT_MULTINODE_TEMPLATES = (
     "benchmarks/multi_node/{agentic_dir}{model_prefix}_{precision}_{gpu}_{framework}.sh",
 )
+# Launch forms of the inference servers (see ci_tools.recipes.server): words are
+# globs, the first is the program; a program held in a variable matches too.
 DEFAULT_SERVER_PATTERNS = (
     "vllm serve",
-    "python3 -m sglang.launch_server",
-    "python -m sglang.launch_server",
-    "python3 -m atom.entrypoints.openai_server",
-    "python -m atom.entrypoints.openai_server",
+    "sglang serve",
+    "python* -m sglang.launch_server",
+    "python* -m atom.entrypoints.openai_server",
     "trtllm-serve",
 )
 CONFIG_SCHEMA = "ci-tools-config"

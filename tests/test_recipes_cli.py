@@ -124,3 +124,101 @@ def test_diff_against_a_base_revision(tmp_path: Path, capsys: pytest.CaptureFixt
 def test_diff_needs_a_base(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = _run(capsys, "recipe", "show", KEY, "--diff", "--repo", str(SEED))
     assert code == 2 and "--diff and --base REV go together" in err
+
+
+# A TRT-style engine file written from a here-document, and an inline JSON flag.
+STRUCTURED = '''
+cat > engine.yml << EOF
+max_batch_size: $MAX_NUM_SEQS
+moe_config:
+    backend: TRTLLM
+EOF
+COMPILATION='{"cudagraph_mode":"FULL_DECODE_ONLY","cudagraph_capture_sizes":[1,2,4]}'
+'''
+
+
+def _structured_repo(tmp_path: Path) -> Path:
+    repo = tmp_path / "repo"
+    shutil.copytree(SEED, repo)
+    recipe = repo / RECIPE
+    text = recipe.read_text().replace('SERVER_LOG="$RESULT_DIR/server.log"\n',
+                                      STRUCTURED + 'SERVER_LOG="$RESULT_DIR/server.log"\n')
+    text = text.replace('    --enable-prefix-caching \\\n',
+                        '    --enable-prefix-caching \\\n    --config engine.yml \\\n'
+                        '    --compilation-config "$COMPILATION" \\\n')
+    recipe.write_text(text)
+    return repo
+
+
+def test_show_lists_the_keys_of_structured_values(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = _structured_repo(tmp_path)
+    code, out, _ = _run(capsys, "recipe", "show", KEY, "--conc", "4", "--repo", str(repo))
+    assert code == 0
+    lines = out.splitlines()
+    assert f"    {'  --config.max_batch_size 8':<56} {RECIPE}:32" in lines
+    assert f"    {'  --config.moe_config.backend TRTLLM':<56} {RECIPE}:34" in lines
+    assert f"    {'  --compilation-config.cudagraph_mode FULL_DECODE_ONLY':<56} {RECIPE}:36:1" in lines
+    assert f"    {'  --compilation-config.cudagraph_capture_sizes [1,2,4]':<56} {RECIPE}:36:1" in lines
+    code, out, _ = _run(capsys, "recipe", "show", KEY, "--conc", "4", "--format", "json", "--repo", str(repo))
+    [job] = json.loads(out)
+    flags = {f["name"]: f for f in job["servers"][0]["flags"]}
+    assert flags["--config"]["keys_file"] == "engine.yml"
+    assert [(k["path"], k["value"]["text"], k["value"]["location"]["line"]) for k in flags["--config"]["keys"]] == [
+        ("max_batch_size", "8", 32), ("moe_config.backend", "TRTLLM", 34)]
+    assert "keys_file" not in flags["--compilation-config"]
+    assert job["not_reached"] is None
+
+
+def test_diff_compares_structured_values_key_by_key(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = _structured_repo(tmp_path)
+    recipe = repo / RECIPE
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "base")
+    base = _git(repo, "rev-parse", "HEAD")
+    recipe.write_text(recipe.read_text().replace("backend: TRTLLM", "backend: CUTLASS")
+                      .replace("FULL_DECODE_ONLY", "FULL_AND_PIECEWISE"))
+    code, out, _ = _run(capsys, "recipe", "show", KEY, "--diff", "--base", base, "--conc", "4", "--repo", str(repo))
+    assert code == 0
+    assert out == (
+        f"recipe changes per job, {base[:12]} -> work tree\n"
+        f"{KEY} agentic-coding TP8/EP1 c4:\n"
+        f"  --config.moe_config.backend: TRTLLM -> CUTLASS  ({RECIPE}:34)\n"
+        f"  --compilation-config.cudagraph_mode: FULL_DECODE_ONLY -> FULL_AND_PIECEWISE  ({RECIPE}:36:1)\n"
+    )
+
+
+def test_lint_stats_reports_reached_jobs_and_why_others_are_not(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "recipe", "lint", "--stats", "--repo", str(SEED))
+    assert code == 0
+    assert out.splitlines()[:6] == [
+        "recipe evaluation coverage (work tree)",
+        "  jobs                                   10  (10 single-node, 0 multinode)",
+        "  a recipe resolves                      10",
+        "  server command line reached            10  (100.0 % of jobs; single-node 10 of 10, 100.0 %)",
+        "  ... with every flag value known         0",
+        "  ... or known when the job runs         10",  # --server-port "$PORT": the runner's port
+    ]
+    assert out.splitlines()[-1] == "findings of the recipe rules: none"
+    repo = tmp_path / "repo"
+    shutil.copytree(SEED, repo)
+    recipe = repo / RECIPE
+    # The DEP band now requires a variable its jobs do not get, and the TP band's port comes from the runner.
+    recipe.write_text(recipe.read_text().replace('    export ATOM_DP_LB_REQ_EQUIV=512\n',
+                                                 '    export ATOM_DP_LB_REQ_EQUIV=512\n    check_env_vars DEP_POOL\n')
+                      .replace('--server-port "$PORT"', '--server-port "$(cat /etc/port)"'))
+    code, out, _ = _run(capsys, "recipe", "lint", "--stats", "--format", "json", "--repo", str(repo))
+    assert code == 0
+    stats = json.loads(out)
+    assert (stats["jobs"], stats["reached"], stats["all_known"]) == (10, 5, 0)
+    assert stats["not_reached"] == [{
+        "category": "missing-env", "jobs": 5, "configs": [KEY],
+        "reason": f"requires DEP_POOL (unset or empty) at {RECIPE}:23:20"}]
+    assert stats["unknown"] == [{
+        "category": "command-output", "jobs": 5, "configs": [KEY],
+        "reason": "output of a command that is not evaluated: $(cat /etc/port)"}]
+    assert stats["unknown_flags"] == {"--server-port": 5}
+    assert stats["findings"] == {"recipe-missing-env": 1}
+    code, out, _ = _run(capsys, "recipe", "show", KEY, "--conc", "48", "--repo", str(repo))
+    assert f"  server: not reached: requires DEP_POOL (unset or empty) at {RECIPE}:23:20" in out.splitlines()

@@ -11,6 +11,9 @@ its environment and what evaluating it must give, in comments:
   # expect-flags: --a --b               the exact flag names of the first server, in order
   # expect-flag: --name [= v1,v2] [unknown] [conditional] [@ line]  (no "=": boolean flag)
   # expect-exit: line code N  /  # expect-no-exit: unconditional  /  # expect-missing: NAME @ line
+  # expect-conditional-exit: line code N   an exit on one side of an undecided branch
+  # expect-key: --flag.key.path = text [@ line] / unknown   a key of a JSON/YAML flag value
+  # expect-keys: --flag key1 key2 ...      every key of the flag's value, in order
   # expect-servers: N                   /  # expect-server-line: line
 """
 
@@ -100,6 +103,16 @@ def test_construct(path: Path) -> None:
         elif kind == "expect-exit":
             line, code = int(name), rest.split()[-1]
             assert [(e.location.line, e.code, e.conditional) for e in result.early_exits] == [(line, code, False)]
+        elif kind == "expect-conditional-exit":
+            line, code = int(name), rest.split()[-1]
+            assert (line, code, True) in [(e.location.line, e.code, e.conditional) for e in result.early_exits]
+        elif kind == "expect-key":
+            values = result.flag_values(name)
+            assert len(values) == 1 and values[0] is not None, f"{name}: {values}"
+            _check_value(values[0], rest, name, rel)
+        elif kind == "expect-keys":
+            flag = next(f for f in server if f.name == name)
+            assert [k.path for k in flag.keys] == rest.split()
         elif kind == "expect-missing":
             line = int(rest.split("@")[1])
             assert (name, line) in [(m.name, m.location.line) for m in result.missing_env]

@@ -52,6 +52,18 @@ def test_patterns_match_consecutive_words_anywhere() -> None:
     assert find_pattern(["echo", "vllm", "--serve"], patterns) is None
 
 
+def test_pattern_words_are_globs_and_the_program_may_be_unknown() -> None:
+    patterns = split_patterns(("python* -m sglang.launch_server", "trtllm-serve"))
+    assert find_pattern(["/opt/venv/bin/python3.12", "-u", "-m", "sglang.launch_server", "--tp", "8"], patterns) == 4
+    # "$SGLANG_PYTHON" -m sglang.launch_server: the interpreter is known only at run time.
+    assert find_pattern([None, "-m", "sglang.launch_server"], patterns) == 3
+    assert find_pattern([None, "-m", "sglang_router.launch_router"], patterns) is None
+    assert find_pattern(["ruby", "-m", "sglang.launch_server"], patterns) is None
+    # A pattern that is a program only needs the program to be known.
+    assert find_pattern(["mpirun", "-n", "1", "trtllm-serve", "m"], patterns) == 4
+    assert find_pattern([None, "m"], patterns) is None
+
+
 def _eval(tmp_path: Path, text: str, env: dict[str, str]) -> RecipeEval:
     (tmp_path / "r.sh").write_text(text)
     config = ProjectConfig(root=tmp_path)

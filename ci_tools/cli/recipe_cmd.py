@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -15,7 +17,8 @@ if TYPE_CHECKING:
     from ..findings import Location
     from ..matrix import Job
     from ..recipes.diff import JobDiff
-    from ..recipes.model import RecipeEval, Value
+    from ..recipes.model import RecipeEval, ServerFlag, Value
+    from ..recipes.stats import CoverageStats, Reason
     from ..snapshot import Snapshot
 
 
@@ -59,24 +62,38 @@ def _value_json(v: Value | None) -> dict[str, Any] | None:
     return out
 
 
+def _flag_json(f: ServerFlag) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": f.name, "value": _value_json(f.value), "location": f.location.to_json(),
+                           "conditional": f.conditional}
+    if f.keys:
+        out["keys"] = [{"path": k.path, "value": _value_json(k.value)} for k in f.keys]
+        if f.keys_file:
+            out["keys_file"] = f.keys_file
+    return out
+
+
+def _reason_json(reason: Reason | None) -> dict[str, str] | None:
+    return None if reason is None else {"category": reason.category, "reason": reason.text}
+
+
 def _result_json(job: Job, result: RecipeEval | None, all_env: bool) -> dict[str, Any]:
     from ..recipes.evaluate import ENV_NOTE
+    from ..recipes.stats import not_reached
 
     if result is None:
-        return {"job": job.to_json(), "label": job.label(), "recipe": None}
+        return {"job": job.to_json(), "label": job.label(), "recipe": None, "not_reached": _reason_json(not_reached(None))}
     env = {k: v for k, v in result.env.items() if all_env or v.location.note != ENV_NOTE}
     return {
         "job": job.to_json(),
         "label": job.label(),
         "recipe": result.recipe,
         "servers": [
-            {"location": loc.to_json(), "role": result.role_of(i),
-             "flags": [{"name": f.name, "value": _value_json(f.value), "location": f.location.to_json(),
-                        "conditional": f.conditional} for f in flags],
+            {"location": loc.to_json(), "role": result.role_of(i), "flags": [_flag_json(f) for f in flags],
              **({"env": {k: _value_json(v) for k, v in result.server_env[i].items()}}
                 if i < len(result.server_env) else {})}
             for i, (flags, loc) in enumerate(zip(result.servers, result.server_command))
         ],
+        "not_reached": _reason_json(not_reached(result)),
         "env": {k: _value_json(v) for k, v in env.items()},
         "early_exits": [{"location": e.location.to_json(), "condition": e.condition, "code": e.code,
                          "conditional": e.conditional} for e in result.early_exits],
@@ -111,6 +128,8 @@ def _env_lines(title: str, env: dict[str, Value], all_env: bool) -> list[str]:
 
 
 def _result_text(job: Job, result: RecipeEval | None, all_env: bool) -> list[str]:
+    from ..recipes.stats import not_reached
+
     lines = [job.label()]
     if result is None:
         lines.append("  recipe: none resolves")
@@ -123,10 +142,14 @@ def _result_text(job: Job, result: RecipeEval | None, all_env: bool) -> list[str
             where = f.value.location if f.value is not None else f.location
             cond = "  [conditional]" if f.conditional or (f.value is not None and f.value.conditional) else ""
             lines.append(f"    {(f.name + ' ' + _shown(f.value)).rstrip():<56} {_loc(where)}{cond}")
+            for key in f.keys:
+                text = f"  {f.name}.{key.path} {_shown(key.value)}"
+                lines.append(f"    {text:<56} {_loc(key.value.location)}")
         if role and i < len(result.server_env):
             lines.extend(_env_lines(f"  {role} env:", result.server_env[i], all_env))
-    if not result.servers:
-        lines.append("  server: no server command line reached")
+    reason = not_reached(result)
+    if reason is not None:
+        lines.append(f"  server: not reached: {reason.text}")
     if not result.roles:
         lines.extend(_env_lines("  env:", result.env, all_env))
     for e in result.early_exits:
@@ -193,12 +216,20 @@ def show_command(repo_dir: str, config_file: str | None, key: str, concs: tuple[
         click.echo(_diff_json(diffs) if fmt == "json" else _diff_text(diffs, base.label, head.label), nl=False)
         return
     jobs = _jobs(config, head, key, concs)
-    results = [(j, evaluate_job(j, config, head), resolve_recipe(j, config, head)) for j in jobs]
-    if fmt == "json":
-        click.echo(json.dumps([_shown_json(j, r, res, all_env) for j, r, res in results], indent=2))
+    # Each job is written as soon as it is evaluated: a full sweep's results are never all in memory.
+    # JSON: an array with one compact job per line (json's C encoder; indentation would use the
+    # pure-Python one, several times slower on the 1,800 jobs of a full sweep).
+    if not jobs:
+        click.echo("[]" if fmt == "json" else "no jobs")
         return
-    blocks = ["\n".join(_shown_text(j, r, res, all_env)) for j, r, res in results]
-    click.echo("\n\n".join(blocks) if blocks else "no jobs")
+    for i, job in enumerate(jobs):
+        result, resolution = evaluate_job(job, config, head), resolve_recipe(job, config, head)
+        if fmt == "json":
+            click.echo(("[\n" if i == 0 else ",\n") + json.dumps(_shown_json(job, result, resolution, all_env)), nl=False)
+        else:
+            click.echo(("" if i == 0 else "\n") + "\n".join(_shown_text(job, result, resolution, all_env)))
+    if fmt == "json":
+        click.echo("\n]")
 
 
 def _diffs(config: ProjectConfig, base: Snapshot, head: Snapshot, key: str, concs: tuple[int, ...]) -> list[JobDiff]:
@@ -271,14 +302,84 @@ def _diff_json(diffs: list[JobDiff]) -> str:
 @repo_options
 @report_options
 @click.option("--rev", default=None, metavar="REV", help="Check the files of this revision instead of the work tree.")
+@click.option("--stats", "show_stats", is_flag=True,
+              help="Instead of the findings, report what evaluation sees: jobs whose server command line is "
+                   "reached, not reached (and why), flags with unknown values (and why). Exit status 0.")
 @handle_errors
 def lint_command(repo_dir: str, config_file: str | None, fmt: str | None, select: tuple[str, ...],
-                 ignore: tuple[str, ...], output: str | None, rev: str | None) -> None:
+                 ignore: tuple[str, ...], output: str | None, rev: str | None, show_stats: bool) -> None:
     """Run the recipe rules (early exits, missing env, syntax) over every job."""
     from ..model.repository import load_repo
+    from ..recipes.stats import CoverageStats, job_coverage
     from ..rules.recipe_rules import recipe_findings
     from ..snapshot import open_snapshot
 
     config = get_config(repo_dir, config_file)
-    repo = load_repo(open_snapshot(config.root, rev), config)
-    raise SystemExit(finish(recipe_findings(repo), fmt, select, ignore, output))
+    snapshot = open_snapshot(config.root, rev)
+    repo = load_repo(snapshot, config)
+    if not show_stats:
+        raise SystemExit(finish(recipe_findings(repo), fmt, select, ignore, output))
+    stats = CoverageStats()
+    findings = recipe_findings(repo, observe=lambda job, result: stats.add(job_coverage(job, result)))
+    by_rule = dict(sorted(Counter(f.rule for f in findings).items()))
+    rendered = (json.dumps(_stats_json(stats, by_rule), indent=2) + "\n" if fmt == "json"
+                else _stats_text(stats, by_rule, snapshot.label))
+    if output:
+        Path(output).write_text(rendered, encoding="utf-8")
+    else:
+        click.echo(rendered, nl=False)
+
+
+_STATS_ROWS = 12
+
+
+def _percent(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.1f} %" if whole else "-"
+
+
+def _stats_text(stats: CoverageStats, by_rule: dict[str, int], label: str) -> str:
+    multinode = stats.jobs - stats.single_node
+    lines = [
+        f"recipe evaluation coverage ({label})",
+        f"  jobs                               {stats.jobs:>6}  ({stats.single_node} single-node, {multinode} multinode)",
+        f"  a recipe resolves                  {stats.evaluated:>6}",
+        f"  server command line reached        {stats.reached:>6}  ({_percent(stats.reached, stats.jobs)} of jobs; "
+        f"single-node {stats.reached_single_node} of {stats.single_node}, "
+        f"{_percent(stats.reached_single_node, stats.single_node)})",
+        f"  ... with every flag value known    {stats.all_known:>6}",
+        f"  ... or known when the job runs     {stats.all_known_but_run_time:>6}",
+    ]
+    for title, table in (("not reached, by reason", stats.not_reached),
+                         ("unknown flag values, by reason (jobs)", stats.unknown)):
+        if not table:
+            continue
+        lines.append(f"{title}:")
+        rows = sorted(table.items(), key=lambda kv: (-len(kv[1]), kv[0].text))
+        for reason, keys in rows[:_STATS_ROWS]:
+            configs = list(dict.fromkeys(keys))
+            shown = ", ".join(configs[:3]) + (f" and {len(configs) - 3} more" if len(configs) > 3 else "")
+            lines.append(f"  {len(keys):>6}  [{reason.category}] {reason.text}")
+            lines.append(f"          configs: {shown}")
+        if len(rows) > _STATS_ROWS:
+            rest = sum(len(keys) for _, keys in rows[_STATS_ROWS:])
+            lines.append(f"  {rest:>6}  jobs for {len(rows) - _STATS_ROWS} more reasons (--format json lists them all)")
+    if stats.unknown_flags:
+        common = ", ".join(f"{name} ({n})" for name, n in stats.unknown_flags.most_common(8))
+        lines.append(f"flags most often unknown (jobs): {common}")
+    rules = ", ".join(f"{rule}: {n}" for rule, n in by_rule.items()) or "none"
+    lines.append(f"findings of the recipe rules: {rules}")
+    return "\n".join(lines) + "\n"
+
+
+def _stats_json(stats: CoverageStats, by_rule: dict[str, int]) -> dict[str, Any]:
+    def table(rows: dict[Reason, list[str]]) -> list[dict[str, Any]]:
+        return [{"category": r.category, "reason": r.text, "jobs": len(keys), "configs": list(dict.fromkeys(keys))}
+                for r, keys in sorted(rows.items(), key=lambda kv: (-len(kv[1]), kv[0].text))]
+
+    return {
+        "jobs": stats.jobs, "single_node": stats.single_node, "evaluated": stats.evaluated,
+        "reached": stats.reached, "reached_single_node": stats.reached_single_node, "all_known": stats.all_known,
+        "all_known_but_run_time": stats.all_known_but_run_time,
+        "not_reached": table(stats.not_reached), "unknown": table(stats.unknown),
+        "unknown_flags": dict(stats.unknown_flags.most_common()), "findings": by_rule,
+    }

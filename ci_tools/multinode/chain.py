@@ -90,7 +90,6 @@ class ChainInterpreter(Interpreter):
     def __init__(self, recipe_path: str, config: ProjectConfig, snapshot: Snapshot,
                  container: ContainerStep | None = None, mounts: dict[str, str] | None = None) -> None:
         super().__init__(recipe_path, config, snapshot)
-        self.command_substitution_hook = self._substitute
         self.captures: list[list[str | None]] = []
         # The launchers run from the checkout's root; None once a `cd` goes somewhere unknown.
         self.cwd: str | None = ""
@@ -344,6 +343,11 @@ class ChainInterpreter(Interpreter):
         return self.subshell(run)
 
     # -- command substitution ----------------------------------------------------------------
+    def command_output(self, n: Node) -> Value:
+        """``$(...)``: what the chain's own capture of the subshell gives (unknown when any part is)."""
+        found = self._substitute(n)
+        return found if found is not None else Value(None, n.location(), False, n.text)
+
     def _substitute(self, n: Node) -> Value | None:
         inner = [c for c in n.children if c.named]
         if len(inner) == 1 and inner[0].type == "command":

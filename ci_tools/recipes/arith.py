@@ -82,6 +82,16 @@ def _store(shell: Expander, name: str, value: int, node: Node) -> None:
     shell.assign_scalar(name, Value(str(value), node.location(), False, node.text))
 
 
+def _name_of(node: Node) -> str | None:
+    """The variable an assignment or ``++`` acts on (a plain word inside ``for ((...))``)."""
+    if node.type == "variable_name" or (node.type == "word" and _NAME.fullmatch(node.text)):
+        return node.text
+    return None
+
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
 def evaluate_arith(shell: Expander, node: Node, depth: int = 0) -> int | None:
     t = node.type
     if t == "number":
@@ -106,7 +116,7 @@ def evaluate_arith(shell: Expander, node: Node, depth: int = 0) -> int | None:
         left, op_node, right = node.children[0], node.children[1], node.children[-1]
         op = op_node.text
         if op in _ASSIGN:
-            if left.type != "variable_name":
+            if _name_of(left) is None:
                 return None
             rhs = evaluate_arith(shell, right, depth + 1)
             if rhs is None:
@@ -137,7 +147,7 @@ def evaluate_arith(shell: Expander, node: Node, depth: int = 0) -> int | None:
         return fn(a, b)
     if t == "unary_expression" and len(node.children) == 2:
         op, operand = node.children[0].text, node.children[1]
-        if op in ("++", "--") and operand.type == "variable_name":
+        if op in ("++", "--") and _name_of(operand) is not None:
             cur = _variable(shell, operand.text, operand, 0)
             if cur is None:
                 return None
@@ -150,7 +160,7 @@ def evaluate_arith(shell: Expander, node: Node, depth: int = 0) -> int | None:
         return {"-": -v, "+": v, "!": int(v == 0), "~": ~v}.get(op)
     if t == "postfix_expression" and len(node.children) == 2:
         operand, op = node.children[0], node.children[1].text
-        if operand.type != "variable_name":
+        if _name_of(operand) is None:
             return None
         cur = _variable(shell, operand.text, operand, 0)
         if cur is None:

@@ -103,6 +103,13 @@ def test_expression(shell: Expander, node: Node, double: bool) -> Tri:
         if op in ("||", "-o"):
             a = test_expression(shell, left, double)
             return True if a is True else or3(a, test_expression(shell, right, double))
+        if left.type == "unary_expression" and left.children and left.children[0].text == "!":
+            # tree-sitter reads `[[ ! "$X" =~ re ]]` as `(! "$X") =~ re`; bash negates the comparison.
+            operand = left.children[-1]
+            ltext, _ = shell.scalar_text(operand)
+            rtext, _ = shell.scalar_text(right)
+            pattern = double and op in ("=", "==", "!=") and not _has_quotes(right)
+            return not3(compare(ltext, op, rtext, pattern=pattern))
         ltext, _ = shell.scalar_text(left)
         rtext, _ = shell.scalar_text(right)
         pattern = double and op in ("=", "==", "!=") and not _has_quotes(right)

@@ -1,5 +1,8 @@
 """What a change does to each job: effective server flags and env, base against head.
 
+A flag with a JSON or YAML value is compared key by key
+(``--compilation-config.cudagraph_mode``, ``--config.moe_config.backend``).
+
 Jobs are paired by their *point* (scenario, sequence lengths, parallelism,
 speculative decoding, offloading, concurrency) rather than by id, since the
 id hashes every field and changes with the image, which is exactly the kind
@@ -54,12 +57,12 @@ def flag_map(result: RecipeEval | None) -> dict[str, tuple[str, Location]]:
         return out
     for server in result.servers:
         for f in server:
-            text = _shown(f.value)
-            loc = f.value.location if f.value is not None else f.location
-            if f.name in out:
-                out[f.name] = (out[f.name][0] + " " + text, out[f.name][1])
-            else:
-                out[f.name] = (text, loc)
+            entries = [(f"{f.name}.{k.path}", _shown(k.value), k.value.location) for k in f.keys]
+            if not f.keys or f.keys_file:
+                # An inline JSON value is compared key by key; a file's name still counts itself.
+                entries.insert(0, (f.name, _shown(f.value), f.value.location if f.value is not None else f.location))
+            for name, text, loc in entries:
+                out[name] = (out[name][0] + " " + text, out[name][1]) if name in out else (text, loc)
     return out
 
 

@@ -55,6 +55,8 @@ def evaluate_recipe(path: str, env: Mapping[str, str | Value | None], config: Pr
     result.early_exits = list(state.early_exits)
     result.missing_env = list(state.missing)
     result.errors.extend(interp.errors)
+    result.opaque_commands = list(interp.opaque_commands)
+    result.unknown_inputs = frozenset(k for k, v in env.items() if isinstance(v, Value) and v.text is None)
     return result
 
 

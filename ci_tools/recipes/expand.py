@@ -14,7 +14,6 @@ from __future__ import annotations
 import fnmatch
 import re
 from dataclasses import dataclass, field
-from typing import Callable
 
 from ..findings import Location
 from .parse import Node
@@ -38,6 +37,45 @@ RUNTIME_VARIABLES = frozenset({
 class Piece:
     text: str | None
     origin: Value | None = None
+    # Where a literal piece of several lines starts (its lines follow from there).
+    where: Location | None = None
+
+
+def line_locations(pieces: list[Piece], fallback: Location) -> tuple[Location, ...]:
+    """Where each line of the pieces' joined text was written (the line's first character decides).
+
+    A literal piece counts lines from where it starts; a piece from a variable takes the lines of
+    that variable's value (or its location); anything else falls back to ``fallback``.
+    """
+    out: list[Location] = []
+    at_line_start = True
+    for p in pieces:
+        text = p.text or ""
+        offset = 0
+        while offset <= len(text):
+            if at_line_start and offset < len(text):
+                out.append(_location_within(p, text, offset, fallback))
+                at_line_start = False
+            nl = text.find("\n", offset)
+            if nl < 0:
+                break
+            offset = nl + 1
+            at_line_start = True
+    if at_line_start:
+        out.append(out[-1] if out else fallback)  # an empty last line (text ending in a newline)
+    return tuple(out)
+
+
+def _location_within(p: Piece, text: str, offset: int, fallback: Location) -> Location:
+    line = text.count("\n", 0, offset)
+    if p.origin is not None:
+        return p.origin.line_location(line) if p.origin.lines else p.origin.location
+    if p.where is not None:
+        if line == 0:
+            return p.where
+        w = p.where
+        return Location(w.path, w.line + line, 0, w.line + line, 0, w.note)
+    return fallback
 
 
 @dataclass
@@ -77,6 +115,29 @@ def unescape_dquoted(text: str) -> str:
 
 
 _ANSI = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "a": "\a", "e": "\x1b", "0": "\0"}
+
+
+def unescape_heredoc(text: str) -> str:
+    """Backslashes in an unquoted here-document escape only ``$``, `` ` ``, ``\\`` and the newline."""
+    if "\\" not in text:
+        return text
+    return re.sub(r'\\([$`\\\n])', lambda m: "" if m.group(1) == "\n" else m.group(1), text)
+
+
+def _strip_leading_tabs(pieces: list[Piece]) -> list[Piece]:
+    """``<<-``: leading tabs of each line are removed (of the literal text, where bash removes them)."""
+    out: list[Piece] = []
+    at_line_start = True
+    for p in pieces:
+        if p.origin is None and p.text:
+            lines = p.text.split("\n")
+            stripped = [line.lstrip("\t") if (i > 0 or at_line_start) else line for i, line in enumerate(lines)]
+            out.append(Piece("\n".join(stripped), None, p.where))
+        else:
+            out.append(p)
+        if p.text:
+            at_line_start = p.text.endswith("\n")
+    return out
 
 
 def unescape_ansi(text: str) -> str:
@@ -128,8 +189,49 @@ class Expander:
     state: State
     recipe_path: str
 
-    def __init__(self) -> None:
-        self.command_substitution_hook: Callable[[Node], Value | None] | None = None
+    def command_output(self, n: Node) -> Value:
+        """The value of ``$(...)``: unknown here; the interpreter computes what it can."""
+        return Value(None, n.location(), False, n.text)
+
+    def heredoc_value(self, redirect: Node) -> Value:
+        """The text a here-document feeds its command, each line attributed to its source line."""
+        start = redirect.child_of_type("heredoc_start")
+        body = redirect.child_of_type("heredoc_body")
+        strip_tabs = bool(redirect.children) and redirect.children[0].type == "<<-"
+        if body is None:
+            return Value("", redirect.location(), False, redirect.text)
+        source = body.script.source
+        quoted = start is not None and any(q in start.text for q in "'\"\\")
+        pieces: list[Piece] = []
+
+        def literal(a: int, b: int) -> None:
+            if a < b:
+                raw = source[a:b].decode("utf-8", "replace")
+                text = raw if quoted else unescape_heredoc(raw)
+                line, _ = body.script.position(a)
+                pieces.append(Piece(text, None, Location(body.script.path, line, 0, line, 0)))
+
+        at = body.start
+        if not quoted:
+            for c in body.children:
+                if c.type == "heredoc_content" or not c.named:
+                    continue
+                literal(at, c.start)
+                at = c.end
+                fb = FieldBuilder()
+                self._word(c, fb, quoted=True)
+                pieces.extend(p for f in fb.fields for p in f.pieces)
+        literal(at, body.end)
+        if strip_tabs:
+            pieces = _strip_leading_tabs(pieces)
+        texts = [p.text for p in pieces]
+        location = body.location()
+        if any(t is None for t in texts):
+            return Value(None, location, False, redirect.text, known_prefix=known_prefix(pieces),
+                         parts=parts_of(pieces, location))
+        text = "".join(t for t in texts if t is not None)
+        return Value(text, location, any(p.origin is not None and p.origin.conditional for p in pieces),
+                     redirect.text.split("\n", 1)[0], lines=line_locations(pieces, location))
 
     # -- variables ---------------------------------------------------------------------------
     # Names read while a function call's reads are recorded (see interp.CallMemo); None otherwise.
@@ -179,9 +281,11 @@ class Expander:
         """What a word is, derived once: (text, Value, Field) when literal, NAME for "$NAME", else False."""
         m = n.memo
         if m is None:
-            text = _literal_text(n)
-            if text is not None:
+            text = literal_text(n)
+            if text is not None and "\n" not in text:
                 m = (text, Value(text, n.location(), False, n.text), Field([Piece(text)]))
+            elif text is not None:
+                m = False  # a text of several lines: expanded piece by piece, to keep where each line is
             else:
                 m = _quoted_variable(n) or False
             n.memo = m
@@ -241,7 +345,12 @@ class Expander:
                 return o
             return Value(p.text, o.location, o.conditional, o.expression)
         conditional = any(p.origin is not None and p.origin.conditional for p in f.pieces)
-        return Value(f.text, node.location(), conditional, node.text)
+        text = f.text
+        if text is None:
+            return Value(None, node.location(), conditional, node.text, known_prefix=known_prefix(f.pieces),
+                         parts=parts_of(f.pieces, node.location()))
+        lines = line_locations(f.pieces, node.location()) if "\n" in text else ()
+        return Value(text, node.location(), conditional, node.text, lines=lines)
 
     def values(self, nodes: list[Node] | tuple[Node, ...]) -> list[Value]:
         out: list[Value] = []
@@ -265,20 +374,30 @@ class Expander:
             return (v.text, [Piece(v.text, v)]) if v is not None else ("", [Piece("")])
         fb = FieldBuilder()
         self._word(node, fb, quoted=True)
-        pieces = [p for i, f in enumerate(fb.fields) for p in ([Piece(" ")] if i else []) + f.pieces]
-        texts = [p.text for p in pieces]
-        if any(t is None for t in texts):
-            return None, pieces
-        return "".join(t for t in texts if t is not None), pieces
+        fields = fb.fields
+        if len(fields) == 1:
+            pieces = fields[0].pieces
+        else:
+            pieces = [p for i, f in enumerate(fields) for p in ([Piece(" ")] if i else []) + f.pieces]
+        out = []
+        for p in pieces:
+            if p.text is None:
+                return None, pieces
+            out.append(p.text)
+        return "".join(out), pieces
 
     def scalar_value(self, node: Node, location: Location, expression: str) -> Value:
         text, all_pieces = self.scalar_text(node)
         pieces = significant(all_pieces)
         if len(pieces) == 1 and pieces[0].origin is not None and pieces[0].origin.text == text:
             o = pieces[0].origin
-            return Value(text, location, o.conditional, expression, o.alternatives)
+            return Value(text, location, o.conditional, expression, o.alternatives, o.known_prefix, o.parts, o.lines)
         conditional = any(p.origin is not None and p.origin.conditional for p in pieces)
-        return Value(text, location, conditional, expression)
+        if text is None:
+            return Value(None, location, conditional, expression, known_prefix=known_prefix(all_pieces),
+                         parts=parts_of(all_pieces, location))
+        lines = line_locations(all_pieces, location) if "\n" in text else ()
+        return Value(text, location, conditional, expression, lines=lines)
 
     def _word(self, n: Node, fb: FieldBuilder, quoted: bool) -> None:
         t = n.type
@@ -287,27 +406,19 @@ class Expander:
         elif t == "string":
             # "..." always yields a field, even when empty; "${A[@]}" may yield several.
             fb.add(Piece(""))
-            # tree-sitter-bash leaves the newlines of a multi-line string between its children.
-            pos = n.start + 1
-            for c in n.children:
-                if c.type == '"':
-                    continue
-                if c.start > pos:
-                    fb.add(Piece(unescape_dquoted(n.script.source[pos:c.start].decode("utf-8", "replace"))))
-                pos = c.end
-                if c.type == "string_content":
-                    fb.add(Piece(unescape_dquoted(c.text)))
-                    continue
-                # ...and the blanks before an expansion inside its `$` token (`"$a $b"`).
-                source = c.text
-                lead = len(source) - len(source.lstrip())
-                if lead:
-                    fb.add(Piece(source[:lead]))
-                self._word(c, fb, quoted=True)
-            if n.end - 1 > pos:
-                fb.add(Piece(unescape_dquoted(n.script.source[pos:n.end - 1].decode("utf-8", "replace"))))
+            chunks = n.memo if isinstance(n.memo, list) else None
+            if chunks is None:
+                chunks = string_chunks(n)
+                if n.memo is None and any(not isinstance(item, str) for _, item in chunks):
+                    n.memo = chunks  # not a literal string (whose memo is its text): its chunks, derived once
+            for kind, item in chunks:
+                if isinstance(item, str):
+                    where = _offset_location(n, kind) if "\n" in item else None
+                    fb.add(Piece(unescape_dquoted(item), None, where))
+                else:
+                    self._word(item, fb, quoted=True)
         elif t == "raw_string":
-            fb.add(Piece(n.text[1:-1]))
+            fb.add(Piece(n.text[1:-1], None, n.location() if "\n" in n.text else None))
         elif t == "ansi_c_string":
             fb.add(Piece(unescape_ansi(n.text[2:-1])))
         elif t == "translated_string":
@@ -327,13 +438,14 @@ class Expander:
             result = evaluate_arith(self, inner[0]) if inner else 0
             text = None if result is None else str(result)
             fb.add(Piece(text, Value(text, n.location(), False, n.text)))
-        elif t in ("command_substitution", "process_substitution"):
-            # A hook may know the output (an evaluator that follows command substitutions).
-            output = self.command_substitution_hook(n) if self.command_substitution_hook is not None else None
-            if output is not None and t == "command_substitution":
-                self._emit(output, fb, quoted)
+        elif t == "command_substitution":
+            v = self.command_output(n)
+            if quoted:
+                fb.add(Piece(v.text, v))
             else:
-                fb.add(Piece(None, Value(None, n.location(), False, n.text)))
+                fb.add_split(v.text, v)
+        elif t == "process_substitution":
+            fb.add(Piece(None, Value(None, n.location(), False, n.text)))
         elif t == "brace_expression":
             fb.add(Piece(None, Value(None, n.location(), False, n.text)))
         elif t in ("$", "'", '"') or not n.named:
@@ -440,6 +552,10 @@ class Expander:
     def _indexed(self, name: str, index: str | None, n: Node) -> Value | None:
         if index is None:
             return self.scalar(name, n)
+        b = self.lookup(name, n)
+        if isinstance(b, ArrayVal) and b.keys is not None:
+            # ${MAP[$KEY]}: an unset key expands to nothing (so ${MAP[$KEY]:-default} gives the default).
+            return b.get(index)
         items = self.elements(name, n)
         if not index.lstrip("-").isdigit():
             return Value(None, n.location(), False, n.text)
@@ -534,7 +650,7 @@ class Expander:
 _LITERAL_TYPES = frozenset({"word", "number", "raw_string", "ansi_c_string", "string", "concatenation"})
 
 
-def _literal_text(n: Node) -> str | None:
+def literal_text(n: Node) -> str | None:
     """The fixed text of a word without expansions, or None."""
     t = n.type
     if t == "word":
@@ -546,20 +662,69 @@ def _literal_text(n: Node) -> str | None:
     if t == "ansi_c_string":
         return unescape_ansi(n.text[2:-1])
     if t == "string":
-        if any(c.type not in ("string_content", '"') for c in n.children):
-            return None
-        return unescape_dquoted(n.text[1:-1])
+        parts = []
+        for _, item in string_chunks(n):
+            if not isinstance(item, str):
+                return None
+            parts.append(unescape_dquoted(item))
+        return "".join(parts)
     if t == "concatenation":
         out = []
         for c in n.children:
             if c.type not in _LITERAL_TYPES:
                 return None
-            text = _literal_text(c)
+            text = literal_text(c)
             if text is None:
                 return None
             out.append(text)
         return "".join(out)
     return None
+
+
+def string_chunks(n: Node) -> list[tuple[int, str | Node]]:
+    """The literal text and the expansions of a "..." string, in order, each with its byte offset.
+
+    tree-sitter leaves some characters of a string outside its ``string_content`` children (the
+    newlines of a multi-line string among them): the literal text is read from the source between
+    the quotes, not from those children alone.
+    """
+    source = n.script.source
+    out: list[tuple[int, str | Node]] = []
+    at: int | None = None
+    for c in n.children:
+        if c.type == '"':
+            if at is None:
+                at = c.end
+                continue
+            if c.start > at:
+                out.append((at, source[at:c.start].decode("utf-8", "replace")))
+            at = c.end
+            continue
+        if at is None:
+            at = n.start
+        if c.start > at:
+            out.append((at, source[at:c.start].decode("utf-8", "replace")))
+        if c.type == "string_content":
+            out.append((c.start, c.text))
+        else:
+            # ...and the blanks before an expansion inside its `$` token ("$a $b": the second node is " $b").
+            lead = len(c.text) - len(c.text.lstrip())
+            if lead:
+                out.append((c.start, c.text[:lead]))
+            out.append((c.start + lead, c))
+        at = c.end
+    merged: list[tuple[int, str | Node]] = []
+    for offset, item in out:
+        if isinstance(item, str) and merged and isinstance(merged[-1][1], str):
+            merged[-1] = (merged[-1][0], merged[-1][1] + item)
+        else:
+            merged.append((offset, item))
+    return merged
+
+
+def _offset_location(n: Node, offset: int) -> Location:
+    line, column = n.script.position(offset)
+    return Location(n.script.path, line, column, line, column)
 
 
 def _quoted_variable(n: Node) -> str | None:
@@ -576,6 +741,35 @@ def _quoted_variable(n: Node) -> str | None:
     if var.type != "variable_name" or var.text.isdigit():
         return None
     return var.text
+
+
+def known_prefix(pieces: list[Piece]) -> str:
+    """The text of the leading pieces up to the first unknown one."""
+    out = []
+    for p in pieces:
+        if p.text is None:
+            break
+        out.append(p.text)
+    return "".join(out)
+
+
+def parts_of(pieces: list[Piece], fallback: Location) -> tuple[Value, ...]:
+    """The known and unknown parts of a text with unknown pieces (see ``Value.parts``); () if one part."""
+    out: list[Value] = []
+    for p in pieces:
+        if p.text == "" and p.origin is None:
+            continue
+        o = p.origin
+        if p.text is None:
+            unknown = o if o is not None else Value(None, fallback)
+            out.extend(unknown.parts or (unknown,))
+        elif o is not None and o.text == p.text:
+            out.append(o)
+        else:
+            where = o.location if o is not None else p.where or fallback
+            lines = line_locations([p], where) if "\n" in p.text else ()
+            out.append(Value(p.text, where, o.conditional if o is not None else False, lines=lines))
+    return tuple(out) if len(out) > 1 else ()
 
 
 def significant(pieces: list[Piece]) -> list[Piece]:

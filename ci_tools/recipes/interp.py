@@ -6,9 +6,9 @@ positional parameters, decides ``if``/``case``/``&&``/``||`` whenever the
 condition is known, and records every server command line it passes.  When a
 condition is unknown, both sides run on copies of the state, which are then
 merged (see :mod:`.state`).  Loops whose items are unknown run their body
-once as one side of such a branch.  ``return``/``break`` inside one side of
-an undecidable branch end that side only (an approximation: the rest of the
-function is still evaluated for both).
+once as one side of such a branch.  A side that leaves its loop or function
+(``break``, ``continue``, ``return``) is joined with the other paths where the
+loop or function ends (see :mod:`.flow`).
 """
 
 from __future__ import annotations
@@ -19,43 +19,33 @@ import re
 from typing import Callable, cast
 
 from ..config import ProjectConfig
+from ..findings import Location
 from ..snapshot import Snapshot
 from .arith import evaluate_arith, evaluate_arith_text
+from .commands import format_printf
 from .conditions import Tri, not3, test_argv, test_expression, _has_quotes
 from .effects import WRAPPERS, EffectAnalysis, may_launch
-from .expand import RUNTIME_VARIABLES, Expander, Field, ShellExit
+from .expand import RUNTIME_VARIABLES, Field, ShellExit, literal_text
+from .loops import Loops
+from .structured import with_keys
+from .flow import FLOW, Break, Continue, Gone, Return, Target, base_of, exit_on_some_paths, hand_over, join
 from .memo import CallMemo, Effects
 from .model import EarlyExit, MissingEnv, Value
 from .parse import Node, Script, parse_script
-from .server import find_pattern, parse_flags, split_patterns
+from .server import LaunchPattern, find_pattern, parse_flags, split_patterns
 from .state import ArrayVal, Binding, Captured, Server, State, merge
 
 _REDIRECTS = {"file_redirect", "heredoc_redirect", "herestring_redirect", "heredoc_body", "heredoc_start"}
-_MAX_CALL_DEPTH = 64
-_MAX_LOOP_ITEMS = 512
-_MAX_WHILE_ITERATIONS = 256
+_MAX_CALL_DEPTH = 32
+# Nested calls of one function (recursion) evaluated before its deeper calls count as unknown.
+_MAX_RECURSION = 3
 _NO_SERVER_SCAN = {"echo", "printf", "log", "info", "warn", "logger"}
 _DYNAMIC_PATH = re.compile(r"dirname|\$0|\$\{0\}|BASH_SOURCE|pwd|realpath|readlink")
 
 
-class _Return(Exception):
-    def __init__(self, status: Tri) -> None:
-        super().__init__()
-        self.status = status
 
 
-class _Break(Exception):
-    pass
-
-
-class _Continue(Exception):
-    pass
-
-
-_Flow = (_Return, _Break, _Continue)
-
-
-class Interpreter(Expander):
+class Interpreter(Loops):
     def __init__(self, recipe_path: str, config: ProjectConfig, snapshot: Snapshot) -> None:
         super().__init__()
         self.recipe_path = recipe_path
@@ -65,6 +55,12 @@ class Interpreter(Expander):
         self.state = State()
         self.errors: list[str] = []
         self.guards: list[tuple[Node, str]] = []
+        # Loops and function calls being evaluated, innermost last (see .flow).
+        self.targets: list[Target] = []
+        # Commands whose program is unknown until run time (any of them could start the server).
+        self.opaque_commands: list[Location] = []
+        # Calls being evaluated, per function body.
+        self.active: dict[int, int] = {}
         self.frames: list[dict[str, Binding | None]] = []
         self.call_depth = 0
         self.subshell_depth = 0
@@ -84,8 +80,12 @@ class Interpreter(Expander):
             self.block(script.root.children)
         except ShellExit:
             pass
-        except _Flow:
+        except FLOW:
             pass
+        except RecursionError:
+            # Nesting deeper than Python's stack allows: what the rest of the script does is not known.
+            self.errors.append(f"{script.path}: nested too deeply to evaluate; what follows the failing "
+                               "statement is unknown")
 
     def _problems(self, script: Script) -> None:
         for p in script.problems:
@@ -122,8 +122,10 @@ class Interpreter(Expander):
         return True
 
     def _redirected(self, n: Node) -> Tri:
-        body = next((c for c in n.children if c.named and c.type not in _REDIRECTS), None)
-        return self.stmt(body) if body is not None else True
+        return self.redirected(n)
+
+    def is_function(self, name: str) -> bool:
+        return name in self.state.functions
 
     def _negated(self, n: Node) -> Tri:
         inner = next((c for c in n.children if c.named), None)
@@ -145,6 +147,8 @@ class Interpreter(Expander):
 
     def _pipeline(self, n: Node) -> Tri:
         parts = [c for c in n.children if c.named]
+        if self.sink is not None:
+            return self.piped(parts)
         status: Tri = None
         for p in parts:
             status = self.subshell(lambda p=p: self.stmt(p))  # type: ignore[misc]
@@ -216,136 +220,59 @@ class Interpreter(Expander):
         clauses, else_body = cast(_IfClauses, n.memo)
         return self._if_chain(clauses, else_body, 0)
 
-    def _if_chain(self, clauses: list[tuple[list[Node], list[Node]]], else_body: list[Node] | None, i: int) -> Tri:
-        if i == len(clauses):
-            return self.block(else_body) if else_body is not None else True
-        cond, body = clauses[i]
-        c = self.condition(cond)
-        guard = cond[0] if cond else None
-        text = " ".join(x.text for x in cond if x.named and x.type != "comment")
-        def run() -> Tri:
-            return self.guarded(guard, text, lambda: self.block(body))
+    def _if_chain(self, clauses: list[_IfClause], else_body: list[Node] | None, i: int) -> Tri:
+        # Clauses whose condition is false are passed over in a loop; an undecided one forks.
+        while i < len(clauses):
+            cond, body, text = clauses[i]
+            c = self.condition(cond)
+            if c is False:
+                i += 1
+                continue
+            guard = cond[0] if cond else None
 
-        def rest() -> Tri:
-            return self._if_chain(clauses, else_body, i + 1)
+            def run(body: list[Node] = body, guard: Node | None = guard, text: str = text) -> Tri:
+                return self.guarded(guard, text, lambda: self.block(body))
 
-        if c is True:
-            return run()
-        if c is False:
-            return rest()
-        return self.fork(run, rest)
+            if c is True:
+                return run()
+            return self.fork(run, lambda i=i: self._if_chain(clauses, else_body, i + 1))  # type: ignore[misc]
+        return self.block(else_body) if else_body is not None else True
 
     def _case(self, n: Node) -> Tri:
-        word = next((c for c in n.children if c.named and c.type != "case_item" and c.type != "comment"), None)
-        items = [c for c in n.children if c.type == "case_item"]
+        if n.memo is None:
+            word_node = next((c for c in n.children if c.named and c.type != "case_item" and c.type != "comment"), None)
+            n.memo = (word_node, [_case_item(c, word_node) for c in n.children if c.type == "case_item"])
+        word, items = cast(tuple["Node | None", list[_CaseItem]], n.memo)
         if word is None:
             return True
         value, _ = self.scalar_text(word)
-        return self._case_chain(word, value, items, 0)
+        return self._case_chain(value, items, 0)
 
-    def _case_chain(self, word: Node, value: str | None, items: list[Node], i: int) -> Tri:
-        if i == len(items):
-            return True
-        item = items[i]
-        if item.memo is None:
-            kids = item.children
-            close = next((k for k, c in enumerate(kids) if c.type == ")"), 0)
-            item.memo = ([c for c in kids[:close] if c.named], [c for c in kids[close + 1:] if c.named])
-        patterns, body = cast(tuple[list[Node], list[Node]], item.memo)
-        matched: Tri = False
-        for p in patterns:
-            text, _ = self.scalar_text(p)
-            if text is None or value is None:
-                matched = None if matched is False else matched
-                if text == "*":
+    def _case_chain(self, value: str | None, items: list[_CaseItem], i: int) -> Tri:
+        while i < len(items):
+            item, patterns, body, cond_text = items[i]
+            matched: Tri = False
+            for p, literal, glob, quoted in patterns:
+                text = literal if literal is not None else self.scalar_text(p)[0]
+                if text is None or value is None:
+                    matched = None if matched is False else matched
+                    if text == "*":
+                        matched = True
+                    continue
+                if (text == value) if (quoted or not glob) else fnmatch.fnmatchcase(value, text):
                     matched = True
+                    break
+            if matched is False:
+                i += 1
                 continue
-            if (text == value) if _has_quotes(p) else fnmatch.fnmatchcase(value, text):
-                matched = True
-                break
-        cond_text = f"{word.text} matches {' | '.join(p.text for p in patterns)}"
-        def run() -> Tri:
-            return self.guarded(item, cond_text, lambda: self.block(body))
 
-        def rest() -> Tri:
-            return self._case_chain(word, value, items, i + 1)
+            def run(item: Node = item, body: list[Node] = body, cond_text: str = cond_text) -> Tri:
+                return self.guarded(item, cond_text, lambda: self.block(body))
 
-        if matched is True:
-            return run()
-        if matched is False:
-            return rest()
-        return self.fork(run, rest)
-
-    def _loop_body(self, body: Node | None) -> Tri:
-        if body is None:
-            return True
-        try:
-            return self.block(body.children)
-        except (_Break, _Continue):
-            return True
-
-    def _for(self, n: Node) -> Tri:
-        var = n.child_of_type("variable_name")
-        body = n.child_of_type("do_group")
-        kids = n.children
-        has_in = any(c.type == "in" for c in kids)
-        if has_in:
-            start = next(k for k, c in enumerate(kids) if c.type == "in") + 1
-            words = [c for c in kids[start:] if c.named and c.type not in ("do_group", "comment")]
-            items = self.values(words)
-        else:
-            items = list(self.state.positional)
-        name = var.text if var is not None else "_"
-        if len(items) > _MAX_LOOP_ITEMS or any(v.text is None for v in items):
-            self.assign_scalar(name, Value(None, n.location(), True, n.text))
-            return self.fork(lambda: self._loop_body(body), _nothing)
-        status: Tri = True
-        for v in items:
-            self.assign_scalar(name, v)
-            try:
-                status = self.block(body.children) if body is not None else True
-            except _Break:
-                break
-            except _Continue:
-                continue
-        return status
-
-    def _while(self, n: Node) -> Tri:
-        body = n.child_of_type("do_group")
-        until = bool(n.children) and n.children[0].type == "until"
-        cond = [c for c in n.children if c.named and c.type not in ("do_group", "comment")]
-        for _ in range(_MAX_WHILE_ITERATIONS):
-            c = self.condition(cond) if cond else True
-            if until:
-                c = not3(c)
-            if c is False:
-                return True
-            if c is None:
-                return self.fork(lambda: self._loop_body(body), _nothing)
-            # Known true: run this iteration for real (argument-parsing loops with `shift`).
-            forks, positional, before = self.forks, self.state.positional, dict(self.state.vars)
-            try:
-                self.block(body.children if body is not None else ())
-            except _Break:
-                return True
-            except _Continue:
-                pass
-            if self.forks != forks:
-                return None  # how the loop goes on depends on something unknown; its effects are merged
-            state = self.state
-            if (state.positional is positional and len(state.vars) == len(before)
-                    and all(state.vars.get(k) is v for k, v in before.items())):
-                return None  # a fixed point: more iterations change nothing (`while true; do sleep; done`)
-        # Still running after the cap: what the loop keeps changing is not known.
-        state = self.state
-        for k, v in list(state.vars.items()):
-            if before.get(k) is not v:
-                state.vars[k] = Value(None, n.location(), True, n.text.split("\n", 1)[0])
-        return None
-
-    def _c_for(self, n: Node) -> Tri:
-        body = n.child_of_type("do_group") or n.child_of_type("compound_statement")
-        return self.fork(lambda: self._loop_body(body), _nothing)
+            if matched is True:
+                return run()
+            return self.fork(run, lambda i=i: self._case_chain(value, items, i + 1))  # type: ignore[misc]
+        return True
 
     # -- control helpers ---------------------------------------------------------------------
     def guarded(self, guard: Node | None, text: str, run: Callable[[], Tri]) -> Tri:
@@ -358,31 +285,41 @@ class Interpreter(Expander):
             self.guards.pop()
 
     def fork(self, a: Callable[[], Tri], b: Callable[[], Tri]) -> Tri:
-        """Run both sides of an undecidable branch and merge what they leave."""
+        """Run both sides of an undecidable branch and merge what they leave.
+
+        A side that ends the script leaves its exits (conditional) to the other; a side that leaves its
+        loop or function (break, continue, return) is handed to that loop or function (see .flow).
+        """
         self.forks += 1
         before = self.state
-        outcomes: list[tuple[State, ShellExit | None]] = []
+        outcomes: list[tuple[State, ShellExit | None, Exception | None]] = []
         for side in (a, b):
             self.state = before.clone()
             exited: ShellExit | None = None
+            flow: Exception | None = None
             try:
                 side()
             except ShellExit as exc:
                 exited = exc
-            except _Flow:
-                pass
-            outcomes.append((self.state, exited))
-        (sa, ea), (sb, eb) = outcomes
+            except FLOW as exc:
+                flow = exc
+            outcomes.append((self.state, exited, flow))
+        (sa, ea, fa), (sb, eb, fb) = outcomes
         if ea is not None and eb is not None:
             self.state = merge(before, sa, sb)
             raise ShellExit(ea.code if ea.code == eb.code else "", ea.node, missing_env=ea.missing_env and eb.missing_env)
         if ea is not None or eb is not None:
-            dead, alive = (sa, sb) if ea is not None else (sb, sa)
+            dead, alive, flow = (sa, sb, fb) if ea is not None else (sb, sa, fa)
             merged = merge(before, dead, alive)
             alive.servers, alive.early_exits, alive.missing = merged.servers, merged.early_exits, merged.missing
+            if flow is not None and hand_over(self.targets, alive, flow):
+                raise Gone()
             self.state = alive
             return None
-        self.state = merge(before, sa, sb)
+        live = [s for s, f in ((sa, fa), (sb, fb)) if f is None or not hand_over(self.targets, s, f)]
+        if not live:
+            raise Gone()
+        self.state = live[0] if len(live) == 1 else merge(before, sa, sb)
         return None
 
     def subshell(self, run: Callable[[], Tri]) -> Tri:
@@ -390,15 +327,18 @@ class Interpreter(Expander):
         before = self.state
         self.state = before.clone()
         self.subshell_depth += 1
+        # break/return inside a subshell end the subshell only.
+        targets, self.targets = self.targets, []
         status: Tri
         try:
             status = run()
         except ShellExit as exc:
             status = exc.code == "0" if exc.code else None
-        except _Flow:
+        except FLOW:
             status = None
         finally:
             self.subshell_depth -= 1
+            self.targets = targets
         inner = self.state
         self.state = before
         before.servers, before.early_exits, before.missing = inner.servers, inner.early_exits, inner.missing
@@ -411,7 +351,7 @@ class Interpreter(Expander):
         if self.frames and name not in self.frames[-1]:
             self.frames[-1][name] = self.state.vars.get(name)
 
-    def assign(self, n: Node, *, local: bool = False) -> str | None:
+    def assign(self, n: Node, *, local: bool = False, associative: bool = False) -> str | None:
         kids = n.children
         if not kids:
             return None
@@ -444,6 +384,9 @@ class Interpreter(Expander):
         if self.reads is not None:
             self.reads.add(name)
         old = state.vars.get(name)
+        if rhs is not None and rhs.type == "array" and (associative or (isinstance(old, ArrayVal) and old.keys is not None)):
+            state.vars[name] = self._associative(rhs, old if op == "+=" else None, loc, n.text)
+            return name
         if rhs is not None and rhs.type == "array":
             items = tuple(self.values([c for c in rhs.children if c.named and c.type != "comment"]))
             if op == "+=" and old is not None:
@@ -451,6 +394,12 @@ class Interpreter(Expander):
             state.vars[name] = ArrayVal(items, loc, n.text)
             return name
         value = self.scalar_value(rhs, loc, rhs.text) if rhs is not None else Value("", loc, expression="")
+        if isinstance(old, ArrayVal) and old.keys is not None and lhs.type == "subscript":
+            if index is None:
+                state.vars[name] = ArrayVal((Value(None, loc, True, n.text),), loc, n.text, True, ())
+            else:
+                state.vars[name] = old.with_item(index, value, loc, n.text)
+            return name
         if index is not None or lhs.type == "subscript":
             items_list = list(old.items) if isinstance(old, ArrayVal) else ([old] if old is not None else [])
             if index is None or not index.isdigit():
@@ -476,6 +425,19 @@ class Interpreter(Expander):
         state.vars[name] = value
         return name
 
+    def _associative(self, rhs: Node, old: Binding | None, loc: Location, text: str) -> ArrayVal:
+        """``declare -A M=([key]=value ...)``: each element is expanded, then split at ``]=``."""
+        array = old if isinstance(old, ArrayVal) and old.keys is not None else ArrayVal((), loc, text, False, ())
+        for element in (c for c in rhs.children if c.named and c.type != "comment"):
+            word = self.scalar_value(element, element.location(), element.text)
+            m = _ASSOCIATIVE_ELEMENT.match(word.text) if word.text is not None else None
+            if m is None:
+                # An element whose key is not known: which keys the array has is not known either.
+                return ArrayVal((Value(None, loc, True, text),), loc, text, True, ())
+            value = Value(m.group(2), element.location(), word.conditional, element.text)
+            array = array.with_item(m.group(1), value, loc, text)
+        return array
+
     def _constant_assignment(self, n: Node) -> tuple[str, Value] | bool:
         kids = n.children
         if kids[0].type != "variable_name" or (len(kids) > 1 and kids[1].text != "="):
@@ -497,7 +459,7 @@ class Interpreter(Expander):
         for c in kids[1:]:
             name: str | None = None
             if c.type == "variable_assignment":
-                name = self.assign(c, local=local)
+                name = self.assign(c, local=local, associative="A" in options)
             elif c.type == "variable_name":
                 name = c.text
                 if local:
@@ -505,7 +467,8 @@ class Interpreter(Expander):
                 if self.reads is not None:
                     self.reads.add(name)
                 if name not in self.state.vars and keyword != "export":
-                    self.state.vars[name] = (ArrayVal((), c.location(), c.text) if "a" in options or "A" in options
+                    self.state.vars[name] = (ArrayVal((), c.location(), c.text, False, () if "A" in options else None)
+                                             if "a" in options or "A" in options
                                              else Value("", c.location(), expression=c.text))
             if name is not None and exporting:
                 if "n" in options:
@@ -536,8 +499,14 @@ class Interpreter(Expander):
             return True
         if (literal_name is not None and literal_name not in self.state.functions
                 and (literal_name not in _BUILTINS or literal_name in _INERT_BUILTINS)):
-            # An external command that cannot launch the server: nothing to evaluate.
-            return None
+            if self.sink is None:
+                if self.status_needed and literal_name in _STATUS_COMMANDS:
+                    # `if awk -v s="$X" 'BEGIN { exit !(s > 0) }'`: the status decides a branch.
+                    return self.command_status(self.argv(words))
+                # An external command that cannot launch the server, whose output goes nowhere
+                # that matters: nothing to evaluate.
+                return None
+            return self.print_command(n, self.argv(words))
         argv = self.argv(words)
         if not argv:
             return True
@@ -547,12 +516,16 @@ class Interpreter(Expander):
             return builtin(self, n, argv)
         if name is not None and name in self.state.functions:
             body = self.state.functions[name]
-            if (self.status_needed == 0 and isinstance(body, Node)
-                    and self.effects.inert(body, self._function)):
-                return None  # only its exit status could come out of it, and nothing uses that
+            if self.sink is None and isinstance(body, Node):
+                if self.status_needed == 0 and self.effects.inert(body, self._function):
+                    return None  # only its exit status could come out of it, and nothing uses that
+                if self.state.captured is not None and self.reads is None:
+                    havoc = self.effects.quiet(body, self._function)
+                    if havoc is not None:
+                        return self._skip_quiet(n, name, havoc)
             return self.call(name, [v for _, v in argv[1:]])
         if name in _NO_SERVER_SCAN:
-            return True
+            return self.print_command(n, argv) if self.sink is not None else True
         return self._maybe_server(n, argv, prefix)
 
     def _command_shape(self, n: Node) -> _CommandShape:
@@ -580,17 +553,27 @@ class Interpreter(Expander):
         text = n.text
         if (len(names) == 1 and names[0].type == "word" and names[0].text not in WRAPPERS
                 and not may_launch(text, self.patterns) and ":=" not in text and ":?" not in text
-                and not _assigns_in_arithmetic(n)):
+                and not _assigns_in_arithmetic(n)
+                and not (names[0].text == "printf" and arg_nodes and arg_nodes[0].text == "-v")):
             literal = names[0].text
         return prefix, names + arg_nodes, literal, standalone
 
     def _maybe_server(self, n: Node, argv: list[tuple[Field, Value]], prefix: list[Node]) -> Tri:
         texts = [v.text for _, v in argv]
         end = find_pattern(texts, self.patterns)
+        if end is None and self.sink is None:
+            delegated = self._delegated_script(texts)
+            if delegated is not None:
+                return self._run_script(n, argv, *delegated)
         if end is None:
-            return None
+            if texts[0] is None and self.sink is None:
+                # A program known only at run time: it may be the server (reported when none is found).
+                loc = n.location()
+                if loc not in self.opaque_commands:
+                    self.opaque_commands.append(loc)
+            return self.print_command(n, argv) if self.sink is not None else None
         values = [v for _, v in argv]
-        flags = parse_flags([f for f, _ in argv[end:]], values[end:])
+        flags = with_keys(parse_flags([f for f, _ in argv[end:]], values[end:]), self.state.files)
         self.state.servers.append(Server(tuple(flags), n.location(), tuple(values)))
         if self.state.captured is None:
             env_vars = dict(self.state.vars)
@@ -603,6 +586,59 @@ class Interpreter(Expander):
                                   else Value("", a.location()))
                 exported.add(name)
             self.state.captured = Captured(env_vars, frozenset(exported))
+        return None
+
+    def _delegated_script(self, words: list[str | None]) -> tuple[int, str, bool] | None:
+        """``[exec] [env NAME=VALUE...] bash|sh [-opts] SCRIPT ARGS``: (SCRIPT's index, its path, exec)."""
+        i = 0
+        replaces = bool(words) and words[0] == "exec"
+        i += replaces
+        if i < len(words) and words[i] == "env":
+            i += 1
+            while i < len(words) and (words[i] or "").partition("=")[1] and not (words[i] or "").startswith("-"):
+                i += 1
+        if i >= len(words) or words[i] not in ("bash", "sh"):
+            return None
+        i += 1
+        while i < len(words) and (words[i] or "").startswith("-"):
+            i += 1
+        path = words[i] if i < len(words) else None
+        if path is None or self.snapshot.read(posixpath.normpath(path)) is None:
+            return None
+        return i, posixpath.normpath(path), replaces
+
+    def _run_script(self, n: Node, argv: list[tuple[Field, Value]], at: int, path: str, replaces: bool) -> Tri:
+        """Another recipe run by this one; with ``exec`` it replaces this one (its exits are the job's)."""
+        data = self.snapshot.read(path)
+        assert data is not None
+        script = parse_script(path, data)
+        self._problems(script)
+        settings = [v for _, v in argv[:at] if v.text is not None and "=" in v.text and v.text[0] != "-"]
+
+        def run() -> Tri:
+            for v in settings:
+                name, _, text = (v.text or "").partition("=")
+                self.state.vars[name] = Value(text, v.location, v.conditional, v.expression)
+                self.state.exported.add(name)
+            self.state.positional = tuple(v for _, v in argv[at + 1:])
+            recipe, self.recipe_path = self.recipe_path, path  # its $0
+            try:
+                return self.block(script.root.children)
+            finally:
+                self.recipe_path = recipe
+
+        if not replaces:
+            return self.subshell(run)
+        status = run()
+        raise ShellExit("" if status is None else "0" if status else "1", n)
+
+    def _skip_quiet(self, n: Node, name: str, assigns: frozenset[str]) -> Tri:
+        """A quiet function called after the server started: its globals become unknown (see .effects)."""
+        state = self.state
+        for var in assigns:
+            old = state.vars.get(var)
+            unknown = Value(None, n.location(), True, f"set by {name}")
+            state.vars[var] = ArrayVal((unknown,), n.location(), n.text, True) if isinstance(old, ArrayVal) else unknown
         return None
 
     def _function(self, name: str) -> object:
@@ -624,28 +660,38 @@ class Interpreter(Expander):
     def call(self, name: str, args: list[Value]) -> Tri:
         body = self.state.functions[name]
         assert isinstance(body, Node)
-        if self.reads is not None or self.call_depth > 0:
-            if self.called is not None:
-                self.called.add(name)
-            return self._run_call(body, name, args)
         key = (id(body), self.recipe_path, tuple(args), self.status_needed > 0, self.subshell_depth > 0,
                id(self.guards[-1][0]) if self.guards else 0)
+        return self._recorded(key, name, lambda: self._run_call(body, name, args))
+
+    def _recorded(self, key: tuple[object, ...], name: str | None, run: Callable[[], Tri]) -> Tri:
+        """Run a top-level function call or ``source``, reusing recorded effects when its reads agree (.memo)."""
+        if self.reads is not None or self.call_depth > 0 or self.sink is not None:
+            # Nested, or printing into a captured output (which recorded effects do not replay).
+            if self.called is not None and name is not None:
+                self.called.add(name)
+            return run()
         state = self.state
         hit = _CALLS.find(key, state.vars, state.functions, self._emptiness)
         if hit is not None:
             return self._replay(hit)
         start_vars, start_exported, start_functions = dict(state.vars), set(state.exported), dict(state.functions)
-        counts = (len(state.servers), len(state.early_exits), len(state.missing), len(self.errors), self.forks)
+        start_files = dict(state.files)
+        outer = [len(t.pending()) for t in self.targets]
+        counts = (len(state.servers), len(state.early_exits), len(state.missing), len(self.errors), self.forks,
+                  len(self.opaque_commands))
         captured = state.captured
-        self.reads, self.empty_reads, self.called = set(), set(), {name}
+        self.reads, self.empty_reads, self.called = set(), set(), ({name} if name is not None else set())
         try:
-            status = self._run_call(body, name, args)
+            status = run()
         finally:
             reads, empties, called = self.reads, self.empty_reads, self.called
             self.reads = self.empty_reads = self.called = None
         end = self.state
         if end.captured is not captured:
             return status  # it started the server: the captured env depends on every variable
+        if outer != [len(t.pending()) for t in self.targets]:
+            return status  # some path left an enclosing loop: not recorded in the effects
         _CALLS.store(key, Effects(
             reads=tuple((n, start_vars.get(n)) for n in sorted(reads)),
             empties=tuple((n, self._emptiness(n, start_vars)) for n in sorted(empties)),
@@ -655,9 +701,10 @@ class Interpreter(Expander):
             exported_added=frozenset(end.exported - start_exported),
             exported_removed=frozenset(start_exported - end.exported),
             functions_changed={k: v for k, v in end.functions.items() if start_functions.get(k) is not v},
+            files_changed={k: v for k, v in end.files.items() if start_files.get(k) is not v},
             servers=end.servers[counts[0]:], early_exits=end.early_exits[counts[1]:],
             missing=end.missing[counts[2]:], errors=self.errors[counts[3]:], forks=self.forks - counts[4],
-            status=status,
+            opaque_commands=self.opaque_commands[counts[5]:], status=status,
         ))
         return status
 
@@ -669,6 +716,9 @@ class Interpreter(Expander):
         state.exported |= e.exported_added
         state.exported -= e.exported_removed
         state.functions.update(e.functions_changed)
+        if e.files_changed:
+            state.files.update(e.files_changed)
+        self.opaque_commands.extend(c for c in e.opaque_commands if c not in self.opaque_commands)
         state.servers.extend(e.servers)
         state.early_exits.extend(e.early_exits)
         state.missing.extend(e.missing)
@@ -680,17 +730,50 @@ class Interpreter(Expander):
         if self.call_depth >= _MAX_CALL_DEPTH:
             self.errors.append(f"{body.script.path}:{body.line}: function {name} calls itself too deeply to evaluate")
             return None
+        if self.active.get(id(body), 0) >= _MAX_RECURSION:
+            # A function calling itself on values that are not known (a process tree walk): what the
+            # deeper calls print or set is unknown.
+            if self.sink is not None:
+                self.emit(None, body)
+            havoc = self.effects.quiet(body, self._function)
+            return self._skip_quiet(body, name, havoc) if havoc is not None else None
+        self.active[id(body)] = self.active.get(id(body), 0) + 1
+        try:
+            return self._run_body(body, name, args)
+        finally:
+            self.active[id(body)] -= 1
+
+    def _run_body(self, body: Node, name: str, args: list[Value]) -> Tri:
         saved = self.state.positional
         self.state.positional = tuple(args)
         frame: dict[str, Binding | None] = {}
         self.frames.append(frame)
         self.call_depth += 1
-        status: Tri
+        target, base = Target(loop=False), base_of(self.state)
+        self.targets.append(target)
+        status: Tri = None
+        live = True
         try:
-            status = self.stmt(body)
-        except _Return as r:
-            status = r.status
+            try:
+                status = self.stmt(body)
+            except Return as r:
+                status = r.status
+            except Gone:
+                live = False
+            except ShellExit:
+                if not target.returns:
+                    raise
+                self.state = exit_on_some_paths(base, self.state, [s for s, _ in target.returns])
+                target.returns = []
+            if target.returns:
+                # It returned early on some paths: join them with the path that ran to the end.
+                states = [s for s, _ in target.returns] + ([self.state] if live else [])
+                statuses = {st for _, st in target.returns} | ({status} if live else set())
+                self.state = join(base, states)
+                status = statuses.pop() if len(statuses) == 1 else None
+                live = True
         finally:
+            self.targets.pop()
             self.call_depth -= 1
             self.frames.pop()
             for var, old in frame.items():
@@ -699,6 +782,8 @@ class Interpreter(Expander):
                 else:
                     self.state.vars[var] = old
             self.state.positional = saved
+        if not live:
+            raise Gone()
         return status
 
     # -- builtins ----------------------------------------------------------------------------
@@ -712,13 +797,13 @@ class Interpreter(Expander):
 
     def _return(self, n: Node, argv: list[tuple[Field, Value]]) -> Tri:
         code = argv[1][1].text if len(argv) > 1 else "0"
-        raise _Return(None if code is None else code == "0")
+        raise Return(None if code is None else code == "0")
 
     def _break(self, n: Node, argv: list[tuple[Field, Value]]) -> Tri:
-        raise _Break()
+        raise Break()
 
     def _continue(self, n: Node, argv: list[tuple[Field, Value]]) -> Tri:
-        raise _Continue()
+        raise Continue()
 
     def _shift(self, n: Node, argv: list[tuple[Field, Value]]) -> Tri:
         count = argv[1][1].text if len(argv) > 1 else "1"
@@ -799,11 +884,18 @@ class Interpreter(Expander):
             return False
         script = parse_script(path, data)
         self._problems(script)
-        self.sourcing.append(path)
-        try:
-            return self.block(script.root.children)
-        finally:
-            self.sourcing.pop()
+
+        def run() -> Tri:
+            self.sourcing.append(path)
+            try:
+                return self.block(script.root.children)
+            finally:
+                self.sourcing.pop()
+
+        # The library every recipe sources mostly defines functions: recorded once per recipe and reused.
+        key = ("source", id(script.root), self.recipe_path, self.status_needed > 0, self.subshell_depth > 0,
+               id(self.guards[-1][0]) if self.guards else 0)
+        return self._recorded(key, None, run)
 
     def _resolve_source(self, n: Node, field: Field, value: Value) -> str | None:
         here = posixpath.dirname(n.script.path)
@@ -831,20 +923,34 @@ class Interpreter(Expander):
     def _noop(self, n: Node, argv: list[tuple[Field, Value]]) -> Tri:
         return True
 
+    def _print(self, n: Node, argv: list[tuple[Field, Value]]) -> Tri:
+        return self.print_command(n, argv) if self.sink is not None else True
+
+    def _printf(self, n: Node, argv: list[tuple[Field, Value]]) -> Tri:
+        if len(argv) > 2 and argv[1][1].text == "-v":
+            # printf -v NAME FORMAT ARGS: the formatted text goes to a variable.
+            name, rest = argv[2][1].text, [v.text for _, v in argv[3:]]
+            if name is None:
+                return None
+            text = None if not rest or any(t is None for t in rest) else format_printf(rest[0] or "", [t or "" for t in rest[1:]])
+            self.assign_scalar(name, Value(text, n.location(), False, n.text))
+            return True
+        return self._print(n, argv)
+
     def _unknown(self, n: Node, argv: list[tuple[Field, Value]]) -> Tri:
         return None
 
 
 # prefix assignments, words (name first), the name when static and harmless, assignments on their own.
 _CommandShape = tuple[list[Node], list[Node], "str | None", list[Node]]
-_IfClauses = tuple[list[tuple[list[Node], list[Node]]], "list[Node] | None"]
+_IfClauses = tuple[list["_IfClause"], "list[Node] | None"]
 
 
 _EFFECTS: dict[tuple[str, ...], EffectAnalysis] = {}
 _CALLS = CallMemo()
 
 
-def _effects_for(patterns: tuple[str, ...], split: list[list[str]]) -> EffectAnalysis:
+def _effects_for(patterns: tuple[str, ...], split: tuple[LaunchPattern, ...]) -> EffectAnalysis:
     found = _EFFECTS.get(patterns)
     if found is None:
         found = _EFFECTS[patterns] = EffectAnalysis(split)
@@ -855,6 +961,7 @@ def _nothing() -> Tri:
     return None
 
 
+_ASSOCIATIVE_ELEMENT = re.compile(r"^\[(.*?)\]=(.*)$", re.S)
 _ARITH_ASSIGN = re.compile(r"\+\+|--|(?<![=!<>])=(?!=)")
 
 
@@ -876,8 +983,27 @@ def _newline_between(a: Node, b: Node) -> bool:
     return b"\n" in gap.replace(b"\\\n", b"")
 
 
-def _if_clauses(n: Node) -> tuple[list[tuple[list[Node], list[Node]]], list[Node] | None]:
-    clauses: list[tuple[list[Node], list[Node]]] = []
+_IfClause = tuple[list[Node], list[Node], str]
+# (item, [(pattern, literal text or None, has glob characters, quoted)], body, condition text)
+_CaseItem = tuple[Node, list[tuple[Node, "str | None", bool, bool]], list[Node], str]
+_GLOB = re.compile(r"[*?\[]")
+
+
+def _case_item(item: Node, word: Node | None) -> _CaseItem:
+    kids = item.children
+    close = next((k for k, c in enumerate(kids) if c.type == ")"), 0)
+    patterns = [c for c in kids[:close] if c.named]
+    body = [c for c in kids[close + 1:] if c.named]
+    shapes = []
+    for p in patterns:
+        literal = literal_text(p)
+        shapes.append((p, literal, literal is None or bool(_GLOB.search(literal)), _has_quotes(p)))
+    text = f"{word.text if word is not None else ''} matches {' | '.join(p.text for p in patterns)}"
+    return item, shapes, body, text
+
+
+def _if_clauses(n: Node) -> tuple[list[_IfClause], list[Node] | None]:
+    clauses: list[_IfClause] = []
     else_body: list[Node] | None = None
 
     def split(children: tuple[Node, ...], opener: str) -> tuple[list[Node], list[Node]]:
@@ -897,10 +1023,14 @@ def _if_clauses(n: Node) -> tuple[list[tuple[list[Node], list[Node]]], list[Node
                 body.append(c)
         return cond, body
 
-    clauses.append(split(n.children, "if"))
+    def clause(children: tuple[Node, ...], opener: str) -> _IfClause:
+        cond, body = split(children, opener)
+        return cond, body, " ".join(x.text for x in cond if x.named and x.type != "comment")
+
+    clauses.append(clause(n.children, "if"))
     for c in n.children:
         if c.type == "elif_clause":
-            clauses.append(split(c.children, "elif"))
+            clauses.append(clause(c.children, "elif"))
         elif c.type == "else_clause":
             else_body = [x for x in c.children if x.type != "else"]
     return clauses, else_body
@@ -927,6 +1057,9 @@ _HANDLERS: dict[str, Callable[[Interpreter, Node], Tri]] = {
     "test_command": Interpreter._test_command,
 }
 
+# External commands whose exit status is computed when a condition needs it (see .commands).
+_STATUS_COMMANDS = frozenset({"awk", "gawk", "mawk"})
+
 # Builtins without effect on what the recipe runs (skipped when their words have no side effects).
 _INERT_BUILTINS = {"echo", "printf", "wait", "sleep", "cd"}
 
@@ -949,8 +1082,8 @@ _BUILTINS: dict[str, Callable[[Interpreter, Node, list[tuple[Field, Value]]], Tr
     "check_env_vars": Interpreter._check_env_vars,
     "source": Interpreter._source,
     ".": Interpreter._source,
-    "echo": Interpreter._noop,
-    "printf": Interpreter._noop,
+    "echo": Interpreter._print,
+    "printf": Interpreter._printf,
     "wait": Interpreter._noop,
     "sleep": Interpreter._noop,
     "eval": Interpreter._unknown,

@@ -10,7 +10,8 @@ checked (``check_env_vars``), the functions it called, and what it changed
 A later call of the same body with equal arguments, at the same guard, whose
 recorded reads are equal in the current state, replays the effects instead
 of evaluating again.  Calls that start the server or end the script are not
-recorded.
+recorded.  ``source FILE`` is recorded the same way: the shared library a
+recipe sources defines its functions once per recipe, not once per job.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .model import EarlyExit, MissingEnv
+from ..findings import Location
+from .model import EarlyExit, MissingEnv, Value
 from .state import Binding, Server
 
 _MAX_ENTRIES = 32
@@ -34,11 +36,13 @@ class Effects:
     exported_added: frozenset[str]
     exported_removed: frozenset[str]
     functions_changed: dict[str, object]
+    files_changed: dict[str, Value]
     servers: list[Server]
     early_exits: list[EarlyExit]
     missing: list[MissingEnv]
     errors: list[str]
     forks: int
+    opaque_commands: list[Location]
     status: bool | None
 
 

@@ -26,6 +26,19 @@ class Value:
     # When two sides of an undecidable branch set different values: each
     # possibility (``text`` is then None and ``conditional`` True).
     alternatives: tuple["Value", ...] = ()
+    # For an unknown value: its leading text that is known (``--port=`` of ``--port=$PORT``).
+    known_prefix: str = ""
+    # For an unknown value made of several pieces: the pieces in order, known or not
+    # ("{\"model\": \"" + $DRAFT_MODEL_PATH + "\", ...}"), so the keys of a JSON value with one
+    # unknown string are still known.
+    parts: tuple["Value", ...] = ()
+    # For a text of several lines (a heredoc, a multi-line string, a command's output): where each
+    # line was written, so that a key of a YAML or JSON value points at its own line.
+    lines: tuple[Location, ...] = ()
+
+    def line_location(self, index: int) -> Location:
+        """Where line ``index`` (0-based) of the text was written."""
+        return self.lines[index] if 0 <= index < len(self.lines) else self.location
 
     @property
     def known(self) -> bool:
@@ -41,6 +54,34 @@ class ServerFlag:
     location: Location
     # True when the flag is only given on one side of an undecidable branch.
     conditional: bool = False
+    # A JSON or YAML mapping given inline (--compilation-config '{...}') or as a file the recipe
+    # wrote (--config cfg.yml): its keys, addressed as "<flag>.<key>" (see RecipeEval.key_values).
+    keys: tuple["FlagKey", ...] = ()
+    # Where the keys come from: "" inline, else the path of the file (as the recipe names it).
+    keys_file: str = ""
+
+
+@dataclass(frozen=True)
+class FlagKey:
+    """One key of a structured flag value.
+
+    ``path`` joins nested mapping keys with ``.`` and list positions as ``[i]``
+    (``kv_cache_config.free_gpu_memory_fraction``, ``speculative.models[0].name``).
+    A list of scalars is one key whose text is compact JSON (``[1,2,4]``).
+    Scalars read as written: ``true``, ``0.90``, ``FULL_DECODE_ONLY``.
+    ``value.location`` is the line that writes the key (inside a heredoc, the
+    heredoc's line).
+    """
+
+    path: str
+    value: Value
+
+
+def split_address(address: str) -> tuple[str, str]:
+    """``--compilation-config.cudagraph_mode`` -> (``--compilation-config``, ``cudagraph_mode``)."""
+    dashes = len(address) - len(address.lstrip("-"))
+    flag, _, path = address[dashes:].partition(".")
+    return address[:dashes] + flag, path
 
 
 @dataclass(frozen=True)
@@ -81,6 +122,10 @@ class RecipeEval:
     # ``servers``.  Empty for single-node recipes (see :meth:`role_of`).
     roles: list[str] = field(default_factory=list)
     server_env: list[dict[str, Value]] = field(default_factory=list)
+    # Commands whose program is known only at run time: one of them may be the server.
+    opaque_commands: list[Location] = field(default_factory=list)
+    # Variables the recipe was started with whose values are known only at run time (MODEL_PATH, PORT).
+    unknown_inputs: frozenset[str] = frozenset()
 
     def role_of(self, index: int) -> str:
         """The role of ``servers[index]``; "" for a single-node server."""
@@ -91,8 +136,26 @@ class RecipeEval:
         return self.server_env[index] if index < len(self.server_env) else self.env
 
     def flag_values(self, name: str) -> list[Value | None]:
-        """Every value the flag is given across server command lines (None: boolean flag)."""
-        return [f.value for server in self.servers for f in server if f.name == name]
+        """Every value the flag is given across server command lines (None: boolean flag).
+
+        ``name`` may address a key of a JSON/YAML flag value: ``--compilation-config.cudagraph_mode``,
+        ``--config.moe_config.backend`` (see :meth:`key_values`).
+        """
+        found: list[Value | None] = [f.value for server in self.servers for f in server if f.name == name]
+        if "." in name:
+            found.extend(self.key_values(name))
+        return found
+
+    def key_values(self, address: str) -> list[Value]:
+        """Values of ``<flag>.<key path>`` across server command lines (a key set twice counts twice)."""
+        flag, path = split_address(address)
+        return [k.value for server in self.servers for f in server if f.name == flag and f.keys
+                for k in f.keys if k.path == path]
+
+    def flag_keys(self, name: str) -> dict[str, Value]:
+        """Every key of the flag's JSON/YAML value, by path (the last server command line wins)."""
+        return {k.path: k.value for server in self.servers for f in server if f.name == name for k in f.keys}
 
     def has_flag(self, name: str) -> bool:
-        return any(f.name == name for server in self.servers for f in server)
+        return (any(f.name == name for server in self.servers for f in server)
+                or ("." in name and bool(self.key_values(name))))

@@ -12,6 +12,7 @@ once per process.
 from __future__ import annotations
 
 import bisect
+import gc
 import hashlib
 from dataclasses import dataclass
 from functools import lru_cache
@@ -237,6 +238,9 @@ def _parse_by_content(path: str, source: bytes) -> Script:
         script.root = root
         script.problems.extend(_problem(p, source) for p in problems)
         _BY_CONTENT[digest] = script
+        # The tree lives as long as the process and holds no garbage: moving everything alive now out of
+        # the collector's sight keeps its collections from walking every node again and again.
+        gc.freeze()
     _CACHE[key] = script
     return script
 

@@ -13,14 +13,15 @@ and :func:`merge` joins them:
   sides, each marked ``conditional`` (``ARGS+=(--x 1)`` on one side gives
   ``--x 1`` as conditional flags);
 - server command lines and early exits found on one side only are kept and
-  marked ``conditional``.
+  marked ``conditional``;
+- files the recipe wrote merge like scalars.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Union
+from typing import Callable, TypeVar, Union, cast
 
 from ..findings import Location
 from .model import EarlyExit, MissingEnv, ServerFlag, Value
@@ -32,6 +33,24 @@ class ArrayVal:
     location: Location
     expression: str = ""
     conditional: bool = False
+    # An associative array (``declare -A``): the key of each item, in the order they were set.
+    keys: tuple[str, ...] | None = None
+
+    def get(self, key: str) -> Value | None:
+        """The item at ``key`` of an associative array (None when unset)."""
+        if self.keys is None:
+            return None
+        for k, v in zip(self.keys, self.items):
+            if k == key:
+                return v
+        return None
+
+    def with_item(self, key: str, value: Value, location: Location, expression: str) -> ArrayVal:
+        keys = self.keys or ()
+        if key in keys:
+            i = keys.index(key)
+            return ArrayVal(self.items[:i] + (value,) + self.items[i + 1:], location, expression, self.conditional, keys)
+        return ArrayVal(self.items + (value,), location, expression, self.conditional, keys + (key,))
 
     def joined(self) -> Value:
         texts = [v.text for v in self.items]
@@ -67,10 +86,13 @@ class State:
     early_exits: list[EarlyExit] = field(default_factory=list)
     missing: list[MissingEnv] = field(default_factory=list)
     captured: Captured | None = None
+    # Files the recipe wrote (``cat > F <<EOF``), by path (see .streams.file_key): their content.
+    files: dict[str, Value] = field(default_factory=dict)
 
     def clone(self) -> State:
         return State(dict(self.vars), set(self.exported), dict(self.functions), self.positional,
-                     list(self.servers), list(self.early_exits), list(self.missing), self.captured)
+                     list(self.servers), list(self.early_exits), list(self.missing), self.captured,
+                     dict(self.files) if self.files else {})
 
 
 def conditional_value(v: Value) -> Value:
@@ -101,6 +123,8 @@ def merge_binding(a: Binding, b: Binding) -> Binding:
             return conditional_value(a)
         alts = _alternatives(a) + tuple(x for x in _alternatives(b) if x not in _alternatives(a))
         return Value(None, a.location, True, a.expression or b.expression, alts)
+    if isinstance(a, ArrayVal) and isinstance(b, ArrayVal) and (a.keys is not None or b.keys is not None):
+        return _merge_associative(a, b)
     ia, ib = _as_items(a), _as_items(b)
     if len(ia) == len(ib) and all(x.text == y.text and x.text is not None for x, y in zip(ia, ib)):
         return a
@@ -113,16 +137,34 @@ def merge_binding(a: Binding, b: Binding) -> Binding:
     return ArrayVal(items, where.location, where.expression, True)
 
 
+def _merge_associative(a: ArrayVal, b: ArrayVal) -> ArrayVal:
+    """Key by key; a key set on one side only is conditional."""
+    merged = ArrayVal((), a.location, a.expression, True, ())
+    for key in list(a.keys or ()) + [k for k in b.keys or () if k not in (a.keys or ())]:
+        x, y = a.get(key), b.get(key)
+        value = merge_binding(x, y) if x is not None and y is not None else conditional_binding(x or y)  # type: ignore[arg-type]
+        assert isinstance(value, Value)
+        merged = merged.with_item(key, value, a.location, a.expression)
+    return dataclasses.replace(merged, conditional=True)
+
+
 def _merge_vars(a: dict[str, Binding], b: dict[str, Binding]) -> dict[str, Binding]:
+    if a is b:
+        return a
+    # Both sides are copies of one state: most bindings are the same object (the fast path).
     out: dict[str, Binding] = {}
-    for name in list(a) + [n for n in b if n not in a]:
-        x, y = a.get(name), b.get(name)
-        if x is None and y is not None:
-            out[name] = conditional_binding(y)
-        elif y is None and x is not None:
+    get = b.get
+    for name, x in a.items():
+        y = get(name)
+        if x is y:
+            out[name] = x
+        elif y is None:
             out[name] = conditional_binding(x)
-        elif x is not None and y is not None:
+        else:
             out[name] = merge_binding(x, y)
+    for name in b.keys() - a.keys():
+        out[name] = conditional_binding(b[name])
+    # Keep the order of the side that had every name (the order of assignment, for reports).
     return out
 
 
@@ -132,16 +174,32 @@ def _conditional_server(s: Server) -> Server:
     return dataclasses.replace(s, flags=flags)
 
 
-def _extras(base: int, items: list[Server]) -> list[Server]:
-    return [_conditional_server(s) for s in items[base:]]
+def _conditional_exit(e: EarlyExit) -> EarlyExit:
+    return e if e.conditional else dataclasses.replace(e, conditional=True)
+
+
+T = TypeVar("T")
+
+
+def _joined(base: int, a: list[T], b: list[T], conditional: Callable[[T], T]) -> list[T]:
+    """Items of both sides after the first ``base``: those found on one side only become conditional.
+
+    Both sides descend from one state, so an item recorded before they split is the same object on
+    both (paths joined at the end of a loop or function share what happened before they split).
+    """
+    extra_a, extra_b = a[base:], b[base:]
+    if not extra_a and not extra_b:
+        return a[:base]
+    ids_a, ids_b = {id(x) for x in extra_a}, {id(x) for x in extra_b}
+    return (a[:base] + [x if id(x) in ids_b else conditional(x) for x in extra_a]
+            + [conditional(x) for x in extra_b if id(x) not in ids_a])
 
 
 def merge(before: State, a: State, b: State) -> State:
     """Join the states after the two sides of an undecidable branch."""
     n_servers, n_exits = len(before.servers), len(before.early_exits)
-    servers = before.servers[:n_servers] + _extras(n_servers, a.servers) + _extras(n_servers, b.servers)
-    exits = before.early_exits[:n_exits] + [dataclasses.replace(e, conditional=True)
-                                            for e in a.early_exits[n_exits:] + b.early_exits[n_exits:]]
+    servers = _joined(n_servers, a.servers, b.servers, _conditional_server)
+    exits = _joined(n_exits, a.early_exits, b.early_exits, _conditional_exit)
     missing = list(a.missing) + [m for m in b.missing if m not in a.missing]
     captured = a.captured
     if a.captured is not b.captured:
@@ -151,5 +209,9 @@ def merge(before: State, a: State, b: State) -> State:
             captured = a.captured or b.captured
     functions = dict(a.functions)
     functions.update({k: v for k, v in b.functions.items() if k not in functions})
+    files = a.files
+    if a.files is not b.files and (a.files or b.files):
+        files = {k: cast(Value, v) for k, v in _merge_vars(cast(dict[str, Binding], a.files),
+                                                           cast(dict[str, Binding], b.files)).items()}
     return State(_merge_vars(a.vars, b.vars), a.exported | b.exported, functions, a.positional,
-                 servers, exits, missing, captured)
+                 servers, exits, missing, captured, files)

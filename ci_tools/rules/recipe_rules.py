@@ -69,10 +69,12 @@ def _jobs_text(jobs: list[Job]) -> str:
 
 
 def recipe_findings(repo: RepoData, jobs: Sequence[Job] | None = None,
-                    evaluate: Callable[[Job], RecipeEval | None] | None = None) -> list[Finding]:
+                    evaluate: Callable[[Job], RecipeEval | None] | None = None,
+                    observe: Callable[[Job, RecipeEval | None], None] | None = None) -> list[Finding]:
     """Early exits, missing env and syntax errors of the recipes of ``jobs`` (all of the repository's when None),
     one finding per line and config.  ``evaluate`` replaces :func:`ci_tools.recipes.evaluate.evaluate_job`
-    (``check`` passes its evaluation cache, which the claims stage reuses)."""
+    (``check`` passes its evaluation cache, which the claims stage reuses); ``observe`` sees each job's
+    evaluation (``recipe lint --stats`` collects coverage in the same pass)."""
     from ..findings import Location
     from ..matrix import expand
     from ..recipes.evaluate import evaluate_job
@@ -87,6 +89,8 @@ def recipe_findings(repo: RepoData, jobs: Sequence[Job] | None = None,
     syntax: dict[str, Location] = {}
     for job in expand(repo) if jobs is None else jobs:
         result = evaluate(job)
+        if observe is not None:
+            observe(job, result)
         if result is None:
             continue
         for e in result.early_exits:
