@@ -73,6 +73,8 @@ class ProjectConfig:
     # Paths (globs) whose changes never affect a benchmark result.
     sections: Mapping[str, Any] = field(default_factory=dict)
     source: str | None = None
+    # The settings the file gives (its top-level keys); the others are defaults.
+    explicit: frozenset[str] = frozenset()
 
     def pr_link(self, number: int | str) -> str:
         return self.pr_link_pattern.format(repository=self.repository or "OWNER/REPO", number=number)
@@ -88,6 +90,33 @@ class ProjectConfig:
     def section(self, name: str) -> Mapping[str, Any]:
         value = self.sections.get(name)
         return value if isinstance(value, Mapping) else {}
+
+
+# Where InferenceX kept its configs before moving them to the repository root (2026-07-02, #1992):
+# a revision of that time is read with these paths when the configuration does not name others.
+LEGACY_LAYOUTS = (
+    {"master_configs": (".github/configs/*-master.yaml",), "runners": ".github/configs/runners.yaml"},
+)
+
+
+def layout_at(config: ProjectConfig, glob: Callable[[str], list[str]]) -> ProjectConfig:
+    """``config`` with the config paths a revision really uses (``glob`` lists that revision's files).
+
+    A replay over a repository's history meets revisions from before a layout
+    change; when the default paths match nothing there and an earlier default
+    layout does, that one is used.  Paths the configuration file sets are never
+    replaced.
+    """
+    if {"master-configs", "runners"} & config.explicit or any(glob(p) for p in config.master_configs):
+        return config
+    for layout in LEGACY_LAYOUTS:
+        patterns = layout["master_configs"]
+        assert isinstance(patterns, tuple)
+        if any(glob(p) for p in patterns):
+            from dataclasses import replace
+
+            return replace(config, master_configs=patterns, runners=str(layout["runners"]))
+    return config
 
 
 # Settings of ProjectConfig by their key in the file; the schema has checked their types.
@@ -207,7 +236,7 @@ def load_config(root: str | Path, config_file: str | Path | None = None) -> Proj
         kwargs["repository"] = _repository_from_environment(root_path)
     if "{number}" not in kwargs.get("pr_link_pattern", "{number}"):
         raise UsageError("`pr-link-pattern` must contain {number}", path=shown, line=data.value_span("pr-link-pattern")[0])
-    config = ProjectConfig(root=root_path, sections=sections, source=shown, **kwargs)
+    config = ProjectConfig(root=root_path, sections=sections, source=shown, explicit=frozenset(data), **kwargs)
     for name in sections:
         if name in SECTION_READERS:
             SECTION_READERS[name](config)

@@ -48,3 +48,21 @@ def test_an_entry_about_a_config_whose_recipe_is_gone_is_not_checked_and_says_so
     assert len(notes) == 1 and notes[0]["severity"] == "note"
     assert "has a recipe in the repository" in notes[0]["message"]
     assert not [f for f in report["findings"] if f["rule"].startswith("claim-") and f["severity"] == "error"]
+
+
+def test_history_reads_configs_where_an_old_revision_kept_them(tmp_path: Path) -> None:
+    """InferenceX kept configs under .github/configs/ until 2026-07-02; a replay across the move reads both."""
+    repo, shas = history_repo(tmp_path)
+    from test_claims_seed import git
+
+    (repo / ".github").mkdir()
+    git(repo, "mv", "configs", ".github/configs")
+    append(repo, "Set the state checkpoint interval to 32768 tokens on DEP.", 22)
+    old = commit(repo, "an entry while the configs lived under .github/")
+    git(repo, "mv", ".github/configs", "configs")
+    append(repo, "Keep max-num-seqs at twice the concurrency on the TP band.", 23)
+    commit(repo, "configs moved to the root")
+    code, report = run_claims(repo, "--history", "--since", shas[-1])
+    assert [f["rule"] for f in report["findings"] if f["rule"] in ("file-missing", "yaml-syntax")] == []
+    found = [(f["data"]["subject"], f["data"]["commit"]) for f in report["findings"] if f["rule"] == "claim-contradicted"]
+    assert found == [("--state-checkpoint-interval-tokens", old)] and code == 1

@@ -142,3 +142,15 @@ def test_a_nested_typo_fails_any_command_with_file_and_line(command: list[str], 
     captured = capsys.readouterr()
     assert (code, captured.out) == (2, "")
     assert f"{tmp_path / '.ci-tools.yaml'}:2: unknown setting `claims.abbreviatons`, expected one of: vocabulary," in captured.err
+
+
+def test_an_old_revisions_layout_is_used_only_for_paths_the_file_does_not_set(tmp_path: Path) -> None:
+    from ci_tools.config import layout_at
+
+    old = {".github/configs/*-master.yaml": [".github/configs/amd-master.yaml"]}
+    default = load_config(tmp_path)
+    moved = layout_at(default, lambda p: old.get(p, []))
+    assert (moved.master_configs, moved.runners) == ((".github/configs/*-master.yaml",), ".github/configs/runners.yaml")
+    assert layout_at(default, lambda p: ["configs/a-master.yaml"] if p == "configs/*-master.yaml" else []) is default
+    (tmp_path / ".ci-tools.yaml").write_text("master-configs: [cfg/*-master.yaml]\n", encoding="utf-8")
+    assert layout_at(load_config(tmp_path), lambda p: old.get(p, [])).master_configs == ("cfg/*-master.yaml",)

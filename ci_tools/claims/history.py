@@ -13,7 +13,7 @@ keyed by the recipe's and the library's bytes and the job's env.
 from __future__ import annotations
 
 import subprocess
-from ..config import ProjectConfig
+from ..config import ProjectConfig, layout_at
 from ..errors import UsageError
 from ..findings import Finding
 from ..model.partial import PartialLoader
@@ -55,7 +55,7 @@ def replay_history(config: ProjectConfig, *, since: str | None, head: str = "HEA
     """Findings of every appended entry, each at the commit that appended it (``[at <sha>]`` in the message)."""
     findings: list[Finding] = []
     cache = EvalCache(config)
-    repos = PartialLoader(config)
+    loaders: dict[tuple[tuple[str, ...], str], PartialLoader] = {}
     previous: tuple[str, bytes | None] | None = None  # (sha, changelog bytes) of the last commit walked
     commits = changelog_commits(config, since, head)
     _refuse_shallow_history(config, commits)
@@ -73,8 +73,10 @@ def replay_history(config: ProjectConfig, *, since: str | None, head: str = "HEA
         entries = added_in(config.changelog, base_bytes, head_bytes)
         if not entries:
             continue
-        repo = repos.load(snapshot, [p for e in entries for p in e.patterns])
-        report = check_entries(config, repo, snapshot, entries, cache=cache, verbose=verbose)
+        at = layout_at(config, snapshot.glob)  # a revision from before the configs moved reads them where they were
+        loader = loaders.setdefault((at.master_configs, at.runners), PartialLoader(at))
+        repo = loader.load(snapshot, [p for e in entries for p in e.patterns])
+        report = check_entries(at, repo, snapshot, entries, cache=cache, verbose=verbose)
         # A master config or runners file that does not load at this commit is said, not skipped.
         for f in [*repo.problems, *report.findings]:
             findings.append(Finding(f.rule, f.severity, f"{f.message} [at {sha[:12]}]", f.location, f.related,
