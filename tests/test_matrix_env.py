@@ -351,6 +351,17 @@ def test_matrix_env_adds_each_jobs_environment(full_corpus_repo: RepoData) -> No
         assert entry["env"]["CONC"] == str(job.conc) and entry["env"]["MODEL_PATH"] is None
 
 
+def test_what_the_launch_step_exports_comes_in_name_order(tmp_path: Path) -> None:
+    """The interpreter keeps exported names in a set: name order keeps `matrix --env` the same from run to run."""
+    from ci_tools.findings import Location
+    from ci_tools.jobenv.launch import script_exports
+
+    script = "export ZED=1\nexport ALPHA=2\nexport MID=$ALPHA-x\nexport BETA\n"
+    out = script_exports(script, {"BETA": "b"}, Location(".github/workflows/t.yml", 3), load_config(tmp_path),
+                         WorkTreeSnapshot(tmp_path))
+    assert list(out) == ["ALPHA", "MID", "ZED"] and out["MID"] == "2-x"
+
+
 # -- expressions -------------------------------------------------------------------------------
 
 
