@@ -14,6 +14,7 @@ lost from view, and both positions are reported.
 
 from __future__ import annotations
 
+import gc
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
@@ -403,6 +404,10 @@ def load_yaml(source: str | bytes, path: str, *, last_duplicate_wins: bool = Fal
     text = decode_utf8(source, path) if isinstance(source, bytes) else source
     if text.startswith("\ufeff"):
         text = text[1:]
+    collecting = gc.isenabled()
+    # A document is thousands of new containers and no cycle (recursive aliases are refused): the cyclic
+    # collector, triggered by every few hundred of them, would only walk them again and again.
+    gc.disable()
     try:
         try:
             if _EventParser is None:
@@ -425,6 +430,9 @@ def load_yaml(source: str | bytes, path: str, *, last_duplicate_wins: bool = Fal
     except RecursionError:
         raise YamlLoadError(path, 1, 1, "invalid YAML: nested deeper than this reader follows; expected data "
                                         "nested at most a few hundred levels") from None
+    finally:
+        if collecting:
+            gc.enable()
     return LoadedYaml(path=path, value=value, duplicates=duplicates, text=text)
 
 
