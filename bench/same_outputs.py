@@ -13,7 +13,9 @@ standard output, standard error and the report file of each:
   changelog entry appended, a recipe flag changed, a config's conc-end
   raised, a search-space row added (the lines below it move), a config
   removed, runners.yaml changed, a new recipe script, the changelog history
-  edited;
+  edited; and changes without a changelog entry (a recipe, a config,
+  benchmark_lib.sh, a launcher, an srt-slurm recipe, a node's hardware), whose
+  uncovered-key findings list every cause;
 - with ``--ix-clone DIR`` (a clone of InferenceX with its history), ``check
   --base C^ --head C`` for real commits that changed master configs and
   recipes.
@@ -47,6 +49,8 @@ from benchlib import FULL_CORPUS, ci_tools_at, drop_worktree, git  # noqa: E402
 CI_TOOLS = [str(Path(sys.executable).with_name("ci-tools"))]
 RECIPE = "benchmarks/single_node/fixed_seq_len/dsr1_fp8_mi325x.sh"
 AMD = "configs/amd-master.yaml"
+SRT_RECIPE = ("benchmarks/multi_node/srt-slurm-recipes/trtllm/deepseek-v4/agentx-gb300-20260811/"
+              "dynamo-disagg-gb300-1p4d-dep4-tep8-c4-b1-mtp.yaml")
 ENTRY = ("\n- config-keys:\n    - {key}\n  description:\n    - {text}\n"
          "  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/XXX\n")
 # Real commits of InferenceX that changed master configs, recipes or both (checked with --ix-clone).
@@ -124,6 +128,20 @@ def cases(base: str) -> list[Case]:
             r, "configs/runners.yaml", "  h100-multinode:\n", "  h100-multinode:\n    - h100-cw_01\n")),
         Case("check, new recipe uncovered", check, new_recipe),
         Case("check, history edited", check, edit_history),
+        # Changes without a changelog entry: uncovered-key findings carry every cause found.
+        Case("check, recipe change, no entry", check, lambda r: replace(
+            r, RECIPE, "--mem-fraction-static=0.8 ", "--mem-fraction-static=0.85 ")),
+        Case("check, config change, no entry", check, lambda r: replace(
+            r, AMD, "      - { tp: 8, conc-start: 4, conc-end: 64 }\n\n# DeepSeek-V4-Pro FP8",
+            "      - { tp: 8, conc-start: 4, conc-end: 128 }\n\n# DeepSeek-V4-Pro FP8")),
+        Case("check, benchmark_lib change, no entry", check, lambda r: replace(
+            r, "benchmarks/benchmark_lib.sh", "\n", "\n# changed\n")),
+        Case("check, launcher change, no entry", check, lambda r: replace(
+            r, "runners/launch_mi325x-amds.sh", "\n", "\nexport EXTRA_FLAG=1\n")),
+        Case("check, srt-slurm recipe change, no entry", check, lambda r: replace(
+            r, SRT_RECIPE, "\n", "\n# changed\n")),
+        Case("check, node hardware change, no entry", check, lambda r: replace(
+            r, "configs/runners.yaml", "available-cpu-dram-mib: 3_095_781", "available-cpu-dram-mib: 2_095_781")),
         Case("check, text report", ["check", "--base", base, "--format", "text"],
              lambda r: append_entry(r, "dsr1-fp8-mi325x-sglang", "Re-run")),
     ]

@@ -451,6 +451,11 @@ def expand(repo: RepoData, keys: Iterable[str] | None = None) -> list[Job]:
     return _with_evals(points)
 
 
+def count_jobs(repo: RepoData) -> int:
+    """``len(expand(repo))``, without marking evals or making jobs."""
+    return sum(len(_points(entry, repo)) for entry in repo.configs.values())
+
+
 def match_key_glob(pattern: str, key: str) -> bool:
     """Changelog config-key globs: ``*`` is the only wildcard, whole-key match."""
     parts = pattern.split("*")
