@@ -20,8 +20,9 @@ standard output, standard error and the report file of each:
   --base C^ --head C`` for real commits that changed master configs and
   recipes.
 
-``matrix --env`` is compared with each job's variables in name order (they
-used to come out of a set, in an order that changed from run to run).
+``matrix --env`` and ``--explain`` are compared with each job's variables in
+name order (a launch step's exports used to come out of a set, in an order
+that changed from run to run, and with them the shards' digests).
 
 Exit 0 when every output is identical, 1 otherwise (the first differing
 lines are printed).
@@ -44,7 +45,7 @@ from pathlib import Path
 from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchlib import FULL_CORPUS, ci_tools_at, drop_worktree, git  # noqa: E402
+from benchlib import FULL_CORPUS, ci_tools_at, committed_tree, drop_worktree, git  # noqa: E402
 
 CI_TOOLS = [str(Path(sys.executable).with_name("ci-tools"))]
 RECIPE = "benchmarks/single_node/fixed_seq_len/dsr1_fp8_mi325x.sh"
@@ -112,7 +113,7 @@ def cases(base: str) -> list[Case]:
         Case("matrix", ["matrix"]),
         Case("matrix glob + filters", ["matrix", "dsr1-*", "--scenario", "fixed-seq-len", "--conc", "64", "--tp", "8"]),
         Case("matrix --env", ["matrix", "--env"], env_in_name_order=True),
-        Case("matrix --explain", ["matrix", "--explain", "dsr1-fp8-mi325x-sglang"]),
+        Case("matrix --explain", ["matrix", "--explain", "dsr1-fp8-mi325x-sglang"], env_in_name_order=True),
         Case("check, nothing changed", check),
         Case("check, changelog only", check, lambda r: append_entry(r, "dsr1-fp8-mi325x-sglang", "Re-run")),
         Case("check, recipe change", check, lambda r: (
@@ -148,10 +149,24 @@ def cases(base: str) -> list[Case]:
 
 
 def env_in_name_order(stdout: str) -> str:
+    """``matrix --env`` JSON with each job's variables in name order (and so without the shards' digests,
+    which follow the order); ``matrix --explain`` text with each run of indented lines sorted."""
+    if not stdout.startswith("{"):
+        out: list[str] = []
+        run: list[str] = []
+        for line in stdout.splitlines():
+            if line.startswith("    "):
+                run.append(line)
+                continue
+            out += sorted(run) + [line]
+            run = []
+        return "\n".join(out + sorted(run))
     document = json.loads(stdout)
     for shard in document["shards"]:
         for entry in shard["include"]:
             entry["env"] = dict(sorted(entry["env"].items()))
+    for shard in document["index"]["shards"]:
+        shard.pop("sha256", None)
     return json.dumps(document, separators=(",", ":"))
 
 
@@ -182,13 +197,7 @@ def compare(name: str, before: str, after: str) -> bool:
 
 def synthetic(tmp: Path, builds: dict[str, list[str]], only: str) -> bool:
     repo = tmp / "ix"
-    shutil.copytree(FULL_CORPUS, repo, ignore=shutil.ignore_patterns("expected"))
-    for path in [repo, *repo.rglob("*")]:
-        path.chmod(path.stat().st_mode | 0o200)
-    git(repo, "init", "-q")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "base")
-    base = git(repo, "rev-parse", "HEAD")
+    base = committed_tree(repo)
     ok = True
     for case in cases(base):
         if only not in case.name:
@@ -214,6 +223,15 @@ def real_commits(tmp: Path, clone: Path, builds: dict[str, list[str]]) -> bool:
     return ok
 
 
+def require_code_from(cmd: list[str], tree: Path) -> None:
+    """The baseline command must import ci_tools from its own tree, not from this one (the comparison would
+    then compare this build with itself)."""
+    probe = [*cmd[:-2], "-c", "import ci_tools; print(ci_tools.__file__)"]
+    found = subprocess.run(probe, capture_output=True, text=True, check=True).stdout.strip()
+    if not found.startswith(str(tree)):
+        raise SystemExit(f"the baseline imports ci_tools from {found}, not from {tree}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline-rev", default="main", help="The ci-tools revision to compare with (default: main).")
@@ -227,6 +245,7 @@ def main() -> int:
         tmp = Path(name)
         builds = {"before": ci_tools_at(args.baseline_rev, tmp / "baseline"), "after": CI_TOOLS}
         try:
+            require_code_from(builds["before"], tmp / "baseline")
             ok = synthetic(tmp, builds, args.only)
             if args.ix_clone is not None:
                 ok &= real_commits(tmp, args.ix_clone, builds)

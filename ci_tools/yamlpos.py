@@ -267,104 +267,64 @@ def _event_load(text: str, last_duplicate_wins: bool = False) -> tuple[Any, list
             raise _Unusual  # undefined (the node loader words it), or a container still open (recursive data)
         return anchored[0], anchored[1]
 
-    def mapping(start_event: Any) -> PosMap:
+    def container(start_event: Any, is_map: bool) -> Any:
+        """A mapping or a list, read from its start event to its end (one frame per level of nesting)."""
         if start_event.tag is not None and start_event.tag != "!":
             raise _Unusual
-        data = PosMap()
+        data: Any = PosMap() if is_map else PosSeq()
         anchor = start_event.anchor
         if anchor is not None:
             anchors[anchor] = (data, None)
-        key_spans, value_spans = data.key_spans, data.value_spans
+        if is_map:
+            key_spans, value_spans = data.key_spans, data.value_spans
+        else:
+            append, append_span = data.append, data.item_spans.append
+        end = map_end if is_map else seq_end
+        key: Any = None
+        key_span: Span = NO_SPAN
+        want_key = is_map
         while True:
             event = get()
             kind = type(event)
-            if kind is scalar_event:
-                key = event.value
+            if kind is scalar_event:  # most events: read right here
+                value = event.value
                 if event.tag is not None or event.implicit[0]:
-                    key = plain.get(key, not_data) if event.tag is None else not_data
-                    if key is not_data:
-                        key = unusual_scalar(event)
+                    value = plain.get(value, not_data) if event.tag is None else not_data
+                    if value is not_data:
+                        value = unusual_scalar(event)
                 s, e = event.start_mark, event.end_mark
-                key_span = (s.line + 1, s.column + 1, e.line + 1, e.column + 1)
+                span = (s.line + 1, s.column + 1, e.line + 1, e.column + 1)
                 if event.anchor is not None:
-                    anchors[event.anchor] = (key, key_span)
-            elif kind is map_end:
+                    anchors[event.anchor] = (value, span)
+            elif kind is end:
                 break
             elif kind is alias_event:
-                key, key_span = alias(event)
-                try:
-                    hash(key)
-                except TypeError:
-                    raise _Unusual from None
-            else:
+                value, span = alias(event)
+                if want_key:
+                    try:
+                        hash(value)
+                    except TypeError:
+                        raise _Unusual from None
+            elif want_key:
                 raise _Unusual  # a mapping or list used as a key
-            event = get()
-            kind = type(event)
-            if kind is scalar_event:
-                value = event.value
-                if event.tag is not None or event.implicit[0]:
-                    value = plain.get(value, not_data) if event.tag is None else not_data
-                    if value is not_data:
-                        value = unusual_scalar(event)
-                s, e = event.start_mark, event.end_mark
-                span = (s.line + 1, s.column + 1, e.line + 1, e.column + 1)
-                if event.anchor is not None:
-                    anchors[event.anchor] = (value, span)
-            elif kind is map_start:  # containers are read right here: one frame per level of nesting
-                value = mapping(event)
-                span = value.span
-            elif kind is seq_start:
-                value = sequence(event)
-                span = value.span
             else:
-                value, span = alias(event)
-            if key in data:
-                duplicates.append(DuplicateKey(str(key), key_spans[key], key_span))
-                if not last_duplicate_wins:
-                    continue
-                # Overwritten in place: the key keeps its first place in the mapping, as with PyYAML.
-            data[key] = value
-            key_spans[key] = key_span
-            value_spans[key] = span
-        s, e = start_event.start_mark, event.end_mark
-        data.span = (s.line + 1, s.column + 1, e.line + 1, e.column + 1)
-        if anchor is not None:
-            anchors[anchor] = (data, data.span)
-        return data
-
-    def sequence(start_event: Any) -> PosSeq:
-        if start_event.tag is not None and start_event.tag != "!":
-            raise _Unusual
-        data = PosSeq()
-        anchor = start_event.anchor
-        if anchor is not None:
-            anchors[anchor] = (data, None)
-        append, append_span = data.append, data.item_spans.append
-        while True:
-            event = get()
-            kind = type(event)
-            if kind is scalar_event:
-                value = event.value
-                if event.tag is not None or event.implicit[0]:
-                    value = plain.get(value, not_data) if event.tag is None else not_data
-                    if value is not_data:
-                        value = unusual_scalar(event)
-                s, e = event.start_mark, event.end_mark
-                span = (s.line + 1, s.column + 1, e.line + 1, e.column + 1)
-                if event.anchor is not None:
-                    anchors[event.anchor] = (value, span)
-            elif kind is seq_end:
-                break
-            elif kind is map_start:  # containers are read right here: one frame per level of nesting
-                value = mapping(event)
+                value = container(event, kind is map_start)
                 span = value.span
-            elif kind is seq_start:
-                value = sequence(event)
-                span = value.span
+            if not is_map:
+                append(value)
+                append_span(span)
+            elif want_key:
+                key, key_span, want_key = value, span, False
             else:
-                value, span = alias(event)
-            append(value)
-            append_span(span)
+                want_key = True
+                if key in data:
+                    duplicates.append(DuplicateKey(str(key), key_spans[key], key_span))
+                    if not last_duplicate_wins:
+                        continue
+                    # Overwritten in place: the key keeps its first place in the mapping, as with PyYAML.
+                data[key] = value
+                key_spans[key] = key_span
+                value_spans[key] = span
         s, e = start_event.start_mark, event.end_mark
         data.span = (s.line + 1, s.column + 1, e.line + 1, e.column + 1)
         if anchor is not None:
@@ -378,8 +338,10 @@ def _event_load(text: str, last_duplicate_wins: bool = False) -> tuple[Any, list
     kind = type(event)
     if kind is scalar_event:
         root = unusual_scalar(event)
+    elif kind is map_start or kind is seq_start:
+        root = container(event, kind is map_start)
     else:
-        root = mapping(event) if kind is map_start else sequence(event) if kind is seq_start else alias(event)[0]
+        root = alias(event)[0]
     if type(get()) is not yaml.DocumentEndEvent or type(get()) is not yaml.StreamEndEvent:
         raise _Unusual  # several documents: the node-based loader says so
     return root, duplicates
