@@ -88,20 +88,24 @@ def test_the_base_beside_the_head_is_the_full_load_of_the_base(tmp_path: Path, m
         assert 0 < len(calls) < len(got.configs) / 2, len(calls)
 
 
+def _both_sides(root: Path, head_master: str, base_master: str) -> tuple[RepoData, RepoData, RepoData]:
+    """(head loaded in full, base loaded beside it, base loaded in full) of one small master file."""
+    for side, master in (("head", head_master), ("base", base_master)):
+        (root / side / "configs").mkdir(parents=True)
+        (root / side / "configs" / "x-master.yaml").write_text(master, encoding="utf-8")
+        (root / side / "configs" / "runners.yaml").write_text("labels: {l: [n_1]}\n", encoding="utf-8")
+    config = ProjectConfig(root=root / "head")
+    head = load_repo(WorkTreeSnapshot(root / "head"), config, with_changelog=False)
+    base = WorkTreeSnapshot(root / "base")
+    return head, load_beside(base, config, head), load_repo(base, config, with_changelog=False)
+
+
 def test_what_the_split_does_not_trust_is_loaded_in_full(tmp_path: Path) -> None:
     """A key twice, an anchor, a syntax error: the base's own full load, findings included."""
     for case, text in [("duplicate", "a:\n  image: x\nb:\n  image: y\na:\n  image: z\n"),
                        ("anchor", "a: &s\n  image: x\nb:\n  <<: *s\n"),
                        ("syntax", "a:\n  image: [x\nb:\n  image: y\n")]:
-        head_root, base_root = tmp_path / case / "head", tmp_path / case / "base"
-        for root, master in ((head_root, "a:\n  image: x\nb:\n  image: y\n"), (base_root, text)):
-            (root / "configs").mkdir(parents=True)
-            (root / "configs" / "x-master.yaml").write_text(master, encoding="utf-8")
-            (root / "configs" / "runners.yaml").write_text("labels: {l: [n_1]}\n", encoding="utf-8")
-        config = ProjectConfig(root=head_root)
-        head = load_repo(WorkTreeSnapshot(head_root), config, with_changelog=False)
-        got = load_beside(WorkTreeSnapshot(base_root), config, head)
-        full = load_repo(WorkTreeSnapshot(base_root), config, with_changelog=False)
+        _, got, full = _both_sides(tmp_path / case, "a:\n  image: x\nb:\n  image: y\n", text)
         assert _described(got) == _described(full), case
         assert got.master_files[0].value == full.master_files[0].value  # the whole document, as loaded in full
 
@@ -109,13 +113,6 @@ def test_what_the_split_does_not_trust_is_loaded_in_full(tmp_path: Path) -> None
 def test_a_config_that_ends_the_file_on_one_side_only_is_parsed_again(tmp_path: Path) -> None:
     """Same lines, same text, but the file ends after it: its mapping closes a line earlier than where the
     next key started."""
-    head_root, base_root = tmp_path / "head", tmp_path / "base"
-    for root, master in ((head_root, "a:\n  image: x\n\nb:\n  image: y\n"), (base_root, "a:\n  image: x\n")):
-        (root / "configs").mkdir(parents=True)
-        (root / "configs" / "x-master.yaml").write_text(master, encoding="utf-8")
-        (root / "configs" / "runners.yaml").write_text("labels: {l: [n_1]}\n", encoding="utf-8")
-    config = ProjectConfig(root=head_root)
-    head = load_repo(WorkTreeSnapshot(head_root), config, with_changelog=False)
-    got = load_beside(WorkTreeSnapshot(base_root), config, head)
+    head, got, full = _both_sides(tmp_path, "a:\n  image: x\n\nb:\n  image: y\n", "a:\n  image: x\n")
     assert got.configs["a"].data.span == (2, 3, 3, 1) != head.configs["a"].data.span
-    assert _described(got) == _described(load_repo(WorkTreeSnapshot(base_root), config, with_changelog=False))
+    assert _described(got) == _described(full)
