@@ -10,6 +10,7 @@ every pull request).
 
 from __future__ import annotations
 
+import atexit
 import subprocess
 from pathlib import Path
 from typing import IO
@@ -85,6 +86,8 @@ class Git:
 
     def _reader(self) -> subprocess.Popen[bytes]:
         if self._batch is None or self._batch.poll() is not None:
+            if self._batch is None:
+                atexit.register(self.close)  # git exits when its input closes
             self._batch = subprocess.Popen(["git", "-C", str(self.root), "cat-file", "--batch"],
                                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         return self._batch
