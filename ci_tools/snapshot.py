@@ -11,10 +11,12 @@ import fnmatch
 import os
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .errors import UsageError
-from .gitcli import Git, GitError, is_repository
+
+if TYPE_CHECKING:  # git's command line is imported by the revisions that read it: a work tree never does
+    from .gitcli import Git
 
 
 class Snapshot(Protocol):
@@ -100,6 +102,8 @@ _GITS: dict[Path, Git] = {}
 
 
 def _git_at(root: Path) -> Git | None:
+    from .gitcli import Git, is_repository
+
     key = Path(root).resolve()
     if key not in _GITS:
         if not is_repository(key):
@@ -242,6 +246,8 @@ def _git(root: Path) -> Git:
 
 def merge_base(root: Path, rev_a: str, rev_b: str = "HEAD") -> str | None:
     """The best common ancestor of two revisions, or None when either is unknown or they share none."""
+    from .gitcli import GitError
+
     try:
         found = _git(root).lines("merge-base", "--end-of-options", rev_a, rev_b)
     except GitError:
@@ -251,6 +257,8 @@ def merge_base(root: Path, rev_a: str, rev_b: str = "HEAD") -> str | None:
 
 def shallow_commits(root: Path) -> frozenset[str]:
     """The commits at the boundary of a shallow clone (their parents are not here); empty for a full clone."""
+    from .gitcli import GitError
+
     git = _git(root)
     try:
         common = git.lines("rev-parse", "--git-common-dir")
@@ -279,6 +287,8 @@ def rev_exists(root: Path, rev: str) -> bool:
 
 def changed_paths(root: Path, base_rev: str, head_rev: str | None) -> frozenset[str]:
     """Files that differ between ``base_rev`` and ``head_rev`` (None: the work tree, untracked files included)."""
+    from .gitcli import GitError
+
     git = _git(root)
     try:
         if head_rev is None:
@@ -293,6 +303,8 @@ def changed_paths(root: Path, base_rev: str, head_rev: str | None) -> frozenset[
 
 def current_branch(root: Path) -> str | None:
     """The checked-out branch's name, or None on a detached head."""
+    from .gitcli import GitError
+
     try:
         found = _git(root).lines("symbolic-ref", "--quiet", "HEAD")
     except GitError:
