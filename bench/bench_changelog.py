@@ -33,6 +33,9 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchlib import committed_tree  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT.parent / "shared" / "corpus" / "inferencex-843c625"
 FULL_CORPUS = ROOT.parent / "shared" / "corpus" / "inferencex-843c625-full"
@@ -109,14 +112,9 @@ def measure(argv: list[str], cwd: Path, runs: int) -> tuple[float, float, float,
 
 
 def build_full_repo(tmp: Path) -> Path:
-    """The full real tree, committed once on main (no oracles)."""
+    """The full real tree, committed once (no oracles)."""
     repo = tmp / "full"
-    shutil.copytree(FULL_CORPUS, repo, ignore=shutil.ignore_patterns("expected"))
-    for path in [repo, *repo.rglob("*")]:
-        path.chmod(path.stat().st_mode | 0o200)
-    git(repo, "init", "-q")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "InferenceX at 843c6254f")
+    committed_tree(repo, FULL_CORPUS)
     return repo
 
 

@@ -12,38 +12,30 @@ each case changes the work tree the way a pull request does and runs
 - ``config change``: one config raises conc-end, with its changelog entry (only
   the new point is evaluated).
 
-Beside them, in the same run: ``validate`` of the same work tree, the floor of
+Beside them, in the same run: ``check`` as ci-tools was at ``--baseline-rev``
+(default: the revision before check loaded the base beside the head and read
+git without gitpython), and ``validate`` of the same work tree, the floor of
 every ``check`` (it validates the head first).
 
-Run: ``.venv/bin/python bench/bench_check.py [--runs N]``
+Run: ``.venv/bin/python bench/bench_check.py [--runs N] [--baseline-rev REV | --no-baseline]``
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_validate import CI_TOOLS, TREE, measure, print_header, tree_missing  # noqa: E402
+from bench_validate import CI_TOOLS, measure, print_header, tree_missing  # noqa: E402
+from benchlib import ci_tools_at, committed_tree, drop_worktree, git  # noqa: E402
 
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
-    "GIT_COMMITTER_NAME": "Bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid",
-    "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
-}
+BASELINE_REV = "c891bff"
+TARGET = 0.5  # seconds for check of a one-PR change of the real tree
 RECIPE = "benchmarks/single_node/fixed_seq_len/dsr1_fp8_mi325x.sh"
 ENTRY = ("\n- config-keys:\n    - dsr1-fp8-mi325x-sglang\n  description:\n    - {text}\n"
          "  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/XXX\n")
-
-
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-c", "commit.gpgsign=false", *args], cwd=repo, env={**os.environ, **GIT_ENV},
-                          check=True, capture_output=True, text=True).stdout.strip()
 
 
 def replace(path: Path, old: str, new: str) -> None:
@@ -58,43 +50,56 @@ def append_entry(repo: Path, text: str) -> None:
         fh.write(ENTRY.format(text=text))
 
 
+def recipe_change(repo: Path) -> None:
+    replace(repo / RECIPE, "--mem-fraction-static=0.8 ", "--mem-fraction-static=0.85 ")
+    append_entry(repo, "Lower the static memory fraction")
+
+
+def config_change(repo: Path) -> None:
+    replace(repo / "configs" / "amd-master.yaml", "      - { tp: 8, conc-start: 4, conc-end: 64 }\n\n# DeepSeek-V4-Pro FP8",
+            "      - { tp: 8, conc-start: 4, conc-end: 128 }\n\n# DeepSeek-V4-Pro FP8")
+    append_entry(repo, "Add c128")
+
+
+CASES = {
+    "changelog only": lambda repo: append_entry(repo, "Re-run the published points"),
+    "recipe change": recipe_change,
+    "config change": config_change,
+}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--ci-tools", default=str(CI_TOOLS))
+    parser.add_argument("--baseline-rev", default=BASELINE_REV, help="The ci-tools revision to run beside this one.")
+    parser.add_argument("--no-baseline", action="store_true")
     args = parser.parse_args()
     if tree_missing():
         return 2
-    cases = {
-        "changelog only": lambda repo: append_entry(repo, "Re-run the published points"),
-        "recipe change": lambda repo: (replace(repo / RECIPE, "--mem-fraction-static=0.8 ", "--mem-fraction-static=0.85 "),
-                                       append_entry(repo, "Lower the static memory fraction")),
-        "config change": lambda repo: (replace(repo / "configs" / "amd-master.yaml",
-                                               "      - { tp: 8, conc-start: 4, conc-end: 64 }\n\n# DeepSeek-V4-Pro FP8",
-                                               "      - { tp: 8, conc-start: 4, conc-end: 128 }\n\n# DeepSeek-V4-Pro FP8"),
-                                       append_entry(repo, "Add c128")),
-    }
-    print_header(args.ci_tools, "change", "command")
+    print_header(args.ci_tools, "change", "command", 16)
     with tempfile.TemporaryDirectory() as tmp:
         repo = Path(tmp) / "ix"
-        shutil.copytree(TREE, repo)
-        for path in [repo, *repo.rglob("*")]:
-            path.chmod(path.stat().st_mode | 0o200)
-        git(repo, "init", "-q")
-        git(repo, "add", "-A")
-        git(repo, "commit", "-q", "-m", "base")
-        base = git(repo, "rev-parse", "HEAD")
+        base = committed_tree(repo)
         report = Path(tmp) / "report.json"
-        for name, change in cases.items():
-            git(repo, "checkout", "-q", "--", ".")
-            change(repo)
-            for label, argv in {
-                "check": [args.ci_tools, "check", "--repo", str(repo), "--base", base, "--format", "json",
-                          "--output", str(report)],
-                "validate": [args.ci_tools, "validate", "--repo", str(repo), "--format", "json", "--output", str(report)],
-            }.items():
-                wall, cpu, peak = measure(argv, args.runs)
-                print(f"{name:<16} {label:<12} {wall:>7.3f}s {cpu:>7.3f}s {peak / 1024:>6.1f}MiB")
+        builds = {"check": [args.ci_tools]}
+        if not args.no_baseline:
+            builds[f"check@{args.baseline_rev}"] = ci_tools_at(args.baseline_rev, Path(tmp) / "baseline")
+        try:
+            for name, change in CASES.items():
+                git(repo, "checkout", "-q", "--", ".")
+                change(repo)
+                commands = {label: [*cli, "check", "--repo", str(repo), "--base", base, "--format", "json",
+                                    "--output", str(report)] for label, cli in builds.items()}
+                commands["validate"] = [args.ci_tools, "validate", "--repo", str(repo), "--format", "json",
+                                        "--output", str(report)]
+                for label, argv in commands.items():
+                    wall, cpu, peak = measure(argv, args.runs)
+                    print(f"{name:<16} {label:<16} {wall:>7.3f}s {cpu:>7.3f}s {peak / 1024:>6.1f}MiB", flush=True)
+        finally:
+            if not args.no_baseline:
+                drop_worktree(Path(tmp) / "baseline")
+    print(f"\ntarget: check of a one-PR change of the real tree <= {TARGET:.2f} s")
     return 0
 
 

@@ -10,6 +10,8 @@ run with:
   on both master files, ``load_runner_file``, and every changelog entry through
   its ``ChangelogEntry`` model (needs the ``bench`` extra: ``pip install -e
   '.[bench]'``; skipped with a note when pydantic is missing);
+- ``ci-tools@REV``: ci-tools as it was at ``--baseline-rev`` (a git worktree of
+  this repository, same interpreter), the previous implementation;
 - ``csafeloader``: a Python process that only loads the same four YAML files
   with PyYAML's libyaml ``CSafeLoader`` (no positions, no rule), the floor of
   any validator that reads them with PyYAML.
@@ -26,7 +28,7 @@ appended until it is 50 MB, validated with the default limits (the file is
 measured, not read: one `file-too-large` finding) and with
 ``limits.max-file-bytes`` raised to 1 GiB, beside CSafeLoader on the same files.
 
-Run: ``.venv/bin/python bench/bench_validate.py [--runs N] [--large | --only-large]``
+Run: ``.venv/bin/python bench/bench_validate.py [--runs N] [--large | --only-large] [--baseline-rev REV | --no-baseline]``
 """
 
 from __future__ import annotations
@@ -42,6 +44,9 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchlib import ci_tools_at, drop_worktree  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
 TREE = ROOT.parent / "shared" / "corpus" / "inferencex-843c625-full"
 CI_TOOLS = Path(sys.executable).with_name("ci-tools")
@@ -49,6 +54,8 @@ MASTERS = ("configs/amd-master.yaml", "configs/nvidia-master.yaml")
 FILES = (*MASTERS, "configs/runners.yaml", "perf-changelog.yaml")
 TOP_KEY = re.compile(r"^([A-Za-z0-9][^\s:#]*):[ \t]*$", re.M)
 TARGET = 0.25  # seconds of wall time for validate on the real tree, on a quiet machine
+# The revision before validate's YAML reading, row expansion and start-up imports were made cheaper.
+BASELINE_REV = "c891bff"
 
 CSAFELOADER = """
 import sys, yaml
@@ -114,10 +121,10 @@ def tree_missing() -> bool:
     return True
 
 
-def print_header(ci_tools: str, first: str, second: str) -> None:
+def print_header(ci_tools: str, first: str, second: str, second_width: int = 12) -> None:
     """The machine's load (figures are noisy on a busy machine) and the column titles."""
     print(f"ci-tools: {ci_tools}; load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
-    header = f"{first:<16} {second:<12} {'wall':>8} {'cpu':>8} {'peak RSS':>9}"
+    header = f"{first:<16} {second:<{second_width}} {'wall':>8} {'cpu':>8} {'peak RSS':>9}"
     print(header)
     print("-" * len(header))
 
@@ -164,6 +171,8 @@ def main() -> int:
                         help="ci-tools executable to measure (default: the one beside this Python)")
     parser.add_argument("--large", action="store_true", help="Also validate the real tree with a 50 MB changelog.")
     parser.add_argument("--only-large", action="store_true", help="Only the 50 MB case of --large.")
+    parser.add_argument("--baseline-rev", default=BASELINE_REV, help="Also run ci-tools as it was at this revision.")
+    parser.add_argument("--no-baseline", action="store_true")
     args = parser.parse_args()
     if tree_missing():
         return 2
@@ -171,26 +180,31 @@ def main() -> int:
         with tempfile.TemporaryDirectory() as tmp:
             large(args.ci_tools, args.runs, Path(tmp))
         return 0
-    print_header(args.ci_tools, "repository", "command")
+    print_header(args.ci_tools, "repository", "command", 20)
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "report.json"
-        trees = {"real tree": TREE, "10x": grow(Path(tmp) / "ten", 10)}
-        for name, tree in trees.items():
-            files = [str(tree / f) for f in FILES]
-            commands = {
-                "ci-tools": [args.ci_tools, "validate", "--repo", str(tree), "--format", "json", "--output", str(report)],
-                "csafeloader": [sys.executable, "-c", CSAFELOADER, *files],
-            }
-            if name == "real tree":
-                if has_pydantic():
-                    commands["inferencex"] = [sys.executable, "-c", INFERENCEX, str(tree)]
-                else:
-                    print("(inferencex: pydantic is not installed; pip install -e '.[bench]')")
-            for label, argv in commands.items():
-                wall, cpu, peak = measure(argv, args.runs)
-                print(f"{name:<16} {label:<12} {wall:>7.3f}s {cpu:>7.3f}s {peak / 1024:>6.1f}MiB")
-        if args.large:
-            large(args.ci_tools, args.runs, Path(tmp))
+        baseline = None if args.no_baseline else ci_tools_at(args.baseline_rev, Path(tmp) / "baseline")
+        try:
+            trees = {"real tree": TREE, "10x": grow(Path(tmp) / "ten", 10)}
+            for name, tree in trees.items():
+                validate = ["validate", "--repo", str(tree), "--format", "json", "--output", str(report)]
+                commands = {"ci-tools": [args.ci_tools, *validate]}
+                if baseline is not None:
+                    commands[f"ci-tools@{args.baseline_rev}"] = [*baseline, *validate]
+                commands["csafeloader"] = [sys.executable, "-c", CSAFELOADER, *(str(tree / f) for f in FILES)]
+                if name == "real tree":
+                    if has_pydantic():
+                        commands["inferencex"] = [sys.executable, "-c", INFERENCEX, str(tree)]
+                    else:
+                        print("(inferencex: pydantic is not installed; pip install -e '.[bench]')")
+                for label, argv in commands.items():
+                    wall, cpu, peak = measure(argv, args.runs)
+                    print(f"{name:<16} {label:<20} {wall:>7.3f}s {cpu:>7.3f}s {peak / 1024:>6.1f}MiB", flush=True)
+            if args.large:
+                large(args.ci_tools, args.runs, Path(tmp))
+        finally:
+            if baseline is not None:
+                drop_worktree(Path(tmp) / "baseline")
     print(f"\ntarget: validate on the real tree <= {TARGET:.2f} s wall on a quiet machine")
     return 0
 

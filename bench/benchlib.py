@@ -8,6 +8,7 @@ parent, peak RSS from ``wait4``, medians over runs.
 from __future__ import annotations
 
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -52,9 +53,25 @@ def measure(cmd: list[str], cwd: Path, runs: int, env: dict[str, str] | None = N
 
 
 def ci_tools_at(rev: str, dest: Path) -> list[str]:
-    """A command line running ci-tools as it was at ``rev`` of this repository (same interpreter, same libraries)."""
+    """A command line running ci-tools as it was at ``rev`` of this repository (same interpreter, same libraries).
+
+    ``-P``: without it Python puts the working directory first on the path, and a benchmark started from
+    this repository's root would run this build's ci_tools under the baseline's name.
+    """
     git(ROOT, "worktree", "add", "-q", "--detach", "--force", str(dest), rev)
-    return ["env", f"PYTHONPATH={dest}", sys.executable, "-m", "ci_tools"]
+    return ["env", f"PYTHONPATH={dest}", sys.executable, "-P", "-m", "ci_tools"]
+
+
+def committed_tree(dest: Path, source: Path = FULL_CORPUS) -> str:
+    """A git repository at ``dest`` holding ``source`` without its oracles (``expected/``), committed once;
+    returns the commit's id."""
+    shutil.copytree(source, dest, ignore=shutil.ignore_patterns("expected"))
+    for path in [dest, *dest.rglob("*")]:
+        path.chmod(path.stat().st_mode | 0o200)
+    git(dest, "init", "-q")
+    git(dest, "add", "-A")
+    git(dest, "commit", "-q", "-m", "base")
+    return git(dest, "rev-parse", "HEAD")
 
 
 def drop_worktree(dest: Path) -> None:

@@ -169,9 +169,12 @@ class CheckContext:
 
     @cached_property
     def base_repo(self) -> RepoData:
-        from .model.repository import load_repo
+        """The base's configs and runners, parsed only where their text differs from the head's
+        (:mod:`ci_tools.model.beside`: a master file assembled from pieces keeps its configs, not its
+        whole document)."""
+        from .model.beside import load_beside
 
-        return load_repo(self.base_snapshot, self.config, with_changelog=False)
+        return load_beside(self.base_snapshot, self.config, self.head_configs_repo)
 
     def head_configs(self) -> HeadConfigs:
         """The head's config keys, for matching config-key globs.

@@ -53,7 +53,7 @@ def _changelog_counts(ctx: CheckContext) -> str:
 
 def summarize_check(ctx: CheckContext, kept: list[Finding], found: int) -> CheckSummary:
     """The summary of a finished check; ``kept`` are the findings reported, of ``found`` in all."""
-    from .matrix import expand
+    from .matrix import count_jobs
 
     comparison = ctx.comparison
     head = comparison.head or "the work tree"
@@ -66,5 +66,5 @@ def summarize_check(ctx: CheckContext, kept: list[Finding], found: int) -> Check
         compared = f"{head} alone ({comparison.source or 'no base revision'})"
         changed = None
     repo = ctx.head_configs_repo
-    return CheckSummary(compared, changed, len(repo.master_files), len(repo.configs), len(expand(repo)),
+    return CheckSummary(compared, changed, len(repo.master_files), len(repo.configs), count_jobs(repo),
                         _changelog_counts(ctx), summarize(kept), found - len(kept))

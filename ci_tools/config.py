@@ -14,9 +14,8 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
@@ -67,7 +66,8 @@ class ProjectConfig:
     server_patterns: tuple[str, ...] = DEFAULT_SERVER_PATTERNS
     # `recipe-resolution`: the repository's own rules, tried before the defaults.
     resolution_rules: tuple[ResolutionRule, ...] = ()
-    repository: str | None = None
+    # `repository` as the file sets it; the `repository` property finds it otherwise.
+    repository_setting: str | None = None
     pr_link_pattern: str = "https://github.com/{repository}/pull/{number}"
     default_branch: str = "main"
     # Paths (globs) whose changes never affect a benchmark result.
@@ -75,6 +75,14 @@ class ProjectConfig:
     source: str | None = None
     # The settings the file gives (its top-level keys); the others are defaults.
     explicit: frozenset[str] = frozenset()
+
+    @cached_property
+    def repository(self) -> str | None:
+        """OWNER/NAME: the file's `repository`, else $GITHUB_REPOSITORY, else the origin remote's GitHub name.
+
+        Found on first use: few commands need it, and asking the remote costs a git process.
+        """
+        return self.repository_setting or _repository_from_environment(self.root)
 
     def pr_link(self, number: int | str) -> str:
         return self.pr_link_pattern.format(repository=self.repository or "OWNER/REPO", number=number)
@@ -124,7 +132,7 @@ _STR_KEYS = {
     "runners": "runners",
     "changelog": "changelog",
     "benchmark-lib": "benchmark_lib",
-    "repository": "repository",
+    "repository": "repository_setting",
     "pr-link-pattern": "pr_link_pattern",
     "default-branch": "default_branch",
 }
@@ -139,6 +147,8 @@ def _repository_from_environment(root: Path) -> str | None:
     env = os.environ.get("GITHUB_REPOSITORY")
     if env and _SLUG.match(env):
         return env
+    import subprocess
+
     try:
         url = subprocess.run(
             ["git", "-C", str(root), "config", "--get", "remote.origin.url"],
@@ -200,7 +210,7 @@ def load_config(root: str | Path, config_file: str | Path | None = None) -> Proj
     if config_file and not path.is_file():
         raise UsageError(f"configuration file {config_file} does not exist")
     if not path.is_file():
-        return ProjectConfig(root=root_path, repository=_repository_from_environment(root_path))
+        return ProjectConfig(root=root_path)
     shown = str(path)
     try:
         loaded = load_yaml(path.read_bytes(), shown)
@@ -228,12 +238,10 @@ def load_config(root: str | Path, config_file: str | Path | None = None) -> Proj
             kwargs["resolution_rules"] = parse_rules(value, shown, data.key_span(key)[0])
         else:  # a feature section: its owner reads it (the schema already checked every key in it)
             sections[key] = value
-    repo = kwargs.get("repository")
+    repo = kwargs.get("repository_setting")
     if repo is not None and not _SLUG.match(repo):
         raise UsageError(f"`repository` must look like OWNER/NAME, found {repo!r}", path=shown,
                          line=data.value_span("repository")[0])
-    if repo is None:
-        kwargs["repository"] = _repository_from_environment(root_path)
     if "{number}" not in kwargs.get("pr_link_pattern", "{number}"):
         raise UsageError("`pr-link-pattern` must contain {number}", path=shown, line=data.value_span("pr-link-pattern")[0])
     config = ProjectConfig(root=root_path, sections=sections, source=shown, explicit=frozenset(data), **kwargs)

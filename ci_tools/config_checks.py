@@ -19,7 +19,7 @@ from typing import Any, Iterator
 
 from .contract import RecipeResolution, resolve_recipe
 from .findings import Finding, Location
-from .matrix import AGENTIC, FIXED, Job, expand_config, gpus_of
+from .matrix import AGENTIC, FIXED, Job, gpus_of, row_jobs
 from .recipe_resolution import fleets_of
 from .resolution_rules import SRT_SLURM
 from .model.repository import ConfigEntry, LoadedFile, RepoData
@@ -354,12 +354,7 @@ class _Checker:
     # -- recipes -------------------------------------------------------------
 
     def recipes(self) -> None:
-        seen: set[tuple[str, int, int]] = set()
-        for job in expand_config(self.entry, self.repo):
-            where = (job.scenario, job.scenario_index, job.row_index)
-            if where in seen:
-                continue
-            seen.add(where)
+        for job in row_jobs(self.entry, self.repo):  # a row's recipe is the same at each of its concurrencies
             resolution = resolve_recipe(job, self.repo.config, self.repo.snapshot, files=self.files.paths,
                                         labels=self.repo.runner_labels)
             missing = [r for r in resolution.every_fleet if r.missing]

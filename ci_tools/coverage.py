@@ -25,7 +25,7 @@ from .config import ProjectConfig
 from .contract import RecipeResolution, resolve_recipe
 from .recipe_resolution import fleet_of, recipe_roots
 from .findings import Finding, Location
-from .matrix import SCENARIOS, Job, expand, match_key_glob
+from .matrix import SCENARIOS, Job, expand, match_key_glob, row_jobs
 from .model.repository import ConfigEntry, RepoData
 from .rules.coverage_rules import UNCOVERED_KEY
 from .rules.registry import make_finding
@@ -77,6 +77,7 @@ class RecipeDeps:
         self.snapshot = snapshot
         self.config = config
         self._cache: dict[str, frozenset[str]] = {}
+        self._sourced: dict[str, tuple[str, ...]] = {}
         self._files: frozenset[str] | None = None
 
     def files(self) -> frozenset[str]:
@@ -98,6 +99,16 @@ class RecipeDeps:
         named = sorted(f for f in self.files() if posixpath.basename(f) == base and f.startswith(lib_dir))
         return named[0] if len(named) == 1 else None
 
+    def _sources_of(self, path: str) -> tuple[str, ...]:
+        """The files ``path`` itself sources, in order; each file is scanned once (every recipe's closure
+        holds benchmark_lib.sh, 90 KB)."""
+        found = self._sourced.get(path)
+        if found is None:
+            data = self.snapshot.read(path) or b""
+            deps = (self._resolve(m.group(2).decode("utf-8", "replace"), path) for m in _SOURCE.finditer(data))
+            found = self._sourced[path] = tuple(d for d in deps if d)
+        return found
+
     def closure(self, recipe: str) -> frozenset[str]:
         if recipe in self._cache:
             return self._cache[recipe]
@@ -112,11 +123,7 @@ class RecipeDeps:
             if path in seen:
                 continue
             seen.add(path)
-            data = self.snapshot.read(path) or b""
-            for m in _SOURCE.finditer(data):
-                dep = self._resolve(m.group(2).decode("utf-8", "replace"), path)
-                if dep and dep not in seen:
-                    todo.append(dep)
+            todo.extend(dep for dep in self._sources_of(path) if dep not in seen)
         result = frozenset(seen)
         self._cache[recipe] = result
         return result
@@ -250,7 +257,9 @@ def affected_keys(inputs: ChangeInputs) -> list[AffectedKey]:
                     causes.append(Cause(launcher, changed_line(launcher), f"launcher of runner {runner} changed",
                                         _changed_scenarios(key, head, base)))
         if shell_changed or masters_changed:
-            causes.extend(_recipe_causes(expand(head, [key]), head_recipe, base_recipe, deps, changed, changed_line, config))
+            # A row's recipe is the same at each of its concurrencies: one job per row gives every cause.
+            causes.extend(_recipe_causes(row_jobs(head.configs[key], head), head_recipe, base_recipe, deps, changed,
+                                         changed_line, config))
         if causes:
             out.append(AffectedKey(key, tuple(dict.fromkeys(causes))))
     return out

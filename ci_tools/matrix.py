@@ -27,10 +27,8 @@ stop with a traceback.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
 from functools import cached_property, lru_cache
 from typing import Any, Iterable, Iterator, Mapping, TypeGuard
 
@@ -168,11 +166,20 @@ def dram_offload_gb(row: Mapping[str, Any], kv_offloading: Any, utilization: Any
     gpus = _gpus_on_one_node(row, per_node)
     if gpus is None:
         return None
+    from decimal import Decimal, InvalidOperation  # here: only DRAM-offloading rows need it
+
     try:
         share = Decimal(min(available, DRAM_CAP_MIB)) * BYTES_PER_MIB * Decimal(str(utilization)) * gpus / per_node
         return int(share / BYTES_PER_GB)
     except (InvalidOperation, ValueError, OverflowError):
         return None  # .nan / .inf utilization: the schema reports it
+
+
+def _sha256_hex(data: bytes) -> str:
+    """hashlib's sha256, imported on first use: validate expands rows without ever naming a job."""
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()
 
 
 @lru_cache(maxsize=4096)
@@ -229,7 +236,7 @@ class Job:
         point = {k: v for k, v in self.fields.items() if k not in EVAL_FIELDS}
         body = json.dumps(point, sort_keys=True, separators=(",", ":"), default=str)
         blob = f"{self.config_key}\0{self.scenario}\0{body}"
-        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+        return _sha256_hex(blob.encode())[:16]
 
     def json_text(self) -> str:
         """The matrix entry as compact JSON (same content as :meth:`to_json`, fields in InferenceX's order)."""
@@ -335,7 +342,7 @@ def _with_evals(points: list[_Point]) -> list[Job]:
 
 
 def _fixed_points(entry: ConfigEntry, data: Mapping[str, Any], top: dict[str, Any], multinode: bool,
-                disagg: Any) -> Iterator[_Point]:
+                disagg: Any, per_row: int | None = None) -> Iterator[_Point]:
     prefix = top["model-prefix"]
     for s_index, block in _blocks(data["scenarios"], FIXED):
         isl, osl = block.get("isl"), block.get("osl")
@@ -356,7 +363,7 @@ def _fixed_points(entry: ConfigEntry, data: Mapping[str, Any], top: dict[str, An
             ep, dp_attn = row.get("ep"), row.get("dp-attn")
             par = {"tp": row.get("tp"), "pp": row.get("pp", 1), "dcp-size": row.get("dcp-size", 1),
                    "pcp-size": row.get("pcp-size", 1)}
-            for conc in concs:
+            for conc in concs[:per_row]:
                 fields = {**top, "isl": isl, "osl": osl, **par, "conc": conc, "max-model-len": max_len,
                           "ep": 1 if ep is None else ep, "dp-attn": False if dp_attn is None else dp_attn,
                           "spec-decoding": spec, "exp-name": name, "disagg": disagg, "run-eval": False, **component}
@@ -364,7 +371,7 @@ def _fixed_points(entry: ConfigEntry, data: Mapping[str, Any], top: dict[str, An
 
 
 def _agentic_points(entry: ConfigEntry, data: Mapping[str, Any], top: dict[str, Any], multinode: bool,
-                  disagg: Any, hardware: Any) -> Iterator[_Point]:
+                  disagg: Any, hardware: Any, per_row: int | None = None) -> Iterator[_Point]:
     prefix = top["model-prefix"]
     for s_index, block in _blocks(data["scenarios"], AGENTIC):
         for r_index, row, concs, loc in _rows(entry, block):
@@ -378,7 +385,7 @@ def _agentic_points(entry: ConfigEntry, data: Mapping[str, Any], top: dict[str, 
                 workers = _workers(row)
                 if workers is None:
                     continue
-                for conc in concs:
+                for conc in concs[:per_row]:
                     name = multinode_agentic_exp_name(prefix, workers["prefill"], workers["decode"], [conc], kv,
                                                       backend)
                     fields = {**top, "spec-decoding": spec, **workers, "conc": [conc], "kv-offloading": kv,
@@ -390,7 +397,7 @@ def _agentic_points(entry: ConfigEntry, data: Mapping[str, Any], top: dict[str, 
             par = {"tp": tp, "pp": row.get("pp", 1), "dcp-size": row.get("dcp-size", 1),
                    "pcp-size": row.get("pcp-size", 1), "ep": 1 if ep is None else ep,
                    "dp-attn": False if dp_attn is None else dp_attn, "spec-decoding": spec}
-            for conc in concs:
+            for conc in concs[:per_row]:
                 fields = {**top, **par, "conc": conc, "kv-offloading": kv, "total-cpu-dram-gb": dram,
                           "duration": AGENTIC_DURATION,
                           "exp-name": agentic_exp_name(prefix, tp, conc, kv, backend, spec),
@@ -404,7 +411,19 @@ def expand_config(entry: ConfigEntry, repo: RepoData) -> list[Job]:
     return _with_evals(_points(entry, repo))
 
 
-def _points(entry: ConfigEntry, repo: RepoData) -> list[_Point]:
+def row_jobs(entry: ConfigEntry, repo: RepoData) -> list[Job]:
+    """The first job of each row of a config that generates any, without eval marks (``run-eval`` false).
+
+    What a row runs (its recipe, its workers, its settings) is the same at
+    every concurrency, so rules about it need one job per row, not the
+    config's whole expansion.
+    """
+    return [Job(p.config_key, p.scenario, p.fields, p.row, p.scenario_index, p.row_index)
+            for p in _points(entry, repo, per_row=1)]
+
+
+def _points(entry: ConfigEntry, repo: RepoData, per_row: int | None = None) -> list[_Point]:
+    """Every point of a config (``per_row``: at most that many concurrencies of each row)."""
     data = entry.data
     if not isinstance(data, dict) or not isinstance(data.get("scenarios"), dict):
         return []
@@ -414,8 +433,8 @@ def _points(entry: ConfigEntry, repo: RepoData) -> list[_Point]:
     multinode = bool(data.get("multinode", False))
     disagg = data.get("disagg", False)
     hardware = repo.hardware.get(runner) if isinstance(runner, str) else None
-    return [*_fixed_points(entry, data, top, multinode, disagg),
-            *_agentic_points(entry, data, top, multinode, disagg, hardware)]
+    return [*_fixed_points(entry, data, top, multinode, disagg, per_row),
+            *_agentic_points(entry, data, top, multinode, disagg, hardware, per_row)]
 
 
 def expand(repo: RepoData, keys: Iterable[str] | None = None) -> list[Job]:
@@ -430,6 +449,11 @@ def expand(repo: RepoData, keys: Iterable[str] | None = None) -> list[Job]:
         if wanted is None or key in wanted:
             points.extend(_points(entry, repo))
     return _with_evals(points)
+
+
+def count_jobs(repo: RepoData) -> int:
+    """``len(expand(repo))``, without marking evals or making jobs."""
+    return sum(len(_points(entry, repo)) for entry in repo.configs.values())
 
 
 def match_key_glob(pattern: str, key: str) -> bool:

@@ -11,9 +11,12 @@ import fnmatch
 import os
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .errors import UsageError
+
+if TYPE_CHECKING:  # git's command line is imported by the revisions that read it: a work tree never does
+    from .gitcli import Git
 
 
 class Snapshot(Protocol):
@@ -94,71 +97,88 @@ class WorkTreeSnapshot:
 _BLOB_CACHE: dict[str, bytes] = {}
 
 
-# One gitpython Repo per repository root: snapshots of the base and the head
-# then share its `git cat-file` processes instead of starting their own.
-_REPOS: dict[Path, Any] = {}
+# One git reader per repository root: snapshots of the base and the head share its `git cat-file` process.
+_GITS: dict[Path, Git] = {}
 
 
-def _shared_repo(root: Path) -> Any:
-    import git
+def _git_at(root: Path) -> Git | None:
+    from .gitcli import Git, is_repository
 
     key = Path(root).resolve()
-    if key not in _REPOS:
-        _REPOS[key] = git.Repo(key, search_parent_directories=False)
-    return _REPOS[key]
+    if key not in _GITS:
+        if not is_repository(key):
+            return None
+        _GITS[key] = Git(key)
+    return _GITS[key]
+
+
+def _commit_sha(root: Path, git: Git, rev: str, option: str = "") -> str:
+    """The commit ``rev`` names; when git cannot read it, a UsageError saying why and what to fetch."""
+    sha = git.commit_sha(rev)
+    if sha is None:  # the rare path: the library that words what is missing (shallow clones) is loaded for it
+        sha = str(resolve_commit(_library_repo(root), rev, option).hexsha)
+    return sha
+
+
+def _library_repo(root: Path) -> Any:
+    import git
+
+    return git.Repo(Path(root).resolve(), search_parent_directories=False)
 
 
 class GitSnapshot:
-    """The files of one commit, read through gitpython."""
+    """The files of one commit, read with git's command line (:mod:`ci_tools.gitcli`)."""
 
     def __init__(self, root: Path, rev: str) -> None:
-        import git  # deferred: validate on a work tree never pays for it
-
-        try:
-            self.repo = _shared_repo(root)
-        except (git.InvalidGitRepositoryError, git.NoSuchPathError):
-            raise UsageError(f"{root} is not a git repository, so revision {rev!r} cannot be read") from None
-        self.commit = resolve_commit(self.repo, rev)
+        git = _git_at(root)
+        if git is None:
+            raise UsageError(f"{root} is not a git repository, so revision {rev!r} cannot be read")
+        self._git = git
+        self.root = Path(root)
+        self.sha = _commit_sha(self.root, git, rev)
         self.rev = rev
-        self.sha = self.commit.hexsha
         self.label = f"{rev} ({self.sha[:12]})" if rev != self.sha else self.sha[:12]
         self._cache: dict[str, bytes | None] = {}
 
     @cached_property
+    def repo(self) -> Any:
+        """The repository as a gitpython ``Repo``, for callers that read objects through it (imported then)."""
+        return _library_repo(self.root)
+
+    @cached_property
     def _blobs(self) -> dict[str, str]:
-        """path -> blob id for every file of the commit (one tree walk)."""
-        out: dict[str, str] = {}
-        for item in self.commit.tree.traverse():
-            if getattr(item, "type", None) == "blob":
-                out[str(getattr(item, "path"))] = str(getattr(item, "hexsha"))
-        return out
+        """path -> blob id for every file of the commit (one tree listing)."""
+        return self._git.blobs(self.sha)
 
     def blob_id(self, path: str) -> str | None:
         return self._blobs.get(path)
-
-    def _blob_sha(self, path: str) -> str | None:
-        if "_blobs" in self.__dict__:
-            return self._blobs.get(path)
-        # One path lookup instead of a walk of the whole tree: reading the
-        # changelog at the base should not cost a traversal of every file.
-        try:
-            item = self.commit.tree / path
-        except KeyError:
-            return None
-        return item.hexsha if item.type == "blob" else None
 
     def read(self, path: str) -> bytes | None:
         if path in self._cache:
             return self._cache[path]
         check_inside(path)
-        sha = self._blob_sha(path)
         data: bytes | None = None
-        if sha is not None:
-            data = _BLOB_CACHE.get(sha)
-            if data is None:
-                data = self.repo.odb.stream(bytes.fromhex(sha)).read()
-                _BLOB_CACHE[sha] = data
+        if "_blobs" in self.__dict__ or "\n" in path:
+            sha = self._blobs.get(path)
+            if sha is not None:
+                data = self._blob(sha, path)
+        else:
+            # One lookup by path instead of a listing of the whole tree: reading the changelog at the base
+            # should not cost a walk of every file.
+            found = self._git.read_object(f"{self.sha}:{path}")
+            if found is not None and found[1] == "blob":
+                data = _BLOB_CACHE.setdefault(found[0], found[2])
         self._cache[path] = data
+        return data
+
+    def _blob(self, sha: str, path: str) -> bytes:
+        data = _BLOB_CACHE.get(sha)
+        if data is None:
+            found = self._git.read_object(sha)
+            if found is None:
+                raise UsageError(f"{path} at {self.label} is blob {sha}, which this repository does not hold; "
+                                 "fetch the revision's objects (`git fetch origin <sha>`)")
+            data = _BLOB_CACHE[sha] = found[2]
         return data
 
     def files(self) -> tuple[str, ...]:
@@ -217,30 +237,39 @@ def open_snapshot(root: Path, rev: str | None) -> Snapshot:
     return WorkTreeSnapshot(root) if rev is None else GitSnapshot(root, rev)
 
 
-def _git(root: Path) -> Any:
-    import git
-
-    try:
-        return _shared_repo(root)
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
-        raise UsageError(f"{root} is not the root of a git repository; expected --repo to name one") from None
+def _git(root: Path) -> Git:
+    git = _git_at(root)
+    if git is None:
+        raise UsageError(f"{root} is not the root of a git repository; expected --repo to name one")
+    return git
 
 
 def merge_base(root: Path, rev_a: str, rev_b: str = "HEAD") -> str | None:
     """The best common ancestor of two revisions, or None when either is unknown or they share none."""
-    import git
+    from .gitcli import GitError
 
-    repo = _git(root)
     try:
-        bases = repo.merge_base(rev_a, rev_b)
-    except (git.GitCommandError, git.BadName, ValueError):
+        found = _git(root).lines("merge-base", "--end-of-options", rev_a, rev_b)
+    except GitError:
         return None
-    return bases[0].hexsha if bases else None
+    return found[0] if found else None
 
 
 def shallow_commits(root: Path) -> frozenset[str]:
     """The commits at the boundary of a shallow clone (their parents are not here); empty for a full clone."""
-    return _shallow_boundary(_git(root))
+    from .gitcli import GitError
+
+    git = _git(root)
+    try:
+        common = git.lines("rev-parse", "--git-common-dir")
+    except GitError:
+        return frozenset()
+    path = Path(root, common[0]) if common else Path(root, ".git")
+    try:
+        return frozenset(line.strip() for line in (path / "shallow").read_text(encoding="ascii").splitlines()
+                         if line.strip())
+    except OSError:
+        return frozenset()
 
 
 def is_shallow(root: Path) -> bool:
@@ -249,39 +278,35 @@ def is_shallow(root: Path) -> bool:
 
 def require_revision(root: Path, rev: str, option: str) -> str:
     """The full sha of ``rev``; a UsageError naming ``option`` and the revision when it cannot be read."""
-    return str(resolve_commit(_git(root), rev, option).hexsha)
+    return _commit_sha(root, _git(root), rev, option)
 
 
 def rev_exists(root: Path, rev: str) -> bool:
-    import git
-
-    try:
-        _git(root).commit(rev)
-    except (git.BadName, ValueError, git.GitCommandError):
-        return False
-    return True
+    return _git(root).commit_sha(rev) is not None
 
 
 def changed_paths(root: Path, base_rev: str, head_rev: str | None) -> frozenset[str]:
     """Files that differ between ``base_rev`` and ``head_rev`` (None: the work tree, untracked files included)."""
-    import git
+    from .gitcli import GitError
 
-    repo = _git(root)
+    git = _git(root)
     try:
         if head_rev is None:
-            names = repo.git.diff("--name-only", "--no-renames", base_rev, "--").splitlines()
-            names += repo.git.ls_files("--others", "--exclude-standard").splitlines()
+            names = git.lines("diff", "--name-only", "--no-renames", base_rev, "--")
+            names += git.lines("ls-files", "--others", "--exclude-standard")
         else:
-            names = repo.git.diff("--name-only", "--no-renames", base_rev, head_rev, "--").splitlines()
-    except git.GitCommandError as exc:
-        raise UsageError(f"cannot compare {base_rev!r} with {head_rev or 'the work tree'}: {exc.stderr.strip()}") from None
-    return frozenset(n for n in names if n)
+            names = git.lines("diff", "--name-only", "--no-renames", base_rev, head_rev, "--")
+    except GitError as exc:
+        raise UsageError(f"cannot compare {base_rev!r} with {head_rev or 'the work tree'}: {exc.message}") from None
+    return frozenset(names)
 
 
 def current_branch(root: Path) -> str | None:
     """The checked-out branch's name, or None on a detached head."""
-    repo = _git(root)
+    from .gitcli import GitError
+
     try:
-        return str(repo.active_branch.name)
-    except (TypeError, ValueError):
+        found = _git(root).lines("symbolic-ref", "--quiet", "HEAD")
+    except GitError:
         return None
+    return found[0].removeprefix("refs/heads/") if found and found[0].startswith("refs/heads/") else None

@@ -14,6 +14,7 @@ lost from view, and both positions are reported.
 
 from __future__ import annotations
 
+import gc
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
@@ -102,6 +103,17 @@ class _PosLoader(_BaseLoader):
 _STR_TAG = "tag:yaml.org,2002:str"
 
 
+def _construct_scalar(construct: Callable[[Any, yaml.ScalarNode], Any], constructor: Any, node: yaml.ScalarNode) -> Any:
+    """``construct(constructor, node)``; a text that reads as a type but is not a value of it is a YAML error
+    at its position (`2026-02-30` is a timestamp to the resolver and no date to Python)."""
+    try:
+        return construct(constructor, node)
+    except (ValueError, OverflowError) as exc:
+        kind = str(node.tag).rsplit(":", 1)[-1]
+        raise yaml.constructor.ConstructorError(
+            None, None, f"`{node.value}` reads as a {kind} but is not one ({exc})", node.start_mark) from None
+
+
 def _construct_child(loader: _PosLoader, node: yaml.Node) -> Any:
     """``construct_object(node, deep=True)`` with a fast path for scalars.
 
@@ -116,7 +128,7 @@ def _construct_child(loader: _PosLoader, node: yaml.Node) -> Any:
             return node.value
         constructor = loader.yaml_constructors.get(tag)
         if constructor is not None:
-            return constructor(loader, node)
+            return _construct_scalar(constructor, loader, node)
     return loader.construct_object(node, deep=True)
 
 
@@ -186,124 +198,153 @@ except ImportError:  # pragma: no cover - depends on the build
 _IMPLICIT = yaml.resolver.Resolver.yaml_implicit_resolvers
 # Builds the non-string plain scalars (int, float, bool, null, timestamps) as PyYAML's safe loader does.
 _SCALARS = yaml.constructor.SafeConstructor()
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+# What a plain scalar is when it is not data the event loader builds (`<<`, `=`): the node loader's.
+_NOT_PLAIN_DATA: Any = object()
+# Plain scalars repeat (`8`, `true`, `none`, image names): each text is resolved and built once.  The values
+# are immutable (str, int, float, bool, None, dates), so sharing them between documents is safe.
+_PLAIN_VALUES: dict[str, Any] = {}
 
 
-def _plain_tag(value: str) -> str:
-    """The tag PyYAML's resolver gives a plain scalar (str unless it reads as null, bool, int, float, ...)."""
-    found = _PLAIN_TAGS.get(value)
-    if found is None:
-        found = _STR_TAG
-        for tag, regexp in (*_IMPLICIT.get(value[0] if value else "", ()), *_IMPLICIT.get(None, ())):
-            if regexp.match(value):
-                found = str(tag)
-                break
-        if len(_PLAIN_TAGS) > 100_000:
-            _PLAIN_TAGS.clear()
-        _PLAIN_TAGS[value] = found
-    return found
-
-
-# Plain scalars repeat (`8`, `true`, `none`, image names): each is resolved once.
-_PLAIN_TAGS: dict[str, str] = {}
+def _plain_value(text: str, mark: Any) -> Any:
+    """A plain scalar's value as PyYAML's resolver and safe constructor make it, or :data:`_NOT_PLAIN_DATA`."""
+    tag = _STR_TAG
+    for candidate, regexp in (*_IMPLICIT.get(text[0] if text else "", ()), *_IMPLICIT.get(None, ())):
+        if regexp.match(text):
+            tag = str(candidate)
+            break
+    if tag == _STR_TAG:
+        value: Any = text
+    else:
+        construct = _SCALARS.yaml_constructors.get(tag)
+        if construct is None or tag == _MERGE_TAG:
+            return _NOT_PLAIN_DATA  # a merge key, or `=` (which no safe constructor builds): the node loader's
+        value = _construct_scalar(construct, _SCALARS, yaml.ScalarNode(tag, text, mark, mark))
+    if len(_PLAIN_VALUES) > 100_000:
+        _PLAIN_VALUES.clear()
+    _PLAIN_VALUES[text] = value
+    return value
 
 
 def _event_load(text: str, last_duplicate_wins: bool = False) -> tuple[Any, list[DuplicateKey]]:
     """The positioned document built straight from libyaml's events.
 
     Equal, value and positions, to composing nodes and constructing them
-    (:class:`_PosLoader`), at a third of the cost: no node objects and no
-    second walk.  Whatever is not plain data (merge keys, explicit tags,
-    anchors on keys, container keys, several documents) raises
-    :class:`_Unusual` for the node-based loader to handle, errors included.
+    (:class:`_PosLoader`), at a quarter of the cost: no node objects and no
+    second walk.  Each container is read by one call that takes its events
+    until its end (scalars are read inline: they are most of the events).
+    Whatever is not plain data (merge keys, explicit tags, anchors on keys,
+    container keys, several documents) raises :class:`_Unusual` for the
+    node-based loader to handle, errors included.
     """
-    parser = _EventParser(text)
-    get: Callable[[], Any] = parser.get_event
+    get: Callable[[], Any] = _EventParser(text).get_event
     duplicates: list[DuplicateKey] = []
-    anchors: dict[str, Any] = {}
-    # Open containers: [container, is_map, pending key, its span, key given, anchor]
-    stack: list[list[Any]] = []
-    root: Any = None
-    scalar, alias = yaml.ScalarEvent, yaml.AliasEvent
+    anchors: dict[str, tuple[Any, Span | None]] = {}
+    plain, not_data = _PLAIN_VALUES, _NOT_PLAIN_DATA
+    scalar_event, alias_event = yaml.ScalarEvent, yaml.AliasEvent
     map_start, seq_start = yaml.MappingStartEvent, yaml.SequenceStartEvent
     map_end, seq_end = yaml.MappingEndEvent, yaml.SequenceEndEvent
-    get()  # StreamStartEvent
-    event = get()
-    if type(event) is yaml.StreamEndEvent:
-        return None, duplicates
-    while True:
-        event = get()
-        kind = type(event)
-        if kind is scalar:
-            value = event.value
-            if event.tag is not None and event.tag != "!":
-                raise _Unusual
-            if event.implicit[0]:
-                tag = _plain_tag(value)
-                if tag != _STR_TAG:
-                    if tag == "tag:yaml.org,2002:merge":
-                        raise _Unusual
-                    node = yaml.ScalarNode(tag, value, event.start_mark, event.end_mark)
-                    value = _SCALARS.yaml_constructors[tag](_SCALARS, node)
-            start, end = event.start_mark, event.end_mark
-            span = (start.line + 1, start.column + 1, end.line + 1, end.column + 1)
-            if event.anchor is not None:
-                anchors[event.anchor] = (value, span)
-        elif kind is map_start or kind is seq_start:
-            if event.tag is not None and event.tag != "!":
-                raise _Unusual
-            container: Any = PosMap() if kind is map_start else PosSeq()
-            start = event.start_mark
-            container.span = (start.line + 1, start.column + 1, 0, 0)
-            if stack and stack[-1][1] and not stack[-1][4]:
-                raise _Unusual  # a mapping or list used as a key
-            if event.anchor is not None:
-                anchors[event.anchor] = (container, None)
-            stack.append([container, kind is map_start, None, None, False, event.anchor])
-            continue
-        elif kind is map_end or kind is seq_end:
-            value, anchor = stack[-1][0], stack.pop()[5]
-            end = event.end_mark
-            span = value.span = (value.span[0], value.span[1], end.line + 1, end.column + 1)
-            if anchor is not None:
-                anchors[anchor] = (value, span)
-        elif kind is alias:
-            # An alias is the anchored value itself, positions included (as when composing nodes).
-            if event.anchor not in anchors:
-                raise _Unusual  # the node-based loader reports the undefined alias
-            value, span = anchors[event.anchor]
-            if span is None:
-                raise _Unusual  # an alias of a container still open (recursive data)
-        elif kind is yaml.DocumentEndEvent:
-            if type(get()) is not yaml.StreamEndEvent:
-                raise _Unusual  # several documents: the node-based loader says so
-            return root, duplicates
-        else:  # pragma: no cover - libyaml emits no other event inside a document
+
+    def unusual_scalar(event: Any) -> Any:
+        """A scalar off the fast path: an explicit tag, or plain text seen for the first time."""
+        if event.tag is not None and event.tag != "!":
             raise _Unusual
-        if not stack:
-            root = value
-            continue
-        top = stack[-1]
-        if not top[1]:
-            top[0].append(value)
-            top[0].item_spans.append(span)
-        elif not top[4]:
-            if kind is not scalar and kind is not alias:
+        if not event.implicit[0]:
+            return event.value
+        value = plain.get(event.value, not_data)
+        if value is not_data:
+            value = _plain_value(event.value, event.start_mark)
+            if value is not_data:
                 raise _Unusual
-            try:
-                hash(value)
-            except TypeError:
-                raise _Unusual from None
-            top[2], top[3], top[4] = value, span, True
+        return value
+
+    def alias(event: Any) -> tuple[Any, Span]:
+        """The anchored value itself, positions included (as when composing nodes)."""
+        if type(event) is not alias_event:
+            raise _Unusual  # pragma: no cover - libyaml emits no other event where a node belongs
+        anchored = anchors.get(event.anchor) if event.anchor is not None else None
+        if anchored is None or anchored[1] is None:
+            raise _Unusual  # undefined (the node loader words it), or a container still open (recursive data)
+        return anchored[0], anchored[1]
+
+    def container(start_event: Any, is_map: bool) -> Any:
+        """A mapping or a list, read from its start event to its end (one frame per level of nesting)."""
+        if start_event.tag is not None and start_event.tag != "!":
+            raise _Unusual
+        data: Any = PosMap() if is_map else PosSeq()
+        anchor = start_event.anchor
+        if anchor is not None:
+            anchors[anchor] = (data, None)
+        if is_map:
+            key_spans, value_spans = data.key_spans, data.value_spans
         else:
-            mapping, key = top[0], top[2]
-            top[4] = False
-            if key in mapping:
-                duplicates.append(DuplicateKey(str(key), mapping.key_spans[key], top[3]))
-                if not last_duplicate_wins:
-                    continue
-            mapping[key] = value
-            mapping.key_spans[key] = top[3]
-            mapping.value_spans[key] = span
+            append, append_span = data.append, data.item_spans.append
+        end = map_end if is_map else seq_end
+        key: Any = None
+        key_span: Span = NO_SPAN
+        want_key = is_map
+        while True:
+            event = get()
+            kind = type(event)
+            if kind is scalar_event:  # most events: read right here
+                value = event.value
+                if event.tag is not None or event.implicit[0]:
+                    value = plain.get(value, not_data) if event.tag is None else not_data
+                    if value is not_data:
+                        value = unusual_scalar(event)
+                s, e = event.start_mark, event.end_mark
+                span = (s.line + 1, s.column + 1, e.line + 1, e.column + 1)
+                if event.anchor is not None:
+                    anchors[event.anchor] = (value, span)
+            elif kind is end:
+                break
+            elif kind is alias_event:
+                value, span = alias(event)
+                if want_key:
+                    try:
+                        hash(value)
+                    except TypeError:
+                        raise _Unusual from None
+            elif want_key:
+                raise _Unusual  # a mapping or list used as a key
+            else:
+                value = container(event, kind is map_start)
+                span = value.span
+            if not is_map:
+                append(value)
+                append_span(span)
+            elif want_key:
+                key, key_span, want_key = value, span, False
+            else:
+                want_key = True
+                if key in data:
+                    duplicates.append(DuplicateKey(str(key), key_spans[key], key_span))
+                    if not last_duplicate_wins:
+                        continue
+                    # Overwritten in place: the key keeps its first place in the mapping, as with PyYAML.
+                data[key] = value
+                key_spans[key] = key_span
+                value_spans[key] = span
+        s, e = start_event.start_mark, event.end_mark
+        data.span = (s.line + 1, s.column + 1, e.line + 1, e.column + 1)
+        if anchor is not None:
+            anchors[anchor] = (data, data.span)
+        return data
+
+    get()  # StreamStartEvent
+    if type(get()) is yaml.StreamEndEvent:  # else DocumentStartEvent
+        return None, duplicates
+    event = get()
+    kind = type(event)
+    if kind is scalar_event:
+        root = unusual_scalar(event)
+    elif kind is map_start or kind is seq_start:
+        root = container(event, kind is map_start)
+    else:
+        root = alias(event)[0]
+    if type(get()) is not yaml.DocumentEndEvent or type(get()) is not yaml.StreamEndEvent:
+        raise _Unusual  # several documents: the node-based loader says so
+    return root, duplicates
 
 
 def _node_load(text: str, last_duplicate_wins: bool = False) -> tuple[Any, list[DuplicateKey]]:
@@ -325,6 +366,10 @@ def load_yaml(source: str | bytes, path: str, *, last_duplicate_wins: bool = Fal
     text = decode_utf8(source, path) if isinstance(source, bytes) else source
     if text.startswith("\ufeff"):
         text = text[1:]
+    collecting = gc.isenabled()
+    # A document is thousands of new containers and no cycle (recursive aliases are refused): the cyclic
+    # collector, triggered by every few hundred of them, would only walk them again and again.
+    gc.disable()
     try:
         try:
             if _EventParser is None:
@@ -342,6 +387,14 @@ def load_yaml(source: str | bytes, path: str, *, last_duplicate_wins: bool = Fal
         raise YamlLoadError(path, line, column, f"invalid YAML: {problem}") from None
     except yaml.YAMLError as exc:
         raise YamlLoadError(path, 1, 1, f"invalid YAML: {exc}") from None
+    except (ValueError, OverflowError) as exc:  # a document that is one such scalar: PyYAML builds it unguarded
+        raise YamlLoadError(path, 1, 1, f"invalid YAML: {exc}") from None
+    except RecursionError:
+        raise YamlLoadError(path, 1, 1, "invalid YAML: nested deeper than this reader follows; expected data "
+                                        "nested at most a few hundred levels") from None
+    finally:
+        if collecting:
+            gc.enable()
     return LoadedYaml(path=path, value=value, duplicates=duplicates, text=text)
 
 

@@ -13,7 +13,7 @@ from ci_tools.config import ProjectConfig
 from ci_tools.findings import sort_findings
 from test_changelog_support import E1, Repo, base_files, clear_github_env, entry, run
 
-CONFIG = ProjectConfig(root=Path("."), repository="acme/bench")
+CONFIG = ProjectConfig(root=Path("."), repository_setting="acme/bench")
 KEYS = HeadConfigs(("dsr1-fp8-mi355x-atom", "gptoss-fp4-mi355x-vllm"), ("configs/amd-master.yaml",))
 E2 = entry("gptoss-*", "Bump the vLLM image", "https://github.com/acme/bench/pull/2")
 BASE = E1 + b"\n" + E2

@@ -284,6 +284,19 @@ def test_an_edited_template_changes_the_environment(tmp_path: Path) -> None:
     assert (env["RANDOM_RANGE_RATIO"], env["NEW_KNOB"]) == ("0.9", "4-4")
 
 
+def test_workflows_holding_the_same_bytes_are_read_once(tmp_path: Path) -> None:
+    """The base and the head of a change that leaves the workflows alone share one compiled reading."""
+    from ci_tools.jobenv.workflow import load_workflows
+
+    first, second = contract_repo(tmp_path / "a"), contract_repo(tmp_path / "b")
+    sweep = ".github/workflows/run-sweep.yml"
+    read = load_workflows(WorkTreeSnapshot(first), sweep)
+    assert load_workflows(WorkTreeSnapshot(second), sweep) is read
+    (second / SINGLE).write_text((second / SINGLE).read_text() + "\n# edited\n")
+    edited = load_workflows(WorkTreeSnapshot(second), sweep)
+    assert edited is not read and set(edited.callers) == set(read.callers)
+
+
 def test_a_broken_expression_is_reported_with_its_line_and_leaves_the_value_unknown(tmp_path: Path) -> None:
     root = contract_repo(tmp_path)
     template = root / SINGLE
@@ -349,6 +362,17 @@ def test_matrix_env_adds_each_jobs_environment(full_corpus_repo: RepoData) -> No
         job = job_from_entry(entry)  # the env annotation is not a field: the id still checks out
         assert entry["env"] == recipe_env(job, full_corpus_repo.config, full_corpus_repo.snapshot)
         assert entry["env"]["CONC"] == str(job.conc) and entry["env"]["MODEL_PATH"] is None
+
+
+def test_what_the_launch_step_exports_comes_in_name_order(tmp_path: Path) -> None:
+    """The interpreter keeps exported names in a set: name order keeps `matrix --env` the same from run to run."""
+    from ci_tools.findings import Location
+    from ci_tools.jobenv.launch import script_exports
+
+    script = "export ZED=1\nexport ALPHA=2\nexport MID=$ALPHA-x\nexport BETA\n"
+    out = script_exports(script, {"BETA": "b"}, Location(".github/workflows/t.yml", 3), load_config(tmp_path),
+                         WorkTreeSnapshot(tmp_path))
+    assert list(out) == ["ALPHA", "MID", "ZED"] and out["MID"] == "2-x"
 
 
 # -- expressions -------------------------------------------------------------------------------

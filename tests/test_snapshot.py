@@ -20,12 +20,18 @@ def git(repo: Path, *args: str) -> str:
                           check=True, capture_output=True, text=True, env=GIT_ENV).stdout.strip()
 
 
+def committed(repo: Path, files: dict[str, str]) -> None:
+    """A repository on `main` whose first commit holds ``files``."""
+    git(repo, "init", "-q", "-b", "main")
+    for name, text in files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "first")
+
+
 def test_git_and_work_tree_snapshots_read_the_same_interface(tmp_path: Path) -> None:
-    git(tmp_path, "init", "-q", "-b", "main")
-    (tmp_path / "configs").mkdir()
-    (tmp_path / "configs" / "a-master.yaml").write_text("one\n")
-    git(tmp_path, "add", "-A")
-    git(tmp_path, "commit", "-qm", "base")
+    committed(tmp_path, {"configs/a-master.yaml": "one\n"})
     (tmp_path / "configs" / "a-master.yaml").write_text("two\n")
     (tmp_path / "configs" / "b-master.yaml").write_text("new\n")
     git(tmp_path, "add", "-A")
@@ -43,10 +49,7 @@ def test_git_and_work_tree_snapshots_read_the_same_interface(tmp_path: Path) -> 
 
 
 def test_unknown_revision_says_what_to_do(tmp_path: Path) -> None:
-    git(tmp_path, "init", "-q", "-b", "main")
-    (tmp_path / "f").write_text("x")
-    git(tmp_path, "add", "-A")
-    git(tmp_path, "commit", "-qm", "c")
+    committed(tmp_path, {"f": "x"})
     with pytest.raises(UsageError, match="unknown revision 'nope'.*fetch"):
         GitSnapshot(tmp_path, "nope")
 
@@ -54,3 +57,50 @@ def test_unknown_revision_says_what_to_do(tmp_path: Path) -> None:
 def test_not_a_repository(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="is not a git repository"):
         GitSnapshot(tmp_path, "HEAD")
+
+
+def test_a_revision_reads_alike_by_path_and_through_its_listing(tmp_path: Path) -> None:
+    """Reads before the tree is listed go to git by `<commit>:<path>`; after, by blob id: same answers."""
+    git(tmp_path, "init", "-q", "-b", "main")
+    (tmp_path / "dir with space").mkdir()
+    (tmp_path / "dir with space" / "a b.sh").write_bytes(b"echo 1\n\x00binary\n")
+    (tmp_path / "empty").write_bytes(b"")
+    (tmp_path / "link").symlink_to("dir with space/a b.sh")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-qm", "c")
+    paths = ["dir with space/a b.sh", "empty", "link", "dir with space", "missing", "dir with space/missing"]
+    by_path = GitSnapshot(tmp_path, "HEAD")
+    answers = [by_path.read(p) for p in paths]
+    listed = GitSnapshot(tmp_path, "main")
+    assert listed.files() == ("dir with space/a b.sh", "empty", "link")
+    assert [listed.read(p) for p in paths] == answers == [
+        b"echo 1\n\x00binary\n", b"", b"dir with space/a b.sh", None, None, None]  # a link reads as its target's name
+    assert listed.blob_id("empty") == git(tmp_path, "rev-parse", "HEAD:empty")
+
+
+def test_a_folder_inside_a_repository_is_not_one(tmp_path: Path) -> None:
+    """git would look for the repository in the parent folders; --repo must name the repository itself."""
+    committed(tmp_path, {"sub/f": "x"})
+    assert GitSnapshot(tmp_path, "HEAD").read("sub/f") == b"x"
+    with pytest.raises(UsageError, match="is not a git repository"):
+        GitSnapshot(tmp_path / "sub", "HEAD")
+
+
+def test_branch_merge_base_and_changed_paths(tmp_path: Path) -> None:
+    from ci_tools.snapshot import changed_paths, current_branch, merge_base, rev_exists
+
+    committed(tmp_path, {"a": "1"})
+    base = git(tmp_path, "rev-parse", "HEAD")
+    git(tmp_path, "checkout", "-q", "-b", "feature")
+    (tmp_path / "a").write_text("2")
+    git(tmp_path, "commit", "-qam", "change")
+    (tmp_path / "new file").write_text("untracked")
+    assert current_branch(tmp_path) == "feature"
+    assert merge_base(tmp_path, "main", "HEAD") == base and merge_base(tmp_path, "nope") is None
+    assert rev_exists(tmp_path, "main") and not rev_exists(tmp_path, "nope")
+    assert changed_paths(tmp_path, base, None) == {"a", "new file"}
+    assert changed_paths(tmp_path, base, "HEAD") == {"a"}
+    with pytest.raises(UsageError, match="cannot compare 'nope' with the work tree: .*nope"):
+        changed_paths(tmp_path, "nope", None)
+    git(tmp_path, "checkout", "-q", "--detach")
+    assert current_branch(tmp_path) is None

@@ -132,3 +132,23 @@ def test_a_real_master_config_keeps_positions_of_nested_rows(tmp_path: Path) -> 
     key = next(iter(loaded))
     line = text.splitlines().index(f"{key}:") + 1
     assert loaded.key_span(key)[:2] == (line, 1)
+
+
+@pytest.mark.parametrize(("text", "position", "message"), [
+    ("a: =\n", (1, 4), "could not determine a constructor for the tag 'tag:yaml.org,2002:value'"),
+    ("rows:\n  - 2026-02-30\n", (2, 5), "`2026-02-30` reads as a timestamp but is not one (day is out of range"),
+    ("base: &b {x: 1}\nrow:\n  <<: *b\n  date: 2026-13-01\n", (4, 9), "reads as a timestamp but is not one (month"),
+    ("a: " + "[" * 995 + "]" * 995 + "\n", (1, 1), "nested deeper than this reader follows"),
+])
+def test_values_python_cannot_build_are_yaml_errors_at_their_position(text: str, position: tuple[int, int],
+                                                                        message: str) -> None:
+    """PyYAML lets these escape as KeyError, ValueError or RecursionError; a master config must get a finding."""
+    with pytest.raises(YamlLoadError) as err:
+        load_yaml(text, "f.yaml")
+    assert (err.value.line, err.value.column) == position and message in err.value.message, err.value.message
+
+
+def test_repeated_plain_scalars_are_built_once_and_stay_what_they_are() -> None:
+    loaded = load_yaml("- 8\n- '8'\n- 8\n- 2026-07-02\n- 2026-07-02\n- yes\n- 'yes'\n", "f.yaml").value
+    assert loaded == [8, "8", 8, datetime.date(2026, 7, 2), datetime.date(2026, 7, 2), True, "yes"]
+    assert [type(v) for v in loaded] == [int, str, int, datetime.date, datetime.date, bool, str]

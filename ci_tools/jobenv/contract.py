@@ -29,7 +29,7 @@ from __future__ import annotations
 import fnmatch
 import weakref
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 from ..config import ProjectConfig
 from ..findings import Location
@@ -242,6 +242,38 @@ def _read_launcher(snapshot: Snapshot, path: str) -> tuple[str, bytes | None]:
     return path, data
 
 
+class _Launchers(Mapping[str, LauncherVars]):
+    """A snapshot's launchers by path, each scanned when first asked for.
+
+    Scanning parses the launcher's bash; a check of a few jobs needs the
+    launchers of one or two fleets, not of all of them.
+    """
+
+    def __init__(self, snapshot: Snapshot, paths: list[str]) -> None:
+        self._sources: dict[str, tuple[str, bytes]] = {}
+        for path in paths:
+            source, data = _read_launcher(snapshot, path)
+            if data is not None:
+                self._sources[path] = (source, data)
+        self._scanned: dict[str, LauncherVars] = {}
+
+    def __getitem__(self, path: str) -> LauncherVars:
+        found = self._scanned.get(path)
+        if found is None:
+            source, data = self._sources[path]
+            found = self._scanned[path] = scan_launcher(source, data)
+        return found
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._sources
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._sources)
+
+    def __len__(self) -> int:
+        return len(self._sources)
+
+
 def load_contract(config: ProjectConfig, snapshot: Snapshot | None) -> JobEnvContract:
     """The contract of ``snapshot`` (None: the built-in contract alone, no launchers)."""
     settings = load_job_env_settings(config)
@@ -257,15 +289,12 @@ def load_contract(config: ProjectConfig, snapshot: Snapshot | None) -> JobEnvCon
     pattern = next((c.template.launch.launcher for c in workflows.callers.values()
                     if c.template.launch is not None and c.template.launch.launcher), None)
     fleets: dict[str, tuple[str, ...]] = {}
-    launchers: dict[str, LauncherVars] = {}
+    launchers: Mapping[str, LauncherVars] = {}
     if snapshot is not None and pattern is not None:
         all_files = snapshot.files()
         fleets = _fleets(pattern, _runner_labels(config, snapshot), all_files)
         every = fnmatch.filter(all_files, pattern.format(fleet="*", node="*"))
-        for path in sorted({p for paths in fleets.values() for p in paths} | set(every)):
-            source, data = _read_launcher(snapshot, path)
-            if data is not None:
-                launchers[path] = scan_launcher(source, data)
+        launchers = _Launchers(snapshot, sorted({p for paths in fleets.values() for p in paths} | set(every)))
     return JobEnvContract(workflows, launchers, fleets, runtime, config, files, pattern)
 
 

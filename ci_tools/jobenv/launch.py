@@ -42,7 +42,7 @@ def script_exports(script: str, env: Mapping[str, str | None], origin: Location,
     state.vars[UNKNOWN_VAR] = Value(None, origin)
     interp.run(parse_script(origin.path, script.encode()))
     out: dict[str, str | None] = {}
-    for name in state.exported:
+    for name in sorted(state.exported):  # a set: in name order, so that every run prints the same JSON
         binding = state.vars.get(name)
         if binding is None or name == UNKNOWN_VAR:
             continue

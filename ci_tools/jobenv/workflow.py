@@ -101,11 +101,17 @@ class _Reader:
     def __init__(self, snapshot: Snapshot | None) -> None:
         self.snapshot = snapshot
         self.problems: list[str] = []
+        self.reads: list[tuple[str, bytes | None]] = []  # every file read, for reusing the result
 
     def shown(self, path: str) -> str:
         return path if self.snapshot is not None else f"{BUILTIN} {path.rsplit('/', 1)[-1]}"
 
     def read(self, path: str) -> bytes | None:
+        data = self._read(path)
+        self.reads.append((path, data))
+        return data
+
+    def _read(self, path: str) -> bytes | None:
         if self.snapshot is not None:
             return self.snapshot.read(path)
         try:
@@ -225,9 +231,31 @@ def bucket_of_expression(text: str) -> tuple[str, ...] | None:
     return tuple(a or b for a, b in _CHAIN_PART.findall(chain.group("chain")))
 
 
+# What load_workflows made, with the files it read: (sweep path, from the repository, reads, result).
+_LOADED: list[tuple[str, bool, tuple[tuple[str, bytes | None], ...], Workflows]] = []
+
+
 def load_workflows(snapshot: Snapshot | None, sweep_path: str) -> Workflows:
-    """The callers of the sweep workflow at ``sweep_path`` (``snapshot`` None: the built-in files)."""
+    """The callers of the sweep workflow at ``sweep_path`` (``snapshot`` None: the built-in files).
+
+    The result depends only on the files read: another snapshot holding the
+    same bytes (the base and the head of a change that leaves the workflows
+    alone) gets the same, already compiled, result.
+    """
+    probe = _Reader(snapshot)
+    for path, in_repository, reads, workflows in _LOADED:
+        if (path == sweep_path and in_repository == (snapshot is not None)
+                and all(probe.read(name) == data for name, data in reads)):
+            return workflows
     reader = _Reader(snapshot)
+    workflows = _load_workflows(reader, snapshot, sweep_path)
+    if len(_LOADED) >= 8:
+        del _LOADED[0]
+    _LOADED.append((sweep_path, snapshot is not None, tuple(reader.reads), workflows))
+    return workflows
+
+
+def _load_workflows(reader: _Reader, snapshot: Snapshot | None, sweep_path: str) -> Workflows:
     data = reader.load(sweep_path)
     callers: dict[tuple[str, ...], Caller] = {}
     templates: dict[str, Template | None] = {}

@@ -64,6 +64,24 @@ def split_top_level(text: str) -> list[_Piece] | None:
     return pieces
 
 
+def parse_piece(lines: list[str], piece: _Piece, file: LoadedFile) -> ConfigEntry | None:
+    """The config of one piece, parsed alone with every position as in the whole file; None when the piece
+    does not parse to exactly that one key (the caller then loads the whole file)."""
+    text = "\n" * (piece.start - 1) + "\n".join(lines[piece.start - 1: piece.end])
+    if piece.end < len(lines):
+        text += "\n"  # as in the whole file: a block ends where the next key's line starts
+    try:
+        loaded = load_yaml(text, file.path)
+    except YamlLoadError:
+        return None
+    if loaded.duplicates or not isinstance(loaded.value, PosMap) or len(loaded.value) != 1:
+        return None
+    key = next(iter(loaded.value))
+    if str(key) != piece.key:
+        return None
+    return ConfigEntry(piece.key, file, loaded.value[key], loaded.value.key_span(key))
+
+
 class _Lru(OrderedDict[K, V]):
     """A small least-recently-stored cache: a replay over hundreds of revisions keeps memory flat."""
 
@@ -140,19 +158,7 @@ class PartialLoader:
         if cache_key in self._parsed:
             cached = self._parsed[cache_key]
             return None if cached is None else ConfigEntry(cached.key, file, cached.data, cached.key_span)
-        text = "\n" * (piece.start - 1) + "\n".join(lines[piece.start - 1: piece.end])
-        if piece.end < len(lines):
-            text += "\n"  # as in the whole file: a block ends where the next key's line starts
-        entry: ConfigEntry | None = None
-        try:
-            loaded: LoadedYaml | None = load_yaml(text, file.path)
-        except YamlLoadError:
-            loaded = None
-        if loaded is not None and not loaded.duplicates and isinstance(loaded.value, PosMap) and len(loaded.value) == 1:
-            key = next(iter(loaded.value))
-            if str(key) == piece.key:
-                entry = ConfigEntry(piece.key, file, loaded.value[key], loaded.value.key_span(key))
-        return self._parsed.put(cache_key, entry)
+        return self._parsed.put(cache_key, parse_piece(lines, piece, file))
 
     def _load_runners(self, snapshot: Snapshot, repo: RepoData) -> LoadedFile | None:
         path = self.config.runners

@@ -1,26 +1,37 @@
 """Renderers: pure functions from findings to text.
 
-``RENDERERS`` is the single source of the ``--format`` choices.  The
-``github`` format also appends the full table to ``$GITHUB_STEP_SUMMARY``
-(:mod:`ci_tools.render.summary_file`; the CLI layer calls it, since a
-renderer only returns text).
+``RENDERERS`` is the single source of the ``--format`` choices; each
+renderer's module is imported when that format is used (a run prints one).
+The ``github`` format also appends the full table to
+``$GITHUB_STEP_SUMMARY`` (:mod:`ci_tools.render.summary_file`; the CLI layer
+calls it, since a renderer only returns text).
 """
 
 from __future__ import annotations
 
-from typing import Callable
+import importlib
+from typing import Callable, Iterator, Mapping
 
 from ..findings import Finding
-from . import github, json_format, markdown, sarif, summary_file, text
 
-__all__ = ["RENDERERS", "Renderer", "summary_file"]
+__all__ = ["RENDERERS", "Renderer"]
 
 Renderer = Callable[[list[Finding]], str]
 
-RENDERERS: dict[str, Renderer] = {
-    "text": text.render,
-    "json": json_format.render,
-    "github": github.render,
-    "sarif": sarif.render,
-    "markdown": markdown.render,
-}
+# --format name -> the module under ci_tools.render whose `render` it is.
+_MODULES = {"text": "text", "json": "json_format", "github": "github", "sarif": "sarif", "markdown": "markdown"}
+
+
+class _Renderers(Mapping[str, Renderer]):
+    def __getitem__(self, name: str) -> Renderer:
+        render: Renderer = importlib.import_module(f"{__name__}.{_MODULES[name]}").render
+        return render
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_MODULES)
+
+    def __len__(self) -> int:
+        return len(_MODULES)
+
+
+RENDERERS: Mapping[str, Renderer] = _Renderers()

@@ -1,0 +1,113 @@
+"""A repository's git, through its command line.
+
+Reading a revision takes three things: the commit a name resolves to
+(``git rev-parse``), the files of its tree (``git ls-tree``) and the
+contents of blobs, which one ``git cat-file --batch`` process serves for
+the whole run.  Each costs a few milliseconds, where a git library costs
+tens of milliseconds to import before it reads anything (``check`` runs in
+every pull request).
+"""
+
+from __future__ import annotations
+
+import atexit
+import subprocess
+from pathlib import Path
+from typing import IO
+
+
+class GitError(Exception):
+    """A git command that failed; ``message`` is what git said."""
+
+    def __init__(self, args: tuple[str, ...], message: str) -> None:
+        self.message = message
+        super().__init__(f"git {' '.join(args)}: {message}")
+
+
+def is_repository(root: Path) -> bool:
+    """``root`` is the top of a work tree (``.git`` a directory, or a file naming one) or a bare repository.
+
+    git itself would search the parent directories; ``--repo`` must name the repository, not a folder in it.
+    """
+    return (root / ".git").exists() or ((root / "HEAD").is_file() and (root / "objects").is_dir())
+
+
+class Git:
+    """git commands in one repository; the blob reader starts on first use and lives as long as this object."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._batch: subprocess.Popen[bytes] | None = None
+
+    def run(self, *args: str) -> bytes:
+        """The command's standard output; :class:`GitError` with its standard error when it fails."""
+        done = subprocess.run(["git", "-C", str(self.root), *args], capture_output=True, check=False)
+        if done.returncode != 0:
+            raise GitError(args, done.stderr.decode("utf-8", "replace").strip())
+        return done.stdout
+
+    def lines(self, *args: str) -> list[str]:
+        return [line for line in self.run(*args).decode("utf-8", "surrogateescape").splitlines() if line]
+
+    def commit_sha(self, rev: str) -> str | None:
+        """The full id of the commit ``rev`` names, when git resolves it and holds the commit; else None."""
+        try:
+            out = self.run("rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}")
+        except GitError:
+            return None
+        return out.decode("ascii", "replace").strip() or None
+
+    def blobs(self, commit: str) -> dict[str, str]:
+        """path -> blob id of every file of the commit (submodules, which are commits, left out)."""
+        out: dict[str, str] = {}
+        for record in self.run("ls-tree", "-r", "-z", "--full-tree", commit).split(b"\0"):
+            meta, _, path = record.partition(b"\t")
+            fields = meta.split()
+            if len(fields) == 3 and fields[1] == b"blob":
+                out[path.decode("utf-8", "surrogateescape")] = fields[2].decode("ascii")
+        return out
+
+    def read_object(self, name: str) -> tuple[str, str, bytes] | None:
+        """(id, type, contents) of the object ``name`` names (an id, or ``<commit>:<path>``); None when missing."""
+        if "\n" in name:
+            return None  # one name per line: a path with a newline is looked up through the tree listing
+        batch = self._reader()
+        stdin, stdout = batch.stdin, batch.stdout
+        assert stdin is not None and stdout is not None
+        stdin.write(name.encode("utf-8", "surrogateescape") + b"\n")
+        stdin.flush()
+        header = stdout.readline().decode("utf-8", "surrogateescape").rstrip("\n")
+        if not header:
+            raise GitError(("cat-file", "--batch"), f"the blob reader stopped while reading {name}")
+        fields = header.rsplit(" ", 2)
+        if len(fields) != 3 or fields[2] in ("missing", "ambiguous") or not fields[2].isdigit():
+            return None
+        return fields[0], fields[1], _read_exactly(stdout, int(fields[2]) + 1)[:-1]
+
+    def _reader(self) -> subprocess.Popen[bytes]:
+        if self._batch is None or self._batch.poll() is not None:
+            if self._batch is None:
+                atexit.register(self.close)  # git exits when its input closes
+            self._batch = subprocess.Popen(["git", "-C", str(self.root), "cat-file", "--batch"],
+                                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        return self._batch
+
+    def close(self) -> None:
+        if self._batch is not None:
+            if self._batch.stdin is not None:
+                self._batch.stdin.close()
+            self._batch.wait()
+            if self._batch.stdout is not None:
+                self._batch.stdout.close()
+            self._batch = None
+
+
+def _read_exactly(stream: IO[bytes], size: int) -> bytes:
+    chunks: list[bytes] = []
+    while size > 0:
+        chunk = stream.read(size)
+        if not chunk:
+            raise GitError(("cat-file", "--batch"), "the blob reader stopped in the middle of an object")
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
