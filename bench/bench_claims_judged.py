@@ -49,7 +49,6 @@ DISAGREE = ("contradicted", "partly")
 # Config fields, as the judged files name them; a subject made of them ("tp/conc") is one too.
 CONFIG_FIELDS = {"image", "conc", "conc-list", "tp", "ep", "dp-attn", "dram-utilization", "kv-offloading",
                  "kv-offload-backend", "spec-decoding", "num-worker", "model", "precision"}
-TOPOLOGY = {"tp", "ep", "dp-attn"}
 
 
 @dataclass
@@ -99,11 +98,11 @@ def subject_keys(subject: str) -> set[str]:
 
 
 def finding_keys(finding: dict[str, Any]) -> set[str]:
+    """Comparable names of a finding's subject: a setting, or the config fields of an arm (``concurrency/tp/ep``)."""
     subject = str(finding["data"].get("subject", ""))
-    if subject == "tp/ep/dp-attn":
-        return set(TOPOLOGY)
-    if subject == "concurrency":
-        return {"conc"}
+    if not subject.startswith("--") and "/" in subject or subject == "concurrency":
+        fields = {w.removeprefix("prefill.").removeprefix("decode.") for w in subject.split("/")}
+        return {"conc" if w == "concurrency" else w for w in fields if w not in {"isl", "osl"}}
     name = _norm(subject)
     keys = {name}
     if "." in name:

@@ -11,7 +11,9 @@ import yaml
 from ci_tools.claims.extract import Claim, extract
 from ci_tools.claims.sentences import plain_source, split_clauses
 from ci_tools.claims.subjects import Catalog, ClaimsSettings
-from ci_tools.claims.values import Bool, Concurrency, Image, Number, PerConc, Topology, Word
+from ci_tools.claims.arms import Arm, Parallel
+from ci_tools.claims.scope import Scope
+from ci_tools.claims.values import ArmName, Bool, Concurrency, Image, Number, PerConc, Word
 
 TABLE = yaml.safe_load((Path(__file__).parent / "data" / "claims_sentences.yaml").read_text(encoding="utf-8"))
 
@@ -34,6 +36,35 @@ def _num(n: float) -> str:
     return str(int(n)) if n == int(n) else str(n)
 
 
+def _parallel(p: Parallel, prefix: str = "") -> list[str]:
+    p = p.finished()
+    out = [f"tp{p.tp}" if p.tp is not None else "", f"ep{p.ep}" if p.ep is not None else "",
+           {True: "dpa", False: "nodpa", None: ""}[p.dp_attn], f"dcp{p.dcp}" if p.dcp is not None else ""]
+    return [prefix + x for x in out if x]
+
+
+def arm_text(arm: Arm) -> str:
+    """An arm as the table writes it: ``tp8 ep8 dpa``, ``off:none tp4 nodpa``, ``decode:tp8 nodpa``, ``1P4D``."""
+    parts = _parallel(arm.parallel) + _parallel(arm.prefill, "prefill:") + _parallel(arm.decode, "decode:")
+    if arm.offload is not None:
+        parts.append(f"off:{arm.offload}")
+    if arm.spec is not None:
+        parts.append("mtp" if arm.spec else "nomtp")
+    if arm.seq is not None:
+        parts.append(f"{arm.seq[0] // 1024}k{arm.seq[1] // 1024}k")
+    if arm.workers is not None:
+        parts.append(f"{arm.workers[0]}P{arm.workers[1]}D")
+    if arm.role:
+        parts.append(f"role:{arm.role}")
+    return " ".join(parts)
+
+
+def scope_text(scope: Scope) -> str:
+    parts = [" | ".join(arm_text(a) for a in scope.arms)] if scope.arms else []
+    conc = Scope(concs=scope.concs, conc_min=scope.conc_min).label()
+    return " ".join(p for p in parts + [conc] if p)
+
+
 def normalise(claim: Claim) -> list[Any]:
     v = claim.value
     if isinstance(v, Number):
@@ -53,13 +84,13 @@ def normalise(claim: Claim) -> list[Any]:
             value = f"{v.values[0]}-{v.values[-1]}"
         else:
             value = ",".join(str(c) for c in v.values)
-    elif isinstance(v, Topology):
-        parts = [f"tp{v.tp}" if v.tp is not None else "", f"ep{v.ep}" if v.ep is not None else "",
-                 {True: "dpa", False: "nodpa", None: ""}[v.dp_attn]]
-        value = " ".join(p for p in parts if p)
+        if claim.exhaustive:
+            value += " (all)"
+    elif isinstance(v, ArmName):
+        value = v.text
     else:  # pragma: no cover - every value type is listed above
         raise AssertionError(v)
-    return [claim.kind, claim.subject.name if claim.subject else None, value, claim.scope.label()]
+    return [claim.kind, claim.subject.name if claim.subject else None, value, scope_text(claim.scope)]
 
 
 CASES = TABLE["sentences"]

@@ -19,15 +19,15 @@ from ..findings import Finding, Location
 from ..matrix import Job, expand, keys_matching
 from ..model.repository import RepoData
 from ..recipes.model import RecipeEval
-from ..rules.claims_rules import CLAIM_CONTRADICTED, CLAIM_NOT_CHECKED, CLAIM_PARTLY_CONTRADICTED, CLAIM_UNVERIFIED
+from ..rules.claims_rules import CLAIM_NOT_CHECKED, CLAIM_UNVERIFIED
 from ..rules.registry import make_finding
 from ..snapshot import Snapshot
 from ..yamlpos import PosMap, PosSeq
-from .compare import Judgement, judge
+from .compare import judge
 from .extract import Claim, Extraction, Unverified, extract
+from .messages import finding, phrase
 from .sentences import SourceText, plain_source, scalar_source
 from .subjects import Catalog, ClaimsSettings, catalog_from, parse_settings
-from .values import Bool, Concurrency, Number
 
 if TYPE_CHECKING:
     from ..check import CheckContext
@@ -232,104 +232,9 @@ def _check_text(source: SourceText, catalog: Catalog | None, jobs: list[Job], ev
             continue
         outcome = judgement.outcome
         if outcome == "unknown" and claim.kind == "recipe":
-            report.unverified.append(Unverified(_phrase(claim), claim.location, "no job in scope has a known value"))
+            report.unverified.append(Unverified(phrase(claim), claim.location, "no job in scope has a known value"))
         elif outcome in ("false", "mixed"):
-            report.findings.append(_finding(judgement, origin))
-
-
-def _phrase(claim: Claim) -> str:
-    if claim.subject is None:
-        return claim.value.describe()
-    p = claim.phrase
-    if p.startswith("--") or "_" in p or p == claim.subject.name or p.isupper():
-        return p
-    words = p.split()
-    if len(words) > 1 and words[-1].endswith("s") and not words[-1].endswith("ss"):
-        words[-1] = words[-1][:-1]  # "32K state checkpoints": the state checkpoint is 32K
-    p = " ".join(words)
-    return p if words[0].isupper() else f"the {p.lower()}"
-
-
-def _claimed(claim: Claim) -> str:
-    v = claim.value
-    if isinstance(v, Number):
-        shown = v.text
-        if len(v.candidates) == 1 and not any(ch.isdigit() for ch in v.text):
-            n = next(iter(v.candidates))
-            shown = str(int(n)) if n == int(n) else str(n)
-        unit = v.unit if v.unit and not v.text.lower().endswith(v.unit) else ""
-        return f"{shown} {unit}".strip()
-    if isinstance(v, Bool):
-        return "on" if v.on else "off"
-    return v.describe()
-
-
-def _statement(claim: Claim) -> str:
-    if claim.kind == "recipe":
-        return f"{_phrase(claim)} is {_claimed(claim)}"
-    if claim.kind == "image":
-        return f"the image is {claim.value.describe()}"
-    if claim.kind == "concurrency" and isinstance(claim.value, Concurrency):
-        v = claim.value
-        shown = f"{v.values[0]}-{v.values[-1]}" if v.is_range else ", ".join(str(c) for c in v.values)
-        return f"concurrency {shown}{' and above' if v.at_least is not None else ''} is run"
-    return f"{'a job' if claim.existential else 'the jobs'} run{'s' if claim.existential else ''} {claim.value.describe()}"
-
-
-def _at(loc: Location | None) -> str:
-    if loc is None or not loc.path:
-        return ""
-    return f" ({loc.path}:{loc.line})" if loc.line else f" ({loc.path})"
-
-
-def _keys(jobs: Iterable[Job]) -> str:
-    keys = sorted({j.config_key for j in jobs})
-    if len(keys) <= 2:
-        return " and ".join(keys)
-    return f"{len(keys)} configs ({', '.join(keys[:3])}{', ...' if len(keys) > 3 else ''})"
-
-
-def _finding(j: Judgement, origin: str) -> Finding:
-    claim = j.claim
-    false = j.false
-    first_job, first = false[0]
-    label = claim.scope.label()
-    label = f"{label} " if label else ""
-    if claim.kind == "concurrency":
-        missing = first.value
-        desc = f"{_keys(j.jobs)} ({'no job runs' if ',' not in missing else 'no jobs run'} concurrency {missing.replace(',', ', ')})"
-        message = f"{origin} says {_statement(claim)}{_at(claim.location)}, but {first.text}{_at(first.location)} for {label}{desc}"
-        rule = CLAIM_CONTRADICTED
-    elif j.outcome == "false":
-        n = len(j.jobs)
-        if j.existential:
-            who = f"every {label}job of {_keys(j.jobs)} (none matches)"
-        else:
-            who = f"the only {label}job of {_keys(j.jobs)}" if n == 1 else f"all {n} {label}jobs of {_keys(j.jobs)}"
-        message = f"{origin} says {_statement(claim)}{_at(claim.location)}, but {first.text}{_at(first.location)} for {who}"
-        rule = CLAIM_CONTRADICTED
-    else:
-        shown = ", ".join(job.label() for job, _ in false[:4]) + (", ..." if len(false) > 4 else "")
-        message = (f"{origin} says {_statement(claim)}{_at(claim.location)}, but {first.text}{_at(first.location)} "
-                   f"for {len(false)} of {len(j.jobs)} {label}jobs of {_keys(j.jobs)}: {shown}")
-        rule = CLAIM_PARTLY_CONTRADICTED
-    related: list[Location] = []
-    for _, a in false:
-        if a.location is not None and a.location.path and a.location not in related:
-            related.append(a.location)
-        if len(related) >= 3:
-            break
-    keys = sorted({job.config_key for job, _ in false})
-    subject = claim.subject.name if claim.subject else {"image": "image", "concurrency": "concurrency"}.get(claim.kind, "tp/ep/dp-attn")
-    data = {
-        "config_key": keys[0] if len(keys) == 1 else keys,
-        "subject": subject,
-        "claimed": _claimed(claim),
-        "actual": first.value,
-        "jobs": [job.label() for job, _ in false] if claim.kind != "concurrency" else [],
-        "origin": origin,
-    }
-    return make_finding(rule, message, claim.location, related=related, data=data)
+            report.findings.append(finding(judgement, origin))
 
 
 def pr_body_source(path: str, text: str) -> SourceText:

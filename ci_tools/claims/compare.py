@@ -6,9 +6,12 @@ default).  Unknown never counts against a claim.  False for every job that
 could be judged, with none true, is an error; true for some and false for
 others is a warning naming the jobs that differ.
 
-Parallelism claims are existential when the sentence names several
-topologies or no band ("TP8/EP1 and TP8/EP8 sweeps": each is one of the
-points); concurrency claims say that a point is generated.
+Arms and concurrencies are judged per arm the sentence names: "TP4 at
+c1-c32 and DEP8 at c8-c72" says that a TP4 arm runs 1..32 and a DEP8 arm
+8..72.  A list or range names every point of its arm (per sequence length
+when it names none); a point missing or extra is a warning unless nothing of
+the claim holds (no job of the arm at all, or none of the points), which is
+an error.
 """
 
 from __future__ import annotations
@@ -23,9 +26,9 @@ from ..recipes.model import RecipeEval, Value
 from ..recipes.server import UNKNOWN_FLAG
 from ..yamlpos import PosMap
 from .extract import Claim
-from .scope import job_concs
-from .values import Bool, Concurrency, Image, Number, PerConc, Topology, Word, dtype_matches, image_matches, \
-    number_matches, parse_bool, word_matches
+from .scope import Scope, job_concs
+from .values import Bool, Concurrency, Image, Number, PerConc, Word, dtype_matches, image_matches, number_matches, \
+    parse_bool, word_matches
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,9 @@ class Actual:
     text: str  # for messages: "passes --state-checkpoint-interval-tokens 8192"
     value: str  # the bare value, for data
     location: Location | None
+    # A false verdict that is still partly right (some of the points claimed are run): never an error.
+    partial: bool = False
+    label: str = ""  # the arm (and sequence lengths) a unit of an arm or concurrency claim is about
 
 
 @dataclass(frozen=True)
@@ -64,7 +70,9 @@ class Judgement:
             return "true" if trues else "false"
         if trues == len(known):
             return "true"
-        return "false" if trues == 0 and len(known) == len(self.jobs) else "mixed"
+        if trues == 0 and len(known) == len(self.jobs) and not any(a.partial for _, a in known):
+            return "false"
+        return "mixed"
 
 
 def _shown(v: Value) -> str:
@@ -97,6 +105,13 @@ def _recipe_actual(claim: Claim, job: Job, ev: RecipeEval | None) -> Actual:
             b = parse_bool(text)
             on = b.on if b is not None else True  # a flag given a value is on
             return Actual(on == value.on, f"the recipe passes {subject.name} {text}", text, flag.value.location)
+        if flag.keys:
+            # "--speculative-config eagle3": the text names one key's value of a JSON/YAML value.
+            for key in flag.keys:
+                if key.value.known and _compare_text(value, key.value.text or "", job, "", key.value.location).verdict:
+                    shown = f"{subject.name}.{key.path} {key.value.text}"
+                    return Actual(True, f"the recipe passes {shown}", key.value.text or "", key.value.location)
+            return Actual(None, "", "", None)
         return _compare_text(value, text, job, f"the recipe passes {subject.name} {text}", flag.value.location)
     source: Mapping[str, Value] = ev.env if subject.kind == "env" else ev.variables
     v = source.get(subject.name)
@@ -149,18 +164,6 @@ def _config_location(repo: RepoData, job: Job, field_name: str) -> Location:
     return job.row
 
 
-def _topology_actual(claim: Claim, job: Job) -> Actual:
-    topo = claim.value
-    assert isinstance(topo, Topology)
-    if job.multinode:
-        return Actual(None, "", "", None)
-    f = job.fields
-    checks = [(topo.tp, f.get("tp"), "tp"), (topo.ep, f.get("ep"), "ep"), (topo.dp_attn, bool(f.get("dp-attn")), "dp-attn")]
-    shown = f"TP{f.get('tp')}/EP{f.get('ep')}" + ("/DPA" if f.get("dp-attn") else "")
-    ok = all(want is None or want == have for want, have, _ in checks)
-    return Actual(ok, f"the config runs {shown}", shown, job.row)
-
-
 def _image_actual(claim: Claim, job: Job, repo: RepoData) -> Actual:
     img = claim.value
     assert isinstance(img, Image)
@@ -173,30 +176,125 @@ def _image_actual(claim: Claim, job: Job, repo: RepoData) -> Actual:
 def judge(claim: Claim, jobs: Sequence[Job], evals: Mapping[str, RecipeEval | None], repo: RepoData) -> Judgement | None:
     """The claim's verdict over its jobs; None when nothing in scope can judge it."""
     if claim.kind == "concurrency":
-        return _judge_concurrency(claim, claim.scope.jobs(jobs))
+        return judge_concurrency(claim, jobs)
+    if claim.kind == "arm":
+        return judge_arms(claim, jobs)
     scoped = claim.scope.jobs(jobs)
     if not scoped:
         return None
-    if claim.kind == "topology":
-        single = [j for j in scoped if not j.multinode]
-        if not single:
-            return None
-        return Judgement(claim, tuple(single), tuple(_topology_actual(claim, j) for j in single), claim.existential)
     if claim.kind == "image":
         return Judgement(claim, tuple(scoped), tuple(_image_actual(claim, j, repo) for j in scoped), False)
     return Judgement(claim, tuple(scoped), tuple(_recipe_actual(claim, j, evals.get(j.id)) for j in scoped), False)
 
 
-def _judge_concurrency(claim: Claim, jobs: Sequence[Job]) -> Judgement | None:
+# ---------------------------------------------------------------- arms and concurrencies
+
+
+def _arm_scopes(scope: Scope) -> list[tuple[str, Scope]]:
+    """One scope per arm the claim names (the whole scope when it names none)."""
+    if not scope.arms:
+        return [("", scope)]
+    return [(arm.label, Scope((arm,), scope.concs, scope.conc_min)) for arm in scope.arms]
+
+
+def _shape(job: Job) -> str:
+    """A job's arm in the words a reader uses: ``TP4/EP1``, ``TP8/EP8/DPA``, ``+DRAM hicache``, ``P1xTP4 D2xDEP8``."""
+    f = job.fields
+    if job.multinode:
+        p, d = f.get("prefill") or {}, f.get("decode") or {}
+        return f"{p.get('num-worker')}P{d.get('num-worker')}D prefill {_par(p)} decode {_par(d)}"
+    offload = f.get("kv-offloading")
+    backend = f.get("kv-offload-backend")
+    name = backend.get("name") if isinstance(backend, Mapping) else backend
+    extra = f" {name}" if offload == "dram" and name else (" DRAM" if offload == "dram" else "")
+    return _par(f) + extra
+
+
+def _par(f: Mapping[str, Any]) -> str:
+    out = f"TP{f.get('tp')}/EP{f.get('ep') or 1}" + ("/DPA" if f.get("dp-attn") else "")
+    dcp = f.get("dcp-size") or 1
+    return out + (f"/DCP{dcp}" if dcp != 1 else "")
+
+
+def _seq_groups(jobs: Sequence[Job]) -> list[tuple[str, list[Job]]]:
+    groups: dict[str, list[Job]] = {}
+    for j in jobs:
+        isl, osl = j.fields.get("isl"), j.fields.get("osl")
+        key = f"{isl}/{osl}" if isl is not None else ""
+        groups.setdefault(key, []).append(j)
+    return sorted(groups.items())
+
+
+def judge_arms(claim: Claim, jobs: Sequence[Job]) -> Judgement | None:
+    """Each arm the text names has a job (among the jobs of the claim's concurrencies, if it names some)."""
+    if not jobs:
+        return None
+    units: list[tuple[Job, Actual]] = []
+    for label, scope in _arm_scopes(claim.scope):
+        matching = scope.jobs(jobs)
+        if matching:
+            units.append((matching[0], Actual(True, "", "", matching[0].row, label=label)))
+            continue
+        nearby = Scope(concs=claim.scope.concs, conc_min=claim.scope.conc_min).jobs(jobs) or list(jobs)
+        shapes = sorted({_shape(j) for j in nearby})
+        shown = ", ".join(shapes[:4]) + (", ..." if len(shapes) > 4 else "")
+        units.append((nearby[0], Actual(False, f"no job is {label or 'of that arm'} (the jobs run {shown})",
+                                        shown, nearby[0].row, label=label)))
+    return Judgement(claim, tuple(j for j, _ in units), tuple(a for _, a in units), False)
+
+
+def judge_concurrency(claim: Claim, jobs: Sequence[Job]) -> Judgement | None:
+    """Each arm runs the concurrencies named: all of them, and (for a list or range) no others."""
     value = claim.value
     assert isinstance(value, Concurrency)
     if not jobs:
         return None
+    units: list[tuple[Job, Actual]] = []
+    covered: dict[str, Job] = {}
+    for label, scope in _arm_scopes(claim.scope):
+        arm_jobs = scope.jobs(jobs)
+        if not arm_jobs:
+            nearby = sorted({_shape(j) for j in jobs})
+            shown = ", ".join(nearby[:4]) + (", ..." if len(nearby) > 4 else "")
+            units.append((jobs[0], Actual(False, f"no job is {label} (the jobs run {shown})", "no such arm",
+                                          jobs[0].row, label=label)))
+            continue
+        covered.update((j.id, j) for j in arm_jobs)
+    if covered:
+        # The points are those of the arms together: "TP4, TP8 and DEP8 from concurrency 1 through 1024".
+        members = list(covered.values())
+        label = claim.scope.label() if claim.scope.arms else ""
+        groups = _seq_groups(members) if claim.exhaustive else [("", members)]
+        for seq, group in groups:
+            units.append((group[0], _conc_actual(claim, value, group, " ".join(x for x in (label, seq) if x))))
+    return Judgement(claim, tuple(j for j, _ in units), tuple(a for _, a in units), False)
+
+
+def _conc_actual(claim: Claim, value: Concurrency, jobs: Sequence[Job], label: str) -> Actual:
     generated = sorted({c for j in jobs for c in job_concs(j)})
-    missing = [v for v in value.values if v not in generated]
+    if value.at_least is not None:
+        ok = any(c >= value.at_least for c in generated)
+        missing = [] if ok else [value.at_least]
+        extra: list[int] = []
+    else:
+        missing = [v for v in value.values if v not in generated]
+        if not claim.exhaustive:
+            extra = []
+        elif value.is_range:
+            lo, hi = value.values[0], value.values[-1]
+            extra = [c for c in generated if c < lo or c > hi]
+        else:
+            extra = [c for c in generated if c not in value.values]
     shown = "/".join(str(c) for c in generated)
     where = jobs[0].row
-    actual = Actual(not missing, f"the config generates concurrency {shown}",
-                    ",".join(str(m) for m in missing), where)
-    # One judgement over the whole scope: a point is generated or it is not.
-    return Judgement(claim, (jobs[0],), (actual,), True)
+    if not missing and not extra:
+        return Actual(True, f"the config generates concurrency {shown}", shown, where, label=label)
+    some_run = value.at_least is None and len(missing) < len(value.values)
+    parts = []
+    if missing:
+        parts.append(f"not {', '.join(str(c) for c in missing)}")
+    if extra:
+        parts.append(f"also {', '.join(str(c) for c in extra)}")
+    return Actual(False, f"the config generates concurrency {shown} ({'; '.join(parts)})",
+                  ",".join(str(m) for m in missing) or "+" + ",".join(str(c) for c in extra), where,
+                  partial=some_run or not missing, label=label)

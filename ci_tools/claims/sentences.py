@@ -199,7 +199,7 @@ _SENTENCE_END = re.compile(
 # "[1, 4, 8]" stay whole.
 _CLAUSE_BREAK = re.compile(
     r",\s+(?=(?:and\s+|or\s+|but\s+|so\s+)?(?![0-9\[]|and\s+[0-9]|or\s+[0-9])[A-Za-z\-`'\"(\u4e00-\u9fff])"
-    r"|:\s+|\s+(?:—|--|–)\s+|\s+(?:while|whereas|but|so that|so)\s+(?=[a-z])"
+    r"|:\s+|\s+(?:—|--|–)\s+|\s+(?:while|whereas|but|so that|so|because|since)\s+(?=[a-z])"
     r"|[，、：]|\s\(\s*(?=(?:was|previously|formerly|from)\b)"
 )
 

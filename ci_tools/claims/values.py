@@ -40,7 +40,6 @@ IMAGE_RE = re.compile(
     r"(?<![\w./:-])(?P<ref>[a-z0-9][a-z0-9._-]*(?:/[a-z0-9][a-z0-9._-]*)+:[A-Za-z0-9][A-Za-z0-9._-]*"
     r"(?:@sha256:[0-9a-f]{64})?)"
 )
-_TOPO_PART = re.compile(r"^(?P<kind>TP|EP|DPA|DEP|TEP|DP)=?(?P<n>\d+)$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -113,19 +112,16 @@ class Concurrency:
 
 
 @dataclass(frozen=True)
-class Topology:
-    """Parallelism named by shorthand: ``TP8/DPA8/EP8`` -> tp 8, ep 8, dp-attn."""
+class ArmName:
+    """A part of the sweep the text says exists (``TP4/EP1``, ``1P4D``); its arms are in the claim's scope."""
 
     text: str
-    tp: int | None = None
-    ep: int | None = None
-    dp_attn: bool | None = None
 
     def describe(self) -> str:
         return self.text
 
 
-ClaimValue = Union[Number, Bool, Word, PerConc, Image, Concurrency, Topology]
+ClaimValue = Union[Number, Bool, Word, PerConc, Image, Concurrency, ArmName]
 
 
 def _num(text: str) -> float:
@@ -218,36 +214,6 @@ def normalise_image(ref: str) -> str:
         if ref.startswith(prefix):
             ref = ref[len(prefix):]
     return ref
-
-
-def parse_topology(token: str) -> list[Topology]:
-    """Parallelism shorthands; ``TP2/TP4`` is two alternatives, ``TP8/EP8`` one topology."""
-    parts = re.split(r"[/+]", token)
-    if not parts or any(not _TOPO_PART.match(p) for p in parts):
-        return []
-    kinds = [_TOPO_PART.match(p).group("kind").upper() for p in parts]  # type: ignore[union-attr]
-    nums = [int(_TOPO_PART.match(p).group("n")) for p in parts]  # type: ignore[union-attr]
-    if len(set(kinds)) < len(kinds):
-        # The same kind twice: alternatives (TP2/TP4), each its own topology.
-        if len(set(kinds)) == 1:
-            return [t for p in parts for t in parse_topology(p)]
-        return []
-    tp: int | None = None
-    ep: int | None = None
-    dpa: bool | None = None
-    for kind, n in zip(kinds, nums):
-        if kind == "TP":
-            tp = n
-        elif kind == "EP":
-            ep = n
-        elif kind in ("DPA", "DP"):
-            dpa = True
-            tp = tp if tp is not None else None
-        elif kind == "DEP":
-            tp, ep, dpa = n, n, True
-        elif kind == "TEP":
-            tp, ep, dpa = n, n, False
-    return [Topology(token, tp, ep, dpa)]
 
 
 def number_matches(claim: Number, actual: str) -> bool | None:
