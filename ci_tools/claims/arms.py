@@ -84,6 +84,7 @@ class Arm:
     spec: bool | None = None  # speculative decoding (MTP) or not
     seq: tuple[int, int] | None = None  # (isl, osl)
     workers: tuple[int, int] | None = None  # (prefill, decode) num-worker: 1P4D
+    disagg: bool | None = None  # prefill and decode on separate workers (P/D) or aggregated
     role: str = ""  # the server role a value of this arm is read from ("prefill" | "decode")
     label: str = field(default="", compare=False)
 
@@ -109,7 +110,7 @@ class Arm:
         if offload is False:
             return None
         out["offload"] = offload
-        for name in ("spec", "seq", "workers"):
+        for name in ("spec", "seq", "workers", "disagg"):
             a, b = getattr(self, name), getattr(other, name)
             if a is not None and b is not None and a != b:
                 return None
@@ -119,7 +120,8 @@ class Arm:
         else:
             role = self.role or other.role
         label = join_labels(self.label, other.label)
-        return Arm(parallel, prefill, decode, out["offload"], out["spec"], out["seq"], out["workers"], role, label)
+        return Arm(parallel, prefill, decode, out["offload"], out["spec"], out["seq"], out["workers"], out["disagg"],
+                   role, label)
 
     def over(self, inherited: Arm) -> Arm:
         """This arm with what it leaves open taken from ``inherited`` (its own attributes win)."""
@@ -127,7 +129,7 @@ class Arm:
         if merged is not None:
             return merged
         out = self
-        for name in ("offload", "spec", "seq", "workers"):
+        for name in ("offload", "spec", "seq", "workers", "disagg"):
             if getattr(out, name) is None:
                 out = replace(out, **{name: getattr(inherited, name)})
         return out
@@ -157,12 +159,24 @@ class Arm:
             return False
         if self.seq is not None and (f.get("isl"), f.get("osl")) != self.seq:
             return False
+        if self.disagg is not None and bool(f.get("disagg")) != self.disagg:
+            return False
         return True
+
+    def both_roles(self) -> Arm | None:
+        """The reading of a multinode arm whose parallelism names no role as that of both workers."""
+        if self.parallel.empty:
+            return None
+        prefill = self.prefill.merged(self.parallel)
+        decode = self.decode.merged(self.parallel)
+        if prefill is None or decode is None:
+            return None
+        return replace(self, parallel=Parallel(), prefill=prefill, decode=decode)
 
 
 def kinds(arm: Arm) -> set[str]:
     """The kinds of thing an arm names: ``parallel``, ``offload``, ``spec``, ``seq``, ``workers``."""
-    out = {name for name in ("offload", "spec", "seq", "workers") if getattr(arm, name) is not None}
+    out = {name for name in ("offload", "spec", "seq", "workers", "disagg") if getattr(arm, name) is not None}
     if not (arm.parallel.empty and arm.prefill.empty and arm.decode.empty):
         out.add("parallel")
     return out
@@ -175,7 +189,7 @@ def share_unnamed(new: Arm, previous: Arm) -> Arm:
     out = new
     if "parallel" not in named:
         out = replace(out, parallel=previous.parallel, prefill=previous.prefill, decode=previous.decode)
-    for name in ("offload", "spec", "seq", "workers"):
+    for name in ("offload", "spec", "seq", "workers", "disagg"):
         if name not in named:
             out = replace(out, **{name: getattr(previous, name)})
     return out
@@ -247,6 +261,8 @@ OFFLOAD_NAMES: dict[str, str] = {
     "simplecpuoffloadconnector": "vllm-simple|native", "vllm-simple": "vllm-simple",
     "mooncake": "mooncake", "lmcache": "lmcache", "hicache": "hicache", "vllm-native": "native",
 }
+_DISAGG_WORDS = {"agg": False, "aggregate": False, "aggregated": False, "disagg": True, "disaggregated": True,
+                 "p/d": True, "pd-disaggregation": True}
 _SPEC_WORDS = {"mtp": True, "eagle": True, "eagle3": True, "spec-decoding": True, "speculative": True,
                "non-mtp": False, "no-mtp": False, "stp": False, "non-spec": False}
 
@@ -386,11 +402,12 @@ def _word_arms(toks: Sequence[Tok], i: int) -> tuple[tuple[Arm, ...], int] | Non
     compound = _compound(t.text)
     if compound is not None:
         return (compound,), 1
-    if i + 1 < len(toks) and toks[i + 1].low in ("prefill/decode", "p/d"):
-        pair = _parallel_token(t.text)
-        if pair is not None and len(pair) == 2:  # "DEP4/DEP16 prefill/decode"
-            label = f"{t.text} {toks[i + 1].text}"
-            return (Arm(prefill=pair[0], decode=pair[1], label=label),), 2
+    pair = _parallel_token(t.text) if "/" in t.text else None
+    if pair is not None and len(pair) == 2:
+        if i + 1 < len(toks) and toks[i + 1].low in ("prefill/decode", "p/d"):  # "DEP4/DEP16 prefill/decode"
+            return (Arm(prefill=pair[0], decode=pair[1], disagg=True, label=f"{t.text} {toks[i + 1].text}"),), 2
+        if prev in ("p/d", "prefill/decode"):  # "P/D DEP4/DEP8"
+            return (Arm(prefill=pair[0], decode=pair[1], disagg=True, label=f"{toks[i - 1].text} {t.text}"),), 1
     # Roles glued to a parallelism, several roles in one token: "DEP2-prefill/TEP4-decode".
     if "/" in t.text and re.search(r"(?:prefill|decode)", low):
         arm = Arm(label=t.text)
@@ -458,6 +475,8 @@ def _word_arms(toks: Sequence[Tok], i: int) -> tuple[tuple[Arm, ...], int] | Non
         return (Arm(offload="none", label=t.text),), 1
     if low == "kv-offloading" and nxt in ("none", "dram"):
         return (Arm(offload=nxt, label=f"{t.text} {nxt}"),), 2
+    if low in _DISAGG_WORDS:
+        return (Arm(disagg=_DISAGG_WORDS[low], label=t.text),), 1
     if low in _SPEC_WORDS:
         spec = _SPEC_WORDS[low]
         return (Arm(spec=(not spec) if negated else spec, label=t.text),), 1
@@ -500,7 +519,7 @@ def _bare_tp(toks: Sequence[Tok], live: Sequence[bool], found: list[Atom]) -> li
 _GLUE_MERGE = {"/", ",", "+", "-", "with", "w/", "&"}
 _GLUE_LIST = {"and", "or", "vs", "vs.", "versus", "both", "either", "和", "及", "或"}
 _GLUE_SKIP = {"the", "a", "an", "at", "on", "native", "plain", "pure", "full", "single", "one", "each", "every", "all",
-              "(", ")", "attention", "moe"}
+              "attention", "moe"}
 
 
 @dataclass(frozen=True)
@@ -510,57 +529,97 @@ class Group:
     start: int  # token range [start, end)
     end: int
     arms: tuple[Arm, ...]
+    # The other reading, where designators joined by "," or "+" are items of a list rather than one arm
+    # ("DEP16/DEP32 + TP=4", "TP4/DEP4 prefill, ..., hicache"); the same as ``arms`` when there is none.
+    loose: tuple[Arm, ...] = ()
 
 
 def attributes(arm: Arm) -> set[str]:
     """The attributes an arm sets (``tp``, ``dp_attn``, ``offload``, ...), to tell a list from a qualifier."""
     out = {f"{role}.{name}" for role, par in (("", arm.parallel), ("prefill", arm.prefill), ("decode", arm.decode))
            for name in ("tp", "ep", "dp_attn", "dcp") if getattr(par, name) is not None}
-    out |= {name for name in ("offload", "spec", "seq", "workers") if getattr(arm, name) is not None}
+    out |= {name for name in ("offload", "spec", "seq", "workers", "disagg") if getattr(arm, name) is not None}
     return out
 
 
-def _combine(current: list[Arm], atom: Atom, as_list: bool) -> list[Arm] | None:
-    """The group's arms after ``atom``: merged into each when compatible, else appended as alternatives."""
-    if as_list:
-        return None
-    out: list[Arm] = []
-    for a in current:
-        for b in atom.arms:
-            m = a.merged(b)
-            if m is None:
-                return None
-            out.append(m)
-    return out
+class _Dimensions:
+    """A group's designators by kind: each kind a list of alternatives, the arms their product.
+
+    "1k1k and 8k1k, TP4 and TP8" is (1k1k | 8k1k) x (TP4 | TP8); "TP8, DPA8, EP8" is one parallelism
+    (each word sets another attribute of it); "TP4 and TEP4" two; "TP8 +/- DPA" TP8 with and without DPA.
+    """
+
+    def __init__(self, merge_lists: bool) -> None:
+        self.merge_lists = merge_lists  # False: the loose reading, where "," and "+" join list items
+        self.dims: list[list[Arm]] = []
+
+    def add(self, atom: Atom, between: list[str]) -> None:
+        kind = kinds(atom.arm)
+        as_list = any(w in _GLUE_LIST for w in between)
+        joined = "".join(between)
+        dim = next((d for d in self.dims if any(kinds(a) & kind for a in d)), None)
+        if joined == "+/-":
+            if dim is None:
+                self.dims.append([Arm(), *atom.arms])
+            else:
+                dim.extend(m for a in list(dim) for b in atom.arms if (m := a.merged(b)) is not None)
+            return
+        if dim is None:
+            self.dims.append(list(atom.arms))
+            return
+        last = dim[-1]
+        listing = as_list or (not self.merge_lists and any(w in (",", "+") for w in between))
+        if not listing and len(atom.arms) == 1:
+            merged = last.merged(atom.arm)
+            # "TP8, DPA8, EP8": each word another attribute of the same arm (or one it already has).
+            if merged is not None and (not (attributes(last) & attributes(atom.arm)) or merged == last):
+                dim[-1] = replace(merged, label=join_labels(last.label, atom.arm.label))
+                return
+        dim.extend(atom.arms)
+
+    def arms(self) -> list[Arm]:
+        out = [Arm()]
+        for dim in self.dims:
+            out = [m for a in out for b in dim if (m := a.merged(b)) is not None] or out
+        return out
 
 
 def groups(toks: Sequence[Tok], found: Sequence[Atom]) -> list[Group]:
     """Atoms joined where only glue separates them; ``A and B`` lists become alternatives."""
     out: list[Group] = []
-    cur: list[Arm] = []
+    tight = _Dimensions(merge_lists=True)
+    loose = _Dimensions(merge_lists=False)
     start = end = -1
+    last: Atom | None = None
     for atom in found:
-        if cur:
+        if last is not None:
             between = [t.low for t in toks[end:atom.start]]
             as_list = any(w in _GLUE_LIST for w in between)
             # "A and B" is a list only of the same kind of thing ("TP4 and TEP4", "SimpleCPU and Mooncake");
             # "... with EP1 and DEP points" ends one arm and starts another.
-            same_kind = bool(attributes(cur[-1]) & attributes(atom.arm))
+            same_kind = bool(attributes(last.arm) & attributes(atom.arm)) or (_complete(last.arm) and _complete(atom.arm))
             if (all(w in _GLUE_MERGE | _GLUE_LIST | _GLUE_SKIP for w in between) and len(between) <= 4
                     and (not as_list or same_kind)):
-                merged = _combine(cur, atom, as_list)
-                if merged is not None:
-                    cur = merged
-                else:
-                    cur = cur + list(atom.arms)
+                tight.add(atom, between)
+                loose.add(atom, between)
                 end = atom.end
+                last = atom
                 continue
-            out.append(Group(start, end, tuple(cur)))
-        cur = list(atom.arms)
+            out.append(Group(start, end, tuple(tight.arms()), tuple(loose.arms())))
+        tight, loose = _Dimensions(merge_lists=True), _Dimensions(merge_lists=False)
+        tight.add(atom, [])
+        loose.add(atom, [])
         start, end = atom.start, atom.end
-    if cur:
-        out.append(Group(start, end, tuple(cur)))
+        last = atom
+    if last is not None:
+        out.append(Group(start, end, tuple(tight.arms()), tuple(loose.arms())))
     return [_contrast_defaults(g) for g in out]
+
+
+def _complete(arm: Arm) -> bool:
+    """A whole parallelism (``TP8``, ``DEP8``, ``TEP4``), not one attribute of one (``EP1``, ``DPA``)."""
+    p = arm.parallel
+    return p.tp is not None or (p.ep is not None and p.dp_attn is not None)
 
 
 def _contrast_defaults(group: Group) -> Group:
@@ -568,10 +627,19 @@ def _contrast_defaults(group: Group) -> Group:
     eps = {a.parallel.ep for a in group.arms if a.parallel.ep is not None and a.parallel.ep > 1}
     if not eps:
         return group
-    arms = tuple(replace(a, parallel=replace(a.parallel, ep=1)) if a.parallel.bare_tp and a.parallel.ep is None else a
-                 for a in group.arms)
-    return replace(group, arms=arms)
+    def default(arms: tuple[Arm, ...]) -> tuple[Arm, ...]:
+        return tuple(replace(a, parallel=replace(a.parallel, ep=1)) if a.parallel.bare_tp and a.parallel.ep is None
+                     else a for a in arms)
+
+    return replace(group, arms=default(group.arms), loose=default(group.loose))
 
 
 def finish(arm: Arm) -> Arm:
+    """The arm as jobs are matched against it: defaults applied, a parallelism named with a role given to it."""
+    if arm.role and not arm.parallel.empty:
+        moved = (arm.prefill if arm.role == "prefill" else arm.decode).merged(arm.parallel)
+        if moved is not None and arm.role == "prefill":
+            arm = replace(arm, parallel=Parallel(), prefill=moved)
+        elif moved is not None:
+            arm = replace(arm, parallel=Parallel(), decode=moved)
     return replace(arm, parallel=arm.parallel.finished(), prefill=arm.prefill.finished(), decode=arm.decode.finished())

@@ -16,7 +16,7 @@ an error.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
 from ..findings import Location
@@ -174,7 +174,34 @@ def _image_actual(claim: Claim, job: Job, repo: RepoData) -> Actual:
 
 
 def judge(claim: Claim, jobs: Sequence[Job], evals: Mapping[str, RecipeEval | None], repo: RepoData) -> Judgement | None:
-    """The claim's verdict over its jobs; None when nothing in scope can judge it."""
+    """The claim's verdict over its jobs; None when nothing in scope can judge it.
+
+    When the words allow several readings of which jobs the claim is about (:attr:`Scope.readings`, and a
+    multinode parallelism named without a role read as that of both workers), the claim is judged under
+    each and the most favourable verdict stands: a finding only when every reading contradicts the text.
+    """
+    best: Judgement | None = None
+    for scope in _readings(claim.scope, jobs):
+        found = _judge_reading(replace(claim, scope=scope), jobs, evals, repo)
+        if found is None or found.outcome in ("true", "unknown"):
+            return found
+        if best is None or (best.outcome == "false" and found.outcome == "mixed"):
+            best = found
+    return best
+
+
+def _readings(scope: Scope, jobs: Sequence[Job]) -> list[Scope]:
+    out = scope.alternatives()
+    if any(j.multinode for j in jobs):
+        for alt in list(out):
+            both = [b for a in alt.arms if (b := a.both_roles()) is not None]
+            if both and len(both) == len(alt.arms):
+                out.append(replace(alt, arms=tuple(both), readings=()))
+    return out
+
+
+def _judge_reading(claim: Claim, jobs: Sequence[Job], evals: Mapping[str, RecipeEval | None],
+                   repo: RepoData) -> Judgement | None:
     if claim.kind == "concurrency":
         return judge_concurrency(claim, jobs)
     if claim.kind == "arm":

@@ -92,6 +92,7 @@ class Segment:
     start: int  # token range [start, end)
     end: int
     arms: list[Arm] = field(default_factory=list)
+    loose: list[Arm] = field(default_factory=list)  # the other reading (see Group.loose)
     groups: list[Group] = field(default_factory=list)
     concs: list[ConcSpec] = field(default_factory=list)
     scope: Scope = Scope()
@@ -137,28 +138,35 @@ class ClauseReader:
         spec_at = [r.index_at(spec.start) for spec in specs]
         segments = [Segment(0, len(self.toks))]
         anchor: Group | None = None  # the last group a parenthetical after it may define
-        for g in found:
+        for n, g in enumerate(found):
             cur = segments[-1]
-            last = cur.groups[-1].end if cur.groups else cur.start
+            after = found[n + 1].start if n + 1 < len(found) else len(self.toks)
+            # Points named before and after this group: it starts an arm of its own ("TP8 at c1-c8 and
+            # SimpleCPU at c8-c16"), not a qualifier of the one before ("TP band at c1-c16 ... MTP acceptance").
+            own_points = (any(cur.start <= k < g.start for k in spec_at)
+                          and any(g.end <= k < after for k in spec_at))
             if anchor is not None and _defines(anchor, g, parens):
                 cur.arms = _merge_where_compatible(cur.arms, g.arms, keep=True)
             elif not cur.arms:
-                cur.arms = list(g.arms)
+                cur.arms, cur.loose = list(g.arms), list(g.loose)
                 anchor = g
-            elif not _competes(cur.arms, g.arms) and (
-                    self._attaches(g) or not any(last <= k < g.start for k in spec_at)):
+            elif not _competes(cur.arms, g.arms) and (self._attaches(g) or not own_points):
                 # "... for both TP4 and TEP4", or a word of another kind or a narrower one ("TP8 ... MTP
                 # acceptance", "LMCache ... DRAM offload"): the same arm.
+                attached = self._attaches(g)
                 cur.arms = _merge_where_compatible(cur.arms, g.arms, keep=False)
+                cur.loose = (_merge_where_compatible(cur.loose, g.loose, keep=False) if attached
+                             else cur.loose + list(g.loose))
                 anchor = g
             else:
                 cur.end = g.start
-                arms = list(g.arms)
-                if len(cur.arms) == 1:
-                    arms = [share_unnamed(a, cur.arms[0]) for a in arms]
-                segments.append(Segment(g.start, len(self.toks), arms))
+                segments.append(Segment(g.start, len(self.toks), list(g.arms), list(g.loose)))
                 anchor = g
             segments[-1].groups.append(g)
+        # A parallel construction shares what its later arms leave unsaid (once each has all its words).
+        for before, seg in zip(segments, segments[1:]):
+            if len(before.arms) == 1:
+                seg.arms = [share_unnamed(a, before.arms[0]) for a in seg.arms]
         for spec, k in zip(specs, spec_at):
             seg = next((s for s in segments if s.start <= k < s.end), segments[-1])
             seg.concs.append(spec)
@@ -205,7 +213,8 @@ class ClauseReader:
         if len(with_arms) <= 1:
             return self.segments[-1].scope
         arms = tuple(a for s in with_arms for a in s.arms)
-        return Scope(arms).merged_over(self.inherited)
+        loose = tuple(a for s in with_arms for a in (s.loose or s.arms))
+        return Scope(arms, readings=(loose,) if loose != arms else ()).merged_over(self.inherited)
 
     # -------------------------------------------------------- config fields
 
@@ -373,7 +382,9 @@ def _own_scope(seg: Segment) -> Scope:
             concs.update(doubling(v.values[0], v.values[-1]))
         else:
             concs.update(v.values)
-    return Scope(tuple(seg.arms), frozenset(concs) if concs else None, at_least)
+    loose = tuple(seg.loose)
+    readings = (loose,) if loose and loose != tuple(seg.arms) else ()
+    return Scope(tuple(seg.arms), frozenset(concs) if concs else None, at_least, readings)
 
 
 def extract(source: SourceText, catalog: Catalog | None, base_scope: Scope | None = None) -> Extraction:

@@ -12,10 +12,10 @@ EPLB and TBO, ...").
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Iterable
+from typing import Callable, Iterable
 
 from ..matrix import Job
-from .arms import Arm, finish
+from .arms import Arm, finish, share_unnamed
 
 
 @dataclass(frozen=True)
@@ -23,6 +23,13 @@ class Scope:
     arms: tuple[Arm, ...] = ()  # alternatives; none: every job
     concs: frozenset[int] | None = None
     conc_min: int | None = None
+    # Other readings of the same words (a list where ``arms`` merged, a clause's arm replacing the one it
+    # inherits rather than refining it): a claim is reported only when it fails under every reading.
+    readings: tuple[tuple[Arm, ...], ...] = ()
+
+    def alternatives(self) -> list[Scope]:
+        """This scope and each other reading of it."""
+        return [self] + [replace(self, arms=arms, readings=()) for arms in self.readings]
 
     @property
     def narrowed(self) -> bool:
@@ -39,15 +46,14 @@ class Scope:
         out = inherited
         if self.arms:
             if inherited.arms:
-                arms: list[Arm] = []
-                for own in self.arms:
-                    for old in inherited.arms:
-                        arm = own.over(old)
-                        if arm not in arms:
-                            arms.append(arm)
-                out = replace(out, arms=tuple(arms))
+                arms = _product(self.arms, inherited.arms, lambda own, old: own.over(old))
+                readings = [_product(mine, theirs, lambda own, old: own.over(old))
+                            for mine in (self.arms, *self.readings) for theirs in (inherited.arms, *inherited.readings)]
+                # The clause names another arm of the same kind: it replaces the one before ("TP8 c1, P/D DEP4 c128").
+                readings.append(_product(self.arms, inherited.arms, share_unnamed))
+                out = replace(out, arms=arms, readings=_distinct(readings, arms))
             else:
-                out = replace(out, arms=self.arms)
+                out = replace(out, arms=self.arms, readings=self.readings)
         if self.concs is not None or self.conc_min is not None:
             out = replace(out, concs=self.concs, conc_min=self.conc_min)
         return out
@@ -84,3 +90,21 @@ class Scope:
 
 def job_concs(job: Job) -> list[int]:
     return job.concs
+
+
+def _product(own: tuple[Arm, ...], inherited: tuple[Arm, ...], combine: Callable[[Arm, Arm], Arm]) -> tuple[Arm, ...]:
+    out: list[Arm] = []
+    for a in own:
+        for b in inherited:
+            arm = combine(a, b)
+            if arm not in out:
+                out.append(arm)
+    return tuple(out)
+
+
+def _distinct(readings: Iterable[tuple[Arm, ...]], primary: tuple[Arm, ...], limit: int = 6) -> tuple[tuple[Arm, ...], ...]:
+    out: list[tuple[Arm, ...]] = []
+    for r in readings:
+        if r and r != primary and r not in out:
+            out.append(r)
+    return tuple(out[:limit])

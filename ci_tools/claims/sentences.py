@@ -198,7 +198,9 @@ _SENTENCE_END = re.compile(
 # number, not "and <number>") follows, so "concurrency 1, 2, 4, and 8" and
 # "[1, 4, 8]" stay whole.
 _CLAUSE_BREAK = re.compile(
-    r",\s+(?=(?:and\s+|or\s+|but\s+|so\s+)?(?![0-9\[]|and\s+[0-9]|or\s+[0-9])[A-Za-z\-`'\"(\u4e00-\u9fff])"
+    # ... nor before a parallelism ("TP4, TP8, and DEP8 decode topologies" is one list).
+    r",\s+(?=(?:and\s+|or\s+|but\s+|so\s+)?(?![0-9\[]|and\s+[0-9]|or\s+[0-9])"
+    r"(?!(?:and\s+|or\s+)?(?:TP|EP|DEP|TEP|DPA?|DCP)\d)[A-Za-z\-`'\"(\u4e00-\u9fff])"
     r"|:\s+|\s+(?:—|--|–)\s+|\s+(?:while|whereas|but|so that|so|because|since)\s+(?=[a-z])"
     r"|[，、：]|\s\(\s*(?=(?:was|previously|formerly|from)\b)"
 )
