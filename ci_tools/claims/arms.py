@@ -542,78 +542,106 @@ def attributes(arm: Arm) -> set[str]:
     return out
 
 
-class _Dimensions:
-    """A group's designators by kind: each kind a list of alternatives, the arms their product.
+def _item_arms(atoms_: list[Atom], joins: list[list[str]]) -> list[Arm]:
+    """The arms of one list item: its atoms together ("TP8 GPU-resident"), "+/-" as with and without."""
+    out = list(atoms_[0].arms)
+    for atom, between in zip(atoms_[1:], joins):
+        if "".join(between) == "+/-":
+            out = out + [m for a in out for b in atom.arms if (m := a.merged(b)) is not None]
+            continue
+        merged = [m for a in out for b in atom.arms if (m := a.merged(b)) is not None]
+        out = merged if len(merged) == len(out) * len(atom.arms) else out + list(atom.arms)
+    return out
 
-    "1k1k and 8k1k, TP4 and TP8" is (1k1k | 8k1k) x (TP4 | TP8); "TP8, DPA8, EP8" is one parallelism
-    (each word sets another attribute of it); "TP4 and TEP4" two; "TP8 +/- DPA" TP8 with and without DPA.
+
+def _combine_items(items: list[list[Arm]], listed: bool) -> list[Arm]:
+    """List items as arms.
+
+    Items naming the same kinds of thing are alternatives ("TP8 GPU-resident, DEP8 Mooncake"), unless each
+    sets other attributes of one arm and nothing says "and"/"or" ("TP8, DPA8, EP8"); items of different
+    kinds multiply ("1k1k and 8k1k, TP4 and TP8" is four arms).
     """
-
-    def __init__(self, merge_lists: bool) -> None:
-        self.merge_lists = merge_lists  # False: the loose reading, where "," and "+" join list items
-        self.dims: list[list[Arm]] = []
-
-    def add(self, atom: Atom, between: list[str]) -> None:
-        kind = kinds(atom.arm)
-        as_list = any(w in _GLUE_LIST for w in between)
-        joined = "".join(between)
-        dim = next((d for d in self.dims if any(kinds(a) & kind for a in d)), None)
-        if joined == "+/-":
-            if dim is None:
-                self.dims.append([Arm(), *atom.arms])
-            else:
-                dim.extend(m for a in list(dim) for b in atom.arms if (m := a.merged(b)) is not None)
-            return
+    dims: list[tuple[frozenset[str], list[list[Arm]]]] = []
+    for item in items:
+        sig = frozenset(k for a in item for k in kinds(a))
+        dim = next((d for d in dims if d[0] == sig), None)
         if dim is None:
-            self.dims.append(list(atom.arms))
-            return
-        last = dim[-1]
-        listing = as_list or (not self.merge_lists and any(w in (",", "+") for w in between))
-        if not listing and len(atom.arms) == 1:
-            merged = last.merged(atom.arm)
-            # "TP8, DPA8, EP8": each word another attribute of the same arm (or one it already has).
-            if merged is not None and (not (attributes(last) & attributes(atom.arm)) or merged == last):
-                dim[-1] = replace(merged, label=join_labels(last.label, atom.arm.label))
-                return
-        dim.extend(atom.arms)
+            dims.append((sig, [item]))
+        else:
+            dim[1].append(item)
+    out = [Arm()]
+    for _, dim_items in dims:
+        alternatives = [a for item in dim_items for a in item]
+        one = _one_arm(dim_items) if not listed else None
+        choices = [one] if one is not None else alternatives
+        out = [m for a in out for b in choices if (m := a.merged(b)) is not None] or out
+    return out
 
-    def arms(self) -> list[Arm]:
-        out = [Arm()]
-        for dim in self.dims:
-            out = [m for a in out for b in dim if (m := a.merged(b)) is not None] or out
-        return out
+
+def _one_arm(items: list[list[Arm]]) -> Arm | None:
+    """Items that each set other attributes of a single arm ("TP8, DPA8, EP8"), merged; else None."""
+    if len(items) < 2 or any(len(item) != 1 for item in items):
+        return None
+    arm = items[0][0]
+    seen = attributes(arm)
+    for item in items[1:]:
+        other = item[0]
+        merged = arm.merged(other)
+        if merged is None or (seen & attributes(other) and merged != arm):
+            return None
+        seen |= attributes(other)
+        arm = replace(merged, label=join_labels(arm.label, other.label))
+    return arm
 
 
 def groups(toks: Sequence[Tok], found: Sequence[Atom]) -> list[Group]:
-    """Atoms joined where only glue separates them; ``A and B`` lists become alternatives."""
+    """Atoms joined where only glue separates them: items of a list, each item the atoms written together."""
     out: list[Group] = []
-    tight = _Dimensions(merge_lists=True)
-    loose = _Dimensions(merge_lists=False)
-    start = end = -1
-    last: Atom | None = None
+    members: list[tuple[Atom, list[str]]] = []  # each atom with the words between it and the one before
+
+    def close() -> None:
+        if members:
+            out.append(_group(members))
+
     for atom in found:
-        if last is not None:
-            between = [t.low for t in toks[end:atom.start]]
+        if members:
+            last = members[-1][0]
+            between = [t.low for t in toks[last.end:atom.start]]
             as_list = any(w in _GLUE_LIST for w in between)
             # "A and B" is a list only of the same kind of thing ("TP4 and TEP4", "SimpleCPU and Mooncake");
             # "... with EP1 and DEP points" ends one arm and starts another.
             same_kind = bool(attributes(last.arm) & attributes(atom.arm)) or (_complete(last.arm) and _complete(atom.arm))
             if (all(w in _GLUE_MERGE | _GLUE_LIST | _GLUE_SKIP for w in between) and len(between) <= 4
                     and (not as_list or same_kind)):
-                tight.add(atom, between)
-                loose.add(atom, between)
-                end = atom.end
-                last = atom
+                members.append((atom, between))
                 continue
-            out.append(Group(start, end, tuple(tight.arms()), tuple(loose.arms())))
-        tight, loose = _Dimensions(merge_lists=True), _Dimensions(merge_lists=False)
-        tight.add(atom, [])
-        loose.add(atom, [])
-        start, end = atom.start, atom.end
-        last = atom
-    if last is not None:
-        out.append(Group(start, end, tuple(tight.arms()), tuple(loose.arms())))
+            close()
+        members = [(atom, [])]
+    close()
     return [_contrast_defaults(g) for g in out]
+
+
+def _group(members: list[tuple[Atom, list[str]]]) -> Group:
+    def items(separators: set[str]) -> tuple[list[list[Arm]], bool]:
+        out: list[list[Arm]] = []
+        cur: list[Atom] = []
+        joins: list[list[str]] = []
+        listed = False
+        for atom, between in members:
+            if cur and (set(between) & separators or set(between) & _GLUE_LIST):
+                listed = listed or bool(set(between) & _GLUE_LIST)
+                out.append(_item_arms(cur, joins))
+                cur, joins = [], []
+            elif cur:
+                joins.append(between)
+            cur.append(atom)
+        out.append(_item_arms(cur, joins))
+        return out, listed
+
+    tight, listed = items({","})
+    loose, _ = items({",", "+"})
+    start, end = members[0][0].start, members[-1][0].end
+    return Group(start, end, tuple(_combine_items(tight, listed)), tuple(_combine_items(loose, True)))
 
 
 def _complete(arm: Arm) -> bool:

@@ -193,10 +193,9 @@ def check_entries(config: ProjectConfig, head_repo: RepoData, head_snapshot: Sna
                 report.findings.append(make_finding(
                     CLAIM_NOT_CHECKED, f"the recipe claims of this entry were not checked: {reason}", entry.location,
                     data={"config_keys": entry.patterns, "reason": reason}))
-        for source in entry.descriptions:
-            _check_text(source, catalog, jobs, evals, head_repo, report, "changelog")
+        _check_texts(entry.descriptions, catalog, jobs, evals, head_repo, report, "changelog")
     if pr_body is not None:
-        _check_text(pr_body, catalog, list(all_jobs.values()), evals, head_repo, report, "PR description")
+        _check_texts([pr_body], catalog, list(all_jobs.values()), evals, head_repo, report, "PR description")
     if verbose:
         for u in report.unverified:
             detail = f" (candidates: {', '.join(u.candidates)})" if u.candidates else ""
@@ -219,15 +218,26 @@ def _unchecked_reason(jobs: Sequence[Job], evals: Mapping[str, RecipeEval | None
     return f"none of its {len(jobs)} job(s) has a recipe in the repository to evaluate"
 
 
-def _check_text(source: SourceText, catalog: Catalog | None, jobs: list[Job], evals: Mapping[str, RecipeEval | None],
-                repo: RepoData, report: ClaimsReport, origin: str) -> None:
-    found: Extraction = extract(source, catalog)
-    report.mentioned |= found.mentioned
-    report.words |= found.words
-    report.unverified.extend(found.unverified)
-    for claim in found.claims:
+def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: list[Job],
+                 evals: Mapping[str, RecipeEval | None], repo: RepoData, report: ClaimsReport, origin: str) -> None:
+    """The claims of one entry's bullets (or of a PR body), each judged over its jobs.
+
+    A claim about part of the jobs overrides, for that part, a claim of another value about more of
+    them ("use image A" and "keep the 4P2D point on image B"): the general claim is judged without the
+    jobs the specific one is about.
+    """
+    claims: list[Claim] = []
+    for source in sources:
+        found: Extraction = extract(source, catalog)
+        report.mentioned |= found.mentioned
+        report.words |= found.words
+        report.unverified.extend(found.unverified)
+        claims.extend(found.claims)
+    scoped = {id(c): {j.id for j in c.scope.jobs(jobs)} for c in claims if c.kind in ("recipe", "image")}
+    for claim in claims:
         report.claims.append(claim)
-        judgement = judge(claim, jobs, evals, repo)
+        excluded = _overridden(claim, claims, scoped)
+        judgement = judge(claim, [j for j in jobs if j.id not in excluded] if excluded else jobs, evals, repo)
         if judgement is None:
             continue
         outcome = judgement.outcome
@@ -235,6 +245,22 @@ def _check_text(source: SourceText, catalog: Catalog | None, jobs: list[Job], ev
             report.unverified.append(Unverified(phrase(claim), claim.location, "no job in scope has a known value"))
         elif outcome in ("false", "mixed"):
             report.findings.append(finding(judgement, origin))
+
+
+def _overridden(claim: Claim, claims: Sequence[Claim], scoped: Mapping[int, set[str]]) -> set[str]:
+    """Jobs a more specific claim of the same subject with another value is about."""
+    mine = scoped.get(id(claim))
+    if not mine:
+        return set()
+    out: set[str] = set()
+    for other in claims:
+        theirs = scoped.get(id(other))
+        if (other is claim or not theirs or other.kind != claim.kind or other.subject != claim.subject
+                or other.value == claim.value):
+            continue
+        if theirs < mine:
+            out |= theirs
+    return out
 
 
 def pr_body_source(path: str, text: str) -> SourceText:

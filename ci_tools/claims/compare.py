@@ -22,26 +22,12 @@ from typing import Any, Mapping, Sequence
 from ..findings import Location
 from ..matrix import Job
 from ..model.repository import RepoData
-from ..recipes.model import RecipeEval, Value
-from ..recipes.server import UNKNOWN_FLAG
+from ..recipes.model import RecipeEval
 from ..yamlpos import PosMap
+from .actual import UNKNOWN, Actual, recipe_actual
 from .extract import Claim
 from .scope import Scope, job_concs
-from .values import Bool, Concurrency, Image, Number, PerConc, Word, dtype_matches, image_matches, number_matches, \
-    parse_bool, word_matches
-
-
-@dataclass(frozen=True)
-class Actual:
-    """What one job really has for a claim's subject."""
-
-    verdict: bool | None
-    text: str  # for messages: "passes --state-checkpoint-interval-tokens 8192"
-    value: str  # the bare value, for data
-    location: Location | None
-    # A false verdict that is still partly right (some of the points claimed are run): never an error.
-    partial: bool = False
-    label: str = ""  # the arm (and sequence lengths) a unit of an arm or concurrency claim is about
+from .values import Concurrency, Image, image_matches
 
 
 @dataclass(frozen=True)
@@ -73,88 +59,6 @@ class Judgement:
         if trues == 0 and len(known) == len(self.jobs) and not any(a.partial for _, a in known):
             return "false"
         return "mixed"
-
-
-def _shown(v: Value) -> str:
-    return v.text if v.text is not None else (v.expression or "an unknown value")
-
-
-def _recipe_actual(claim: Claim, job: Job, ev: RecipeEval | None) -> Actual:
-    subject = claim.subject
-    assert subject is not None
-    if ev is None or ev.errors:
-        return Actual(None, "", "", None)
-    value = claim.value
-    if subject.kind == "flag":
-        flags = [f for server in ev.servers for f in server if f.name == subject.name]
-        if any(f.conditional for f in flags):
-            return Actual(None, "", "", None)
-        if not flags:
-            if isinstance(value, Bool) and _absence_known(ev):
-                return Actual(not value.on, f"the recipe does not pass {subject.name}", "absent", None)
-            return Actual(None, "", "", None)
-        flag = flags[-1]
-        if flag.value is None:
-            if isinstance(value, Bool):
-                return Actual(value.on, f"the recipe passes {subject.name}", "present", flag.location)
-            return Actual(None, "", "", None)
-        if not flag.value.known or flag.value.conditional:
-            return Actual(None, "", "", None)
-        text = flag.value.text or ""
-        if isinstance(value, Bool):
-            b = parse_bool(text)
-            on = b.on if b is not None else True  # a flag given a value is on
-            return Actual(on == value.on, f"the recipe passes {subject.name} {text}", text, flag.value.location)
-        if flag.keys:
-            # "--speculative-config eagle3": the text names one key's value of a JSON/YAML value.
-            for key in flag.keys:
-                if key.value.known and _compare_text(value, key.value.text or "", job, "", key.value.location).verdict:
-                    shown = f"{subject.name}.{key.path} {key.value.text}"
-                    return Actual(True, f"the recipe passes {shown}", key.value.text or "", key.value.location)
-            return Actual(None, "", "", None)
-        return _compare_text(value, text, job, f"the recipe passes {subject.name} {text}", flag.value.location)
-    source: Mapping[str, Value] = ev.env if subject.kind == "env" else ev.variables
-    v = source.get(subject.name)
-    if v is None or not v.known or v.conditional:
-        return Actual(None, "", "", None)
-    verb = "exports" if subject.kind == "env" else "sets"
-    text = v.text or ""
-    return _compare_text(value, text, job, f"the recipe {verb} {subject.name}={text}", v.location)
-
-
-def _absence_known(ev: RecipeEval) -> bool:
-    """A flag is known to be absent only from a server command line that was reached and read in full.
-
-    When the evaluation never reached a server, or a word of it could not be
-    read (an unknown array spliced in, a flag name from an unknown variable),
-    "not passed" is not a fact but a gap of the evaluation: unknown.
-    """
-    return bool(ev.servers) and not any(f.name == UNKNOWN_FLAG for server in ev.servers for f in server)
-
-
-def _compare_text(value: Any, text: str, job: Job, shown: str, where: Location) -> Actual:
-    verdict: bool | None
-    if isinstance(value, Bool):
-        b = parse_bool(text) if text not in ("0", "1") else Bool(text, text == "1")
-        verdict = None if b is None else b.on == value.on
-    elif isinstance(value, Number):
-        verdict = number_matches(value, text)
-    elif isinstance(value, PerConc):
-        conc = job.conc
-        n = number_matches_float(text)
-        verdict = None if conc is None or n is None else abs(n - value.factor * conc) < 1e-9
-    elif isinstance(value, Word):
-        verdict = dtype_matches(value, text) if value.dtype else word_matches(value, text)
-    else:
-        verdict = None
-    return Actual(verdict, shown, text, where)
-
-
-def number_matches_float(text: str) -> float | None:
-    try:
-        return float(text.strip().strip("'\""))
-    except ValueError:
-        return None
 
 
 def _config_location(repo: RepoData, job: Job, field_name: str) -> Location:
@@ -211,7 +115,12 @@ def _judge_reading(claim: Claim, jobs: Sequence[Job], evals: Mapping[str, Recipe
         return None
     if claim.kind == "image":
         return Judgement(claim, tuple(scoped), tuple(_image_actual(claim, j, repo) for j in scoped), False)
-    return Judgement(claim, tuple(scoped), tuple(_recipe_actual(claim, j, evals.get(j.id)) for j in scoped), False)
+    actuals = [recipe_actual(claim, j, evals.get(j.id)) for j in scoped]
+    if any(a.verdict for a in actuals):
+        # Set for some jobs and never for others: the text may name the condition in words the checker
+        # does not read ("in the high-concurrency fast path"); where it is unset is not a contradiction.
+        actuals = [UNKNOWN if a.value == "unset" else a for a in actuals]
+    return Judgement(claim, tuple(scoped), tuple(actuals), False)
 
 
 # ---------------------------------------------------------------- arms and concurrencies

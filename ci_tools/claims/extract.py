@@ -48,6 +48,9 @@ class Claim:
     phrase: str = ""  # how the text named the subject
     # Concurrency: the text names every point its arms run (a list, a range, "only").
     exhaustive: bool = False
+    # Recipe: the text spells the subject's identifier (--flag, NAME, a key), so a value nothing sets
+    # contradicts it (rather than being left to a program default the text may mean).
+    explicit: bool = False
 
 
 @dataclass(frozen=True)
@@ -233,6 +236,11 @@ class ClauseReader:
     def _qualifies_a_setting(self, claim: Claim) -> bool:
         seg = next(s for s in self.segments if any(self.source.location(c.start, c.end) == claim.location
                                                    for c in s.concs))
+        spec = next(c for c in seg.concs if self.source.location(c.start, c.end) == claim.location)
+        k = self.r.index_at(spec.start)
+        before = [t.low for t in self.toks[max(0, k - 3):k]]
+        if any(w in _PART_NOUNS for w in before) or any(g.end in (k, k - 1, k - 2) for g in seg.groups):
+            return False  # "points (conc 32/64)", "DEP8 at conc [...]": the points of the arm, whatever follows
         a, b = self.toks[seg.start].start if seg.start < len(self.toks) else 0, (
             self.toks[seg.end - 1].end if seg.end > 0 else 0)
         for c in self.out.claims:
@@ -319,7 +327,7 @@ class ClauseReader:
             for k in range(v_start, v_end):
                 r.used[k] = True
             self.out.claims.append(Claim("recipe", v, self.scope_at(m.start), r.loc(start, end), self.clause.text,
-                                         subject=m.subjects[0], phrase=m.phrase))
+                                         subject=m.subjects[0], phrase=m.phrase, explicit=m.via == "identifier"))
 
 
 def _value_word(t: Tok) -> bool:

@@ -9,7 +9,8 @@ from ..matrix import Job
 from ..rules.claims_rules import CLAIM_CONTRADICTED, CLAIM_PARTLY_CONTRADICTED
 from ..rules.registry import make_finding
 from .arms import Arm
-from .compare import Actual, Judgement
+from .actual import Actual
+from .compare import Judgement
 from .extract import Claim
 from .values import Bool, Concurrency, Number
 

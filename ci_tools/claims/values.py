@@ -112,6 +112,38 @@ class Concurrency:
 
 
 @dataclass(frozen=True)
+class Present:
+    """The setting is given at all (``GB-based --hicache-size``, a bare ``disable-radix-cache`` in a list)."""
+
+    text: str
+
+    def describe(self) -> str:
+        return "set"
+
+
+@dataclass(frozen=True)
+class Absent:
+    """The setting is left to the program's default (``keeps the default eval concurrency``)."""
+
+    text: str
+
+    def describe(self) -> str:
+        return "left at its default"
+
+
+@dataclass(frozen=True)
+class Fragment:
+    """Part of a value, as prose shortens it: ``mega-MoE`` of ``deep_gemm_amxf4_mega_moe``, ``TRT-LLM ragged``
+    of ``TRTLLM_RAGGED``, ``20260709`` or ``nightly`` of an image tag."""
+
+    text: str
+    parts: tuple[str, ...]  # the words, lower-case, without separators: ("mega", "moe")
+
+    def describe(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True)
 class ArmName:
     """A part of the sweep the text says exists (``TP4/EP1``, ``1P4D``); its arms are in the claim's scope."""
 
@@ -121,7 +153,7 @@ class ArmName:
         return self.text
 
 
-ClaimValue = Union[Number, Bool, Word, PerConc, Image, Concurrency, ArmName]
+ClaimValue = Union[Number, Bool, Word, PerConc, Image, Concurrency, ArmName, Present, Absent, Fragment]
 
 
 def _num(text: str) -> float:
@@ -248,3 +280,30 @@ def image_matches(claim: Image, actual: str) -> bool | None:
         return None
     # A digest on one side only: compare the tags.
     return a.split("@", 1)[0] == c.split("@", 1)[0] and ("@" not in a or "@" not in c)
+
+
+def value_words(text: str) -> tuple[str, ...]:
+    """The words of a value, lower-case: ``deep_gemm_amxf4_mega_moe`` -> (deep, gemm, amxf4, mega, moe)."""
+    return tuple(w for w in re.split(r"[^a-z0-9.]+", text.lower()) if w)
+
+
+def parse_fragment(text: str) -> Fragment:
+    return Fragment(text, value_words(text))
+
+
+def fragment_matches(claim: Fragment, actual: str) -> bool:
+    """The fragment's words appear together in the value: ``mega-MoE`` in ``deep_gemm_amxf4_mega_moe``, and
+    ``TRT-LLM ragged`` (trt, llm, ragged) in ``TRTLLM_RAGGED`` (glued words count as one)."""
+    words = value_words(actual)
+    want = "".join(claim.parts)
+    if not want:
+        return False
+    for i in range(len(words)):
+        joined = ""
+        for w in words[i:]:
+            joined += w
+            if joined == want:
+                return True
+            if not want.startswith(joined):
+                break
+    return False

@@ -1,0 +1,215 @@
+"""What one job really has for a claim's recipe subject: a server flag, a key of a structured flag value,
+an exported environment variable or a recipe variable.
+
+The value is read from the servers of the role the claim is about (``decode mem-fraction-static``), or
+from every server.  A value that is unknown, or given on one side of an undecidable branch, is unknown:
+it never counts against a claim.  Absence is a fact only where the evaluation saw everything that could
+set the subject: a flag is absent from a server command line that was reached and read in full; an
+environment variable the text names by its identifier is never set when the recipe was evaluated to its
+server with no error and no command whose program is known only at run time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from ..findings import Location
+from ..matrix import Job
+from ..recipes.model import RecipeEval, ServerFlag, Value
+from ..recipes.server import UNKNOWN_FLAG
+from .extract import Claim
+from .values import Absent, Bool, Fragment, Number, PerConc, Present, Word, dtype_matches, fragment_matches, \
+    number_matches, parse_bool, word_matches
+
+# Values a program takes when a flag is not passed at all: "--kv-cache-dtype auto" with no flag is no contradiction.
+_DEFAULT_WORDS = frozenset({"auto", "default", "none", "off", "false", "0"})
+
+
+@dataclass(frozen=True)
+class Actual:
+    """What one job really has for a claim's subject."""
+
+    verdict: bool | None
+    text: str  # for messages: "passes --state-checkpoint-interval-tokens 8192"
+    value: str  # the bare value, for data
+    location: Location | None
+    # A false verdict that is still partly right (some of the points claimed are run): never an error.
+    partial: bool = False
+    label: str = ""  # the arm (and sequence lengths) a unit of an arm or concurrency claim is about
+
+
+UNKNOWN = Actual(None, "", "", None)
+
+
+def recipe_actual(claim: Claim, job: Job, ev: RecipeEval | None) -> Actual:
+    subject = claim.subject
+    assert subject is not None
+    if ev is None or ev.errors:
+        return UNKNOWN
+    servers = _servers(ev, claim.scope.role)
+    if subject.kind == "flag":
+        return _flag_actual(claim, job, ev, servers)
+    if subject.kind == "key":
+        return _key_actual(claim, job, ev, servers)
+    if subject.kind == "env":
+        envs = [ev.env_of(i) for i in servers] if ev.server_env and servers else [ev.env]
+        values = [env.get(subject.name) for env in envs]
+        if all(v is None for v in values):
+            return _never_set(claim, ev, f"the recipe never sets {subject.name}")
+        found = [v for v in values if v is not None]
+        return _value_actual(claim, job, found[-1], f"the recipe exports {subject.name}=")
+    v = ev.variables.get(subject.name)
+    if v is None:
+        return UNKNOWN
+    return _value_actual(claim, job, v, f"the recipe sets {subject.name}=")
+
+
+def _servers(ev: RecipeEval, role: str) -> list[int]:
+    """Indexes of the server command lines a claim about ``role`` reads (every one for no role)."""
+    indexes = list(range(len(ev.servers)))
+    if role and ev.roles:
+        chosen = [i for i in indexes if ev.role_of(i) in (role, "aggregated")]
+        return chosen or indexes
+    return indexes
+
+
+def _flags(ev: RecipeEval, servers: Sequence[int], name: str) -> list[ServerFlag]:
+    return [f for i in servers for f in ev.servers[i] if f.name == name]
+
+
+def _flag_actual(claim: Claim, job: Job, ev: RecipeEval, servers: Sequence[int]) -> Actual:
+    subject = claim.subject
+    assert subject is not None
+    value = claim.value
+    flags = _flags(ev, servers, subject.name)
+    if any(f.conditional for f in flags):
+        return UNKNOWN
+    if not flags:
+        if not absence_known(ev, servers):
+            return UNKNOWN
+        shown = f"the recipe does not pass {subject.name}"
+        if isinstance(value, Bool):
+            return Actual(not value.on, shown, "absent", None)
+        if isinstance(value, Absent):
+            return Actual(True, shown, "absent", None)
+        if isinstance(value, Present) or (claim.explicit and _names_a_setting(value)):
+            return Actual(False, shown, "absent", None)
+        return UNKNOWN
+    flag = flags[-1]
+    if flag.value is None:
+        if isinstance(value, (Bool, Present)):
+            on = value.on if isinstance(value, Bool) else True
+            return Actual(on, f"the recipe passes {subject.name}", "present", flag.location)
+        if isinstance(value, Absent):
+            return Actual(False, f"the recipe passes {subject.name}", "present", flag.location)
+        return UNKNOWN
+    if not flag.value.known or flag.value.conditional:
+        return UNKNOWN
+    text = flag.value.text or ""
+    if isinstance(value, Bool):
+        b = parse_bool(text)
+        on = b.on if b is not None else True  # a flag given a value is on
+        return Actual(on == value.on, f"the recipe passes {subject.name} {text}", text, flag.value.location)
+    if flag.keys and not isinstance(value, (Present, Absent)):
+        # "--speculative-config eagle3": the text names one key's value of a JSON/YAML value.
+        for key in flag.keys:
+            if key.value.known and compare_text(value, key.value.text or "", job, "", key.value.location).verdict:
+                shown = f"{subject.name}.{key.path} {key.value.text}"
+                return Actual(True, f"the recipe passes {shown}", key.value.text or "", key.value.location)
+        return UNKNOWN
+    return compare_text(value, text, job, f"the recipe passes {subject.name} {text}", flag.value.location)
+
+
+def _key_actual(claim: Claim, job: Job, ev: RecipeEval, servers: Sequence[int]) -> Actual:
+    subject = claim.subject
+    assert subject is not None
+    flag_name, _, path = subject.name.partition(".")
+    flags = _flags(ev, servers, flag_name)
+    if any(f.conditional for f in flags):
+        return UNKNOWN
+    values = [k.value for f in flags for k in f.keys if k.path == path]
+    if values:
+        return _value_actual(claim, job, values[-1], f"the recipe passes {subject.name} ", separator="")
+    # The flag is there with every key known, or not there at all: the key is not set.
+    complete = all(f.value is not None and f.value.known and f.keys for f in flags)
+    if (flags and complete) or (not flags and absence_known(ev, servers)):
+        return _never_set(claim, ev, f"the recipe sets no {subject.name}", known=True)
+    return UNKNOWN
+
+
+def _value_actual(claim: Claim, job: Job, v: Value, shown: str, separator: str = "") -> Actual:
+    if not v.known or v.conditional:
+        return UNKNOWN
+    text = v.text or ""
+    value = claim.value
+    message = f"{shown}{separator}{text}"
+    if isinstance(value, Present):
+        return Actual(True, message, text, v.location)
+    if isinstance(value, Absent):
+        return Actual(False, message, text, v.location)
+    return compare_text(value, text, job, message, v.location)
+
+
+def _never_set(claim: Claim, ev: RecipeEval, shown: str, known: bool = False) -> Actual:
+    """A subject nothing sets: a contradiction of a value the text names by the subject's identifier."""
+    if not (known or env_complete(ev)):
+        return UNKNOWN
+    value = claim.value
+    if isinstance(value, Absent):
+        return Actual(True, shown, "unset", None)
+    if isinstance(value, Present) or (claim.explicit and _names_a_setting(value)):
+        return Actual(False, shown, "unset", None)
+    return UNKNOWN
+
+
+def _names_a_setting(value: Any) -> bool:
+    """A value the program would not have by default (so naming it says the recipe sets it)."""
+    if isinstance(value, (Number, Fragment)):
+        return True
+    if isinstance(value, Word):
+        return value.norm not in _DEFAULT_WORDS
+    return False
+
+
+def absence_known(ev: RecipeEval, servers: Sequence[int] | None = None) -> bool:
+    """A flag is known to be absent only from a server command line that was reached and read in full.
+
+    When the evaluation never reached a server, or a word of it could not be read (an unknown array
+    spliced in, a flag name from an unknown variable), "not passed" is not a fact but a gap of the
+    evaluation: unknown.
+    """
+    chosen = [ev.servers[i] for i in servers] if servers is not None else ev.servers
+    return bool(chosen) and not any(f.name == UNKNOWN_FLAG for server in chosen for f in server)
+
+
+def env_complete(ev: RecipeEval) -> bool:
+    """Every command that could export a variable before the server starts was evaluated."""
+    return bool(ev.servers) and not ev.errors and not ev.opaque_commands
+
+
+def compare_text(value: Any, text: str, job: Job, shown: str, where: Location) -> Actual:
+    verdict: bool | None
+    if isinstance(value, Bool):
+        b = parse_bool(text) if text not in ("0", "1") else Bool(text, text == "1")
+        verdict = None if b is None else b.on == value.on
+    elif isinstance(value, Number):
+        verdict = number_matches(value, text)
+    elif isinstance(value, PerConc):
+        conc = job.conc
+        n = number_matches_float(text)
+        verdict = None if conc is None or n is None else abs(n - value.factor * conc) < 1e-9
+    elif isinstance(value, Word):
+        verdict = dtype_matches(value, text) if value.dtype else word_matches(value, text)
+    elif isinstance(value, Fragment):
+        verdict = fragment_matches(value, text)
+    else:
+        verdict = None
+    return Actual(verdict, shown, text, where)
+
+
+def number_matches_float(text: str) -> float | None:
+    try:
+        return float(text.strip().strip("'\""))
+    except ValueError:
+        return None
