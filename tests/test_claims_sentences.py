@@ -13,7 +13,7 @@ from ci_tools.claims.sentences import plain_source, split_clauses
 from ci_tools.claims.subjects import Catalog, ClaimsSettings
 from ci_tools.claims.arms import Arm, Parallel
 from ci_tools.claims.scope import Scope
-from ci_tools.claims.values import ArmName, Bool, Concurrency, Image, Number, PerConc, Word
+from ci_tools.claims.values import Absent, ArmName, Bool, Concurrency, Fragment, Image, Number, PerConc, Present, Word
 
 TABLE = yaml.safe_load((Path(__file__).parent / "data" / "claims_sentences.yaml").read_text(encoding="utf-8"))
 
@@ -88,6 +88,10 @@ def normalise(claim: Claim) -> list[Any]:
             value += " (all)"
     elif isinstance(v, ArmName):
         value = v.text
+    elif isinstance(v, (Present, Absent)):
+        value = v.describe()
+    elif isinstance(v, Fragment):
+        value = "~" + " ".join(v.parts)
     else:  # pragma: no cover - every value type is listed above
         raise AssertionError(v)
     return [claim.kind, claim.subject.name if claim.subject else None, value, scope_text(claim.scope)]
@@ -120,13 +124,21 @@ def test_claim_spans_point_at_the_words() -> None:
 
 def test_ambiguous_phrase_is_unverified_not_a_claim() -> None:
     cat = catalog()
-    cat.add("env", "SGLANG_SIMULATE_ACC_LEN")  # a second acceptance-length subject
+    cat.add("flag", "--spec-decode-acceptance-length")  # a second acceptance-length flag
     found = extract(plain_source("x.md", "Use the golden MTP acceptance length 2.49."), cat)
     assert found.claims == []
     assert [(u.phrase, u.reason, sorted(u.candidates)) for u in found.unverified] == [
         ("MTP acceptance length", "the term names several subjects",
-         ["--synthetic-acceptance-length", "SGLANG_SIMULATE_ACC_LEN"]),
+         ["--spec-decode-acceptance-length", "--synthetic-acceptance-length"]),
     ]
+
+
+def test_a_term_naming_a_flag_and_the_env_var_feeding_it_is_the_flag() -> None:
+    cat = catalog()
+    cat.add("env", "SYNTHETIC_ACCEPT_LEN")  # the recipe's variable behind the flag's value
+    found = extract(plain_source("x.md", "Use the golden MTP acceptance length 2.49."), cat)
+    assert [(c.subject.name if c.subject else None, c.value.describe()) for c in found.claims] == [
+        ("--synthetic-acceptance-length", "2.49")]
 
 
 def test_configured_vocabulary_and_abbreviations() -> None:

@@ -11,6 +11,7 @@ server with no error and no command whose program is known only at run time.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -45,6 +46,10 @@ UNKNOWN = Actual(None, "", "", None)
 def recipe_actual(claim: Claim, job: Job, ev: RecipeEval | None) -> Actual:
     subject = claim.subject
     assert subject is not None
+    if subject.kind == "env":
+        setting = _worker_setting(job, subject.name, claim.scope.role)
+        if setting is not None:
+            return setting.judge(claim, job)
     if ev is None or ev.errors:
         return UNKNOWN
     servers = _servers(ev, claim.scope.role)
@@ -63,6 +68,36 @@ def recipe_actual(claim: Claim, job: Job, ev: RecipeEval | None) -> Actual:
     if v is None:
         return UNKNOWN
     return _value_actual(claim, job, v, f"the recipe sets {subject.name}=")
+
+
+@dataclass(frozen=True)
+class _Setting:
+    text: str
+    where: Location
+
+    def judge(self, claim: Claim, job: Job) -> Actual:
+        shown = f"the config sets {claim.subject.name if claim.subject else ''}={self.text}"
+        if isinstance(claim.value, Present):
+            return Actual(True, shown, self.text, self.where)
+        if isinstance(claim.value, Absent):
+            return Actual(False, shown, self.text, self.where)
+        return compare_text(claim.value, self.text, job, shown, self.where)
+
+
+def _worker_setting(job: Job, name: str, role: str) -> _Setting | None:
+    """``NAME=value`` of a worker's ``additional-settings`` (``DECODE_MTP_SIZE=1``): a config field the job's
+    environment carries to the recipe, known whether or not the recipe could be evaluated."""
+    if not job.multinode:
+        return None
+    found: list[str] = []
+    for worker in (role,) if role else ("prefill", "decode"):
+        settings = (job.fields.get(worker) or {}).get("additional-settings") or []
+        for item in settings:
+            if isinstance(item, str) and item.startswith(f"{name}="):
+                found.append(item.partition("=")[2])
+    if not found or len(set(found)) > 1:
+        return None
+    return _Setting(found[-1], job.row)
 
 
 def _servers(ev: RecipeEval, role: str) -> list[int]:
@@ -180,7 +215,14 @@ def absence_known(ev: RecipeEval, servers: Sequence[int] | None = None) -> bool:
     evaluation: unknown.
     """
     chosen = [ev.servers[i] for i in servers] if servers is not None else ev.servers
-    return bool(chosen) and not any(f.name == UNKNOWN_FLAG for server in chosen for f in server)
+    return bool(chosen) and not any(f.name == UNKNOWN_FLAG and not _positional(f) for server in chosen for f in server)
+
+
+def _positional(flag: ServerFlag) -> bool:
+    """An unknown word that is one variable of the job's environment (``vllm serve $MODEL_PATH``): the model
+    argument, not a flag the evaluation could not read."""
+    expression = flag.value.expression if flag.value is not None else ""
+    return bool(re.fullmatch(r'"?\$\{?[A-Za-z_][A-Za-z0-9_]*\}?"? \(job environment[^)]*\)', expression))
 
 
 def env_complete(ev: RecipeEval) -> bool:

@@ -185,7 +185,7 @@ def check_entries(config: ProjectConfig, head_repo: RepoData, head_snapshot: Sna
         for entry in entries:
             for job in entry_jobs(base_repo, entry):
                 extra.append(cache.evaluate(job, base_snapshot))
-    catalog = catalog_from([*evals.values(), *extra], settings) if with_recipes else None
+    catalog = catalog_from([*evals.values(), *extra], settings, evals.values()) if with_recipes else None
     for entry, jobs in zip(entries, per_entry):
         if with_recipes:
             reason = _unchecked_reason(jobs, evals)

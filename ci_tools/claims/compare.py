@@ -27,7 +27,7 @@ from ..yamlpos import PosMap
 from .actual import UNKNOWN, Actual, recipe_actual
 from .extract import Claim
 from .scope import Scope, job_concs
-from .values import Concurrency, Image, image_matches
+from .values import Concurrency, Fragment, Image, fragment_matches, image_matches
 
 
 @dataclass(frozen=True)
@@ -70,11 +70,15 @@ def _config_location(repo: RepoData, job: Job, field_name: str) -> Location:
 
 def _image_actual(claim: Claim, job: Job, repo: RepoData) -> Actual:
     img = claim.value
-    assert isinstance(img, Image)
     actual = job.fields.get("image")
     if not isinstance(actual, str):
         return Actual(None, "", "", None)
-    return Actual(image_matches(img, actual), f"the config uses image {actual}", actual, _config_location(repo, job, "image"))
+    where = _config_location(repo, job, "image")
+    if isinstance(img, Fragment):
+        tag = actual.split(":", 1)[1] if ":" in actual else actual
+        return Actual(fragment_matches(img, tag), f"the config uses image {actual}", actual, where)
+    assert isinstance(img, Image)
+    return Actual(image_matches(img, actual), f"the config uses image {actual}", actual, where)
 
 
 def judge(claim: Claim, jobs: Sequence[Job], evals: Mapping[str, RecipeEval | None], repo: RepoData) -> Judgement | None:

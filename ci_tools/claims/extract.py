@@ -28,13 +28,13 @@ from .context import (
     ends_with_semicolon, explains_previous, introduces_list, leaves_from_open, mask_history, rejects, reports,
     skip_clause,
 )
-from .mentions import find_mentions
+from .mentions import find_mentions, find_value_mentions
 from .scope import Scope
 from .sentences import Clause, SourceText, split_clauses
 from .subjects import Catalog, Subject
 from .tokens import Reading, Tok, tokenize
 from .valueread import read_value
-from .values import ArmName, ClaimValue, parse_dtype, parse_image, parse_number
+from .values import ArmName, ClaimValue, Present, parse_dtype, parse_fragment, parse_image, parse_number
 
 
 @dataclass(frozen=True)
@@ -78,6 +78,8 @@ _SUBJECT_WORDS = ("dp-att", "dp_att", "dp", "attention", "mtp", "speculative", "
                   "offload", "no", "non", "without", "pure", "with")
 _ELSEWHERE = re.compile(r"\b(?:legacy|sibling|siblings|counterpart|non-MTP entry|STP entry|MTP entry|base entry|"
                         r"other config|another config|other entry|upstream)\b", re.IGNORECASE)
+# A part of an image tag: a version (v0.25.0, 0.5.14), a build date (20260709), a channel (nightly).
+_TAG_LIKE = re.compile(r"v?\d+(?:\.\d+)+[\w.-]*|\d{8}|nightly|latest|dev|nightly-[\w.-]+", re.IGNORECASE)
 # Words that make an arm a part of the sweep the sentence asserts.
 _PART_NOUNS = {"arm", "arms", "band", "bands", "row", "rows", "point", "points", "sweep", "sweeps", "lane", "lanes",
                "scenario", "scenarios", "config", "configs", "configuration", "configurations", "search", "matrix",
@@ -204,6 +206,10 @@ class ClauseReader:
         rest = [t for k, t in enumerate(toks) if not (g.start <= k < g.end) and t.kind in ("word", "flag", "image")]
         return not rest or all(t.low in ("and", "or", "only", "both") for t in rest)
 
+    def _stands_alone(self, k: int) -> bool:
+        """Nothing that could be a value follows token ``k - 1`` (the end, a comma, ``and``, a parenthesis)."""
+        return k >= len(self.toks) or self.toks[k].text in (",", ")", ";", "and", "(", "/", "+")
+
     def scope_at(self, i: int) -> Scope:
         for seg in self.segments:
             if seg.start <= i < seg.end:
@@ -289,6 +295,24 @@ class ClauseReader:
             if img is not None:
                 r.used[i] = True
                 self.out.claims.append(Claim("image", img, self.scope_at(i), r.loc(i, i + 1), self.clause.text))
+        self._image_tag_fragment()
+
+    def _image_tag_fragment(self) -> None:
+        """``Bump the image from 20260706 to 20260709``, ``Update image tag to nightly``: part of the new tag."""
+        r = self.r
+        toks = self.toks
+        if any(t.kind == "image" for t in toks) or self.skip:
+            return
+        noun = next((i for i, t in enumerate(toks) if r.live(i) and t.low in ("image", "images", "tag")), None)
+        if noun is None:
+            return
+        to = next((k for k in range(noun + 1, len(toks)) if toks[k].low in ("to", "->", "→") or toks[k].kind == "arrow"),
+                  None)
+        k = to + 1 if to is not None else -1
+        if 0 < k < len(toks) and r.live(k) and toks[k].kind == "word" and _TAG_LIKE.fullmatch(toks[k].text):
+            r.used[k] = True
+            self.out.claims.append(Claim("image", parse_fragment(toks[k].text), self.scope_at(k), r.loc(k, k + 1),
+                                         self.clause.text))
 
     # -------------------------------------------------------- subjects
 
@@ -318,6 +342,8 @@ class ClauseReader:
                                                       tuple(s.name for s in m.subjects)))
                 continue
             value = shared.get((m.start, m.end)) or read_value(r, self.catalog, m, mentions)
+            if value is None and m.via == "identifier" and _spelled_flag(self.toks[m.start]) and self._stands_alone(m.end):
+                value = (Present(m.phrase), m.start, m.end)  # "GB-based --hicache-size": the flag is given
             if value is None:
                 self.out.unverified.append(Unverified(m.phrase, r.loc(m.start, m.end), "no value next to the subject"))
                 continue
@@ -328,6 +354,19 @@ class ClauseReader:
                 r.used[k] = True
             self.out.claims.append(Claim("recipe", v, self.scope_at(m.start), r.loc(start, end), self.clause.text,
                                          subject=m.subjects[0], phrase=m.phrase, explicit=m.via == "identifier"))
+        taken = {k for m in mentions for k in range(m.start, m.end)}
+        for vm in find_value_mentions(r, self.catalog, taken):
+            for k in range(vm.start, vm.end):
+                r.used[k] = True
+            # Named by its value: the text says the jobs use it, so a job without the setting contradicts it.
+            self.out.claims.append(Claim("recipe", parse_fragment(vm.text), self.scope_at(vm.start),
+                                         r.loc(vm.start, vm.end), self.clause.text, subject=vm.subject,
+                                         phrase=vm.subject.name, explicit=True))
+
+
+def _spelled_flag(t: Tok) -> bool:
+    """``--hicache-size`` or a bare ``disable-radix-cache``: a flag named as such."""
+    return t.kind == "flag" or (t.kind == "word" and t.text.count("-") >= 2 and t.text.islower())
 
 
 def _value_word(t: Tok) -> bool:
@@ -402,8 +441,10 @@ def extract(source: SourceText, catalog: Catalog | None, base_scope: Scope | Non
     for c in split_clauses(source):
         by_sentence.setdefault(c.sentence, []).append(c)
     listed_silence = False  # a ":" list after a silent clause, continued through ";" into this sentence
+    listed_scope: Scope | None = None  # the scope of the clause a ":" list continued through ";" elaborates
     for sentence_clauses in by_sentence.values():
-        inherited = base_scope or Scope()
+        inherited = listed_scope or base_scope or Scope()
+        list_head: Scope | None = listed_scope
         previous_rejects = False
         silenced = listed_silence
         open_from = False
@@ -417,6 +458,9 @@ def extract(source: SourceText, catalog: Catalog | None, base_scope: Scope | Non
             # "Measured uplift (tok/s): a, b, c; d": what the ":" introduces is part of the report.
             if (reader.reports or reader.rejects) and introduces_list(clause):
                 silenced = True
+            if introduces_list(clause):
+                # "LMCache ladders offset the official arms: TP4 ...; DEP4 ...": the items are LMCache's.
+                list_head = reader.next_inherited()
             open_from = reader.leaves_from_open or (open_from and reader.r.masked[-1:] == [True])
             inherited = reader.next_inherited()
             readers.append(reader)
@@ -425,5 +469,7 @@ def extract(source: SourceText, catalog: Catalog | None, base_scope: Scope | Non
         for reader in readers:
             reader.in_report = in_report
             reader.read()
-        listed_silence = silenced and ends_with_semicolon(sentence_clauses[-1])
+        continued = ends_with_semicolon(sentence_clauses[-1])
+        listed_silence = silenced and continued
+        listed_scope = list_head if continued else None
     return out

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from .subjects import Catalog, Subject, VocabularyEntry, stem
 from .tokens import Reading
+from .values import fragment_matches, parse_fragment
 
 
 @dataclass
@@ -41,6 +42,39 @@ class Found:
 GENERIC_WORDS = {"no", "enable", "disable", "use", "set", "max", "min", "num", "size", "mode", "type", "config",
                  "path", "value", "default", "per", "total", "count", "is", "of"}
 _IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)+$")
+
+
+# Hyphenated words that name things other than server flags: scenarios, configs, frameworks, hardware.
+_NOT_FLAG_WORDS = re.compile(r"fp4|fp8|bf16|mxfp|nvfp|mi3\d\d|[bh][12]00|gb[23]00|b300|rtx|sglang|vllm|trt|atom|dynamo|"
+                             r"seq-len|agentic|coding|dsv4|dsr1|kimi|qwen|glm|minimax|llama|gpt|deepseek|srt-slurm|"
+                             r"nvidia|amd|rocm|cuda\d|cu1\d|nightly|\.sh$|\.ya?ml$|\.py$", re.IGNORECASE)
+_OTHER_PROGRAMS = {"router", "sglang_router", "sglang-router", "vllm-router", "client", "aiperf", "eval", "evals",
+                   "lm-eval", "lm_eval", "frontend", "srtctl", "proxy", "harness"}
+_FLAG_LIST_WORDS = {"args", "arguments", "flags", "flag", "options", "knobs", "switches", "serve", "server"}
+
+
+def _unset_subject(name: str, kind: str, r: Reading, cat: Catalog) -> Subject | None:
+    """A subject for an identifier no recipe in scope sets: a spelled ``--flag``, an environment variable
+    (``NAME_WITH_PARTS``), or a bare flag name in a list of server arguments (``disable-radix-cache``).
+
+    Not in a clause about another program (``sglang_router (--pd-disaggregation)``, the benchmark client),
+    and not a vocabulary term written with hyphens (``two-batch-overlap``).
+    """
+    if any(t.low in _OTHER_PROGRAMS for t in r.toks):
+        return None
+    if any(name in values for values in cat.values.values()):
+        return None  # "FULL_DECODE_ONLY": a value of a setting, which names that setting (find_value_mentions)
+    if kind == "flag":
+        return Subject("flag", name)
+    if re.fullmatch(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+", name):
+        return Subject("env", name)
+    if kind == "word" and re.fullmatch(r"[a-z][a-z0-9]*(?:-[a-z0-9]+){2,}", name) and not _NOT_FLAG_WORDS.search(name) \
+            and any(t.low in _FLAG_LIST_WORDS for t in r.toks):
+        words = tuple(stem(w) for w in name.split("-"))
+        if any(e.term_words == words for e in cat.settings.vocabulary):
+            return None
+        return Subject("flag", f"--{name}")
+    return None
 
 
 def _index_keys(word: str) -> list[str]:
@@ -72,8 +106,13 @@ def find_mentions(r: Reading, cat: Catalog) -> tuple[list[Mention], Found]:
         if t.kind == "flag" or t.kind == "assign" or (t.kind == "word" and _IDENTIFIER.match(t.text)):
             subjects = cat.by_identifier(name)
             found.words.add(name)
+            unset = _unset_subject(name, t.kind, r, cat)
             if subjects:
                 mentions.append(Mention(i, i + 1, subjects, name, "identifier", attached=attached))
+                taken[i] = True
+            elif unset is not None:
+                # Spelled out, but no recipe in scope sets it: a claim about it is judged (nothing sets it).
+                mentions.append(Mention(i, i + 1, [unset], name, "identifier", attached=attached))
                 taken[i] = True
             elif t.kind in ("flag", "assign") or name.isupper():
                 found.unknown_names.append((name, i))
@@ -168,3 +207,50 @@ def _derived(r: Reading, cat: Catalog, slots: list[tuple[int, frozenset[str]]], 
             pos += best_len
         else:
             pos += 1
+
+
+@dataclass(frozen=True)
+class ValueMention:
+    """Words that name a setting by (part of) its value: "mega-MoE", "TRT-LLM ragged", "FULL_DECODE_ONLY"."""
+
+    start: int
+    end: int
+    subject: Subject
+    text: str
+
+
+def find_value_mentions(r: Reading, cat: Catalog, taken: set[int]) -> list[ValueMention]:
+    """Spans of one or two words whose parts appear together in the values of exactly one setting.
+
+    Only values of several words qualify (see :attr:`Catalog.values`), and a span must have at least two
+    parts, so a plain word ("aiter", "fp8") never names a setting this way.
+    """
+    out: list[ValueMention] = []
+    toks = r.toks
+    i = 0
+    while i < len(toks):
+        found: ValueMention | None = None
+        for width in (2, 1):
+            span = range(i, i + width)
+            if i + width > len(toks) or any(k in taken or not r.live(k) or toks[k].kind != "word" for k in span):
+                continue
+            text = r.source.text[toks[i].start:toks[i + width - 1].end]
+            fragment = parse_fragment(text)
+            if len(fragment.parts) < 2 or all(p.isdigit() for p in fragment.parts) or not _identifier_like(text):
+                continue
+            named = sorted({name for name, values in cat.values.items()
+                            if any(fragment_matches(fragment, v) for v in values)})
+            if len(named) == 1 and named[0] in cat.subjects:
+                found = ValueMention(i, i + width, cat.subjects[named[0]], text)
+                break
+        if found is not None:
+            out.append(found)
+            i = found.end
+        else:
+            i += 1
+    return out
+
+
+def _identifier_like(text: str) -> bool:
+    """Written as a name, not as plain words: ``FULL_DECODE_ONLY``, ``mega-MoE``, ``TRT-LLM`` (not ``low-latency``)."""
+    return "_" in text or any(ch.isdigit() for ch in text) or any(ch.isupper() for ch in text)

@@ -202,6 +202,9 @@ _CLAUSE_BREAK = re.compile(
     r",\s+(?=(?:and\s+|or\s+|but\s+|so\s+)?(?![0-9\[]|and\s+[0-9]|or\s+[0-9])"
     r"(?!(?:and\s+|or\s+)?(?:TP|EP|DEP|TEP|DPA?|DCP)\d)[A-Za-z\-`'\"(\u4e00-\u9fff])"
     r"|:\s+|\s+(?:—|--|–)\s+|\s+(?:while|whereas|but|so that|so|because|since)\s+(?=[a-z])"
+    # "... to 20260709 and retire the shims": a second verb starts a clause of its own.
+    r"|,?\s+and\s+(?=(?:retire|remove|drop|delete|add|enable|disable|set|use|bump|switch|keep|retain|raise|lower|"
+    r"pin|move|replace|update|increase|decrease|reduce|restore|revert|rename|tune|cap|limit)\s)"
     r"|[，、：]|\s\(\s*(?=(?:was|previously|formerly|from)\b)"
 )
 

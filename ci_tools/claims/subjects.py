@@ -190,6 +190,9 @@ class Catalog:
     subjects: dict[str, Subject] = field(default_factory=dict)
     boolean_flags: set[str] = field(default_factory=set)
     settings: ClaimsSettings = field(default_factory=ClaimsSettings)
+    # Word-like values the recipes of the jobs in scope give each flag or key ("deep_gemm_amxf4_mega_moe",
+    # "TRTLLM_RAGGED"): a text may name the setting by its value alone ("mega-MoE").
+    values: dict[str, set[str]] = field(default_factory=dict)
     _words: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
     _index: dict[str, list[tuple[Subject, int]]] = field(default_factory=dict, repr=False)
 
@@ -284,9 +287,23 @@ class Catalog:
         return subject.name in self.boolean_flags
 
 
-def catalog_from(evals: Iterable[Any], settings: ClaimsSettings) -> Catalog:
-    """Subjects of the given RecipeEval objects (None entries are skipped)."""
+def catalog_from(evals: Iterable[Any], settings: ClaimsSettings, valued_by: Iterable[Any] = ()) -> Catalog:
+    """Subjects of the given RecipeEval objects (None entries are skipped).
+
+    ``valued_by``: the evaluations whose word-like flag and key values the catalog records (the jobs at
+    the head revision; a value only the base had is not what the text can mean).
+    """
     cat = Catalog(settings=settings)
+    for ev in valued_by:
+        if ev is None:
+            continue
+        for server in ev.servers:
+            for flag in server:
+                if flag.value is not None and flag.value.text and not flag.keys:
+                    _add_value(cat, flag.name, flag.value.text)
+                for k in flag.keys:
+                    if k.value.text and "[" not in k.path:
+                        _add_value(cat, f"{flag.name}.{k.path}", k.value.text)
     valued: set[str] = set()
     flags: set[str] = set()
     keys: set[str] = set()
@@ -309,3 +326,9 @@ def catalog_from(evals: Iterable[Any], settings: ClaimsSettings) -> Catalog:
     for name in keys:
         cat.add("key", name)
     return cat
+
+
+def _add_value(cat: Catalog, name: str, text: str) -> None:
+    """Record a value that can name its setting: words joined by ``_`` or ``-`` (not a number, path or JSON)."""
+    if re.fullmatch(r"[A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)+", text):
+        cat.values.setdefault(name, set()).add(text)

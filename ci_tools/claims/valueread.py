@@ -16,7 +16,8 @@ from .context import FROM, TO, symbolic
 from .mentions import Mention
 from .subjects import Catalog, Subject
 from .tokens import Reading
-from .values import Bool, ClaimValue, Number, Word, parse_bool, parse_dtype, parse_number, parse_relative, parse_word
+from .values import Absent, Bool, ClaimValue, Number, Word, parse_bool, parse_dtype, parse_number, parse_relative, \
+    parse_word
 
 FILLERS = {"to", "of", "at", "is", "are", "=", ":", "as", "be", "equal", "equals", "set", "becomes", "now", "stays",
            "remains", "the", "a", "value", "设置为", "设为", "为"}
@@ -34,6 +35,12 @@ STOPWORDS = {
     "computed", "matched", "aligned", "set", "raised", "lowered", "bumped", "enabled", "disabled",
 }
 _UNIT_WORDS = {"token", "tokens", "seconds", "second", "s", "ms"}
+_KEEP_VERBS = {"keep", "keeps", "kept", "keeping", "leave", "leaves", "left", "leaving", "use", "uses", "using",
+               "retain", "retains", "with"}
+# The last word of a setting that takes a name as its value ("the dsv4 attention backend").
+_ENUM_NOUNS = {"backend", "parser", "kernel", "algorithm", "method", "strategy", "policy", "scheduler"}
+_NOT_NAMES = {"new", "old", "same", "default", "current", "native", "custom", "fast", "slow", "sparse", "dense",
+              "fused", "shared", "separate", "single", "own", "other", "upstream", "stock", "legacy", "generic"}
 
 ValueAt = tuple[ClaimValue, int, int]  # the value and its token range [start, end)
 
@@ -112,6 +119,31 @@ def value_before(r: Reading, m: Mention) -> ValueAt | None:
     dtype = parse_dtype(t.text)
     if dtype is not None:
         return dtype, i, i + 1
+    if t.low == "default" and i > 0 and r.toks[i - 1].low in ("the", "its") and i > 1 and \
+            r.toks[i - 2].low in _KEEP_VERBS:
+        return Absent(f"{r.toks[i - 2].text} the default"), i - 2, i + 1  # "keeps the default eval concurrency"
+    # "the dsv4 attention backend", "FlashInfer attention backend": a name before a setting that takes one.
+    last = r.toks[m.end - 1].low
+    if m.via == "words" and last in _ENUM_NOUNS and re.fullmatch(r"[A-Za-z][A-Za-z0-9_.]*", t.text) \
+            and t.low not in STOPWORDS and t.low not in _NOT_NAMES:
+        w = parse_word(t.text)
+        if w is not None:
+            return w, i, i + 1
+    return None
+
+
+def default_after(r: Reading, m: Mention) -> ValueAt | None:
+    """``X stays at its default``, ``X left at the default``, ``X at default``."""
+    toks = r.toks
+    k = m.end
+    words: list[str] = []
+    while k < len(toks) and len(words) < 4 and r.live(k):
+        words.append(toks[k].low)
+        if toks[k].low == "default":
+            if words[0] in ("at", "stays", "remains", "left", "kept", "keeps", "is") or words[:2] == ["unset", "("]:
+                return Absent(" ".join(words)), m.end, k + 1
+            return None
+        k += 1
     return None
 
 
@@ -243,12 +275,12 @@ def read_value(r: Reading, cat: Catalog, m: Mention, mentions: list[Mention]) ->
         if found is not None and isinstance(found[0], Bool) and not boolish(cat, subject, m):
             found = None
     if found is None:
-        found = value_before(r, m)
+        found = value_before(r, m) or default_after(r, m)
     if found is None and boolish(cat, subject, m):
         verb = bool_verb(r, m, mentions) or bool_after(r, m, mentions)
         if verb is not None:
             found = (verb[0], verb[1], verb[1] + 1)
-    if found is not None and not isinstance(found[0], Bool) and bool_only(cat, subject):
+    if found is not None and not isinstance(found[0], (Bool, Absent)) and bool_only(cat, subject):
         found = None  # "TBO is a prefill-only optimisation": not a value of an on/off setting
     if found is not None and isinstance(found[0], Word) and found[0].dtype and not takes_dtype(subject):
         found = None  # "the gfx950 MXFP4 MoE backend": a dtype names no backend
