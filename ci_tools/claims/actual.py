@@ -12,12 +12,12 @@ server with no error and no command whose program is known only at run time.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
 from ..findings import Location
 from ..matrix import Job
-from ..recipes.model import RecipeEval, ServerFlag, Value
+from ..recipes.model import RecipeEval, ServerFlag, Value, split_address
 from ..recipes.server import UNKNOWN_FLAG
 from .extract import Claim
 from .values import Absent, Bool, Fragment, Number, PerConc, Present, Word, dtype_matches, fragment_matches, \
@@ -43,7 +43,9 @@ class Actual:
 UNKNOWN = Actual(None, "", "", None)
 
 
-def recipe_actual(claim: Claim, job: Job, ev: RecipeEval | None) -> Actual:
+def recipe_actual(claim: Claim, job: Job, ev: RecipeEval | None, known_keys: Sequence[str] = ()) -> Actual:
+    """``known_keys``: the ``--flag.key`` addresses the recipes of every job in the claim's scope give (a job
+    without one that others have does not have that setting)."""
     subject = claim.subject
     assert subject is not None
     if subject.kind == "env":
@@ -61,6 +63,9 @@ def recipe_actual(claim: Claim, job: Job, ev: RecipeEval | None) -> Actual:
         envs = [ev.env_of(i) for i in servers] if ev.server_env and servers else [ev.env]
         values = [env.get(subject.name) for env in envs]
         if all(v is None for v in values):
+            same = _same_setting_as_key(claim, job, ev, servers, known_keys)
+            if same is not None:
+                return same
             return _never_set(claim, ev, f"the recipe never sets {subject.name}")
         found = [v for v in values if v is not None]
         return _value_actual(claim, job, found[-1], f"the recipe exports {subject.name}=")
@@ -146,31 +151,89 @@ def _flag_actual(claim: Claim, job: Job, ev: RecipeEval, servers: Sequence[int])
         b = parse_bool(text)
         on = b.on if b is not None else True  # a flag given a value is on
         return Actual(on == value.on, f"the recipe passes {subject.name} {text}", text, flag.value.location)
-    if flag.keys and not isinstance(value, (Present, Absent)):
+    structured = [(a, v) for i in servers for a in key_addresses(ev.servers[i]) if split_address(a)[0] == subject.name
+                  for _, v in key_values(ev.servers[i], a)]
+    if (structured or text.lstrip().startswith(("{", "["))) and not isinstance(value, (Present, Absent)):
         # "--speculative-config eagle3": the text names one key's value of a JSON/YAML value.
-        for key in flag.keys:
-            if key.value.known and compare_text(value, key.value.text or "", job, "", key.value.location).verdict:
-                shown = f"{subject.name}.{key.path} {key.value.text}"
-                return Actual(True, f"the recipe passes {shown}", key.value.text or "", key.value.location)
+        for address, v in structured:
+            if v.known and compare_text(value, v.text or "", job, "", v.location).verdict:
+                return Actual(True, f"the recipe passes {address} {v.text}", v.text or "", v.location)
         return UNKNOWN
     return compare_text(value, text, job, f"the recipe passes {subject.name} {text}", flag.value.location)
+
+
+def key_values(server: Sequence[ServerFlag], address: str) -> list[tuple[ServerFlag, Value]]:
+    """Values of ``--flag.key.path`` on one server command line, whichever way the evaluation wrote them:
+    a key of the flag's structured value (:attr:`ServerFlag.keys`) or a flag named by the whole address."""
+    flag_name, path = split_address(address)
+    out = [(f, f.value) for f in server if f.name == address and f.value is not None]
+    out += [(f, k.value) for f in server if f.name == flag_name for k in f.keys if k.path == path]
+    return out
 
 
 def _key_actual(claim: Claim, job: Job, ev: RecipeEval, servers: Sequence[int]) -> Actual:
     subject = claim.subject
     assert subject is not None
-    flag_name, _, path = subject.name.partition(".")
-    flags = _flags(ev, servers, flag_name)
-    if any(f.conditional for f in flags):
+    flag_name, path = split_address(subject.name)
+    found = [fv for i in servers for fv in key_values(ev.servers[i], subject.name)]
+    if any(f.conditional for f, _ in found):
         return UNKNOWN
-    values = [k.value for f in flags for k in f.keys if k.path == path]
-    if values:
-        return _value_actual(claim, job, values[-1], f"the recipe passes {subject.name} ", separator="")
+    if found:
+        return _value_actual(claim, job, found[-1][1], f"the recipe passes {subject.name} ")
+    flags = _flags(ev, servers, flag_name)
     # The flag is there with every key known, or not there at all: the key is not set.
     complete = all(f.value is not None and f.value.known and f.keys for f in flags)
     if (flags and complete) or (not flags and absence_known(ev, servers)):
         return _never_set(claim, ev, f"the recipe sets no {subject.name}", known=True)
     return UNKNOWN
+
+
+def _same_setting_as_key(claim: Claim, job: Job, ev: RecipeEval, servers: Sequence[int],
+                         known_keys: Sequence[str]) -> Actual | None:
+    """An environment variable no recipe sets, given instead as the key of a structured flag value with the same
+    words (``VLLM_MINIMAX_M3_MSA_DECODE_BACKEND`` and ``--attention-config minimax_m3_msa_decode_backend``):
+    judged by that key, on each server the claim is about; None when no server has such a key."""
+    subject = claim.subject
+    assert subject is not None
+    words = _setting_words(subject.name)
+    addresses = {a for a in [*known_keys, *(a for server in ev.servers for a in key_addresses(server))]
+                 if _setting_words(a.rsplit(".", 1)[-1]) == words}
+    if not addresses or not words:
+        return None
+    carriers = {split_address(a)[0] for a in addresses}
+    found: list[Actual] = []
+    for i in servers:
+        keys = [(a, v) for a in sorted(addresses) for _, v in key_values(ev.servers[i], a)]
+        if keys:
+            address, value = keys[-1]
+            found.append(_value_actual(claim, job, value, f"the recipe passes {address} "))
+        elif absence_known(ev, [i]):
+            role = ev.role_of(i)
+            where = f" to the {role} server" if role else ""
+            found.append(Actual(False, f"the recipe sets neither {subject.name} nor a {next(iter(carriers))} key "
+                                       f"for it{where}", "unset", None))
+    if not found:
+        return UNKNOWN
+    false = [a for a in found if a.verdict is False]
+    if false and any(a.verdict for a in found):
+        # Given to some servers of the job and not to others (decode, not prefill): partly right.
+        return replace(false[0], partial=True, value="partly")
+    return false[0] if false else found[0]
+
+
+def key_addresses(server: Sequence[ServerFlag]) -> list[str]:
+    """Every ``--flag.key.path`` of a server command line."""
+    out = [f.name for f in server if "." in f.name]
+    out += [f"{f.name}.{k.path}" for f in server for k in f.keys]
+    return out
+
+
+def _setting_words(name: str) -> tuple[str, ...]:
+    """The words of a setting's name without the program prefix: VLLM_X_Y and x_y are the same words."""
+    words = [w for w in re.split(r"[-_.]+", name.lower()) if w]
+    while words and words[0] in ("vllm", "sglang", "atom", "trtllm", "sgl"):
+        words.pop(0)
+    return tuple(words)
 
 
 def _value_actual(claim: Claim, job: Job, v: Value, shown: str, separator: str = "") -> Actual:
@@ -214,8 +277,17 @@ def absence_known(ev: RecipeEval, servers: Sequence[int] | None = None) -> bool:
     spliced in, a flag name from an unknown variable), "not passed" is not a fact but a gap of the
     evaluation: unknown.
     """
+    if _script_chain(ev):
+        return False
     chosen = [ev.servers[i] for i in servers] if servers is not None else ev.servers
     return bool(chosen) and not any(f.name == UNKNOWN_FLAG and not _positional(f) for server in chosen for f in server)
+
+
+def _script_chain(ev: RecipeEval) -> bool:
+    """A multinode job run through a chain of scripts (the AMD disaggregated launchers): its server
+    arguments also come from model tables the scripts read at run time, so what is missing is not known to
+    be absent.  (An srt-slurm recipe lists every argument in its YAML.)"""
+    return bool(ev.roles) and ev.recipe.endswith(".sh")
 
 
 def _positional(flag: ServerFlag) -> bool:
@@ -227,7 +299,7 @@ def _positional(flag: ServerFlag) -> bool:
 
 def env_complete(ev: RecipeEval) -> bool:
     """Every command that could export a variable before the server starts was evaluated."""
-    return bool(ev.servers) and not ev.errors and not ev.opaque_commands
+    return bool(ev.servers) and not ev.errors and not ev.opaque_commands and not _script_chain(ev)
 
 
 def compare_text(value: Any, text: str, job: Job, shown: str, where: Location) -> Actual:
@@ -242,7 +314,10 @@ def compare_text(value: Any, text: str, job: Job, shown: str, where: Location) -
         n = number_matches_float(text)
         verdict = None if conc is None or n is None else abs(n - value.factor * conc) < 1e-9
     elif isinstance(value, Word):
-        verdict = dtype_matches(value, text) if value.dtype else word_matches(value, text)
+        if not value.dtype and number_matches_float(text) is not None:
+            verdict = None  # a word against a number: not a value of this setting ("lower it to collect ...")
+        else:
+            verdict = dtype_matches(value, text) if value.dtype else word_matches(value, text)
     elif isinstance(value, Fragment):
         verdict = fragment_matches(value, text)
     else:

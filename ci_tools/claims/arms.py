@@ -263,6 +263,10 @@ OFFLOAD_NAMES: dict[str, str] = {
 }
 _DISAGG_WORDS = {"agg": False, "aggregate": False, "aggregated": False, "disagg": True, "disaggregated": True,
                  "p/d": True, "pd-disaggregation": True}
+# Backends that also move KV between prefill and decode workers: an offload tier only in a clause about offload.
+_TRANSFER_TOO = {"mooncake", "lmcache"}
+_OFFLOAD_CONTEXT = {"offload", "offloading", "kv-offload", "dram", "cpu", "host", "tier", "l2", "hicache", "ladder",
+                    "ladders", "dram-offload", "cpu-offload"}
 _SPEC_WORDS = {"mtp": True, "eagle": True, "eagle3": True, "spec-decoding": True, "speculative": True,
                "non-mtp": False, "no-mtp": False, "stp": False, "non-spec": False}
 
@@ -467,6 +471,9 @@ def _word_arms(toks: Sequence[Tok], i: int) -> tuple[tuple[Arm, ...], int] | Non
     after = [x.low for x in toks[i + 1:i + 3]]
     if offload is not None and ("transfer" in after or "connector" in after and offload != "vllm-simple|native"):
         offload = None  # "Mooncake KV transfer": the disaggregated KV transfer, not an offload tier
+    if offload in _TRANSFER_TOO and not any(x.low in _OFFLOAD_CONTEXT or (OFFLOAD_NAMES.get(x.low) not in (None, offload))
+                                          for k, x in enumerate(toks) if k != i):
+        offload = None  # "Retain the 2P2D ..., TP8/DP8 decode, Mooncake, ...": the P/D transfer
     if offload is not None:
         if negated and offload != "none":
             offload = "none"
@@ -562,8 +569,15 @@ def _combine_items(items: list[list[Arm]], listed: bool) -> list[Arm]:
     kinds multiply ("1k1k and 8k1k, TP4 and TP8" is four arms).
     """
     dims: list[tuple[frozenset[str], list[list[Arm]]]] = []
+    previous: list[Arm] = []
     for item in items:
         sig = frozenset(k for a in item for k in kinds(a))
+        before = frozenset(k for a in previous for k in kinds(a))
+        if listed and previous and sig & before and sig < before and len(previous) == 1:
+            # "disaggregated TP4 and DEP16": the second item is disaggregated too.
+            item = [share_unnamed(a, previous[0]) for a in item]
+            sig = before
+        previous = item
         dim = next((d for d in dims if d[0] == sig), None)
         if dim is None:
             dims.append((sig, [item]))

@@ -24,7 +24,7 @@ from ..matrix import Job
 from ..model.repository import RepoData
 from ..recipes.model import RecipeEval
 from ..yamlpos import PosMap
-from .actual import UNKNOWN, Actual, recipe_actual
+from .actual import UNKNOWN, Actual, key_addresses, recipe_actual
 from .extract import Claim
 from .scope import Scope, job_concs
 from .values import Concurrency, Fragment, Image, fragment_matches, image_matches
@@ -119,10 +119,12 @@ def _judge_reading(claim: Claim, jobs: Sequence[Job], evals: Mapping[str, Recipe
         return None
     if claim.kind == "image":
         return Judgement(claim, tuple(scoped), tuple(_image_actual(claim, j, repo) for j in scoped), False)
-    actuals = [recipe_actual(claim, j, evals.get(j.id)) for j in scoped]
-    if any(a.verdict for a in actuals):
-        # Set for some jobs and never for others: the text may name the condition in words the checker
-        # does not read ("in the high-concurrency fast path"); where it is unset is not a contradiction.
+    known = sorted({a for j in scoped if (ev := evals.get(j.id)) is not None for server in ev.servers
+                    for a in key_addresses(server)}) if claim.subject and claim.subject.kind == "env" else []
+    actuals = [recipe_actual(claim, j, evals.get(j.id), known) for j in scoped]
+    if claim.conditioned and any(a.verdict for a in actuals):
+        # Set for some jobs and never for others, and the text names a condition the checker does not read
+        # ("in the high-concurrency fast path"): where it is unset is not a contradiction.
         actuals = [UNKNOWN if a.value == "unset" else a for a in actuals]
     return Judgement(claim, tuple(scoped), tuple(actuals), False)
 

@@ -141,7 +141,8 @@ def mask_history(toks: Sequence[Tok], clause: Clause, value_like: Sequence[bool]
             if j is not None:
                 for k in range(i + 1, j):
                     masked[k] = True
-        if (low in {"instead", "rather"} and i + 1 < n and lows[i + 1] in {"of", "than"}) or low in {"vs", "versus", "vs."}:
+        if ((low in {"instead", "rather"} and i + 1 < n and lows[i + 1] in {"of", "than"})
+                or low in {"vs", "versus", "vs.", "unlike"}):
             for k in range(i, n):
                 if toks[k].text in {",", ";"}:
                     break

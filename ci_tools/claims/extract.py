@@ -51,6 +51,9 @@ class Claim:
     # Recipe: the text spells the subject's identifier (--flag, NAME, a key), so a value nothing sets
     # contradicts it (rather than being left to a program default the text may mean).
     explicit: bool = False
+    # The clause names a condition in words no arm stands for ("in the high-conc fast path", "when ..."):
+    # jobs where the setting is missing may be outside it.
+    conditioned: bool = False
 
 
 @dataclass(frozen=True)
@@ -78,6 +81,13 @@ _SUBJECT_WORDS = ("dp-att", "dp_att", "dp", "attention", "mtp", "speculative", "
                   "offload", "no", "non", "without", "pure", "with")
 _ELSEWHERE = re.compile(r"\b(?:legacy|sibling|siblings|counterpart|non-MTP entry|STP entry|MTP entry|base entry|"
                         r"other config|another config|other entry|upstream)\b", re.IGNORECASE)
+# A condition in words: "in the high-conc fast path", "when the cache is full", "only for long prompts".
+_CONDITION = re.compile(r"\b(?:when|whenever|where|only|unless|if)\b|\b(?:in|on|for|at)\s+(?:the\s+)?(?:[\w/-]+\s+){0,3}"
+                        r"(?:path|paths|branch|case|cases|regime|tail|mode)\b", re.IGNORECASE)
+# Another program than the server: its flags are not the server's.
+_OTHER_PROGRAM = re.compile(r"\b(?:to|for|in|on|of|via|into)\s+(?:the\s+)?(?:benchmark|client|router|aiperf|frontend|"
+                            r"lm-eval|proxy|harness|load\s+generator)\b|\b(?:sglang[_-]router|vllm-router|"
+                            r"benchmark client|aiperf|run_benchmark\w*|bench(?:mark)?_serving\w*)\b", re.IGNORECASE)
 # A part of an image tag: a version (v0.25.0, 0.5.14), a build date (20260709), a channel (nightly).
 _TAG_LIKE = re.compile(r"v?\d+(?:\.\d+)+[\w.-]*|\d{8}|nightly|latest|dev|nightly-[\w.-]+", re.IGNORECASE)
 # Words that make an arm a part of the sweep the sentence asserts.
@@ -205,6 +215,11 @@ class ClauseReader:
             return True
         rest = [t for k, t in enumerate(toks) if not (g.start <= k < g.end) and t.kind in ("word", "flag", "image")]
         return not rest or all(t.low in ("and", "or", "only", "both") for t in rest)
+
+    def silence(self) -> None:
+        """The clause belongs to a silent one: nothing in it is a claim."""
+        self.skip = True
+        self.r.masked = [True] * len(self.toks)
 
     def _stands_alone(self, k: int) -> bool:
         """Nothing that could be a value follows token ``k - 1`` (the end, a comma, ``and``, a parenthesis)."""
@@ -334,9 +349,12 @@ class ClauseReader:
                 term, r.loc(a, b), "the term names several subjects" if candidates else "no subject for this term",
                 candidates))
         shared: dict[tuple[int, int], tuple[ClaimValue, int, int]] = {}
+        other_program = bool(_OTHER_PROGRAM.search(self.clause.text))
         for m in mentions:
             if any(r.masked[k] for k in range(m.start, m.end)):
                 continue
+            if other_program and all(s.kind in ("flag", "key") for s in m.subjects):
+                continue  # "Pass --use-chat-template to the benchmark": a flag of another program
             if len(m.subjects) != 1:
                 self.out.unverified.append(Unverified(m.phrase, r.loc(m.start, m.end), "the phrase fits several subjects",
                                                       tuple(s.name for s in m.subjects)))
@@ -353,7 +371,8 @@ class ClauseReader:
             for k in range(v_start, v_end):
                 r.used[k] = True
             self.out.claims.append(Claim("recipe", v, self.scope_at(m.start), r.loc(start, end), self.clause.text,
-                                         subject=m.subjects[0], phrase=m.phrase, explicit=m.via == "identifier"))
+                                         subject=m.subjects[0], phrase=m.phrase, explicit=m.via == "identifier",
+                                         conditioned=bool(_CONDITION.search(self.clause.text))))
         taken = {k for m in mentions for k in range(m.start, m.end)}
         for vm in find_value_mentions(r, self.catalog, taken):
             for k in range(vm.start, vm.end):
@@ -362,6 +381,42 @@ class ClauseReader:
             self.out.claims.append(Claim("recipe", parse_fragment(vm.text), self.scope_at(vm.start),
                                          r.loc(vm.start, vm.end), self.clause.text, subject=vm.subject,
                                          phrase=vm.subject.name, explicit=True))
+
+
+def _silence_asides_and_items(readers: list[ClauseReader]) -> None:
+    """What a silent clause says goes on in the clauses that belong to it.
+
+    An aside between dashes is part of the clause around it ("Adopting the upstream block -- X 0.95,
+    Y 32 -- killed the engine"); a bare list item after a comma continues the list of the clause before
+    it ("ahead of re-attempting X 0.95, Y 32, Z").
+    """
+    def between(a: int, b: int) -> str:
+        return readers[a].clause.source.text[readers[a].clause.end:readers[b].clause.start]
+
+    opened: int | None = None  # the first clause after an opening dash
+    for n in range(1, len(readers)):
+        if _DASH.search(between(n - 1, n)):
+            if opened is None:
+                opened = n
+                continue
+            # readers[opened:n] is an aside: silent when a clause around it is.
+            if readers[opened - 1].skip or readers[n].skip:
+                for reader in readers[opened:n]:
+                    reader.silence()
+            opened = None
+    for n in range(1, len(readers)):
+        reader, before = readers[n], readers[n - 1]
+        if not reader.skip and before.skip and "," in between(n - 1, n) and reader.toks and _item_start(reader.toks[0]):
+            reader.silence()
+
+
+def _item_start(t: Tok) -> bool:
+    """A clause that starts with a setting's name is an item of a list (``max-num-seqs 32``)."""
+    return t.kind in ("flag", "assign") or (t.kind == "word" and bool(re.fullmatch(
+        r"[A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)+", t.text)))
+
+
+_DASH = re.compile(r"\s(?:—|--|–)\s")
 
 
 def _spelled_flag(t: Tok) -> bool:
@@ -464,6 +519,7 @@ def extract(source: SourceText, catalog: Catalog | None, base_scope: Scope | Non
             open_from = reader.leaves_from_open or (open_from and reader.r.masked[-1:] == [True])
             inherited = reader.next_inherited()
             readers.append(reader)
+        _silence_asides_and_items(readers)
         # A sentence that reports a run names the concurrencies and layouts that were run, not the sweep.
         in_report = any(r.reports for r in readers)
         for reader in readers:

@@ -49,7 +49,8 @@ _NOT_FLAG_WORDS = re.compile(r"fp4|fp8|bf16|mxfp|nvfp|mi3\d\d|[bh][12]00|gb[23]0
                              r"seq-len|agentic|coding|dsv4|dsr1|kimi|qwen|glm|minimax|llama|gpt|deepseek|srt-slurm|"
                              r"nvidia|amd|rocm|cuda\d|cu1\d|nightly|\.sh$|\.ya?ml$|\.py$", re.IGNORECASE)
 _OTHER_PROGRAMS = {"router", "sglang_router", "sglang-router", "vllm-router", "client", "aiperf", "eval", "evals",
-                   "lm-eval", "lm_eval", "frontend", "srtctl", "proxy", "harness"}
+                   "lm-eval", "lm_eval", "frontend", "srtctl", "proxy", "harness", "run_benchmark_serving",
+                   "benchmark_serving", "bench_serving"}
 _FLAG_LIST_WORDS = {"args", "arguments", "flags", "flag", "options", "knobs", "switches", "serve", "server"}
 
 

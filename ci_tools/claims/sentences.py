@@ -204,7 +204,8 @@ _CLAUSE_BREAK = re.compile(
     r"|:\s+|\s+(?:—|--|–)\s+|\s+(?:while|whereas|but|so that|so|because|since)\s+(?=[a-z])"
     # "... to 20260709 and retire the shims": a second verb starts a clause of its own.
     r"|,?\s+and\s+(?=(?:retire|remove|drop|delete|add|enable|disable|set|use|bump|switch|keep|retain|raise|lower|"
-    r"pin|move|replace|update|increase|decrease|reduce|restore|revert|rename|tune|cap|limit)\s)"
+    r"pin|move|replace|update|increase|decrease|reduce|restore|revert|rename|tune|cap|limit|reserve|let|require|"
+    r"follow|make|apply|pass|route|run|sweep|serve|export|gate|skip|force|fix|align|match|extend|expand)\s)"
     r"|[，、：]|\s\(\s*(?=(?:was|previously|formerly|from)\b)"
 )
 

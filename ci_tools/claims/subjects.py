@@ -38,6 +38,7 @@ CONTRACT_NAMES = frozenset({
     "MODEL", "MODEL_PREFIX", "IMAGE", "FRAMEWORK", "PRECISION", "ISL", "OSL", "MAX_MODEL_LEN", "TP",
     "PP_SIZE", "DCP_SIZE", "PCP_SIZE", "EP_SIZE", "DP_ATTENTION", "CONC", "SPEC_DECODING", "DISAGG",
     "RUN_EVAL", "EVAL_ONLY", "SCENARIO_TYPE", "IS_AGENTIC", "KV_OFFLOADING", "KV_OFFLOAD_BACKEND",
+    "KV_OFFLOAD_BACKEND_VERSION",
     "TOTAL_CPU_DRAM_GB", "DURATION", "EXP_NAME", "RESULT_DIR", "PORT", "RUNNER_NAME", "GPU_COUNT",
     "CONC_LIST", "HOME", "PATH", "PWD",
 })
@@ -299,7 +300,7 @@ def catalog_from(evals: Iterable[Any], settings: ClaimsSettings, valued_by: Iter
             continue
         for server in ev.servers:
             for flag in server:
-                if flag.value is not None and flag.value.text and not flag.keys:
+                if flag.value is not None and flag.value.text and not flag.keys and not flag.value.text.startswith("{"):
                     _add_value(cat, flag.name, flag.value.text)
                 for k in flag.keys:
                     if k.value.text and "[" not in k.path:
@@ -322,7 +323,10 @@ def catalog_from(evals: Iterable[Any], settings: ClaimsSettings, valued_by: Iter
             if name not in ev.env:
                 cat.add("var", name)
     for name in flags:
-        cat.add("flag", name, boolean=name not in valued)
+        if "." in name:
+            keys.add(name)  # a key of a structured value the evaluation wrote as a flag of its own
+        else:
+            cat.add("flag", name, boolean=name not in valued)
     for name in keys:
         cat.add("key", name)
     return cat

@@ -246,8 +246,9 @@ def boolish(cat: Catalog, subject: Subject, m: Mention) -> bool:
             or bool(re.search(r"(?:^|[-_])(?:enable|disable|use|no)(?:[-_]|$)", subject.name, re.I)))
 
 
-def bool_only(cat: Catalog, subject: Subject) -> bool:
-    return cat.is_boolean(subject) or subject.name not in cat.subjects
+def bool_only(cat: Catalog, subject: Subject, m: Mention) -> bool:
+    """An on/off setting: a flag every recipe passes without a value, or one only the vocabulary names."""
+    return cat.is_boolean(subject) or (subject.name not in cat.subjects and m.via == "vocabulary")
 
 
 def takes_dtype(subject: Subject) -> bool:
@@ -265,6 +266,10 @@ def read_value(r: Reading, cat: Catalog, m: Mention, mentions: list[Mention]) ->
     """The value the clause gives the (single) subject of ``m``, or None."""
     subject = m.subjects[0]
     found: ValueAt | None = None
+    if (m.via == "identifier" and m.start > 0 and r.toks[m.start - 1].low in ("no", "without") and r.live(m.start - 1)
+            and not boolish(cat, subject, m)):
+        # "No --hf-overrides indexer-skipping knobs": the setting is not given (whatever follows names it).
+        return Absent(r.toks[m.start - 1].text), m.start - 1, m.start
     if m.attached is not None:
         found = attached_value(m.attached, m, cat.subjects)
     if found is None and m.vocab is not None:
@@ -280,7 +285,7 @@ def read_value(r: Reading, cat: Catalog, m: Mention, mentions: list[Mention]) ->
         verb = bool_verb(r, m, mentions) or bool_after(r, m, mentions)
         if verb is not None:
             found = (verb[0], verb[1], verb[1] + 1)
-    if found is not None and not isinstance(found[0], (Bool, Absent)) and bool_only(cat, subject):
+    if found is not None and not isinstance(found[0], (Bool, Absent)) and bool_only(cat, subject, m):
         found = None  # "TBO is a prefill-only optimisation": not a value of an on/off setting
     if found is not None and isinstance(found[0], Word) and found[0].dtype and not takes_dtype(subject):
         found = None  # "the gfx950 MXFP4 MoE backend": a dtype names no backend

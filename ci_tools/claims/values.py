@@ -256,11 +256,16 @@ def number_matches(claim: Number, actual: str) -> bool | None:
     return any(abs(a - c) < 1e-9 for a in parsed.candidates for c in claim.candidates)
 
 
+_DTYPE_ALIASES = {"bfloat16": "bf16", "float16": "fp16", "half": "fp16", "float32": "fp32", "float": "fp32",
+                  "float8": "fp8", "fp8_e4m3fn": "fp8_e4m3"}
+
+
 def dtype_matches(claim: Word, actual: str) -> bool | None:
     a = normalise_word(actual)
     if a in {"auto", ""}:
         return None
-    c = claim.norm
+    a = _DTYPE_ALIASES.get(a, a)
+    c = _DTYPE_ALIASES.get(claim.norm, claim.norm)
     if a == c or a.startswith(c + "_") or c.startswith(a + "_"):
         return True
     return False
