@@ -20,6 +20,7 @@ from ..matrix import Job
 from ..recipes.model import RecipeEval, ServerFlag, Value, split_address
 from ..recipes.server import UNKNOWN_FLAG
 from .extract import Claim
+from .reads import RecipeReads
 from .values import Absent, Bool, Fragment, Number, PerConc, Present, Word, dtype_matches, fragment_matches, \
     number_matches, parse_bool, word_matches
 
@@ -43,9 +44,11 @@ class Actual:
 UNKNOWN = Actual(None, "", "", None)
 
 
-def recipe_actual(claim: Claim, job: Job, ev: RecipeEval | None, known_keys: Sequence[str] = ()) -> Actual:
+def recipe_actual(claim: Claim, job: Job, ev: RecipeEval | None, known_keys: Sequence[str] = (),
+                  reads: RecipeReads | None = None) -> Actual:
     """``known_keys``: the ``--flag.key`` addresses the recipes of every job in the claim's scope give (a job
-    without one that others have does not have that setting)."""
+    without one that others have does not have that setting).  ``reads``: what the job's recipe files read
+    with a default (a variable they never assign keeps it)."""
     subject = claim.subject
     assert subject is not None
     if subject.kind == "env":
@@ -66,6 +69,10 @@ def recipe_actual(claim: Claim, job: Job, ev: RecipeEval | None, known_keys: Seq
             same = _same_setting_as_key(claim, job, ev, servers, known_keys)
             if same is not None:
                 return same
+            default = reads.default_of(subject.name) if reads is not None else None
+            if default is not None:
+                shown = f"the recipe leaves {subject.name} at its default {default.default}"
+                return _value_actual(claim, job, Value(default.default, default.location), shown, separator="!")
             return _never_set(claim, ev, f"the recipe never sets {subject.name}")
         found = [v for v in values if v is not None]
         return _value_actual(claim, job, found[-1], f"the recipe exports {subject.name}=")
@@ -241,7 +248,7 @@ def _value_actual(claim: Claim, job: Job, v: Value, shown: str, separator: str =
         return UNKNOWN
     text = v.text or ""
     value = claim.value
-    message = f"{shown}{separator}{text}"
+    message = shown if separator == "!" else f"{shown}{separator}{text}"
     if isinstance(value, Present):
         return Actual(True, message, text, v.location)
     if isinstance(value, Absent):

@@ -85,6 +85,7 @@ class Arm:
     seq: tuple[int, int] | None = None  # (isl, osl)
     workers: tuple[int, int] | None = None  # (prefill, decode) num-worker: 1P4D
     disagg: bool | None = None  # prefill and decode on separate workers (P/D) or aggregated
+    eval_only: bool | None = None  # the eval-only runs ("EVAL_ONLY selects ...", "for eval") or the throughput runs
     role: str = ""  # the server role a value of this arm is read from ("prefill" | "decode")
     label: str = field(default="", compare=False)
 
@@ -110,7 +111,7 @@ class Arm:
         if offload is False:
             return None
         out["offload"] = offload
-        for name in ("spec", "seq", "workers", "disagg"):
+        for name in ("spec", "seq", "workers", "disagg", "eval_only"):
             a, b = getattr(self, name), getattr(other, name)
             if a is not None and b is not None and a != b:
                 return None
@@ -121,7 +122,7 @@ class Arm:
             role = self.role or other.role
         label = join_labels(self.label, other.label)
         return Arm(parallel, prefill, decode, out["offload"], out["spec"], out["seq"], out["workers"], out["disagg"],
-                   role, label)
+                   out["eval_only"], role, label)
 
     def over(self, inherited: Arm) -> Arm:
         """This arm with what it leaves open taken from ``inherited`` (its own attributes win)."""
@@ -129,7 +130,7 @@ class Arm:
         if merged is not None:
             return merged
         out = self
-        for name in ("offload", "spec", "seq", "workers", "disagg"):
+        for name in ("offload", "spec", "seq", "workers", "disagg", "eval_only"):
             if getattr(out, name) is None:
                 out = replace(out, **{name: getattr(inherited, name)})
         return out
@@ -161,6 +162,8 @@ class Arm:
             return False
         if self.disagg is not None and bool(f.get("disagg")) != self.disagg:
             return False
+        if self.eval_only is not None and bool(f.get("eval-only")) != self.eval_only:
+            return False
         return True
 
     def both_roles(self) -> Arm | None:
@@ -176,7 +179,7 @@ class Arm:
 
 def kinds(arm: Arm) -> set[str]:
     """The kinds of thing an arm names: ``parallel``, ``offload``, ``spec``, ``seq``, ``workers``."""
-    out = {name for name in ("offload", "spec", "seq", "workers", "disagg") if getattr(arm, name) is not None}
+    out = {name for name in ("offload", "spec", "seq", "workers", "disagg", "eval_only") if getattr(arm, name) is not None}
     if not (arm.parallel.empty and arm.prefill.empty and arm.decode.empty):
         out.add("parallel")
     return out
@@ -189,7 +192,7 @@ def share_unnamed(new: Arm, previous: Arm) -> Arm:
     out = new
     if "parallel" not in named:
         out = replace(out, parallel=previous.parallel, prefill=previous.prefill, decode=previous.decode)
-    for name in ("offload", "spec", "seq", "workers", "disagg"):
+    for name in ("offload", "spec", "seq", "workers", "disagg", "eval_only"):
         if name not in named:
             out = replace(out, **{name: getattr(previous, name)})
     return out
@@ -484,6 +487,8 @@ def _word_arms(toks: Sequence[Tok], i: int) -> tuple[tuple[Arm, ...], int] | Non
         return (Arm(offload=nxt, label=f"{t.text} {nxt}"),), 2
     if low in _DISAGG_WORDS:
         return (Arm(disagg=_DISAGG_WORDS[low], label=t.text),), 1
+    if low in ("eval_only", "eval-only", "eval", "evals") or (low == "throughput" and prev == "for"):
+        return (Arm(eval_only=low != "throughput", label=t.text),), 1
     if low in _SPEC_WORDS:
         spec = _SPEC_WORDS[low]
         return (Arm(spec=(not spec) if negated else spec, label=t.text),), 1
@@ -545,7 +550,7 @@ def attributes(arm: Arm) -> set[str]:
     """The attributes an arm sets (``tp``, ``dp_attn``, ``offload``, ...), to tell a list from a qualifier."""
     out = {f"{role}.{name}" for role, par in (("", arm.parallel), ("prefill", arm.prefill), ("decode", arm.decode))
            for name in ("tp", "ep", "dp_attn", "dcp") if getattr(par, name) is not None}
-    out |= {name for name in ("offload", "spec", "seq", "workers", "disagg") if getattr(arm, name) is not None}
+    out |= {name for name in ("offload", "spec", "seq", "workers", "disagg", "eval_only") if getattr(arm, name) is not None}
     return out
 
 

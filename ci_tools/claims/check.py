@@ -26,6 +26,7 @@ from ..yamlpos import PosMap, PosSeq
 from .compare import judge
 from .extract import Claim, Extraction, Unverified, extract
 from .messages import finding, phrase
+from .reads import ReadsCache, RecipeReads
 from .sentences import SourceText, plain_source, scalar_source
 from .subjects import Catalog, ClaimsSettings, catalog_from, parse_settings
 
@@ -83,6 +84,7 @@ class EvalCache:
     def __init__(self, config: ProjectConfig, evaluate: Evaluate | None = None) -> None:
         self.config = config
         self._evaluate = evaluate
+        self.reads = ReadsCache()
         self._cache: dict[tuple[Any, ...], RecipeEval | None] = {}
         self._digests: dict[int, str] = {}
 
@@ -185,7 +187,10 @@ def check_entries(config: ProjectConfig, head_repo: RepoData, head_snapshot: Sna
         for entry in entries:
             for job in entry_jobs(base_repo, entry):
                 extra.append(cache.evaluate(job, base_snapshot))
-    catalog = catalog_from([*evals.values(), *extra], settings, evals.values()) if with_recipes else None
+    reads = {job.id: cache.reads.of(ev, config.benchmark_lib, head_snapshot) for job in all_jobs.values()
+             if not job.multinode and (ev := evals.get(job.id)) is not None and not ev.errors}
+    defaults = {name for r in reads.values() for name in r.defaults if name not in r.assigned}
+    catalog = catalog_from([*evals.values(), *extra], settings, evals.values(), defaults) if with_recipes else None
     for entry, jobs in zip(entries, per_entry):
         if with_recipes:
             reason = _unchecked_reason(jobs, evals)
@@ -193,9 +198,9 @@ def check_entries(config: ProjectConfig, head_repo: RepoData, head_snapshot: Sna
                 report.findings.append(make_finding(
                     CLAIM_NOT_CHECKED, f"the recipe claims of this entry were not checked: {reason}", entry.location,
                     data={"config_keys": entry.patterns, "reason": reason}))
-        _check_texts(entry.descriptions, catalog, jobs, evals, head_repo, report, "changelog")
+        _check_texts(entry.descriptions, catalog, jobs, evals, head_repo, report, "changelog", reads)
     if pr_body is not None:
-        _check_texts([pr_body], catalog, list(all_jobs.values()), evals, head_repo, report, "PR description")
+        _check_texts([pr_body], catalog, list(all_jobs.values()), evals, head_repo, report, "PR description", reads)
     if verbose:
         for u in report.unverified:
             detail = f" (candidates: {', '.join(u.candidates)})" if u.candidates else ""
@@ -219,7 +224,8 @@ def _unchecked_reason(jobs: Sequence[Job], evals: Mapping[str, RecipeEval | None
 
 
 def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: list[Job],
-                 evals: Mapping[str, RecipeEval | None], repo: RepoData, report: ClaimsReport, origin: str) -> None:
+                 evals: Mapping[str, RecipeEval | None], repo: RepoData, report: ClaimsReport, origin: str,
+                 reads: Mapping[str, RecipeReads]) -> None:
     """The claims of one entry's bullets (or of a PR body), each judged over its jobs.
 
     A claim about part of the jobs overrides, for that part, a claim of another value about more of
@@ -237,7 +243,7 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
     for claim in claims:
         report.claims.append(claim)
         excluded = _overridden(claim, claims, scoped)
-        judgement = judge(claim, [j for j in jobs if j.id not in excluded] if excluded else jobs, evals, repo)
+        judgement = judge(claim, [j for j in jobs if j.id not in excluded] if excluded else jobs, evals, repo, reads)
         if judgement is None:
             continue
         outcome = judgement.outcome

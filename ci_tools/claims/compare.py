@@ -26,6 +26,7 @@ from ..recipes.model import RecipeEval
 from ..yamlpos import PosMap
 from .actual import UNKNOWN, Actual, key_addresses, recipe_actual
 from .extract import Claim
+from .reads import RecipeReads
 from .scope import Scope, job_concs
 from .values import Concurrency, Fragment, Image, fragment_matches, image_matches
 
@@ -81,7 +82,8 @@ def _image_actual(claim: Claim, job: Job, repo: RepoData) -> Actual:
     return Actual(image_matches(img, actual), f"the config uses image {actual}", actual, where)
 
 
-def judge(claim: Claim, jobs: Sequence[Job], evals: Mapping[str, RecipeEval | None], repo: RepoData) -> Judgement | None:
+def judge(claim: Claim, jobs: Sequence[Job], evals: Mapping[str, RecipeEval | None], repo: RepoData,
+          reads: Mapping[str, RecipeReads] | None = None) -> Judgement | None:
     """The claim's verdict over its jobs; None when nothing in scope can judge it.
 
     When the words allow several readings of which jobs the claim is about (:attr:`Scope.readings`, and a
@@ -90,7 +92,7 @@ def judge(claim: Claim, jobs: Sequence[Job], evals: Mapping[str, RecipeEval | No
     """
     best: Judgement | None = None
     for scope in _readings(claim.scope, jobs):
-        found = _judge_reading(replace(claim, scope=scope), jobs, evals, repo)
+        found = _judge_reading(replace(claim, scope=scope), jobs, evals, repo, reads or {})
         if found is None or found.outcome in ("true", "unknown"):
             return found
         if best is None or (best.outcome == "false" and found.outcome == "mixed"):
@@ -109,7 +111,7 @@ def _readings(scope: Scope, jobs: Sequence[Job]) -> list[Scope]:
 
 
 def _judge_reading(claim: Claim, jobs: Sequence[Job], evals: Mapping[str, RecipeEval | None],
-                   repo: RepoData) -> Judgement | None:
+                   repo: RepoData, reads: Mapping[str, RecipeReads]) -> Judgement | None:
     if claim.kind == "concurrency":
         return judge_concurrency(claim, jobs)
     if claim.kind == "arm":
@@ -121,7 +123,7 @@ def _judge_reading(claim: Claim, jobs: Sequence[Job], evals: Mapping[str, Recipe
         return Judgement(claim, tuple(scoped), tuple(_image_actual(claim, j, repo) for j in scoped), False)
     known = sorted({a for j in scoped if (ev := evals.get(j.id)) is not None for server in ev.servers
                     for a in key_addresses(server)}) if claim.subject and claim.subject.kind == "env" else []
-    actuals = [recipe_actual(claim, j, evals.get(j.id), known) for j in scoped]
+    actuals = [recipe_actual(claim, j, evals.get(j.id), known, reads.get(j.id)) for j in scoped]
     if claim.conditioned and any(a.verdict for a in actuals):
         # Set for some jobs and never for others, and the text names a condition the checker does not read
         # ("in the high-concurrency fast path"): where it is unset is not a contradiction.

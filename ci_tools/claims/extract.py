@@ -87,7 +87,13 @@ _CONDITION = re.compile(r"\b(?:when|whenever|where|only|unless|if)\b|\b(?:in|on|
 # Another program than the server: its flags are not the server's.
 _OTHER_PROGRAM = re.compile(r"\b(?:to|for|in|on|of|via|into)\s+(?:the\s+)?(?:benchmark|client|router|aiperf|frontend|"
                             r"lm-eval|proxy|harness|load\s+generator)\b|\b(?:sglang[_-]router|vllm-router|"
-                            r"benchmark client|aiperf|run_benchmark\w*|bench(?:mark)?_serving\w*)\b", re.IGNORECASE)
+                            r"benchmark client|aiperf|run_benchmark\w*|bench(?:mark)?_serving\w*|runner|"
+                            r"launch_[\w.-]+\.sh|srtctl)\b", re.IGNORECASE)
+# ... unless the clause says it speaks of the server's arguments.
+_SERVER_WORDS = re.compile(r"\bserver\s+(?:args|arguments|flags|options|command)|\bserve\s+(?:flags|args)\b",
+                           re.IGNORECASE)
+_ABOUT_CODE = re.compile(r"\b(?:kept|left|retained|preserved|remains?|stays?)\s+in\s+the\s+(?:script|recipe|file|code)\b",
+                         re.IGNORECASE)
 # A part of an image tag: a version (v0.25.0, 0.5.14), a build date (20260709), a channel (nightly).
 _TAG_LIKE = re.compile(r"v?\d+(?:\.\d+)+[\w.-]*|\d{8}|nightly|latest|dev|nightly-[\w.-]+", re.IGNORECASE)
 # Words that make an arm a part of the sweep the sentence asserts.
@@ -137,6 +143,9 @@ class ClauseReader:
         self.elsewhere = bool(_ELSEWHERE.search(said))
         # Set by the sentence: it reports a run, so the concurrencies and layouts it names are what was run.
         self.in_report = False
+        # Set by the sentence: it speaks of another program than the server (the router, the benchmark client,
+        # the runner's launcher), so the flags it names are that program's.
+        self.other_program = bool(_OTHER_PROGRAM.search(clause.text))
         if self.skip:
             masked = [True] * len(toks)
         self.r = Reading(self.source, toks, masked, [False] * len(toks))
@@ -349,7 +358,7 @@ class ClauseReader:
                 term, r.loc(a, b), "the term names several subjects" if candidates else "no subject for this term",
                 candidates))
         shared: dict[tuple[int, int], tuple[ClaimValue, int, int]] = {}
-        other_program = bool(_OTHER_PROGRAM.search(self.clause.text))
+        other_program = self.other_program
         for m in mentions:
             if any(r.masked[k] for k in range(m.start, m.end)):
                 continue
@@ -497,9 +506,11 @@ def extract(source: SourceText, catalog: Catalog | None, base_scope: Scope | Non
         by_sentence.setdefault(c.sentence, []).append(c)
     listed_silence = False  # a ":" list after a silent clause, continued through ";" into this sentence
     listed_scope: Scope | None = None  # the scope of the clause a ":" list continued through ";" elaborates
+    listed_program = False  # that clause speaks of another program than the server ("Runner: launch_x.sh ...")
     for sentence_clauses in by_sentence.values():
         inherited = listed_scope or base_scope or Scope()
         list_head: Scope | None = listed_scope
+        list_program = carried_program = listed_program
         previous_rejects = False
         silenced = listed_silence
         open_from = False
@@ -516,16 +527,25 @@ def extract(source: SourceText, catalog: Catalog | None, base_scope: Scope | Non
             if introduces_list(clause):
                 # "LMCache ladders offset the official arms: TP4 ...; DEP4 ...": the items are LMCache's.
                 list_head = reader.next_inherited()
+                list_program = bool(_OTHER_PROGRAM.search(clause.text))
             open_from = reader.leaves_from_open or (open_from and reader.r.masked[-1:] == [True])
             inherited = reader.next_inherited()
             readers.append(reader)
         _silence_asides_and_items(readers)
         # A sentence that reports a run names the concurrencies and layouts that were run, not the sweep.
         in_report = any(r.reports for r in readers)
+        # A sentence about what the script's text keeps ("the branch ... is kept in the script") says nothing
+        # of what the jobs run.
+        about_code = any(_ABOUT_CODE.search(r.clause.text) for r in readers)
         for reader in readers:
             reader.in_report = in_report
+            reader.other_program = (carried_program or reader.other_program) and not _SERVER_WORDS.search(
+                reader.clause.text)
+            if about_code:
+                reader.silence()
             reader.read()
         continued = ends_with_semicolon(sentence_clauses[-1])
         listed_silence = silenced and continued
         listed_scope = list_head if continued else None
+        listed_program = list_program and continued
     return out

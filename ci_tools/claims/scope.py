@@ -51,6 +51,8 @@ class Scope:
                             for mine in (self.arms, *self.readings) for theirs in (inherited.arms, *inherited.readings)]
                 # The clause names another arm of the same kind: it replaces the one before ("TP8 c1, P/D DEP4 c128").
                 readings.append(_product(self.arms, inherited.arms, share_unnamed))
+                # Or the clause speaks of its own arm only ("let AIPerf own HiCache warmup, and reserve ... at DEP8").
+                readings.append(self.arms)
                 out = replace(out, arms=arms, readings=_distinct(readings, arms))
             else:
                 out = replace(out, arms=self.arms, readings=self.readings)

@@ -288,7 +288,8 @@ class Catalog:
         return subject.name in self.boolean_flags
 
 
-def catalog_from(evals: Iterable[Any], settings: ClaimsSettings, valued_by: Iterable[Any] = ()) -> Catalog:
+def catalog_from(evals: Iterable[Any], settings: ClaimsSettings, valued_by: Iterable[Any] = (),
+                 read_with_default: Iterable[str] = ()) -> Catalog:
     """Subjects of the given RecipeEval objects (None entries are skipped).
 
     ``valued_by``: the evaluations whose word-like flag and key values the catalog records (the jobs at
@@ -322,6 +323,8 @@ def catalog_from(evals: Iterable[Any], settings: ClaimsSettings, valued_by: Iter
         for name in ev.variables:
             if name not in ev.env:
                 cat.add("var", name)
+    for name in read_with_default:
+        cat.add("env", name)  # read by the recipe's files with a default: ${NAME:-1800}
     for name in flags:
         if "." in name:
             keys.add(name)  # a key of a structured value the evaluation wrote as a flag of its own
