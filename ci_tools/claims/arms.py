@@ -264,6 +264,7 @@ OFFLOAD_NAMES: dict[str, str] = {
     "simplecpuoffloadconnector": "vllm-simple|native", "vllm-simple": "vllm-simple",
     "mooncake": "mooncake", "lmcache": "lmcache", "hicache": "hicache", "vllm-native": "native",
 }
+_RUN_NOUNS = {"run", "runs", "job", "jobs", "mode", "only", "pass", "passes"}
 _DISAGG_WORDS = {"agg": False, "aggregate": False, "aggregated": False, "disagg": True, "disaggregated": True,
                  "p/d": True, "pd-disaggregation": True}
 # Backends that also move KV between prefill and decode workers: an offload tier only in a clause about offload.
@@ -471,6 +472,8 @@ def _word_arms(toks: Sequence[Tok], i: int) -> tuple[tuple[Arm, ...], int] | Non
     if low == "tp" and (nxt in _BAND_NOUNS or prev == "pure" or nxt == "only"):
         return (Arm(Parallel(dp_attn=False), label=t.text),), 1
     offload = OFFLOAD_NAMES.get(low) or OFFLOAD_NAMES.get(low.removesuffix("-offload"))
+    if low == "simple" and nxt == "cpu":  # "Simple CPU KV offloading": vLLM's SimpleCPUOffloadConnector
+        return (Arm(offload="vllm-simple|native", label=f"{t.text} {toks[i + 1].text}"),), 2
     after = [x.low for x in toks[i + 1:i + 3]]
     if offload is not None and ("transfer" in after or "connector" in after and offload != "vllm-simple|native"):
         offload = None  # "Mooncake KV transfer": the disaggregated KV transfer, not an offload tier
@@ -487,7 +490,8 @@ def _word_arms(toks: Sequence[Tok], i: int) -> tuple[tuple[Arm, ...], int] | Non
         return (Arm(offload=nxt, label=f"{t.text} {nxt}"),), 2
     if low in _DISAGG_WORDS:
         return (Arm(disagg=_DISAGG_WORDS[low], label=t.text),), 1
-    if low in ("eval_only", "eval-only", "eval", "evals") or (low == "throughput" and prev == "for"):
+    if low in ("eval_only", "eval-only") or (low in ("eval", "evals") and (prev == "for" or nxt in _RUN_NOUNS)) or (
+            low == "throughput" and (prev == "for" or nxt in _RUN_NOUNS)):
         return (Arm(eval_only=low != "throughput", label=t.text),), 1
     if low in _SPEC_WORDS:
         spec = _SPEC_WORDS[low]
@@ -613,7 +617,13 @@ def _one_arm(items: list[list[Arm]]) -> Arm | None:
     return arm
 
 
-def groups(toks: Sequence[Tok], found: Sequence[Atom]) -> list[Group]:
+def names_expert_parallel(toks: Sequence[Tok]) -> bool:
+    """The words name an arm with expert parallelism (``TEP16``, ``DEP8``, ``EP16``)."""
+    return any(a.parallel.ep is not None and a.parallel.ep > 1 for atom in atoms(toks, [True] * len(toks))
+               for a in atom.arms)
+
+
+def groups(toks: Sequence[Tok], found: Sequence[Atom], contrast: bool = False) -> list[Group]:
     """Atoms joined where only glue separates them: items of a list, each item the atoms written together."""
     out: list[Group] = []
     members: list[tuple[Atom, list[str]]] = []  # each atom with the words between it and the one before
@@ -637,7 +647,7 @@ def groups(toks: Sequence[Tok], found: Sequence[Atom]) -> list[Group]:
             close()
         members = [(atom, [])]
     close()
-    return [_contrast_defaults(g) for g in out]
+    return [_contrast_defaults(g, contrast) for g in out]
 
 
 def _group(members: list[tuple[Atom, list[str]]]) -> Group:
@@ -669,11 +679,13 @@ def _complete(arm: Arm) -> bool:
     return p.tp is not None or (p.ep is not None and p.dp_attn is not None)
 
 
-def _contrast_defaults(group: Group) -> Group:
-    """In ``TP4 and TEP4``, the bare TP4 is the arm without expert parallelism."""
+def _contrast_defaults(group: Group, contrast: bool = False) -> Group:
+    """In ``TP4 and TEP4``, the bare TP4 is the arm without expert parallelism (``contrast``: the sentence
+    names an expert-parallel arm elsewhere: "TP16 (conc 1-8), TEP16 (conc 8-32)")."""
     eps = {a.parallel.ep for a in group.arms if a.parallel.ep is not None and a.parallel.ep > 1}
-    if not eps:
+    if not eps and not contrast:
         return group
+
     def default(arms: tuple[Arm, ...]) -> tuple[Arm, ...]:
         return tuple(replace(a, parallel=replace(a.parallel, ep=1)) if a.parallel.bare_tp and a.parallel.ep is None
                      else a for a in arms)

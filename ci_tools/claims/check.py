@@ -240,6 +240,10 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
         report.unverified.extend(found.unverified)
         claims.extend(found.claims)
     scoped = {id(c): {j.id for j in c.scope.jobs(jobs)} for c in claims if c.kind in ("recipe", "image")}
+    # A concurrency list of a narrower arm (DEP16 with SimpleCPU offload at 128-384) takes its jobs out of
+    # the list of the wider one (DEP16 at 32-256).
+    scoped.update({id(c): {j.id for j in c.scope.without_concs().jobs(jobs)} for c in claims
+                   if c.kind == "concurrency" and c.scope.arms})
     for claim in claims:
         report.claims.append(claim)
         excluded = _overridden(claim, claims, scoped)

@@ -29,7 +29,8 @@ from .tokens import Tok
 _REJECT = (r"kill(?:s|ed)?|crash(?:es|ed)?|ooms?|oom-kills?|oomed|oom-killed|fail(?:s|ed|ing|ure|ures)?|hang(?:s|ing)?|"
            r"reject(?:s|ed)?|cannot|can't|tried|no longer|regress\w*|remov(?:e|es|ed|ing)|drop(?:s|ped|ping)?|"
            r"delet(?:e|es|ed|ing)|exclud(?:e|es|ed|ing)|retir(?:e|es|ed|ing)|revert(?:s|ed|ing)?|not|never|"
-           r"broke|broken|re-attempt\w*|reattempt\w*|attempt(?:s|ed|ing)?|ruled out|postponed|deferred")
+           r"broke|broken|re-attempt\w*|reattempt\w*|attempt(?:s|ed|ing)?|ruled out|postponed|deferred|"
+           r"deprecat\w*|neither|nor|die|dies|died|dying")
 _SKIP_CLAUSE = re.compile(
     r"\b(?:" + _REJECT + r"|could|would|previously|formerly|used to|originally|if|unless|was|were|tbd|todo|maybe|"
     r"might|should|negative|claim(?:s|ed|ing)?|says|said|stating|contradict\w*|disagree\w*|"
@@ -46,6 +47,7 @@ _REPORT_WORDS = frozenset({
     "validated", "verified", "measured", "tested", "observed", "reproduced", "caught", "showed", "shows",
     "returned", "returns", "peaked", "peaks", "reached", "completed", "benchmarked", "profiled", "confirmed",
     "achieved", "scored", "scores", "ran", "saw", "seen", "succeeded", "delivered", "yielded", "outperforms",
+    "characterized", "characterised", "characterizes", "sustained",
     "dominated", "tok/s", "tokens/s", "tps", "gsm8k", "exact-match", "run-to-run", "bring-up",
 })
 _STATUS_WORDS = frozenset({"validated", "verified", "tested", "proven"})

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from ..findings import Location
-from .arms import Arm, Group, atoms, attributes, groups, share_unnamed
+from .arms import Arm, Group, atoms, attributes, groups, names_expert_parallel, share_unnamed
 from .concs import ConcSpec, conc_specs, doubling
 from .context import (
     ends_with_semicolon, explains_previous, introduces_list, leaves_from_open, mask_history, rejects, reports,
@@ -74,7 +74,8 @@ class Extraction:
 
 
 # Clauses that contrast with the one before ("..., while preserving the TP band") name their own jobs.
-_CONTRAST = re.compile(r"^(?:while|whereas|but|except|although|though|leaving|preserving|keeping)\b", re.I)
+# ("while retaining X" goes on about the same jobs; a contrast that names its own arm has its arm anyway.)
+_CONTRAST = re.compile(r"^(?:whereas|but|except|although|though|unlike)\b", re.I)
 # A designator introduced by one of these qualifies the segment before it ("... for both TP4 and TEP4").
 # Designator words that can also be words of a subject's name ("DP-attention" of --enable-dp-attention).
 _SUBJECT_WORDS = ("dp-att", "dp_att", "dp", "attention", "mtp", "speculative", "eagle", "prefill", "decode", "hicache",
@@ -156,7 +157,9 @@ class ClauseReader:
     def _segments(self) -> list[Segment]:
         r = self.r
         live = [not m for m in r.masked]
-        found = groups(self.toks, atoms(self.toks, live))
+        # The clause names an expert-parallel arm too ("TP16 (conc 1-8), TEP16 (conc 8-32)"): a bare TPn is
+        # the arm without expert parallelism.
+        found = groups(self.toks, atoms(self.toks, live), names_expert_parallel(self.toks))
         parens = _parentheses(self.toks)
         specs = [spec for spec in conc_specs(self.clause) if not r.masked_span(spec.start, spec.end)]
         spec_at = [r.index_at(spec.start) for spec in specs]
@@ -247,7 +250,7 @@ class ClauseReader:
             return self.segments[-1].scope
         arms = tuple(a for s in with_arms for a in s.arms)
         loose = tuple(a for s in with_arms for a in (s.loose or s.arms))
-        return Scope(arms, readings=(loose,) if loose != arms else ()).merged_over(self.inherited)
+        return Scope(arms, readings=(Scope(loose),) if loose != arms else ()).merged_over(self.inherited)
 
     # -------------------------------------------------------- config fields
 
@@ -494,8 +497,9 @@ def _own_scope(seg: Segment) -> Scope:
         else:
             concs.update(v.values)
     loose = tuple(seg.loose)
-    readings = (loose,) if loose and loose != tuple(seg.arms) else ()
-    return Scope(tuple(seg.arms), frozenset(concs) if concs else None, at_least, readings)
+    own = frozenset(concs) if concs else None
+    readings = (Scope(loose, own, at_least),) if loose and loose != tuple(seg.arms) else ()
+    return Scope(tuple(seg.arms), own, at_least, readings)
 
 
 def extract(source: SourceText, catalog: Catalog | None, base_scope: Scope | None = None) -> Extraction:

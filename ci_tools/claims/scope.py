@@ -24,12 +24,13 @@ class Scope:
     concs: frozenset[int] | None = None
     conc_min: int | None = None
     # Other readings of the same words (a list where ``arms`` merged, a clause's arm replacing the one it
-    # inherits rather than refining it): a claim is reported only when it fails under every reading.
-    readings: tuple[tuple[Arm, ...], ...] = ()
+    # inherits rather than refining it, a clause about its own arm only): a claim is reported only when it
+    # fails under every reading.  Each reading is a scope without readings of its own.
+    readings: tuple[Scope, ...] = ()
 
     def alternatives(self) -> list[Scope]:
         """This scope and each other reading of it."""
-        return [self] + [replace(self, arms=arms, readings=()) for arms in self.readings]
+        return [self, *self.readings]
 
     @property
     def narrowed(self) -> bool:
@@ -43,25 +44,26 @@ class Scope:
 
     def merged_over(self, inherited: Scope) -> Scope:
         """This clause's narrowing, with what it leaves open taken from ``inherited``."""
-        out = inherited
-        if self.arms:
-            if inherited.arms:
-                arms = _product(self.arms, inherited.arms, lambda own, old: own.over(old))
-                readings = [_product(mine, theirs, lambda own, old: own.over(old))
-                            for mine in (self.arms, *self.readings) for theirs in (inherited.arms, *inherited.readings)]
-                # The clause names another arm of the same kind: it replaces the one before ("TP8 c1, P/D DEP4 c128").
-                readings.append(_product(self.arms, inherited.arms, share_unnamed))
-                # Or the clause speaks of its own arm only ("let AIPerf own HiCache warmup, and reserve ... at DEP8").
-                readings.append(self.arms)
-                out = replace(out, arms=arms, readings=_distinct(readings, arms))
-            else:
-                out = replace(out, arms=self.arms, readings=self.readings)
-        if self.concs is not None or self.conc_min is not None:
-            out = replace(out, concs=self.concs, conc_min=self.conc_min)
-        return out
+        concs = (self.concs, self.conc_min) if self.concs is not None or self.conc_min is not None else (
+            inherited.concs, inherited.conc_min)
+        if not self.arms:
+            readings = tuple(Scope(r.arms, *concs) for r in inherited.readings)
+            return Scope(inherited.arms, *concs, readings=readings)
+        if not inherited.arms:
+            return Scope(self.arms, *concs, readings=tuple(Scope(r.arms, *concs) for r in self.readings))
+        over: Callable[[Arm, Arm], Arm] = lambda own, old: own.over(old)
+        arms = _product(self.arms, inherited.arms, over)
+        candidates = [Scope(_product(mine.arms, theirs.arms, over), *concs)
+                      for mine in (self, *self.readings) for theirs in (inherited, *inherited.readings)]
+        # The clause names another arm of the same kind: it replaces the one before ("TP8 c1, P/D DEP4 c128").
+        candidates.append(Scope(_product(self.arms, inherited.arms, share_unnamed), *concs))
+        # Or the clause speaks of its own arm only, at its own concurrencies ("..., while leaving the
+        # low-concurrency TP8/EP1 band unchanged"; "let AIPerf own HiCache warmup, and reserve ... at DEP8").
+        candidates.append(Scope(self.arms, self.concs, self.conc_min))
+        return Scope(arms, *concs, readings=_distinct(candidates, Scope(arms, *concs)))
 
     def without_concs(self) -> Scope:
-        return replace(self, concs=None, conc_min=None)
+        return Scope(self.arms, readings=tuple(Scope(r.arms) for r in self.readings if r.arms != self.arms))
 
     def label(self) -> str:
         """Words for messages: ``DEP``, ``TP band c1-c16``, ``TP4 or TEP4``."""
@@ -104,9 +106,9 @@ def _product(own: tuple[Arm, ...], inherited: tuple[Arm, ...], combine: Callable
     return tuple(out)
 
 
-def _distinct(readings: Iterable[tuple[Arm, ...]], primary: tuple[Arm, ...], limit: int = 6) -> tuple[tuple[Arm, ...], ...]:
-    out: list[tuple[Arm, ...]] = []
+def _distinct(readings: Iterable[Scope], primary: Scope, limit: int = 6) -> tuple[Scope, ...]:
+    out: list[Scope] = []
     for r in readings:
-        if r and r != primary and r not in out:
+        if r.arms and r != primary and r not in out:
             out.append(r)
     return tuple(out[:limit])
