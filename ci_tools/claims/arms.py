@@ -441,6 +441,11 @@ def _word_arms(toks: Sequence[Tok], i: int) -> tuple[tuple[Arm, ...], int] | Non
             return arms, 1
     negated = prev in _NEGATIONS or (prev in ("kv", "any", "cpu", "host") and i > 1 and toks[i - 2].low in _NEGATIONS)
     par = _parallel_token(t.text)
+    if par is not None and nxt in ("prefill", "decode"):
+        # "DEP4 prefill / DEP8 decode": the parallelism of that role's workers.
+        label = f"{t.text} {toks[i + 1].text}"
+        return tuple(Arm(prefill=p, role="prefill", label=label) if nxt == "prefill"
+                     else Arm(decode=p, role="decode", label=label) for p in par), 2
     if par is not None:
         return tuple(Arm(p, label=t.text) for p in par), 1
     m = re.match(r"^(?:pure|plain)[-_](?P<rest>.+)$", t.text, re.I)
@@ -617,13 +622,15 @@ def _one_arm(items: list[list[Arm]]) -> Arm | None:
     return arm
 
 
-def names_expert_parallel(toks: Sequence[Tok]) -> bool:
-    """The words name an arm with expert parallelism (``TEP16``, ``DEP8``, ``EP16``)."""
-    return any(a.parallel.ep is not None and a.parallel.ep > 1 for atom in atoms(toks, [True] * len(toks))
-               for a in atom.arms)
+def without_ep_if_contrasted(arm: Arm, others: Sequence[Arm]) -> Arm:
+    """A bare TPn among other arms of which one has expert parallelism is the arm without it."""
+    if arm.parallel.bare_tp and arm.parallel.ep is None and any(
+            (o.parallel.ep or 1) > 1 or (o.prefill.ep or 1) > 1 or (o.decode.ep or 1) > 1 for o in others):
+        return replace(arm, parallel=replace(arm.parallel, ep=1))
+    return arm
 
 
-def groups(toks: Sequence[Tok], found: Sequence[Atom], contrast: bool = False) -> list[Group]:
+def groups(toks: Sequence[Tok], found: Sequence[Atom]) -> list[Group]:
     """Atoms joined where only glue separates them: items of a list, each item the atoms written together."""
     out: list[Group] = []
     members: list[tuple[Atom, list[str]]] = []  # each atom with the words between it and the one before
@@ -647,7 +654,7 @@ def groups(toks: Sequence[Tok], found: Sequence[Atom], contrast: bool = False) -
             close()
         members = [(atom, [])]
     close()
-    return [_contrast_defaults(g, contrast) for g in out]
+    return [_contrast_defaults(g) for g in out]
 
 
 def _group(members: list[tuple[Atom, list[str]]]) -> Group:
@@ -679,11 +686,10 @@ def _complete(arm: Arm) -> bool:
     return p.tp is not None or (p.ep is not None and p.dp_attn is not None)
 
 
-def _contrast_defaults(group: Group, contrast: bool = False) -> Group:
-    """In ``TP4 and TEP4``, the bare TP4 is the arm without expert parallelism (``contrast``: the sentence
-    names an expert-parallel arm elsewhere: "TP16 (conc 1-8), TEP16 (conc 8-32)")."""
+def _contrast_defaults(group: Group) -> Group:
+    """In ``TP4 and TEP4``, the bare TP4 is the arm without expert parallelism."""
     eps = {a.parallel.ep for a in group.arms if a.parallel.ep is not None and a.parallel.ep > 1}
-    if not eps and not contrast:
+    if not eps:
         return group
 
     def default(arms: tuple[Arm, ...]) -> tuple[Arm, ...]:

@@ -11,6 +11,7 @@ the same way, scoped to every appended entry's jobs.
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
@@ -247,7 +248,8 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
     for claim in claims:
         report.claims.append(claim)
         excluded = _overridden(claim, claims, scoped)
-        judgement = judge(claim, [j for j in jobs if j.id not in excluded] if excluded else jobs, evals, repo, reads)
+        mine = _named_configs(claim.said, jobs)
+        judgement = judge(claim, [j for j in mine if j.id not in excluded], evals, repo, reads)
         if judgement is None:
             continue
         outcome = judgement.outcome
@@ -255,6 +257,28 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
             report.unverified.append(Unverified(phrase(claim), claim.location, "no job in scope has a known value"))
         elif outcome in ("false", "mixed"):
             report.findings.append(finding(judgement, origin))
+
+
+# Key words that are also values (a dtype is a KV-cache setting as much as a model precision).
+_NOT_KEY_WORDS = frozenset({"fp4", "fp8", "bf16", "fp16", "int4", "int8", "mxfp4", "nvfp4", "mxfp8"})
+
+
+def _named_configs(clause: str, jobs: list[Job]) -> list[Job]:
+    """The jobs of the configs a clause names by their key words ("all DSV4 GB300 recipes"), when the
+    entry's configs differ in those words; every job when it names none (or none of them match)."""
+    keys = {j.config_key for j in jobs}
+    if len(keys) < 2:
+        return jobs
+    parts = [set(k.split("-")) for k in keys]
+    common = set(parts[0]).intersection(*parts[1:])
+    telling = set().union(*parts) - common - _NOT_KEY_WORDS
+    words = re.findall(r"(non-)?([a-z0-9.]+)", clause.lower())
+    said = {w for neg, w in words if w in telling and not neg}
+    unsaid = {w for neg, w in words if w in telling and neg}  # "non-DSpark"
+    if not said and not unsaid:
+        return jobs
+    chosen = {k for k, p in zip(keys, parts) if said <= p and not unsaid & p}
+    return [j for j in jobs if j.config_key in chosen] or jobs
 
 
 def _overridden(claim: Claim, claims: Sequence[Claim], scoped: Mapping[int, set[str]]) -> set[str]:

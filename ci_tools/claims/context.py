@@ -117,7 +117,8 @@ def ends_with_semicolon(clause: Clause) -> bool:
     return _next_char(clause.source.text, clause.end) in (";", "；")
 
 
-def mask_history(toks: Sequence[Tok], clause: Clause, value_like: Sequence[bool], open_from: bool = False) -> list[bool]:
+def mask_history(toks: Sequence[Tok], clause: Clause, value_like: Sequence[bool], open_from: bool = False,
+                 designated: Sequence[bool] = ()) -> list[bool]:
     """Per token: True when the token speaks of the old state or of somebody else's words.
 
     ``value_like[i]`` says whether token ``i`` is a value or a designator (for ``<verb> X to Y``).
@@ -127,6 +128,7 @@ def mask_history(toks: Sequence[Tok], clause: Clause, value_like: Sequence[bool]
     lows = [t.low for t in toks]
     n = len(toks)
     masked = [False] * n
+    designated = list(designated) or [False] * n
     if open_from:
         end = next((k for k, t in enumerate(toks) if lows[k] in TO or t.kind == "arrow"), n)
         for k in range(end):
@@ -158,6 +160,9 @@ def mask_history(toks: Sequence[Tok], clause: Clause, value_like: Sequence[bool]
             # "... to fix scheduler ValueError with hybrid KV cache manager": the problem, not the setting.
             for k in range(i, n):
                 masked[k] = True
+        if low in ("through", "thru", "till", "until") and 0 < i < n - 1 and designated[i - 1] and designated[i + 1]:
+            # "1P1D through 3P2D": a range of layouts, neither end the only one.
+            masked[i - 1] = masked[i + 1] = True
         if low == "up" and i + 1 < n and lows[i + 1] == "to" and any(w in FROM for w in lows[:i]):
             # "from 1P1D up to 8P1D": a range of layouts; neither end is the one the change sets.
             for k in range(i, min(n, i + 3)):

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from ..findings import Location
-from .arms import Arm, Group, atoms, attributes, groups, names_expert_parallel, share_unnamed
+from .arms import Arm, Group, atoms, attributes, groups, share_unnamed, without_ep_if_contrasted
 from .concs import ConcSpec, conc_specs, doubling
 from .context import (
     ends_with_semicolon, explains_previous, introduces_list, leaves_from_open, mask_history, rejects, reports,
@@ -54,6 +54,8 @@ class Claim:
     # The clause names a condition in words no arm stands for ("in the high-conc fast path", "when ..."):
     # jobs where the setting is missing may be outside it.
     conditioned: bool = False
+    # The words of the clause that speak of the new state (without history, quotes and asides).
+    said: str = ""
 
 
 @dataclass(frozen=True)
@@ -97,6 +99,10 @@ _ABOUT_CODE = re.compile(r"\b(?:kept|left|retained|preserved|remains?|stays?)\s+
                          re.IGNORECASE)
 # A part of an image tag: a version (v0.25.0, 0.5.14), a build date (20260709), a channel (nightly).
 _TAG_LIKE = re.compile(r"v?\d+(?:\.\d+)+[\w.-]*|\d{8}|nightly|latest|dev|nightly-[\w.-]+", re.IGNORECASE)
+# Parts of a sweep a text may name in words no arm stands for ("the low-latency recipe", "the five configs").
+_SUBSET_NOUNS = {"recipe", "recipes", "config", "configs", "configuration", "configurations", "variant", "variants",
+                 "topology", "topologies", "layout", "layouts", "profile", "profiles", "point", "points", "row", "rows",
+                 "tier", "tiers"}
 # Words that make an arm a part of the sweep the sentence asserts.
 _PART_NOUNS = {"arm", "arms", "band", "bands", "row", "rows", "point", "points", "sweep", "sweeps", "lane", "lanes",
                "scenario", "scenarios", "config", "configs", "configuration", "configurations", "search", "matrix",
@@ -132,7 +138,7 @@ class ClauseReader:
         self.toks: list[Tok] = toks
         designated = {k for a in atoms(toks, [True] * len(toks)) for k in range(a.start, a.end)}
         value_like = [k in designated or _value_word(t) for k, t in enumerate(toks)]
-        masked = mask_history(toks, clause, value_like, open_from)
+        masked = mask_history(toks, clause, value_like, open_from, [k in designated for k in range(len(toks))])
         self.leaves_from_open = leaves_from_open(toks)
         # What the clause says of the new state, without what it says of the old one ("instead of the default 8").
         said = " ".join(t.text for t, m in zip(toks, masked) if not m)
@@ -157,9 +163,7 @@ class ClauseReader:
     def _segments(self) -> list[Segment]:
         r = self.r
         live = [not m for m in r.masked]
-        # The clause names an expert-parallel arm too ("TP16 (conc 1-8), TEP16 (conc 8-32)"): a bare TPn is
-        # the arm without expert parallelism.
-        found = groups(self.toks, atoms(self.toks, live), names_expert_parallel(self.toks))
+        found = groups(self.toks, atoms(self.toks, live))
         parens = _parentheses(self.toks)
         specs = [spec for spec in conc_specs(self.clause) if not r.masked_span(spec.start, spec.end)]
         spec_at = [r.index_at(spec.start) for spec in specs]
@@ -194,6 +198,11 @@ class ClauseReader:
         for before, seg in zip(segments, segments[1:]):
             if len(before.arms) == 1:
                 seg.arms = [share_unnamed(a, before.arms[0]) for a in seg.arms]
+        # Next to another arm with expert parallelism ("TP16 (conc 1-8), TEP16 (conc 8-32)"), a bare TPn is
+        # the arm without it.
+        for seg in segments:
+            seg.arms = [without_ep_if_contrasted(a, [b for other in segments for b in other.arms if b is not a])
+                        for a in seg.arms]
         for spec, k in zip(specs, spec_at):
             seg = next((s for s in segments if s.start <= k < s.end), segments[-1])
             seg.concs.append(spec)
@@ -261,10 +270,12 @@ class ClauseReader:
         self.read_subjects()
         # A concurrency next to a setting qualifies it ("3600 seconds at concurrency 32 and 48"): the
         # points named are where the setting applies, not every point the sweep runs.
+        said = " ".join(t.text for t, m in zip(self.toks, self.r.masked) if not m)
         for n in range(first, len(self.out.claims)):
-            claim = self.out.claims[n]
+            claim = replace(self.out.claims[n], said=said)
             if claim.kind == "concurrency" and claim.exhaustive and self._qualifies_a_setting(claim):
-                self.out.claims[n] = replace(claim, exhaustive=False)
+                claim = replace(claim, exhaustive=False)
+            self.out.claims[n] = claim
 
     def _qualifies_a_setting(self, claim: Claim) -> bool:
         seg = next(s for s in self.segments if any(self.source.location(c.start, c.end) == claim.location
@@ -283,6 +294,8 @@ class ClauseReader:
             t = self.toks[k]
             if self.r.live(k) and t.kind == "word" and any(ch.isdigit() for ch in t.text) and parse_number(t.text):
                 return True  # another number: "at the default 1800 seconds"
+        if not seg.arms and any(t.low in _SUBSET_NOUNS for t in self.toks):
+            return True  # "the low-latency recipe runs at c1 only": the points of a part the checker cannot name
         return False
 
     def _offset(self, loc: Location) -> int:
