@@ -592,7 +592,9 @@ def _combine_items(items: list[list[Arm]], listed: bool) -> list[Arm]:
             item = [share_unnamed(a, previous[0]) for a in item]
             sig = before
         previous = item
-        dim = next((d for d in dims if d[0] == sig), None)
+        # Items naming a kind of thing an earlier dimension names are its alternatives ("TP4, TEP8, and
+        # DEP4/DEP16 prefill/decode" is one list though the last item also says P/D).
+        dim = next((d for d in dims if d[0] == sig or (listed and d[0] & sig)), None)
         if dim is None:
             dims.append((sig, [item]))
         else:
@@ -681,9 +683,9 @@ def _group(members: list[tuple[Atom, list[str]]]) -> Group:
 
 
 def _complete(arm: Arm) -> bool:
-    """A whole parallelism (``TP8``, ``DEP8``, ``TEP4``), not one attribute of one (``EP1``, ``DPA``)."""
-    p = arm.parallel
-    return p.tp is not None or (p.ep is not None and p.dp_attn is not None)
+    """A whole parallelism (``TP8``, ``DEP8``, ``TEP4``, ``DEP8 decode``), not one attribute of one (``EP1``, ``DPA``)."""
+    return any(p.tp is not None or (p.ep is not None and p.dp_attn is not None)
+               for p in (arm.parallel, arm.prefill, arm.decode))
 
 
 def _contrast_defaults(group: Group) -> Group:

@@ -30,6 +30,7 @@ from .messages import finding, phrase
 from .reads import ReadsCache, RecipeReads
 from .sentences import SourceText, plain_source, scalar_source
 from .subjects import Catalog, ClaimsSettings, catalog_from, parse_settings
+from .values import Concurrency
 
 if TYPE_CHECKING:
     from ..check import CheckContext
@@ -243,11 +244,14 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
     scoped = {id(c): {j.id for j in c.scope.jobs(jobs)} for c in claims if c.kind in ("recipe", "image")}
     # A concurrency list of a narrower arm (DEP16 with SimpleCPU offload at 128-384) takes its jobs out of
     # the list of the wider one (DEP16 at 32-256).
-    scoped.update({id(c): {j.id for j in c.scope.without_concs().jobs(jobs)} for c in claims
+    scoped.update({id(c): {j.id for j in c.scope.without_concs().jobs(jobs) if _at_points(j, c.value)} for c in claims
                    if c.kind == "concurrency" and c.scope.arms})
+    arm_jobs = {id(c): {j.id for j in c.scope.without_concs().jobs(jobs)} for c in claims if c.kind == "concurrency"}
+    by_id = {j.id: j for j in jobs}
     for claim in claims:
         report.claims.append(claim)
-        excluded = _overridden(claim, claims, scoped)
+        excluded = _overridden(claim, claims, {**scoped, id(claim): arm_jobs[id(claim)]} if id(claim) in arm_jobs
+                               else scoped, by_id)
         mine = _named_configs(claim.said, jobs)
         judgement = judge(claim, [j for j in mine if j.id not in excluded], evals, repo, reads)
         if judgement is None:
@@ -281,7 +285,19 @@ def _named_configs(clause: str, jobs: list[Job]) -> list[Job]:
     return [j for j in jobs if j.config_key in chosen] or jobs
 
 
-def _overridden(claim: Claim, claims: Sequence[Claim], scoped: Mapping[int, set[str]]) -> set[str]:
+def _at_points(job: Job, value: object) -> bool:
+    """The job runs one of the concurrencies a concurrency claim names (for a range, one inside it)."""
+    if not isinstance(value, Concurrency):
+        return True
+    if value.at_least is not None:
+        return any(c >= value.at_least for c in job.concs)
+    if value.is_range:
+        return any(value.values[0] <= c <= value.values[-1] for c in job.concs)
+    return bool(set(job.concs) & set(value.values))
+
+
+def _overridden(claim: Claim, claims: Sequence[Claim], scoped: Mapping[int, set[str]],
+                by_id: Mapping[str, Job]) -> set[str]:
     """Jobs a more specific claim of the same subject with another value is about."""
     mine = scoped.get(id(claim))
     if not mine:
@@ -293,6 +309,9 @@ def _overridden(claim: Claim, claims: Sequence[Claim], scoped: Mapping[int, set[
                 or other.value == claim.value):
             continue
         if theirs < mine:
+            if claim.kind == "concurrency":
+                # Only the narrower arm's points this list does not name ("c32 dp-on" is within "32-1024").
+                theirs = {j for j in theirs if not _at_points(by_id[j], claim.value)}
             out |= theirs
     return out
 

@@ -10,7 +10,7 @@ from .values import Concurrency
 
 _CONC_LIST = r"\[?\s*\d+(?:\s*(?:,\s*(?:and\s+|or\s+)?|/|\s+and\s+|\s+or\s+|\.\.|-|–|\s+to\s+|\s+through\s+)\s*\d+)*\s*\]?"
 _CONC_RE = re.compile(
-    r"(?<![\w-])(?:conc(?:urrenc(?:y|ies))?(?:-list)?|并发)\s*(?:=|:|of)?\s*(?P<list>" + _CONC_LIST + r")(?![\w.])",
+    r"(?<![\w-])(?:conc(?:urrenc(?:y|ies))?(?:-list)?|并发)\s*(?:=|:|of|-(?=\d))?\s*(?P<list>" + _CONC_LIST + r")(?![\w.])",
     re.IGNORECASE,
 )
 _C_RE = re.compile(r"(?<![\w/.-])c(?P<list>\d+(?:\s*(?:/|-|–)\s*c?\d+|,\s*c\d+)*)(?![\w.])")

@@ -66,6 +66,7 @@ _CHANGE_VERBS = frozenset({
     "converts", "converted", "converting", "collapse", "collapses", "collapsed", "collapsing", "upgrade",
     "upgrades", "upgraded", "upgrading", "downgrade", "downgrades", "downgraded", "go", "goes", "went", "going",
 })
+_FIX_VERBS = frozenset({"fix", "fixes", "fixed", "fixing", "avoid", "avoids", "prevent", "prevents", "work-around"})
 _OBJECT_SKIP = frozenset({"the", "a", "an", "every", "each", "all", "both", "its", "their", "our", "this", "that"})
 
 
@@ -133,6 +134,9 @@ def mask_history(toks: Sequence[Tok], clause: Clause, value_like: Sequence[bool]
         end = next((k for k, t in enumerate(toks) if lows[k] in TO or t.kind == "arrow"), n)
         for k in range(end):
             masked[k] = True
+    if lows[:1] and lows[0] in _FIX_VERBS and not any(w in TO or w == "=" for w in lows):
+        # "Fix the 8k1k conc-500 straggler tail": the problem fixed, not a setting.
+        return [True] * n
     for i, low in enumerate(lows):
         if low in FROM or (toks[i].kind == "cjk" and toks[i].text.startswith("从")):
             j = next((k for k in range(i + 1, n) if lows[k] in TO or toks[k].kind == "arrow"
