@@ -100,10 +100,10 @@ def _subject(claim: Claim, false: list[tuple[Job, Actual]]) -> str:
         return "image"
     missing_arms = [a.label for _, a in false if a.value in ("no such arm",) or claim.kind == "arm"]
     fields: list[str] = []
-    if missing_arms:
-        for arm in claim.scope.arms:
-            if arm.label in missing_arms:
-                fields.extend(f for f in arm_fields(arm) if f not in fields)
+    for arm in claim.scope.arms:
+        # The arms the claim is about: the one missing, or (points that differ) every arm of the list.
+        if arm.label in missing_arms or not missing_arms:
+            fields.extend(f for f in arm_fields(arm) if f not in fields)
     if claim.kind == "concurrency":
         fields.insert(0, "concurrency")
     return "/".join(fields) or "tp/ep/dp-attn"
