@@ -144,6 +144,9 @@ def _flag_actual(claim: Claim, job: Job, ev: RecipeEval, servers: Sequence[int])
             return Actual(False, shown, "absent", None)
         return UNKNOWN
     flag = flags[-1]
+    if isinstance(value, Absent) and flag.value is not None and (flag.value.text or "").lower() in _DEFAULT_WORDS:
+        return Actual(True, f"the recipe passes {subject.name} {flag.value.text}", flag.value.text or "",
+                      flag.value.location)  # "default KV-cache dtype" and --kv-cache-dtype auto
     if flag.value is None:
         if isinstance(value, (Bool, Present)):
             on = value.on if isinstance(value, Bool) else True

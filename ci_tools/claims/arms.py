@@ -256,7 +256,7 @@ _BOOL_WORDS = {"true": True, "on": True, "enabled": True, "false": False, "off":
 # KV-offload names: (how prose writes them, lowercased) -> kv-offload-backend name, "none" or "dram".
 OFFLOAD_NAMES: dict[str, str] = {
     "gpu-resident": "none", "gpu-only": "none", "hbm-only": "none", "hbm-resident": "none", "no-offload": "none",
-    "kvnone": "none", "on-gpu": "none",
+    "kvnone": "none", "on-gpu": "none", "resident": "none",
     "dram": "dram", "dram-offload": "dram", "cpu-offload": "dram", "kv-offload": "dram", "host-offload": "dram",
     # vLLM's SimpleCPUOffloadConnector: the configs call it vllm-simple, or native (vLLM's own offloading).
     "simplecpu": "vllm-simple|native", "simplecpuoffload": "vllm-simple|native",
@@ -459,6 +459,8 @@ def _word_arms(toks: Sequence[Tok], i: int) -> tuple[tuple[Arm, ...], int] | Non
     m = _WORKERS.match(t.text)
     if m:
         return (Arm(workers=(int(m.group("p")), int(m.group("d"))), label=t.text),), 1
+    if low in ("prefill", "decode") and len(toks) == 1:
+        return (Arm(role=low, label=t.text),), 1  # a heading: "Prefill: gpu-memory-utilization 0.9->0.95"
     if low in ("prefill", "decode") and (nxt in _ROLE_NOUNS or (i + 1 < len(toks) and _parallel_token(toks[i + 1].text))
                                          or (i > 0 and (_parallel_token(toks[i - 1].text) or _WORKERS.match(toks[i - 1].text)))):
         return (Arm(role=low, label=t.text),), 1

@@ -24,7 +24,7 @@ from ..matrix import Job
 from ..model.repository import RepoData
 from ..recipes.model import RecipeEval
 from ..yamlpos import PosMap
-from .actual import UNKNOWN, Actual, key_addresses, recipe_actual
+from .actual import UNKNOWN, Actual, compare_text, key_addresses, recipe_actual
 from .extract import Claim
 from .reads import RecipeReads
 from .scope import Scope, job_concs
@@ -67,6 +67,24 @@ def _config_location(repo: RepoData, job: Job, field_name: str) -> Location:
     if entry is not None and isinstance(entry.data, PosMap) and field_name in entry.data:
         return entry.file.loc(entry.data.value_span(field_name))
     return job.row
+
+
+def _block_actual(claim: Claim, job: Job, repo: RepoData) -> Actual:
+    """A field of the job's scenario block (``dram-utilization``), at its line in the master config."""
+    assert claim.subject is not None
+    name = claim.subject.name
+    entry = repo.configs.get(job.config_key)
+    data = entry.data if entry is not None else None
+    scenarios = data.get("scenarios") if isinstance(data, PosMap) else None
+    blocks = scenarios.get(job.scenario) if isinstance(scenarios, PosMap) else None
+    if entry is None or not isinstance(blocks, list) or not 0 <= job.scenario_index < len(blocks):
+        return UNKNOWN
+    block = blocks[job.scenario_index]
+    if not isinstance(block, PosMap) or name not in block:
+        return UNKNOWN
+    value = block.get(name)
+    where = entry.file.loc(block.value_span(name))
+    return compare_text(claim.value, str(value), job, f"the config sets {name}: {value}", where)
 
 
 def _image_actual(claim: Claim, job: Job, repo: RepoData) -> Actual:
@@ -121,6 +139,8 @@ def _judge_reading(claim: Claim, jobs: Sequence[Job], evals: Mapping[str, Recipe
         return None
     if claim.kind == "image":
         return Judgement(claim, tuple(scoped), tuple(_image_actual(claim, j, repo) for j in scoped), False)
+    if claim.subject is not None and claim.subject.kind == "field":
+        return Judgement(claim, tuple(scoped), tuple(_block_actual(claim, j, repo) for j in scoped), False)
     known = sorted({a for j in scoped if (ev := evals.get(j.id)) is not None for server in ev.servers
                     for a in key_addresses(server)}) if claim.subject and claim.subject.kind == "env" else []
     actuals = [recipe_actual(claim, j, evals.get(j.id), known, reads.get(j.id)) for j in scoped]

@@ -28,13 +28,13 @@ from .context import (
     ends_with_semicolon, explains_previous, introduces_list, leaves_from_open, mask_history, rejects, reports,
     skip_clause,
 )
-from .mentions import find_mentions, find_value_mentions
+from .mentions import Mention, find_mentions, find_value_mentions
 from .scope import Scope
 from .sentences import Clause, SourceText, split_clauses
 from .subjects import Catalog, Subject
 from .tokens import Reading, Tok, tokenize
-from .valueread import read_value
-from .values import ArmName, ClaimValue, Present, parse_dtype, parse_fragment, parse_image, parse_number
+from .valueread import boolish, read_value
+from .values import ArmName, Bool, ClaimValue, Present, parse_dtype, parse_fragment, parse_image, parse_number
 
 
 @dataclass(frozen=True)
@@ -75,6 +75,8 @@ class Extraction:
     words: set[str] = field(default_factory=set)
 
 
+# Words that point back to the arm of the clause before ("... and retain its golden MTP acceptance").
+_BACK_REFERENCE = re.compile(r"\b(?:its|their|it|them|these|those|the same|both)\b", re.IGNORECASE)
 # Clauses that contrast with the one before ("..., while preserving the TP band") name their own jobs.
 # ("while retaining X" goes on about the same jobs; a contrast that names its own arm has its arm anyway.)
 _CONTRAST = re.compile(r"^(?:whereas|but|except|although|though|unlike)\b", re.I)
@@ -128,8 +130,10 @@ class Segment:
 
 class ClauseReader:
     def __init__(self, clause: Clause, catalog: Catalog | None, inherited: Scope, out: Extraction,
-                 previous_rejects: bool = False, *, silenced: bool = False, open_from: bool = False) -> None:
+                 previous_rejects: bool = False, *, silenced: bool = False, open_from: bool = False,
+                 new_predicate: bool = False) -> None:
         self.clause = clause
+        self.new_predicate = new_predicate  # the clause follows "and <verb>": a predicate of its own
         self.source: SourceText = clause.source
         self.catalog = catalog
         self.inherited = inherited
@@ -150,6 +154,8 @@ class ClauseReader:
         self.elsewhere = bool(_ELSEWHERE.search(said))
         # Set by the sentence: it reports a run, so the concurrencies and layouts it names are what was run.
         self.in_report = False
+        # Set by the sentence: the on/off verb of a list the clause before began (this clause an item of it).
+        self.list_verb: Bool | None = None
         # Set by the sentence: it speaks of another program than the server (the router, the benchmark client,
         # the runner's launcher), so the flags it names are that program's.
         self.other_program = bool(_OTHER_PROGRAM.search(clause.text))
@@ -207,7 +213,11 @@ class ClauseReader:
             seg = next((s for s in segments if s.start <= k < s.end), segments[-1])
             seg.concs.append(spec)
         for seg in segments:
-            seg.scope = _own_scope(seg).merged_over(self.inherited)
+            own = _own_scope(seg)
+            # A new predicate ("..., and update the resident recipes with X") that names its own arm speaks of
+            # that arm; one that names none, or points back ("its", "the same"), goes on about the one before.
+            fresh = self.new_predicate and bool(seg.arms) and not _BACK_REFERENCE.search(self.clause.text)
+            seg.scope = own if fresh else own.merged_over(self.inherited)
         return segments
 
     def _attaches(self, g: Group) -> bool:
@@ -241,6 +251,23 @@ class ClauseReader:
         """The clause belongs to a silent one: nothing in it is a claim."""
         self.skip = True
         self.r.masked = [True] * len(self.toks)
+
+    def _only_names(self, m: Mention) -> bool:
+        """The clause is the mention and at most a word or two around it: a bare item of a list."""
+        rest = [t for k, t in enumerate(self.toks) if not (m.start <= k < m.end) and t.kind == "word"
+                and t.low not in ("and", "or", "the", "a", "an")]
+        return len(rest) <= 2
+
+    def list_verb_after(self) -> Bool | None:
+        """The on/off verb a list this clause starts applies to its later items ("with X, Y, and Z")."""
+        for t, masked in zip(reversed(self.toks), reversed(self.r.masked)):
+            if masked:
+                continue
+            if t.low in ("with", "enable", "enables", "enabling", "add", "adds", "use", "uses", "using"):
+                return Bool(t.text, True)
+            if t.low in ("without", "disable", "disables", "disabling"):
+                return Bool(t.text, False)
+        return None
 
     def _stands_alone(self, k: int) -> bool:
         """Nothing that could be a value follows token ``k - 1`` (the end, a comma, ``and``, a parenthesis)."""
@@ -375,6 +402,15 @@ class ClauseReader:
                 candidates))
         shared: dict[tuple[int, int], tuple[ClaimValue, int, int]] = {}
         other_program = self.other_program
+        # Settings named by their value first: their words are then no value of another subject.
+        taken = {k for m in mentions for k in range(m.start, m.end)}
+        for vm in find_value_mentions(r, self.catalog, taken):
+            for k in range(vm.start, vm.end):
+                r.used[k] = True
+            # Named by its value: the text says the jobs use it, so a job without the setting contradicts it.
+            self.out.claims.append(Claim("recipe", parse_fragment(vm.text), self.scope_at(vm.start),
+                                         r.loc(vm.start, vm.end), self.clause.text, subject=vm.subject,
+                                         phrase=vm.subject.name, explicit=True))
         for m in mentions:
             if any(r.masked[k] for k in range(m.start, m.end)):
                 continue
@@ -387,6 +423,11 @@ class ClauseReader:
             value = shared.get((m.start, m.end)) or read_value(r, self.catalog, m, mentions)
             if value is None and m.via == "identifier" and _spelled_flag(self.toks[m.start]) and self._stands_alone(m.end):
                 value = (Present(m.phrase), m.start, m.end)  # "GB-based --hicache-size": the flag is given
+            if value is None and self.list_verb is not None and boolish(self.catalog, m.subjects[0], m) and \
+                    self._only_names(m):
+                # "... with extra_buffer_lazy, ReplaySSM speculative verification, and ...": an item of the list
+                # the clause before started with its verb.
+                value = (self.list_verb, m.start, m.end)
             if value is None:
                 self.out.unverified.append(Unverified(m.phrase, r.loc(m.start, m.end), "no value next to the subject"))
                 continue
@@ -398,14 +439,6 @@ class ClauseReader:
             self.out.claims.append(Claim("recipe", v, self.scope_at(m.start), r.loc(start, end), self.clause.text,
                                          subject=m.subjects[0], phrase=m.phrase, explicit=m.via == "identifier",
                                          conditioned=bool(_CONDITION.search(self.clause.text))))
-        taken = {k for m in mentions for k in range(m.start, m.end)}
-        for vm in find_value_mentions(r, self.catalog, taken):
-            for k in range(vm.start, vm.end):
-                r.used[k] = True
-            # Named by its value: the text says the jobs use it, so a job without the setting contradicts it.
-            self.out.claims.append(Claim("recipe", parse_fragment(vm.text), self.scope_at(vm.start),
-                                         r.loc(vm.start, vm.end), self.clause.text, subject=vm.subject,
-                                         phrase=vm.subject.name, explicit=True))
 
 
 def _silence_asides_and_items(readers: list[ClauseReader]) -> None:
@@ -535,8 +568,9 @@ def extract(source: SourceText, catalog: Catalog | None, base_scope: Scope | Non
         for clause in sentence_clauses:
             if _CONTRAST.match(clause.text):
                 inherited = base_scope or Scope()
+            lead = clause.source.text[readers[-1].clause.end:clause.start] if readers else ""
             reader = ClauseReader(clause, catalog, inherited, out, previous_rejects, silenced=silenced,
-                                  open_from=open_from)
+                                  open_from=open_from, new_predicate=bool(re.search(r"\band\s*$", lead)))
             previous_rejects = reader.rejects or (reader.skip and previous_rejects)
             # "Measured uplift (tok/s): a, b, c; d": what the ":" introduces is part of the report.
             if (reader.reports or reader.rejects) and introduces_list(clause):
@@ -549,6 +583,9 @@ def extract(source: SourceText, catalog: Catalog | None, base_scope: Scope | Non
             inherited = reader.next_inherited()
             readers.append(reader)
         _silence_asides_and_items(readers)
+        for before, reader in zip(readers, readers[1:]):
+            if "," in before.clause.source.text[before.clause.end:reader.clause.start]:
+                reader.list_verb = before.list_verb or before.list_verb_after()
         # A sentence that reports a run names the concurrencies and layouts that were run, not the sweep.
         in_report = any(r.reports for r in readers)
         # A sentence about what the script's text keeps ("the branch ... is kept in the script") says nothing

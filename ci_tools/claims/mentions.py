@@ -38,6 +38,8 @@ class Found:
     several: list[tuple[str, int, int, tuple[str, ...]]]  # (term, start, end, candidates): vocabulary without one subject
 
 
+# Fields of a config's scenario block that prose names by their key: judged against the job's block.
+BLOCK_FIELDS = frozenset({"dram-utilization"})
 # Words that cannot name a subject on their own: a derived match needs one other word.
 GENERIC_WORDS = {"no", "enable", "disable", "use", "set", "max", "min", "num", "size", "mode", "type", "config",
                  "path", "value", "default", "per", "total", "count", "is", "of"}
@@ -105,7 +107,7 @@ def find_mentions(r: Reading, cat: Catalog) -> tuple[list[Mention], Found]:
         if t.kind in ("flag", "assign") and "=" in t.text:
             name, _, attached = t.text.partition("=")
         if t.kind == "flag" or t.kind == "assign" or (t.kind == "word" and _IDENTIFIER.match(t.text)):
-            subjects = cat.by_identifier(name)
+            subjects = [Subject("field", name.lower())] if name.lower() in BLOCK_FIELDS else cat.by_identifier(name)
             found.words.add(name)
             unset = _unset_subject(name, t.kind, r, cat)
             if subjects:

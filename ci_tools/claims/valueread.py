@@ -49,6 +49,12 @@ def value_after(r: Reading, m: Mention, names: Container[str] = frozenset()) -> 
     toks = r.toks
     i = m.end
     skipped = 0
+    if i < len(toks) and toks[i].text == "(" and r.live(i) and i + 1 < len(toks):
+        # "--max-num-seqs (1*CONC)": the value in a parenthesis right after the name.
+        rel = parse_relative([x.text for x in toks[i + 1:i + 5]])
+        num = parse_number(toks[i + 1].text)
+        if rel is not None or (num is not None and i + 2 < len(toks) and toks[i + 2].text == ")"):
+            i += 1
     while i < len(toks) and toks[i].low in FILLERS and skipped < 3:
         i += 1
         skipped += 1
@@ -122,6 +128,9 @@ def value_before(r: Reading, m: Mention) -> ValueAt | None:
     if t.low == "default" and i > 0 and r.toks[i - 1].low in ("the", "its") and i > 1 and \
             r.toks[i - 2].low in _KEEP_VERBS:
         return Absent(f"{r.toks[i - 2].text} the default"), i - 2, i + 1  # "keeps the default eval concurrency"
+    if t.low == "default" and (i == 0 or r.toks[i - 1].text in (",", "(", "and", "with")) and \
+            not (m.end < len(r.toks) and r.toks[m.end].low in ("of", "is", "to", "was", "for")):
+        return Absent(t.text), i, i + 1  # an item of a list of settings: "..., default KV-cache dtype, ..."
     # "the dsv4 attention backend", "FlashInfer attention backend": a name before a setting that takes one.
     last = r.toks[m.end - 1].low
     if m.via == "words" and last in _ENUM_NOUNS and re.fullmatch(r"[A-Za-z][A-Za-z0-9_.]*", t.text) \
