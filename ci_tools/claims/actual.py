@@ -157,6 +157,10 @@ def _flag_actual(claim: Claim, job: Job, ev: RecipeEval, servers: Sequence[int])
     if not flag.value.known or flag.value.conditional:
         return UNKNOWN
     text = flag.value.text or ""
+    if isinstance(value, (Absent, Present)):
+        # Given a value: set (and not left at the default, which the auto-like words were handled as above).
+        return Actual(isinstance(value, Present), f"the recipe passes {subject.name} {text}", text,
+                      flag.value.location)
     if isinstance(value, Bool):
         b = parse_bool(text)
         on = b.on if b is not None else True  # a flag given a value is on
