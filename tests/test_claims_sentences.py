@@ -15,20 +15,27 @@ from ci_tools.claims.arms import Arm, Parallel
 from ci_tools.claims.scope import Scope
 from ci_tools.claims.values import Absent, ArmName, Bool, Concurrency, Fragment, Image, Number, PerConc, Present, Word
 
-TABLE = yaml.safe_load((Path(__file__).parent / "data" / "claims_sentences.yaml").read_text(encoding="utf-8"))
+DATA = Path(__file__).parent / "data"
+TABLE = yaml.safe_load((DATA / "claims_sentences.yaml").read_text(encoding="utf-8"))
+# Sentences by mechanism (arms, context, subjects), with a catalog of their own.
+MECHANISMS = yaml.safe_load((DATA / "claims_sentences_mechanisms.yaml").read_text(encoding="utf-8"))
 
 
-def catalog() -> Catalog:
+def catalog(spec: dict[str, Any] | None = None) -> Catalog:
     cat = Catalog(settings=ClaimsSettings())
-    spec = TABLE["catalog"]
-    for name in spec["flags"]:
+    spec = spec or TABLE["catalog"]
+    for name in spec.get("flags", []):
         cat.add("flag", name)
-    for name in spec["boolean-flags"]:
+    for name in spec.get("boolean-flags", []):
         cat.add("flag", name, boolean=True)
-    for name in spec["env"]:
+    for name in spec.get("env", []):
         cat.add("env", name)
-    for name in spec["vars"]:
+    for name in spec.get("vars", []):
         cat.add("var", name)
+    for name in spec.get("keys", []):
+        cat.add("key", name)
+    for name, values in (spec.get("values") or {}).items():
+        cat.values[name] = set(values)
     return cat
 
 
@@ -54,6 +61,10 @@ def arm_text(arm: Arm) -> str:
         parts.append(f"{arm.seq[0] // 1024}k{arm.seq[1] // 1024}k")
     if arm.workers is not None:
         parts.append(f"{arm.workers[0]}P{arm.workers[1]}D")
+    if arm.disagg is not None:
+        parts.append("disagg" if arm.disagg else "agg")
+    if arm.eval_only is not None:
+        parts.append("eval" if arm.eval_only else "throughput")
     if arm.role:
         parts.append(f"role:{arm.role}")
     return " ".join(parts)
@@ -111,6 +122,12 @@ def test_sentence(case: dict[str, Any]) -> None:
     if "clauses" in case:
         assert [c.text for c in split_clauses(source)] == case["clauses"]
     found = extract(source, catalog())
+    assert [normalise(c) for c in found.claims] == case["claims"]
+
+
+@pytest.mark.parametrize("case", MECHANISMS["sentences"], ids=[c["text"][:60] for c in MECHANISMS["sentences"]])
+def test_sentence_by_mechanism(case: dict[str, Any]) -> None:
+    found = extract(plain_source("x.md", case["text"]), catalog(MECHANISMS["catalog"]))
     assert [normalise(c) for c in found.claims] == case["claims"]
 
 

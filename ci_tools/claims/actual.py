@@ -73,6 +73,8 @@ def recipe_actual(claim: Claim, job: Job, ev: RecipeEval | None, known_keys: Seq
             if default is not None:
                 shown = f"the recipe leaves {subject.name} at its default {default.default}"
                 return _value_actual(claim, job, Value(default.default, default.location), shown, separator="!")
+            if reads is not None and subject.name in reads.assigned:
+                return UNKNOWN  # assigned where the evaluation did not follow (after the server starts, a branch)
             return _never_set(claim, ev, f"the recipe never sets {subject.name}")
         found = [v for v in values if v is not None]
         return _value_actual(claim, job, found[-1], f"the recipe exports {subject.name}=")

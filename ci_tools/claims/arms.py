@@ -247,10 +247,10 @@ _DPA_WORDS = {"dp-attention", "dp-attn", "dpa", "dp_attn", "attention-dp", "attn
               "dp-on", "attention_dp", "dp_attention"}
 _NO_DPA_WORDS = {"non-dp", "no-dp", "non-dpa", "no-dpa", "tp-only", "pure-tp", "tp_only", "dp-off", "tep",
                  "non-dp-attention", "no-dp-attention"}
-_BAND_NOUNS = {"band", "bands", "arm", "arms", "path", "branch", "points", "point", "rows", "row", "tier", "sweep",
+BAND_NOUNS = {"band", "bands", "arm", "arms", "path", "branch", "points", "point", "rows", "row", "tier", "sweep",
                "cells", "lane", "lanes", "side", "mode", "config", "configs", "recipe", "jobs", "job", "档位"}
-_ROLE_NOUNS = {"worker", "workers", "side", "server", "servers", "instance", "instances", "engine", "engines", "role",
-               "roles", "tier"}
+ROLE_NOUNS = {"worker", "workers", "environment", "environments", "side", "server", "servers", "instance", "instances",
+              "engine", "engines", "role", "roles", "tier"}
 _NEGATIONS = {"no", "non", "without", "not"}
 _BOOL_WORDS = {"true": True, "on": True, "enabled": True, "false": False, "off": False, "disabled": False}
 # KV-offload names: (how prose writes them, lowercased) -> kv-offload-backend name, "none" or "dram".
@@ -461,7 +461,11 @@ def _word_arms(toks: Sequence[Tok], i: int) -> tuple[tuple[Arm, ...], int] | Non
         return (Arm(workers=(int(m.group("p")), int(m.group("d"))), label=t.text),), 1
     if low in ("prefill", "decode") and len(toks) == 1:
         return (Arm(role=low, label=t.text),), 1  # a heading: "Prefill: gpu-memory-utilization 0.9->0.95"
-    if low in ("prefill", "decode") and (nxt in _ROLE_NOUNS or (i + 1 < len(toks) and _parallel_token(toks[i + 1].text))
+    if low in ("prefill", "decode") and _both_roles(toks, i):
+        return None  # "in prefill and decode environments": every server, no narrowing
+    if low in ("prefill", "decode") and prev in ("for", "on", "in", "(") and nxt in ("", ",", ";", ")", "and", "or", "/", "."):
+        return (Arm(role=low, label=t.text),), 1  # "0.85 for decode and 0.7 for prefill", "0.85 (decode)"
+    if low in ("prefill", "decode") and (nxt in ROLE_NOUNS or (i + 1 < len(toks) and _parallel_token(toks[i + 1].text))
                                          or (i > 0 and (_parallel_token(toks[i - 1].text) or _WORKERS.match(toks[i - 1].text)))):
         return (Arm(role=low, label=t.text),), 1
     if low in _DPA_WORDS or (low == "dp" and nxt in ("attention", "attn")) or (low in ("attention", "attn") and nxt == "dp"):
@@ -472,11 +476,11 @@ def _word_arms(toks: Sequence[Tok], i: int) -> tuple[tuple[Arm, ...], int] | Non
         if k < len(toks) and toks[k].low in _BOOL_WORDS:
             on, width = _BOOL_WORDS[toks[k].low], k + 1 - i
         return (Arm(Parallel(dp_attn=on), label=" ".join(x.text for x in toks[i:i + width])),), width
-    if low in ("dp", "dpa") and nxt in _BAND_NOUNS:
+    if low in ("dp", "dpa") and nxt in BAND_NOUNS:
         return (Arm(Parallel(dp_attn=not negated), label=t.text),), 1
     if low in _NO_DPA_WORDS:
         return (Arm(Parallel(dp_attn=False), label=t.text),), 1
-    if low == "tp" and (nxt in _BAND_NOUNS or prev == "pure" or nxt == "only"):
+    if low == "tp" and (nxt in BAND_NOUNS or prev == "pure" or nxt == "only"):
         return (Arm(Parallel(dp_attn=False), label=t.text),), 1
     offload = OFFLOAD_NAMES.get(low) or OFFLOAD_NAMES.get(low.removesuffix("-offload"))
     if low == "simple" and nxt == "cpu":  # "Simple CPU KV offloading": vLLM's SimpleCPUOffloadConnector
@@ -504,6 +508,16 @@ def _word_arms(toks: Sequence[Tok], i: int) -> tuple[tuple[Arm, ...], int] | Non
         spec = _SPEC_WORDS[low]
         return (Arm(spec=(not spec) if negated else spec, label=t.text),), 1
     return None
+
+
+def _both_roles(toks: Sequence[Tok], i: int) -> bool:
+    """``prefill and decode``, ``decode/prefill``: the role word at ``i`` is one of a pair naming both."""
+    other = "decode" if toks[i].low == "prefill" else "prefill"
+    lows = [t.low for t in toks]
+    after = lows[i + 1:i + 3]
+    before = lows[max(0, i - 2):i]
+    return (len(after) == 2 and after[0] in ("and", "or", "/", "&") and after[1] == other) or (
+        len(before) == 2 and before[1] in ("and", "or", "/", "&") and before[0] == other)
 
 
 def atoms(toks: Sequence[Tok], live: Sequence[bool]) -> list[Atom]:

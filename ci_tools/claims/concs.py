@@ -14,6 +14,10 @@ _CONC_RE = re.compile(
     re.IGNORECASE,
 )
 _C_RE = re.compile(r"(?<![\w/.-])c(?P<list>\d+(?:\s*(?:/|-|–)\s*c?\d+|,\s*c\d+)*)(?![\w.])")
+# Capitals only as a list ("C1/C2/C4"), or alone in a clause that has such a list ("TP8 C1 and TP4
+# C1/C5/C10"): a lone "C4" elsewhere may be something else (a dataset, a compiler).
+_CAPITAL_C_LIST = re.compile(r"(?<![\w/.-])C(?P<list>\d+(?:/C\d+)+)(?![\w.])")
+_CAPITAL_C = re.compile(r"(?<![\w/.-])C(?P<list>\d+(?:/C\d+)*)(?![\w.])")
 _AT_LEAST = re.compile(r"\s*(?:and above|and higher|or above|or higher|or more|\+|及以上|以上)")
 _ONLY_AFTER = re.compile(r"\s*\)?\s*only\b", re.IGNORECASE)
 _ONLY_BEFORE = re.compile(r"\bonly\s+(?:at\s+|on\s+|the\s+)?$", re.IGNORECASE)
@@ -47,7 +51,8 @@ def conc_specs(clause: Clause) -> list[ConcSpec]:
     out: list[ConcSpec] = []
     seen: list[tuple[int, int]] = []
     additive = bool(_ADDITIVE.search(clause.text))
-    for rx in (_CONC_RE, _C_RE):
+    capitals = _CAPITAL_C if _CAPITAL_C_LIST.search(text, clause.start, clause.end) else _CAPITAL_C_LIST
+    for rx in (_CONC_RE, _C_RE, capitals):
         for m in rx.finditer(text, clause.start, clause.end):
             a, b = m.start(), m.end()
             if any(a < e and s < b for s, e in seen):

@@ -203,6 +203,12 @@ def _mask_changed_object(toks: Sequence[Tok], lows: Sequence[str], verb: int, va
     if k > start and k < len(toks) and (lows[k] in TO or toks[k].kind == "arrow"):
         for x in range(start, k):
             masked[x] = True
+        # "scaling TP2 to TP4 and TP4 to TP8": each further "and A to B" pair is another transition.
+        k += 1
+        while k < len(toks) and value_like[k]:
+            k += 1
+        if k + 2 < len(toks) and lows[k] == "and" and value_like[k + 1]:
+            _mask_changed_object(toks, lows, k, value_like, masked)
 
 
 @functools.lru_cache(maxsize=512)

@@ -22,19 +22,20 @@ import re
 from dataclasses import dataclass, field, replace
 
 from ..findings import Location
-from .arms import Arm, Group, atoms, attributes, groups, share_unnamed, without_ep_if_contrasted
+from .arms import Arm, Group, Parallel, atoms, attributes, groups, share_unnamed, without_ep_if_contrasted
 from .concs import ConcSpec, conc_specs, doubling
 from .context import (
     ends_with_semicolon, explains_previous, introduces_list, leaves_from_open, mask_history, rejects, reports,
     skip_clause,
 )
+from .gapping import gapped_values
 from .mentions import Mention, find_mentions, find_value_mentions
 from .scope import Scope
 from .sentences import Clause, SourceText, split_clauses
 from .subjects import Catalog, Subject
 from .tokens import Reading, Tok, tokenize
 from .valueread import boolish, read_value
-from .values import ArmName, Bool, ClaimValue, Present, parse_dtype, parse_fragment, parse_image, parse_number
+from .values import ArmName, Bool, ClaimValue, Number, Present, parse_dtype, parse_fragment, parse_image, parse_number
 
 
 @dataclass(frozen=True)
@@ -401,6 +402,7 @@ class ClauseReader:
                 term, r.loc(a, b), "the term names several subjects" if candidates else "no subject for this term",
                 candidates))
         shared: dict[tuple[int, int], tuple[ClaimValue, int, int]] = {}
+        numeric: list[tuple[Claim, int]] = []  # number-valued claims and where their text ends
         other_program = self.other_program
         # Settings named by their value first: their words are then no value of another subject.
         taken = {k for m in mentions for k in range(m.start, m.end)}
@@ -439,6 +441,21 @@ class ClauseReader:
             self.out.claims.append(Claim("recipe", v, self.scope_at(m.start), r.loc(start, end), self.clause.text,
                                          subject=m.subjects[0], phrase=m.phrase, explicit=m.via == "identifier",
                                          conditioned=bool(_CONDITION.search(self.clause.text))))
+            if isinstance(v, Number):
+                numeric.append((self.out.claims[-1], end))
+        if len(numeric) == 1:
+            self._read_gapped(*numeric[0])
+
+    def _read_gapped(self, claim: Claim, end: int) -> None:
+        """The same setting's values for the other arms the clause names ("0.85 on decode and 0.7 on prefill")."""
+        spans = [(g.start, g.end) for seg in self.segments for g in seg.groups]
+        own = {a for a, _ in spans if self.scope_at(a) == claim.scope}
+        for gap in gapped_values(self.r, spans, end, own):
+            scope = self.scope_at(gap.arm_start)
+            if scope == claim.scope:
+                continue
+            self.r.used[gap.index] = True
+            self.out.claims.append(replace(claim, value=gap.value, scope=scope, location=self.r.loc(gap.index, gap.index + 1)))
 
 
 def _silence_asides_and_items(readers: list[ClauseReader]) -> None:
@@ -511,10 +528,36 @@ def _defines(previous: Group, g: Group, parens: dict[int, int]) -> bool:
 
 def _competes(current: list[Arm], new: tuple[Arm, ...]) -> bool:
     """``new`` names another thing of a kind the current arms name (another parallelism, another backend)."""
+    if any(_role_only(a) and _role_only(b) and a.role != b.role for a in current for b in new):
+        return True  # "decode workers use X and prefill workers Y"
+    if any(_named_whole(a) and _named_whole(b) and _rival_parallelisms(a.parallel, b.parallel)
+           for a in current for b in new):
+        return True  # "64 on TP4 and 128 on DEP8"
     mine = {a for arm in current for a in attributes(arm)}
     if not any(mine & attributes(arm) for arm in new):
         return False
     return not all(any(a.merged(b) is not None for a in current) for b in new)
+
+
+_WHOLE_NAME = re.compile(r"(?:pure-|plain-)?(?:TP|TEP|DEP)\d+(?:/\S*)?", re.IGNORECASE)
+
+
+def _named_whole(arm: Arm) -> bool:
+    """The arm is named as a whole parallelism (``TP4``, ``DEP8``, ``TP8/EP8``), not by parts of one
+    ("node-local TP8 ... cross-node DP2/EP16" is one topology told in parts)."""
+    return bool(_WHOLE_NAME.fullmatch(arm.label))
+
+
+def _rival_parallelisms(a: Parallel, b: Parallel) -> bool:
+    """Two parallelisms that differ where both say something (TP4 and DEP8; not TP4 and TEP4)."""
+    a, b = a.finished(), b.finished()
+    return any(x is not None and y is not None and x != y
+               for x, y in ((a.tp, b.tp), (a.ep, b.ep), (a.dp_attn, b.dp_attn), (a.dcp, b.dcp)))
+
+
+def _role_only(arm: Arm) -> bool:
+    """The arm names a server role and nothing else ("decode workers", "the prefill side")."""
+    return bool(arm.role) and replace(arm, role="", label="").empty
 
 
 def _merge_where_compatible(current: list[Arm], new: tuple[Arm, ...], *, keep: bool) -> list[Arm]:

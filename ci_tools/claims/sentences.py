@@ -210,6 +210,10 @@ _CLAUSE_BREAK = re.compile(
 )
 
 
+# An arm's name, a colon and a number: the value of that arm ("TP: 64", "DEP8: 128", "MTP: 3").
+_LABELLED_VALUE = re.compile(r"\b(?:TP|EP|DEP|TEP|DPA?|DCP)\d*:\s+\d\Z|\b(?:MTP|STP|non-MTP)\S*:\s+\d\Z", re.IGNORECASE)
+
+
 def _trim(text: str, start: int, end: int) -> tuple[int, int]:
     while start < end and text[start] in " \t\n\"'":
         start += 1
@@ -253,6 +257,8 @@ def split_clauses(source: SourceText) -> list[Clause]:
         for m in _CLAUSE_BREAK.finditer(text, s_start, s_end):
             if _paren_depth(text, s_start, m.start()) > 0 and not m.group().lstrip().startswith("("):
                 continue  # "(no EP, no DP-attention)" qualifies what precedes it
+            if m.group().startswith(":") and _LABELLED_VALUE.search(text, s_start, m.end() + 1):
+                continue  # "from TP: 64 / DEP: 128 to 256": an arm's value, not a new clause
             cs, ce = _trim(text, pos, m.start())
             if ce > cs:
                 clauses.append(Clause(source, cs, ce, s_index, c_index))

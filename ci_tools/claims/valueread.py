@@ -59,7 +59,8 @@ def value_after(r: Reading, m: Mention, names: Container[str] = frozenset()) -> 
         i += 1
         skipped += 1
     if i < len(toks) and toks[i].low in FROM:
-        j = next((k for k in range(i + 1, min(len(toks), i + 8)) if toks[k].low in TO or toks[k].kind == "arrow"), None)
+        # "from TP: 64 / DEP: 128 to 256": the old value may be given per arm.
+        j = next((k for k in range(i + 1, min(len(toks), i + 13)) if toks[k].low in TO or toks[k].kind == "arrow"), None)
         if j is None:
             return None
         i = j + 1
