@@ -2,9 +2,9 @@
 
 Replays every commit since 2026-07-02 that touched perf-changelog.yaml (224
 commits up to 843c6254f) in a clone of SemiAnalysisAI/InferenceX, once with
-this build and once with ci-tools as it was at ``--baseline-rev`` (default: the
-revision before new entries were found by content and master configs were
-parsed per config key), in the same run.  Reports wall time, peak RSS and the
+this build and once with ci-tools as it was at ``--baseline-rev`` (default:
+main after the evaluation merge), in the same run.  Reports wall time, CPU
+time (with the worker processes), peak RSS (of the largest process) and the
 number of findings of each.  Targets: <= 30 s and <= 400 MiB.
 
 The clone is not part of this repository: fetch SemiAnalysisAI/InferenceX
@@ -22,17 +22,17 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchlib import ci_tools_at, drop_worktree, load_average, timed
+from benchlib import ci_tools_at, drop_worktree, load_average, timed_cpu
 
 SINCE = "1c08b4369e6d"  # the last commit before 2026-07-02
-BASELINE_REV = "8ab3c8b"
+BASELINE_REV = "c891bff"  # main when this work began: the evaluation merge, before the arms and the worker chunks
 
 
-def replay(cli: list[str], ix: Path, since: str, out: Path) -> tuple[float, int, dict[str, int]]:
-    elapsed, rss = timed([*cli, "claims", "--repo", str(ix), "--history", "--since", since, "--head", "HEAD",
-                          "--format", "json", "--output", str(out)], ix)
+def replay(cli: list[str], ix: Path, since: str, out: Path) -> tuple[float, float, int, dict[str, int]]:
+    elapsed, cpu, rss = timed_cpu([*cli, "claims", "--repo", str(ix), "--history", "--since", since, "--head", "HEAD",
+                                   "--format", "json", "--output", str(out)], ix)
     summary = json.loads(out.read_text())["summary"]
-    return elapsed, rss, summary
+    return elapsed, cpu, rss, summary
 
 
 def main() -> int:
@@ -55,9 +55,9 @@ def main() -> int:
             builds.append((f"ci-tools at {args.baseline_rev}", ci_tools_at(args.baseline_rev, tmp / "baseline")))
         try:
             for name, cli in builds:
-                t, rss, summary = replay(cli, ix, args.since, tmp / f"{len(rows)}.json")
+                t, cpu, rss, summary = replay(cli, ix, args.since, tmp / f"{len(rows)}.json")
                 rows.append((name, t, rss, summary))
-                print(f"  {name:28s} {t:7.2f} s   peak RSS {rss / 1024:7.1f} MiB   "
+                print(f"  {name:28s} {t:7.2f} s wall {cpu:7.2f} s CPU   peak RSS {rss / 1024:7.1f} MiB   "
                       f"{summary['error']} errors, {summary['warning']} warnings, {summary['note']} notes", flush=True)
         finally:
             if not args.no_baseline:

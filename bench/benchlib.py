@@ -31,6 +31,14 @@ def git(repo: Path, *args: str, stdin: bytes | None = None) -> str:
 
 def timed(cmd: list[str], cwd: Path, env: dict[str, str] | None = None, ok: tuple[int, ...] = (0, 1)) -> tuple[float, int]:
     """Wall time (s) and peak RSS (KiB) of one process; an unexpected exit code stops the benchmark."""
+    elapsed, _, rss = timed_cpu(cmd, cwd, env, ok)
+    return elapsed, rss
+
+
+def timed_cpu(cmd: list[str], cwd: Path, env: dict[str, str] | None = None,
+              ok: tuple[int, ...] = (0, 1)) -> tuple[float, float, int]:
+    """Wall time (s), CPU time (s, user + system, the process and the children it waited for) and peak RSS
+    (KiB, of the largest of them) of one process; an unexpected exit code stops the benchmark."""
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -39,7 +47,7 @@ def timed(cmd: list[str], cwd: Path, env: dict[str, str] | None = None, ok: tupl
     if code not in ok:
         err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
         raise SystemExit(f"{' '.join(cmd)} exited {code}: {err[-2000:]}")
-    return elapsed, usage.ru_maxrss
+    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss
 
 
 def measure(cmd: list[str], cwd: Path, runs: int, env: dict[str, str] | None = None) -> tuple[float, int]:

@@ -8,7 +8,8 @@ from ci_tools.claims.compare import judge
 from ci_tools.claims.extract import Claim
 from ci_tools.claims.scope import Scope
 from ci_tools.claims.subjects import Subject
-from ci_tools.claims.values import Bool, Number, PerConc, Topology, parse_number
+from ci_tools.claims.arms import Arm, Parallel
+from ci_tools.claims.values import ArmName, Bool, Concurrency, Number, PerConc, parse_number
 from ci_tools.config import ProjectConfig
 from ci_tools.findings import Location
 from ci_tools.matrix import AGENTIC, Job
@@ -46,6 +47,7 @@ def claim(subject: Subject | None, value: object, scope: Scope = Scope(), kind: 
 INTERVAL = Subject("flag", "--state-checkpoint-interval-tokens")
 TBO = Subject("flag", "--enable-tbo")
 REQ = Subject("env", "ATOM_DP_LB_REQ_EQUIV")
+DPA = Scope((Arm(Parallel(dp_attn=True), label="DEP"),))
 
 
 def test_false_for_every_job_in_scope(tmp_path: Path) -> None:
@@ -53,7 +55,7 @@ def test_false_for_every_job_in_scope(tmp_path: Path) -> None:
     evals = {j.id: ev(flag(INTERVAL.name, "8192", 19)) for j in jobs}
     n = parse_number("32768")
     assert n is not None
-    j = judge(claim(INTERVAL, n, Scope(dp_attn=True)), jobs, evals, repo(tmp_path))
+    j = judge(claim(INTERVAL, n, DPA), jobs, evals, repo(tmp_path))
     assert j is not None and j.outcome == "false" and len(j.jobs) == 2
     assert j.false[0][1].location == Location(RECIPE, 19)
     assert j.false[0][1].text == "the recipe passes --state-checkpoint-interval-tokens 8192"
@@ -108,24 +110,49 @@ def test_env_and_per_concurrency_values(tmp_path: Path) -> None:
     assert j is not None and j.outcome == "false" and j.false[0][1].text == "the recipe exports ATOM_DP_LB_REQ_EQUIV=512"
 
 
-def test_topologies_universal_over_a_band_and_existential_otherwise(tmp_path: Path) -> None:
+def test_each_arm_named_must_exist(tmp_path: Path) -> None:
     jobs = [job(4, False), job(48, True, ep=8), job(64, True, ep=1)]
-    dep = Topology("TP8/DPA8/EP8", 8, 8, True)
-    band = Scope(concs=frozenset({48, 64}))
-    j = judge(Claim("topology", dep, band, HERE, "t"), jobs, {}, repo(tmp_path))
-    assert j is not None and j.outcome == "mixed" and [x.conc for x, _ in j.false] == [64]
-    j = judge(Claim("topology", dep, Scope(), HERE, "t", existential=True), jobs, {}, repo(tmp_path))
+    dep8 = Arm(Parallel(tp=8, ep=8, dp_attn=True), label="DEP8")
+    tp4 = Arm(Parallel(tp=4, bare_tp=True), label="TP4")
+    j = judge(Claim("arm", ArmName("DEP8"), Scope((dep8,)), HERE, "t"), jobs, {}, repo(tmp_path))
     assert j is not None and j.outcome == "true"
-    tp4 = Topology("TP4", 4)
-    j = judge(Claim("topology", tp4, Scope(), HERE, "t", existential=True), jobs, {}, repo(tmp_path))
+    # One of two arms missing: partly (a warning); every arm missing: false (an error).
+    j = judge(Claim("arm", ArmName("DEP8 and TP4"), Scope((dep8, tp4)), HERE, "t"), jobs, {}, repo(tmp_path))
+    assert j is not None and j.outcome == "mixed" and [a.label for _, a in j.false] == ["TP4"]
+    assert "no job is TP4 (the jobs run TP8/EP1, TP8/EP1/DPA, TP8/EP8/DPA)" in j.false[0][1].text
+    j = judge(Claim("arm", ArmName("TP4"), Scope((tp4,)), HERE, "t"), jobs, {}, repo(tmp_path))
     assert j is not None and j.outcome == "false"
+    # Among the jobs of the concurrencies the sentence names: no DEP8 job runs c64.
+    j = judge(Claim("arm", ArmName("DEP8"), Scope((dep8,), frozenset({64})), HERE, "t"), jobs, {}, repo(tmp_path))
+    assert j is not None and j.outcome == "false"
+
+
+def test_concurrency_per_arm_missing_and_extra_points(tmp_path: Path) -> None:
+    jobs = [job(c, False) for c in (1, 2, 4)] + [job(c, True, ep=8) for c in (32, 64, 96)]
+    dep8 = Arm(Parallel(tp=8, ep=8, dp_attn=True), label="DEP8")
+    listed = Concurrency("conc [32,64,128]", (32, 64, 128))
+    j = judge(Claim("concurrency", listed, Scope((dep8,)), HERE, "t", exhaustive=True), jobs, {}, repo(tmp_path))
+    assert j is not None and j.outcome == "mixed"  # some points run: a warning, not an error
+    assert j.false[0][1].text == "the config generates concurrency 32/64/96 (not 128; also 96)"
+    none_run = Concurrency("conc [128,256]", (128, 256))
+    j = judge(Claim("concurrency", none_run, Scope((dep8,)), HERE, "t", exhaustive=True), jobs, {}, repo(tmp_path))
+    assert j is not None and j.outcome == "false"
+    # Not a list of every point (a single concurrency, "add c96"): extra points are fine.
+    one = Concurrency("c96", (96,))
+    j = judge(Claim("concurrency", one, Scope((dep8,)), HERE, "t"), jobs, {}, repo(tmp_path))
+    assert j is not None and j.outcome == "true"
+    # A range names its ends: 1-4 is run by the TP arm, nothing beyond.
+    tp8 = Arm(Parallel(tp=8, bare_tp=True), label="TP8")
+    span = Concurrency("c1-c4", (1, 4), is_range=True)
+    j = judge(Claim("concurrency", span, Scope((tp8,)), HERE, "t", exhaustive=True), jobs, {}, repo(tmp_path))
+    assert j is not None and j.outcome == "true"
 
 
 def test_scope_outside_the_jobs_is_silent(tmp_path: Path) -> None:
     jobs = [job(4, False)]
     n = parse_number("8192")
     assert n is not None
-    assert judge(claim(INTERVAL, n, Scope(dp_attn=True)), jobs, {}, repo(tmp_path)) is None
+    assert judge(claim(INTERVAL, n, DPA), jobs, {}, repo(tmp_path)) is None
 
 
 def test_a_flag_is_absent_only_from_a_server_line_that_was_reached(tmp_path: Path) -> None:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from ci_tools.claims.history import added_in
+from ci_tools.findings import Finding
 from test_claims_seed import DATA, copy_tree, git, run_claims
 
 ENTRY = """
@@ -83,3 +86,32 @@ def test_added_entries_are_parsed_alone_with_head_positions() -> None:
     assert entry.location.line == 10
     assert [d.positions[0] for d in entry.descriptions] == [(15, 8), (16, 8), (17, 8), (18, 8)]
     assert added_in("perf-changelog.yaml", head, head) == []
+
+
+def test_history_in_worker_processes_gives_the_same_findings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chunks of commits replayed in forked workers (whose caches die with them) change nothing found."""
+    from ci_tools.claims import history
+    from ci_tools.config import load_config
+
+    repo, _ = history_repo(tmp_path)
+    config = load_config(repo)
+
+    def brief() -> list[tuple[str, int, str]]:
+        return [(f.rule, f.location.line, f.message) for f in history.replay_history(config, since=None)]
+
+    monkeypatch.setattr(history, "CHUNK", 100)
+    in_process = brief()
+    monkeypatch.setattr(history, "CHUNK", 2)
+    assert brief() == in_process
+    assert any(rule == "claim-contradicted" for rule, _, _ in in_process)
+
+
+def test_an_error_in_a_history_worker_reaches_the_caller() -> None:
+    from ci_tools.claims.history import _in_worker
+    from ci_tools.errors import UsageError
+
+    def fails() -> list[Finding]:
+        raise UsageError("bad revision")
+
+    with pytest.raises(UsageError, match="bad revision"):
+        _in_worker(fails)

@@ -11,27 +11,69 @@ import yaml
 from ci_tools.claims.extract import Claim, extract
 from ci_tools.claims.sentences import plain_source, split_clauses
 from ci_tools.claims.subjects import Catalog, ClaimsSettings
-from ci_tools.claims.values import Bool, Concurrency, Image, Number, PerConc, Topology, Word
+from ci_tools.claims.arms import Arm, Parallel
+from ci_tools.claims.scope import Scope
+from ci_tools.claims.values import Absent, ArmName, Bool, Concurrency, Fragment, Image, Number, PerConc, Present, Word
 
-TABLE = yaml.safe_load((Path(__file__).parent / "data" / "claims_sentences.yaml").read_text(encoding="utf-8"))
+DATA = Path(__file__).parent / "data"
+TABLE = yaml.safe_load((DATA / "claims_sentences.yaml").read_text(encoding="utf-8"))
+# Sentences by mechanism (arms, context, subjects), with a catalog of their own.
+MECHANISMS = yaml.safe_load((DATA / "claims_sentences_mechanisms.yaml").read_text(encoding="utf-8"))
 
 
-def catalog() -> Catalog:
+def catalog(spec: dict[str, Any] | None = None) -> Catalog:
     cat = Catalog(settings=ClaimsSettings())
-    spec = TABLE["catalog"]
-    for name in spec["flags"]:
+    spec = spec or TABLE["catalog"]
+    for name in spec.get("flags", []):
         cat.add("flag", name)
-    for name in spec["boolean-flags"]:
+    for name in spec.get("boolean-flags", []):
         cat.add("flag", name, boolean=True)
-    for name in spec["env"]:
+    for name in spec.get("env", []):
         cat.add("env", name)
-    for name in spec["vars"]:
+    for name in spec.get("vars", []):
         cat.add("var", name)
+    for name in spec.get("keys", []):
+        cat.add("key", name)
+    for name, values in (spec.get("values") or {}).items():
+        cat.values[name] = set(values)
     return cat
 
 
 def _num(n: float) -> str:
     return str(int(n)) if n == int(n) else str(n)
+
+
+def _parallel(p: Parallel, prefix: str = "") -> list[str]:
+    p = p.finished()
+    out = [f"tp{p.tp}" if p.tp is not None else "", f"ep{p.ep}" if p.ep is not None else "",
+           {True: "dpa", False: "nodpa", None: ""}[p.dp_attn], f"dcp{p.dcp}" if p.dcp is not None else ""]
+    return [prefix + x for x in out if x]
+
+
+def arm_text(arm: Arm) -> str:
+    """An arm as the table writes it: ``tp8 ep8 dpa``, ``off:none tp4 nodpa``, ``decode:tp8 nodpa``, ``1P4D``."""
+    parts = _parallel(arm.parallel) + _parallel(arm.prefill, "prefill:") + _parallel(arm.decode, "decode:")
+    if arm.offload is not None:
+        parts.append(f"off:{arm.offload}")
+    if arm.spec is not None:
+        parts.append("mtp" if arm.spec else "nomtp")
+    if arm.seq is not None:
+        parts.append(f"{arm.seq[0] // 1024}k{arm.seq[1] // 1024}k")
+    if arm.workers is not None:
+        parts.append(f"{arm.workers[0]}P{arm.workers[1]}D")
+    if arm.disagg is not None:
+        parts.append("disagg" if arm.disagg else "agg")
+    if arm.eval_only is not None:
+        parts.append("eval" if arm.eval_only else "throughput")
+    if arm.role:
+        parts.append(f"role:{arm.role}")
+    return " ".join(parts)
+
+
+def scope_text(scope: Scope) -> str:
+    parts = [" | ".join(arm_text(a) for a in scope.arms)] if scope.arms else []
+    conc = Scope(concs=scope.concs, conc_min=scope.conc_min).label()
+    return " ".join(p for p in parts + [conc] if p)
 
 
 def normalise(claim: Claim) -> list[Any]:
@@ -53,13 +95,17 @@ def normalise(claim: Claim) -> list[Any]:
             value = f"{v.values[0]}-{v.values[-1]}"
         else:
             value = ",".join(str(c) for c in v.values)
-    elif isinstance(v, Topology):
-        parts = [f"tp{v.tp}" if v.tp is not None else "", f"ep{v.ep}" if v.ep is not None else "",
-                 {True: "dpa", False: "nodpa", None: ""}[v.dp_attn]]
-        value = " ".join(p for p in parts if p)
+        if claim.exhaustive:
+            value += " (all)"
+    elif isinstance(v, ArmName):
+        value = v.text
+    elif isinstance(v, (Present, Absent)):
+        value = v.describe()
+    elif isinstance(v, Fragment):
+        value = "~" + " ".join(v.parts)
     else:  # pragma: no cover - every value type is listed above
         raise AssertionError(v)
-    return [claim.kind, claim.subject.name if claim.subject else None, value, claim.scope.label()]
+    return [claim.kind, claim.subject.name if claim.subject else None, value, scope_text(claim.scope)]
 
 
 CASES = TABLE["sentences"]
@@ -79,6 +125,12 @@ def test_sentence(case: dict[str, Any]) -> None:
     assert [normalise(c) for c in found.claims] == case["claims"]
 
 
+@pytest.mark.parametrize("case", MECHANISMS["sentences"], ids=[c["text"][:60] for c in MECHANISMS["sentences"]])
+def test_sentence_by_mechanism(case: dict[str, Any]) -> None:
+    found = extract(plain_source("x.md", case["text"]), catalog(MECHANISMS["catalog"]))
+    assert [normalise(c) for c in found.claims] == case["claims"]
+
+
 def test_claim_spans_point_at_the_words() -> None:
     text = "Match the validated DEP run: set the state checkpoint interval to 32768 tokens."
     claim = extract(plain_source("x.md", text), catalog()).claims[0]
@@ -89,13 +141,21 @@ def test_claim_spans_point_at_the_words() -> None:
 
 def test_ambiguous_phrase_is_unverified_not_a_claim() -> None:
     cat = catalog()
-    cat.add("env", "SGLANG_SIMULATE_ACC_LEN")  # a second acceptance-length subject
+    cat.add("flag", "--spec-decode-acceptance-length")  # a second acceptance-length flag
     found = extract(plain_source("x.md", "Use the golden MTP acceptance length 2.49."), cat)
     assert found.claims == []
     assert [(u.phrase, u.reason, sorted(u.candidates)) for u in found.unverified] == [
         ("MTP acceptance length", "the term names several subjects",
-         ["--synthetic-acceptance-length", "SGLANG_SIMULATE_ACC_LEN"]),
+         ["--spec-decode-acceptance-length", "--synthetic-acceptance-length"]),
     ]
+
+
+def test_a_term_naming_a_flag_and_the_env_var_feeding_it_is_the_flag() -> None:
+    cat = catalog()
+    cat.add("env", "SYNTHETIC_ACCEPT_LEN")  # the recipe's variable behind the flag's value
+    found = extract(plain_source("x.md", "Use the golden MTP acceptance length 2.49."), cat)
+    assert [(c.subject.name if c.subject else None, c.value.describe()) for c in found.claims] == [
+        ("--synthetic-acceptance-length", "2.49")]
 
 
 def test_configured_vocabulary_and_abbreviations() -> None:

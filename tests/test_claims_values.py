@@ -6,7 +6,7 @@ import pytest
 
 from ci_tools.claims.values import (
     Image, Number, Word, dtype_matches, image_matches, number_matches, parse_bool, parse_dtype, parse_image,
-    parse_number, parse_relative, parse_topology,
+    parse_number, parse_relative,
 )
 
 
@@ -39,16 +39,6 @@ def test_relative_to_concurrency(words: list[str], factor: float, consumed: int)
 def test_not_relative() -> None:
     assert parse_relative(["2x", "throughput"]) is None
     assert parse_relative(["7.52x"]) is None
-
-
-@pytest.mark.parametrize("token, expected", [
-    ("TP8", [(8, None, None)]), ("EP8", [(None, 8, None)]), ("DPA8", [(None, None, True)]),
-    ("TP8/DPA8/EP8", [(8, 8, True)]), ("DEP8", [(8, 8, True)]), ("TEP4", [(4, 4, False)]),
-    ("TP8/EP1", [(8, 1, None)]), ("TP2/TP4", [(2, None, None), (4, None, None)]), ("TP=4", [(4, None, None)]),
-    ("tp8", [(8, None, None)]), ("DPA+TBO", []), ("TP8/TP8/EP1", []), ("MTP3", []),
-])
-def test_topologies(token: str, expected: list[tuple[int | None, int | None, bool | None]]) -> None:
-    assert [(t.tp, t.ep, t.dp_attn) for t in parse_topology(token)] == expected
 
 
 def test_booleans_and_dtypes() -> None:

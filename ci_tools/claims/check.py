@@ -11,6 +11,7 @@ the same way, scoped to every appended entry's jobs.
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
@@ -19,15 +20,17 @@ from ..findings import Finding, Location
 from ..matrix import Job, expand, keys_matching
 from ..model.repository import RepoData
 from ..recipes.model import RecipeEval
-from ..rules.claims_rules import CLAIM_CONTRADICTED, CLAIM_NOT_CHECKED, CLAIM_PARTLY_CONTRADICTED, CLAIM_UNVERIFIED
+from ..rules.claims_rules import CLAIM_NOT_CHECKED, CLAIM_UNVERIFIED
 from ..rules.registry import make_finding
 from ..snapshot import Snapshot
 from ..yamlpos import PosMap, PosSeq
-from .compare import Judgement, judge
+from .compare import judge
 from .extract import Claim, Extraction, Unverified, extract
+from .messages import finding, phrase
+from .reads import ReadsCache, RecipeReads
 from .sentences import SourceText, plain_source, scalar_source
 from .subjects import Catalog, ClaimsSettings, catalog_from, parse_settings
-from .values import Bool, Concurrency, Number
+from .values import Concurrency
 
 if TYPE_CHECKING:
     from ..check import CheckContext
@@ -83,6 +86,7 @@ class EvalCache:
     def __init__(self, config: ProjectConfig, evaluate: Evaluate | None = None) -> None:
         self.config = config
         self._evaluate = evaluate
+        self.reads = ReadsCache()
         self._cache: dict[tuple[Any, ...], RecipeEval | None] = {}
         self._digests: dict[int, str] = {}
 
@@ -185,7 +189,10 @@ def check_entries(config: ProjectConfig, head_repo: RepoData, head_snapshot: Sna
         for entry in entries:
             for job in entry_jobs(base_repo, entry):
                 extra.append(cache.evaluate(job, base_snapshot))
-    catalog = catalog_from([*evals.values(), *extra], settings) if with_recipes else None
+    reads = {job.id: cache.reads.of(ev, config.benchmark_lib, head_snapshot) for job in all_jobs.values()
+             if not job.multinode and (ev := evals.get(job.id)) is not None and not ev.errors}
+    defaults = {name for r in reads.values() for name in r.defaults if name not in r.assigned}
+    catalog = catalog_from([*evals.values(), *extra], settings, evals.values(), defaults) if with_recipes else None
     for entry, jobs in zip(entries, per_entry):
         if with_recipes:
             reason = _unchecked_reason(jobs, evals)
@@ -193,10 +200,9 @@ def check_entries(config: ProjectConfig, head_repo: RepoData, head_snapshot: Sna
                 report.findings.append(make_finding(
                     CLAIM_NOT_CHECKED, f"the recipe claims of this entry were not checked: {reason}", entry.location,
                     data={"config_keys": entry.patterns, "reason": reason}))
-        for source in entry.descriptions:
-            _check_text(source, catalog, jobs, evals, head_repo, report, "changelog")
+        _check_texts(entry.descriptions, catalog, jobs, evals, head_repo, report, "changelog", reads)
     if pr_body is not None:
-        _check_text(pr_body, catalog, list(all_jobs.values()), evals, head_repo, report, "PR description")
+        _check_texts([pr_body], catalog, list(all_jobs.values()), evals, head_repo, report, "PR description", reads)
     if verbose:
         for u in report.unverified:
             detail = f" (candidates: {', '.join(u.candidates)})" if u.candidates else ""
@@ -219,117 +225,95 @@ def _unchecked_reason(jobs: Sequence[Job], evals: Mapping[str, RecipeEval | None
     return f"none of its {len(jobs)} job(s) has a recipe in the repository to evaluate"
 
 
-def _check_text(source: SourceText, catalog: Catalog | None, jobs: list[Job], evals: Mapping[str, RecipeEval | None],
-                repo: RepoData, report: ClaimsReport, origin: str) -> None:
-    found: Extraction = extract(source, catalog)
-    report.mentioned |= found.mentioned
-    report.words |= found.words
-    report.unverified.extend(found.unverified)
-    for claim in found.claims:
+def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: list[Job],
+                 evals: Mapping[str, RecipeEval | None], repo: RepoData, report: ClaimsReport, origin: str,
+                 reads: Mapping[str, RecipeReads]) -> None:
+    """The claims of one entry's bullets (or of a PR body), each judged over its jobs.
+
+    A claim about part of the jobs overrides, for that part, a claim of another value about more of
+    them ("use image A" and "keep the 4P2D point on image B"): the general claim is judged without the
+    jobs the specific one is about.
+    """
+    claims: list[Claim] = []
+    for source in sources:
+        found: Extraction = extract(source, catalog)
+        report.mentioned |= found.mentioned
+        report.words |= found.words
+        report.unverified.extend(found.unverified)
+        claims.extend(found.claims)
+    scoped = {id(c): {j.id for j in c.scope.jobs(jobs)} for c in claims if c.kind in ("recipe", "image")}
+    # A concurrency list of a narrower arm (DEP16 with SimpleCPU offload at 128-384) takes its jobs out of
+    # the list of the wider one (DEP16 at 32-256).
+    scoped.update({id(c): {j.id for j in c.scope.without_concs().jobs(jobs) if _at_points(j, c.value)} for c in claims
+                   if c.kind == "concurrency" and c.scope.arms})
+    arm_jobs = {id(c): {j.id for j in c.scope.without_concs().jobs(jobs)} for c in claims if c.kind == "concurrency"}
+    by_id = {j.id: j for j in jobs}
+    for claim in claims:
         report.claims.append(claim)
-        judgement = judge(claim, jobs, evals, repo)
+        excluded = _overridden(claim, claims, {**scoped, id(claim): arm_jobs[id(claim)]} if id(claim) in arm_jobs
+                               else scoped, by_id)
+        mine = _named_configs(claim.said, jobs)
+        judgement = judge(claim, [j for j in mine if j.id not in excluded], evals, repo, reads)
         if judgement is None:
             continue
         outcome = judgement.outcome
         if outcome == "unknown" and claim.kind == "recipe":
-            report.unverified.append(Unverified(_phrase(claim), claim.location, "no job in scope has a known value"))
+            report.unverified.append(Unverified(phrase(claim), claim.location, "no job in scope has a known value"))
         elif outcome in ("false", "mixed"):
-            report.findings.append(_finding(judgement, origin))
+            report.findings.append(finding(judgement, origin))
 
 
-def _phrase(claim: Claim) -> str:
-    if claim.subject is None:
-        return claim.value.describe()
-    p = claim.phrase
-    if p.startswith("--") or "_" in p or p == claim.subject.name or p.isupper():
-        return p
-    words = p.split()
-    if len(words) > 1 and words[-1].endswith("s") and not words[-1].endswith("ss"):
-        words[-1] = words[-1][:-1]  # "32K state checkpoints": the state checkpoint is 32K
-    p = " ".join(words)
-    return p if words[0].isupper() else f"the {p.lower()}"
+# Key words that are also values (a dtype is a KV-cache setting as much as a model precision).
+_NOT_KEY_WORDS = frozenset({"fp4", "fp8", "bf16", "fp16", "int4", "int8", "mxfp4", "nvfp4", "mxfp8"})
 
 
-def _claimed(claim: Claim) -> str:
-    v = claim.value
-    if isinstance(v, Number):
-        shown = v.text
-        if len(v.candidates) == 1 and not any(ch.isdigit() for ch in v.text):
-            n = next(iter(v.candidates))
-            shown = str(int(n)) if n == int(n) else str(n)
-        unit = v.unit if v.unit and not v.text.lower().endswith(v.unit) else ""
-        return f"{shown} {unit}".strip()
-    if isinstance(v, Bool):
-        return "on" if v.on else "off"
-    return v.describe()
+def _named_configs(clause: str, jobs: list[Job]) -> list[Job]:
+    """The jobs of the configs a clause names by their key words ("all DSV4 GB300 recipes"), when the
+    entry's configs differ in those words; every job when it names none (or none of them match)."""
+    keys = {j.config_key for j in jobs}
+    if len(keys) < 2:
+        return jobs
+    parts = [set(k.split("-")) for k in keys]
+    common = set(parts[0]).intersection(*parts[1:])
+    telling = set().union(*parts) - common - _NOT_KEY_WORDS
+    words = re.findall(r"(non-)?([a-z0-9.]+)", clause.lower())
+    said = {w for neg, w in words if w in telling and not neg}
+    unsaid = {w for neg, w in words if w in telling and neg}  # "non-DSpark"
+    if not said and not unsaid:
+        return jobs
+    chosen = {k for k, p in zip(keys, parts) if said <= p and not unsaid & p}
+    return [j for j in jobs if j.config_key in chosen] or jobs
 
 
-def _statement(claim: Claim) -> str:
-    if claim.kind == "recipe":
-        return f"{_phrase(claim)} is {_claimed(claim)}"
-    if claim.kind == "image":
-        return f"the image is {claim.value.describe()}"
-    if claim.kind == "concurrency" and isinstance(claim.value, Concurrency):
-        v = claim.value
-        shown = f"{v.values[0]}-{v.values[-1]}" if v.is_range else ", ".join(str(c) for c in v.values)
-        return f"concurrency {shown}{' and above' if v.at_least is not None else ''} is run"
-    return f"{'a job' if claim.existential else 'the jobs'} run{'s' if claim.existential else ''} {claim.value.describe()}"
+def _at_points(job: Job, value: object) -> bool:
+    """The job runs one of the concurrencies a concurrency claim names (for a range, one inside it)."""
+    if not isinstance(value, Concurrency):
+        return True
+    if value.at_least is not None:
+        return any(c >= value.at_least for c in job.concs)
+    if value.is_range:
+        return any(value.values[0] <= c <= value.values[-1] for c in job.concs)
+    return bool(set(job.concs) & set(value.values))
 
 
-def _at(loc: Location | None) -> str:
-    if loc is None or not loc.path:
-        return ""
-    return f" ({loc.path}:{loc.line})" if loc.line else f" ({loc.path})"
-
-
-def _keys(jobs: Iterable[Job]) -> str:
-    keys = sorted({j.config_key for j in jobs})
-    if len(keys) <= 2:
-        return " and ".join(keys)
-    return f"{len(keys)} configs ({', '.join(keys[:3])}{', ...' if len(keys) > 3 else ''})"
-
-
-def _finding(j: Judgement, origin: str) -> Finding:
-    claim = j.claim
-    false = j.false
-    first_job, first = false[0]
-    label = claim.scope.label()
-    label = f"{label} " if label else ""
-    if claim.kind == "concurrency":
-        missing = first.value
-        desc = f"{_keys(j.jobs)} ({'no job runs' if ',' not in missing else 'no jobs run'} concurrency {missing.replace(',', ', ')})"
-        message = f"{origin} says {_statement(claim)}{_at(claim.location)}, but {first.text}{_at(first.location)} for {label}{desc}"
-        rule = CLAIM_CONTRADICTED
-    elif j.outcome == "false":
-        n = len(j.jobs)
-        if j.existential:
-            who = f"every {label}job of {_keys(j.jobs)} (none matches)"
-        else:
-            who = f"the only {label}job of {_keys(j.jobs)}" if n == 1 else f"all {n} {label}jobs of {_keys(j.jobs)}"
-        message = f"{origin} says {_statement(claim)}{_at(claim.location)}, but {first.text}{_at(first.location)} for {who}"
-        rule = CLAIM_CONTRADICTED
-    else:
-        shown = ", ".join(job.label() for job, _ in false[:4]) + (", ..." if len(false) > 4 else "")
-        message = (f"{origin} says {_statement(claim)}{_at(claim.location)}, but {first.text}{_at(first.location)} "
-                   f"for {len(false)} of {len(j.jobs)} {label}jobs of {_keys(j.jobs)}: {shown}")
-        rule = CLAIM_PARTLY_CONTRADICTED
-    related: list[Location] = []
-    for _, a in false:
-        if a.location is not None and a.location.path and a.location not in related:
-            related.append(a.location)
-        if len(related) >= 3:
-            break
-    keys = sorted({job.config_key for job, _ in false})
-    subject = claim.subject.name if claim.subject else {"image": "image", "concurrency": "concurrency"}.get(claim.kind, "tp/ep/dp-attn")
-    data = {
-        "config_key": keys[0] if len(keys) == 1 else keys,
-        "subject": subject,
-        "claimed": _claimed(claim),
-        "actual": first.value,
-        "jobs": [job.label() for job, _ in false] if claim.kind != "concurrency" else [],
-        "origin": origin,
-    }
-    return make_finding(rule, message, claim.location, related=related, data=data)
+def _overridden(claim: Claim, claims: Sequence[Claim], scoped: Mapping[int, set[str]],
+                by_id: Mapping[str, Job]) -> set[str]:
+    """Jobs a more specific claim of the same subject with another value is about."""
+    mine = scoped.get(id(claim))
+    if not mine:
+        return set()
+    out: set[str] = set()
+    for other in claims:
+        theirs = scoped.get(id(other))
+        if (other is claim or not theirs or other.kind != claim.kind or other.subject != claim.subject
+                or other.value == claim.value):
+            continue
+        if theirs < mine:
+            if claim.kind == "concurrency":
+                # Only the narrower arm's points this list does not name ("c32 dp-on" is within "32-1024").
+                theirs = {j for j in theirs if not _at_points(by_id[j], claim.value)}
+            out |= theirs
+    return out
 
 
 def pr_body_source(path: str, text: str) -> SourceText:

@@ -6,36 +6,29 @@ default).  Unknown never counts against a claim.  False for every job that
 could be judged, with none true, is an error; true for some and false for
 others is a warning naming the jobs that differ.
 
-Parallelism claims are existential when the sentence names several
-topologies or no band ("TP8/EP1 and TP8/EP8 sweeps": each is one of the
-points); concurrency claims say that a point is generated.
+Arms and concurrencies are judged per arm the sentence names: "TP4 at
+c1-c32 and DEP8 at c8-c72" says that a TP4 arm runs 1..32 and a DEP8 arm
+8..72.  A list or range names every point of its arm (per sequence length
+when it names none); a point missing or extra is a warning unless nothing of
+the claim holds (no job of the arm at all, or none of the points), which is
+an error.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
 from ..findings import Location
 from ..matrix import Job
 from ..model.repository import RepoData
-from ..recipes.model import RecipeEval, Value
-from ..recipes.server import UNKNOWN_FLAG
+from ..recipes.model import RecipeEval
 from ..yamlpos import PosMap
+from .actual import UNKNOWN, Actual, compare_text, key_addresses, recipe_actual
 from .extract import Claim
-from .scope import job_concs
-from .values import Bool, Concurrency, Image, Number, PerConc, Topology, Word, dtype_matches, image_matches, \
-    number_matches, parse_bool, word_matches
-
-
-@dataclass(frozen=True)
-class Actual:
-    """What one job really has for a claim's subject."""
-
-    verdict: bool | None
-    text: str  # for messages: "passes --state-checkpoint-interval-tokens 8192"
-    value: str  # the bare value, for data
-    location: Location | None
+from .reads import RecipeReads
+from .scope import Scope, job_concs
+from .values import Concurrency, Fragment, Image, fragment_matches, image_matches
 
 
 @dataclass(frozen=True)
@@ -64,82 +57,9 @@ class Judgement:
             return "true" if trues else "false"
         if trues == len(known):
             return "true"
-        return "false" if trues == 0 and len(known) == len(self.jobs) else "mixed"
-
-
-def _shown(v: Value) -> str:
-    return v.text if v.text is not None else (v.expression or "an unknown value")
-
-
-def _recipe_actual(claim: Claim, job: Job, ev: RecipeEval | None) -> Actual:
-    subject = claim.subject
-    assert subject is not None
-    if ev is None or ev.errors:
-        return Actual(None, "", "", None)
-    value = claim.value
-    if subject.kind == "flag":
-        flags = [f for server in ev.servers for f in server if f.name == subject.name]
-        if any(f.conditional for f in flags):
-            return Actual(None, "", "", None)
-        if not flags:
-            if isinstance(value, Bool) and _absence_known(ev):
-                return Actual(not value.on, f"the recipe does not pass {subject.name}", "absent", None)
-            return Actual(None, "", "", None)
-        flag = flags[-1]
-        if flag.value is None:
-            if isinstance(value, Bool):
-                return Actual(value.on, f"the recipe passes {subject.name}", "present", flag.location)
-            return Actual(None, "", "", None)
-        if not flag.value.known or flag.value.conditional:
-            return Actual(None, "", "", None)
-        text = flag.value.text or ""
-        if isinstance(value, Bool):
-            b = parse_bool(text)
-            on = b.on if b is not None else True  # a flag given a value is on
-            return Actual(on == value.on, f"the recipe passes {subject.name} {text}", text, flag.value.location)
-        return _compare_text(value, text, job, f"the recipe passes {subject.name} {text}", flag.value.location)
-    source: Mapping[str, Value] = ev.env if subject.kind == "env" else ev.variables
-    v = source.get(subject.name)
-    if v is None or not v.known or v.conditional:
-        return Actual(None, "", "", None)
-    verb = "exports" if subject.kind == "env" else "sets"
-    text = v.text or ""
-    return _compare_text(value, text, job, f"the recipe {verb} {subject.name}={text}", v.location)
-
-
-def _absence_known(ev: RecipeEval) -> bool:
-    """A flag is known to be absent only from a server command line that was reached and read in full.
-
-    When the evaluation never reached a server, or a word of it could not be
-    read (an unknown array spliced in, a flag name from an unknown variable),
-    "not passed" is not a fact but a gap of the evaluation: unknown.
-    """
-    return bool(ev.servers) and not any(f.name == UNKNOWN_FLAG for server in ev.servers for f in server)
-
-
-def _compare_text(value: Any, text: str, job: Job, shown: str, where: Location) -> Actual:
-    verdict: bool | None
-    if isinstance(value, Bool):
-        b = parse_bool(text) if text not in ("0", "1") else Bool(text, text == "1")
-        verdict = None if b is None else b.on == value.on
-    elif isinstance(value, Number):
-        verdict = number_matches(value, text)
-    elif isinstance(value, PerConc):
-        conc = job.conc
-        n = number_matches_float(text)
-        verdict = None if conc is None or n is None else abs(n - value.factor * conc) < 1e-9
-    elif isinstance(value, Word):
-        verdict = dtype_matches(value, text) if value.dtype else word_matches(value, text)
-    else:
-        verdict = None
-    return Actual(verdict, shown, text, where)
-
-
-def number_matches_float(text: str) -> float | None:
-    try:
-        return float(text.strip().strip("'\""))
-    except ValueError:
-        return None
+        if trues == 0 and len(known) == len(self.jobs) and not any(a.partial for _, a in known):
+            return "false"
+        return "mixed"
 
 
 def _config_location(repo: RepoData, job: Job, field_name: str) -> Location:
@@ -149,54 +69,196 @@ def _config_location(repo: RepoData, job: Job, field_name: str) -> Location:
     return job.row
 
 
-def _topology_actual(claim: Claim, job: Job) -> Actual:
-    topo = claim.value
-    assert isinstance(topo, Topology)
-    if job.multinode:
-        return Actual(None, "", "", None)
-    f = job.fields
-    checks = [(topo.tp, f.get("tp"), "tp"), (topo.ep, f.get("ep"), "ep"), (topo.dp_attn, bool(f.get("dp-attn")), "dp-attn")]
-    shown = f"TP{f.get('tp')}/EP{f.get('ep')}" + ("/DPA" if f.get("dp-attn") else "")
-    ok = all(want is None or want == have for want, have, _ in checks)
-    return Actual(ok, f"the config runs {shown}", shown, job.row)
+def _block_actual(claim: Claim, job: Job, repo: RepoData) -> Actual:
+    """A field of the job's scenario block (``dram-utilization``), at its line in the master config."""
+    assert claim.subject is not None
+    name = claim.subject.name
+    entry = repo.configs.get(job.config_key)
+    data = entry.data if entry is not None else None
+    scenarios = data.get("scenarios") if isinstance(data, PosMap) else None
+    blocks = scenarios.get(job.scenario) if isinstance(scenarios, PosMap) else None
+    if entry is None or not isinstance(blocks, list) or not 0 <= job.scenario_index < len(blocks):
+        return UNKNOWN
+    block = blocks[job.scenario_index]
+    if not isinstance(block, PosMap) or name not in block:
+        return UNKNOWN
+    value = block.get(name)
+    where = entry.file.loc(block.value_span(name))
+    return compare_text(claim.value, str(value), job, f"the config sets {name}: {value}", where)
 
 
 def _image_actual(claim: Claim, job: Job, repo: RepoData) -> Actual:
     img = claim.value
-    assert isinstance(img, Image)
     actual = job.fields.get("image")
     if not isinstance(actual, str):
         return Actual(None, "", "", None)
-    return Actual(image_matches(img, actual), f"the config uses image {actual}", actual, _config_location(repo, job, "image"))
+    where = _config_location(repo, job, "image")
+    if isinstance(img, Fragment):
+        tag = actual.split(":", 1)[1] if ":" in actual else actual
+        return Actual(fragment_matches(img, tag), f"the config uses image {actual}", actual, where)
+    assert isinstance(img, Image)
+    return Actual(image_matches(img, actual), f"the config uses image {actual}", actual, where)
 
 
-def judge(claim: Claim, jobs: Sequence[Job], evals: Mapping[str, RecipeEval | None], repo: RepoData) -> Judgement | None:
-    """The claim's verdict over its jobs; None when nothing in scope can judge it."""
+def judge(claim: Claim, jobs: Sequence[Job], evals: Mapping[str, RecipeEval | None], repo: RepoData,
+          reads: Mapping[str, RecipeReads] | None = None) -> Judgement | None:
+    """The claim's verdict over its jobs; None when nothing in scope can judge it.
+
+    When the words allow several readings of which jobs the claim is about (:attr:`Scope.readings`, and a
+    multinode parallelism named without a role read as that of both workers), the claim is judged under
+    each and the most favourable verdict stands: a finding only when every reading contradicts the text.
+    """
+    best: Judgement | None = None
+    for scope in _readings(claim.scope, jobs):
+        found = _judge_reading(replace(claim, scope=scope), jobs, evals, repo, reads or {})
+        if found is None or found.outcome in ("true", "unknown"):
+            return found
+        if best is None or (best.outcome == "false" and found.outcome == "mixed"):
+            best = found
+    return best
+
+
+def _readings(scope: Scope, jobs: Sequence[Job]) -> list[Scope]:
+    out = scope.alternatives()
+    if any(j.multinode for j in jobs):
+        for alt in list(out):
+            both = [b for a in alt.arms if (b := a.both_roles()) is not None]
+            if both and len(both) == len(alt.arms):
+                out.append(replace(alt, arms=tuple(both), readings=()))
+    return out
+
+
+def _judge_reading(claim: Claim, jobs: Sequence[Job], evals: Mapping[str, RecipeEval | None],
+                   repo: RepoData, reads: Mapping[str, RecipeReads]) -> Judgement | None:
     if claim.kind == "concurrency":
-        return _judge_concurrency(claim, claim.scope.jobs(jobs))
+        return judge_concurrency(claim, jobs)
+    if claim.kind == "arm":
+        return judge_arms(claim, jobs)
     scoped = claim.scope.jobs(jobs)
     if not scoped:
         return None
-    if claim.kind == "topology":
-        single = [j for j in scoped if not j.multinode]
-        if not single:
-            return None
-        return Judgement(claim, tuple(single), tuple(_topology_actual(claim, j) for j in single), claim.existential)
     if claim.kind == "image":
         return Judgement(claim, tuple(scoped), tuple(_image_actual(claim, j, repo) for j in scoped), False)
-    return Judgement(claim, tuple(scoped), tuple(_recipe_actual(claim, j, evals.get(j.id)) for j in scoped), False)
+    if claim.subject is not None and claim.subject.kind == "field":
+        return Judgement(claim, tuple(scoped), tuple(_block_actual(claim, j, repo) for j in scoped), False)
+    known = sorted({a for j in scoped if (ev := evals.get(j.id)) is not None for server in ev.servers
+                    for a in key_addresses(server)}) if claim.subject and claim.subject.kind == "env" else []
+    actuals = [recipe_actual(claim, j, evals.get(j.id), known, reads.get(j.id)) for j in scoped]
+    if claim.conditioned and any(a.verdict for a in actuals):
+        # Set for some jobs and never for others, and the text names a condition the checker does not read
+        # ("in the high-concurrency fast path"): where it is unset is not a contradiction.
+        actuals = [UNKNOWN if a.value == "unset" else a for a in actuals]
+    return Judgement(claim, tuple(scoped), tuple(actuals), False)
 
 
-def _judge_concurrency(claim: Claim, jobs: Sequence[Job]) -> Judgement | None:
+# ---------------------------------------------------------------- arms and concurrencies
+
+
+def _arm_scopes(scope: Scope) -> list[tuple[str, Scope]]:
+    """One scope per arm the claim names (the whole scope when it names none)."""
+    if not scope.arms:
+        return [("", scope)]
+    return [(arm.label, Scope((arm,), scope.concs, scope.conc_min)) for arm in scope.arms]
+
+
+def _shape(job: Job) -> str:
+    """A job's arm in the words a reader uses: ``TP4/EP1``, ``TP8/EP8/DPA``, ``+DRAM hicache``, ``P1xTP4 D2xDEP8``."""
+    f = job.fields
+    if job.multinode:
+        p, d = f.get("prefill") or {}, f.get("decode") or {}
+        return f"{p.get('num-worker')}P{d.get('num-worker')}D prefill {_par(p)} decode {_par(d)}"
+    offload = f.get("kv-offloading")
+    backend = f.get("kv-offload-backend")
+    name = backend.get("name") if isinstance(backend, Mapping) else backend
+    extra = f" {name}" if offload == "dram" and name else (" DRAM" if offload == "dram" else "")
+    return _par(f) + extra
+
+
+def _par(f: Mapping[str, Any]) -> str:
+    out = f"TP{f.get('tp')}/EP{f.get('ep') or 1}" + ("/DPA" if f.get("dp-attn") else "")
+    dcp = f.get("dcp-size") or 1
+    return out + (f"/DCP{dcp}" if dcp != 1 else "")
+
+
+def _seq_groups(jobs: Sequence[Job]) -> list[tuple[str, list[Job]]]:
+    groups: dict[str, list[Job]] = {}
+    for j in jobs:
+        isl, osl = j.fields.get("isl"), j.fields.get("osl")
+        key = f"{isl}/{osl}" if isl is not None else ""
+        groups.setdefault(key, []).append(j)
+    return sorted(groups.items())
+
+
+def judge_arms(claim: Claim, jobs: Sequence[Job]) -> Judgement | None:
+    """Each arm the text names has a job (among the jobs of the claim's concurrencies, if it names some)."""
+    if not jobs:
+        return None
+    units: list[tuple[Job, Actual]] = []
+    for label, scope in _arm_scopes(claim.scope):
+        matching = scope.jobs(jobs)
+        if matching:
+            units.append((matching[0], Actual(True, "", "", matching[0].row, label=label)))
+            continue
+        nearby = Scope(concs=claim.scope.concs, conc_min=claim.scope.conc_min).jobs(jobs) or list(jobs)
+        shapes = sorted({_shape(j) for j in nearby})
+        shown = ", ".join(shapes[:4]) + (", ..." if len(shapes) > 4 else "")
+        units.append((nearby[0], Actual(False, f"no job is {label or 'of that arm'} (the jobs run {shown})",
+                                        shown, nearby[0].row, label=label)))
+    return Judgement(claim, tuple(j for j, _ in units), tuple(a for _, a in units), False)
+
+
+def judge_concurrency(claim: Claim, jobs: Sequence[Job]) -> Judgement | None:
+    """Each arm runs the concurrencies named: all of them, and (for a list or range) no others."""
     value = claim.value
     assert isinstance(value, Concurrency)
     if not jobs:
         return None
+    units: list[tuple[Job, Actual]] = []
+    covered: dict[str, Job] = {}
+    for label, scope in _arm_scopes(claim.scope):
+        arm_jobs = scope.jobs(jobs)
+        if not arm_jobs:
+            nearby = sorted({_shape(j) for j in jobs})
+            shown = ", ".join(nearby[:4]) + (", ..." if len(nearby) > 4 else "")
+            units.append((jobs[0], Actual(False, f"no job is {label} (the jobs run {shown})", "no such arm",
+                                          jobs[0].row, label=label)))
+            continue
+        covered.update((j.id, j) for j in arm_jobs)
+    if covered:
+        # The points are those of the arms together: "TP4, TP8 and DEP8 from concurrency 1 through 1024".
+        members = list(covered.values())
+        label = claim.scope.label() if claim.scope.arms else ""
+        groups = _seq_groups(members) if claim.exhaustive else [("", members)]
+        for seq, group in groups:
+            units.append((group[0], _conc_actual(claim, value, group, " ".join(x for x in (label, seq) if x))))
+    return Judgement(claim, tuple(j for j, _ in units), tuple(a for _, a in units), False)
+
+
+def _conc_actual(claim: Claim, value: Concurrency, jobs: Sequence[Job], label: str) -> Actual:
     generated = sorted({c for j in jobs for c in job_concs(j)})
-    missing = [v for v in value.values if v not in generated]
+    if value.at_least is not None:
+        ok = any(c >= value.at_least for c in generated)
+        missing = [] if ok else [value.at_least]
+        extra: list[int] = []
+    else:
+        missing = [v for v in value.values if v not in generated]
+        if not claim.exhaustive:
+            extra = []
+        elif value.is_range:
+            lo, hi = value.values[0], value.values[-1]
+            extra = [c for c in generated if c < lo or c > hi]
+        else:
+            extra = [c for c in generated if c not in value.values]
     shown = "/".join(str(c) for c in generated)
     where = jobs[0].row
-    actual = Actual(not missing, f"the config generates concurrency {shown}",
-                    ",".join(str(m) for m in missing), where)
-    # One judgement over the whole scope: a point is generated or it is not.
-    return Judgement(claim, (jobs[0],), (actual,), True)
+    if not missing and not extra:
+        return Actual(True, f"the config generates concurrency {shown}", shown, where, label=label)
+    some_run = value.at_least is None and len(missing) < len(value.values)
+    parts = []
+    if missing:
+        parts.append(f"not {', '.join(str(c) for c in missing)}")
+    if extra:
+        parts.append(f"also {', '.join(str(c) for c in extra)}")
+    return Actual(False, f"the config generates concurrency {shown} ({'; '.join(parts)})",
+                  ",".join(str(m) for m in missing) or "+" + ",".join(str(c) for c in extra), where,
+                  partial=some_run or not missing, label=label)

@@ -1,12 +1,15 @@
 """Claims in prose: (subject, asserted value, scope, span).
 
-Each clause is tokenised once.  Historical and rejected values are masked
-before anything is read: the ``from`` side of ``from A to B``, the left of
-``A → B``, the ``X`` of ``replace X with Y`` and of ``instead of X``, and
-whole clauses that report what was tried or what failed ("previously",
-"killed the engine", "tried but removed", "drop ...").  What remains is read
-for config-field claims (parallelism shorthands, image references,
-concurrencies) and for recipe subjects with the value written next to them.
+Each clause is tokenised once (:mod:`.tokens`).  History, reports and
+somebody else's words are masked before anything is read (:mod:`.context`).
+The clause is cut into segments by the arms it names (:mod:`.arms`: "TP4 at
+c1-c32 and DEP8 at c8-c72" is two segments; "for both TP4 and TEP4" and
+"with both SimpleCPU and Mooncake" qualify the segment they follow; a
+parenthetical right after an arm defines it, "DEP8 (TP8/EP8 +
+dp-attention)"); every claim takes the scope of the segment it stands in.
+What remains is read for config-field claims (arms that exist, concurrencies
+they run, image references) and for recipe subjects (:mod:`.mentions`) with
+the value written next to them (:mod:`.valueread`).
 
 The extractor prefers silence: a subject without a value, a value without a
 subject, or a phrase that fits two subjects yields an :class:`Unverified`
@@ -15,31 +18,45 @@ record, never a claim.
 
 from __future__ import annotations
 
-import functools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..findings import Location
+from .arms import Arm, Group, Parallel, atoms, attributes, groups, share_unnamed, without_ep_if_contrasted
+from .concs import ConcSpec, conc_specs, doubling
+from .context import (
+    ends_with_semicolon, explains_previous, introduces_list, leaves_from_open, mask_history, rejects, reports,
+    skip_clause,
+)
+from .gapping import gapped_values
+from .mentions import Mention, find_mentions, find_value_mentions
 from .scope import Scope
 from .sentences import Clause, SourceText, split_clauses
-from .subjects import Catalog, Subject, VocabularyEntry, stem
-from .values import (
-    IMAGE_RE, Bool, ClaimValue, Concurrency, Number, PerConc, Topology, Word, parse_bool, parse_dtype,
-    parse_image, parse_number, parse_relative, parse_topology, parse_word,
-)
+from .subjects import Catalog, Subject
+from .tokens import Reading, Tok, tokenize
+from .valueread import boolish, read_value
+from .values import ArmName, Bool, ClaimValue, Number, Present, parse_dtype, parse_fragment, parse_image, parse_number
 
 
 @dataclass(frozen=True)
 class Claim:
-    kind: str  # "recipe" | "topology" | "image" | "concurrency"
+    kind: str  # "recipe" | "arm" | "image" | "concurrency"
     value: ClaimValue
     scope: Scope
     location: Location
     clause: str
     subject: Subject | None = None
     phrase: str = ""  # how the text named the subject
-    # Several topologies in one sentence: each is one of the points, not all of them.
-    existential: bool = False
+    # Concurrency: the text names every point its arms run (a list, a range, "only").
+    exhaustive: bool = False
+    # Recipe: the text spells the subject's identifier (--flag, NAME, a key), so a value nothing sets
+    # contradicts it (rather than being left to a program default the text may mean).
+    explicit: bool = False
+    # The clause names a condition in words no arm stands for ("in the high-conc fast path", "when ..."):
+    # jobs where the setting is missing may be outside it.
+    conditioned: bool = False
+    # The words of the clause that speak of the new state (without history, quotes and asides).
+    said: str = ""
 
 
 @dataclass(frozen=True)
@@ -59,698 +76,573 @@ class Extraction:
     words: set[str] = field(default_factory=set)
 
 
-# ---------------------------------------------------------------- tokens
-
-@dataclass(frozen=True)
-class Tok:
-    text: str
-    start: int  # offsets in the clause's source text
-    end: int
-    kind: str  # flag | assign | image | word | cjk | arrow | punct
-
-    @property
-    def low(self) -> str:
-        return self.text.lower()
-
-
-_TOKEN = re.compile(
-    r"(?P<image>" + IMAGE_RE.pattern.replace("(?P<ref>", "(?:") + r")"
-    r"|(?P<flag>--[A-Za-z0-9][A-Za-z0-9_-]*(?:=[^\s,;)\]`'\"]+)?)"
-    r"|(?P<assign>[A-Za-z_][A-Za-z0-9_]*=[^\s,;)\]、，。`'\"]+)"
-    r"|(?P<arrow>→|->|=>|⇒)"
-    r"|(?P<word>[A-Za-z0-9_](?:[A-Za-z0-9_.+/%-]*[A-Za-z0-9_%])?)"
-    r"|(?P<cjk>[\u4e00-\u9fff]+)"
-    r"|(?P<punct>\S)"
-)
-
-
-def tokenize(clause: Clause) -> list[Tok]:
-    text = clause.source.text
-    out: list[Tok] = []
-    for m in _TOKEN.finditer(text, clause.start, clause.end):
-        kind = m.lastgroup or "punct"
-        out.append(Tok(m.group(), m.start(), m.end(), kind))
-    return out
-
-
-# ---------------------------------------------------------------- markers
-
-# A clause reporting what failed, was tried, was removed or was the case before.
-_SKIP_CLAUSE = re.compile(
-    r"\b(?:kill(?:s|ed)?|crash(?:es|ed)?|ooms?|oom-kills?|oomed|fail(?:s|ed|ing)?|hang(?:s|ing)?|"
-    r"reject(?:s|ed)?|cannot|can't|could|would|tried|previously|formerly|used to|originally|no longer|"
-    r"regress\w*|remov(?:e|es|ed|ing)|drop(?:s|ped|ping)?|delet(?:e|es|ed|ing)|exclud(?:e|es|ed|ing)|"
-    r"retir(?:e|es|ed|ing)|revert(?:s|ed|ing)?|if|unless|not|never|was|were|tbd|todo|maybe|"
-    r"might|should|negative|broke|broken|claim(?:s|ed|ing)?|says|said|stating|contradict\w*|disagree\w*|"
-    r"mismatch\w*|discrepanc\w*)\b|n't"
-    r"|之前|此前|以前|原先|曾经|删除|移除|去掉|不|未|没有|若|如果",
-    re.IGNORECASE,
-)
-_QUOTED = re.compile(r"(?<![\w])'[^'\n]*\s[^'\n]*'(?![\w])|\"[^\"\n]*\s[^\"\n]*\"|“[^”]*”|「[^」]*」|‘[^’]*\s[^’]*’")
+# Words that point back to the arm of the clause before ("... and retain its golden MTP acceptance").
+_BACK_REFERENCE = re.compile(r"\b(?:its|their|it|them|these|those|the same|both)\b", re.IGNORECASE)
 # Clauses that contrast with the one before ("..., while preserving the TP band") name their own jobs.
-_CONTRAST = re.compile(r"^(?:while|whereas|but|except|although|though|leaving|preserving|keeping)\b", re.I)
-_FROM = {"from", "从"}
-_TO = {"to", "into", "为", "到", "改为", "切换为", "切换到", "换成", "变为"}
-_FILLERS = {"to", "of", "at", "is", "are", "=", ":", "as", "be", "equal", "equals", "set", "becomes", "now", "stays",
-            "remains", "the", "a", "value", "设置为", "设为", "为"}
-_OFF_VERBS = {"disable", "disables", "disabled", "disabling", "without", "no"}
-_ON_VERBS = {"enable", "enables", "enabled", "enabling", "with", "add", "adds", "pass", "passes", "use", "uses"}
-_CJK_OFF = ("关闭", "禁用", "关掉")
-_CJK_ON = ("开启", "启用", "打开")
-_LIST_GLUE = {"and", ",", "/", "the", "both", "&", "和", "及", "以及", "also", "+"}
-_DP_WORDS = {"dep", "dpa", "dp-attention", "dp-attn", "dp_attn", "dp-on"}
-_TP_WORDS = {"tp-only", "tp_only", "dp-off"}
-_BAND_NOUNS = {"band", "arm", "path", "branch", "points", "point", "rows", "row", "tier", "sweep", "cells", "档位"}
-_MULTINODE = re.compile(r"^\d*P\d*D$|^TP\d+[PD]$|^\d+P\d+D$", re.IGNORECASE)
-
-_CONC_LIST = r"\[?\s*\d+(?:\s*(?:,\s*(?:and\s+|or\s+)?|/|\s+and\s+|\s+or\s+|\.\.|-|–|\s+to\s+|\s+through\s+)\s*\d+)*\s*\]?"
-_CONC_RE = re.compile(
-    r"(?<![\w-])(?:conc(?:urrenc(?:y|ies))?(?:-list)?|并发)\s*(?:=|:|of)?\s*(?P<list>" + _CONC_LIST + r")(?![\w.])",
-    re.IGNORECASE,
-)
-_C_RE = re.compile(r"(?<![\w/.-])c(?P<list>\d+(?:\s*(?:/|-|–)\s*c?\d+|,\s*c\d+)*)(?![\w.])")
-_AT_LEAST = re.compile(r"\s*(?:and above|and higher|or above|or higher|or more|\+|及以上|以上)")
-
-
-def _parse_conc(text: str) -> tuple[tuple[int, ...], bool]:
-    body = text.strip().strip("[]")
-    is_range = bool(re.search(r"\d\s*(?:-|–|\.\.|\bto\b|\bthrough\b)\s*c?\d", body))
-    values = tuple(int(v) for v in re.findall(r"\d+", body))
-    if is_range and len(values) == 2:
-        return values, True
-    if is_range:
-        return (), False  # "4-8, 16": too irregular to read
-    return values, False
+# ("while retaining X" goes on about the same jobs; a contrast that names its own arm has its arm anyway.)
+_CONTRAST = re.compile(r"^(?:whereas|but|except|although|though|unlike)\b", re.I)
+# A designator introduced by one of these qualifies the segment before it ("... for both TP4 and TEP4").
+# Designator words that can also be words of a subject's name ("DP-attention" of --enable-dp-attention).
+_SUBJECT_WORDS = ("dp-att", "dp_att", "dp", "attention", "mtp", "speculative", "eagle", "prefill", "decode", "hicache",
+                  "offload", "no", "non", "without", "pure", "with")
+_ELSEWHERE = re.compile(r"\b(?:legacy|sibling|siblings|counterpart|non-MTP entry|STP entry|MTP entry|base entry|"
+                        r"other config|another config|other entry|upstream)\b", re.IGNORECASE)
+# A condition in words: "in the high-conc fast path", "when the cache is full", "only for long prompts".
+_CONDITION = re.compile(r"\b(?:when|whenever|where|only|unless|if)\b|\b(?:in|on|for|at)\s+(?:the\s+)?(?:[\w/-]+\s+){0,3}"
+                        r"(?:path|paths|branch|case|cases|regime|tail|mode)\b", re.IGNORECASE)
+# Another program than the server: its flags are not the server's.
+_OTHER_PROGRAM = re.compile(r"\b(?:to|for|in|on|of|via|into)\s+(?:the\s+)?(?:benchmark|client|router|aiperf|frontend|"
+                            r"lm-eval|proxy|harness|load\s+generator)\b|\b(?:sglang[_-]router|vllm-router|"
+                            r"benchmark client|aiperf|run_benchmark\w*|bench(?:mark)?_serving\w*|runner|"
+                            r"launch_[\w.-]+\.sh|srtctl)\b", re.IGNORECASE)
+# ... unless the clause says it speaks of the server's arguments.
+_SERVER_WORDS = re.compile(r"\bserver\s+(?:args|arguments|flags|options|command)|\bserve\s+(?:flags|args)\b",
+                           re.IGNORECASE)
+_ABOUT_CODE = re.compile(r"\b(?:kept|left|retained|preserved|remains?|stays?)\s+in\s+the\s+(?:script|recipe|file|code)\b",
+                         re.IGNORECASE)
+# A part of an image tag: a version (v0.25.0, 0.5.14), a build date (20260709), a channel (nightly).
+_TAG_LIKE = re.compile(r"v?\d+(?:\.\d+)+[\w.-]*|\d{8}|nightly|latest|dev|nightly-[\w.-]+", re.IGNORECASE)
+# Parts of a sweep a text may name in words no arm stands for ("the low-latency recipe", "the five configs").
+_SUBSET_NOUNS = {"recipe", "recipes", "config", "configs", "configuration", "configurations", "variant", "variants",
+                 "topology", "topologies", "layout", "layouts", "profile", "profiles", "point", "points", "row", "rows",
+                 "tier", "tiers"}
+# Words that make an arm a part of the sweep the sentence asserts.
+_PART_NOUNS = {"arm", "arms", "band", "bands", "row", "rows", "point", "points", "sweep", "sweeps", "lane", "lanes",
+               "scenario", "scenarios", "config", "configs", "configuration", "configurations", "search", "matrix",
+               "grid", "ladder", "topology", "topologies", "tier", "worker", "workers", "mode", "layout", "only"}
+_PART_VERBS = {"add", "adds", "added", "adding", "run", "runs", "use", "uses", "using", "keep", "keeps", "retain",
+               "retains", "sweep", "sweeps", "sweeping", "serve", "serves", "select", "selects", "include", "includes",
+               "switch", "switches", "move", "moves", "now", "is", "are", "to", "into", "becomes", "collapse", "at",
+               "on", "as", "pure", "plain", "aggregated", "disaggregated"}
+_ATTACH = {"for", "on", "in", "across", "with", "without", "w/", "at", "to", "into", "under", "via", "using", "over", "of",
+           "behind", "plus", "is", "are", "stays", "remains", "runs", "run", "being"}
 
 
 @dataclass
-class _Mention:
-    start: int  # token index range [start, end)
+class Segment:
+    start: int  # token range [start, end)
     end: int
-    subjects: list[Subject]
-    phrase: str
-    via: str  # "identifier" | "vocabulary" | "words"
-    vocab: VocabularyEntry | None = None
-    attached: str | None = None  # value written into the token (--flag=v, NAME=v)
+    arms: list[Arm] = field(default_factory=list)
+    loose: list[Arm] = field(default_factory=list)  # the other reading (see Group.loose)
+    groups: list[Group] = field(default_factory=list)
+    concs: list[ConcSpec] = field(default_factory=list)
+    scope: Scope = Scope()
 
 
-class _ClauseReader:
-    def __init__(self, clause: Clause, catalog: Catalog | None, inherited: Scope, out: Extraction) -> None:
+class ClauseReader:
+    def __init__(self, clause: Clause, catalog: Catalog | None, inherited: Scope, out: Extraction,
+                 previous_rejects: bool = False, *, silenced: bool = False, open_from: bool = False,
+                 new_predicate: bool = False) -> None:
         self.clause = clause
+        self.new_predicate = new_predicate  # the clause follows "and <verb>": a predicate of its own
         self.source: SourceText = clause.source
         self.catalog = catalog
         self.inherited = inherited
         self.out = out
-        self.toks = tokenize(clause)
-        self.masked = [False] * len(self.toks)
-        self.used = [False] * len(self.toks)
-        whole = clause.source.text[clause.whole[0]:clause.whole[1]] if clause.whole else clause.text
-        self.skip = bool(_SKIP_CLAUSE.search(whole))
-        self.scope = inherited
-
-    def loc(self, start: int, end: int) -> Location:
-        return self.source.location(self.toks[start].start, self.toks[end - 1].end)
-
-    # -------------------------------------------------------- masking
-
-    def mask_history(self) -> None:
-        toks = self.toks
-        lows = [t.low for t in toks]
-        n = len(toks)
-        for i, low in enumerate(lows):
-            if low in _FROM or (toks[i].kind == "cjk" and toks[i].text.startswith("从")):
-                j = next((k for k in range(i + 1, n) if lows[k] in _TO or toks[k].kind == "arrow"
-                          or (toks[k].kind == "cjk" and any(toks[k].text.startswith(w) for w in _TO))), None)
-                if j is not None:
-                    for k in range(i + 1, j):
-                        self.masked[k] = True
-            if low in {"replace", "replaces", "replacing", "替换"}:
-                j = next((k for k in range(i + 1, n) if lows[k] in {"with", "by", "为"}), None)
-                if j is not None:
-                    for k in range(i + 1, j):
-                        self.masked[k] = True
-            if (low in {"instead", "rather"} and i + 1 < n and lows[i + 1] in {"of", "than"}) or low in {"vs", "versus"}:
-                for k in range(i, n):
-                    if toks[k].text in {",", ";"}:
-                        break
-                    self.masked[k] = True
-            if toks[i].kind == "arrow" and i > 0:
-                k = i - 1
-                self.masked[k] = True
-        for m in re.finditer(r"\((?:was|previously|formerly|from|vs\.?|default)\b[^)]*\)", self.clause.text, re.I):
-            a, b = self.clause.start + m.start(), self.clause.start + m.end()
-            for k, t in enumerate(toks):
-                if t.start >= a and t.end <= b:
-                    self.masked[k] = True
-        # Quoted text is somebody else's words ('... zero request equivalence ...'), not a claim.
-        for a, b in _quoted_spans(self.source):
-            for k, t in enumerate(toks):
-                if t.start >= a and t.end <= b:
-                    self.masked[k] = True
+        toks = tokenize(clause)
+        self.toks: list[Tok] = toks
+        designated = {k for a in atoms(toks, [True] * len(toks)) for k in range(a.start, a.end)}
+        value_like = [k in designated or _value_word(t) for k, t in enumerate(toks)]
+        masked = mask_history(toks, clause, value_like, open_from, [k in designated for k in range(len(toks))])
+        self.leaves_from_open = leaves_from_open(toks)
+        # What the clause says of the new state, without what it says of the old one ("instead of the default 8").
+        said = " ".join(t.text for t, m in zip(toks, masked) if not m)
+        live_toks = [t for t, m in zip(toks, masked) if not m]
+        self.rejects = rejects(said)
+        self.reports = reports(live_toks)
+        self.skip = silenced or skip_clause(said, live_toks) or (previous_rejects and explains_previous(clause))
+        # Somebody else's layout ("the legacy 4P2D point", "the sibling's TP8 arm"): no claim that it is here.
+        self.elsewhere = bool(_ELSEWHERE.search(said))
+        # Set by the sentence: it reports a run, so the concurrencies and layouts it names are what was run.
+        self.in_report = False
+        # Set by the sentence: the on/off verb of a list the clause before began (this clause an item of it).
+        self.list_verb: Bool | None = None
+        # Set by the sentence: it speaks of another program than the server (the router, the benchmark client,
+        # the runner's launcher), so the flags it names are that program's.
+        self.other_program = bool(_OTHER_PROGRAM.search(clause.text))
         if self.skip:
-            self.masked = [True] * n
+            masked = [True] * len(toks)
+        self.r = Reading(self.source, toks, masked, [False] * len(toks))
+        self.segments = self._segments()
 
-    def live(self, i: int) -> bool:
-        return 0 <= i < len(self.toks) and not self.masked[i] and not self.used[i]
+    # -------------------------------------------------------- segments
 
-    # -------------------------------------------------------- scope
-
-    def read_scope(self) -> None:
-        dp_values: set[bool] = set()
-        dp_label = ""
-        toks = self.toks
-        for i, t in enumerate(toks):
-            if self.masked[i]:
-                continue
-            low = t.low
-            nxt = toks[i + 1].low if i + 1 < len(toks) else ""
-            prev = toks[i - 1].low if i > 0 else ""
-            if prev in {"no", "without", "non"} and (low in _DP_WORDS or low == "dp"):
-                dp_values.add(False)  # "no DP-attention": the TP side
-                dp_label = dp_label or "TP"
-            elif low in _DP_WORDS or (low in {"dp", "dp-attention", "dpa"} and nxt in _BAND_NOUNS) or (
-                    low == "dp" and nxt in {"attention", "path", "arm"}):
-                dp_values.add(True)
-                dp_label = dp_label or {"dep": "DEP", "dpa": "DPA"}.get(low, "DP-attention")
-            elif low in _TP_WORDS or (low == "tp" and (nxt in _BAND_NOUNS or prev == "pure" or t.text == "TP")):
-                dp_values.add(False)
-                dp_label = dp_label or "TP"
-            elif low.startswith("pure-tp") or low.startswith("tp-only") or (prev == "pure" and low.startswith("tp")):
-                dp_values.add(False)
-                dp_label = dp_label or "TP"
-        own = Scope()
-        if len(dp_values) == 1:
-            own = Scope(dp_attn=dp_values.pop(), dp_label=dp_label)
-        concs: set[int] = set()
-        at_least: int | None = None
-        for value, _, _ in self.concurrency_specs():
-            if value.at_least is not None:
-                at_least = value.at_least
+    def _segments(self) -> list[Segment]:
+        r = self.r
+        live = [not m for m in r.masked]
+        found = groups(self.toks, atoms(self.toks, live))
+        parens = _parentheses(self.toks)
+        specs = [spec for spec in conc_specs(self.clause) if not r.masked_span(spec.start, spec.end)]
+        spec_at = [r.index_at(spec.start) for spec in specs]
+        segments = [Segment(0, len(self.toks))]
+        anchor: Group | None = None  # the last group a parenthetical after it may define
+        for n, g in enumerate(found):
+            cur = segments[-1]
+            after = found[n + 1].start if n + 1 < len(found) else len(self.toks)
+            # Points named before and after this group: it starts an arm of its own ("TP8 at c1-c8 and
+            # SimpleCPU at c8-c16"), not a qualifier of the one before ("TP band at c1-c16 ... MTP acceptance").
+            own_points = (any(cur.start <= k < g.start for k in spec_at)
+                          and any(g.end <= k < after for k in spec_at))
+            if anchor is not None and _defines(anchor, g, parens):
+                cur.arms = _merge_where_compatible(cur.arms, g.arms, keep=True)
+            elif not cur.arms:
+                cur.arms, cur.loose = list(g.arms), list(g.loose)
+                anchor = g
+            elif not _competes(cur.arms, g.arms) and (self._attaches(g) or not own_points):
+                # "... for both TP4 and TEP4", or a word of another kind or a narrower one ("TP8 ... MTP
+                # acceptance", "LMCache ... DRAM offload"): the same arm.
+                attached = self._attaches(g)
+                cur.arms = _merge_where_compatible(cur.arms, g.arms, keep=False)
+                cur.loose = (_merge_where_compatible(cur.loose, g.loose, keep=False) if attached
+                             else cur.loose + list(g.loose))
+                anchor = g
             else:
-                concs.update(value.values if not value.is_range else ())
-                if value.is_range:
-                    lo, hi = value.values
-                    concs.update(c for c in _doubling(lo, hi))
-        if concs or at_least is not None:
-            own = Scope(own.dp_attn, frozenset(concs) if concs else None, at_least, own.dp_label)
-        self.scope = own.merged_over(self.inherited)
+                cur.end = g.start
+                segments.append(Segment(g.start, len(self.toks), list(g.arms), list(g.loose)))
+                anchor = g
+            segments[-1].groups.append(g)
+        # A parallel construction shares what its later arms leave unsaid (once each has all its words).
+        for before, seg in zip(segments, segments[1:]):
+            if len(before.arms) == 1:
+                seg.arms = [share_unnamed(a, before.arms[0]) for a in seg.arms]
+        # Next to another arm with expert parallelism ("TP16 (conc 1-8), TEP16 (conc 8-32)"), a bare TPn is
+        # the arm without it.
+        for seg in segments:
+            seg.arms = [without_ep_if_contrasted(a, [b for other in segments for b in other.arms if b is not a])
+                        for a in seg.arms]
+        for spec, k in zip(specs, spec_at):
+            seg = next((s for s in segments if s.start <= k < s.end), segments[-1])
+            seg.concs.append(spec)
+        for seg in segments:
+            own = _own_scope(seg)
+            # A new predicate ("..., and update the resident recipes with X") that names its own arm speaks of
+            # that arm; one that names none, or points back ("its", "the same"), goes on about the one before.
+            fresh = self.new_predicate and bool(seg.arms) and not _BACK_REFERENCE.search(self.clause.text)
+            seg.scope = own if fresh else own.merged_over(self.inherited)
+        return segments
 
-    def concurrency_specs(self) -> list[tuple[Concurrency, int, int]]:
-        text = self.source.text
-        out: list[tuple[Concurrency, int, int]] = []
-        seen: list[tuple[int, int]] = []
-        for rx in (_CONC_RE, _C_RE):
-            for m in rx.finditer(text, self.clause.start, self.clause.end):
-                a, b = m.start(), m.end()
-                if any(a < e and s < b for s, e in seen):
-                    continue
-                if self._masked_span(a, b):
-                    continue
-                values, is_range = _parse_conc(m.group("list"))
-                if not values:
-                    continue
-                tail = _AT_LEAST.match(text, b, self.clause.end)
-                at_least = values[-1] if tail and len(values) == 1 else None
-                if tail:
-                    b = tail.end()
-                seen.append((a, b))
-                out.append((Concurrency(text[a:b], values, is_range, at_least), a, b))
-        return out
+    def _attaches(self, g: Group) -> bool:
+        """``for both TP4 and TEP4``, ``with SimpleCPU``, ``to native RCCL DEP``: qualifies the segment before."""
+        k = g.start - 1
+        skipped = 0
+        while k >= 0 and skipped <= 3:
+            t = self.toks[k]
+            if t.low in _ATTACH:
+                return True
+            if t.kind != "word" or not t.text.isalpha() and t.low not in ("both", "either"):
+                return False
+            k -= 1
+            skipped += 1
+        return False
 
-    def _masked_span(self, a: int, b: int) -> bool:
-        return any(self.masked[k] for k, t in enumerate(self.toks) if t.start < b and a < t.end)
+    def _names_a_part(self, g: Group) -> bool:
+        """The arm is named as a part of the sweep ("add the TP4 arm", "TP8/EP1 rows", a bare list item),
+        not as a modifier of something else ("2P1D eval 503s", "the TP8 throughput")."""
+        toks = self.toks
+        after = [t.low for t in toks[g.end:g.end + 2]]
+        if any(w in _PART_NOUNS for w in after) or (after[:1] == ["("]):
+            return True
+        before = [t.low for t in toks[max(0, g.start - 4):g.start]]
+        if any(w in _PART_VERBS for w in before):
+            return True
+        rest = [t for k, t in enumerate(toks) if not (g.start <= k < g.end) and t.kind in ("word", "flag", "image")]
+        return not rest or all(t.low in ("and", "or", "only", "both") for t in rest)
 
-    def _use_span(self, a: int, b: int) -> None:
-        for k, t in enumerate(self.toks):
-            if t.start < b and a < t.end:
-                self.used[k] = True
+    def silence(self) -> None:
+        """The clause belongs to a silent one: nothing in it is a claim."""
+        self.skip = True
+        self.r.masked = [True] * len(self.toks)
+
+    def _only_names(self, m: Mention) -> bool:
+        """The clause is the mention and at most a word or two around it: a bare item of a list."""
+        rest = [t for k, t in enumerate(self.toks) if not (m.start <= k < m.end) and t.kind == "word"
+                and t.low not in ("and", "or", "the", "a", "an")]
+        return len(rest) <= 2
+
+    def list_verb_after(self) -> Bool | None:
+        """The on/off verb a list this clause starts applies to its later items ("with X, Y, and Z")."""
+        for t, masked in zip(reversed(self.toks), reversed(self.r.masked)):
+            if masked:
+                continue
+            if t.low in ("with", "enable", "enables", "enabling", "add", "adds", "use", "uses", "using"):
+                return Bool(t.text, True)
+            if t.low in ("without", "disable", "disables", "disabling"):
+                return Bool(t.text, False)
+        return None
+
+    def _stands_alone(self, k: int) -> bool:
+        """Nothing that could be a value follows token ``k - 1`` (the end, a comma, ``and``, a parenthesis)."""
+        return k >= len(self.toks) or self.toks[k].text in (",", ")", ";", "and", "(", "/", "+")
+
+    def scope_at(self, i: int) -> Scope:
+        for seg in self.segments:
+            if seg.start <= i < seg.end:
+                return seg.scope
+        return self.segments[-1].scope
+
+    def next_inherited(self) -> Scope:
+        """What the next clause of the sentence inherits: the last segment, or every arm this clause named."""
+        with_arms = [s for s in self.segments if s.arms]
+        if len(with_arms) <= 1:
+            return self.segments[-1].scope
+        arms = tuple(a for s in with_arms for a in s.arms)
+        loose = tuple(a for s in with_arms for a in (s.loose or s.arms))
+        return Scope(arms, readings=(Scope(loose),) if loose != arms else ()).merged_over(self.inherited)
 
     # -------------------------------------------------------- config fields
 
-    def read_config_fields(self, several_topologies: bool) -> None:
-        for value, a, b in self.concurrency_specs():
-            self._use_span(a, b)
-            # Checked against the whole entry: which band a list belongs to is
-            # too easily misread ("48 and 64 to the TP8/EP1 sweep, and 64 and
-            # 192 to the DP-attention sweep").
-            self.out.claims.append(Claim("concurrency", value, Scope(), self.source.location(a, b), self.clause.text))
+    def read(self) -> None:
+        """Every claim of the clause: config fields first (their words are no subject's values), then subjects."""
+        first = len(self.out.claims)
+        self.read_config_fields()
+        self.read_subjects()
+        # A concurrency next to a setting qualifies it ("3600 seconds at concurrency 32 and 48"): the
+        # points named are where the setting applies, not every point the sweep runs.
+        said = " ".join(t.text for t, m in zip(self.toks, self.r.masked) if not m)
+        for n in range(first, len(self.out.claims)):
+            claim = replace(self.out.claims[n], said=said)
+            if claim.kind == "concurrency" and claim.exhaustive and self._qualifies_a_setting(claim):
+                claim = replace(claim, exhaustive=False)
+            self.out.claims[n] = claim
+
+    def _qualifies_a_setting(self, claim: Claim) -> bool:
+        seg = next(s for s in self.segments if any(self.source.location(c.start, c.end) == claim.location
+                                                   for c in s.concs))
+        spec = next(c for c in seg.concs if self.source.location(c.start, c.end) == claim.location)
+        k = self.r.index_at(spec.start)
+        before = [t.low for t in self.toks[max(0, k - 3):k]]
+        if any(w in _PART_NOUNS for w in before) or any(g.end in (k, k - 1, k - 2) for g in seg.groups):
+            return False  # "points (conc 32/64)", "DEP8 at conc [...]": the points of the arm, whatever follows
+        a, b = self.toks[seg.start].start if seg.start < len(self.toks) else 0, (
+            self.toks[seg.end - 1].end if seg.end > 0 else 0)
+        for c in self.out.claims:
+            if c.kind == "recipe" and c.location.path == claim.location.path and a <= self._offset(c.location) < b:
+                return True
+        for k in range(seg.start, seg.end):
+            t = self.toks[k]
+            if self.r.live(k) and t.kind == "word" and any(ch.isdigit() for ch in t.text) and parse_number(t.text):
+                return True  # another number: "at the default 1800 seconds"
+        if not seg.arms and any(t.low in _SUBSET_NOUNS for t in self.toks):
+            return True  # "the low-latency recipe runs at c1 only": the points of a part the checker cannot name
+        return False
+
+    def _offset(self, loc: Location) -> int:
+        positions = self.source.positions
+        key = (loc.line, loc.column)
+        for i, pos in enumerate(positions):
+            if pos == key:
+                return i
+        return -1
+
+    def read_config_fields(self) -> None:
+        r = self.r
+        for seg in self.segments:
+            for spec in seg.concs:
+                r.use_span(spec.start, spec.end)
+                if self.in_report:
+                    continue
+                self.out.claims.append(Claim("concurrency", spec.value, seg.scope.without_concs(),
+                                             self.source.location(spec.start, spec.end), self.clause.text,
+                                             exhaustive=spec.exhaustive))
+            parallel = [g for g in seg.groups if any(a.parallelism for a in g.arms) and self._names_a_part(g)]
+            if parallel and not seg.concs and not self.skip and not self.in_report and not self.elsewhere:
+                first, last = parallel[0], parallel[-1]
+                text = self.source.text[self.toks[first.start].start:self.toks[last.end - 1].end]
+                self.out.claims.append(Claim("arm", ArmName(text), seg.scope, r.loc(first.start, last.end),
+                                             self.clause.text))
+            for g in seg.groups:
+                # A parallelism is never a subject's word or value; "MTP", "DP-attention" or "HiCache" may be.
+                if any(a.parallelism or a.seq is not None for a in g.arms):
+                    for k in range(g.start, g.end):
+                        if not any(self.toks[k].low.startswith(w) for w in _SUBJECT_WORDS):
+                            r.used[k] = True
         for i, t in enumerate(self.toks):
-            if not self.live(i):
+            if not r.live(i) or t.kind != "image":
                 continue
-            if t.kind == "image":
-                img = parse_image(t.text)
-                if img is not None:
-                    self.used[i] = True
-                    self.out.claims.append(Claim("image", img, self.scope, self.loc(i, i + 1), self.clause.text))
-                continue
-            if t.kind != "word" or _MULTINODE.match(t.text):
-                continue
-            if any(_MULTINODE.match(p) for p in re.split(r"[/+]", t.text)):
-                continue
-            topos = parse_topology(t.text)
-            if not topos:
-                continue
-            self.used[i] = True
-            # Universal only over an explicit concurrency band: "the c48-256 band ... to DEP (TP8/DPA8/EP8)".
-            banded = self.scope.concs is not None or self.scope.conc_min is not None
-            existential = several_topologies or len(topos) > 1 or not banded
-            for topo in topos:
-                self.out.claims.append(Claim("topology", topo, self.scope, self.loc(i, i + 1), self.clause.text,
-                                             existential=existential))
+            img = parse_image(t.text)
+            if img is not None:
+                r.used[i] = True
+                self.out.claims.append(Claim("image", img, self.scope_at(i), r.loc(i, i + 1), self.clause.text))
+        self._image_tag_fragment()
+
+    def _image_tag_fragment(self) -> None:
+        """``Bump the image from 20260706 to 20260709``, ``Update image tag to nightly``: part of the new tag."""
+        r = self.r
+        toks = self.toks
+        if any(t.kind == "image" for t in toks) or self.skip:
+            return
+        noun = next((i for i, t in enumerate(toks) if r.live(i) and t.low in ("image", "images", "tag")), None)
+        if noun is None:
+            return
+        to = next((k for k in range(noun + 1, len(toks)) if toks[k].low in ("to", "->", "→") or toks[k].kind == "arrow"),
+                  None)
+        k = to + 1 if to is not None else -1
+        if 0 < k < len(toks) and r.live(k) and toks[k].kind == "word" and _TAG_LIKE.fullmatch(toks[k].text):
+            r.used[k] = True
+            self.out.claims.append(Claim("image", parse_fragment(toks[k].text), self.scope_at(k), r.loc(k, k + 1),
+                                         self.clause.text))
 
     # -------------------------------------------------------- subjects
 
-    def find_mentions(self) -> list[_Mention]:
-        mentions: list[_Mention] = []
-        cat = self.catalog
-        if cat is None:
-            return mentions
-        toks = self.toks
-        taken = [False] * len(toks)
-        # Identifiers first: --flag, --flag=v, NAME=v, NAME, max-num-seqs.
-        for i, t in enumerate(toks):
-            if self.used[i]:
-                continue
-            name, attached = t.text, None
-            if t.kind in ("flag", "assign") and "=" in t.text:
-                name, _, attached = t.text.partition("=")
-            if t.kind == "flag" or t.kind == "assign" or (t.kind == "word" and re.match(r"^[A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)+$", t.text)):
-                found = cat.by_identifier(name)
-                self.out.words.add(name)
-                if found:
-                    mentions.append(_Mention(i, i + 1, found, name, "identifier", attached=attached))
-                    taken[i] = True
-                elif t.kind in ("flag", "assign") or name.isupper():
-                    self.out.unverified.append(Unverified(name, self.loc(i, i + 1), "no recipe in scope sets this name"))
-                    taken[i] = True
-        # Word slots (sub-words of hyphenated tokens; "KV/index" offers alternatives).
-        slots: list[tuple[int, frozenset[str]]] = []
-        for i, t in enumerate(toks):
-            if taken[i] or self.used[i] or t.kind not in ("word", "cjk"):
-                continue
-            if t.kind == "cjk":
-                slots.append((i, frozenset({t.text})))
-                continue
-            if "/" in t.text and all(p.isalpha() for p in t.text.split("/")):
-                slots.append((i, frozenset(stem(p) for p in t.text.split("/"))))
-                continue
-            for part in re.split(r"[-_+]", t.text):
-                if part:
-                    slots.append((i, frozenset({stem(part)})))
-        for w in (next(iter(s)) for _, s in slots if len(s) == 1):
-            self.out.words.add(w)
-        # Vocabulary terms.
-        vocab_taken: set[int] = set()
-        for entry in sorted(cat.settings.vocabulary, key=lambda e: -len(e.term_words)):
-            tw = entry.term_words
-            if not tw:
-                continue
-            for si in range(len(slots) - len(tw) + 1):
-                if any(si + k in vocab_taken for k in range(len(tw))):
-                    continue
-                if all(_slot_has(slots[si + k][1], tw[k]) for k in range(len(tw))):
-                    a, b = slots[si][0], slots[si + len(tw) - 1][0] + 1
-                    subjects = cat.resolve_vocabulary(entry)
-                    for k in range(len(tw)):
-                        vocab_taken.add(si + k)
-                    if len(subjects) == 1:
-                        mentions.append(_Mention(a, b, subjects, entry.term, "vocabulary", vocab=entry))
-                    else:
-                        self.out.unverified.append(Unverified(
-                            entry.term, self.loc(a, b),
-                            "the term names several subjects" if subjects else "no subject for this term",
-                            tuple(s.name for s in subjects)))
-                    for k in range(a, b):
-                        taken[k] = True
-        # Derived words: >= 2 consecutive words of one subject's identifier.
-        free = [(si, s) for si, s in enumerate(slots) if si not in vocab_taken and not taken[s[0]]]
-        pos = 0
-        while pos < len(free):
-            best_len = 0
-            best: dict[str, tuple[Subject, tuple[str, ...]]] = {}
-            index = cat.word_index()
-            starts: set[tuple[str, int]] = set()
-            for word in free[pos][1][1]:
-                for key in _index_keys(word):
-                    for subject, j in index.get(key, ()):
-                        starts.add((subject.name, j))
-            order = {name: n for n, name in enumerate(cat.subjects)}
-            for name, j in sorted(starts, key=lambda s: (order[s[0]], s[1])):
-                subject = cat.subjects[name]
-                words = cat.words_of(subject)
-                k = 0
-                while (pos + k < len(free) and j + k < len(words)
-                       and _slot_has(free[pos + k][1][1], words[j + k])
-                       and (k == 0 or free[pos + k][0] == free[pos + k - 1][0] + 1)):
-                    k += 1
-                if k >= 2 and k >= best_len and not set(words[j:j + k]) <= _GENERIC_WORDS:
-                    used_words = words[j:j + k]
-                    if k > best_len:
-                        best = {}
-                        best_len = k
-                    best[subject.name] = (subject, used_words)
-            if best_len >= 2:
-                a, b = free[pos][1][0], free[pos + best_len - 1][1][0] + 1
-                phrase = self.source.text[toks[a].start:toks[b - 1].end]
-                groups: dict[tuple[str, ...], list[Subject]] = {}
-                for subject, used_words in best.values():
-                    groups.setdefault(used_words, []).append(subject)
-                for used_words, subjects in groups.items():
-                    full = [s for s in subjects if len(cat.words_of(s)) == best_len]
-                    if len(subjects) > 1 and len(full) == 1:
-                        subjects = full
-                    mentions.append(_Mention(a, b, subjects, phrase, "words"))
-                pos += best_len
-            else:
-                pos += 1
-        mentions.sort(key=lambda m: m.start)
-        return mentions
-
-    # -------------------------------------------------------- values
-
-    def value_after(self, m: _Mention) -> tuple[ClaimValue, int, int] | None:
-        toks = self.toks
-        i = m.end
-        skipped = 0
-        while i < len(toks) and toks[i].low in _FILLERS and skipped < 3:
-            i += 1
-            skipped += 1
-        if i < len(toks) and toks[i].low in _FROM:
-            j = next((k for k in range(i + 1, min(len(toks), i + 8)) if toks[k].low in _TO or toks[k].kind == "arrow"), None)
-            if j is None:
-                return None
-            i = j + 1
-        if i + 1 < len(toks) and toks[i + 1].kind == "arrow":
-            i += 2  # "4 → 8": the new value
-        if i >= len(toks) or not self.live(i):
-            return None
-        # Enum-like words only where the syntax says "value": right after a spelled
-        # --flag ("--moe-backend auto") or after "to"/"=" ("set the balancer to least_tokens").
-        direct = m.via == "identifier" and toks[m.start].kind == "flag" and skipped == 0
-        after_to = skipped == 1 and toks[m.end].low in {"to", "=", "设置为", "设为", "为"}
-        return self._value_at(i, allow_word=direct or after_to, allow_bool=True)
-
-    def _value_at(self, i: int, *, allow_word: bool, allow_bool: bool) -> tuple[ClaimValue, int, int] | None:
-        toks = self.toks
-        t = toks[i]
-        words = [x.text for x in toks[i:i + 4]]
-        rel = parse_relative(words)
-        if rel is not None:
-            n = len(rel.text.split())
-            if all(self.live(k) for k in range(i, i + n)):
-                return rel, i, i + n
-        if t.kind not in ("word", "cjk"):
-            return None
-        num = parse_number(t.text)
-        if num is not None:
-            unit = num.unit
-            end = i + 1
-            if not unit and end < len(toks) and toks[end].low in {"token", "tokens", "seconds", "second", "s", "ms"}:
-                unit = toks[end].low
-                end += 1
-            return Number(num.text, num.candidates, unit), i, end
-        dtype = parse_dtype(t.text)
-        if dtype is not None:
-            return dtype, i, i + 1
-        if allow_bool:
-            b = parse_bool(t.text)
-            on_as_preposition = t.low == "on" and i + 1 < len(toks) and toks[i + 1].kind in ("word", "cjk")
-            if b is not None and not on_as_preposition:
-                return b, i, i + 1
-        glued = self.source.text[t.end:t.end + 1]
-        if allow_word and t.kind == "word" and glued not in (":", "=", "{", "["):  # "mode:3+fuse": part of a larger value
-            w = parse_word(t.text)
-            if w is not None and t.low not in _STOPWORDS:
-                return w, i, i + 1
-        return None
-
-    def value_before(self, m: _Mention) -> tuple[ClaimValue, int, int] | None:
-        i = m.start - 1
-        if i < 0 or not self.live(i):
-            return None
-        t = self.toks[i]
-        if t.kind != "word":
-            return None
-        num = parse_number(t.text)
-        if num is not None:
-            return num, i, i + 1
-        dtype = parse_dtype(t.text)
-        if dtype is not None:
-            return dtype, i, i + 1
-        return None
-
-    def bool_verb(self, m: _Mention, mentions: list[_Mention]) -> tuple[Bool, int] | None:
-        """A verb before a (list of) subject(s): ``disable EPLB and TBO``, ``关闭 TBO 和 EPLB``."""
-        starts = {x.start: x for x in mentions}
-        i = m.start - 1
-        while i >= 0:
-            t = self.toks[i]
-            if self.masked[i]:
-                return None
-            low = t.low
-            if low in _OFF_VERBS or (low == "off" and i > 0 and self.toks[i - 1].low in {"turn", "turns", "switch"}):
-                return Bool(t.text, False), i
-            if low in {"turn", "switch"} and i + 1 < len(self.toks) and self.toks[i + 1].low == "on":
-                return Bool(t.text, True), i
-            if t.kind == "cjk":
-                if any(t.text.endswith(v) or t.text.startswith(v) for v in _CJK_OFF):
-                    return Bool(t.text, False), i
-                if any(t.text.endswith(v) or t.text.startswith(v) for v in _CJK_ON):
-                    return Bool(t.text, True), i
-                if t.text in _LIST_GLUE:
-                    i -= 1
-                    continue
-                return None
-            if low in _ON_VERBS:
-                return Bool(t.text, True), i
-            if low in _LIST_GLUE or self.used[i]:
-                i -= 1  # "FP8 KV caches and prefix caching": past another claim's value
-                continue
-            ended = next((x for x in mentions if x.end == i + 1), None)
-            if ended is not None:
-                i = ended.start - 1
-                continue
-            if i in starts:
-                i -= 1
-                continue
-            return None
-        return None
-
-    def bool_after(self, m: _Mention, mentions: list[_Mention]) -> tuple[Bool, int] | None:
-        """``TBO off``, ``TBO and EPLB off``."""
-        i = m.end
-        while i < len(self.toks):
-            t = self.toks[i]
-            if self.masked[i]:
-                return None
-            if t.low in {"off", "on", "disabled", "enabled"}:
-                if t.low == "on" and i + 1 < len(self.toks) and self.toks[i + 1].kind in ("word", "cjk"):
-                    return None  # "on the DEP band": a preposition
-                return Bool(t.text, t.low in {"on", "enabled"}), i
-            if t.low in {"and", "/", "&", "和"}:
-                nxt = next((x for x in mentions if x.start == i + 1), None)
-                if nxt is None:
-                    return None
-                i = nxt.end
-                continue
-            return None
-        return None
-
-    # -------------------------------------------------------- claims
-
     def read_subjects(self) -> None:
-        mentions = self.find_mentions()
+        if self.catalog is None:
+            return
+        r = self.r
+        mentions, found = find_mentions(r, self.catalog)
+        self.out.words |= found.words
         for m in mentions:
             for s in m.subjects:
                 self.out.mentioned.add(s.name)
         if self.skip:
             return
+        for name, i in found.unknown_names:
+            self.out.unverified.append(Unverified(name, r.loc(i, i + 1), "no recipe in scope sets this name"))
+        for term, a, b, candidates in found.several:
+            self.out.unverified.append(Unverified(
+                term, r.loc(a, b), "the term names several subjects" if candidates else "no subject for this term",
+                candidates))
         shared: dict[tuple[int, int], tuple[ClaimValue, int, int]] = {}
+        numeric: list[tuple[Claim, int]] = []  # number-valued claims and where their text ends
+        other_program = self.other_program
+        # Settings named by their value first: their words are then no value of another subject.
+        taken = {k for m in mentions for k in range(m.start, m.end)}
+        for vm in find_value_mentions(r, self.catalog, taken):
+            for k in range(vm.start, vm.end):
+                r.used[k] = True
+            # Named by its value: the text says the jobs use it, so a job without the setting contradicts it.
+            self.out.claims.append(Claim("recipe", parse_fragment(vm.text), self.scope_at(vm.start),
+                                         r.loc(vm.start, vm.end), self.clause.text, subject=vm.subject,
+                                         phrase=vm.subject.name, explicit=True))
         for m in mentions:
-            if any(self.masked[k] for k in range(m.start, m.end)):
+            if any(r.masked[k] for k in range(m.start, m.end)):
                 continue
+            if other_program and all(s.kind in ("flag", "key") for s in m.subjects):
+                continue  # "Pass --use-chat-template to the benchmark": a flag of another program
             if len(m.subjects) != 1:
-                self.out.unverified.append(Unverified(m.phrase, self.loc(m.start, m.end), "the phrase fits several subjects",
+                self.out.unverified.append(Unverified(m.phrase, r.loc(m.start, m.end), "the phrase fits several subjects",
                                                       tuple(s.name for s in m.subjects)))
                 continue
-            subject = m.subjects[0]
-            found: tuple[ClaimValue, int, int] | None = shared.get((m.start, m.end))
-            if found is None and m.attached is not None:
-                found = self._attached(m.attached, m)
-            if found is None and m.vocab is not None:
-                after = self.value_after(m)
-                found = after if after is not None and not isinstance(after[0], Bool) else self._vocab_word(m)
-            if found is None:
-                found = self.value_after(m)
-                if found is not None and isinstance(found[0], Bool) and not self._boolish(subject, m):
-                    found = None
-            if found is None:
-                found = self.value_before(m)
-            if found is None and self._boolish(subject, m):
-                verb = self.bool_verb(m, mentions) or self.bool_after(m, mentions)
-                if verb is not None:
-                    found = (verb[0], verb[1], verb[1] + 1)
-            if found is not None and not isinstance(found[0], Bool) and self._bool_only(subject):
-                found = None  # "TBO is a prefill-only optimisation": not a value of an on/off setting
-            if found is not None and isinstance(found[0], Word) and found[0].dtype and not _takes_dtype(subject):
-                found = None  # "the gfx950 MXFP4 MoE backend": a dtype names no backend
-            if found is not None and isinstance(found[0], Bool) and m.via != "identifier" and _inverted(subject):
-                # "radix cache disabled" is --disable-radix-cache passed.
-                b = found[0]
-                found = (Bool(b.text, not b.on), found[1], found[2])
-            if found is None:
-                self.out.unverified.append(Unverified(m.phrase, self.loc(m.start, m.end), "no value next to the subject"))
+            value = shared.get((m.start, m.end)) or read_value(r, self.catalog, m, mentions)
+            if value is None and m.via == "identifier" and _spelled_flag(self.toks[m.start]) and self._stands_alone(m.end):
+                value = (Present(m.phrase), m.start, m.end)  # "GB-based --hicache-size": the flag is given
+            if value is None and self.list_verb is not None and boolish(self.catalog, m.subjects[0], m) and \
+                    self._only_names(m):
+                # "... with extra_buffer_lazy, ReplaySSM speculative verification, and ...": an item of the list
+                # the clause before started with its verb.
+                value = (self.list_verb, m.start, m.end)
+            if value is None:
+                self.out.unverified.append(Unverified(m.phrase, r.loc(m.start, m.end), "no value next to the subject"))
                 continue
-            shared[(m.start, m.end)] = found
-            value, v_start, v_end = found
+            shared[(m.start, m.end)] = value
+            v, v_start, v_end = value
             start, end = min(v_start, m.start), max(v_end, m.end)
             for k in range(v_start, v_end):
-                self.used[k] = True
-            self.out.claims.append(Claim("recipe", value, self.scope, self.loc(start, end), self.clause.text,
-                                         subject=subject, phrase=m.phrase))
+                r.used[k] = True
+            self.out.claims.append(Claim("recipe", v, self.scope_at(m.start), r.loc(start, end), self.clause.text,
+                                         subject=m.subjects[0], phrase=m.phrase, explicit=m.via == "identifier",
+                                         conditioned=bool(_CONDITION.search(self.clause.text))))
+            if isinstance(v, Number):
+                numeric.append((self.out.claims[-1], end))
+        if len(numeric) == 1:
+            self._read_gapped(*numeric[0])
 
-    def _attached(self, text: str, m: _Mention) -> tuple[ClaimValue, int, int] | None:
-        for parse in (parse_number, parse_dtype, parse_bool, parse_word):
-            v = parse(text)
-            if v is not None:
-                return v, m.start, m.end
-        return None
-
-    def _vocab_word(self, m: _Mention) -> tuple[ClaimValue, int, int] | None:
-        entry = m.vocab
-        assert entry is not None
-        i = m.start - 1
-        if i >= 0 and not self.masked[i]:
-            t = self.toks[i]
-            low = t.low
-            for w in entry.true_words:
-                if low == w.lower() or (t.kind == "cjk" and t.text.endswith(w)):
-                    return Bool(t.text, True), i, i + 1
-            for w in entry.false_words:
-                if low == w.lower() or (t.kind == "cjk" and t.text.endswith(w)):
-                    return Bool(t.text, False), i, i + 1
-        for k in range(m.start, m.end):
-            low = self.toks[k].low
-            if low in (w.lower() for w in entry.true_words):
-                return Bool(self.toks[k].text, True), m.start, m.end
-        return None
-
-    def _bool_only(self, subject: Subject) -> bool:
-        assert self.catalog is not None
-        return self.catalog.is_boolean(subject) or subject.name not in self.catalog.subjects
-
-    def _boolish(self, subject: Subject, m: _Mention) -> bool:
-        assert self.catalog is not None
-        return (m.via == "vocabulary" or self.catalog.is_boolean(subject)
-                or bool(re.search(r"(?:^|[-_])(?:enable|disable|use|no)(?:[-_]|$)", subject.name, re.I)))
+    def _read_gapped(self, claim: Claim, end: int) -> None:
+        """The same setting's values for the other arms the clause names ("0.85 on decode and 0.7 on prefill")."""
+        spans = [(g.start, g.end) for seg in self.segments for g in seg.groups]
+        own = {a for a, _ in spans if self.scope_at(a) == claim.scope}
+        for gap in gapped_values(self.r, spans, end, own):
+            scope = self.scope_at(gap.arm_start)
+            if scope == claim.scope:
+                continue
+            self.r.used[gap.index] = True
+            self.out.claims.append(replace(claim, value=gap.value, scope=scope, location=self.r.loc(gap.index, gap.index + 1)))
 
 
-_STOPWORDS = {
-    "the", "a", "an", "and", "or", "with", "for", "on", "in", "at", "to", "of", "by", "from", "so", "that", "this",
-    "its", "it", "both", "all", "each", "every", "as", "per", "plus", "only", "also", "default", "same", "new",
-    "every", "when", "which", "while", "than", "then", "into", "via", "rank", "ranks", "path", "arm", "band",
-    "flag", "flags", "option", "setting", "argument", "parameter", "kept", "needs", "mapping", "wired", "tested",
-    "budget", "stays", "remains", "unchanged", "is", "was",
-}
-# Words that cannot name a subject on their own: a derived match needs one other word.
-_GENERIC_WORDS = {"no", "enable", "disable", "use", "set", "max", "min", "num", "size", "mode", "type", "config",
-                  "path", "value", "default", "per", "total", "count", "is", "of"}
+def _silence_asides_and_items(readers: list[ClauseReader]) -> None:
+    """What a silent clause says goes on in the clauses that belong to it.
+
+    An aside between dashes is part of the clause around it ("Adopting the upstream block -- X 0.95,
+    Y 32 -- killed the engine"); a bare list item after a comma continues the list of the clause before
+    it ("ahead of re-attempting X 0.95, Y 32, Z").
+    """
+    def between(a: int, b: int) -> str:
+        return readers[a].clause.source.text[readers[a].clause.end:readers[b].clause.start]
+
+    opened: int | None = None  # the first clause after an opening dash
+    for n in range(1, len(readers)):
+        if _DASH.search(between(n - 1, n)):
+            if opened is None:
+                opened = n
+                continue
+            # readers[opened:n] is an aside: silent when a clause around it is.
+            if readers[opened - 1].skip or readers[n].skip:
+                for reader in readers[opened:n]:
+                    reader.silence()
+            opened = None
+    for n in range(1, len(readers)):
+        reader, before = readers[n], readers[n - 1]
+        if not reader.skip and before.skip and "," in between(n - 1, n) and reader.toks and _item_start(reader.toks[0]):
+            reader.silence()
 
 
-@functools.lru_cache(maxsize=512)
-def _quoted_in(text: str) -> tuple[tuple[int, int], ...]:
-    return tuple((m.start(), m.end()) for m in _QUOTED.finditer(text))
+def _item_start(t: Tok) -> bool:
+    """A clause that starts with a setting's name is an item of a list (``max-num-seqs 32``)."""
+    return t.kind in ("flag", "assign") or (t.kind == "word" and bool(re.fullmatch(
+        r"[A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)+", t.text)))
 
 
-def _quoted_spans(source: SourceText) -> tuple[tuple[int, int], ...]:
-    """Spans of the quoted passages of a text (a quote may open in an earlier clause)."""
-    return _quoted_in(source.text)
+_DASH = re.compile(r"\s(?:—|--|–)\s")
 
 
-def _takes_dtype(subject: Subject) -> bool:
-    name = subject.name.lower()
-    return any(w in name for w in ("dtype", "cache", "kv", "quant", "precision", "type"))
+def _spelled_flag(t: Tok) -> bool:
+    """``--hicache-size`` or a bare ``disable-radix-cache``: a flag named as such."""
+    return t.kind == "flag" or (t.kind == "word" and t.text.count("-") >= 2 and t.text.islower())
 
 
-def _inverted(subject: Subject) -> bool:
-    """Flags whose presence turns something off (``--disable-radix-cache``, ``--no-enable-x``)."""
-    return subject.kind == "flag" and bool(re.match(r"^--(?:disable|no)-", subject.name))
+def _value_word(t: Tok) -> bool:
+    """A token that reads as a value (for ``<verb> X to Y``: a number, a dtype, an image, a flag)."""
+    if t.kind in ("image", "flag", "assign"):
+        return True
+    return t.kind == "word" and (parse_number(t.text) is not None or parse_dtype(t.text) is not None)
 
 
-def _index_keys(word: str) -> list[str]:
-    """The subject words a text word can stand for (see :func:`_slot_has`)."""
-    keys = [word]
-    for suffix in ("s", "es", "ed", "ing"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-            keys.append(word[: -len(suffix)])
-    return keys
-
-
-def _slot_has(slot: frozenset[str], word: str) -> bool:
-    return word in slot or any(s.startswith(word) and len(word) >= 4 and word.isascii() and len(s) - len(word) <= 3
-                               and s[len(word):] in {"s", "es", "ed", "ing"} for s in slot)
-
-
-def _split_bands(clause: Clause) -> list[Clause]:
-    """``a TP8/EP1 band at concurrency 1/2/4 and a DP-attention band at concurrency 48/64``: one clause per band."""
-    text = clause.source.text
-    specs = sorted({(m.start(), m.end()) for rx in (_CONC_RE, _C_RE) for m in rx.finditer(text, clause.start, clause.end)})
-    cuts: list[tuple[int, int]] = []
-    for (_, end), (start, _) in zip(specs, specs[1:]):
-        seps = list(re.finditer(r",?\s+and\s+(?![0-9])|,\s+(?=(?:an?|the)\s)", text[end:start]))
-        if seps:
-            m = seps[-1]
-            cuts.append((end + m.start(), end + m.end()))
-    if not cuts:
-        return [clause]
-    out: list[Clause] = []
-    pos = clause.start
-    for a, b in cuts:
-        out.append(Clause(clause.source, pos, a, clause.sentence, clause.index, (clause.start, clause.end)))
-        pos = b
-    out.append(Clause(clause.source, pos, clause.end, clause.sentence, clause.index, (clause.start, clause.end)))
+def _parentheses(toks: list[Tok]) -> dict[int, int]:
+    """Token index of each ``(`` -> index of its ``)`` (or the end)."""
+    out: dict[int, int] = {}
+    stack: list[int] = []
+    for i, t in enumerate(toks):
+        if t.text in ("(", "（"):
+            stack.append(i)
+        elif t.text in (")", "）") and stack:
+            out[stack.pop()] = i
+    for i in stack:
+        out[i] = len(toks)
     return out
 
 
-def _conflicting(topologies: list[Topology]) -> bool:
-    """Two topologies of one sentence that cannot describe the same jobs (TP8/EP1 and TP8/EP8)."""
-    for attr in ("tp", "ep", "dp_attn"):
-        if len({getattr(t, attr) for t in topologies if getattr(t, attr) is not None}) > 1:
-            return True
-    return False
+def _defines(previous: Group, g: Group, parens: dict[int, int]) -> bool:
+    """``g`` stands in a parenthetical opened right after ``previous``: it says what ``previous`` is."""
+    close = parens.get(previous.end)
+    return close is not None and previous.end < g.start < close
 
 
-def _doubling(lo: int, hi: int) -> list[int]:
-    out: list[int] = []
-    v = lo
-    while 0 < v < hi:
-        out.append(v)
-        v *= 2
-    out.append(hi)
+def _competes(current: list[Arm], new: tuple[Arm, ...]) -> bool:
+    """``new`` names another thing of a kind the current arms name (another parallelism, another backend)."""
+    if any(_role_only(a) and _role_only(b) and a.role != b.role for a in current for b in new):
+        return True  # "decode workers use X and prefill workers Y"
+    if any(_named_whole(a) and _named_whole(b) and _rival_parallelisms(a.parallel, b.parallel)
+           for a in current for b in new):
+        return True  # "64 on TP4 and 128 on DEP8"
+    mine = {a for arm in current for a in attributes(arm)}
+    if not any(mine & attributes(arm) for arm in new):
+        return False
+    return not all(any(a.merged(b) is not None for a in current) for b in new)
+
+
+_WHOLE_NAME = re.compile(r"(?:pure-|plain-)?(?:TP|TEP|DEP)\d+(?:/\S*)?", re.IGNORECASE)
+
+
+def _named_whole(arm: Arm) -> bool:
+    """The arm is named as a whole parallelism (``TP4``, ``DEP8``, ``TP8/EP8``), not by parts of one
+    ("node-local TP8 ... cross-node DP2/EP16" is one topology told in parts)."""
+    return bool(_WHOLE_NAME.fullmatch(arm.label))
+
+
+def _rival_parallelisms(a: Parallel, b: Parallel) -> bool:
+    """Two parallelisms that differ where both say something (TP4 and DEP8; not TP4 and TEP4)."""
+    a, b = a.finished(), b.finished()
+    return any(x is not None and y is not None and x != y
+               for x, y in ((a.tp, b.tp), (a.ep, b.ep), (a.dp_attn, b.dp_attn), (a.dcp, b.dcp)))
+
+
+def _role_only(arm: Arm) -> bool:
+    """The arm names a server role and nothing else ("decode workers", "the prefill side")."""
+    return bool(arm.role) and replace(arm, role="", label="").empty
+
+
+def _merge_where_compatible(current: list[Arm], new: tuple[Arm, ...], *, keep: bool) -> list[Arm]:
+    """Each current arm with each new one where they agree; ``keep``: an arm no new one fits stays as it is."""
+    out: list[Arm] = []
+    for a in current:
+        fits = [m for b in new if (m := a.merged(b)) is not None]
+        if fits:
+            out.extend(m for m in fits if m not in out)
+        elif keep and a not in out:
+            out.append(a)
+    if not out:
+        return list(new)
     return out
+
+
+def _own_scope(seg: Segment) -> Scope:
+    concs: set[int] = set()
+    at_least: int | None = None
+    for spec in seg.concs:
+        v = spec.value
+        if v.at_least is not None:
+            at_least = v.at_least
+        elif v.is_range:
+            concs.update(doubling(v.values[0], v.values[-1]))
+        else:
+            concs.update(v.values)
+    loose = tuple(seg.loose)
+    own = frozenset(concs) if concs else None
+    readings = (Scope(loose, own, at_least),) if loose and loose != tuple(seg.arms) else ()
+    return Scope(tuple(seg.arms), own, at_least, readings)
 
 
 def extract(source: SourceText, catalog: Catalog | None, base_scope: Scope | None = None) -> Extraction:
     """Every claim of one text (a description bullet, a PR body)."""
     out = Extraction()
-    clauses = [part for c in split_clauses(source) for part in _split_bands(c)]
     by_sentence: dict[int, list[Clause]] = {}
-    for c in clauses:
+    for c in split_clauses(source):
         by_sentence.setdefault(c.sentence, []).append(c)
+    listed_silence = False  # a ":" list after a silent clause, continued through ";" into this sentence
+    listed_scope: Scope | None = None  # the scope of the clause a ":" list continued through ";" elaborates
+    listed_program = False  # that clause speaks of another program than the server ("Runner: launch_x.sh ...")
     for sentence_clauses in by_sentence.values():
-        readers: list[_ClauseReader] = []
-        inherited = base_scope or Scope()
+        inherited = listed_scope or base_scope or Scope()
+        list_head: Scope | None = listed_scope
+        list_program = carried_program = listed_program
+        previous_rejects = False
+        silenced = listed_silence
+        open_from = False
+        readers: list[ClauseReader] = []
         for clause in sentence_clauses:
             if _CONTRAST.match(clause.text):
                 inherited = base_scope or Scope()
-            reader = _ClauseReader(clause, catalog, inherited, out)
-            reader.mask_history()
-            reader.read_scope()
-            inherited = reader.scope
+            lead = clause.source.text[readers[-1].clause.end:clause.start] if readers else ""
+            reader = ClauseReader(clause, catalog, inherited, out, previous_rejects, silenced=silenced,
+                                  open_from=open_from, new_predicate=bool(re.search(r"\band\s*$", lead)))
+            previous_rejects = reader.rejects or (reader.skip and previous_rejects)
+            # "Measured uplift (tok/s): a, b, c; d": what the ":" introduces is part of the report.
+            if (reader.reports or reader.rejects) and introduces_list(clause):
+                silenced = True
+            if introduces_list(clause):
+                # "LMCache ladders offset the official arms: TP4 ...; DEP4 ...": the items are LMCache's.
+                list_head = reader.next_inherited()
+                list_program = bool(_OTHER_PROGRAM.search(clause.text))
+            open_from = reader.leaves_from_open or (open_from and reader.r.masked[-1:] == [True])
+            inherited = reader.next_inherited()
             readers.append(reader)
-        topologies = [topo for r in readers for i, t in enumerate(r.toks)
-                      if not r.masked[i] and t.kind == "word" for topo in parse_topology(t.text)]
+        _silence_asides_and_items(readers)
+        for before, reader in zip(readers, readers[1:]):
+            if "," in before.clause.source.text[before.clause.end:reader.clause.start]:
+                reader.list_verb = before.list_verb or before.list_verb_after()
+        # A sentence that reports a run names the concurrencies and layouts that were run, not the sweep.
+        in_report = any(r.reports for r in readers)
+        # A sentence about what the script's text keeps ("the branch ... is kept in the script") says nothing
+        # of what the jobs run.
+        about_code = any(_ABOUT_CODE.search(r.clause.text) for r in readers)
         for reader in readers:
-            reader.read_config_fields(_conflicting(topologies))
-            reader.read_subjects()
+            reader.in_report = in_report
+            reader.other_program = (carried_program or reader.other_program) and not _SERVER_WORDS.search(
+                reader.clause.text)
+            if about_code:
+                reader.silence()
+            reader.read()
+        continued = ends_with_semicolon(sentence_clauses[-1])
+        listed_silence = silenced and continued
+        listed_scope = list_head if continued else None
+        listed_program = list_program and continued
     return out

@@ -12,7 +12,11 @@ keyed by the recipe's and the library's bytes and the job's env.
 
 from __future__ import annotations
 
+import os
+import pickle
 import subprocess
+from typing import Callable
+
 from ..config import ProjectConfig, layout_at
 from ..errors import UsageError
 from ..findings import Finding
@@ -51,14 +55,54 @@ def added_in(path: str, base: bytes | None, head: bytes) -> list[EntryInput]:
     return entry_inputs(path, head.decode("utf-8", "replace"), entries)
 
 
+# Commits replayed by one worker process: what its caches hold (every version of every recipe, library and
+# master config it read) dies with it, so a replay of a long history stays within a bounded memory.
+CHUNK = 40
+
+
 def replay_history(config: ProjectConfig, *, since: str | None, head: str = "HEAD", verbose: bool = False) -> list[Finding]:
     """Findings of every appended entry, each at the commit that appended it (``[at <sha>]`` in the message)."""
+    commits = changelog_commits(config, since, head)
+    _refuse_shallow_history(config, commits)
+    if len(commits) <= CHUNK or not hasattr(os, "fork"):
+        return _replay(config, commits, verbose)
+    findings: list[Finding] = []
+    for start in range(0, len(commits), CHUNK):
+        chunk = commits[start:start + CHUNK]
+        findings.extend(_in_worker(lambda: _replay(config, chunk, verbose)))
+    return findings
+
+
+def _in_worker(work: Callable[[], list[Finding]]) -> list[Finding]:
+    """``work()`` run in a forked process; its result (or its exception) comes back through a pipe."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the worker
+        os.close(read_end)
+        try:
+            payload = pickle.dumps((True, work()))
+        except BaseException as exc:  # noqa: BLE001 - handed to the parent, which raises it
+            payload = pickle.dumps((False, exc))
+        with os.fdopen(write_end, "wb") as out:
+            out.write(payload)
+        os._exit(0)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as stream:
+        data = stream.read()
+    _, status = os.waitpid(pid, 0)
+    if not data:
+        raise RuntimeError(f"the history worker ended without a result (status {status})")
+    ok, result = pickle.loads(data)
+    if not ok:
+        raise result
+    return list(result)
+
+
+def _replay(config: ProjectConfig, commits: list[tuple[str, str | None]], verbose: bool) -> list[Finding]:
     findings: list[Finding] = []
     cache = EvalCache(config)
     loaders: dict[tuple[tuple[str, ...], str], PartialLoader] = {}
     previous: tuple[str, bytes | None] | None = None  # (sha, changelog bytes) of the last commit walked
-    commits = changelog_commits(config, since, head)
-    _refuse_shallow_history(config, commits)
     for sha, parent in commits:
         snapshot = GitSnapshot(config.root, sha)
         head_bytes = _read_uncached(snapshot, config.changelog)

@@ -198,10 +198,20 @@ _SENTENCE_END = re.compile(
 # number, not "and <number>") follows, so "concurrency 1, 2, 4, and 8" and
 # "[1, 4, 8]" stay whole.
 _CLAUSE_BREAK = re.compile(
-    r",\s+(?=(?:and\s+|or\s+|but\s+|so\s+)?(?![0-9\[]|and\s+[0-9]|or\s+[0-9])[A-Za-z\-`'\"(\u4e00-\u9fff])"
-    r"|:\s+|\s+(?:—|--|–)\s+|\s+(?:while|whereas|but|so that|so)\s+(?=[a-z])"
+    # ... nor before a parallelism ("TP4, TP8, and DEP8 decode topologies" is one list).
+    r",\s+(?=(?:and\s+|or\s+|but\s+|so\s+)?(?![0-9\[]|and\s+[0-9]|or\s+[0-9])"
+    r"(?!(?:and\s+|or\s+)?(?:TP|EP|DEP|TEP|DPA?|DCP)\d)[A-Za-z\-`'\"(\u4e00-\u9fff])"
+    r"|:\s+|\s+(?:—|--|–)\s+|\s+(?:while|whereas|but|so that|so|because|since)\s+(?=[a-z])"
+    # "... to 20260709 and retire the shims": a second verb starts a clause of its own.
+    r"|,?\s+and\s+(?=(?:retire|remove|drop|delete|add|enable|disable|set|use|bump|switch|keep|retain|raise|lower|"
+    r"pin|move|replace|update|increase|decrease|reduce|restore|revert|rename|tune|cap|limit|reserve|let|require|"
+    r"follow|make|apply|pass|route|run|sweep|serve|export|gate|skip|force|fix|align|match|extend|expand)\s)"
     r"|[，、：]|\s\(\s*(?=(?:was|previously|formerly|from)\b)"
 )
+
+
+# An arm's name, a colon and a number: the value of that arm ("TP: 64", "DEP8: 128", "MTP: 3").
+_LABELLED_VALUE = re.compile(r"\b(?:TP|EP|DEP|TEP|DPA?|DCP)\d*:\s+\d\Z|\b(?:MTP|STP|non-MTP)\S*:\s+\d\Z", re.IGNORECASE)
 
 
 def _trim(text: str, start: int, end: int) -> tuple[int, int]:
@@ -247,6 +257,8 @@ def split_clauses(source: SourceText) -> list[Clause]:
         for m in _CLAUSE_BREAK.finditer(text, s_start, s_end):
             if _paren_depth(text, s_start, m.start()) > 0 and not m.group().lstrip().startswith("("):
                 continue  # "(no EP, no DP-attention)" qualifies what precedes it
+            if m.group().startswith(":") and _LABELLED_VALUE.search(text, s_start, m.end() + 1):
+                continue  # "from TP: 64 / DEP: 128 to 256": an arm's value, not a new clause
             cs, ce = _trim(text, pos, m.start())
             if ce > cs:
                 clauses.append(Clause(source, cs, ce, s_index, c_index))

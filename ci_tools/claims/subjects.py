@@ -38,6 +38,7 @@ CONTRACT_NAMES = frozenset({
     "MODEL", "MODEL_PREFIX", "IMAGE", "FRAMEWORK", "PRECISION", "ISL", "OSL", "MAX_MODEL_LEN", "TP",
     "PP_SIZE", "DCP_SIZE", "PCP_SIZE", "EP_SIZE", "DP_ATTENTION", "CONC", "SPEC_DECODING", "DISAGG",
     "RUN_EVAL", "EVAL_ONLY", "SCENARIO_TYPE", "IS_AGENTIC", "KV_OFFLOADING", "KV_OFFLOAD_BACKEND",
+    "KV_OFFLOAD_BACKEND_VERSION",
     "TOTAL_CPU_DRAM_GB", "DURATION", "EXP_NAME", "RESULT_DIR", "PORT", "RUNNER_NAME", "GPU_COUNT",
     "CONC_LIST", "HOME", "PATH", "PWD",
 })
@@ -45,6 +46,8 @@ CONTRACT_NAMES = frozenset({
 
 def stem(word: str) -> str:
     w = word.lower()
+    if len(w) > 6 and w.endswith("ency"):
+        return w[:-2] + "t"  # "concurrency" names what CONCURRENT_REQUESTS counts
     if len(w) > 3 and w.endswith("ies"):
         return w[:-3] + "y"
     if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
@@ -64,12 +67,17 @@ def identifier_words(name: str) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class Subject:
-    kind: str  # "flag" | "env" | "var"
+    kind: str  # "flag" | "env" | "var" | "key" (of a JSON/YAML flag value: --compilation-config.cudagraph_mode)
     name: str
 
     @property
+    def key_path(self) -> str:
+        """``cudagraph_mode`` of ``--compilation-config.cudagraph_mode`` ("" for other kinds)."""
+        return self.name.partition(".")[2] if self.kind == "key" else ""
+
+    @property
     def words(self) -> tuple[str, ...]:
-        words = list(identifier_words(self.name))
+        words = list(identifier_words(self.key_path or self.name))
         while len(words) > 1 and words[0] in _NOISE_PREFIX:
             words.pop(0)
         return tuple(words)
@@ -90,7 +98,9 @@ class VocabularyEntry:
         return tuple(stem(w) for w in re.findall(r"[A-Za-z0-9]+|[\u4e00-\u9fff]+", self.term))
 
 
-_MTP_ACCEPTANCE = ("--*acceptance-length*", "--*acceptance-len*", "*ACCEPTANCE_LENGTH*", "*ACC_LEN*")
+_MTP_ACCEPTANCE = ("--*acceptance-length*", "--*acceptance-len*", "--*acceptance_length*", "*ACCEPTANCE_LENGTH*",
+                   "*ACC_LEN*", "*ACCEPT_LEN*")
+_DRAFT_TOKENS = ("--num-speculative-tokens", "--speculative-num-draft-tokens", "--*.num_speculative_tokens")
 DEFAULT_VOCABULARY: tuple[VocabularyEntry, ...] = (
     VocabularyEntry("TBO", ("--enable-tbo", "--enable-two-batch-overlap")),
     VocabularyEntry("two batch overlap", ("--enable-tbo", "--enable-two-batch-overlap")),
@@ -101,6 +111,7 @@ DEFAULT_VOCABULARY: tuple[VocabularyEntry, ...] = (
     VocabularyEntry("MTP acceptance length", _MTP_ACCEPTANCE, ("golden", "synthetic", "simulated"), ("real",)),
     VocabularyEntry("acceptance length", _MTP_ACCEPTANCE, ("golden", "synthetic", "simulated"), ("real",)),
     VocabularyEntry("prefix caching", ("--enable-prefix-caching",)),
+    VocabularyEntry("draft tokens", _DRAFT_TOKENS),
 )
 
 
@@ -180,6 +191,9 @@ class Catalog:
     subjects: dict[str, Subject] = field(default_factory=dict)
     boolean_flags: set[str] = field(default_factory=set)
     settings: ClaimsSettings = field(default_factory=ClaimsSettings)
+    # Word-like values the recipes of the jobs in scope give each flag or key ("deep_gemm_amxf4_mega_moe",
+    # "TRTLLM_RAGGED"): a text may name the setting by its value alone ("mega-MoE").
+    values: dict[str, set[str]] = field(default_factory=dict)
     _words: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
     _index: dict[str, list[tuple[Subject, int]]] = field(default_factory=dict, repr=False)
 
@@ -214,7 +228,7 @@ class Catalog:
         if not self.settings.abbreviations:
             return subject.words
         out: list[str] = []
-        for part in re.split(r"[-_.]+", subject.name.strip("-")):
+        for part in re.split(r"[-_.]+", (subject.key_path or subject.name).strip("-")):
             if part:
                 low = part.lower()
                 out.extend(self.settings.abbreviations.get(low) or ABBREVIATIONS.get(low, (stem(low),)))
@@ -223,11 +237,21 @@ class Catalog:
         return tuple(out)
 
     def by_identifier(self, token: str) -> list[Subject]:
-        """Subjects an identifier-shaped token names (exactly, or by its canonical words)."""
+        """Subjects an identifier-shaped token names (exactly, or by its canonical words).
+
+        A key of a structured flag value is named by its path (``cudagraph_mode``,
+        ``mla_prefill_backend``) or in full (``--compilation-config.cudagraph_mode``).
+        """
         if token in self.subjects:
             return [self.subjects[token]]
         if token.startswith("--"):
             return []
+        if token.lower() == token and ("_" in token or "." in token):
+            path = token.replace("-", "_")
+            keys = [s for s in self.subjects.values() if s.kind == "key"
+                    and (s.key_path == path or s.key_path.rsplit(".", 1)[-1] == path)]
+            if keys:
+                return keys
         canon = identifier_words(token)
         if token.isupper() or "_" in token and token.upper() == token:
             kinds: tuple[str, ...] = ("env", "var")
@@ -248,6 +272,10 @@ class Catalog:
                 found.extend(s for s in self.subjects.values() if fnmatch.fnmatchcase(s.name, pattern) and s not in found)
             elif pattern in self.subjects and self.subjects[pattern] not in found:
                 found.append(self.subjects[pattern])
+        if len(found) > 1:
+            # An env var that feeds a flag (SYNTHETIC_ACCEPT_LEN -> --speculative-config): the server's setting.
+            served = [s for s in found if s.kind in ("flag", "key")]
+            found = served or found
         if found:
             return found
         concrete = [p for p in entry.patterns if not any(ch in p for ch in "*?[")]
@@ -260,11 +288,27 @@ class Catalog:
         return subject.name in self.boolean_flags
 
 
-def catalog_from(evals: Iterable[Any], settings: ClaimsSettings) -> Catalog:
-    """Subjects of the given RecipeEval objects (None entries are skipped)."""
+def catalog_from(evals: Iterable[Any], settings: ClaimsSettings, valued_by: Iterable[Any] = (),
+                 read_with_default: Iterable[str] = ()) -> Catalog:
+    """Subjects of the given RecipeEval objects (None entries are skipped).
+
+    ``valued_by``: the evaluations whose word-like flag and key values the catalog records (the jobs at
+    the head revision; a value only the base had is not what the text can mean).
+    """
     cat = Catalog(settings=settings)
+    for ev in valued_by:
+        if ev is None:
+            continue
+        for server in ev.servers:
+            for flag in server:
+                if flag.value is not None and flag.value.text and not flag.keys and not flag.value.text.startswith("{"):
+                    _add_value(cat, flag.name, flag.value.text)
+                for k in flag.keys:
+                    if k.value.text and "[" not in k.path:
+                        _add_value(cat, f"{flag.name}.{k.path}", k.value.text)
     valued: set[str] = set()
     flags: set[str] = set()
+    keys: set[str] = set()
     for ev in evals:
         if ev is None:
             continue
@@ -273,11 +317,25 @@ def catalog_from(evals: Iterable[Any], settings: ClaimsSettings) -> Catalog:
                 flags.add(flag.name)
                 if flag.value is not None:
                     valued.add(flag.name)
+                keys.update(f"{flag.name}.{k.path}" for k in flag.keys if "[" not in k.path)
         for name in ev.env:
             cat.add("env", name)
         for name in ev.variables:
             if name not in ev.env:
                 cat.add("var", name)
+    for name in read_with_default:
+        cat.add("env", name)  # read by the recipe's files with a default: ${NAME:-1800}
     for name in flags:
-        cat.add("flag", name, boolean=name not in valued)
+        if "." in name:
+            keys.add(name)  # a key of a structured value the evaluation wrote as a flag of its own
+        else:
+            cat.add("flag", name, boolean=name not in valued)
+    for name in keys:
+        cat.add("key", name)
     return cat
+
+
+def _add_value(cat: Catalog, name: str, text: str) -> None:
+    """Record a value that can name its setting: words joined by ``_`` or ``-`` (not a number, path or JSON)."""
+    if re.fullmatch(r"[A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)+", text):
+        cat.values.setdefault(name, set()).add(text)

@@ -106,7 +106,8 @@ def _field_mentioned(name: str, report: ClaimsReport) -> bool:
         return "image" in kinds or "image" in report.words
     if name in ("tp", "ep", "dp-attn"):
         attr = {"tp": "tp", "ep": "ep", "dp-attn": "dp_attn"}[name]
-        return any(c.kind == "topology" and getattr(c.value, attr) is not None for c in report.claims) or (
+        return any(getattr(par, attr) is not None for c in report.claims for arm in c.scope.arms
+                   for par in (arm.parallel, arm.prefill, arm.decode)) or (
             name == "dp-attn" and bool({"dep", "dpa", "attention"} & report.words))
     if name == "spec-decoding":
         return bool({"mtp", "speculative", "spec", "eagle"} & report.words)

@@ -40,7 +40,6 @@ IMAGE_RE = re.compile(
     r"(?<![\w./:-])(?P<ref>[a-z0-9][a-z0-9._-]*(?:/[a-z0-9][a-z0-9._-]*)+:[A-Za-z0-9][A-Za-z0-9._-]*"
     r"(?:@sha256:[0-9a-f]{64})?)"
 )
-_TOPO_PART = re.compile(r"^(?P<kind>TP|EP|DPA|DEP|TEP|DP)=?(?P<n>\d+)$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -113,19 +112,48 @@ class Concurrency:
 
 
 @dataclass(frozen=True)
-class Topology:
-    """Parallelism named by shorthand: ``TP8/DPA8/EP8`` -> tp 8, ep 8, dp-attn."""
+class Present:
+    """The setting is given at all (``GB-based --hicache-size``, a bare ``disable-radix-cache`` in a list)."""
 
     text: str
-    tp: int | None = None
-    ep: int | None = None
-    dp_attn: bool | None = None
+
+    def describe(self) -> str:
+        return "set"
+
+
+@dataclass(frozen=True)
+class Absent:
+    """The setting is left to the program's default (``keeps the default eval concurrency``)."""
+
+    text: str
+
+    def describe(self) -> str:
+        return "left at its default"
+
+
+@dataclass(frozen=True)
+class Fragment:
+    """Part of a value, as prose shortens it: ``mega-MoE`` of ``deep_gemm_amxf4_mega_moe``, ``TRT-LLM ragged``
+    of ``TRTLLM_RAGGED``, ``20260709`` or ``nightly`` of an image tag."""
+
+    text: str
+    parts: tuple[str, ...]  # the words, lower-case, without separators: ("mega", "moe")
 
     def describe(self) -> str:
         return self.text
 
 
-ClaimValue = Union[Number, Bool, Word, PerConc, Image, Concurrency, Topology]
+@dataclass(frozen=True)
+class ArmName:
+    """A part of the sweep the text says exists (``TP4/EP1``, ``1P4D``); its arms are in the claim's scope."""
+
+    text: str
+
+    def describe(self) -> str:
+        return self.text
+
+
+ClaimValue = Union[Number, Bool, Word, PerConc, Image, Concurrency, ArmName, Present, Absent, Fragment]
 
 
 def _num(text: str) -> float:
@@ -220,36 +248,6 @@ def normalise_image(ref: str) -> str:
     return ref
 
 
-def parse_topology(token: str) -> list[Topology]:
-    """Parallelism shorthands; ``TP2/TP4`` is two alternatives, ``TP8/EP8`` one topology."""
-    parts = re.split(r"[/+]", token)
-    if not parts or any(not _TOPO_PART.match(p) for p in parts):
-        return []
-    kinds = [_TOPO_PART.match(p).group("kind").upper() for p in parts]  # type: ignore[union-attr]
-    nums = [int(_TOPO_PART.match(p).group("n")) for p in parts]  # type: ignore[union-attr]
-    if len(set(kinds)) < len(kinds):
-        # The same kind twice: alternatives (TP2/TP4), each its own topology.
-        if len(set(kinds)) == 1:
-            return [t for p in parts for t in parse_topology(p)]
-        return []
-    tp: int | None = None
-    ep: int | None = None
-    dpa: bool | None = None
-    for kind, n in zip(kinds, nums):
-        if kind == "TP":
-            tp = n
-        elif kind == "EP":
-            ep = n
-        elif kind in ("DPA", "DP"):
-            dpa = True
-            tp = tp if tp is not None else None
-        elif kind == "DEP":
-            tp, ep, dpa = n, n, True
-        elif kind == "TEP":
-            tp, ep, dpa = n, n, False
-    return [Topology(token, tp, ep, dpa)]
-
-
 def number_matches(claim: Number, actual: str) -> bool | None:
     """True/False when ``actual`` is a number, None when it is not (cannot compare)."""
     parsed = parse_number(actual.strip().strip("'\""))
@@ -258,11 +256,16 @@ def number_matches(claim: Number, actual: str) -> bool | None:
     return any(abs(a - c) < 1e-9 for a in parsed.candidates for c in claim.candidates)
 
 
+_DTYPE_ALIASES = {"bfloat16": "bf16", "float16": "fp16", "half": "fp16", "float32": "fp32", "float": "fp32",
+                  "float8": "fp8", "fp8_e4m3fn": "fp8_e4m3"}
+
+
 def dtype_matches(claim: Word, actual: str) -> bool | None:
     a = normalise_word(actual)
     if a in {"auto", ""}:
         return None
-    c = claim.norm
+    a = _DTYPE_ALIASES.get(a, a)
+    c = _DTYPE_ALIASES.get(claim.norm, claim.norm)
     if a == c or a.startswith(c + "_") or c.startswith(a + "_"):
         return True
     return False
@@ -282,3 +285,30 @@ def image_matches(claim: Image, actual: str) -> bool | None:
         return None
     # A digest on one side only: compare the tags.
     return a.split("@", 1)[0] == c.split("@", 1)[0] and ("@" not in a or "@" not in c)
+
+
+def value_words(text: str) -> tuple[str, ...]:
+    """The words of a value, lower-case: ``deep_gemm_amxf4_mega_moe`` -> (deep, gemm, amxf4, mega, moe)."""
+    return tuple(w for w in re.split(r"[^a-z0-9.]+", text.lower()) if w)
+
+
+def parse_fragment(text: str) -> Fragment:
+    return Fragment(text, value_words(text))
+
+
+def fragment_matches(claim: Fragment, actual: str) -> bool:
+    """The fragment's words appear together in the value: ``mega-MoE`` in ``deep_gemm_amxf4_mega_moe``, and
+    ``TRT-LLM ragged`` (trt, llm, ragged) in ``TRTLLM_RAGGED`` (glued words count as one)."""
+    words = value_words(actual)
+    want = "".join(claim.parts)
+    if not want:
+        return False
+    for i in range(len(words)):
+        joined = ""
+        for w in words[i:]:
+            joined += w
+            if joined == want:
+                return True
+            if not want.startswith(joined):
+                break
+    return False

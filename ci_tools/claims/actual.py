@@ -1,0 +1,348 @@
+"""What one job really has for a claim's recipe subject: a server flag, a key of a structured flag value,
+an exported environment variable or a recipe variable.
+
+The value is read from the servers of the role the claim is about (``decode mem-fraction-static``), or
+from every server.  A value that is unknown, or given on one side of an undecidable branch, is unknown:
+it never counts against a claim.  Absence is a fact only where the evaluation saw everything that could
+set the subject: a flag is absent from a server command line that was reached and read in full; an
+environment variable the text names by its identifier is never set when the recipe was evaluated to its
+server with no error and no command whose program is known only at run time.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import Any, Sequence
+
+from ..findings import Location
+from ..matrix import Job
+from ..recipes.model import RecipeEval, ServerFlag, Value, split_address
+from ..recipes.server import UNKNOWN_FLAG
+from .extract import Claim
+from .reads import RecipeReads
+from .values import Absent, Bool, Fragment, Number, PerConc, Present, Word, dtype_matches, fragment_matches, \
+    number_matches, parse_bool, word_matches
+
+# Values a program takes when a flag is not passed at all: "--kv-cache-dtype auto" with no flag is no contradiction.
+_DEFAULT_WORDS = frozenset({"auto", "default", "none", "off", "false", "0"})
+
+
+@dataclass(frozen=True)
+class Actual:
+    """What one job really has for a claim's subject."""
+
+    verdict: bool | None
+    text: str  # for messages: "passes --state-checkpoint-interval-tokens 8192"
+    value: str  # the bare value, for data
+    location: Location | None
+    # A false verdict that is still partly right (some of the points claimed are run): never an error.
+    partial: bool = False
+    label: str = ""  # the arm (and sequence lengths) a unit of an arm or concurrency claim is about
+
+
+UNKNOWN = Actual(None, "", "", None)
+
+
+def recipe_actual(claim: Claim, job: Job, ev: RecipeEval | None, known_keys: Sequence[str] = (),
+                  reads: RecipeReads | None = None) -> Actual:
+    """``known_keys``: the ``--flag.key`` addresses the recipes of every job in the claim's scope give (a job
+    without one that others have does not have that setting).  ``reads``: what the job's recipe files read
+    with a default (a variable they never assign keeps it)."""
+    subject = claim.subject
+    assert subject is not None
+    if subject.kind == "env":
+        setting = _worker_setting(job, subject.name, claim.scope.role)
+        if setting is not None:
+            return setting.judge(claim, job)
+    if ev is None or ev.errors:
+        return UNKNOWN
+    servers = _servers(ev, claim.scope.role)
+    if subject.kind == "flag":
+        return _flag_actual(claim, job, ev, servers)
+    if subject.kind == "key":
+        return _key_actual(claim, job, ev, servers)
+    if subject.kind == "env":
+        envs = [ev.env_of(i) for i in servers] if ev.server_env and servers else [ev.env]
+        values = [env.get(subject.name) for env in envs]
+        if all(v is None for v in values):
+            same = _same_setting_as_key(claim, job, ev, servers, known_keys)
+            if same is not None:
+                return same
+            default = reads.default_of(subject.name) if reads is not None else None
+            if default is not None:
+                shown = f"the recipe leaves {subject.name} at its default {default.default}"
+                return _value_actual(claim, job, Value(default.default, default.location), shown, separator="!")
+            if reads is not None and subject.name in reads.assigned:
+                return UNKNOWN  # assigned where the evaluation did not follow (after the server starts, a branch)
+            return _never_set(claim, ev, f"the recipe never sets {subject.name}")
+        found = [v for v in values if v is not None]
+        return _value_actual(claim, job, found[-1], f"the recipe exports {subject.name}=")
+    v = ev.variables.get(subject.name)
+    if v is None:
+        return UNKNOWN
+    return _value_actual(claim, job, v, f"the recipe sets {subject.name}=")
+
+
+@dataclass(frozen=True)
+class _Setting:
+    text: str
+    where: Location
+
+    def judge(self, claim: Claim, job: Job) -> Actual:
+        shown = f"the config sets {claim.subject.name if claim.subject else ''}={self.text}"
+        if isinstance(claim.value, Present):
+            return Actual(True, shown, self.text, self.where)
+        if isinstance(claim.value, Absent):
+            return Actual(False, shown, self.text, self.where)
+        return compare_text(claim.value, self.text, job, shown, self.where)
+
+
+def _worker_setting(job: Job, name: str, role: str) -> _Setting | None:
+    """``NAME=value`` of a worker's ``additional-settings`` (``DECODE_MTP_SIZE=1``): a config field the job's
+    environment carries to the recipe, known whether or not the recipe could be evaluated."""
+    if not job.multinode:
+        return None
+    found: list[str] = []
+    for worker in (role,) if role else ("prefill", "decode"):
+        settings = (job.fields.get(worker) or {}).get("additional-settings") or []
+        for item in settings:
+            if isinstance(item, str) and item.startswith(f"{name}="):
+                found.append(item.partition("=")[2])
+    if not found or len(set(found)) > 1:
+        return None
+    return _Setting(found[-1], job.row)
+
+
+def _servers(ev: RecipeEval, role: str) -> list[int]:
+    """Indexes of the server command lines a claim about ``role`` reads (every one for no role)."""
+    indexes = list(range(len(ev.servers)))
+    if role and ev.roles:
+        chosen = [i for i in indexes if ev.role_of(i) in (role, "aggregated")]
+        return chosen or indexes
+    return indexes
+
+
+def _flags(ev: RecipeEval, servers: Sequence[int], name: str) -> list[ServerFlag]:
+    return [f for i in servers for f in ev.servers[i] if f.name == name]
+
+
+def _flag_actual(claim: Claim, job: Job, ev: RecipeEval, servers: Sequence[int]) -> Actual:
+    subject = claim.subject
+    assert subject is not None
+    value = claim.value
+    flags = _flags(ev, servers, subject.name)
+    if any(f.conditional for f in flags):
+        return UNKNOWN
+    if not flags:
+        if not absence_known(ev, servers):
+            return UNKNOWN
+        shown = f"the recipe does not pass {subject.name}"
+        if isinstance(value, Bool):
+            return Actual(not value.on, shown, "absent", None)
+        if isinstance(value, Absent):
+            return Actual(True, shown, "absent", None)
+        if isinstance(value, Present) or (claim.explicit and _names_a_setting(value)):
+            return Actual(False, shown, "absent", None)
+        return UNKNOWN
+    flag = flags[-1]
+    if isinstance(value, Absent) and flag.value is not None and (flag.value.text or "").lower() in _DEFAULT_WORDS:
+        return Actual(True, f"the recipe passes {subject.name} {flag.value.text}", flag.value.text or "",
+                      flag.value.location)  # "default KV-cache dtype" and --kv-cache-dtype auto
+    if flag.value is None:
+        if isinstance(value, (Bool, Present)):
+            on = value.on if isinstance(value, Bool) else True
+            return Actual(on, f"the recipe passes {subject.name}", "present", flag.location)
+        if isinstance(value, Absent):
+            return Actual(False, f"the recipe passes {subject.name}", "present", flag.location)
+        return UNKNOWN
+    if not flag.value.known or flag.value.conditional:
+        return UNKNOWN
+    text = flag.value.text or ""
+    if isinstance(value, (Absent, Present)):
+        # Given a value: set (and not left at the default, which the auto-like words were handled as above).
+        return Actual(isinstance(value, Present), f"the recipe passes {subject.name} {text}", text,
+                      flag.value.location)
+    if isinstance(value, Bool):
+        b = parse_bool(text)
+        on = b.on if b is not None else True  # a flag given a value is on
+        return Actual(on == value.on, f"the recipe passes {subject.name} {text}", text, flag.value.location)
+    structured = [(a, v) for i in servers for a in key_addresses(ev.servers[i]) if split_address(a)[0] == subject.name
+                  for _, v in key_values(ev.servers[i], a)]
+    if (structured or text.lstrip().startswith(("{", "["))) and not isinstance(value, (Present, Absent)):
+        # "--speculative-config eagle3": the text names one key's value of a JSON/YAML value.
+        for address, v in structured:
+            if v.known and compare_text(value, v.text or "", job, "", v.location).verdict:
+                return Actual(True, f"the recipe passes {address} {v.text}", v.text or "", v.location)
+        return UNKNOWN
+    return compare_text(value, text, job, f"the recipe passes {subject.name} {text}", flag.value.location)
+
+
+def key_values(server: Sequence[ServerFlag], address: str) -> list[tuple[ServerFlag, Value]]:
+    """Values of ``--flag.key.path`` on one server command line, whichever way the evaluation wrote them:
+    a key of the flag's structured value (:attr:`ServerFlag.keys`) or a flag named by the whole address."""
+    flag_name, path = split_address(address)
+    out = [(f, f.value) for f in server if f.name == address and f.value is not None]
+    out += [(f, k.value) for f in server if f.name == flag_name for k in f.keys if k.path == path]
+    return out
+
+
+def _key_actual(claim: Claim, job: Job, ev: RecipeEval, servers: Sequence[int]) -> Actual:
+    subject = claim.subject
+    assert subject is not None
+    flag_name, path = split_address(subject.name)
+    found = [fv for i in servers for fv in key_values(ev.servers[i], subject.name)]
+    if any(f.conditional for f, _ in found):
+        return UNKNOWN
+    if found:
+        return _value_actual(claim, job, found[-1][1], f"the recipe passes {subject.name} ")
+    flags = _flags(ev, servers, flag_name)
+    # The flag is there with every key known, or not there at all: the key is not set.
+    complete = all(f.value is not None and f.value.known and f.keys for f in flags)
+    if (flags and complete) or (not flags and absence_known(ev, servers)):
+        return _never_set(claim, ev, f"the recipe sets no {subject.name}", known=True)
+    return UNKNOWN
+
+
+def _same_setting_as_key(claim: Claim, job: Job, ev: RecipeEval, servers: Sequence[int],
+                         known_keys: Sequence[str]) -> Actual | None:
+    """An environment variable no recipe sets, given instead as the key of a structured flag value with the same
+    words (``VLLM_MINIMAX_M3_MSA_DECODE_BACKEND`` and ``--attention-config minimax_m3_msa_decode_backend``):
+    judged by that key, on each server the claim is about; None when no server has such a key."""
+    subject = claim.subject
+    assert subject is not None
+    words = _setting_words(subject.name)
+    addresses = {a for a in [*known_keys, *(a for server in ev.servers for a in key_addresses(server))]
+                 if _setting_words(a.rsplit(".", 1)[-1]) == words}
+    if not addresses or not words:
+        return None
+    carriers = {split_address(a)[0] for a in addresses}
+    found: list[Actual] = []
+    for i in servers:
+        keys = [(a, v) for a in sorted(addresses) for _, v in key_values(ev.servers[i], a)]
+        if keys:
+            address, value = keys[-1]
+            found.append(_value_actual(claim, job, value, f"the recipe passes {address} "))
+        elif absence_known(ev, [i]):
+            role = ev.role_of(i)
+            where = f" to the {role} server" if role else ""
+            found.append(Actual(False, f"the recipe sets neither {subject.name} nor a {next(iter(carriers))} key "
+                                       f"for it{where}", "unset", None))
+    if not found:
+        return UNKNOWN
+    false = [a for a in found if a.verdict is False]
+    if false and any(a.verdict for a in found):
+        # Given to some servers of the job and not to others (decode, not prefill): partly right.
+        return replace(false[0], partial=True, value="partly")
+    return false[0] if false else found[0]
+
+
+def key_addresses(server: Sequence[ServerFlag]) -> list[str]:
+    """Every ``--flag.key.path`` of a server command line."""
+    out = [f.name for f in server if "." in f.name]
+    out += [f"{f.name}.{k.path}" for f in server for k in f.keys]
+    return out
+
+
+def _setting_words(name: str) -> tuple[str, ...]:
+    """The words of a setting's name without the program prefix: VLLM_X_Y and x_y are the same words."""
+    words = [w for w in re.split(r"[-_.]+", name.lower()) if w]
+    while words and words[0] in ("vllm", "sglang", "atom", "trtllm", "sgl"):
+        words.pop(0)
+    return tuple(words)
+
+
+def _value_actual(claim: Claim, job: Job, v: Value, shown: str, separator: str = "") -> Actual:
+    if not v.known or v.conditional:
+        return UNKNOWN
+    text = v.text or ""
+    value = claim.value
+    message = shown if separator == "!" else f"{shown}{separator}{text}"
+    if isinstance(value, Present):
+        return Actual(True, message, text, v.location)
+    if isinstance(value, Absent):
+        return Actual(False, message, text, v.location)
+    return compare_text(value, text, job, message, v.location)
+
+
+def _never_set(claim: Claim, ev: RecipeEval, shown: str, known: bool = False) -> Actual:
+    """A subject nothing sets: a contradiction of a value the text names by the subject's identifier."""
+    if not (known or env_complete(ev)):
+        return UNKNOWN
+    value = claim.value
+    if isinstance(value, Absent):
+        return Actual(True, shown, "unset", None)
+    if isinstance(value, Present) or (claim.explicit and _names_a_setting(value)):
+        return Actual(False, shown, "unset", None)
+    return UNKNOWN
+
+
+def _names_a_setting(value: Any) -> bool:
+    """A value the program would not have by default (so naming it says the recipe sets it)."""
+    if isinstance(value, (Number, Fragment)):
+        return True
+    if isinstance(value, Word):
+        return value.norm not in _DEFAULT_WORDS
+    return False
+
+
+def absence_known(ev: RecipeEval, servers: Sequence[int] | None = None) -> bool:
+    """A flag is known to be absent only from a server command line that was reached and read in full.
+
+    When the evaluation never reached a server, or a word of it could not be read (an unknown array
+    spliced in, a flag name from an unknown variable), "not passed" is not a fact but a gap of the
+    evaluation: unknown.
+    """
+    if _script_chain(ev):
+        return False
+    chosen = [ev.servers[i] for i in servers] if servers is not None else ev.servers
+    return bool(chosen) and not any(f.name == UNKNOWN_FLAG and not _positional(f) for server in chosen for f in server)
+
+
+def _script_chain(ev: RecipeEval) -> bool:
+    """A multinode job run through a chain of scripts (the AMD disaggregated launchers): its server
+    arguments also come from model tables the scripts read at run time, so what is missing is not known to
+    be absent.  (An srt-slurm recipe lists every argument in its YAML.)"""
+    return bool(ev.roles) and ev.recipe.endswith(".sh")
+
+
+def _positional(flag: ServerFlag) -> bool:
+    """An unknown word that is one variable of the job's environment (``vllm serve $MODEL_PATH``): the model
+    argument, not a flag the evaluation could not read."""
+    expression = flag.value.expression if flag.value is not None else ""
+    return bool(re.fullmatch(r'"?\$\{?[A-Za-z_][A-Za-z0-9_]*\}?"? \(job environment[^)]*\)', expression))
+
+
+def env_complete(ev: RecipeEval) -> bool:
+    """Every command that could export a variable before the server starts was evaluated."""
+    return bool(ev.servers) and not ev.errors and not ev.opaque_commands and not _script_chain(ev)
+
+
+def compare_text(value: Any, text: str, job: Job, shown: str, where: Location) -> Actual:
+    verdict: bool | None
+    if isinstance(value, Bool):
+        b = parse_bool(text) if text not in ("0", "1") else Bool(text, text == "1")
+        verdict = None if b is None else b.on == value.on
+    elif isinstance(value, Number):
+        verdict = number_matches(value, text)
+    elif isinstance(value, PerConc):
+        conc = job.conc
+        n = number_matches_float(text)
+        verdict = None if conc is None or n is None else abs(n - value.factor * conc) < 1e-9
+    elif isinstance(value, Word):
+        if not value.dtype and number_matches_float(text) is not None:
+            verdict = None  # a word against a number: not a value of this setting ("lower it to collect ...")
+        else:
+            verdict = dtype_matches(value, text) if value.dtype else word_matches(value, text)
+    elif isinstance(value, Fragment):
+        verdict = fragment_matches(value, text)
+    else:
+        verdict = None
+    return Actual(verdict, shown, text, where)
+
+
+def number_matches_float(text: str) -> float | None:
+    try:
+        return float(text.strip().strip("'\""))
+    except ValueError:
+        return None

@@ -1,0 +1,728 @@
+"""Arms: the parts of a sweep a sentence names, and the jobs each one is.
+
+Changelog prose names the rows of a search space by shorthand: a
+parallelism (``TP4``, ``TEP4`` = TP4 with EP4 and no DP-attention, ``DEP8`` =
+DP-attention with EP8, ``DP8``, ``TP8/EP8``, ``TP4/DCP4``, "the TP band",
+"DP-attention"), a KV-offload setting (``GPU-resident``, ``SimpleCPU``,
+``Mooncake``, ``LMCache``, ``HiCache``, ``DRAM``), speculative decoding
+(``MTP``, ``non-MTP``, ``STP``), sequence lengths (``1k1k``, ``8K/1K``), and
+for disaggregated jobs the role of a worker (``decode TP8``,
+``DEP2-prefill/TEP4-decode``) and the worker counts (``1P4D``).  An
+:class:`Arm` is the conjunction of what one such name says; it admits the
+jobs that have every attribute it names.
+
+Designators are read from the words of a clause (:func:`atoms`), adjacent
+ones are joined into groups (:func:`groups`): compatible attributes merge
+(``GPU-resident TP4``, ``TP8, DPA8, EP8``), conflicting ones and ``and``/``or``
+lists are alternatives (``TP4/TP8``, ``both TP4 and TEP4``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any, Mapping, Sequence
+
+from ..matrix import Job
+from .tokens import Tok
+
+# ---------------------------------------------------------------- values
+
+
+@dataclass(frozen=True)
+class Parallel:
+    """The parallelism of one worker (or of a single-node job)."""
+
+    tp: int | None = None
+    ep: int | None = None
+    dp_attn: bool | None = None
+    dcp: int | None = None
+    # Named only as TPn: without DP-attention, unless something else in the group says otherwise.
+    bare_tp: bool = False
+
+    @property
+    def empty(self) -> bool:
+        return self.tp is None and self.ep is None and self.dp_attn is None and self.dcp is None
+
+    def merged(self, other: Parallel) -> Parallel | None:
+        """Both constraints at once, or None when they contradict each other."""
+        out: dict[str, Any] = {}
+        for name in ("tp", "ep", "dp_attn", "dcp"):
+            a, b = getattr(self, name), getattr(other, name)
+            if a is not None and b is not None and a != b:
+                return None
+            out[name] = a if a is not None else b
+        bare = (self.bare_tp or other.bare_tp)
+        return Parallel(out["tp"], out["ep"], out["dp_attn"], out["dcp"], bare)
+
+    def finished(self) -> Parallel:
+        if self.bare_tp and self.dp_attn is None:
+            return replace(self, dp_attn=False, bare_tp=False)
+        return replace(self, bare_tp=False)
+
+    def admits(self, fields: Mapping[str, Any]) -> bool:
+        p = self.finished()
+        if p.tp is not None and fields.get("tp") != p.tp:
+            return False
+        if p.ep is not None and (fields.get("ep") or 1) != p.ep:
+            return False
+        if p.dp_attn is not None and bool(fields.get("dp-attn")) != p.dp_attn:
+            return False
+        if p.dcp is not None and (fields.get("dcp-size") or 1) != p.dcp:
+            return False
+        return True
+
+
+@dataclass(frozen=True)
+class Arm:
+    """What one name of a part of the sweep says about its jobs; unset attributes admit anything."""
+
+    parallel: Parallel = Parallel()  # of a single-node job, or of either worker of a multinode job
+    prefill: Parallel = Parallel()
+    decode: Parallel = Parallel()
+    offload: str | None = None  # "none" (GPU-resident), "dram", or a kv-offload-backend name
+    spec: bool | None = None  # speculative decoding (MTP) or not
+    seq: tuple[int, int] | None = None  # (isl, osl)
+    workers: tuple[int, int] | None = None  # (prefill, decode) num-worker: 1P4D
+    disagg: bool | None = None  # prefill and decode on separate workers (P/D) or aggregated
+    eval_only: bool | None = None  # the eval-only runs ("EVAL_ONLY selects ...", "for eval") or the throughput runs
+    role: str = ""  # the server role a value of this arm is read from ("prefill" | "decode")
+    label: str = field(default="", compare=False)
+
+    @property
+    def empty(self) -> bool:
+        return self == Arm()
+
+    @property
+    def parallelism(self) -> bool:
+        """Names a parallelism or worker counts (an arm whose existence a sentence can assert)."""
+        return self.workers is not None or any(p.tp is not None or p.ep is not None or p.dcp is not None
+                                               for p in (self.parallel, self.prefill, self.decode))
+
+    def merged(self, other: Arm) -> Arm | None:
+        """Both arms' constraints at once; None when they contradict each other."""
+        parallel = self.parallel.merged(other.parallel)
+        prefill = self.prefill.merged(other.prefill)
+        decode = self.decode.merged(other.decode)
+        if parallel is None or prefill is None or decode is None:
+            return None
+        out: dict[str, Any] = {}
+        offload = _merge_offload(self.offload, other.offload)
+        if offload is False:
+            return None
+        out["offload"] = offload
+        for name in ("spec", "seq", "workers", "disagg", "eval_only"):
+            a, b = getattr(self, name), getattr(other, name)
+            if a is not None and b is not None and a != b:
+                return None
+            out[name] = a if a is not None else b
+        if self.role and other.role and self.role != other.role:
+            role = ""
+        else:
+            role = self.role or other.role
+        label = join_labels(self.label, other.label)
+        return Arm(parallel, prefill, decode, out["offload"], out["spec"], out["seq"], out["workers"], out["disagg"],
+                   out["eval_only"], role, label)
+
+    def over(self, inherited: Arm) -> Arm:
+        """This arm with what it leaves open taken from ``inherited`` (its own attributes win)."""
+        merged = inherited.merged(self)
+        if merged is not None:
+            return merged
+        out = self
+        for name in ("offload", "spec", "seq", "workers", "disagg", "eval_only"):
+            if getattr(out, name) is None:
+                out = replace(out, **{name: getattr(inherited, name)})
+        return out
+
+    def admits(self, job: Job) -> bool:
+        f = job.fields
+        if job.multinode:
+            workers = [w for w in (f.get("prefill"), f.get("decode")) if isinstance(w, Mapping)]
+            if not self.parallel.empty and not any(self.parallel.admits(w) for w in workers):
+                return False
+            for role, want in (("prefill", self.prefill), ("decode", self.decode)):
+                w = f.get(role)
+                if not want.empty and not (isinstance(w, Mapping) and want.admits(w)):
+                    return False
+            if self.workers is not None:
+                counts = tuple((f.get(r) or {}).get("num-worker") for r in ("prefill", "decode"))
+                if counts != self.workers:
+                    return False
+        else:
+            if not self.prefill.empty or not self.decode.empty or self.workers is not None:
+                return False
+            if not self.parallel.admits(f):
+                return False
+        if self.offload is not None and not offload_admits(self.offload, job_offload(job)):
+            return False
+        if self.spec is not None and job_spec(job) != self.spec:
+            return False
+        if self.seq is not None and (f.get("isl"), f.get("osl")) != self.seq:
+            return False
+        if self.disagg is not None and bool(f.get("disagg")) != self.disagg:
+            return False
+        if self.eval_only is not None and bool(f.get("eval-only")) != self.eval_only:
+            return False
+        return True
+
+    def both_roles(self) -> Arm | None:
+        """The reading of a multinode arm whose parallelism names no role as that of both workers."""
+        if self.parallel.empty:
+            return None
+        prefill = self.prefill.merged(self.parallel)
+        decode = self.decode.merged(self.parallel)
+        if prefill is None or decode is None:
+            return None
+        return replace(self, parallel=Parallel(), prefill=prefill, decode=decode)
+
+
+def kinds(arm: Arm) -> set[str]:
+    """The kinds of thing an arm names: ``parallel``, ``offload``, ``spec``, ``seq``, ``workers``."""
+    out = {name for name in ("offload", "spec", "seq", "workers", "disagg", "eval_only") if getattr(arm, name) is not None}
+    if not (arm.parallel.empty and arm.prefill.empty and arm.decode.empty):
+        out.add("parallel")
+    return out
+
+
+def share_unnamed(new: Arm, previous: Arm) -> Arm:
+    """A parallel construction shares what the second half leaves unsaid: in "LMCache TP8 points mirror the
+    vllm-simple ladder", the vllm-simple ladder is the TP8 one."""
+    named = kinds(new)
+    out = new
+    if "parallel" not in named:
+        out = replace(out, parallel=previous.parallel, prefill=previous.prefill, decode=previous.decode)
+    for name in ("offload", "spec", "seq", "workers", "disagg", "eval_only"):
+        if name not in named:
+            out = replace(out, **{name: getattr(previous, name)})
+    return out
+
+
+def join_labels(*labels: str) -> str:
+    """``TP8`` and ``8k1k`` -> ``TP8 8k1k``; a label already said is not repeated."""
+    out: list[str] = []
+    for label in labels:
+        if label and not any(label in x for x in out):
+            out = [x for x in out if x not in label] + [label]
+    return " ".join(out)
+
+
+def job_offload(job: Job) -> str:
+    """``none`` or the job's kv-offload backend name (``dram`` when it names none)."""
+    f = job.fields
+    if f.get("kv-offloading") != "dram":
+        return "none"
+    backend = f.get("kv-offload-backend")
+    name = backend.get("name") if isinstance(backend, Mapping) else backend
+    return str(name) if name else "dram"
+
+
+def job_spec(job: Job) -> bool:
+    spec = job.fields.get("spec-decoding")
+    return bool(spec) and spec != "none"
+
+
+def offload_admits(want: str, have: str) -> bool:
+    """``dram`` admits every backend; a backend, and ``none``, admit themselves (``a|b``: either)."""
+    return have != "none" if want == "dram" else have in want.split("|")
+
+
+def _merge_offload(a: str | None, b: str | None) -> str | None | bool:
+    """Both offload constraints at once (``dram`` with a backend is the backend); False when they conflict."""
+    if a is None or b is None:
+        return a if b is None else b
+    if a == "dram" or b == "dram":
+        other = b if a == "dram" else a
+        return False if other == "none" else other
+    common = [x for x in a.split("|") if x in b.split("|")]
+    return "|".join(common) if common else False
+
+
+# ---------------------------------------------------------------- designators
+
+_PAR_PART = re.compile(r"^(?P<kind>TP|EP|DEP|TEP|DPA|DP|DCP|ATTN-DP|ADP)(?:=)?(?P<n>\d+)?$", re.IGNORECASE)
+_SEQ = re.compile(r"^(?P<i>\d+)[kK][-/]?(?P<o>\d+)[kK]$")
+_WORKERS = re.compile(r"^(?P<p>\d+)[pP](?P<d>\d+)[dD]$")
+_DPA_WORDS = {"dp-attention", "dp-attn", "dpa", "dp_attn", "attention-dp", "attn-dp", "dp-attn=true", "dep",
+              "dp-on", "attention_dp", "dp_attention"}
+_NO_DPA_WORDS = {"non-dp", "no-dp", "non-dpa", "no-dpa", "tp-only", "pure-tp", "tp_only", "dp-off", "tep",
+                 "non-dp-attention", "no-dp-attention"}
+BAND_NOUNS = {"band", "bands", "arm", "arms", "path", "branch", "points", "point", "rows", "row", "tier", "sweep",
+               "cells", "lane", "lanes", "side", "mode", "config", "configs", "recipe", "jobs", "job", "档位"}
+ROLE_NOUNS = {"worker", "workers", "environment", "environments", "side", "server", "servers", "instance", "instances",
+              "engine", "engines", "role", "roles", "tier"}
+_NEGATIONS = {"no", "non", "without", "not"}
+_BOOL_WORDS = {"true": True, "on": True, "enabled": True, "false": False, "off": False, "disabled": False}
+# KV-offload names: (how prose writes them, lowercased) -> kv-offload-backend name, "none" or "dram".
+OFFLOAD_NAMES: dict[str, str] = {
+    "gpu-resident": "none", "gpu-only": "none", "hbm-only": "none", "hbm-resident": "none", "no-offload": "none",
+    "kvnone": "none", "on-gpu": "none", "resident": "none",
+    "dram": "dram", "dram-offload": "dram", "cpu-offload": "dram", "kv-offload": "dram", "host-offload": "dram",
+    # vLLM's SimpleCPUOffloadConnector: the configs call it vllm-simple, or native (vLLM's own offloading).
+    "simplecpu": "vllm-simple|native", "simplecpuoffload": "vllm-simple|native",
+    "simplecpu-offload": "vllm-simple|native", "simple-cpu": "vllm-simple|native",
+    "simplecpuoffloadconnector": "vllm-simple|native", "vllm-simple": "vllm-simple",
+    "mooncake": "mooncake", "lmcache": "lmcache", "hicache": "hicache", "vllm-native": "native",
+}
+_RUN_NOUNS = {"run", "runs", "job", "jobs", "mode", "only", "pass", "passes"}
+_DISAGG_WORDS = {"agg": False, "aggregate": False, "aggregated": False, "disagg": True, "disaggregated": True,
+                 "p/d": True, "pd-disaggregation": True}
+# Backends that also move KV between prefill and decode workers: an offload tier only in a clause about offload.
+_TRANSFER_TOO = {"mooncake", "lmcache"}
+_OFFLOAD_CONTEXT = {"offload", "offloading", "kv-offload", "dram", "cpu", "host", "tier", "l2", "hicache", "ladder",
+                    "ladders", "dram-offload", "cpu-offload"}
+_SPEC_WORDS = {"mtp": True, "eagle": True, "eagle3": True, "spec-decoding": True, "speculative": True,
+               "non-mtp": False, "no-mtp": False, "stp": False, "non-spec": False}
+
+
+@dataclass(frozen=True)
+class Atom:
+    """One designator: tokens [start, end) and the arm(s) it names (several: ``TP4/TP8``)."""
+
+    start: int
+    end: int
+    arms: tuple[Arm, ...]
+
+    @property
+    def arm(self) -> Arm:
+        return self.arms[0]
+
+
+def _parallel_token(text: str) -> tuple[Parallel, ...] | None:
+    """``TP8/EP8``, ``TP8/DPA8/EP8``, ``DEP8``, ``TEP4``, ``TP4/DCP4``, ``TP8+DPA``; ``TP4/TP8`` is two."""
+    parts = re.split(r"[/+]", text)
+    if not parts or not all(parts):
+        return None
+    matches = [_PAR_PART.match(p) for p in parts]
+    if any(m is None for m in matches):
+        return None
+    kinds = [m.group("kind").upper() for m in matches if m]
+    nums = [int(m.group("n")) if m and m.group("n") else None for m in matches]
+    if any(n is None and k not in ("DPA", "DEP", "TEP", "DP") for k, n in zip(kinds, nums)):
+        return None  # "EP" alone: not a parallelism
+    if len(kinds) == 1 and nums[0] is None and kinds[0] == "DP":
+        return None  # a bare "DP" is read with the word after it
+    if len(set(kinds)) < len(kinds):
+        if len(set(kinds)) == 1:  # TP4/TP8: alternatives
+            out = [p for part in parts for p in (_parallel_token(part) or ())]
+            return tuple(out) if len(out) == len(parts) else None
+        return None
+    p = Parallel()
+    for kind, n in zip(kinds, nums):
+        part: Parallel
+        if kind == "TP":
+            part = Parallel(tp=n, bare_tp=len(kinds) == 1)
+        elif kind == "EP":
+            part = Parallel(ep=n)
+        elif kind in ("DPA", "DP", "ATTN-DP", "ADP"):
+            # DP8: eight attention ranks; the config writes tp 8 (SGLang, vLLM) or tp 1 per rank (llm-d, TRT).
+            part = Parallel(dp_attn=True)
+        elif kind == "DEP":
+            part = Parallel(ep=n, dp_attn=True)
+        elif kind == "TEP":
+            part = Parallel(tp=n, ep=n, dp_attn=False)
+        else:  # DCP
+            part = Parallel(dcp=n)
+        merged = p.merged(part)
+        if merged is None:
+            return None
+        p = merged
+    return (p,)
+
+
+_ROLE_COUNT = re.compile(r"^(?P<n>\d+)(?P<role>[PD])-(?P<par>.+)$", re.IGNORECASE)
+_WORKERS_PLUS = re.compile(r"^(?P<p>\d+)[pP]\+(?P<d>\d+)[dD]$")
+
+
+def _compound(text: str) -> Arm | None:
+    """Recipe-style names of a disaggregated layout.
+
+    ``1p4d-dep4-tep8`` (workers, then the prefill and the decode parallelism), ``1p5d-tp8`` (one
+    parallelism for both), ``1P-TP4/2D-TP4`` (per role), ``1P+1D``.
+    """
+    m = _WORKERS_PLUS.match(text)
+    if m:
+        return Arm(workers=(int(m.group("p")), int(m.group("d"))), label=text)
+    pieces = text.split("/")
+    if len(pieces) == 2 and all(_ROLE_COUNT.match(x) for x in pieces):
+        counts: dict[str, int] = {}
+        roles: dict[str, Parallel] = {}
+        for piece in pieces:
+            rm = _ROLE_COUNT.match(piece)
+            assert rm is not None
+            par = _parallel_token(rm.group("par"))
+            if par is None or len(par) != 1:
+                return None
+            role = "prefill" if rm.group("role").lower() == "p" else "decode"
+            counts[role], roles[role] = int(rm.group("n")), par[0]
+        if set(counts) != {"prefill", "decode"}:
+            return None
+        return Arm(prefill=roles["prefill"], decode=roles["decode"],
+                   workers=(counts["prefill"], counts["decode"]), label=text)
+    parts = text.split("-")
+    m = _WORKERS.match(parts[0])
+    if len(parts) < 2 or not m:
+        return None
+    pars: list[Parallel] = []
+    arm = Arm(workers=(int(m.group("p")), int(m.group("d"))), label=text)
+    for part in parts[1:]:
+        par = _parallel_token(part)
+        if par is not None and len(par) == 1:
+            pars.append(par[0])
+        elif _SEQ.match(part):
+            sm = _SEQ.match(part)
+            assert sm is not None
+            arm = replace(arm, seq=(int(sm.group("i")) * 1024, int(sm.group("o")) * 1024))
+        elif part.lower() in _SPEC_WORDS:
+            arm = replace(arm, spec=_SPEC_WORDS[part.lower()])
+    if len(pars) == 2:
+        return replace(arm, prefill=pars[0], decode=pars[1])
+    if len(pars) == 1:
+        return replace(arm, parallel=pars[0])
+    return None
+
+
+def _role_split(text: str) -> tuple[str, str] | None:
+    """``DEP2-prefill`` -> (DEP2, prefill); ``decode-TP8`` -> (TP8, decode)."""
+    m = re.match(r"^(?P<a>.+?)[-_](?P<role>prefill|decode)$|^(?P<role2>prefill|decode)[-_](?P<b>.+)$", text, re.I)
+    if not m:
+        return None
+    if m.group("role"):
+        return m.group("a"), m.group("role").lower()
+    return m.group("b"), m.group("role2").lower()
+
+
+def _word_arms(toks: Sequence[Tok], i: int) -> tuple[tuple[Arm, ...], int] | None:
+    """The arm(s) the word at ``i`` names, and how many tokens the name takes."""
+    t = toks[i]
+    low = t.low
+    nxt = toks[i + 1].low if i + 1 < len(toks) else ""
+    prev = toks[i - 1].low if i > 0 else ""
+    if t.kind == "assign":
+        name, _, value = low.partition("=")
+        if name in ("tp", "ep", "dcp", "dcp-size") and value.isdigit():
+            n = int(value)
+            one = Parallel(tp=n) if name == "tp" else Parallel(ep=n) if name == "ep" else Parallel(dcp=n)
+            return (Arm(one, label=t.text),), 1
+        return None
+    if t.kind != "word":
+        return None
+    compound = _compound(t.text)
+    if compound is not None:
+        return (compound,), 1
+    pair = _parallel_token(t.text) if "/" in t.text else None
+    if pair is not None and len(pair) == 2:
+        if i + 1 < len(toks) and toks[i + 1].low in ("prefill/decode", "p/d"):  # "DEP4/DEP16 prefill/decode"
+            return (Arm(prefill=pair[0], decode=pair[1], disagg=True, label=f"{t.text} {toks[i + 1].text}"),), 2
+        if prev in ("p/d", "prefill/decode"):  # "P/D DEP4/DEP8"
+            return (Arm(prefill=pair[0], decode=pair[1], disagg=True, label=f"{toks[i - 1].text} {t.text}"),), 1
+    # Roles glued to a parallelism, several roles in one token: "DEP2-prefill/TEP4-decode".
+    if "/" in t.text and re.search(r"(?:prefill|decode)", low):
+        arm = Arm(label=t.text)
+        for piece in t.text.split("/"):
+            split = _role_split(piece)
+            if split is None:
+                return None
+            par = _parallel_token(split[0])
+            if par is None or len(par) != 1:
+                return None
+            role_arm = Arm(prefill=par[0], label=piece) if split[1] == "prefill" else Arm(decode=par[0], label=piece)
+            merged = arm.merged(role_arm)
+            if merged is None:
+                return None
+            arm = merged
+        return (replace(arm, label=t.text),), 1
+    split = _role_split(t.text)
+    if split is not None:
+        par = _parallel_token(split[0])
+        if par is not None:
+            arms = tuple(Arm(prefill=p, role="prefill", label=t.text) if split[1] == "prefill"
+                         else Arm(decode=p, role="decode", label=t.text) for p in par)
+            return arms, 1
+    negated = prev in _NEGATIONS or (prev in ("kv", "any", "cpu", "host") and i > 1 and toks[i - 2].low in _NEGATIONS)
+    par = _parallel_token(t.text)
+    if par is not None and nxt in ("prefill", "decode"):
+        # "DEP4 prefill / DEP8 decode": the parallelism of that role's workers.
+        label = f"{t.text} {toks[i + 1].text}"
+        return tuple(Arm(prefill=p, role="prefill", label=label) if nxt == "prefill"
+                     else Arm(decode=p, role="decode", label=label) for p in par), 2
+    if par is not None:
+        return tuple(Arm(p, label=t.text) for p in par), 1
+    m = re.match(r"^(?:pure|plain)[-_](?P<rest>.+)$", t.text, re.I)
+    if m and (par := _parallel_token(m.group("rest"))) is not None:
+        return tuple(Arm(replace(p, dp_attn=False, bare_tp=False), label=t.text) for p in par), 1
+    if low in ("ep", "ep1") and negated or low in ("no-ep", "without-ep"):
+        return (Arm(Parallel(ep=1), label=f"{prev} {t.text}" if negated else t.text),), 1
+    m = _SEQ.match(t.text)
+    if m:
+        return (Arm(seq=(int(m.group("i")) * 1024, int(m.group("o")) * 1024), label=t.text),), 1
+    m = _WORKERS.match(t.text)
+    if m:
+        return (Arm(workers=(int(m.group("p")), int(m.group("d"))), label=t.text),), 1
+    if low in ("prefill", "decode") and len(toks) == 1:
+        return (Arm(role=low, label=t.text),), 1  # a heading: "Prefill: gpu-memory-utilization 0.9->0.95"
+    if low in ("prefill", "decode") and _both_roles(toks, i):
+        return None  # "in prefill and decode environments": every server, no narrowing
+    if low in ("prefill", "decode") and prev in ("for", "on", "in", "(") and nxt in ("", ",", ";", ")", "and", "or", "/", "."):
+        return (Arm(role=low, label=t.text),), 1  # "0.85 for decode and 0.7 for prefill", "0.85 (decode)"
+    if low in ("prefill", "decode") and (nxt in ROLE_NOUNS or (i + 1 < len(toks) and _parallel_token(toks[i + 1].text))
+                                         or (i > 0 and (_parallel_token(toks[i - 1].text) or _WORKERS.match(toks[i - 1].text)))):
+        return (Arm(role=low, label=t.text),), 1
+    if low in _DPA_WORDS or (low == "dp" and nxt in ("attention", "attn")) or (low in ("attention", "attn") and nxt == "dp"):
+        width = 2 if low in ("dp", "attention", "attn") else 1
+        on = not negated
+        # "dp-attn false", "dp-attention: off": the value written after the name.
+        k = i + width + (1 if i + width < len(toks) and toks[i + width].text in ("=", ":") else 0)
+        if k < len(toks) and toks[k].low in _BOOL_WORDS:
+            on, width = _BOOL_WORDS[toks[k].low], k + 1 - i
+        return (Arm(Parallel(dp_attn=on), label=" ".join(x.text for x in toks[i:i + width])),), width
+    if low in ("dp", "dpa") and nxt in BAND_NOUNS:
+        return (Arm(Parallel(dp_attn=not negated), label=t.text),), 1
+    if low in _NO_DPA_WORDS:
+        return (Arm(Parallel(dp_attn=False), label=t.text),), 1
+    if low == "tp" and (nxt in BAND_NOUNS or prev == "pure" or nxt == "only"):
+        return (Arm(Parallel(dp_attn=False), label=t.text),), 1
+    offload = OFFLOAD_NAMES.get(low) or OFFLOAD_NAMES.get(low.removesuffix("-offload"))
+    if low == "simple" and nxt == "cpu":  # "Simple CPU KV offloading": vLLM's SimpleCPUOffloadConnector
+        return (Arm(offload="vllm-simple|native", label=f"{t.text} {toks[i + 1].text}"),), 2
+    after = [x.low for x in toks[i + 1:i + 3]]
+    if offload is not None and ("transfer" in after or "connector" in after and offload != "vllm-simple|native"):
+        offload = None  # "Mooncake KV transfer": the disaggregated KV transfer, not an offload tier
+    if offload in _TRANSFER_TOO and not any(x.low in _OFFLOAD_CONTEXT or (OFFLOAD_NAMES.get(x.low) not in (None, offload))
+                                          for k, x in enumerate(toks) if k != i):
+        offload = None  # "Retain the 2P2D ..., TP8/DP8 decode, Mooncake, ...": the P/D transfer
+    if offload is not None:
+        if negated and offload != "none":
+            offload = "none"
+        return (Arm(offload=offload, label=t.text),), 1
+    if low in ("offload", "offloading", "kv-offload", "kv-offloading") and negated:
+        return (Arm(offload="none", label=t.text),), 1
+    if low == "kv-offloading" and nxt in ("none", "dram"):
+        return (Arm(offload=nxt, label=f"{t.text} {nxt}"),), 2
+    if low in _DISAGG_WORDS:
+        return (Arm(disagg=_DISAGG_WORDS[low], label=t.text),), 1
+    if low in ("eval_only", "eval-only") or (low in ("eval", "evals") and (prev == "for" or nxt in _RUN_NOUNS)) or (
+            low == "throughput" and (prev == "for" or nxt in _RUN_NOUNS)):
+        return (Arm(eval_only=low != "throughput", label=t.text),), 1
+    if low in _SPEC_WORDS:
+        spec = _SPEC_WORDS[low]
+        return (Arm(spec=(not spec) if negated else spec, label=t.text),), 1
+    return None
+
+
+def _both_roles(toks: Sequence[Tok], i: int) -> bool:
+    """``prefill and decode``, ``decode/prefill``: the role word at ``i`` is one of a pair naming both."""
+    other = "decode" if toks[i].low == "prefill" else "prefill"
+    lows = [t.low for t in toks]
+    after = lows[i + 1:i + 3]
+    before = lows[max(0, i - 2):i]
+    return (len(after) == 2 and after[0] in ("and", "or", "/", "&") and after[1] == other) or (
+        len(before) == 2 and before[1] in ("and", "or", "/", "&") and before[0] == other)
+
+
+def atoms(toks: Sequence[Tok], live: Sequence[bool]) -> list[Atom]:
+    """Every designator of a token list, skipping tokens that are not ``live`` (masked history)."""
+    out: list[Atom] = []
+    i = 0
+    while i < len(toks):
+        if not live[i]:
+            i += 1
+            continue
+        found = _word_arms(toks, i)
+        if found is None:
+            i += 1
+            continue
+        arms, width = found
+        out.append(Atom(i, i + width, arms))
+        i += width
+    return _bare_tp(toks, live, out)
+
+
+def _bare_tp(toks: Sequence[Tok], live: Sequence[bool], found: list[Atom]) -> list[Atom]:
+    """A bare ``TP`` listed next to another band (``both TP and DEP``) is the band without DP-attention."""
+    taken = {k for a in found for k in range(a.start, a.end)}
+    extra: list[Atom] = []
+    for i, t in enumerate(toks):
+        if t.text != "TP" or not live[i] or i in taken:
+            continue
+        near = [a for a in found if (a.end <= i and all(toks[k].low in _GLUE_LIST | {","} for k in range(a.end, i)))
+                or (a.start > i and all(toks[k].low in _GLUE_LIST | {","} for k in range(i + 1, a.start)))]
+        if any(a.arm.parallel.dp_attn is not None for a in near):
+            extra.append(Atom(i, i + 1, (Arm(Parallel(dp_attn=False), label="TP"),)))
+    return sorted([*found, *extra], key=lambda a: a.start)
+
+
+# Words that may stand between the designators of one group.
+_GLUE_MERGE = {"/", ",", "+", "-", "with", "w/", "&"}
+_GLUE_LIST = {"and", "or", "vs", "vs.", "versus", "both", "either", "和", "及", "或"}
+_GLUE_SKIP = {"the", "a", "an", "at", "on", "native", "plain", "pure", "full", "single", "one", "each", "every", "all",
+              "attention", "moe"}
+
+
+@dataclass(frozen=True)
+class Group:
+    """Adjacent designators read as one name: its arms are alternatives (each a part of the sweep)."""
+
+    start: int  # token range [start, end)
+    end: int
+    arms: tuple[Arm, ...]
+    # The other reading, where designators joined by "," or "+" are items of a list rather than one arm
+    # ("DEP16/DEP32 + TP=4", "TP4/DEP4 prefill, ..., hicache"); the same as ``arms`` when there is none.
+    loose: tuple[Arm, ...] = ()
+
+
+def attributes(arm: Arm) -> set[str]:
+    """The attributes an arm sets (``tp``, ``dp_attn``, ``offload``, ...), to tell a list from a qualifier."""
+    out = {f"{role}.{name}" for role, par in (("", arm.parallel), ("prefill", arm.prefill), ("decode", arm.decode))
+           for name in ("tp", "ep", "dp_attn", "dcp") if getattr(par, name) is not None}
+    out |= {name for name in ("offload", "spec", "seq", "workers", "disagg", "eval_only") if getattr(arm, name) is not None}
+    return out
+
+
+def _item_arms(atoms_: list[Atom], joins: list[list[str]]) -> list[Arm]:
+    """The arms of one list item: its atoms together ("TP8 GPU-resident"), "+/-" as with and without."""
+    out = list(atoms_[0].arms)
+    for atom, between in zip(atoms_[1:], joins):
+        if "".join(between) == "+/-":
+            out = out + [m for a in out for b in atom.arms if (m := a.merged(b)) is not None]
+            continue
+        merged = [m for a in out for b in atom.arms if (m := a.merged(b)) is not None]
+        out = merged if len(merged) == len(out) * len(atom.arms) else out + list(atom.arms)
+    return out
+
+
+def _combine_items(items: list[list[Arm]], listed: bool) -> list[Arm]:
+    """List items as arms.
+
+    Items naming the same kinds of thing are alternatives ("TP8 GPU-resident, DEP8 Mooncake"), unless each
+    sets other attributes of one arm and nothing says "and"/"or" ("TP8, DPA8, EP8"); items of different
+    kinds multiply ("1k1k and 8k1k, TP4 and TP8" is four arms).
+    """
+    dims: list[tuple[frozenset[str], list[list[Arm]]]] = []
+    previous: list[Arm] = []
+    for item in items:
+        sig = frozenset(k for a in item for k in kinds(a))
+        before = frozenset(k for a in previous for k in kinds(a))
+        if listed and previous and sig & before and sig < before and len(previous) == 1:
+            # "disaggregated TP4 and DEP16": the second item is disaggregated too.
+            item = [share_unnamed(a, previous[0]) for a in item]
+            sig = before
+        previous = item
+        # Items naming a kind of thing an earlier dimension names are its alternatives ("TP4, TEP8, and
+        # DEP4/DEP16 prefill/decode" is one list though the last item also says P/D).
+        dim = next((d for d in dims if d[0] == sig or (listed and d[0] & sig)), None)
+        if dim is None:
+            dims.append((sig, [item]))
+        else:
+            dim[1].append(item)
+    out = [Arm()]
+    for _, dim_items in dims:
+        alternatives = [a for item in dim_items for a in item]
+        one = _one_arm(dim_items) if not listed else None
+        choices = [one] if one is not None else alternatives
+        out = [m for a in out for b in choices if (m := a.merged(b)) is not None] or out
+    return out
+
+
+def _one_arm(items: list[list[Arm]]) -> Arm | None:
+    """Items that each set other attributes of a single arm ("TP8, DPA8, EP8"), merged; else None."""
+    if len(items) < 2 or any(len(item) != 1 for item in items):
+        return None
+    arm = items[0][0]
+    seen = attributes(arm)
+    for item in items[1:]:
+        other = item[0]
+        merged = arm.merged(other)
+        if merged is None or (seen & attributes(other) and merged != arm):
+            return None
+        seen |= attributes(other)
+        arm = replace(merged, label=join_labels(arm.label, other.label))
+    return arm
+
+
+def without_ep_if_contrasted(arm: Arm, others: Sequence[Arm]) -> Arm:
+    """A bare TPn among other arms of which one has expert parallelism is the arm without it."""
+    if arm.parallel.bare_tp and arm.parallel.ep is None and any(
+            (o.parallel.ep or 1) > 1 or (o.prefill.ep or 1) > 1 or (o.decode.ep or 1) > 1 for o in others):
+        return replace(arm, parallel=replace(arm.parallel, ep=1))
+    return arm
+
+
+def groups(toks: Sequence[Tok], found: Sequence[Atom]) -> list[Group]:
+    """Atoms joined where only glue separates them: items of a list, each item the atoms written together."""
+    out: list[Group] = []
+    members: list[tuple[Atom, list[str]]] = []  # each atom with the words between it and the one before
+
+    def close() -> None:
+        if members:
+            out.append(_group(members))
+
+    for atom in found:
+        if members:
+            last = members[-1][0]
+            between = [t.low for t in toks[last.end:atom.start]]
+            as_list = any(w in _GLUE_LIST for w in between)
+            # "A and B" is a list only of the same kind of thing ("TP4 and TEP4", "SimpleCPU and Mooncake");
+            # "... with EP1 and DEP points" ends one arm and starts another.
+            same_kind = bool(attributes(last.arm) & attributes(atom.arm)) or (_complete(last.arm) and _complete(atom.arm))
+            if (all(w in _GLUE_MERGE | _GLUE_LIST | _GLUE_SKIP for w in between) and len(between) <= 4
+                    and (not as_list or same_kind)):
+                members.append((atom, between))
+                continue
+            close()
+        members = [(atom, [])]
+    close()
+    return [_contrast_defaults(g) for g in out]
+
+
+def _group(members: list[tuple[Atom, list[str]]]) -> Group:
+    def items(separators: set[str]) -> tuple[list[list[Arm]], bool]:
+        out: list[list[Arm]] = []
+        cur: list[Atom] = []
+        joins: list[list[str]] = []
+        listed = False
+        for atom, between in members:
+            if cur and (set(between) & separators or set(between) & _GLUE_LIST):
+                listed = listed or bool(set(between) & _GLUE_LIST)
+                out.append(_item_arms(cur, joins))
+                cur, joins = [], []
+            elif cur:
+                joins.append(between)
+            cur.append(atom)
+        out.append(_item_arms(cur, joins))
+        return out, listed
+
+    tight, listed = items({","})
+    loose, _ = items({",", "+"})
+    start, end = members[0][0].start, members[-1][0].end
+    return Group(start, end, tuple(_combine_items(tight, listed)), tuple(_combine_items(loose, True)))
+
+
+def _complete(arm: Arm) -> bool:
+    """A whole parallelism (``TP8``, ``DEP8``, ``TEP4``, ``DEP8 decode``), not one attribute of one (``EP1``, ``DPA``)."""
+    return any(p.tp is not None or (p.ep is not None and p.dp_attn is not None)
+               for p in (arm.parallel, arm.prefill, arm.decode))
+
+
+def _contrast_defaults(group: Group) -> Group:
+    """In ``TP4 and TEP4``, the bare TP4 is the arm without expert parallelism."""
+    eps = {a.parallel.ep for a in group.arms if a.parallel.ep is not None and a.parallel.ep > 1}
+    if not eps:
+        return group
+
+    def default(arms: tuple[Arm, ...]) -> tuple[Arm, ...]:
+        return tuple(replace(a, parallel=replace(a.parallel, ep=1)) if a.parallel.bare_tp and a.parallel.ep is None
+                     else a for a in arms)
+
+    return replace(group, arms=default(group.arms), loose=default(group.loose))
+
+
+def finish(arm: Arm) -> Arm:
+    """The arm as jobs are matched against it: defaults applied, a parallelism named with a role given to it."""
+    if arm.role and not arm.parallel.empty:
+        moved = (arm.prefill if arm.role == "prefill" else arm.decode).merged(arm.parallel)
+        if moved is not None and arm.role == "prefill":
+            arm = replace(arm, parallel=Parallel(), prefill=moved)
+        elif moved is not None:
+            arm = replace(arm, parallel=Parallel(), decode=moved)
+    return replace(arm, parallel=arm.parallel.finished(), prefill=arm.prefill.finished(), decode=arm.decode.finished())

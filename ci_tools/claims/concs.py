@@ -1,0 +1,83 @@
+"""Concurrencies as prose writes them: ``conc 4-64``, ``c48 and above``, ``conc-list [1, 2, 4]``, ``c1/2/4``."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .sentences import Clause
+from .values import Concurrency
+
+_CONC_LIST = r"\[?\s*\d+(?:\s*(?:,\s*(?:and\s+|or\s+)?|/|\s+and\s+|\s+or\s+|\.\.|-|–|\s+to\s+|\s+through\s+)\s*\d+)*\s*\]?"
+_CONC_RE = re.compile(
+    r"(?<![\w-])(?:conc(?:urrenc(?:y|ies))?(?:-list)?|并发)\s*(?:=|:|of|-(?=\d))?\s*(?P<list>" + _CONC_LIST + r")(?![\w.])",
+    re.IGNORECASE,
+)
+_C_RE = re.compile(r"(?<![\w/.-])c(?P<list>\d+(?:\s*(?:/|-|–)\s*c?\d+|,\s*c\d+)*)(?![\w.])")
+# Capitals only as a list ("C1/C2/C4"), or alone in a clause that has such a list ("TP8 C1 and TP4
+# C1/C5/C10"): a lone "C4" elsewhere may be something else (a dataset, a compiler).
+_CAPITAL_C_LIST = re.compile(r"(?<![\w/.-])C(?P<list>\d+(?:/C\d+)+)(?![\w.])")
+_CAPITAL_C = re.compile(r"(?<![\w/.-])C(?P<list>\d+(?:/C\d+)*)(?![\w.])")
+_AT_LEAST = re.compile(r"\s*(?:and above|and higher|or above|or higher|or more|\+|及以上|以上)")
+_ONLY_AFTER = re.compile(r"\s*\)?\s*only\b", re.IGNORECASE)
+_ONLY_BEFORE = re.compile(r"\bonly\s+(?:at\s+|on\s+|the\s+)?$", re.IGNORECASE)
+# A list that adds points to a sweep names some of its points, not all of them.
+_ADDITIVE = re.compile(r"\b(?:add|adds|added|adding|extend\w*|includ\w*|plus|also|new|more|extra|additional|"
+                       r"append\w*|insert\w*|e\.g\.|such as|including|like)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class ConcSpec:
+    value: Concurrency
+    start: int  # character offsets in the source text
+    end: int
+    exhaustive: bool  # the text names every point of its arm: a list, a range, or "only"
+
+
+def parse_conc(text: str) -> tuple[tuple[int, ...], bool]:
+    body = text.strip().strip("[]")
+    is_range = bool(re.search(r"\d\s*(?:-|–|\.\.|\bto\b|\bthrough\b)\s*c?\d", body))
+    values = tuple(int(v) for v in re.findall(r"\d+", body))
+    if is_range and len(values) == 2:
+        return values, True
+    if is_range:
+        return (), False  # "4-8, 16": too irregular to read
+    return values, False
+
+
+def conc_specs(clause: Clause) -> list[ConcSpec]:
+    """Every concurrency spec of a clause, in reading order."""
+    text = clause.source.text
+    out: list[ConcSpec] = []
+    seen: list[tuple[int, int]] = []
+    additive = bool(_ADDITIVE.search(clause.text))
+    capitals = _CAPITAL_C if _CAPITAL_C_LIST.search(text, clause.start, clause.end) else _CAPITAL_C_LIST
+    for rx in (_CONC_RE, _C_RE, capitals):
+        for m in rx.finditer(text, clause.start, clause.end):
+            a, b = m.start(), m.end()
+            if any(a < e and s < b for s, e in seen):
+                continue
+            values, is_range = parse_conc(m.group("list"))
+            if not values:
+                continue
+            tail = _AT_LEAST.match(text, b, clause.end)
+            at_least = values[-1] if tail and len(values) == 1 else None
+            if tail:
+                b = tail.end()
+            seen.append((a, b))
+            only = bool(_ONLY_AFTER.match(text, b, clause.end) or _ONLY_BEFORE.search(text, clause.start, a))
+            exhaustive = at_least is None and (only or ((is_range or len(values) > 1) and not additive))
+            out.append(ConcSpec(Concurrency(text[a:b], values, is_range, at_least), a, b, exhaustive))
+    out.sort(key=lambda s: s.start)
+    return out
+
+
+def doubling(lo: int, hi: int) -> list[int]:
+    """The points of a range as the sweep generator steps it (each twice the one before)."""
+    out: list[int] = []
+    v = lo
+    while 0 < v < hi:
+        out.append(v)
+        v *= 2
+    out.append(hi)
+    return out

@@ -1,0 +1,232 @@
+"""Which words of a clause speak of the new state, and which of history, reports or other programs.
+
+Masked (never read as claims): the ``from`` side of ``from A to B``, the left
+of ``A → B``, the ``X`` of ``replace X with Y``, of ``instead of X`` and of
+``<verb> X to Y`` when X is a value or an arm ("scaling TP2 to TP4"),
+parentheticals that give the old value ("(was 4)"), quoted text (somebody
+else's words), and symbolic values (``--ep-size EP_SIZE``).
+
+Silent clauses (every word masked): what was tried, failed, removed or was
+the case before ("killed the engine", "to be re-attempted", "dropped rather
+than ported"), counterfactuals and conditions ("if", "would"), what the text
+says a program does by default ("defaults to 5s"), what was not adopted, and
+reports of a run ("validated across ... in a past run", "measured",
+"caught").  A clause introduced by ``:`` after a clause that drops or
+rejects something explains it, and is silent too.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Container, Sequence
+
+from .sentences import Clause, SourceText
+from .subjects import CONTRACT_NAMES
+from .tokens import Tok
+
+# A clause reporting what failed, was tried, was removed, was the case before, or what would be.
+_REJECT = (r"kill(?:s|ed)?|crash(?:es|ed)?|ooms?|oom-kills?|oomed|oom-killed|fail(?:s|ed|ing|ure|ures)?|hang(?:s|ing)?|"
+           r"reject(?:s|ed)?|cannot|can't|tried|no longer|regress\w*|remov(?:e|es|ed|ing)|drop(?:s|ped|ping)?|"
+           r"delet(?:e|es|ed|ing)|exclud(?:e|es|ed|ing)|retir(?:e|es|ed|ing)|revert(?:s|ed|ing)?|not|never|"
+           r"broke|broken|re-attempt\w*|reattempt\w*|attempt(?:s|ed|ing)?|ruled out|postponed|deferred|"
+           r"deprecat\w*|neither|nor|die|dies|died|dying")
+_SKIP_CLAUSE = re.compile(
+    r"\b(?:" + _REJECT + r"|could|would|previously|formerly|used to|originally|if|unless|was|were|tbd|todo|maybe|"
+    r"might|should|negative|claim(?:s|ed|ing)?|says|said|stating|contradict\w*|disagree\w*|"
+    r"mismatch\w*|discrepanc\w*|defaults? to|by default|default(?:s|ed)? (?:of|is)|bisect\w*|gibberish|"
+    r"garbled|garbage|pending|follow-up|followup|later PR|future)\b|n't"
+    r"|之前|此前|以前|原先|曾经|删除|移除|去掉|不|未|没有|若|如果",
+    re.IGNORECASE,
+)
+# A clause that drops or rejects something: a clause after its ":" explains why, and is silent too.
+_REJECTS = re.compile(r"\b(?:" + _REJECT + r")\b|n't", re.IGNORECASE)
+# Reports of a run: what was measured or observed, not what the recipe is set to.  A word of this
+# list silences its clause unless a determiner makes it an adjective ("the validated DEP run").
+_REPORT_WORDS = frozenset({
+    "validated", "verified", "measured", "tested", "observed", "reproduced", "caught", "showed", "shows",
+    "returned", "returns", "peaked", "peaks", "reached", "completed", "benchmarked", "profiled", "confirmed",
+    "achieved", "scored", "scores", "ran", "saw", "seen", "succeeded", "delivered", "yielded", "outperforms",
+    "characterized", "characterised", "characterizes", "sustained",
+    "dominated", "tok/s", "tokens/s", "tps", "gsm8k", "exact-match", "run-to-run", "bring-up",
+})
+_STATUS_WORDS = frozenset({"validated", "verified", "tested", "proven"})
+_DETERMINERS = frozenset({"the", "a", "an", "this", "that", "these", "those", "our", "its", "their", "locally"})
+_QUOTED = re.compile(r"(?<![\w])'[^'\n]*\s[^'\n]*'(?![\w])|\"[^\"\n]*\s[^\"\n]*\"|“[^”]*”|「[^」]*」|‘[^’]*\s[^’]*’")
+FROM = {"from", "从"}
+TO = {"to", "into", "为", "到", "改为", "切换为", "切换到", "换成", "变为"}
+# Verbs whose direct object is the old state when a "to"/"into" follows: "scale TP2 to TP4".
+_CHANGE_VERBS = frozenset({
+    "scale", "scales", "scaled", "scaling", "move", "moves", "moved", "moving", "switch", "switches", "switched",
+    "switching", "change", "changes", "changed", "changing", "bump", "bumps", "bumped", "bumping", "raise",
+    "raises", "raised", "raising", "lower", "lowers", "lowered", "lowering", "increase", "increases",
+    "increased", "increasing", "decrease", "decreases", "decreased", "decreasing", "reduce", "reduces",
+    "reduced", "reducing", "grow", "grows", "grew", "growing", "shrink", "shrinks", "shrank", "shrinking",
+    "expand", "expands", "expanded", "expanding", "migrate", "migrates", "migrated", "migrating", "convert",
+    "converts", "converted", "converting", "collapse", "collapses", "collapsed", "collapsing", "upgrade",
+    "upgrades", "upgraded", "upgrading", "downgrade", "downgrades", "downgraded", "go", "goes", "went", "going",
+})
+_FIX_VERBS = frozenset({"fix", "fixes", "fixed", "fixing", "avoid", "avoids", "prevent", "prevents", "work-around"})
+_OBJECT_SKIP = frozenset({"the", "a", "an", "every", "each", "all", "both", "its", "their", "our", "this", "that"})
+
+
+def reports(toks: Sequence[Tok]) -> bool:
+    """The clause reports a run (what was measured or seen), not what the recipe is set to."""
+    for i, t in enumerate(toks):
+        # "the validated DEP run" names a run by its status; "the measured frontier" reports one.
+        adjective = t.low in _STATUS_WORDS and i > 0 and toks[i - 1].low in _DETERMINERS
+        if t.low in _REPORT_WORDS and not adjective:
+            return True
+    return False
+
+
+def skip_clause(whole: str, toks: Sequence[Tok]) -> bool:
+    """The clause reports history, a failure, a condition or a run, so it claims nothing about the new state."""
+    return bool(_SKIP_CLAUSE.search(whole)) or reports(toks)
+
+
+def rejects(whole: str) -> bool:
+    """The clause drops, rejects or reports a failure of something (a clause after its ``:`` explains it)."""
+    return bool(_REJECTS.search(whole))
+
+
+def _next_char(text: str, i: int) -> str:
+    while i < len(text) and text[i] in " \t\n\"'":
+        i += 1
+    return text[i] if i < len(text) else ""
+
+
+def _previous_char(text: str, i: int) -> str:
+    i -= 1
+    while i >= 0 and text[i] in " \t\n\"'":
+        i -= 1
+    return text[i] if i >= 0 else ""
+
+
+def explains_previous(clause: Clause) -> bool:
+    """The clause follows a ``:`` (it elaborates on the one before it)."""
+    return _previous_char(clause.source.text, clause.start) in (":", "：")
+
+
+def introduces_list(clause: Clause) -> bool:
+    """A ``:`` follows the clause: what comes after it, up to the end of the sentence, elaborates on it."""
+    return _next_char(clause.source.text, clause.end) in (":", "：")
+
+
+def ends_with_semicolon(clause: Clause) -> bool:
+    """The sentence of this (last) clause ends with ``;``: the next one continues the same list."""
+    return _next_char(clause.source.text, clause.end) in (";", "；")
+
+
+def mask_history(toks: Sequence[Tok], clause: Clause, value_like: Sequence[bool], open_from: bool = False,
+                 designated: Sequence[bool] = ()) -> list[bool]:
+    """Per token: True when the token speaks of the old state or of somebody else's words.
+
+    ``value_like[i]`` says whether token ``i`` is a value or a designator (for ``<verb> X to Y``).
+    ``open_from``: a ``from`` of an earlier clause of the sentence has not met its ``to`` yet
+    ("from key-a: image-1 / key-b: image-2 to image-3"): the clause is masked up to it.
+    """
+    lows = [t.low for t in toks]
+    n = len(toks)
+    masked = [False] * n
+    designated = list(designated) or [False] * n
+    if open_from:
+        end = next((k for k, t in enumerate(toks) if lows[k] in TO or t.kind == "arrow"), n)
+        for k in range(end):
+            masked[k] = True
+    if lows[:1] and lows[0] in _FIX_VERBS and not any(w in TO or w == "=" for w in lows):
+        # "Fix the 8k1k conc-500 straggler tail": the problem fixed, not a setting.
+        return [True] * n
+    for i, low in enumerate(lows):
+        if low in FROM or (toks[i].kind == "cjk" and toks[i].text.startswith("从")):
+            j = next((k for k in range(i + 1, n) if lows[k] in TO or toks[k].kind == "arrow"
+                      or (toks[k].kind == "cjk" and any(toks[k].text.startswith(w) for w in TO))), None)
+            if j is not None:
+                for k in range(i + 1, j):
+                    masked[k] = True
+        if low in {"replace", "replaces", "replacing", "替换"}:
+            j = next((k for k in range(i + 1, n) if lows[k] in {"with", "by", "为"}), None)
+            if j is not None:
+                for k in range(i + 1, j):
+                    masked[k] = True
+        if ((low in {"instead", "rather"} and i + 1 < n and lows[i + 1] in {"of", "than"})
+                or low in {"vs", "versus", "vs.", "unlike"}):
+            for k in range(i, n):
+                if toks[k].text in {",", ";"}:
+                    break
+                masked[k] = True
+        if toks[i].kind == "arrow" and i > 0:
+            masked[i - 1] = True
+        if low in _CHANGE_VERBS:
+            _mask_changed_object(toks, lows, i, value_like, masked)
+        if low in {"fix", "fixes", "fixing", "avoid", "avoids", "avoiding", "prevent", "prevents", "preventing",
+                   "workaround", "work-around"} and i > 0 and lows[i - 1] in {"to", "that", "which", "for", "and"}:
+            # "... to fix scheduler ValueError with hybrid KV cache manager": the problem, not the setting.
+            for k in range(i, n):
+                masked[k] = True
+        if low in ("through", "thru", "till", "until") and 0 < i < n - 1 and designated[i - 1] and designated[i + 1]:
+            # "1P1D through 3P2D": a range of layouts, neither end the only one.
+            masked[i - 1] = masked[i + 1] = True
+        if low == "up" and i + 1 < n and lows[i + 1] == "to" and any(w in FROM for w in lows[:i]):
+            # "from 1P1D up to 8P1D": a range of layouts; neither end is the one the change sets.
+            for k in range(i, min(n, i + 3)):
+                masked[k] = True
+    for m in re.finditer(r"\((?:was|previously|formerly|from|vs\.?|default|before|old)\b[^)]*\)", clause.text, re.I):
+        a, b = clause.start + m.start(), clause.start + m.end()
+        for k, t in enumerate(toks):
+            if t.start >= a and t.end <= b:
+                masked[k] = True
+    # Quoted text is somebody else's words ('... zero request equivalence ...'), not a claim.
+    for a, b in _quoted_spans(clause.source):
+        for k, t in enumerate(toks):
+            if t.start >= a and t.end <= b:
+                masked[k] = True
+    return masked
+
+
+def leaves_from_open(toks: Sequence[Tok]) -> bool:
+    """A ``from`` with no ``to`` after it in the clause (its ``to`` is in a later clause, if anywhere)."""
+    lows = [t.low for t in toks]
+    last_from = max((k for k, w in enumerate(lows) if w in FROM), default=-1)
+    return last_from >= 0 and not any(w in TO or toks[k].kind == "arrow" for k, w in enumerate(lows) if k > last_from)
+
+
+def _mask_changed_object(toks: Sequence[Tok], lows: Sequence[str], verb: int, value_like: Sequence[bool],
+                         masked: list[bool]) -> None:
+    """``scaling TP2 to TP4``, ``bump 0.85 -> 0.9``: the verb's object before ``to`` is the old state."""
+    k = verb + 1
+    while k < len(toks) and lows[k] in _OBJECT_SKIP:
+        k += 1
+    start = k
+    while k < len(toks) and (value_like[k] or toks[k].text in {"/", ","}):
+        k += 1
+    if k > start and k < len(toks) and (lows[k] in TO or toks[k].kind == "arrow"):
+        for x in range(start, k):
+            masked[x] = True
+        # "scaling TP2 to TP4 and TP4 to TP8": each further "and A to B" pair is another transition.
+        k += 1
+        while k < len(toks) and value_like[k]:
+            k += 1
+        if k + 2 < len(toks) and lows[k] == "and" and value_like[k + 1]:
+            _mask_changed_object(toks, lows, k, value_like, masked)
+
+
+@functools.lru_cache(maxsize=512)
+def _quoted_in(text: str) -> tuple[tuple[int, int], ...]:
+    return tuple((m.start(), m.end()) for m in _QUOTED.finditer(text))
+
+
+def _quoted_spans(source: SourceText) -> tuple[tuple[int, int], ...]:
+    """Spans of the quoted passages of a text (a quote may open in an earlier clause)."""
+    return _quoted_in(source.text)
+
+
+def symbolic(text: str, names: Container[str] = frozenset()) -> bool:
+    """A placeholder written where a value would be: ``$CONC``, ``<n>``, or the name of a variable (``EP_SIZE``).
+
+    ``names``: the variables the recipes know; an upper-case word that is none of them (``AITER``,
+    ``FULL_DECODE_ONLY``) is a value.
+    """
+    if text.startswith("$") or re.fullmatch(r"<[^>]+>|\{[A-Z][A-Z0-9_]*\}", text):
+        return True
+    return bool(re.fullmatch(r"[A-Z][A-Z0-9_]*", text)) and (text in names or text in CONTRACT_NAMES)

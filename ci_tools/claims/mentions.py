@@ -1,0 +1,259 @@
+"""Where a clause names a subject: identifiers, vocabulary terms, words derived from identifiers.
+
+Identifiers first (``--flag``, ``--flag=v``, ``NAME=v``, ``NAME``,
+``max-num-seqs``, ``--compilation-config.cudagraph_mode``), then vocabulary
+terms (TBO, EPLB, "acceptance length"), then runs of at least two
+consecutive words of one subject's identifier ("state checkpoint interval").
+A phrase that fits several subjects equally well is kept with all of them;
+the extractor reports it as unverified, never as a claim.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .subjects import Catalog, Subject, VocabularyEntry, stem
+from .tokens import Reading
+from .values import fragment_matches, parse_fragment
+
+
+@dataclass
+class Mention:
+    start: int  # token index range [start, end)
+    end: int
+    subjects: list[Subject]
+    phrase: str
+    via: str  # "identifier" | "vocabulary" | "words"
+    vocab: VocabularyEntry | None = None
+    attached: str | None = None  # value written into the token (--flag=v, NAME=v)
+
+
+@dataclass
+class Found:
+    """What :func:`find_mentions` saw besides mentions: every word (for undocumented changes) and names without a subject."""
+
+    words: set[str]
+    unknown_names: list[tuple[str, int]]  # (name, token index): a spelled identifier no recipe in scope has
+    several: list[tuple[str, int, int, tuple[str, ...]]]  # (term, start, end, candidates): vocabulary without one subject
+
+
+# Fields of a config's scenario block that prose names by their key: judged against the job's block.
+BLOCK_FIELDS = frozenset({"dram-utilization"})
+# Words that cannot name a subject on their own: a derived match needs one other word.
+GENERIC_WORDS = {"no", "enable", "disable", "use", "set", "max", "min", "num", "size", "mode", "type", "config",
+                 "path", "value", "default", "per", "total", "count", "is", "of"}
+_IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)+$")
+
+
+# Hyphenated words that name things other than server flags: scenarios, configs, frameworks, hardware.
+_NOT_FLAG_WORDS = re.compile(r"fp4|fp8|bf16|mxfp|nvfp|mi3\d\d|[bh][12]00|gb[23]00|b300|rtx|sglang|vllm|trt|atom|dynamo|"
+                             r"seq-len|agentic|coding|dsv4|dsr1|kimi|qwen|glm|minimax|llama|gpt|deepseek|srt-slurm|"
+                             r"nvidia|amd|rocm|cuda\d|cu1\d|nightly|\.sh$|\.ya?ml$|\.py$", re.IGNORECASE)
+_OTHER_PROGRAMS = {"router", "sglang_router", "sglang-router", "vllm-router", "client", "aiperf", "eval", "evals",
+                   "lm-eval", "lm_eval", "frontend", "srtctl", "proxy", "harness", "run_benchmark_serving",
+                   "benchmark_serving", "bench_serving"}
+_FLAG_LIST_WORDS = {"args", "arguments", "flags", "flag", "options", "knobs", "switches", "serve", "server"}
+
+
+def _unset_subject(name: str, kind: str, r: Reading, cat: Catalog) -> Subject | None:
+    """A subject for an identifier no recipe in scope sets: a spelled ``--flag``, an environment variable
+    (``NAME_WITH_PARTS``), or a bare flag name in a list of server arguments (``disable-radix-cache``).
+
+    Not in a clause about another program (``sglang_router (--pd-disaggregation)``, the benchmark client),
+    and not a vocabulary term written with hyphens (``two-batch-overlap``).
+    """
+    if any(t.low in _OTHER_PROGRAMS for t in r.toks):
+        return None
+    if any(name in values for values in cat.values.values()):
+        return None  # "FULL_DECODE_ONLY": a value of a setting, which names that setting (find_value_mentions)
+    if kind == "flag":
+        return Subject("flag", name)
+    if re.fullmatch(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+", name):
+        return Subject("env", name)
+    if kind == "word" and re.fullmatch(r"[a-z][a-z0-9]*(?:-[a-z0-9]+){2,}", name) and not _NOT_FLAG_WORDS.search(name) \
+            and any(t.low in _FLAG_LIST_WORDS for t in r.toks):
+        words = tuple(stem(w) for w in name.split("-"))
+        if any(e.term_words == words for e in cat.settings.vocabulary):
+            return None
+        return Subject("flag", f"--{name}")
+    return None
+
+
+def _index_keys(word: str) -> list[str]:
+    """The subject words a text word can stand for (see :func:`slot_has`)."""
+    keys = [word]
+    for suffix in ("s", "es", "ed", "ing"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            keys.append(word[: -len(suffix)])
+    return keys
+
+
+def slot_has(slot: frozenset[str], word: str) -> bool:
+    return word in slot or any(s.startswith(word) and len(word) >= 4 and word.isascii() and len(s) - len(word) <= 3
+                               and s[len(word):] in {"s", "es", "ed", "ing"} for s in slot)
+
+
+def find_mentions(r: Reading, cat: Catalog) -> tuple[list[Mention], Found]:
+    mentions: list[Mention] = []
+    found = Found(set(), [], [])
+    toks = r.toks
+    taken = [False] * len(toks)
+    # Identifiers first: --flag, --flag=v, NAME=v, NAME, max-num-seqs.
+    for i, t in enumerate(toks):
+        if r.used[i]:
+            continue
+        name, attached = t.text, None
+        if t.kind in ("flag", "assign") and "=" in t.text:
+            name, _, attached = t.text.partition("=")
+        if t.kind == "flag" or t.kind == "assign" or (t.kind == "word" and _IDENTIFIER.match(t.text)):
+            subjects = [Subject("field", name.lower())] if name.lower() in BLOCK_FIELDS else cat.by_identifier(name)
+            found.words.add(name)
+            unset = _unset_subject(name, t.kind, r, cat)
+            if subjects:
+                mentions.append(Mention(i, i + 1, subjects, name, "identifier", attached=attached))
+                taken[i] = True
+            elif unset is not None:
+                # Spelled out, but no recipe in scope sets it: a claim about it is judged (nothing sets it).
+                mentions.append(Mention(i, i + 1, [unset], name, "identifier", attached=attached))
+                taken[i] = True
+            elif t.kind in ("flag", "assign") or name.isupper():
+                found.unknown_names.append((name, i))
+                taken[i] = True
+    # Word slots (sub-words of hyphenated tokens; "KV/index" offers alternatives).
+    slots: list[tuple[int, frozenset[str]]] = []
+    for i, t in enumerate(toks):
+        if taken[i] or r.used[i] or t.kind not in ("word", "cjk"):
+            continue
+        if t.kind == "cjk":
+            slots.append((i, frozenset({t.text})))
+            continue
+        if "/" in t.text and all(p.isalpha() for p in t.text.split("/")):
+            slots.append((i, frozenset(stem(p) for p in t.text.split("/"))))
+            continue
+        for part in re.split(r"[-_+]", t.text):
+            if part:
+                slots.append((i, frozenset({stem(part)})))
+    for w in (next(iter(s)) for _, s in slots if len(s) == 1):
+        found.words.add(w)
+    vocab_taken = _vocabulary(r, cat, slots, taken, mentions, found)
+    _derived(r, cat, slots, vocab_taken, taken, mentions)
+    mentions.sort(key=lambda m: m.start)
+    return mentions, found
+
+
+def _vocabulary(r: Reading, cat: Catalog, slots: list[tuple[int, frozenset[str]]], taken: list[bool],
+                mentions: list[Mention], found: Found) -> set[int]:
+    vocab_taken: set[int] = set()
+    for entry in sorted(cat.settings.vocabulary, key=lambda e: -len(e.term_words)):
+        tw = entry.term_words
+        if not tw:
+            continue
+        for si in range(len(slots) - len(tw) + 1):
+            if any(si + k in vocab_taken for k in range(len(tw))):
+                continue
+            if all(slot_has(slots[si + k][1], tw[k]) for k in range(len(tw))):
+                a, b = slots[si][0], slots[si + len(tw) - 1][0] + 1
+                subjects = cat.resolve_vocabulary(entry)
+                for k in range(len(tw)):
+                    vocab_taken.add(si + k)
+                if len(subjects) == 1:
+                    mentions.append(Mention(a, b, subjects, entry.term, "vocabulary", vocab=entry))
+                else:
+                    found.several.append((entry.term, a, b, tuple(s.name for s in subjects)))
+                for k in range(a, b):
+                    taken[k] = True
+    return vocab_taken
+
+
+def _derived(r: Reading, cat: Catalog, slots: list[tuple[int, frozenset[str]]], vocab_taken: set[int],
+             taken: list[bool], mentions: list[Mention]) -> None:
+    """Runs of >= 2 consecutive words of one subject's identifier."""
+    toks = r.toks
+    free = [(si, s) for si, s in enumerate(slots) if si not in vocab_taken and not taken[s[0]]]
+    index = cat.word_index()
+    order = {name: n for n, name in enumerate(cat.subjects)}
+    pos = 0
+    while pos < len(free):
+        best_len = 0
+        best: dict[str, tuple[Subject, tuple[str, ...]]] = {}
+        starts: set[tuple[str, int]] = set()
+        for word in free[pos][1][1]:
+            for key in _index_keys(word):
+                for subject, j in index.get(key, ()):
+                    starts.add((subject.name, j))
+        for name, j in sorted(starts, key=lambda s: (order[s[0]], s[1])):
+            subject = cat.subjects[name]
+            words = cat.words_of(subject)
+            k = 0
+            while (pos + k < len(free) and j + k < len(words)
+                   and slot_has(free[pos + k][1][1], words[j + k])
+                   and (k == 0 or free[pos + k][0] == free[pos + k - 1][0] + 1)):
+                k += 1
+            if k >= 2 and k >= best_len and not set(words[j:j + k]) <= GENERIC_WORDS:
+                used_words = words[j:j + k]
+                if k > best_len:
+                    best = {}
+                    best_len = k
+                best[subject.name] = (subject, used_words)
+        if best_len >= 2:
+            a, b = free[pos][1][0], free[pos + best_len - 1][1][0] + 1
+            phrase = r.source.text[toks[a].start:toks[b - 1].end]
+            groups: dict[tuple[str, ...], list[Subject]] = {}
+            for subject, used_words in best.values():
+                groups.setdefault(used_words, []).append(subject)
+            for used_words, subjects in groups.items():
+                full = [s for s in subjects if len(cat.words_of(s)) == best_len]
+                if len(subjects) > 1 and len(full) == 1:
+                    subjects = full
+                mentions.append(Mention(a, b, subjects, phrase, "words"))
+            pos += best_len
+        else:
+            pos += 1
+
+
+@dataclass(frozen=True)
+class ValueMention:
+    """Words that name a setting by (part of) its value: "mega-MoE", "TRT-LLM ragged", "FULL_DECODE_ONLY"."""
+
+    start: int
+    end: int
+    subject: Subject
+    text: str
+
+
+def find_value_mentions(r: Reading, cat: Catalog, taken: set[int]) -> list[ValueMention]:
+    """Spans of one or two words whose parts appear together in the values of exactly one setting.
+
+    Only values of several words qualify (see :attr:`Catalog.values`), and a span must have at least two
+    parts, so a plain word ("aiter", "fp8") never names a setting this way.
+    """
+    out: list[ValueMention] = []
+    toks = r.toks
+    i = 0
+    while i < len(toks):
+        found: ValueMention | None = None
+        for width in (2, 1):
+            span = range(i, i + width)
+            if i + width > len(toks) or any(k in taken or not r.live(k) or toks[k].kind != "word" for k in span):
+                continue
+            text = r.source.text[toks[i].start:toks[i + width - 1].end]
+            fragment = parse_fragment(text)
+            if len(fragment.parts) < 2 or all(p.isdigit() for p in fragment.parts) or not _identifier_like(text):
+                continue
+            named = sorted({name for name, values in cat.values.items()
+                            if any(fragment_matches(fragment, v) for v in values)})
+            if len(named) == 1 and named[0] in cat.subjects:
+                found = ValueMention(i, i + width, cat.subjects[named[0]], text)
+                break
+        if found is not None:
+            out.append(found)
+            i = found.end
+        else:
+            i += 1
+    return out
+
+
+def _identifier_like(text: str) -> bool:
+    """Written as a name, not as plain words: ``FULL_DECODE_ONLY``, ``mega-MoE``, ``TRT-LLM`` (not ``low-latency``)."""
+    return "_" in text or any(ch.isdigit() for ch in text) or any(ch.isupper() for ch in text)

@@ -1,0 +1,164 @@
+"""A judgement in words: what the text says, what the files say instead, for which jobs."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from ..findings import Finding, Location
+from ..matrix import Job
+from ..rules.claims_rules import CLAIM_CONTRADICTED, CLAIM_PARTLY_CONTRADICTED
+from ..rules.registry import make_finding
+from .arms import Arm
+from .actual import Actual
+from .compare import Judgement
+from .extract import Claim
+from .values import Bool, Concurrency, Number
+
+
+def phrase(claim: Claim) -> str:
+    """How the text named the subject, as a noun phrase (``the state checkpoint``)."""
+    if claim.subject is None:
+        return claim.value.describe()
+    p = claim.phrase
+    if p.startswith("--") or "_" in p or p == claim.subject.name or p.isupper():
+        return p
+    words = p.split()
+    if len(words) > 1 and words[-1].endswith("s") and not words[-1].endswith("ss"):
+        words[-1] = words[-1][:-1]  # "32K state checkpoints": the state checkpoint is 32K
+    p = " ".join(words)
+    return p if words[0].isupper() else f"the {p.lower()}"
+
+
+def claimed(claim: Claim) -> str:
+    v = claim.value
+    if isinstance(v, Number):
+        shown = v.text
+        if len(v.candidates) == 1 and not any(ch.isdigit() for ch in v.text):
+            n = next(iter(v.candidates))
+            shown = str(int(n)) if n == int(n) else str(n)
+        unit = v.unit if v.unit and not v.text.lower().endswith(v.unit) else ""
+        return f"{shown} {unit}".strip()
+    if isinstance(v, Bool):
+        return "on" if v.on else "off"
+    return v.describe()
+
+
+def _concurrency(v: Concurrency) -> str:
+    shown = f"{v.values[0]}-{v.values[-1]}" if v.is_range else ", ".join(str(c) for c in v.values)
+    return f"concurrency {shown}{' and above' if v.at_least is not None else ''}"
+
+
+def statement(claim: Claim, unit: Actual | None = None) -> str:
+    """What the text says, in a sentence of this tool's own (for one arm when ``unit`` names it)."""
+    if claim.kind == "recipe":
+        return f"{phrase(claim)} is {claimed(claim)}"
+    if claim.kind == "image":
+        return f"the image is {claim.value.describe()}"
+    label = unit.label if unit is not None and unit.label else claim.scope.label()
+    if claim.kind == "concurrency" and isinstance(claim.value, Concurrency):
+        if label:
+            return f"{label} runs {_concurrency(claim.value)}"
+        return f"{_concurrency(claim.value)} is run"
+    return f"a {label or claim.value.describe()} job runs"
+
+
+def _at(loc: Location | None) -> str:
+    if loc is None or not loc.path:
+        return ""
+    return f" ({loc.path}:{loc.line})" if loc.line else f" ({loc.path})"
+
+
+def _keys(jobs: Iterable[Job]) -> str:
+    keys = sorted({j.config_key for j in jobs})
+    if len(keys) <= 2:
+        return " and ".join(keys)
+    return f"{len(keys)} configs ({', '.join(keys[:3])}{', ...' if len(keys) > 3 else ''})"
+
+
+def arm_fields(arm: Arm) -> list[str]:
+    """The config fields an arm constrains, as the matrix names them."""
+    out: list[str] = []
+    for role, par in (("", arm.parallel), ("prefill.", arm.prefill), ("decode.", arm.decode)):
+        for attr, name in (("tp", "tp"), ("ep", "ep"), ("dp_attn", "dp-attn"), ("dcp", "dcp-size")):
+            if getattr(par, attr) is not None or (attr == "dp_attn" and par.bare_tp):
+                out.append(role + name)
+    if arm.offload is not None:
+        out.append("kv-offload-backend" if arm.offload not in ("none", "dram") else "kv-offloading")
+    if arm.spec is not None:
+        out.append("spec-decoding")
+    if arm.seq is not None:
+        out.append("isl/osl")
+    if arm.workers is not None:
+        out.extend(("prefill.num-worker", "decode.num-worker"))
+    return out
+
+
+def _subject(claim: Claim, false: list[tuple[Job, Actual]]) -> str:
+    if claim.subject is not None:
+        return claim.subject.name
+    if claim.kind == "image":
+        return "image"
+    missing_arms = [a.label for _, a in false if a.value in ("no such arm",) or claim.kind == "arm"]
+    fields: list[str] = []
+    for arm in claim.scope.arms:
+        # The arms the claim is about: the one missing, or (points that differ) every arm of the list.
+        if arm.label in missing_arms or not missing_arms:
+            fields.extend(f for f in arm_fields(arm) if f not in fields)
+    if claim.kind == "concurrency":
+        fields.insert(0, "concurrency")
+    return "/".join(fields) or "tp/ep/dp-attn"
+
+
+def finding(j: Judgement, origin: str) -> Finding:
+    claim = j.claim
+    false = j.false
+    first_job, first = false[0]
+    if claim.kind in ("concurrency", "arm"):
+        message = _arm_message(j, origin)
+        rule = CLAIM_CONTRADICTED if j.outcome == "false" else CLAIM_PARTLY_CONTRADICTED
+    else:
+        label = claim.scope.label()
+        label = f"{label} " if label else ""
+        if j.outcome == "false":
+            n = len(j.jobs)
+            who = f"the only {label}job of {_keys(j.jobs)}" if n == 1 else f"all {n} {label}jobs of {_keys(j.jobs)}"
+            message = f"{origin} says {statement(claim)}{_at(claim.location)}, but {first.text}{_at(first.location)} for {who}"
+            rule = CLAIM_CONTRADICTED
+        else:
+            shown = ", ".join(job.label() for job, _ in false[:4]) + (", ..." if len(false) > 4 else "")
+            message = (f"{origin} says {statement(claim)}{_at(claim.location)}, but {first.text}{_at(first.location)} "
+                       f"for {len(false)} of {len(j.jobs)} {label}jobs of {_keys(j.jobs)}: {shown}")
+            rule = CLAIM_PARTLY_CONTRADICTED
+    related: list[Location] = []
+    for _, a in false:
+        if a.location is not None and a.location.path and a.location not in related:
+            related.append(a.location)
+        if len(related) >= 3:
+            break
+    keys = sorted({job.config_key for job, _ in false})
+    data: dict[str, Any] = {
+        "config_key": keys[0] if len(keys) == 1 else keys,
+        "subject": _subject(claim, false),
+        "claimed": claimed(claim),
+        "actual": first.value,
+        "jobs": [job.label() for job, _ in false] if claim.kind not in ("concurrency", "arm") else [],
+        "origin": origin,
+    }
+    return make_finding(rule, message, claim.location, related=related, data=data)
+
+
+def _arm_message(j: Judgement, origin: str) -> str:
+    """One arm (or sequence length) that differs, and how many others do."""
+    claim = j.claim
+    false = j.false
+    first_job, first = false[0]
+    whose = f"the {first.label} jobs of" if first.label and "no job is" not in first.text else "the jobs of"
+    message = (f"{origin} says {statement(claim, first)}{_at(claim.location)}, but {first.text}{_at(first.location)} "
+               f"for {whose} {_keys(j.jobs)}")
+    others = len(false) - 1
+    if others:
+        message += f"; {others} other {'arm differs' if others == 1 else 'arms differ'} too"
+    holds = len(j.known) - len(false)
+    if holds:
+        message += f" ({holds} of {len(j.known)} hold{'s' if holds == 1 else ''})"
+    return message

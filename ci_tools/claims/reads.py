@@ -1,0 +1,97 @@
+"""Settings a recipe reads with a default: ``${AGENTIC_WARMUP_GRACE_PERIOD:-1800}``.
+
+A variable the recipe (or the library it sources) reads this way, and that no
+file of the recipe ever assigns, has its default for every job: a text that
+says it is 3600 contradicts the recipe, and the default's line is the evidence.
+A variable assigned anywhere in those files (even after the server starts,
+where the evaluation does not follow) is not known to keep its default.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from typing import Iterable
+
+from ..findings import Location
+from ..recipes.model import RecipeEval
+from ..snapshot import Snapshot
+
+_DEFAULT = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):?-([^}$`\"'\s]*)\}")
+_ASSIGN = re.compile(r"(?:^|[\s;&|(])(?:export\s+|local\s+|readonly\s+|declare\s+(?:-\w+\s+)*)?"
+                     r"([A-Za-z_][A-Za-z0-9_]*)\+?=", re.MULTILINE)
+_FOR = re.compile(r"\bfor\s+([A-Za-z_][A-Za-z0-9_]*)\s+in\b|\bread\s+(?:-\w+\s+)*([A-Za-z_][A-Za-z0-9_]*)")
+
+
+@dataclass(frozen=True)
+class DefaultRead:
+    name: str
+    default: str
+    location: Location
+
+
+@dataclass(frozen=True)
+class RecipeReads:
+    """What the files of one recipe read with a default, and every name they assign."""
+
+    defaults: dict[str, DefaultRead]
+    assigned: frozenset[str]
+
+    def default_of(self, name: str) -> DefaultRead | None:
+        """The default a variable keeps: read with one, assigned nowhere."""
+        return None if name in self.assigned else self.defaults.get(name)
+
+
+def file_reads(path: str, data: bytes) -> RecipeReads:
+    text = data.decode("utf-8", "replace")
+    defaults: dict[str, DefaultRead] = {}
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    for m in _DEFAULT.finditer(text):
+        name, default = m.group(1), m.group(2)
+        if name in defaults or not default:
+            continue
+        line = next(n for n in range(len(starts), 0, -1) if starts[n - 1] <= m.start())
+        defaults[name] = DefaultRead(name, default, Location(path, line, m.start() - starts[line - 1] + 1))
+    assigned = {m.group(1) for m in _ASSIGN.finditer(text)}
+    assigned |= {g for m in _FOR.finditer(text) for g in m.groups() if g}
+    return RecipeReads(defaults, frozenset(assigned))
+
+
+def merged(parts: Iterable[RecipeReads]) -> RecipeReads:
+    defaults: dict[str, DefaultRead] = {}
+    assigned: set[str] = set()
+    for part in parts:
+        for name, read in part.defaults.items():
+            defaults.setdefault(name, read)
+        assigned |= part.assigned
+    return RecipeReads(defaults, frozenset(assigned))
+
+
+def recipe_files(ev: RecipeEval, library: str) -> list[str]:
+    """The shell files an evaluation read: the recipe, the shared library, and every file a value came from."""
+    paths = {ev.recipe, library}
+    for v in [*ev.env.values(), *ev.variables.values()]:
+        if v.location.path.endswith(".sh"):
+            paths.add(v.location.path)
+    return sorted(p for p in paths if p.endswith(".sh"))
+
+
+class ReadsCache:
+    """Reads per file blob, shared by every job and revision that uses the same bytes."""
+
+    def __init__(self) -> None:
+        self._files: dict[tuple[str, bytes], RecipeReads] = {}
+
+    def of(self, ev: RecipeEval, library: str, snapshot: Snapshot) -> RecipeReads:
+        parts: list[RecipeReads] = []
+        for path in recipe_files(ev, library):
+            data = snapshot.read(path)
+            if data is None:
+                continue
+            key = (path, hashlib.sha1(data).digest())
+            found = self._files.get(key)
+            if found is None:
+                found = self._files[key] = file_reads(path, data)
+            parts.append(found)
+        return merged(parts)

@@ -1,0 +1,74 @@
+"""Words of a clause, each with its offsets in the source text."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..findings import Location
+from .sentences import Clause, SourceText
+from .values import IMAGE_RE
+
+
+@dataclass(frozen=True)
+class Tok:
+    text: str
+    start: int  # offsets in the clause's source text
+    end: int
+    kind: str  # flag | assign | image | word | cjk | arrow | punct
+
+    @property
+    def low(self) -> str:
+        return self.text.lower()
+
+
+_TOKEN = re.compile(
+    r"(?P<image>" + IMAGE_RE.pattern.replace("(?P<ref>", "(?:") + r")"
+    r"|(?P<flag>--[A-Za-z0-9][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_][A-Za-z0-9_-]*)*(?:=[^\s,;)\]`'\"]+)?)"
+    r"|(?P<assign>[A-Za-z_][A-Za-z0-9_]*=[^\s,;)\]、，。`'\"]+)"
+    r"|(?P<arrow>→|->|=>|⇒)"
+    r"|(?P<word>[A-Za-z0-9_](?:[A-Za-z0-9_.+/%-]*[A-Za-z0-9_%])?)"
+    r"|(?P<cjk>[\u4e00-\u9fff]+)"
+    r"|(?P<punct>\S)"
+)
+
+
+def tokenize(clause: Clause) -> list[Tok]:
+    text = clause.source.text
+    out: list[Tok] = []
+    for m in _TOKEN.finditer(text, clause.start, clause.end):
+        kind = m.lastgroup or "punct"
+        out.append(Tok(m.group(), m.start(), m.end(), kind))
+    return out
+
+
+@dataclass
+class Reading:
+    """A clause's tokens and, per token, whether it is masked (history) or used (already read as a value)."""
+
+    source: SourceText
+    toks: list[Tok]
+    masked: list[bool]
+    used: list[bool]
+
+    def live(self, i: int) -> bool:
+        return 0 <= i < len(self.toks) and not self.masked[i] and not self.used[i]
+
+    def loc(self, start: int, end: int) -> Location:
+        return self.source.location(self.toks[start].start, self.toks[end - 1].end)
+
+    def masked_span(self, a: int, b: int) -> bool:
+        """Any token overlapping the character span [a, b) is masked."""
+        return any(self.masked[k] for k, t in enumerate(self.toks) if t.start < b and a < t.end)
+
+    def use_span(self, a: int, b: int) -> None:
+        for k, t in enumerate(self.toks):
+            if t.start < b and a < t.end:
+                self.used[k] = True
+
+    def index_at(self, offset: int) -> int:
+        """The token holding character ``offset`` (or the first one after it)."""
+        for k, t in enumerate(self.toks):
+            if t.end > offset:
+                return k
+        return len(self.toks)

@@ -1,0 +1,156 @@
+"""What a job really has for a claim: env vars nothing sets, keys with the same words, defaults read by the
+recipe, server roles, and several readings of one sentence (a finding only when every reading fails)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ci_tools.claims.arms import Arm, Parallel
+from ci_tools.claims.compare import judge
+from ci_tools.claims.extract import Claim
+from ci_tools.claims.reads import file_reads, merged
+from ci_tools.claims.scope import Scope
+from ci_tools.claims.subjects import Subject
+from ci_tools.claims.values import Number, Word, parse_number
+from ci_tools.config import ProjectConfig
+from ci_tools.findings import Location
+from ci_tools.matrix import AGENTIC, Job
+from ci_tools.model.repository import RepoData
+from ci_tools.recipes.model import FlagKey, RecipeEval, ServerFlag, Value
+from ci_tools.snapshot import WorkTreeSnapshot
+
+RECIPE = "benchmarks/r.sh"
+SRT_RECIPE = "benchmarks/multi_node/srt-slurm-recipes/r.yaml"  # lists every argument of each worker
+HERE = Location("perf-changelog.yaml", 3, 5)
+MSA = Subject("env", "VLLM_MINIMAX_M3_MSA_DECODE_BACKEND")
+GRACE = Subject("env", "AGENTIC_WARMUP_GRACE_PERIOD")
+MEM = Subject("flag", "--mem-fraction-static")
+CUDAGRAPH = Subject("key", "--compilation-config.cudagraph_mode")
+
+
+def job(conc: int = 4, *, multinode: bool = False, tp: int = 8) -> Job:
+    fields: dict[str, object] = {"tp": tp, "ep": 1, "dp-attn": False, "conc": conc, "image": "img:1"}
+    if multinode:
+        fields = {"conc": [conc], "image": "img:1", "prefill": {"tp": 4, "num-worker": 1},
+                  "decode": {"tp": 8, "num-worker": 1}}
+    return Job("k", AGENTIC, fields, Location("configs/nvidia-master.yaml", 12))
+
+
+def value(text: str, line: int) -> Value:
+    return Value(text, Location(RECIPE, line))
+
+
+def flag(name: str, text: str | None, line: int, keys: dict[str, str] | None = None) -> ServerFlag:
+    return ServerFlag(name, None if text is None else value(text, line), Location(RECIPE, line),
+                      keys=tuple(FlagKey(k, value(v, line)) for k, v in (keys or {}).items()))
+
+
+def repo(tmp_path: Path) -> RepoData:
+    return RepoData(snapshot=WorkTreeSnapshot(tmp_path), config=ProjectConfig(root=tmp_path))
+
+
+def claim(subject: Subject, claimed: object, scope: Scope = Scope(), *, explicit: bool = True) -> Claim:
+    return Claim("recipe", claimed, scope, HERE, "text", subject=subject, phrase=subject.name,  # type: ignore[arg-type]
+                 explicit=explicit)
+
+
+def number(text: str) -> Number:
+    n = parse_number(text)
+    assert n is not None
+    return n
+
+
+def test_an_env_var_named_by_its_identifier_that_nothing_sets_contradicts_the_text(tmp_path: Path) -> None:
+    jobs = [job()]
+    complete = {jobs[0].id: RecipeEval(RECIPE, servers=[[flag("--max-num-seqs", "8", 20)]])}
+    j = judge(claim(MSA, Word("cutlass", "cutlass")), jobs, complete, repo(tmp_path))
+    assert j is not None and j.outcome == "false"
+    assert j.false[0][1].text == "the recipe never sets VLLM_MINIMAX_M3_MSA_DECODE_BACKEND"
+    # Named in words only ("the MSA decode backend"): the program's default may be what the text means.
+    j = judge(claim(MSA, Word("cutlass", "cutlass"), explicit=False), jobs, complete, repo(tmp_path))
+    assert j is not None and j.outcome == "unknown"
+    # A command whose program is known only at run time may export it: nothing is known to be missing.
+    opaque = {jobs[0].id: RecipeEval(RECIPE, servers=[[flag("--max-num-seqs", "8", 20)]],
+                                      opaque_commands=[Location(RECIPE, 5)])}
+    j = judge(claim(MSA, Word("cutlass", "cutlass")), jobs, opaque, repo(tmp_path))
+    assert j is not None and j.outcome == "unknown"
+
+
+def test_an_env_var_given_as_the_key_of_the_same_words_is_judged_by_the_key(tmp_path: Path) -> None:
+    jobs = [job(multinode=True)]
+    attention = {"minimax_m3_msa_decode_backend": "cutlass"}
+    both = RecipeEval(SRT_RECIPE, servers=[[flag("--attention-config", "{...}", 30, attention)],
+                                       [flag("--attention-config", "{...}", 31, attention)]],
+                      roles=["prefill", "decode"])
+    j = judge(claim(MSA, Word("cutlass", "cutlass")), jobs, {jobs[0].id: both}, repo(tmp_path))
+    assert j is not None and j.outcome == "true"
+    # On the decode server only: partly right, never an error.
+    decode_only = RecipeEval(SRT_RECIPE, servers=[[flag("--max-num-seqs", "8", 30)],
+                                              [flag("--attention-config", "{...}", 31, attention)]],
+                             roles=["prefill", "decode"])
+    j = judge(claim(MSA, Word("cutlass", "cutlass")), jobs, {jobs[0].id: decode_only}, repo(tmp_path))
+    assert j is not None and j.outcome == "mixed"
+    assert "sets neither VLLM_MINIMAX_M3_MSA_DECODE_BACKEND nor a --attention-config key for it to the prefill " \
+           "server" in j.false[0][1].text
+
+
+def test_a_value_is_read_from_the_servers_of_the_role_the_claim_names(tmp_path: Path) -> None:
+    jobs = [job(multinode=True)]
+    ev = RecipeEval(SRT_RECIPE, servers=[[flag("--mem-fraction-static", "0.7", 30)],
+                                     [flag("--mem-fraction-static", "0.85", 31)]],
+                    roles=["prefill", "decode"])
+    evals = {jobs[0].id: ev}
+    decode = Scope((Arm(role="decode", label="decode"),))
+    prefill = Scope((Arm(role="prefill", label="prefill"),))
+    assert (j := judge(claim(MEM, number("0.85"), decode), jobs, evals, repo(tmp_path))) and j.outcome == "true"
+    j = judge(claim(MEM, number("0.85"), prefill), jobs, evals, repo(tmp_path))
+    assert j is not None and j.outcome == "false"
+    assert j.false[0][1].text == "the recipe passes --mem-fraction-static 0.7"
+    assert j.false[0][1].location == Location(RECIPE, 30)
+
+
+def test_a_key_of_a_structured_flag_value(tmp_path: Path) -> None:
+    jobs = [job()]
+    ev = RecipeEval(RECIPE, servers=[[flag("--compilation-config", "{...}", 40, {"cudagraph_mode": "FULL_AND_PIECEWISE"})]])
+    j = judge(claim(CUDAGRAPH, Word("FULL_DECODE_ONLY", "full_decode_only")), jobs, {jobs[0].id: ev}, repo(tmp_path))
+    assert j is not None and j.outcome == "false"
+    assert j.false[0][1].text == "the recipe passes --compilation-config.cudagraph_mode FULL_AND_PIECEWISE"
+    # The flag given with every key known, none of them this one: the key is not set.
+    other = RecipeEval(RECIPE, servers=[[flag("--compilation-config", "{...}", 40, {"mode": "3"})]])
+    j = judge(claim(CUDAGRAPH, Word("FULL_DECODE_ONLY", "full_decode_only")), jobs, {jobs[0].id: other},
+              repo(tmp_path))
+    assert j is not None and j.outcome == "false"
+    assert j.false[0][1].text == "the recipe sets no --compilation-config.cudagraph_mode"
+
+
+def test_a_variable_read_with_a_default_and_assigned_nowhere_keeps_it(tmp_path: Path) -> None:
+    lib = b'run_agentic() {\n  REPLAY+=" --warmup-grace-period ${AGENTIC_WARMUP_GRACE_PERIOD:-1800}"\n}\n'
+    reads = file_reads("benchmarks/benchmark_lib.sh", lib)
+    default = reads.default_of("AGENTIC_WARMUP_GRACE_PERIOD")
+    assert default is not None and default.default == "1800"
+    assert default.location == Location("benchmarks/benchmark_lib.sh", 2, 35)
+    jobs = [job(32)]
+    evals = {jobs[0].id: RecipeEval(RECIPE, servers=[[flag("--max-num-seqs", "8", 20)]])}
+    j = judge(claim(GRACE, number("3600")), jobs, evals, repo(tmp_path), reads={jobs[0].id: reads})
+    assert j is not None and j.outcome == "false"
+    assert j.false[0][1].text == "the recipe leaves AGENTIC_WARMUP_GRACE_PERIOD at its default 1800"
+    # Assigned anywhere in the recipe's files (even where the evaluation does not follow): not known.
+    recipe = file_reads(RECIPE, b'if [ "$CONC" -ge 32 ]; then export AGENTIC_WARMUP_GRACE_PERIOD=3600; fi\n')
+    both = merged([reads, recipe])
+    assert both.default_of("AGENTIC_WARMUP_GRACE_PERIOD") is None
+    j = judge(claim(GRACE, number("3600")), jobs, evals, repo(tmp_path), reads={jobs[0].id: both})
+    assert j is not None and j.outcome == "unknown"
+
+
+def test_a_finding_only_when_every_reading_of_the_words_fails(tmp_path: Path) -> None:
+    jobs = [job(4, tp=4), job(64, tp=8)]
+    evals = {jobs[0].id: RecipeEval(RECIPE, servers=[[flag("--mem-fraction-static", "0.85", 20)]]),
+             jobs[1].id: RecipeEval(RECIPE, servers=[[flag("--mem-fraction-static", "0.7", 20)]])}
+    tp4 = Arm(Parallel(tp=4, bare_tp=True), label="TP4")
+    tp8 = Arm(Parallel(tp=8, bare_tp=True), label="TP8")
+    # Read as about both arms, 0.85 is false on TP8; read as about TP4 alone (the clause's own arm), it holds.
+    ambiguous = Scope((tp4, tp8), readings=(Scope((tp4,)),))
+    j = judge(claim(MEM, number("0.85"), ambiguous), jobs, evals, repo(tmp_path))
+    assert j is not None and j.outcome == "true"
+    j = judge(claim(MEM, number("0.85"), Scope((tp4, tp8))), jobs, evals, repo(tmp_path))
+    assert j is not None and j.outcome == "mixed"

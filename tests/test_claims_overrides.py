@@ -1,0 +1,62 @@
+"""How the claims of one entry share its jobs: a claim about part of them overrides a general one there,
+and key words of the entry's configs ("the non-DSpark configs") narrow a claim to those configs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ci_tools.claims.check import ClaimsReport, _check_texts
+from ci_tools.claims.sentences import plain_source
+from ci_tools.claims.subjects import Catalog, ClaimsSettings
+from ci_tools.config import ProjectConfig
+from ci_tools.findings import Location
+from ci_tools.matrix import AGENTIC, Job
+from ci_tools.model.repository import RepoData
+from ci_tools.recipes.model import RecipeEval, ServerFlag, Value
+from ci_tools.snapshot import WorkTreeSnapshot
+
+RECIPE = "benchmarks/r.sh"
+
+
+def job(key: str, conc: int, *, dep: bool = False) -> Job:
+    fields = {"tp": 8, "ep": 8 if dep else 1, "dp-attn": dep, "conc": conc, "image": "img:1"}
+    return Job(key, AGENTIC, fields, Location("configs/nvidia-master.yaml", 12))
+
+
+def serving(max_num_seqs: str) -> RecipeEval:
+    return RecipeEval(RECIPE, servers=[[ServerFlag("--max-num-seqs", Value(max_num_seqs, Location(RECIPE, 20)),
+                                                   Location(RECIPE, 20))]])
+
+
+def check(text: str, jobs: list[Job], evals: dict[str, RecipeEval], tmp_path: Path) -> list[tuple[str, int, str]]:
+    catalog = Catalog(settings=ClaimsSettings())
+    catalog.add("flag", "--max-num-seqs")
+    report = ClaimsReport()
+    repo = RepoData(snapshot=WorkTreeSnapshot(tmp_path), config=ProjectConfig(root=tmp_path))
+    _check_texts([plain_source("perf-changelog.yaml", text)], catalog, jobs, evals, repo, report, "changelog", {})
+    return [(f.rule, f.location.line, f.message.split(" (")[0]) for f in report.findings]
+
+
+def test_a_claim_about_part_of_the_jobs_overrides_a_general_one_there(tmp_path: Path) -> None:
+    jobs = [job("k", 4), job("k", 64, dep=True)]
+    evals = {jobs[0].id: serving("64"), jobs[1].id: serving("128")}
+    general = "Use --max-num-seqs 64."
+    assert check(general, jobs, evals, tmp_path) == [
+        ("claim-partly-contradicted", 1, "changelog says --max-num-seqs is 64")]
+    both = general + "\nKeep the DEP8 arm at --max-num-seqs 128."
+    assert check(both, jobs, evals, tmp_path) == []
+    # The specific claim is still judged on its own jobs.
+    wrong = general + "\nKeep the DEP8 arm at --max-num-seqs 256."
+    assert check(wrong, jobs, evals, tmp_path) == [("claim-contradicted", 2, "changelog says --max-num-seqs is 256")]
+
+
+def test_key_words_of_the_configs_narrow_a_claim_to_them(tmp_path: Path) -> None:
+    plain, dspark = "kimik3-fp4-b300-vllm-agentic", "kimik3-fp4-b300-vllm-agentic-dspark"
+    jobs = [job(plain, 4), job(dspark, 4)]
+    evals = {jobs[0].id: serving("64"), jobs[1].id: serving("32")}
+    assert check("Set --max-num-seqs 64 on the non-DSpark config.", jobs, evals, tmp_path) == []
+    assert check("Set --max-num-seqs 64 on the DSpark config.", jobs, evals, tmp_path) == [
+        ("claim-contradicted", 1, "changelog says --max-num-seqs is 64")]
+    # Words no config key has leave every job in scope.
+    assert check("Set --max-num-seqs 64 on B300.", jobs, evals, tmp_path) == [
+        ("claim-partly-contradicted", 1, "changelog says --max-num-seqs is 64")]

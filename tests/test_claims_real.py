@@ -1,0 +1,122 @@
+"""``ci-tools check`` on real InferenceX pull requests, each replayed from a minimal extract of its files.
+
+Every case under tests/data/claims_real/<commit>/ holds the files the
+entry's jobs read at that commit (``head``) and at its parent (``base``),
+with the files both share in ``common`` (see that directory's README for
+the source).  The expected findings are the hand verdicts of
+tests/data/ix-judged on the same claims: each case stands for one mechanism
+of the checker, and the claims of the same entry that hold must stay silent.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from test_changelog_support import Repo, clear_github_env, run
+
+DATA = Path(__file__).parent / "data" / "claims_real"
+CLAIM_RULES = {"claim-contradicted", "claim-partly-contradicted"}
+
+Finding = tuple[str, int, str, str]
+
+# commit -> (what the case shows, the claim findings of the real check: rule, line, subject, claimed)
+CASES: dict[str, tuple[str, set[Finding]]] = {
+    "c2b58030be3d": (
+        "an entry inserted mid-file is still checked; acceptance length; a setting read with a default nothing assigns",
+        {("claim-contradicted", 17, "--index-cache-dtype", "FP8"),
+         ("claim-contradicted", 17, "--state-checkpoint-interval-tokens", "32K"),
+         ("claim-contradicted", 18, "--spec-decode-acceptance-length", "3"),
+         ("claim-contradicted", 19, "AGENTIC_WARMUP_GRACE_PERIOD", "3600 seconds")}),
+    "38fbc472e5f4": (
+        "draft tokens, simulated acceptance length, a config field (dram-utilization)",
+        {("claim-partly-contradicted", 16, "--num-speculative-tokens", "2"),
+         ("claim-contradicted", 19, "--spec-decode-acceptance-length", "2.54"),
+         ("claim-contradicted", 20, "dram-utilization", "0.085")}),
+    "c31c9749a32b": (
+        "scope by arm: GPU-resident TP4/TP8, DEP8 and DEP4 Mooncake each judged on their own jobs",
+        {("claim-partly-contradicted", 11, "--moe-backend", "mega-MoE"),
+         ("claim-partly-contradicted", 13, "concurrency/tp/ep/dp-attn/kv-offloading", "conc [1,2,4,6,8,12,16,20,24,28,32]"),
+         ("claim-partly-contradicted", 13, "concurrency/ep/dp-attn", "conc [32,64,96,128,160,192,196,224,228]"),
+         ("claim-partly-contradicted", 13, "concurrency/ep/dp-attn/kv-offload-backend", "conc [8,16,24,32,40,48,56,64,72]")}),
+    "2719ad8cd7af": (
+        "the resident recipes of a multinode config, not its HiCache branch",
+        {("claim-partly-contradicted", 19, "--mamba-radix-cache-strategy", "extra_buffer_lazy"),
+         ("claim-partly-contradicted", 19, "--enable-linear-replayssm-spec", "on")}),
+    "1f2beda7828f": (
+        "an env var set in neither worker environment, judged through the attention-config key of the same words",
+        {("claim-partly-contradicted", 15, "VLLM_MINIMAX_M3_MSA_DECODE_BACKEND", "cutlass")}),
+    "d7ff17b352a8": (
+        "program defaults, measured uplifts and dropped rows are not claims about the new recipe",
+        set()),
+}
+
+
+def copy_files(src: Path, repo: Repo) -> None:
+    for path in sorted(src.rglob("*")):
+        if path.is_file():
+            target = repo.path / path.relative_to(src)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, target)
+
+
+def replay(case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Repo, str]:
+    """A repository whose two commits are the case's parent and commit; returns it and the base commit."""
+    clear_github_env(monkeypatch)
+    source = DATA / case
+    repo = Repo(tmp_path / "repo")
+    for part in ("common", "base"):
+        if (source / part).is_dir():
+            copy_files(source / part, repo)
+    base = repo.commit({}, "parent")
+    gone = {str(p.relative_to(source / "base")): None for p in (source / "base").rglob("*") if p.is_file()}
+    repo.write({rel: None for rel in gone if not (source / "head" / rel).exists()})
+    copy_files(source / "head", repo)
+    repo.commit({}, f"InferenceX {case}")
+    return repo, base
+
+
+def check(repo: Repo, base: str, capsys: pytest.CaptureFixture[str]) -> list[dict[str, object]]:
+    code, out, err = run(["check", "--repo", str(repo.path), "--base", base, "--format", "json"], capsys)
+    assert code in (0, 1), err
+    findings: list[dict[str, object]] = json.loads(out)["findings"]
+    return findings
+
+
+def claim_findings(findings: list[dict[str, object]]) -> set[Finding]:
+    out: set[Finding] = set()
+    for f in findings:
+        if f["rule"] in CLAIM_RULES:
+            data = f["data"]
+            assert isinstance(data, dict) and isinstance(f["line"], int)
+            out.add((str(f["rule"]), f["line"], str(data["subject"]), str(data["claimed"])))
+    return out
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_real_pull_request_reports_its_judged_disagreements(case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    repo, base = replay(case, tmp_path, monkeypatch)
+    findings = check(repo, base, capsys)
+    assert not [f for f in findings if f["rule"] == "claim-not-checked"], "the extract must hold every file the jobs read"
+    assert claim_findings(findings) == CASES[case][1], CASES[case][0]
+
+
+def test_entry_inserted_mid_file_is_checked_and_its_placement_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """The DeepSeek-V4 MI355X ATOM entry of #2698 went in before the last entry, as a squash merge put it."""
+    repo, base = replay("c2b58030be3d", tmp_path, monkeypatch)
+    head_lines = (repo.path / "perf-changelog.yaml").read_text().splitlines()
+    entry_start = head_lines.index("    - dsv4-fp4-mi355x-atom-agentic-mtp") - 1
+    assert any(line.startswith("- config-keys:") for line in head_lines[entry_start + 1:]), "the entry is not the last"
+    findings = check(repo, base, capsys)
+    placement = [f for f in findings if f["rule"] == "changelog-entry-not-at-end"]
+    assert [f["line"] for f in placement] == [entry_start + 1]
+    grace = next(f for f in findings if f["rule"] == "claim-contradicted" and f["line"] == 19)
+    # the evidence is where the default is read, and the scope the concurrencies of the sentence
+    lib_line = (repo.path / "benchmarks/benchmark_lib.sh").read_text().splitlines()[2043]
+    assert "${AGENTIC_WARMUP_GRACE_PERIOD:-1800}" in lib_line
+    assert "at its default 1800 (benchmarks/benchmark_lib.sh:2044) for all 2 c32/48 jobs" in str(grace["message"])
