@@ -44,6 +44,14 @@ class Parallel:
     def empty(self) -> bool:
         return self.tp is None and self.ep is None and self.dp_attn is None and self.dcp is None
 
+    def describe(self) -> str:
+        """The constraints in the words of a job's shape: ``TP4``, ``TP8/EP8/DPA``, ``EP4/no DPA``."""
+        dp_attn = self.finished().dp_attn
+        words = [f"TP{self.tp}" if self.tp is not None else "", f"EP{self.ep}" if self.ep is not None else "",
+                 "" if dp_attn is None else "DPA" if dp_attn else "no DPA",
+                 f"DCP{self.dcp}" if self.dcp is not None else ""]
+        return "/".join(w for w in words if w)
+
     def merged(self, other: Parallel) -> Parallel | None:
         """Both constraints at once, or None when they contradict each other."""
         out: dict[str, Any] = {}
@@ -123,6 +131,14 @@ class Arm:
         label = join_labels(self.label, other.label)
         return Arm(parallel, prefill, decode, out["offload"], out["spec"], out["seq"], out["workers"], out["disagg"],
                    out["eval_only"], role, label)
+
+    def describe(self) -> str:
+        """Every constraint of the arm, for a message saying no job has them all (its label may name fewer)."""
+        parts = [f"{self.workers[0]}P{self.workers[1]}D" if self.workers else ""]
+        for title, par in (("", self.parallel), ("prefill ", self.prefill), ("decode ", self.decode)):
+            shown = par.describe()
+            parts.append(f"{title}{shown}" if shown else "")
+        return " ".join(p for p in parts if p) or self.label
 
     def over(self, inherited: Arm) -> Arm:
         """This arm with what it leaves open taken from ``inherited`` (its own attributes win)."""

@@ -189,6 +189,16 @@ def _seq_groups(jobs: Sequence[Job]) -> list[tuple[str, list[Job]]]:
     return sorted(groups.items())
 
 
+def _arm_words(label: str, scope: Scope) -> str:
+    """The arm as named, with the constraints its name leaves out ("1P4D" of "TP4-prefill/TP4-decode 1P4D")."""
+    # Only per-role parallelism goes unsaid in a name like "1P4D"; other names say what they mean.
+    described = " or ".join(dict.fromkeys(a.describe() for a in scope.arms
+                                          if not (a.prefill.empty and a.decode.empty)))
+    if not described or described == label:
+        return label
+    return f"{label} ({described})" if label else described
+
+
 def judge_arms(claim: Claim, jobs: Sequence[Job]) -> Judgement | None:
     """Each arm the text names has a job (among the jobs of the claim's concurrencies, if it names some)."""
     if not jobs:
@@ -202,7 +212,7 @@ def judge_arms(claim: Claim, jobs: Sequence[Job]) -> Judgement | None:
         nearby = Scope(concs=claim.scope.concs, conc_min=claim.scope.conc_min).jobs(jobs) or list(jobs)
         shapes = sorted({_shape(j) for j in nearby})
         shown = ", ".join(shapes[:4]) + (", ..." if len(shapes) > 4 else "")
-        units.append((nearby[0], Actual(False, f"no job is {label or 'of that arm'} (the jobs run {shown})",
+        units.append((nearby[0], Actual(False, f"no job is {_arm_words(label, scope) or 'of that arm'} (the jobs run {shown})",
                                         shown, nearby[0].row, label=label)))
     return Judgement(claim, tuple(j for j, _ in units), tuple(a for _, a in units), False)
 
@@ -220,7 +230,7 @@ def judge_concurrency(claim: Claim, jobs: Sequence[Job]) -> Judgement | None:
         if not arm_jobs:
             nearby = sorted({_shape(j) for j in jobs})
             shown = ", ".join(nearby[:4]) + (", ..." if len(nearby) > 4 else "")
-            units.append((jobs[0], Actual(False, f"no job is {label} (the jobs run {shown})", "no such arm",
+            units.append((jobs[0], Actual(False, f"no job is {_arm_words(label, scope)} (the jobs run {shown})", "no such arm",
                                           jobs[0].row, label=label)))
             continue
         covered.update((j.id, j) for j in arm_jobs)
