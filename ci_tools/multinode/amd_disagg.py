@@ -26,6 +26,7 @@ from ..findings import Location
 from ..matrix import Job
 from ..recipes.model import RecipeEval, ServerFlag, Value
 from ..recipes.parse import parse_script
+from ..recipes.relocate import JOB_ENV, relocate_result
 from ..recipes.state import ArrayVal, Binding
 from ..snapshot import Snapshot
 from ..yamlpos import YamlLoadError, load_yaml
@@ -229,8 +230,9 @@ def evaluate_amd_job(job: Job, recipe: str, env: Mapping[str, str], config: Proj
     row = job.row
     where = Location(row.path, row.line, row.column, row.end_line, row.end_column, "job environment")
     start = {**WORKFLOW_ENV, **env, "RUNNER_NAME": node, "GITHUB_WORKSPACE": WORKSPACE}
+    # Evaluated with the stand-in location of the job's environment, relocated at the end (see recipes.relocate).
     for name, text in start.items():
-        interp.state.vars[name] = Value(text, where, expression=f"${name} (job environment)")
+        interp.state.vars[name] = Value(text, JOB_ENV, expression=f"${name} (job environment)")
         interp.state.exported.add(name)
     data = snapshot.read(launcher)
     assert data is not None
@@ -241,7 +243,7 @@ def evaluate_amd_job(job: Job, recipe: str, env: Mapping[str, str], config: Proj
                   + (f" ({errors[0]})" if errors else ""))
         result = unreached(recipe, reason)
         result.missing_env = list(interp.state.missing)
-        return result
+        return relocate_result(result, where)
     result = role_eval(recipe, containers.commands, errors)
     result.missing_env = list(interp.state.missing)
-    return result
+    return relocate_result(result, where)

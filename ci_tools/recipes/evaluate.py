@@ -12,6 +12,7 @@ from ..snapshot import Snapshot
 from .interp import Interpreter
 from .model import RecipeEval, ServerFlag, Value
 from .parse import parse_script
+from .relocate import JOB_ENV, relocate_result
 from .state import ArrayVal, Binding
 
 ENV_NOTE = "job environment"
@@ -39,9 +40,9 @@ def evaluate_recipe(path: str, env: Mapping[str, str | Value | None], config: Pr
         return result
     script = parse_script(path, data)
     interp = Interpreter(path, config, snapshot)
-    where = env_location or Location(path, 0, note=ENV_NOTE)
+    # Every job is evaluated with the same stand-in location for its environment (see .relocate).
     for name, value in env.items():
-        interp.state.vars[name] = value if isinstance(value, Value) else _env_value(name, value, where)
+        interp.state.vars[name] = value if isinstance(value, Value) else _env_value(name, value, JOB_ENV)
         interp.state.exported.add(name)
     interp.run(script)
     state = interp.state
@@ -57,7 +58,7 @@ def evaluate_recipe(path: str, env: Mapping[str, str | Value | None], config: Pr
     result.errors.extend(interp.errors)
     result.opaque_commands = list(interp.opaque_commands)
     result.unknown_inputs = frozenset(k for k, v in env.items() if isinstance(v, Value) and v.text is None)
-    return result
+    return relocate_result(result, env_location or Location(path, 0, note=ENV_NOTE))
 
 
 # Jobs of one config share most of their environment: its values are built once.

@@ -409,8 +409,9 @@ class Expander:
             chunks = n.memo if isinstance(n.memo, list) else None
             if chunks is None:
                 chunks = string_chunks(n)
-                if n.memo is None and any(not isinstance(item, str) for _, item in chunks):
-                    n.memo = chunks  # not a literal string (whose memo is its text): its chunks, derived once
+                if not isinstance(n.memo, (tuple, str)):
+                    # not a one-line literal nor "$NAME" (whose memos say so): its chunks, derived once
+                    n.memo = chunks
             for kind, item in chunks:
                 if isinstance(item, str):
                     where = _offset_location(n, kind) if "\n" in item else None

@@ -71,6 +71,8 @@ class Interpreter(Loops):
         # While a top-level function call is recorded for reuse (see .memo).
         self.empty_reads: set[str] | None = None
         self.called: set[str] | None = None
+        # Function calls and sources being recorded (quiet functions are skipped only outside them).
+        self.recording = 0
         self.effects = _effects_for(config.server_patterns, self.patterns)
 
     # -- entry -------------------------------------------------------------------------------
@@ -519,7 +521,7 @@ class Interpreter(Loops):
             if self.sink is None and isinstance(body, Node):
                 if self.status_needed == 0 and self.effects.inert(body, self._function):
                     return None  # only its exit status could come out of it, and nothing uses that
-                if self.state.captured is not None and self.reads is None:
+                if self.state.captured is not None and self.recording == 0:
                     havoc = self.effects.quiet(body, self._function)
                     if havoc is not None:
                         return self._skip_quiet(n, name, havoc)
@@ -665,15 +667,23 @@ class Interpreter(Loops):
         return self._recorded(key, name, lambda: self._run_call(body, name, args))
 
     def _recorded(self, key: tuple[object, ...], name: str | None, run: Callable[[], Tri]) -> Tri:
-        """Run a top-level function call or ``source``, reusing recorded effects when its reads agree (.memo)."""
-        if self.reads is not None or self.call_depth > 0 or self.sink is not None:
-            # Nested, or printing into a captured output (which recorded effects do not replay).
+        """Run a function call or ``source``, reusing recorded effects when its reads agree (.memo).
+
+        Calls nest: what an inner call read (recorded, or replayed) is also read by the calls around it.
+        """
+        if self.sink is not None:
+            # Printing into a captured output (which recorded effects do not replay).
             if self.called is not None and name is not None:
                 self.called.add(name)
             return run()
         state = self.state
+        outer_reads, outer_empties, outer_called = self.reads, self.empty_reads, self.called
         hit = _CALLS.find(key, state.vars, state.functions, self._emptiness)
         if hit is not None:
+            if outer_reads is not None and outer_empties is not None and outer_called is not None:
+                outer_reads.update(n for n, _ in hit.reads)
+                outer_empties.update(n for n, _ in hit.empties)
+                outer_called.update(n for n, _ in hit.functions)
             return self._replay(hit)
         start_vars, start_exported, start_functions = dict(state.vars), set(state.exported), dict(state.functions)
         start_files = dict(state.files)
@@ -681,12 +691,20 @@ class Interpreter(Loops):
         counts = (len(state.servers), len(state.early_exits), len(state.missing), len(self.errors), self.forks,
                   len(self.opaque_commands))
         captured = state.captured
-        self.reads, self.empty_reads, self.called = set(), set(), ({name} if name is not None else set())
+        reads: set[str] = set()
+        empties: set[str] = set()
+        called: set[str] = {name} if name is not None else set()
+        self.reads, self.empty_reads, self.called = reads, empties, called
+        self.recording += 1
         try:
             status = run()
         finally:
-            reads, empties, called = self.reads, self.empty_reads, self.called
-            self.reads = self.empty_reads = self.called = None
+            self.recording -= 1
+            self.reads, self.empty_reads, self.called = outer_reads, outer_empties, outer_called
+            if outer_reads is not None and outer_empties is not None and outer_called is not None:
+                outer_reads |= reads
+                outer_empties |= empties
+                outer_called |= called
         end = self.state
         if end.captured is not captured:
             return status  # it started the server: the captured env depends on every variable

@@ -55,7 +55,7 @@ class CallMemo:
     def find(self, key: tuple[Any, ...], vars: dict[str, Binding], functions: dict[str, object],
              emptiness: Any) -> Effects | None:
         for e in self.entries.get(key, ()):
-            if (all(vars.get(n) == b for n, b in e.reads)
+            if (all((found := vars.get(n)) is b or found == b for n, b in e.reads)
                     and all(emptiness(n) == empty for n, empty in e.empties)
                     and all(id(functions.get(n)) == fid for n, fid in e.functions)):
                 return e
