@@ -98,8 +98,7 @@ class _Model:
         self.program = program
 
     def run(self) -> list[Assignment]:
-        text = ast.unparse(self.program)
-        if "safe_load" not in text or "print" not in text:
+        if not _calls(self.program, "safe_load") or not _calls(self.program, "print"):
             raise SnippetError("the program does not print values read with yaml.safe_load")
         for stmt in self.program.body:
             self.statement(stmt)
@@ -110,7 +109,7 @@ class _Model:
         if isinstance(stmt, ast.With):
             path = self._opened(stmt)
             for inner in stmt.body:
-                if isinstance(inner, ast.Assign) and "safe_load" in ast.unparse(inner.value):
+                if isinstance(inner, ast.Assign) and _calls(inner.value, "safe_load"):
                     name = self._target(inner)
                     self.names[name] = self.read_yaml(path)
             return
@@ -178,7 +177,8 @@ class _Model:
         elif isinstance(value, ast.IfExp) and isinstance(value.test, ast.Name):
             chosen = value.body if self._truth(value.test.id) else value.orelse
             self.names[name] = self._text(chosen)
-        elif isinstance(value, ast.Compare) and "strip" in ast.unparse(value):
+        elif isinstance(value, ast.Compare) and any(isinstance(n, ast.Attribute) and n.attr == "strip"
+                                                     for n in ast.walk(value)):
             # is_agentic = '${IS_AGENTIC:-0}'.strip().lower() in ('1', 'true')
             self.names[name] = Value("1" if self._agentic(value) else "", self.where)
         elif isinstance(value, (ast.Subscript, ast.Call)):
@@ -302,6 +302,11 @@ def _python_str(value: Any) -> str:
     return str(value)
 
 
+def _calls(tree: ast.AST, name: str) -> bool:
+    """Whether ``tree`` calls a function or method named ``name``."""
+    return any(isinstance(n, ast.Call) and _called(n) == name for n in ast.walk(tree))
+
+
 def _called(call: ast.Call) -> str:
     f = call.func
     if isinstance(f, ast.Name):
@@ -328,6 +333,44 @@ def _yaml_tree(path: str, data: bytes) -> Located:
         raise SnippetError(str(exc)) from None
 
 
+class _RecordingEnv(Mapping[str, str]):
+    """The environment, noting every name the model looks up (so a result can be reused, see below)."""
+
+    def __init__(self, env: Mapping[str, str]) -> None:
+        self.env = env
+        self.read: dict[str, str | None] = {}
+
+    def __getitem__(self, name: str) -> str:
+        value = self.env[name]
+        self.read[name] = value
+        return value
+
+    def get(self, name: str, default: Any = None) -> Any:
+        value = self.env.get(name)
+        self.read[name] = value
+        return default if value is None else value
+
+    def __iter__(self) -> Any:
+        raise TypeError("the model reads names, it does not list them")
+
+    def __len__(self) -> int:
+        return len(self.env)
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    """One evaluation of a program: what it read (environment, files) and what it gave."""
+
+    env: tuple[tuple[str, str | None], ...]
+    files: tuple[tuple[str, str, bytes], ...]  # (as the program names it, repository path, content)
+    assignments: tuple[Assignment, ...] | None
+    error: str = ""
+
+
+# Jobs of one model run the same program against the same files: its outcome is reused when what it read agrees.
+_OUTCOMES: dict[tuple[str, Location], list[_Outcome]] = {}
+
+
 def model_snippet(program: str, read_text: Any, env: Mapping[str, str], where: Location) -> list[Assignment]:
     """The ``NAME="value"`` lines the program would print, read from the YAML it loads.
 
@@ -335,12 +378,34 @@ def model_snippet(program: str, read_text: Any, env: Mapping[str, str], where: L
     path, its bytes), or None.  Raises :class:`SnippetError` for a program of
     another shape.
     """
+    key = (program, where)
+    for seen in _OUTCOMES.get(key, ()):
+        if all(env.get(name) == value for name, value in seen.env) and all(
+                (found := read_text(named)) is not None and found[0] == path and found[1] is data
+                for named, path, data in seen.files):
+            if seen.assignments is None:
+                raise SnippetError(seen.error)
+            return list(seen.assignments)
     tree = _parsed(program)
+    opened: list[tuple[str, str, bytes]] = []
+    recording = _RecordingEnv(env)
 
     def read_yaml(path: str) -> Located:
         found = read_text(path)
         if found is None:
             raise SnippetError(f"{path} is not a file of this repository")
+        opened.append((path, found[0], found[1]))
         return _yaml_tree(*found)
 
-    return _Model(tree, read_yaml, env, where).run()
+    if key not in _OUTCOMES and len(_OUTCOMES) >= 512:
+        _OUTCOMES.clear()
+    outcomes = _OUTCOMES.setdefault(key, [])
+    try:
+        assignments = _Model(tree, read_yaml, recording, where).run()
+    except SnippetError as exc:
+        if len(outcomes) < 16:
+            outcomes.append(_Outcome(tuple(recording.read.items()), tuple(opened), None, str(exc)))
+        raise
+    if len(outcomes) < 16:
+        outcomes.append(_Outcome(tuple(recording.read.items()), tuple(opened), tuple(assignments)))
+    return assignments

@@ -19,7 +19,7 @@ from __future__ import annotations
 import fnmatch
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from .expand import Field, Piece, known_prefix, significant
 from .model import ServerFlag, Value
@@ -37,7 +37,7 @@ class LaunchPattern:
     program: str
     rest: tuple[str, ...]
 
-    @property
+    @cached_property
     def literal_words(self) -> tuple[str, ...]:
         """Words a command must spell to match (globs left out): a cheap pre-filter on source text."""
         words = ((self.program,) if self.program else ()) + self.rest
