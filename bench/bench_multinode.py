@@ -40,11 +40,10 @@ def _run(argv: list[str]) -> tuple[float, float]:
 
 def _in_process(tree: Path) -> tuple[float, float, float, int, int, int]:
     from ci_tools.config import load_config
-    from ci_tools.contract import job_env
     from ci_tools.matrix import expand
     from ci_tools.model.repository import load_repo
+    from ci_tools.contract import resolve_recipe
     from ci_tools.multinode.evaluate import evaluate_multinode_job
-    from ci_tools.multinode.locate import SCRIPT, locate_recipe
     from ci_tools.recipes.evaluate import evaluate_job
     from ci_tools.snapshot import WorkTreeSnapshot
 
@@ -57,7 +56,7 @@ def _in_process(tree: Path) -> tuple[float, float, float, int, int, int]:
         evaluate_job(job, config, snapshot)
     baseline = time.perf_counter() - start
     jobs = [j for j in every if j.multinode]
-    scripts = [j for j in jobs if locate_recipe(j, job_env(j), config, snapshot).kind == SCRIPT]
+    scripts = [j for j in jobs if resolve_recipe(j, config, snapshot).kind == "script"]
     others = [j for j in jobs if j not in scripts]
     start = time.perf_counter()
     for job in others:

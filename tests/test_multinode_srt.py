@@ -244,13 +244,13 @@ class _Overlay:
     """The real tree plus files laid over it (what the launcher's checkout would hold)."""
 
     def __init__(self, base: Snapshot, files: dict[str, bytes]) -> None:
-        self.base, self.files, self.label = base, files, "real tree with an upstream recipe"
+        self.base, self.extra, self.label = base, files, "real tree with an upstream recipe"
 
     def read(self, path: str) -> bytes | None:
-        return self.files[path] if path in self.files else self.base.read(path)
+        return self.extra[path] if path in self.extra else self.base.read(path)
 
     def files(self) -> tuple[str, ...]:
-        return tuple(sorted(set(self.base.files()) | set(self.files)))
+        return tuple(sorted(set(self.base.files()) | set(self.extra)))
 
     def glob(self, pattern: str) -> list[str]:
         return self.base.glob(pattern)
@@ -262,7 +262,7 @@ def test_base_plus_override_of_the_upstream_b200_recipe_deletes_dp_attention_for
     overlay = _Overlay(c.snapshot, {f"{SRT}/b200-fp4/8k1k.yaml": upstream})
     tp4 = find_job("dsr1-fp4-b200-dynamo-sglang", "recipes/b200-fp4/8k1k.yaml:override_stp_tp4")
     unresolved = evaluation(tp4)
-    assert unresolved.servers == [] and "external recipe: recipes/b200-fp4/8k1k.yaml" in unresolved.errors[0]
+    assert unresolved.servers == [] and "external srt-slurm recipe recipes/b200-fp4/8k1k.yaml" in unresolved.errors[0]
     result = evaluate_multinode_job(tp4, c.config, overlay)  # type: ignore[arg-type]
     prefill = values(role_flags(result, "prefill"))
     # override_stp_tp4 (lines 166-182): DP 1, EP 1, dp-attention and dp-lm-head deleted by null
@@ -284,8 +284,9 @@ def test_base_plus_override_of_the_upstream_b200_recipe_deletes_dp_attention_for
 def test_unreached_srt_jobs_say_why() -> None:
     job = find_job("dsr1-fp4-b200-dynamo-sglang", "recipes/b200-fp4/8k1k.yaml:zip_override_stp_lowlat[0]")
     assert evaluation(job).errors == [
-        "external recipe: recipes/b200-fp4/8k1k.yaml is not in this repository "
-        f"({SRT}/b200-fp4/8k1k.yaml does not exist); the launcher takes it from its srt-slurm checkout"]
+        "external srt-slurm recipe recipes/b200-fp4/8k1k.yaml:zip_override_stp_lowlat[0]: not in the repository "
+        f"({SRT}/b200-fp4/8k1k.yaml does not exist); runners/launch_b200-dgxc-slurm.sh takes it from the srt-slurm "
+        "checkout; not evaluated"]
     c = corpus()
     bad = _Overlay(c.snapshot, {f"{SRT}/b200-fp4/8k1k.yaml": (DATA / "srt-slurm-b200-fp4-8k1k.yaml").read_bytes()
                                 .replace(b"zip_override_stp_lowlat:", b"zip_override_stp_low:")})

@@ -18,7 +18,6 @@ its ``--disaggregation-mode`` (or the ``kv_role`` of its
 from __future__ import annotations
 
 import json
-import weakref
 from typing import Mapping
 
 from ..config import ProjectConfig
@@ -28,50 +27,15 @@ from ..recipes.model import RecipeEval, ServerFlag, Value
 from ..recipes.parse import parse_script
 from ..recipes.relocate import JOB_ENV, relocate_result
 from ..recipes.state import ArrayVal, Binding
+from ..recipe_resolution import RecipeResolution, launcher_of, resolver_for
 from ..snapshot import Snapshot
-from ..yamlpos import YamlLoadError, load_yaml
 from .chain import WORKSPACE, ChainInterpreter
 from .roles import RoleCommand, role_eval, unreached
 
-LAUNCHER = "runners/launch_{fleet}.sh"
 # The workflow template (benchmark-multinode-tmpl.yml) exports these for every multinode job;
 # job_env does not give them yet.  Its own values win once it does.
 WORKFLOW_ENV = {"RANDOM_RANGE_RATIO": "0.8", "IS_MULTINODE": "true"}
 _ROLES = ("prefill", "decode")
-_NODES: weakref.WeakKeyDictionary[Snapshot, dict[str, list[str]]] = weakref.WeakKeyDictionary()
-
-
-def _runner_nodes(config: ProjectConfig, snapshot: Snapshot) -> dict[str, list[str]]:
-    try:
-        found = _NODES.get(snapshot)
-    except TypeError:
-        found = None
-    if found is not None:
-        return found
-    labels: dict[str, list[str]] = {}
-    data = snapshot.read(config.runners)
-    try:
-        value = load_yaml(data, config.runners).value if data is not None else None
-    except YamlLoadError:
-        value = None
-    raw = value.get("labels") if isinstance(value, dict) else None
-    if isinstance(raw, dict):
-        labels = {str(k): [str(n) for n in v] for k, v in raw.items() if isinstance(v, list)}
-    try:
-        _NODES[snapshot] = labels
-    except TypeError:
-        pass
-    return labels
-
-
-def launcher_of(job: Job, config: ProjectConfig, snapshot: Snapshot) -> tuple[str, str] | None:
-    """The launcher script and the node name (RUNNER_NAME) of the job's first runner node."""
-    label = str(job.get("runner") or "")
-    for node in _runner_nodes(config, snapshot).get(label, []):
-        path = LAUNCHER.format(fleet=node.rsplit("_", 1)[0])
-        if snapshot.read(path) is not None:
-            return path, node
-    return None
 
 
 class _Containers:
@@ -218,24 +182,26 @@ def _role(flags: list[ServerFlag], rank: str) -> str:
     return "prefill" if rank == "0" else "decode"
 
 
-def evaluate_amd_job(job: Job, recipe: str, env: Mapping[str, str], config: ProjectConfig,
+def evaluate_amd_job(job: Job, resolution: RecipeResolution, env: Mapping[str, str], config: ProjectConfig,
                      snapshot: Snapshot) -> RecipeEval:
-    found = launcher_of(job, config, snapshot)
-    if found is None:
-        return unreached(recipe, f"no launcher exists for runner {job.get('runner')!r} "
-                                 f"({LAUNCHER.format(fleet='<fleet>')})")
-    launcher, node = found
+    """The job's roles, followed from the launcher of the fleet that picks ``resolution``'s script."""
+    recipe = resolution.path or ""
+    fleet = resolution.fleets[0] if resolution.fleets else ""
+    launcher = launcher_of(fleet)
+    data = snapshot.read(launcher)
+    if data is None:
+        return unreached(recipe, f"the launcher of fleet {fleet!r}, {launcher}, does not exist")
+    node = resolver_for(config, snapshot).node_of(str(job.get("runner") or ""), fleet)
     containers = _Containers(config, snapshot)
     interp = ChainInterpreter(launcher, config, snapshot, container=containers)
     row = job.row
     where = Location(row.path, row.line, row.column, row.end_line, row.end_column, "job environment")
-    start = {**WORKFLOW_ENV, **env, "RUNNER_NAME": node, "GITHUB_WORKSPACE": WORKSPACE}
+    # A label runners.yaml does not define has no node: its name is known only on the runner.
+    start: dict[str, str | None] = {**WORKFLOW_ENV, **env, "RUNNER_NAME": node, "GITHUB_WORKSPACE": WORKSPACE}
     # Evaluated with the stand-in location of the job's environment, relocated at the end (see recipes.relocate).
     for name, text in start.items():
         interp.state.vars[name] = Value(text, JOB_ENV, expression=f"${name} (job environment)")
         interp.state.exported.add(name)
-    data = snapshot.read(launcher)
-    assert data is not None
     interp.run(parse_script(launcher, data))
     errors = list(dict.fromkeys([*containers.errors, *interp.errors]))
     if not containers.commands:

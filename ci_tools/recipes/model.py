@@ -13,6 +13,10 @@ from dataclasses import dataclass, field
 from ..findings import Location
 
 
+# RecipeEval.kind of a job whose recipe does not exist.
+MISSING = "missing"
+
+
 @dataclass(frozen=True)
 class Value:
     """One effective value.  ``text is None`` means unknown (never guessed)."""
@@ -106,6 +110,10 @@ class MissingEnv:
 @dataclass
 class RecipeEval:
     recipe: str
+    # What the recipe is, as the job's launcher picks it (ci_tools.contract.RecipeResolution.kind):
+    # "script" (bash), "srt-slurm" (a recipe YAML) or "external" (outside the repository, not
+    # evaluated); MISSING when the recipe the launcher would run does not exist.
+    kind: str = "script"
     # Exported environment at the point the server starts (or at the end).
     env: dict[str, Value] = field(default_factory=dict)
     # Every shell variable, exported or not, at that point.
