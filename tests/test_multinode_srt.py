@@ -19,7 +19,7 @@ from ci_tools.multinode.srt_backend import role_servers
 from ci_tools.multinode.srt_variants import VariantError, split_config_file, variants
 from ci_tools.snapshot import Snapshot
 from ci_tools.yamlpos import load_yaml
-from multinode_corpus import (corpus, evaluation, find_job, flag, role_env, role_flags, values)
+from multinode_corpus import (corpus, evaluation, find_job, flag, key_value, role_env, role_flags, values)
 
 DATA = Path(__file__).parent / "data" / "multinode"
 SRT = "benchmarks/multi_node/srt-slurm-recipes"
@@ -136,7 +136,11 @@ def test_bool_list_dict_and_json_values_become_flags_as_srt_slurm_writes_them() 
         "--speculative-config.num_speculative_tokens": "3",
         "--trust-remote-code": None,
     }
-    assert flag(list(server.flags), "--speculative-config.num_speculative_tokens").value.location.line == 8  # type: ignore[union-attr]
+    assert key_value(list(server.flags), "--speculative-config.num_speculative_tokens").location.line == 8
+    # one flag per structured value, its keys with it (the model single-node recipes use)
+    speculative = flag(list(server.flags), "--speculative-config")
+    assert [k.path for k in speculative.keys] == ["method", "num_speculative_tokens"]
+    assert not any(f.name.startswith("--speculative-config.") for f in server.flags)
 
 
 # -- real recipes of the InferenceX tree, flag by flag ---------------------------------------------
@@ -234,8 +238,10 @@ def test_trtllm_engine_yaml_keys_ctx_dep2_gen_tp16_qwen35_gb300() -> None:
     assert decode["--extra-engine-args.max_batch_size"] == "1"
     assert decode["--extra-engine-args.cuda_graph_config.batch_sizes"] == "[1]"
     assert decode["--extra-engine-args.cache_transceiver_config.kv_transfer_timeout_ms"] == "600000"
-    tp = flag(role_flags(result, "decode"), "--extra-engine-args.tensor_parallel_size")
-    assert tp.value.location.as_text() == f"{recipe}:91:29"  # type: ignore[union-attr]
+    tp = key_value(role_flags(result, "decode"), "--extra-engine-args.tensor_parallel_size")
+    assert tp.location.as_text() == f"{recipe}:91:29"
+    assert result.flag_values("--extra-engine-args.tensor_parallel_size") == [
+        key_value(role_flags(result, "prefill"), "--extra-engine-args.tensor_parallel_size"), tp]
     assert role_env(result, "prefill")["TLLM_USE_FLASHINFER_GDN_PREFILL"].text == "1"
     assert role_env(result, "decode")["TLLM_USE_FLASHINFER_GDN_PREFILL"].text == "0"
 

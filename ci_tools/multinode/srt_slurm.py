@@ -58,7 +58,7 @@ def _parse(snapshot: Snapshot, path: str) -> _Parsed:
         loaded = load_yaml(data, path, last_duplicate_wins=True)
     except YamlLoadError as exc:
         return SrtError(str(exc))
-    return located(loaded.value, path)
+    return located(loaded.value, path, lines=data.decode("utf-8", "replace").split("\n"))
 
 
 def srt_commands(snapshot: Snapshot, path: str, selector: str | None) -> list[RoleCommand]:
