@@ -48,3 +48,16 @@ def test_every_job_without_a_server_line_says_why() -> None:
     llm_d = [r.errors[0] for r in unreached if "llmd" in r.recipe]
     assert len(llm_d) == 3 and all("no server command line reached from runners/launch_gb200-nv.sh" in e
                                    for e in llm_d), llm_d
+
+
+def test_stats_give_every_external_recipe_one_reason_with_its_configs() -> None:
+    from ci_tools.recipes.stats import EXTERNAL_RECIPE, NO_RECIPE, collect, job_coverage
+
+    stats = collect(job_coverage(j, r) for j, r in evaluations())
+    external = {r: keys for r, keys in stats.not_reached.items() if r.category == EXTERNAL_RECIPE}
+    assert len(external) == 1  # one line in `recipe lint --stats`, not one per file
+    [(reason, keys)] = external.items()
+    assert len(keys) == 205 and "dsr1-fp4-b200-dynamo-sglang" in keys and "dsr1-fp4-b200-dynamo-trt" in keys
+    assert "not evaluated" in reason.text
+    missing = [keys for r, keys in stats.not_reached.items() if r.category == NO_RECIPE]
+    assert missing == [["dsv4-fp4-gb300-dynamo-vllm-agentic"] * 3]

@@ -32,7 +32,7 @@ from .flow import FLOW, Break, Continue, Gone, Return, Target, base_of, exit_on_
 from .memo import CallMemo, Effects
 from .model import EarlyExit, MissingEnv, Value
 from .parse import Node, Script, parse_script
-from .server import LaunchPattern, find_pattern, parse_flags, split_patterns
+from .server import LaunchPattern, find_launch, parse_flags, split_patterns, takes_model_first
 from .state import ArrayVal, Binding, Captured, Server, State, merge
 
 _REDIRECTS = {"file_redirect", "heredoc_redirect", "herestring_redirect", "heredoc_body", "heredoc_start"}
@@ -562,7 +562,8 @@ class Interpreter(Loops):
 
     def _maybe_server(self, n: Node, argv: list[tuple[Field, Value]], prefix: list[Node]) -> Tri:
         texts = [v.text for _, v in argv]
-        end = find_pattern(texts, self.patterns)
+        launch = find_launch(texts, self.patterns)
+        end = launch[0] if launch is not None else None
         if end is None and self.sink is None:
             delegated = self._delegated_script(texts)
             if delegated is not None:
@@ -575,7 +576,8 @@ class Interpreter(Loops):
                     self.opaque_commands.append(loc)
             return self.print_command(n, argv) if self.sink is not None else None
         values = [v for _, v in argv]
-        flags = with_keys(parse_flags([f for f, _ in argv[end:]], values[end:]), self.state.files)
+        model_first = launch is not None and takes_model_first(launch[1])
+        flags = with_keys(parse_flags([f for f, _ in argv[end:]], values[end:], model_first), self.state.files)
         self.state.servers.append(Server(tuple(flags), n.location(), tuple(values)))
         if self.state.captured is None:
             env_vars = dict(self.state.vars)
