@@ -40,11 +40,13 @@ from ..findings import Location
 from ..recipes.effects import may_launch
 from ..recipes.expand import Field, ShellExit
 from ..recipes.interp import Interpreter
-from ..recipes.model import Value
-from ..recipes.parse import Node, parse_script
+from ..recipes.model import FlagKey, Value
+from ..recipes.parse import Node, Script, parse_script
 from ..snapshot import Snapshot
 from ..recipes.conditions import Tri
-from .py_snippet import SnippetError, model_snippet
+from ..recipes.streams import Redirects, file_key, redirects_of
+from .provenance import Provenance, Segment, output_segments, written_at
+from .py_snippet import Assignment, SnippetError, model_snippet, printed_names
 
 _PASS = object()
 # Where the launchers' checkout is (GITHUB_WORKSPACE); paths under it are repository paths.
@@ -88,8 +90,11 @@ def _stdout_redirected(n: Node) -> bool:
 
 class ChainInterpreter(Interpreter):
     def __init__(self, recipe_path: str, config: ProjectConfig, snapshot: Snapshot,
-                 container: ContainerStep | None = None, mounts: dict[str, str] | None = None) -> None:
+                 container: ContainerStep | None = None, mounts: dict[str, str] | None = None,
+                 provenance: Provenance | None = None) -> None:
         super().__init__(recipe_path, config, snapshot)
+        # Where the parts of the strings this job builds were written (shared by the job's interpreters).
+        self.provenance = provenance if provenance is not None else Provenance()
         self.captures: list[list[str | None]] = []
         # The launchers run from the checkout's root; None once a `cd` goes somewhere unknown.
         self.cwd: str | None = ""
@@ -98,6 +103,8 @@ class ChainInterpreter(Interpreter):
         # Container paths that are repository directories ("/workspace" -> "").
         self.mounts: dict[str, str] = {WORKSPACE: "", **(mounts or {})}
         self.string_count = 0
+        # What a modelled Python program printed into a file (by streams.file_key), applied when it is sourced.
+        self.program_outputs: dict[str, list[Assignment]] = {}
         # $0 as the script was invoked (``./submit.sh``), which ``dirname "$0"`` relies on.
         self.invoked_as = recipe_path
 
@@ -132,6 +139,15 @@ class ChainInterpreter(Interpreter):
         data = self.snapshot.read(path) if path is not None else None
         return (path, data) if path is not None and data is not None else None
 
+    def _source_printed(self, argv: list[tuple[Field, Value]]) -> object:
+        """``source "$tmp"`` of what a modelled program printed: its assignments, with their YAML lines."""
+        printed = self.program_outputs.get(file_key(argv[1][1])) if len(argv) > 1 else None
+        if printed is None:
+            return _PASS
+        for a in printed:
+            self.state.vars[a.name] = a.value
+        return True
+
     def _resolve_source(self, n: Node, field: Field, value: Value) -> str | None:
         path = self.repo_path(value.text)
         if path is not None and self.snapshot.read(path) is not None:
@@ -140,26 +156,40 @@ class ChainInterpreter(Interpreter):
 
     # -- command strings with unknown parts ------------------------------------------------------
     def scalar_value(self, node: Node, location: Location, expression: str) -> Value:
-        """A command string (one that spells a server launch) keeps its known words when a part is unknown.
+        """A word's value, remembering where its parts were written (:mod:`.provenance`).
 
-        Each unknown part becomes a marker, so the string can still be run
-        (``bash -c "$PREFILL_CMD"``); a word holding a marker is unknown
-        again wherever it ends up (:func:`known_or_unknown`).
+        A command string (one that spells a server launch) keeps its known
+        words when a part is unknown: each unknown part becomes a marker, so
+        the string can still be run (``bash -c "$PREFILL_CMD"``); a word
+        holding a marker is unknown again wherever it ends up
+        (:func:`known_or_unknown`).
         """
-        value = super().scalar_value(node, location, expression)
-        if value.text is not None or not may_launch(node.text, self.patterns):
+        text, pieces = self.scalar_text(node)
+        value = self.scalar_of(text, pieces, location, expression)
+        if value.text is not None:
+            if any(p.origin is not None for p in pieces):
+                # literal text was written here, the rest where its variable was set
+                self.provenance.record(value, self.provenance.joined(
+                    (p.text or "", p.origin if p.origin is not None else location) for p in pieces))
             return value
-        _, pieces = self.scalar_text(node)
-        parts = []
+        if not may_launch(node.text, self.patterns):
+            return value
+        parts: list[tuple[str, Value | Location | None]] = []
         for p in pieces:
             if p.text is None:
                 # the marker names what is unknown, in characters bash gives no meaning
                 shown = re.sub(r"\W+", "_", (p.origin.expression if p.origin is not None else "") or "unknown")
-                parts.append(f"{_UNKNOWN}{shown.strip('_') or 'unknown'}{_UNKNOWN}")
+                parts.append((f"{_UNKNOWN}{shown.strip('_') or 'unknown'}{_UNKNOWN}", None))
             else:
-                parts.append(p.text)
-        text = "".join(parts)
-        return Value(text, location, value.conditional, expression)
+                parts.append((p.text, p.origin if p.origin is not None else location))
+        built = Value("".join(t for t, _ in parts), location, value.conditional, expression)
+        return self.provenance.record(built, self.provenance.joined(parts))
+
+    def field_value(self, f: Field, node: Node) -> Value:
+        value = super().field_value(f, node)
+        if value.text is not None and len(f.pieces) > 1 and any(p.origin is not None for p in f.pieces):
+            self.provenance.record(value, self.provenance.joined((p.text or "", p.origin) for p in f.pieces))
+        return value
 
     # -- statements ----------------------------------------------------------------------------
     def stmt(self, n: Node) -> Tri:
@@ -168,6 +198,8 @@ class ChainInterpreter(Interpreter):
             handled = self._chain_command(n)
             if handled is not _PASS:
                 return handled  # type: ignore[return-value]
+        elif t == "redirected_statement" and (program := _heredoc_program(n)) is not None:
+            return self._heredoc_program(n, *program)
         elif t == "redirected_statement" and self.captures and _stdout_redirected(n):
             saved, self.captures = self.captures, []
             try:
@@ -193,7 +225,7 @@ class ChainInterpreter(Interpreter):
             for a in standalone:
                 self.assign(a)
             argv = self.argv(words)
-            self.captures[-1].append(_echo(argv) if first == "echo" else _printf(argv))
+            self.captures[-1].append(self._echoed(argv) if first == "echo" else self._formatted(argv))
             return True
         if first == "cd":
             argv = self.argv(words)
@@ -204,6 +236,10 @@ class ChainInterpreter(Interpreter):
             for a in standalone:
                 self.assign(a)
             return self._eval(n, self.argv(words))
+        if first in ("source", ".") and self.program_outputs:
+            done = self._source_printed(self.argv(words))
+            if done is not _PASS:
+                return done
         if first in ("bash", "sh", "exec", "setsid", "sbatch", "nohup") or first.startswith(("$", '"$')):
             for a in standalone:
                 self.assign(a)
@@ -238,39 +274,73 @@ class ChainInterpreter(Interpreter):
         texts = [v.text for _, v in argv[1:]]
         if any(t is None for t in texts):
             return None
-        return self.run_string(" ".join(t for t in texts if t is not None), n, argv[1][1] if len(argv) > 1 else None,
-                               subshell=False)
+        # One argument is run as it was built (its parts keep where they were written).
+        origin = argv[1][1] if len(argv) == 2 else None
+        return self.run_string(" ".join(t for t in texts if t is not None), n, origin, subshell=False)
 
     def run_string(self, text: str, n: Node, origin: Value | None, *, subshell: bool) -> Tri:
-        """Parse ``text`` as bash and run it; its words are attributed to the line that built it."""
+        """Parse ``text`` as bash and run it; its words point at where they were written (else the line
+        that built the string)."""
         self.string_count += 1
-        where = origin.location if origin is not None else n.location()
         label = f"{_STRING_PREFIX}{n.script.path}:{n.line}>"
         script = parse_script(label, text.encode())
         if script.problems:
             self.errors.append(f"{n.script.path}:{n.line}: the string run here is not valid bash; what it runs is unknown")
             return None
         servers_before = len(self.state.servers)
+        captured_before = self.state.captured
 
         def run() -> Tri:
             return self.block(script.root.children)
 
         status = self.subshell(run) if subshell else run()
-        self._attribute(servers_before, label, where)
+        built = _Built(script, origin.location if origin is not None else n.location(),
+                       self.provenance.of(origin) if origin is not None and origin.text == text else (), self.provenance)
+        self._attribute(servers_before, built)
+        if self.state.captured is not captured_before and self.state.captured is not None:
+            captured = self.state.captured
+            captured.vars = {k: built.value(v) if isinstance(v, Value) else v for k, v in captured.vars.items()}
         return status
 
-    def _attribute(self, start: int, label: str, where: Location) -> None:
-        """Servers found in a run string: their words point at the line that built the string."""
+    def _attribute(self, start: int, built: _Built) -> None:
+        """Servers found in a run string: their words point at where they were written."""
         from ..recipes.state import Server
 
         fixed = []
         for s in self.state.servers[start:]:
             flags = tuple(dataclasses.replace(
-                f, location=_moved(f.location, label, where),
-                value=known_or_unknown(dataclasses.replace(f.value, location=_moved(f.value.location, label, where)))
-                if f.value is not None else None) for f in s.flags)
-            fixed.append(Server(flags, _moved(s.location, label, where), s.argv))
+                f, location=built.location(f.location),
+                value=known_or_unknown(built.value(f.value)) if f.value is not None else None,
+                keys=tuple(FlagKey(k.path, built.value(k.value)) for k in f.keys)) for f in s.flags)
+            fixed.append(Server(flags, built.location(s.location, whole=True), s.argv))
         self.state.servers[start:] = fixed
+
+    def _formatted(self, argv: list[tuple[Field, Value]]) -> str | None:
+        """What ``printf FORMAT ARGS`` prints, keeping where each argument was written."""
+        text = _printf(argv)
+        fmt = argv[1][1].text if len(argv) > 1 else None
+        args = [v for _, v in argv[2:]]
+        if text is None or fmt is None or re.search(r"%[^s]", fmt.replace("%%", "")) or fmt.count("%s") != len(args):
+            return text  # `%d`, or a format applied more than once: where each part came from is not kept
+        chunks = fmt.replace("\\n", "\n").replace("\\t", "\t").split("%s")
+        parts: list[tuple[str, Value | Location | None]] = []
+        for i, chunk in enumerate(chunks):
+            parts.append((chunk.replace("%%", "%"), argv[1][1].location))
+            if i < len(args):
+                parts.append((args[i].text or "", args[i]))
+        return self.provenance.printed(text, parts) if "".join(t for t, _ in parts) == text else text
+
+    def _echoed(self, argv: list[tuple[Field, Value]]) -> str | None:
+        """What ``echo ARGS`` prints, keeping where each argument was written."""
+        text = _echo(argv)
+        if text is None or len(argv) < 2:
+            return text
+        words = [(v.text or "", v) for _, v in argv[1:] if v.text not in ("-n", "-e", "-ne", "-en", "-E")]
+        parts: list[tuple[str, Value | Location | None]] = []
+        for i, (word, v) in enumerate(words):
+            parts.extend([(" ", None)] if i else [])
+            parts.append((word, v))
+        return self.provenance.printed(text, parts)
 
     def _launch(self, n: Node, argv: list[tuple[Field, Value]]) -> object:
         values = [v for _, v in argv]
@@ -362,7 +432,8 @@ class ChainInterpreter(Interpreter):
         if any(c is None for c in out):
             return None
         text = "".join(c for c in out if c is not None).rstrip("\n")
-        return Value(text, n.location(), expression=n.text)
+        value = Value(text, n.location(), expression=n.text)
+        return self.provenance.record(value, output_segments(out, len(text.encode())))
 
     def _captured_pipeline(self, n: Node) -> Tri:
         parts = [c for c in n.children if c.named]
@@ -383,33 +454,106 @@ class ChainInterpreter(Interpreter):
         self.captures[-1].append(text)
         return None
 
-    # -- the models.yaml program ---------------------------------------------------------------
+    # -- the models.yaml programs --------------------------------------------------------------
+    def _heredoc_program(self, n: Node, redirects: Redirects, program_node: Node) -> Tri:
+        """``python3 << PYEOF > "$tmp"``: the program is modelled, what it prints is kept for ``source "$tmp"``."""
+        assert redirects.heredoc is not None and redirects.stdout_file is not None
+        program = self.heredoc_value(redirects.heredoc)
+        path = self._path_value(redirects.stdout_file)
+        assignments = self._modelled(program, program_node, n)
+        self.program_outputs[file_key(path)] = assignments
+        texts = [a.value.text for a in assignments]
+        written = None if any(t is None for t in texts) else "".join(
+            f"{a.name}={_quoted(a.value.text or '')}\n" for a in assignments)
+        self.state.files[file_key(path)] = Value(written, n.location(), False, n.text.split("\n", 1)[0])
+        return True
+
+    def _modelled(self, program: Value, at: Node, statement: Node) -> list[Assignment]:
+        """The assignments a models-YAML program prints; every name it prints is unknown when it is not modelled."""
+        text = program.text
+        why = ""
+        if text is not None:
+            env = {k: v.text for k, v in self.state.vars.items()
+                   if k in self.state.exported and isinstance(v, Value) and v.text is not None}
+            try:
+                return model_snippet(text, self.repo_file, env, at.location())
+            except SnippetError as exc:
+                why = str(exc)
+        else:
+            why = "the program's text is not known: " + program.expression
+        self.errors.append(f"{statement.script.path}:{statement.line}: the Python program is not modelled ({why}); "
+                           "the variables it prints are unknown")
+        shown = text if text is not None else "".join(p.text or "\x01" for p in program.parts)
+        return [Assignment(name, Value(None, at.location(), False, f"printed by the Python program at "
+                                                                   f"{statement.script.path}:{statement.line}: {why}"))
+                for name in printed_names(shown)]
+
     def _python_snippet(self, command: Node) -> Value | None:
         words = [c for c in command.children if c.named and c.type not in ("file_redirect",)]
         if len(words) != 3 or words[0].text not in ("python3", "python") or words[1].text != "-c":
             return None
+        if "safe_load" not in words[2].text or not printed_names(words[2].text):
+            return None  # not a program printing assignments: what it prints is a command's output
         argv = self.argv(words)
-        program = argv[2][1].text if len(argv) == 3 else None
-        if program is None or "safe_load" not in program:
+        if len(argv) != 3:
             return None
-        env = {k: v.text for k, v in self.state.vars.items()
-               if k in self.state.exported and isinstance(v, Value) and v.text is not None}
-        try:
-            assignments = model_snippet(program, self.repo_file, env, command.location())
-        except SnippetError as exc:
-            self.errors.append(f"{command.script.path}:{command.line}: the python3 -c program is not modelled "
-                               f"({exc}); what it prints is unknown")
-            return None
-        # What eval then runs: the assignments, kept with their YAML positions.
-        for a in assignments:
+        # What eval then runs: the assignments, kept with their YAML positions (unknown when not modelled).
+        for a in self._modelled(argv[2][1], command, command):
             self.state.vars[a.name] = a.value
         return Value("", command.location(), expression="python3 -c output (assignments applied)")
 
 
-def _moved(loc: Location, label: str, where: Location) -> Location:
-    if loc.path == label:
-        return dataclasses.replace(where, note="in the command string built here")
-    return loc
+def _heredoc_program(n: Node) -> tuple[Redirects, Node] | None:
+    """``python3 << EOF > FILE`` (a Python program read from a here-document, its output written to a file)."""
+    if n.memo is None:
+        n.memo = redirects_of(n)
+    r = n.memo
+    if not isinstance(r, Redirects) or r.heredoc is None or r.stdout_file is None or r.append or r.opaque:
+        return None
+    body = r.body
+    if body is None or body.type != "command" or len([c for c in body.children if c.named]) != 1:
+        return None
+    name = body.child_of_type("command_name")
+    if name is None or not re.fullmatch(r"python3?(\.\d+)?", name.text) or "safe_load" not in r.heredoc.text:
+        return None
+    return r, body
+
+
+def _quoted(text: str) -> str:
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def _same_place(a: Location, b: Location) -> bool:
+    return (a.path, a.line, a.column, a.end_line, a.end_column) == (b.path, b.line, b.column, b.end_line, b.end_column)
+
+
+class _Built:
+    """A run string: its words point at the value that wrote them (see :mod:`.provenance`), else at the line
+    that built the string."""
+
+    def __init__(self, script: Script, where: Location, segments: tuple[Segment, ...], provenance: Provenance) -> None:
+        self.script = script
+        self.where = dataclasses.replace(where, note="in the command string built here")
+        self.segments = segments
+        self.provenance = provenance
+
+    def location(self, loc: Location, whole: bool = False) -> Location:
+        if loc.path != self.script.path:
+            return loc
+        if self.segments and not whole and loc.line > 0:
+            found = written_at(self.segments, self.script.offset(loc.line, loc.column),
+                               self.script.offset(loc.end_line, loc.end_column))
+            if found is not None and not _same_place(found, self.where):
+                return found
+        return self.where
+
+    def value(self, v: Value) -> Value:
+        loc = self.location(v.location)
+        if loc is self.where and v.text:
+            # `NAME=${X}` in the string: the value (not the whole word) was written where X was
+            whole = written_at(self.provenance.of(v), 0, len(v.text.encode()))
+            loc = whole if whole is not None else loc
+        return v if loc is v.location else dataclasses.replace(v, location=loc, lines=())
 
 
 def _echo(argv: list[tuple[Field, Value]]) -> str | None:

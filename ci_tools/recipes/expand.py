@@ -388,6 +388,10 @@ class Expander:
 
     def scalar_value(self, node: Node, location: Location, expression: str) -> Value:
         text, all_pieces = self.scalar_text(node)
+        return self.scalar_of(text, all_pieces, location, expression)
+
+    def scalar_of(self, text: str | None, all_pieces: list[Piece], location: Location, expression: str) -> Value:
+        """The value of a word expanded without splitting, from its text and pieces (see :meth:`scalar_text`)."""
         pieces = significant(all_pieces)
         if len(pieces) == 1 and pieces[0].origin is not None and pieces[0].origin.text == text:
             o = pieces[0].origin
@@ -466,10 +470,13 @@ class Expander:
 
     def _emit_all(self, items: list[Value], fb: FieldBuilder, quoted: bool, star: bool) -> None:
         if star and quoted:
-            texts = [v.text for v in items]
-            joined = None if any(x is None for x in texts) else " ".join(x for x in texts if x is not None)
-            origin = items[0] if len(items) == 1 else None
-            fb.add(Piece(joined, origin))
+            # "${A[*]}": one field, the items joined by spaces (each piece still names its item).
+            if not items:
+                fb.add(Piece(""))
+            for i, v in enumerate(items):
+                if i:
+                    fb.add(Piece(" "))
+                fb.add(Piece(v.text, v))
             return
         for i, v in enumerate(items):
             if i and quoted:

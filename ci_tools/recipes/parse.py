@@ -98,6 +98,12 @@ class Script:
         index = bisect.bisect_right(self._line_starts, offset) - 1
         return index + 1, offset - self._line_starts[index] + 1
 
+    def offset(self, line: int, column: int) -> int:
+        """The byte offset of a 1-based (line, column)."""
+        if not 0 < line <= len(self._line_starts):
+            return len(self.source)
+        return self._line_starts[line - 1] + max(column, 1) - 1
+
     def with_path(self, path: str) -> Script:
         """The same tree reported under another path (identical content at two paths)."""
         if path == self.path:

@@ -1,0 +1,97 @@
+"""Where each part of a built string was written, so that words run from it can point there.
+
+The AMD server scripts build a server's command line as a string
+(``PREFILL_CMD="... ${PREFILL_SERVER_CONFIG}"``, itself echoed by a
+function from ``$MODEL_BASE_FLAGS``, a value of ``models.yaml``) and run it
+later (``bash -c "$PREFILL_CMD"``).  Once the string is parsed, a flag's
+word is only a position in that string.  A :class:`Provenance` keeps, for
+the strings the chain builds, the byte ranges that came from another value
+(:data:`Segment`); a word of the run string that lies within one such range
+points at that value's location (a ``models.yaml`` line, the assignment of
+``PREFILL_TP_SIZE``), else at the line that built the string.
+
+Ranges are kept per value object (values are immutable and the table keeps
+them alive), innermost first: a string made of a variable whose own value was
+built from others gives the ranges of those others.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from ..findings import Location
+from ..recipes.model import Value
+
+# A byte range of a string's text and where it was written.
+Segment = tuple[int, int, Location]
+
+
+class Printed(str):
+    """A command's output (``echo "$config"``) that remembers where its parts were written."""
+
+    segments: tuple[Segment, ...] = ()
+
+
+class Provenance:
+    """The segments of the strings one job's chain builds (shared by every interpreter of the job)."""
+
+    def __init__(self) -> None:
+        self._segments: dict[int, tuple[Value, tuple[Segment, ...]]] = {}
+
+    def of(self, value: Value) -> tuple[Segment, ...]:
+        found = self._segments.get(id(value))
+        return found[1] if found is not None and found[0] is value else ()
+
+    def record(self, value: Value, segments: Iterable[Segment]) -> Value:
+        kept = tuple(segments)
+        if kept:
+            self._segments[id(value)] = (value, kept)
+        return value
+
+    def joined(self, parts: Iterable[tuple[str, Value | Location | None]]) -> tuple[Segment, ...]:
+        """Segments of texts written one after the other, each from a value or at a location (None: not kept)."""
+        out: list[Segment] = []
+        at = 0
+        for text, origin in parts:
+            size = len(text.encode())
+            if origin is not None and size:
+                if isinstance(origin, Location):
+                    out.append((at, at + size, origin))
+                else:
+                    inner = self.of(origin) if text == origin.text else ()
+                    if inner:
+                        out.extend((at + a, at + b, loc) for a, b, loc in inner)
+                    else:
+                        out.append((at, at + size, origin.location))
+            at += size
+        return tuple(out)
+
+    def printed(self, text: str, parts: Iterable[tuple[str, Value | Location | None]]) -> str:
+        """``text`` (what a command printed from ``parts``) carrying their segments."""
+        segments = self.joined(parts)
+        if not segments:
+            return text
+        out = Printed(text)
+        out.segments = segments
+        return out
+
+
+def output_segments(outputs: list[str | None], size: int) -> tuple[Segment, ...]:
+    """Segments of the outputs of a command substitution, joined and cut to ``size`` bytes (trailing newlines)."""
+    out: list[Segment] = []
+    at = 0
+    for text in outputs:
+        if text is None:
+            return ()
+        if isinstance(text, Printed):
+            out.extend((at + a, min(at + b, size), loc) for a, b, loc in text.segments if at + a < size)
+        at += len(text.encode())
+    return tuple(out)
+
+
+def written_at(segments: tuple[Segment, ...], start: int, end: int) -> Location | None:
+    """Where the bytes ``start``..``end`` of a string were written, when one value wrote all of them."""
+    for a, b, loc in segments:
+        if a <= start and end <= b:
+            return loc
+    return None
