@@ -38,14 +38,14 @@ from typing import Protocol, cast
 from ..config import ProjectConfig
 from ..findings import Location
 from ..recipes.effects import may_launch
-from ..recipes.expand import Field, ShellExit
+from ..recipes.expand import SCRIPT_NAME, Field, ShellExit
 from ..recipes.interp import Interpreter
 from ..recipes.model import FlagKey, Value
 from ..recipes.parse import Node, Script, parse_script
 from ..snapshot import Snapshot
 from ..recipes.conditions import Tri
 from ..recipes.streams import Redirects, file_key, redirects_of
-from .provenance import Provenance, Segment, output_segments, written_at
+from .provenance import Segment, joined, output_segments, printed, with_spans, written_at
 from .py_snippet import Assignment, SnippetError, model_snippet, printed_names
 
 _PASS = object()
@@ -90,11 +90,8 @@ def _stdout_redirected(n: Node) -> bool:
 
 class ChainInterpreter(Interpreter):
     def __init__(self, recipe_path: str, config: ProjectConfig, snapshot: Snapshot,
-                 container: ContainerStep | None = None, mounts: dict[str, str] | None = None,
-                 provenance: Provenance | None = None) -> None:
+                 container: ContainerStep | None = None, mounts: dict[str, str] | None = None) -> None:
         super().__init__(recipe_path, config, snapshot)
-        # Where the parts of the strings this job builds were written (shared by the job's interpreters).
-        self.provenance = provenance if provenance is not None else Provenance()
         self.captures: list[list[str | None]] = []
         # The launchers run from the checkout's root; None once a `cd` goes somewhere unknown.
         self.cwd: str | None = ""
@@ -108,9 +105,21 @@ class ChainInterpreter(Interpreter):
         # $0 as the script was invoked (``./submit.sh``), which ``dirname "$0"`` relies on.
         self.invoked_as = recipe_path
 
+    def script_name(self, node: Node) -> Value:
+        if self.reads is not None:
+            self.reads.add(SCRIPT_NAME)
+        return Value(self.invoked_as, node.location(), expression="$0")
+
+    def script_identity(self) -> object:
+        return self.recipe_path, self.invoked_as
+
+    def memo_context(self) -> tuple[object, ...]:
+        # Relative paths and mounted directories decide which files a call reads.
+        return self.cwd, tuple(sorted(self.mounts.items()))
+
     def scalar(self, name: str, node: Node) -> Value | None:
         if name == "0":
-            return Value(self.invoked_as, node.location(), expression="$0")
+            return self.script_name(node)
         return super().scalar(name, node)
 
     # -- paths -------------------------------------------------------------------------------
@@ -169,8 +178,8 @@ class ChainInterpreter(Interpreter):
         if value.text is not None:
             if any(p.origin is not None for p in pieces):
                 # literal text was written here, the rest where its variable was set
-                self.provenance.record(value, self.provenance.joined(
-                    (p.text or "", p.origin if p.origin is not None else location) for p in pieces))
+                return with_spans(value, joined((p.text or "", p.origin if p.origin is not None else location)
+                                                for p in pieces))
             return value
         if not may_launch(node.text, self.patterns):
             return value
@@ -182,13 +191,12 @@ class ChainInterpreter(Interpreter):
                 parts.append((f"{_UNKNOWN}{shown.strip('_') or 'unknown'}{_UNKNOWN}", None))
             else:
                 parts.append((p.text, p.origin if p.origin is not None else location))
-        built = Value("".join(t for t, _ in parts), location, value.conditional, expression)
-        return self.provenance.record(built, self.provenance.joined(parts))
+        return Value("".join(t for t, _ in parts), location, value.conditional, expression, spans=joined(parts))
 
     def field_value(self, f: Field, node: Node) -> Value:
         value = super().field_value(f, node)
         if value.text is not None and len(f.pieces) > 1 and any(p.origin is not None for p in f.pieces):
-            self.provenance.record(value, self.provenance.joined((p.text or "", p.origin) for p in f.pieces))
+            return with_spans(value, joined((p.text or "", p.origin) for p in f.pieces))
         return value
 
     # -- statements ----------------------------------------------------------------------------
@@ -295,7 +303,7 @@ class ChainInterpreter(Interpreter):
 
         status = self.subshell(run) if subshell else run()
         built = _Built(script, origin.location if origin is not None else n.location(),
-                       self.provenance.of(origin) if origin is not None and origin.text == text else (), self.provenance)
+                       origin.spans if origin is not None and origin.text == text else ())
         self._attribute(servers_before, built)
         if self.state.captured is not captured_before and self.state.captured is not None:
             captured = self.state.captured
@@ -328,7 +336,7 @@ class ChainInterpreter(Interpreter):
             parts.append((chunk.replace("%%", "%"), argv[1][1].location))
             if i < len(args):
                 parts.append((args[i].text or "", args[i]))
-        return self.provenance.printed(text, parts) if "".join(t for t, _ in parts) == text else text
+        return printed(text, parts) if "".join(t for t, _ in parts) == text else text
 
     def _echoed(self, argv: list[tuple[Field, Value]]) -> str | None:
         """What ``echo ARGS`` prints, keeping where each argument was written."""
@@ -340,7 +348,7 @@ class ChainInterpreter(Interpreter):
         for i, (word, v) in enumerate(words):
             parts.extend([(" ", None)] if i else [])
             parts.append((word, v))
-        return self.provenance.printed(text, parts)
+        return printed(text, parts)
 
     def _launch(self, n: Node, argv: list[tuple[Field, Value]]) -> object:
         values = [v for _, v in argv]
@@ -406,6 +414,7 @@ class ChainInterpreter(Interpreter):
                     return None
             finally:
                 if self.container is not None:
+                    self.external_effects += 1  # the container step acts outside the state: not replayable
                     self.container(self, path)
                 self.depth -= 1
                 self.recipe_path, self.cwd, self.invoked_as = saved_path, saved_cwd, saved_invoked
@@ -432,8 +441,7 @@ class ChainInterpreter(Interpreter):
         if any(c is None for c in out):
             return None
         text = "".join(c for c in out if c is not None).rstrip("\n")
-        value = Value(text, n.location(), expression=n.text)
-        return self.provenance.record(value, output_segments(out, len(text.encode())))
+        return Value(text, n.location(), expression=n.text, spans=output_segments(out, len(text.encode())))
 
     def _captured_pipeline(self, n: Node) -> Tri:
         parts = [c for c in n.children if c.named]
@@ -531,11 +539,10 @@ class _Built:
     """A run string: its words point at the value that wrote them (see :mod:`.provenance`), else at the line
     that built the string."""
 
-    def __init__(self, script: Script, where: Location, segments: tuple[Segment, ...], provenance: Provenance) -> None:
+    def __init__(self, script: Script, where: Location, segments: tuple[Segment, ...]) -> None:
         self.script = script
         self.where = dataclasses.replace(where, note="in the command string built here")
         self.segments = segments
-        self.provenance = provenance
 
     def location(self, loc: Location, whole: bool = False) -> Location:
         if loc.path != self.script.path:
@@ -551,9 +558,9 @@ class _Built:
         loc = self.location(v.location)
         if loc is self.where and v.text:
             # `NAME=${X}` in the string: the value (not the whole word) was written where X was
-            whole = written_at(self.provenance.of(v), 0, len(v.text.encode()))
+            whole = written_at(v.spans, 0, len(v.text.encode()))
             loc = whole if whole is not None else loc
-        return v if loc is v.location else dataclasses.replace(v, location=loc, lines=())
+        return v if loc is v.location else dataclasses.replace(v, location=loc, lines=(), spans=())
 
 
 def _echo(argv: list[tuple[Field, Value]]) -> str | None:

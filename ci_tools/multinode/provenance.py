@@ -4,19 +4,19 @@ The AMD server scripts build a server's command line as a string
 (``PREFILL_CMD="... ${PREFILL_SERVER_CONFIG}"``, itself echoed by a
 function from ``$MODEL_BASE_FLAGS``, a value of ``models.yaml``) and run it
 later (``bash -c "$PREFILL_CMD"``).  Once the string is parsed, a flag's
-word is only a position in that string.  A :class:`Provenance` keeps, for
-the strings the chain builds, the byte ranges that came from another value
-(:data:`Segment`); a word of the run string that lies within one such range
-points at that value's location (a ``models.yaml`` line, the assignment of
-``PREFILL_TP_SIZE``), else at the line that built the string.
-
-Ranges are kept per value object (values are immutable and the table keeps
-them alive), innermost first: a string made of a variable whose own value was
-built from others gives the ranges of those others.
+word is only a position in that string.  The chain interpreter therefore
+gives the strings it builds :attr:`Value.spans <ci_tools.recipes.model.Value.spans>`:
+byte ranges of the text and where each was written (:data:`Segment`),
+innermost first (a string made of a variable whose own value was built from
+others gives the ranges of those others).  A word of the run string that
+lies within one range points at that place (a ``models.yaml`` line, the
+assignment of ``PREFILL_TP_SIZE``), else at the line that built the string.
+Spans travel with the values, through memoized calls too.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Iterable
 
 from ..findings import Location
@@ -32,48 +32,36 @@ class Printed(str):
     segments: tuple[Segment, ...] = ()
 
 
-class Provenance:
-    """The segments of the strings one job's chain builds (shared by every interpreter of the job)."""
+def joined(parts: Iterable[tuple[str, Value | Location | None]]) -> tuple[Segment, ...]:
+    """Segments of texts written one after the other, each from a value or at a location (None: not kept)."""
+    out: list[Segment] = []
+    at = 0
+    for text, origin in parts:
+        size = len(text.encode())
+        if origin is not None and size:
+            if isinstance(origin, Location):
+                out.append((at, at + size, origin))
+            elif origin.spans and text == origin.text:
+                out.extend((at + a, at + b, loc) for a, b, loc in origin.spans)
+            else:
+                out.append((at, at + size, origin.location))
+        at += size
+    return tuple(out)
 
-    def __init__(self) -> None:
-        self._segments: dict[int, tuple[Value, tuple[Segment, ...]]] = {}
 
-    def of(self, value: Value) -> tuple[Segment, ...]:
-        found = self._segments.get(id(value))
-        return found[1] if found is not None and found[0] is value else ()
+def with_spans(value: Value, segments: tuple[Segment, ...]) -> Value:
+    """``value`` carrying ``segments`` (itself when there are none)."""
+    return dataclasses.replace(value, spans=segments) if segments and segments != value.spans else value
 
-    def record(self, value: Value, segments: Iterable[Segment]) -> Value:
-        kept = tuple(segments)
-        if kept:
-            self._segments[id(value)] = (value, kept)
-        return value
 
-    def joined(self, parts: Iterable[tuple[str, Value | Location | None]]) -> tuple[Segment, ...]:
-        """Segments of texts written one after the other, each from a value or at a location (None: not kept)."""
-        out: list[Segment] = []
-        at = 0
-        for text, origin in parts:
-            size = len(text.encode())
-            if origin is not None and size:
-                if isinstance(origin, Location):
-                    out.append((at, at + size, origin))
-                else:
-                    inner = self.of(origin) if text == origin.text else ()
-                    if inner:
-                        out.extend((at + a, at + b, loc) for a, b, loc in inner)
-                    else:
-                        out.append((at, at + size, origin.location))
-            at += size
-        return tuple(out)
-
-    def printed(self, text: str, parts: Iterable[tuple[str, Value | Location | None]]) -> str:
-        """``text`` (what a command printed from ``parts``) carrying their segments."""
-        segments = self.joined(parts)
-        if not segments:
-            return text
-        out = Printed(text)
-        out.segments = segments
-        return out
+def printed(text: str, parts: Iterable[tuple[str, Value | Location | None]]) -> str:
+    """``text`` (what a command printed from ``parts``) carrying their segments."""
+    segments = joined(parts)
+    if not segments:
+        return text
+    out = Printed(text)
+    out.segments = segments
+    return out
 
 
 def output_segments(outputs: list[str | None], size: int) -> tuple[Segment, ...]:
@@ -90,7 +78,7 @@ def output_segments(outputs: list[str | None], size: int) -> tuple[Segment, ...]
 
 
 def written_at(segments: tuple[Segment, ...], start: int, end: int) -> Location | None:
-    """Where the bytes ``start``..``end`` of a string were written, when one value wrote all of them."""
+    """Where the bytes ``start``..``end`` of a string were written, when one place wrote all of them."""
     for a, b, loc in segments:
         if a <= start and end <= b:
             return loc

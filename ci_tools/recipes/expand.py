@@ -33,6 +33,10 @@ RUNTIME_VARIABLES = frozenset({
 })
 
 
+# What a recorded call reads when it reads ``$0`` (no variable has this name).
+SCRIPT_NAME = "$0"
+
+
 @dataclass
 class Piece:
     text: str | None
@@ -248,7 +252,7 @@ class Expander:
         if name.isdigit():
             index = int(name)
             if index == 0:
-                return Value(self.recipe_path, node.location(), expression="$0")
+                return self.script_name(node)
             pos = self.state.positional
             return pos[index - 1] if index <= len(pos) else None
         if name == "#":
@@ -272,6 +276,12 @@ class Expander:
             v = self.scalar(name, node)
             return [v] if v is not None else []
         return list(b.items) if isinstance(b, ArrayVal) else [b]
+
+    def script_name(self, node: Node) -> Value:
+        """``$0``; a recorded call that reads it depends on which script runs (see interp.CallMemo)."""
+        if self.reads is not None:
+            self.reads.add(SCRIPT_NAME)
+        return Value(self.recipe_path, node.location(), expression="$0")
 
     def assign_scalar(self, name: str, value: Value) -> None:
         self.state.vars[name] = value

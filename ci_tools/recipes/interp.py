@@ -25,7 +25,7 @@ from .arith import evaluate_arith, evaluate_arith_text
 from .commands import format_printf
 from .conditions import Tri, not3, test_argv, test_expression, _has_quotes
 from .effects import WRAPPERS, EffectAnalysis, may_launch
-from .expand import RUNTIME_VARIABLES, Field, ShellExit, literal_text
+from .expand import RUNTIME_VARIABLES, SCRIPT_NAME, Field, ShellExit, literal_text
 from .loops import Loops
 from .structured import with_keys
 from .flow import FLOW, Break, Continue, Gone, Return, Target, base_of, exit_on_some_paths, hand_over, join
@@ -73,6 +73,8 @@ class Interpreter(Loops):
         self.called: set[str] | None = None
         # Function calls and sources being recorded (quiet functions are skipped only outside them).
         self.recording = 0
+        # Steps with effects outside the state (a container started): a call that takes one is not recorded.
+        self.external_effects = 0
         self.effects = _effects_for(config.server_patterns, self.patterns)
 
     # -- entry -------------------------------------------------------------------------------
@@ -664,9 +666,17 @@ class Interpreter(Loops):
     def call(self, name: str, args: list[Value]) -> Tri:
         body = self.state.functions[name]
         assert isinstance(body, Node)
-        key = (id(body), self.recipe_path, tuple(args), self.status_needed > 0, self.subshell_depth > 0,
-               id(self.guards[-1][0]) if self.guards else 0)
+        key = (id(body), tuple(args), self.status_needed > 0, self.subshell_depth > 0,
+               id(self.guards[-1][0]) if self.guards else 0, *self.memo_context())
         return self._recorded(key, name, lambda: self._run_call(body, name, args))
+
+    def script_identity(self) -> object:
+        """What ``$0`` depends on (a recorded call that read it is reused only for the same)."""
+        return self.recipe_path
+
+    def memo_context(self) -> tuple[object, ...]:
+        """More of the interpreter's own state a recorded call depends on (none here)."""
+        return ()
 
     def _recorded(self, key: tuple[object, ...], name: str | None, run: Callable[[], Tri]) -> Tri:
         """Run a function call or ``source``, reusing recorded effects when its reads agree (.memo).
@@ -680,7 +690,7 @@ class Interpreter(Loops):
             return run()
         state = self.state
         outer_reads, outer_empties, outer_called = self.reads, self.empty_reads, self.called
-        hit = _CALLS.find(key, state.vars, state.functions, self._emptiness)
+        hit = _CALLS.find(key, state.vars, state.functions, self._emptiness, self.script_identity)
         if hit is not None:
             if outer_reads is not None and outer_empties is not None and outer_called is not None:
                 outer_reads.update(n for n, _ in hit.reads)
@@ -692,6 +702,7 @@ class Interpreter(Loops):
         outer = [len(t.pending()) for t in self.targets]
         counts = (len(state.servers), len(state.early_exits), len(state.missing), len(self.errors), self.forks,
                   len(self.opaque_commands))
+        external = self.external_effects
         captured = state.captured
         reads: set[str] = set()
         empties: set[str] = set()
@@ -712,8 +723,11 @@ class Interpreter(Loops):
             return status  # it started the server: the captured env depends on every variable
         if outer != [len(t.pending()) for t in self.targets]:
             return status  # some path left an enclosing loop: not recorded in the effects
+        if self.external_effects != external:
+            return status
         _CALLS.store(key, Effects(
-            reads=tuple((n, start_vars.get(n)) for n in sorted(reads)),
+            script=self.script_identity() if SCRIPT_NAME in reads else None,
+            reads=tuple((n, start_vars.get(n)) for n in sorted(reads) if n != SCRIPT_NAME),
             empties=tuple((n, self._emptiness(n, start_vars)) for n in sorted(empties)),
             functions=tuple((n, id(start_functions.get(n))) for n in sorted(called)),
             changed={k: v for k, v in end.vars.items() if start_vars.get(k) is not v},
@@ -913,8 +927,9 @@ class Interpreter(Loops):
                 self.sourcing.pop()
 
         # The library every recipe sources mostly defines functions: recorded once per recipe and reused.
-        key = ("source", id(script.root), self.recipe_path, self.status_needed > 0, self.subshell_depth > 0,
-               id(self.guards[-1][0]) if self.guards else 0)
+        # A sourced file sees the caller's positional parameters.
+        key = ("source", id(script.root), self.state.positional, self.status_needed > 0, self.subshell_depth > 0,
+               id(self.guards[-1][0]) if self.guards else 0, *self.memo_context())
         return self._recorded(key, None, run)
 
     def _resolve_source(self, n: Node, field: Field, value: Value) -> str | None:

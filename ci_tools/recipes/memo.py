@@ -9,7 +9,8 @@ checked (``check_env_vars``), the functions it called, and what it changed
 (variables, exports, functions, servers, exits, missing variables, errors).
 A later call of the same body with equal arguments, at the same guard, whose
 recorded reads are equal in the current state, replays the effects instead
-of evaluating again.  Calls that start the server or end the script are not
+of evaluating again, from whichever recipe it is made (unless it read ``$0``:
+then only from the same script).  Calls that start the server or end the script are not
 recorded.  ``source FILE`` is recorded the same way: the shared library a
 recipe sources defines its functions once per recipe, not once per job.
 """
@@ -28,6 +29,8 @@ _MAX_ENTRIES = 32
 
 @dataclass
 class Effects:
+    # The script ``$0`` named when the call read it (None: it did not, any script may reuse the call).
+    script: object
     reads: tuple[tuple[str, Binding | None], ...]
     empties: tuple[tuple[str, bool | None], ...]
     functions: tuple[tuple[str, int], ...]
@@ -53,9 +56,10 @@ class CallMemo:
     entries: dict[tuple[Any, ...], list[Effects]] = field(default_factory=dict)
 
     def find(self, key: tuple[Any, ...], vars: dict[str, Binding], functions: dict[str, object],
-             emptiness: Any) -> Effects | None:
+             emptiness: Any, script: Any) -> Effects | None:
         for e in self.entries.get(key, ()):
-            if (all((found := vars.get(n)) is b or found == b for n, b in e.reads)
+            if ((e.script is None or e.script == script())
+                    and all((found := vars.get(n)) is b or found == b for n, b in e.reads)
                     and all(emptiness(n) == empty for n, empty in e.empties)
                     and all(id(functions.get(n)) == fid for n, fid in e.functions)):
                 return e

@@ -38,6 +38,8 @@ class Relocation:
         return Location(w.path, w.line, w.column, w.end_line, w.end_column, loc.note)
 
     def value(self, v: Value) -> Value:
+        if v.location.path != _MARK and not (v.alternatives or v.parts or v.lines or v.spans):
+            return v  # most values: nothing to relocate
         found = self._done.get(id(v))
         if found is not None and found[0] is v:
             return found[1]
@@ -53,10 +55,11 @@ class Relocation:
         alternatives = tuple(self.value(a) for a in v.alternatives) if v.alternatives else v.alternatives
         parts = tuple(self.value(p) for p in v.parts) if v.parts else v.parts
         lines = tuple(self.location(x) for x in v.lines) if v.lines else v.lines
+        spans = tuple((a, b, self.location(x)) for a, b, x in v.spans) if v.spans else v.spans
         if (loc is v.location and _same(alternatives, v.alternatives) and _same(parts, v.parts)
-                and _same(lines, v.lines)):
+                and _same(lines, v.lines) and all(x[2] is y[2] for x, y in zip(spans, v.spans))):
             return v
-        return Value(v.text, loc, v.conditional, v.expression, alternatives, v.known_prefix, parts, lines)
+        return Value(v.text, loc, v.conditional, v.expression, alternatives, v.known_prefix, parts, lines, spans)
 
     def flag(self, f: ServerFlag) -> ServerFlag:
         value = self.optional(f.value)
