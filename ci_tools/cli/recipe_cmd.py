@@ -203,6 +203,7 @@ def show_command(repo_dir: str, config_file: str | None, key: str, concs: tuple[
     """Effective env and server flags, with source lines, per job of KEY (a config key or glob)."""
     from ..contract import resolve_recipe
     from ..errors import UsageError
+    from ..recipes.collector import collection_paused
     from ..recipes.evaluate import evaluate_job
     from ..snapshot import GitSnapshot, open_snapshot
 
@@ -222,12 +223,14 @@ def show_command(repo_dir: str, config_file: str | None, key: str, concs: tuple[
     if not jobs:
         click.echo("[]" if fmt == "json" else "no jobs")
         return
-    for i, job in enumerate(jobs):
-        result, resolution = evaluate_job(job, config, head), resolve_recipe(job, config, head)
-        if fmt == "json":
-            click.echo(("[\n" if i == 0 else ",\n") + json.dumps(_shown_json(job, result, resolution, all_env)), nl=False)
-        else:
-            click.echo(("" if i == 0 else "\n") + "\n".join(_shown_text(job, result, resolution, all_env)))
+    with collection_paused():
+        for i, job in enumerate(jobs):
+            result, resolution = evaluate_job(job, config, head), resolve_recipe(job, config, head)
+            if fmt == "json":
+                text = json.dumps(_shown_json(job, result, resolution, all_env))
+                click.echo(("[\n" if i == 0 else ",\n") + text, nl=False)
+            else:
+                click.echo(("" if i == 0 else "\n") + "\n".join(_shown_text(job, result, resolution, all_env)))
     if fmt == "json":
         click.echo("\n]")
 
@@ -243,19 +246,22 @@ def _diffs(config: ProjectConfig, base: Snapshot, head: Snapshot, key: str, conc
         except UsageError:
             return []
 
+    from ..recipes.collector import collection_paused
+
     base_jobs, head_jobs = jobs_or_empty(base), jobs_or_empty(head)
     if not base_jobs and not head_jobs:
         raise UsageError(f"no config key matches {key!r} in {base.label} or {head.label}")
     by_point = {job_point(j): j for j in base_jobs}
     out: list[JobDiff] = []
     seen = set()
-    for j in head_jobs:
-        point = job_point(j)
-        seen.add(point)
-        b = by_point.get(point)
-        d = JobDiff(j.label(), b, j)
-        d.changes = diff_results(evaluate_job(b, config, base) if b else None, evaluate_job(j, config, head))
-        out.append(d)
+    with collection_paused():
+        for j in head_jobs:
+            point = job_point(j)
+            seen.add(point)
+            b = by_point.get(point)
+            d = JobDiff(j.label(), b, j)
+            d.changes = diff_results(evaluate_job(b, config, base) if b else None, evaluate_job(j, config, head))
+            out.append(d)
     for point, b in by_point.items():
         if point not in seen:
             out.append(JobDiff(b.label(), b, None))

@@ -174,13 +174,12 @@ class ChainInterpreter(Interpreter):
         (:func:`known_or_unknown`).
         """
         text, pieces = self.scalar_text(node)
+        if text is not None:
+            # literal text was written here, the rest where its variable was set
+            spans = joined((p.text or "", p.origin if p.origin is not None else location) for p in pieces) \
+                if any(p.origin is not None for p in pieces) else ()
+            return self.scalar_of(text, pieces, location, expression, spans)
         value = self.scalar_of(text, pieces, location, expression)
-        if value.text is not None:
-            if any(p.origin is not None for p in pieces):
-                # literal text was written here, the rest where its variable was set
-                return with_spans(value, joined((p.text or "", p.origin if p.origin is not None else location)
-                                                for p in pieces))
-            return value
         if not may_launch(node.text, self.patterns):
             return value
         parts: list[tuple[str, Value | Location | None]] = []

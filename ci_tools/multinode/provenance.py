@@ -16,7 +16,6 @@ Spans travel with the values, through memoized calls too.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Iterable
 
 from ..findings import Location
@@ -51,7 +50,11 @@ def joined(parts: Iterable[tuple[str, Value | Location | None]]) -> tuple[Segmen
 
 def with_spans(value: Value, segments: tuple[Segment, ...]) -> Value:
     """``value`` carrying ``segments`` (itself when there are none)."""
-    return dataclasses.replace(value, spans=segments) if segments and segments != value.spans else value
+    if not segments or segments == value.spans:
+        return value
+    v = value
+    return Value(v.text, v.location, v.conditional, v.expression, v.alternatives, v.known_prefix, v.parts, v.lines,
+                 segments)
 
 
 def printed(text: str, parts: Iterable[tuple[str, Value | Location | None]]) -> str:

@@ -373,7 +373,7 @@ def _called(call: ast.Call) -> str:
     return ""
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=512)
 def _parsed(program: str) -> ast.Module:
     try:
         return ast.parse(program)

@@ -78,7 +78,7 @@ def _resolve(snapshot: Snapshot, path: str, selector: str | None) -> _Resolved:
         root = parse_recipe(snapshot, path)
         chosen = variants(root, selector)
     except SrtError as exc:
-        return exc
+        return exc.with_traceback(None)  # kept in the cache: without the frames it was raised in
     except VariantError as exc:
         return SrtError(f"{path}: {exc}")
     if len(chosen) != 1:

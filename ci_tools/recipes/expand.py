@@ -400,18 +400,23 @@ class Expander:
         text, all_pieces = self.scalar_text(node)
         return self.scalar_of(text, all_pieces, location, expression)
 
-    def scalar_of(self, text: str | None, all_pieces: list[Piece], location: Location, expression: str) -> Value:
-        """The value of a word expanded without splitting, from its text and pieces (see :meth:`scalar_text`)."""
+    def scalar_of(self, text: str | None, all_pieces: list[Piece], location: Location, expression: str,
+                  spans: tuple[tuple[int, int, Location], ...] = ()) -> Value:
+        """The value of a word expanded without splitting, from its text and pieces (see :meth:`scalar_text`).
+
+        ``spans``: where the parts of a known text were written (see ``Value.spans``).
+        """
         pieces = significant(all_pieces)
         if len(pieces) == 1 and pieces[0].origin is not None and pieces[0].origin.text == text:
             o = pieces[0].origin
-            return Value(text, location, o.conditional, expression, o.alternatives, o.known_prefix, o.parts, o.lines)
+            return Value(text, location, o.conditional, expression, o.alternatives, o.known_prefix, o.parts, o.lines,
+                         spans)
         conditional = any(p.origin is not None and p.origin.conditional for p in pieces)
         if text is None:
             return Value(None, location, conditional, expression, known_prefix=known_prefix(all_pieces),
                          parts=parts_of(all_pieces, location))
         lines = line_locations(all_pieces, location) if "\n" in text else ()
-        return Value(text, location, conditional, expression, lines=lines)
+        return Value(text, location, conditional, expression, lines=lines, spans=spans)
 
     def _word(self, n: Node, fb: FieldBuilder, quoted: bool) -> None:
         t = n.type

@@ -304,9 +304,11 @@ class Interpreter(Loops):
             try:
                 side()
             except ShellExit as exc:
-                exited = exc
+                # Kept without its traceback: frames holding the exception that holds them are a cycle
+                # only the collector frees (thousands per sweep).
+                exited = exc.with_traceback(None)
             except FLOW as exc:
-                flow = exc
+                flow = exc.with_traceback(None)
             outcomes.append((self.state, exited, flow))
         (sa, ea, fa), (sb, eb, fb) = outcomes
         if ea is not None and eb is not None:
