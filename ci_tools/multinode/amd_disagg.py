@@ -25,7 +25,8 @@ from ..findings import Location
 from ..matrix import Job
 from ..recipes.model import RecipeEval, ServerFlag, Value
 from ..recipes.parse import parse_script
-from ..recipes.relocate import JOB_ENV, relocate_result
+from ..recipes.evaluate import env_value
+from ..recipes.relocate import relocate_result
 from ..recipes.state import ArrayVal, Binding
 from ..recipe_resolution import RecipeResolution, launcher_of, resolver_for
 from ..snapshot import Snapshot
@@ -79,14 +80,14 @@ class _Containers:
         text = "".join(f"__ci_env_{i}={rhs}\n" for i, (_, rhs, _) in enumerate(items))
         sub = ChainInterpreter(script, self.config, self.snapshot)
         sub.state.vars = dict(exported)
-        sub.state.vars["SLURM_PROCID"] = Value(rank, Location(script, 0, note="node rank"))
+        sub.state.vars["SLURM_PROCID"] = _shared(Value(rank, Location(script, 0, note="node rank")))
         sub.run(parse_script(f"<docker -e of {script}>", text.encode()))
         env: dict[str, Value] = {}
         for i, (name, _, where) in enumerate(items):
             got = sub.state.vars.get(f"__ci_env_{i}")
             value = got if isinstance(got, Value) else Value(None, where)
             if value.location.path.startswith("<"):
-                value = Value(value.text, where, value.conditional, value.expression, value.alternatives)
+                value = _shared(Value(value.text, where, value.conditional, value.expression, value.alternatives))
             env[name] = value
         return env
 
@@ -117,6 +118,19 @@ class _Containers:
             out.append(RoleCommand(role, tuple(flags), dataclass_note(server.location, f"node rank {rank}"),
                                    server_env))
         return out
+
+
+_SHARED: dict[Value, Value] = {}
+
+
+def _shared(value: Value) -> Value:
+    """One object for equal values of every job (what is computed from it is then reused, see recipes.pure)."""
+    found = _SHARED.get(value)
+    if found is None:
+        if len(_SHARED) > 50_000:
+            _SHARED.clear()
+        found = _SHARED[value] = value
+    return found
 
 
 def dataclass_note(loc: Location, note: str) -> Location:
@@ -200,7 +214,7 @@ def evaluate_amd_job(job: Job, resolution: RecipeResolution, env: Mapping[str, s
     start: dict[str, str | None] = {**WORKFLOW_ENV, **env, "RUNNER_NAME": node, "GITHUB_WORKSPACE": WORKSPACE}
     # Evaluated with the stand-in location of the job's environment, relocated at the end (see recipes.relocate).
     for name, text in start.items():
-        interp.state.vars[name] = Value(text, JOB_ENV, expression=f"${name} (job environment)")
+        interp.state.vars[name] = env_value(name, text)
         interp.state.exported.add(name)
     interp.run(parse_script(launcher, data))
     errors = list(dict.fromkeys([*containers.errors, *interp.errors]))

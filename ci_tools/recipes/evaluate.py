@@ -42,7 +42,7 @@ def evaluate_recipe(path: str, env: Mapping[str, str | Value | None], config: Pr
     interp = Interpreter(path, config, snapshot)
     # Every job is evaluated with the same stand-in location for its environment (see .relocate).
     for name, value in env.items():
-        interp.state.vars[name] = value if isinstance(value, Value) else _env_value(name, value, JOB_ENV)
+        interp.state.vars[name] = value if isinstance(value, Value) else env_value(name, value)
         interp.state.exported.add(name)
     interp.run(script)
     state = interp.state
@@ -64,18 +64,23 @@ def evaluate_recipe(path: str, env: Mapping[str, str | Value | None], config: Pr
 
 
 # Jobs of one config share most of their environment: its values are built once.
-_ENV_VALUES: dict[tuple[str, str | None, Location], Value] = {}
+_ENV_VALUES: dict[tuple[str, str | None], Value] = {}
 _ROW_LOCATIONS: dict[Location, Location] = {}
 
 
-def _env_value(name: str, text: str | None, where: Location) -> Value:
-    key = (name, text, where)
+def env_value(name: str, text: str | None) -> Value:
+    """A variable of the job's environment (None: known only at run time), at the stand-in location.
+
+    One object per name and text: jobs that get the same value share it, so what is computed from it
+    is computed once (see .pure and .memo).
+    """
+    key = (name, text)
     found = _ENV_VALUES.get(key)
     if found is None:
         if len(_ENV_VALUES) > 200_000:
             _ENV_VALUES.clear()
         note = ENV_NOTE if text is not None else RUNTIME_NOTE
-        found = _ENV_VALUES[key] = Value(text, where, expression=f"${name} ({note})")
+        found = _ENV_VALUES[key] = Value(text, JOB_ENV, expression=f"${name} ({note})")
     return found
 
 

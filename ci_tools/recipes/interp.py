@@ -32,6 +32,7 @@ from .flow import FLOW, Break, Continue, Gone, Return, Target, base_of, exit_on_
 from .memo import CallMemo, Effects
 from .model import EarlyExit, MissingEnv, Value
 from .parse import Node, Script, parse_script
+from .pure import POSITIONAL, PureCache, pure_reads
 from .server import LaunchPattern, find_launch, parse_flags, split_patterns, takes_model_first
 from .state import ArrayVal, Binding, Captured, Server, State, merge
 
@@ -171,6 +172,38 @@ class Interpreter(Loops):
         return self.block(n.children)
 
     def _test_command(self, n: Node) -> Tri:
+        reads = pure_reads(n)
+        if reads is None:
+            return self._test_now(n)
+        inputs = self._pure_inputs(reads, type(self), self.snapshot)
+        return cast(Tri, _PURE.get((id(n), *map(id, inputs)), inputs, lambda: self._test_now(n)))
+
+    def pure_scalar(self, node: Node, location: Location) -> Value:
+        """``scalar_value`` of a word, computed once per inputs when the word is pure (see .pure)."""
+        reads = pure_reads(node)
+        if reads is None:
+            return self.scalar_value(node, location, node.text)
+        # The value also depends on how this interpreter expands (its class, its launch patterns) and
+        # on where it is assigned.
+        inputs = self._pure_inputs(reads, type(self), self.patterns, location)
+        return cast(Value, _PURE.get((id(node), *map(id, inputs)), inputs,
+                                     lambda: self.scalar_value(node, location, node.text)))
+
+    def _pure_inputs(self, reads: tuple[str, ...], *context: object) -> tuple[object, ...]:
+        """The bindings a pure word reads (positional parameters one by one), after ``context``."""
+        if self.reads is not None:
+            self.reads.update(n for n in reads if n != POSITIONAL)
+        get = self.state.vars.get
+        inputs: list[object] = list(context)
+        for name in reads:
+            if name == POSITIONAL:
+                inputs.append(len(self.state.positional))
+                inputs.extend(self.state.positional)
+            else:
+                inputs.append(get(name))
+        return tuple(inputs)
+
+    def _test_now(self, n: Node) -> Tri:
         inner = [c for c in n.children if c.named]
         double = bool(n.children) and n.children[0].type == "[["
         if not inner:
@@ -399,7 +432,7 @@ class Interpreter(Loops):
                 items = (old.items if isinstance(old, ArrayVal) else (old,)) + items
             state.vars[name] = ArrayVal(items, loc, n.text)
             return name
-        value = self.scalar_value(rhs, loc, rhs.text) if rhs is not None else Value("", loc, expression="")
+        value = self.pure_scalar(rhs, loc) if rhs is not None else Value("", loc, expression="")
         if isinstance(old, ArrayVal) and old.keys is not None and lhs.type == "subscript":
             if index is None:
                 state.vars[name] = ArrayVal((Value(None, loc, True, n.text),), loc, n.text, True, ())
@@ -985,6 +1018,7 @@ _IfClauses = tuple[list["_IfClause"], "list[Node] | None"]
 
 _EFFECTS: dict[tuple[str, ...], EffectAnalysis] = {}
 _CALLS = CallMemo()
+_PURE = PureCache()
 
 
 def _effects_for(patterns: tuple[str, ...], split: tuple[LaunchPattern, ...]) -> EffectAnalysis:
