@@ -45,7 +45,7 @@ from ..recipes.parse import Node, Script, parse_script
 from ..snapshot import Snapshot
 from ..recipes.conditions import Tri
 from ..recipes.streams import Redirects, file_key, redirects_of
-from .provenance import Segment, joined, output_segments, printed, with_spans, written_at
+from .provenance import Span, joined, output_spans, printed, written_at
 from .py_snippet import Assignment, SnippetError, model_snippet, printed_names
 
 _PASS = object()
@@ -182,12 +182,12 @@ class ChainInterpreter(Interpreter):
         value = self.scalar_of(text, pieces, location, expression)
         if not may_launch(node.text, self.patterns):
             return value
-        parts: list[tuple[str, Value | Location | None]] = []
+        parts: list[tuple[str, Value | Location]] = []
         for p in pieces:
             if p.text is None:
                 # the marker names what is unknown, in characters bash gives no meaning
                 shown = re.sub(r"\W+", "_", (p.origin.expression if p.origin is not None else "") or "unknown")
-                parts.append((f"{_UNKNOWN}{shown.strip('_') or 'unknown'}{_UNKNOWN}", None))
+                parts.append((f"{_UNKNOWN}{shown.strip('_') or 'unknown'}{_UNKNOWN}", location))
             else:
                 parts.append((p.text, p.origin if p.origin is not None else location))
         return Value("".join(t for t, _ in parts), location, value.conditional, expression, spans=joined(parts))
@@ -195,7 +195,9 @@ class ChainInterpreter(Interpreter):
     def field_value(self, f: Field, node: Node) -> Value:
         value = super().field_value(f, node)
         if value.text is not None and len(f.pieces) > 1 and any(p.origin is not None for p in f.pieces):
-            return with_spans(value, joined((p.text or "", p.origin) for p in f.pieces))
+            spans = joined((p.text or "", p.origin if p.origin is not None else value.location) for p in f.pieces)
+            if spans:
+                return dataclasses.replace(value, spans=spans)
         return value
 
     # -- statements ----------------------------------------------------------------------------
@@ -330,7 +332,7 @@ class ChainInterpreter(Interpreter):
         if text is None or fmt is None or re.search(r"%[^s]", fmt.replace("%%", "")) or fmt.count("%s") != len(args):
             return text  # `%d`, or a format applied more than once: where each part came from is not kept
         chunks = fmt.replace("\\n", "\n").replace("\\t", "\t").split("%s")
-        parts: list[tuple[str, Value | Location | None]] = []
+        parts: list[tuple[str, Value | Location]] = []
         for i, chunk in enumerate(chunks):
             parts.append((chunk.replace("%%", "%"), argv[1][1].location))
             if i < len(args):
@@ -342,12 +344,15 @@ class ChainInterpreter(Interpreter):
         text = _echo(argv)
         if text is None or len(argv) < 2:
             return text
+        here = argv[0][1].location
         words = [(v.text or "", v) for _, v in argv[1:] if v.text not in ("-n", "-e", "-ne", "-en", "-E")]
-        parts: list[tuple[str, Value | Location | None]] = []
+        parts: list[tuple[str, Value | Location]] = []
         for i, (word, v) in enumerate(words):
-            parts.extend([(" ", None)] if i else [])
+            parts.extend([(" ", here)] if i else [])
             parts.append((word, v))
-        return printed(text, parts)
+        if text.endswith("\n"):
+            parts.append(("\n", here))
+        return printed(text, parts) if "".join(t for t, _ in parts) == text else text
 
     def _launch(self, n: Node, argv: list[tuple[Field, Value]]) -> object:
         values = [v for _, v in argv]
@@ -440,7 +445,10 @@ class ChainInterpreter(Interpreter):
         if any(c is None for c in out):
             return None
         text = "".join(c for c in out if c is not None).rstrip("\n")
-        return Value(text, n.location(), expression=n.text, spans=output_segments(out, len(text.encode())))
+        spans = output_spans(out)
+        if spans and len(text.encode()) != sum(size for size, _ in spans):
+            spans = _cut(spans, len(text.encode()))  # the trailing newlines `$(...)` drops
+        return Value(text, n.location(), expression=n.text, spans=spans)
 
     def _captured_pipeline(self, n: Node) -> Tri:
         parts = [c for c in n.children if c.named]
@@ -530,6 +538,19 @@ def _quoted(text: str) -> str:
     return "'" + text.replace("'", "'\\''") + "'"
 
 
+def _cut(spans: tuple[Span, ...], size: int) -> tuple[Span, ...]:
+    """The spans of the first ``size`` bytes."""
+    out: list[Span] = []
+    for length, origin in spans:
+        if size <= 0:
+            break
+        if length > size:
+            origin = origin.location if isinstance(origin, Value) else origin
+        out.append((min(length, size), origin))
+        size -= length
+    return tuple(out)
+
+
 def _same_place(a: Location, b: Location) -> bool:
     return (a.path, a.line, a.column, a.end_line, a.end_column) == (b.path, b.line, b.column, b.end_line, b.end_column)
 
@@ -538,16 +559,16 @@ class _Built:
     """A run string: its words point at the value that wrote them (see :mod:`.provenance`), else at the line
     that built the string."""
 
-    def __init__(self, script: Script, where: Location, segments: tuple[Segment, ...]) -> None:
+    def __init__(self, script: Script, where: Location, spans: tuple[Span, ...]) -> None:
         self.script = script
         self.where = dataclasses.replace(where, note="in the command string built here")
-        self.segments = segments
+        self.spans = spans
 
     def location(self, loc: Location, whole: bool = False) -> Location:
         if loc.path != self.script.path:
             return loc
-        if self.segments and not whole and loc.line > 0:
-            found = written_at(self.segments, self.script.offset(loc.line, loc.column),
+        if self.spans and not whole and loc.line > 0:
+            found = written_at(self.spans, self.script.offset(loc.line, loc.column),
                                self.script.offset(loc.end_line, loc.end_column))
             if found is not None and not _same_place(found, self.where):
                 return found

@@ -401,7 +401,7 @@ class Expander:
         return self.scalar_of(text, all_pieces, location, expression)
 
     def scalar_of(self, text: str | None, all_pieces: list[Piece], location: Location, expression: str,
-                  spans: tuple[tuple[int, int, Location], ...] = ()) -> Value:
+                  spans: tuple[tuple[int, Location | Value], ...] = ()) -> Value:
         """The value of a word expanded without splitting, from its text and pieces (see :meth:`scalar_text`).
 
         ``spans``: where the parts of a known text were written (see ``Value.spans``).

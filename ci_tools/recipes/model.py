@@ -39,9 +39,10 @@ class Value:
     # For a text of several lines (a heredoc, a multi-line string, a command's output): where each
     # line was written, so that a key of a YAML or JSON value points at its own line.
     lines: tuple[Location, ...] = ()
-    # For a text built from other values (a command string of the AMD script chain): byte ranges of
-    # the text and where each was written, so that words run from it point there (multinode.provenance).
-    spans: tuple[tuple[int, int, Location], ...] = ()
+    # For a text built from other values (a command string of the AMD script chain): its parts in
+    # order, each its length in bytes and where it was written (a location, or the value it was
+    # copied from, whose own spans say more), so that words run from it point there (multinode.provenance).
+    spans: tuple[tuple[int, "Location | Value"], ...] = ()
 
     def line_location(self, index: int) -> Location:
         """Where line ``index`` (0-based) of the text was written."""

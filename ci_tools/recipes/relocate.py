@@ -55,9 +55,10 @@ class Relocation:
         alternatives = tuple(self.value(a) for a in v.alternatives) if v.alternatives else v.alternatives
         parts = tuple(self.value(p) for p in v.parts) if v.parts else v.parts
         lines = tuple(self.location(x) for x in v.lines) if v.lines else v.lines
-        spans = tuple((a, b, self.location(x)) for a, b, x in v.spans) if v.spans else v.spans
+        spans = tuple((size, self.value(x) if isinstance(x, Value) else self.location(x))
+                      for size, x in v.spans) if v.spans else v.spans
         if (loc is v.location and _same(alternatives, v.alternatives) and _same(parts, v.parts)
-                and _same(lines, v.lines) and all(x[2] is y[2] for x, y in zip(spans, v.spans))):
+                and _same(lines, v.lines) and all(x[1] is y[1] for x, y in zip(spans, v.spans))):
             return v
         return Value(v.text, loc, v.conditional, v.expression, alternatives, v.known_prefix, parts, lines, spans)
 
