@@ -223,11 +223,13 @@ def show_command(repo_dir: str, config_file: str | None, key: str, concs: tuple[
     if not jobs:
         click.echo("[]" if fmt == "json" else "no jobs")
         return
+    # The documents are trees of plain dicts and lists: no cycle to look for.
+    encode = json.JSONEncoder(check_circular=False).encode
     with collection_paused():
         for i, job in enumerate(jobs):
             result, resolution = evaluate_job(job, config, head), resolve_recipe(job, config, head)
             if fmt == "json":
-                text = json.dumps(_shown_json(job, result, resolution, all_env))
+                text = encode(_shown_json(job, result, resolution, all_env))
                 click.echo(("[\n" if i == 0 else ",\n") + text, nl=False)
             else:
                 click.echo(("" if i == 0 else "\n") + "\n".join(_shown_text(job, result, resolution, all_env)))
