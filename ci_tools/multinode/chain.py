@@ -383,10 +383,21 @@ class ChainInterpreter(Interpreter):
             for k in range(i + 1, len(texts)):
                 t = texts[k]
                 if t is not None and not t.startswith("-") and self.read_repo(t) is not None:
-                    return self.child(n, t, values[k + 1:])
+                    return self._submitted(n, t, values[k + 1:])
             self.errors.append(f"{n.script.path}:{n.line}: sbatch runs a script this evaluation cannot find")
             return None
         return _PASS
+
+    def _submitted(self, n: Node, path_text: str, args: list[Value]) -> Tri:
+        """``sbatch FILE``: the job runs FILE elsewhere; what sbatch prints (a job id) is not FILE's output."""
+        if not self.captures:
+            return self.child(n, path_text, args)
+        saved, self.captures = self.captures, []
+        try:
+            return self.child(n, path_text, args)
+        finally:
+            self.captures = saved
+            self.captures[-1].append(None)
 
     def child(self, n: Node, path_text: str | None, args: list[Value]) -> Tri:
         path = self.repo_path(path_text)
