@@ -53,9 +53,11 @@ class _Containers:
         if self.started:
             return
         vars = interp.state.vars
-        pairs = [items for items in (_env_items(b) for b in vars.values()) if items]
         run_file, mount = vars.get("RUN_FILE_FULL"), vars.get("DOCKER_MOUNT_PATH")
-        if not pairs or not isinstance(run_file, Value) or not isinstance(mount, Value):
+        if not isinstance(run_file, Value) or not isinstance(mount, Value):
+            return  # not the script that starts the containers (checked first: it is cheap)
+        pairs = [items for items in (_env_items(b) for b in vars.values()) if items]
+        if not pairs:
             return
         self.started = True
         if run_file.text is None or mount.text is None:

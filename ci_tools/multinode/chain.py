@@ -114,8 +114,21 @@ class ChainInterpreter(Interpreter):
         return self.recipe_path, self.invoked_as
 
     def memo_context(self) -> tuple[object, ...]:
-        # Relative paths and mounted directories decide which files a call reads.
-        return self.cwd, tuple(sorted(self.mounts.items()))
+        # Relative paths and mounted directories decide which files a call reads; inside `$(...)`
+        # what a call prints is kept.
+        return self.cwd, tuple(sorted(self.mounts.items())), bool(self.captures)
+
+    def output_mark(self) -> object:
+        return (len(self.captures), len(self.captures[-1])) if self.captures else None
+
+    def output_since(self, mark: object) -> tuple[object, ...]:
+        if not isinstance(mark, tuple) or not self.captures or len(self.captures) != mark[0]:
+            return ()
+        return tuple(self.captures[-1][mark[1]:])
+
+    def replay_output(self, printed: tuple[object, ...]) -> None:
+        if self.captures:
+            self.captures[-1].extend(cast("list[str | None]", list(printed)))
 
     def scalar(self, name: str, node: Node) -> Value | None:
         if name == "0":
@@ -264,7 +277,8 @@ class ChainInterpreter(Interpreter):
                 argv = self.argv(words)
                 body = self.state.functions[first]
                 if isinstance(body, Node):
-                    return self._run_call(body, first, [v for _, v in argv[1:]])
+                    # recorded with what it prints (build_server_config is called alike for many jobs)
+                    return self.call(first, [v for _, v in argv[1:]])
             if first in ("seq", "dirname", "basename"):
                 argv = self.argv(words)
                 self.captures[-1].append(_pure(first, [v.text for _, v in argv[1:]]))

@@ -739,6 +739,7 @@ class Interpreter(Loops):
                   len(self.opaque_commands))
         external = self.external_effects
         captured = state.captured
+        output = self.output_mark()
         reads: set[str] = set()
         empties: set[str] = set()
         called: set[str] = {name} if name is not None else set()
@@ -774,8 +775,20 @@ class Interpreter(Loops):
             servers=end.servers[counts[0]:], early_exits=end.early_exits[counts[1]:],
             missing=end.missing[counts[2]:], errors=self.errors[counts[3]:], forks=self.forks - counts[4],
             opaque_commands=self.opaque_commands[counts[5]:], status=status,
+            printed=self.output_since(output),
         ))
         return status
+
+    def output_mark(self) -> object:
+        """Where a captured output stands (see ``output_since``); this interpreter records none."""
+        return None
+
+    def output_since(self, mark: object) -> tuple[object, ...]:
+        """What was printed into the captured output since ``mark`` (replayed with a recorded call)."""
+        return ()
+
+    def replay_output(self, printed: tuple[object, ...]) -> None:
+        """Print again what a recorded call printed."""
 
     def _replay(self, e: Effects) -> Tri:
         state = self.state
@@ -793,6 +806,8 @@ class Interpreter(Loops):
         state.missing.extend(e.missing)
         self.errors.extend(e.errors)
         self.forks += e.forks
+        if e.printed:
+            self.replay_output(e.printed)
         return e.status
 
     def _run_call(self, body: Node, name: str, args: list[Value]) -> Tri:

@@ -47,6 +47,8 @@ class Effects:
     forks: int
     opaque_commands: list[Location]
     status: bool | None
+    # What the call printed into a captured output (``$(f ...)`` of the AMD chain); empty elsewhere.
+    printed: tuple[object, ...] = ()
 
 
 @dataclass
