@@ -114,6 +114,20 @@ def test_a_default_over_a_run_time_variable_is_known_when_the_job_runs(tmp_path:
     assert result.unknown_inputs == frozenset({"PORT"})
 
 
+def test_a_reused_call_reads_the_files_the_recipe_wrote_before_it(tmp_path: Path) -> None:
+    # `extend` appends to a file whose content depends on CONC: a call recorded for one job must not be
+    # replayed for another whose file differs (the call reads the file, not only variables).
+    text = ('extend() {\n  cat << EOF >> cfg.yml\nstream_interval: 10\nEOF\n}\n'
+            'cat > cfg.yml << EOF\nmax_batch_size: $CONC\nEOF\nextend\nextend_again=1\n'
+            'trtllm-serve m --config cfg.yml\n')
+    sizes = []
+    for conc in ("4", "64", "4"):
+        result = _eval(tmp_path, text, {"CONC": conc})
+        keys = result.flag_keys("--config")
+        sizes.append((keys["max_batch_size"].text, keys["stream_interval"].text))
+    assert sizes == [("4", "10"), ("64", "10"), ("4", "10")]
+
+
 def test_missing_recipe_is_an_error_not_an_exception(tmp_path: Path) -> None:
     result = evaluate_recipe("nope.sh", {}, ProjectConfig(root=tmp_path), WorkTreeSnapshot(tmp_path))
     assert result.errors == ["nope.sh: recipe not found in work tree"] and result.servers == []

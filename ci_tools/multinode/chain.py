@@ -166,6 +166,7 @@ class ChainInterpreter(Interpreter):
         printed = self.program_outputs.get(file_key(argv[1][1])) if len(argv) > 1 else None
         if printed is None:
             return _PASS
+        self.external_effects += 1  # read from the interpreter, not the state: a call doing this is not reused
         for a in printed:
             self.state.vars[a.name] = a.value
         return True
@@ -502,6 +503,7 @@ class ChainInterpreter(Interpreter):
         path = self._path_value(redirects.stdout_file)
         assignments = self._modelled(program, program_node, n)
         self.program_outputs[file_key(path)] = assignments
+        self.external_effects += 1  # kept by the interpreter, not the state: a call doing this is not reused
         texts = [a.value.text for a in assignments]
         written = None if any(t is None for t in texts) else "".join(
             f"{a.name}={_quoted(a.value.text or '')}\n" for a in assignments)

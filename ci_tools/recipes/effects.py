@@ -141,6 +141,8 @@ class _Scan:
                 self.assigned.add(m.group(1) or m.group(2))
         elif t == "command":
             self._command(n, loops)
+        elif t == "file_redirect" and _writes_a_file(n):
+            self.effect()  # a file the recipe may read back (a config it passes with --config)
         inner = loops + (t in _LOOPS)
         for c in n.children:
             self.walk(c, inner)
@@ -293,6 +295,13 @@ def _read_targets(n: Node, command: str) -> set[str]:
     if not names:
         names.add("REPLY" if command == "read" else "MAPFILE")
     return names
+
+
+def _writes_a_file(redirect: Node) -> bool:
+    """``> FILE``, ``>> FILE`` (standard output into a file; /dev/null and ``>&2`` write none)."""
+    op = next((k.type for k in redirect.children if not k.named), "")
+    target = next((k for k in reversed(redirect.children) if k.named and k.type != "file_descriptor"), None)
+    return op in (">", ">>", ">|", "&>", "&>>") and target is not None and target.text != "/dev/null"
 
 
 def _first_argument(n: Node) -> str | None:

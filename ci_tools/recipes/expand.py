@@ -240,6 +240,14 @@ class Expander:
     # -- variables ---------------------------------------------------------------------------
     # Names read while a function call's reads are recorded (see interp.CallMemo); None otherwise.
     reads: set[str] | None = None
+    # ... and the files the recipe wrote that it reads back (by streams.file_key).
+    file_reads: set[str] | None = None
+
+    def read_file(self, key: str) -> Value | None:
+        """The content of a file the recipe wrote (None: it wrote none at ``key``)."""
+        if self.file_reads is not None:
+            self.file_reads.add(key)
+        return self.state.files.get(key)
 
     def lookup(self, name: str, node: Node) -> Binding | None:
         """The binding of a variable; None when it is unset."""

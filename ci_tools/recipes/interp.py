@@ -614,6 +614,8 @@ class Interpreter(Loops):
             return self.print_command(n, argv) if self.sink is not None else None
         values = [v for _, v in argv]
         model_first = launch is not None and takes_model_first(launch[1])
+        if self.file_reads is not None:
+            self.file_reads.update(self.state.files)  # a flag may name any file the recipe wrote
         flags = with_keys(parse_flags([f for f, _ in argv[end:]], values[end:], model_first), self.state.files)
         self.state.servers.append(Server(tuple(flags), n.location(), tuple(values)))
         if self.state.captured is None:
@@ -725,12 +727,15 @@ class Interpreter(Loops):
             return run()
         state = self.state
         outer_reads, outer_empties, outer_called = self.reads, self.empty_reads, self.called
-        hit = _CALLS.find(key, state.vars, state.functions, self._emptiness, self.script_identity)
+        outer_files = self.file_reads
+        hit = _CALLS.find(key, state.vars, state.functions, self._emptiness, self.script_identity, state.files)
         if hit is not None:
             if outer_reads is not None and outer_empties is not None and outer_called is not None:
                 outer_reads.update(n for n, _ in hit.reads)
                 outer_empties.update(n for n, _ in hit.empties)
                 outer_called.update(n for n, _ in hit.functions)
+            if outer_files is not None:
+                outer_files.update(k for k, _ in hit.files_read)
             return self._replay(hit)
         start_vars, start_exported, start_functions = dict(state.vars), set(state.exported), dict(state.functions)
         start_files = dict(state.files)
@@ -743,17 +748,20 @@ class Interpreter(Loops):
         reads: set[str] = set()
         empties: set[str] = set()
         called: set[str] = {name} if name is not None else set()
-        self.reads, self.empty_reads, self.called = reads, empties, called
+        files: set[str] = set()
+        self.reads, self.empty_reads, self.called, self.file_reads = reads, empties, called, files
         self.recording += 1
         try:
             status = run()
         finally:
             self.recording -= 1
-            self.reads, self.empty_reads, self.called = outer_reads, outer_empties, outer_called
+            self.reads, self.empty_reads, self.called, self.file_reads = outer_reads, outer_empties, outer_called, outer_files
             if outer_reads is not None and outer_empties is not None and outer_called is not None:
                 outer_reads |= reads
                 outer_empties |= empties
                 outer_called |= called
+            if outer_files is not None:
+                outer_files |= files
         end = self.state
         if end.captured is not captured:
             return status  # it started the server: the captured env depends on every variable
@@ -763,6 +771,7 @@ class Interpreter(Loops):
             return status
         _CALLS.store(key, Effects(
             script=self.script_identity() if SCRIPT_NAME in reads else None,
+            files_read=tuple((k, start_files.get(k)) for k in sorted(files)),
             reads=tuple((n, start_vars.get(n)) for n in sorted(reads) if n != SCRIPT_NAME),
             empties=tuple((n, self._emptiness(n, start_vars)) for n in sorted(empties)),
             functions=tuple((n, id(start_functions.get(n))) for n in sorted(called)),

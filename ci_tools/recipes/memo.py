@@ -31,6 +31,8 @@ _MAX_ENTRIES = 32
 class Effects:
     # The script ``$0`` named when the call read it (None: it did not, any script may reuse the call).
     script: object
+    # Files the recipe wrote that the call read (by streams.file_key), with their content then.
+    files_read: tuple[tuple[str, Value | None], ...]
     reads: tuple[tuple[str, Binding | None], ...]
     empties: tuple[tuple[str, bool | None], ...]
     functions: tuple[tuple[str, int], ...]
@@ -58,9 +60,10 @@ class CallMemo:
     entries: dict[tuple[Any, ...], list[Effects]] = field(default_factory=dict)
 
     def find(self, key: tuple[Any, ...], vars: dict[str, Binding], functions: dict[str, object],
-             emptiness: Any, script: Any) -> Effects | None:
+             emptiness: Any, script: Any, files: dict[str, Value]) -> Effects | None:
         for e in self.entries.get(key, ()):
             if ((e.script is None or e.script == script())
+                    and all((content := files.get(k)) is v or content == v for k, v in e.files_read)
                     and all((found := vars.get(n)) is b or found == b for n, b in e.reads)
                     and all(emptiness(n) == empty for n, empty in e.empties)
                     and all(id(functions.get(n)) == fid for n, fid in e.functions)):
