@@ -61,18 +61,25 @@ class CallMemo:
 
     def find(self, key: tuple[Any, ...], vars: dict[str, Binding], functions: dict[str, object],
              emptiness: Any, script: Any, files: dict[str, Value]) -> Effects | None:
-        for e in self.entries.get(key, ()):
+        entries = self.entries.get(key)
+        if entries is None:
+            return None
+        for i, e in enumerate(entries):
             if ((e.script is None or e.script == script())
                     and all((content := files.get(k)) is v or content == v for k, v in e.files_read)
                     and all((found := vars.get(n)) is b or found == b for n, b in e.reads)
                     and all(emptiness(n) == empty for n, empty in e.empties)
                     and all(id(functions.get(n)) == fid for n, fid in e.functions)):
+                if i:
+                    # Jobs come config by config: the entry that matched is likely to match next.
+                    entries.insert(0, entries.pop(i))
                 return e
         return None
 
     def store(self, key: tuple[Any, ...], effects: Effects) -> None:
         found = self.entries.setdefault(key, [])
-        if len(found) < _MAX_ENTRIES:
-            found.append(effects)
+        if len(found) >= _MAX_ENTRIES:
+            found.pop()  # the one least recently matched
+        found.insert(0, effects)
 
 
