@@ -104,7 +104,8 @@ class Interpreter(Loops):
             if not n.named or n.type == "comment":
                 continue
             if i + 1 < count and nodes[i + 1].type == "&":
-                self.subshell(lambda n=n: self.stmt(n))  # type: ignore[misc]
+                if not self._runs_nothing(n):
+                    self.subshell(lambda n=n: self.stmt(n))  # type: ignore[misc]
                 status = True
             else:
                 status = self.stmt(n)
@@ -156,8 +157,22 @@ class Interpreter(Loops):
             return self.piped(parts)
         status: Tri = None
         for p in parts:
+            if self._runs_nothing(p):
+                status = None  # `nvidia-smi | grep ...`: nothing to evaluate, no state to copy for it
+                continue
             status = self.subshell(lambda p=p: self.stmt(p))  # type: ignore[misc]
         return status if len(parts) == 1 else None
+
+    def _runs_nothing(self, n: Node) -> bool:
+        """A plain external command (see ``_command``): evaluating it changes nothing and reports nothing."""
+        if n.type != "command" or self.status_needed:
+            return False
+        if n.memo is None:
+            n.memo = self._command_shape(n)
+        prefix, words, literal_name, standalone = cast(_CommandShape, n.memo)
+        return (bool(words) and not standalone and literal_name is not None
+                and literal_name not in self.state.functions
+                and (literal_name not in _BUILTINS or literal_name in _INERT_BUILTINS))
 
     def _subshell_stmt(self, n: Node) -> Tri:
         return self.subshell(lambda: self.block(n.children))
