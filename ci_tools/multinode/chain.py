@@ -57,6 +57,9 @@ _STRING_PREFIX = "<string run at "
 _SILENT = frozenset({"local", "export", "declare", "typeset", "readonly", "set", "unset", "shift", "return", "exit",
                      "true", "false", ":", "test", "[", "read", "source", ".", "pwd", "seq", "dirname", "basename",
                      "shopt", "trap", "wait", "sleep", "let"})
+# Commands whose output or effect the chain computes (see _chain_command).
+_MODELLED = frozenset({"echo", "printf", "cd", "eval", "bash", "sh", "exec", "setsid", "sbatch", "nohup", "seq",
+                       "dirname", "basename", "pwd", "python", "python3"})
 # Brackets an unknown part of a command string (a character no script writes).
 _UNKNOWN = "\x01"
 
@@ -463,6 +466,8 @@ class ChainInterpreter(Interpreter):
             snippet = self._python_snippet(inner[0])
             if snippet is not None:
                 return snippet
+            if self._prints_unknown(inner[0]):
+                return None  # `$(hostname)`: a program's output, unknown; no state to copy for it
         self.captures.append([])
         try:
             self.subshell(lambda: self.block(inner))
@@ -475,6 +480,15 @@ class ChainInterpreter(Interpreter):
         if spans and len(text.encode()) != sum(size for size, _ in spans):
             spans = _cut(spans, len(text.encode()))  # the trailing newlines `$(...)` drops
         return Value(text, n.location(), expression=n.text, spans=spans)
+
+    def _prints_unknown(self, n: Node) -> bool:
+        """A plain external command this chain does not model: what it prints is unknown, and running
+        it in ``$(...)`` changes nothing."""
+        if n.memo is None:
+            n.memo = self._command_shape(n)
+        _, words, literal_name, standalone = cast("tuple[list[Node], list[Node], str | None, list[Node]]", n.memo)
+        return (bool(words) and not standalone and literal_name is not None and literal_name not in _MODELLED
+                and literal_name not in _SILENT and literal_name not in self.state.functions and self._runs_nothing(n))
 
     def _captured_pipeline(self, n: Node) -> Tri:
         parts = [c for c in n.children if c.named]
