@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..findings import Location
+from ..recipes.structured import written_text
 from ..yamlpos import NO_SPAN, PosMap, PosSeq, Span
 
 
@@ -80,12 +81,5 @@ def located(value: Any, path: str, span: Span = NO_SPAN, key: Location | None = 
         return Located([located(v, path, value.item_span(i), None, lines) for i, v in enumerate(value)], here, key)
     if isinstance(value, list):
         return Located([located(v, path, NO_SPAN, None, lines) for v in value], here, key)
-    written = _written(own, lines) if lines is not None and not isinstance(value, str) else None
+    written = written_text(own, lines) if lines is not None and not isinstance(value, str) else None
     return Located(value, here, key, written)
-
-
-def _written(span: Span, lines: list[str]) -> str | None:
-    line, column, end_line, end_column = span
-    if line != end_line or not 0 < line <= len(lines):
-        return None
-    return lines[line - 1][column - 1:end_column - 1].strip() or None

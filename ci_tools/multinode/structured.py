@@ -14,12 +14,11 @@ unquoted.  Each key points at the line that writes it.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ..findings import Location
 from ..recipes.model import FlagKey, Value
-from ..recipes.structured import document_keys
+from ..recipes.structured import document_keys, plain_text, scalar_list_text
 from .located import Located
 
 
@@ -63,19 +62,7 @@ def _leaf_text(leaf: Located) -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, list):
-        return json.dumps([_json_scalar(x.plain()) for x in value], separators=(",", ":"), ensure_ascii=False)
+        return scalar_list_text([x.plain() for x in value])
     if isinstance(value, dict):
         return "{}"
-    return leaf.written if leaf.written is not None else _plain(value)
-
-
-def _json_scalar(x: Any) -> Any:
-    return x if isinstance(x, (str, int, float, bool)) or x is None else _plain(x)
-
-
-def _plain(x: Any) -> str:
-    if isinstance(x, bool):
-        return "true" if x else "false"
-    if x is None:
-        return "null"
-    return str(x)
+    return leaf.written if leaf.written is not None else plain_text(value)
