@@ -10,7 +10,9 @@ each figure the median of ``--runs`` runs, every process pinned to one core
   default the merge base with ``main``, extracted with ``git archive``);
 - in-process evaluation of the 1,172 single-node jobs with each job's
   environment from the oracle (``expected/job-env.json`` plus the runners'
-  variables as unknown, see tests/real_jobs.py), current and previous.
+  variables as unknown, see tests/real_jobs.py), current and previous, each
+  as ``recipe show`` runs it (the cyclic collector paused where the
+  implementation pauses it).
 
 Generated tree (``--synthetic``): 250 configs, one recipe each (distinct
 contents), ``recipe lint`` beside ``bash -n`` over the same files.
@@ -258,16 +260,21 @@ SHARED_TREE = ROOT.parent / "shared" / "corpus" / "inferencex-843c625-full"
 
 # Evaluates the real tree's single-node jobs with the oracle environment; prints seconds and counts.
 ORACLE_DRIVER = r"""
-import json, sys, time
+import contextlib, json, sys, time
 sys.path[:0] = [sys.argv[1], sys.argv[2]]
 import real_jobs
 from ci_tools.recipes.evaluate import evaluate_recipe
+try:  # as `recipe show` runs them: the cyclic collector paused where the implementation pauses it
+    from ci_tools.recipes.collector import collection_paused
+except ImportError:
+    collection_paused = contextlib.nullcontext
 config, snapshot, jobs = real_jobs.real_jobs_at(real_jobs.Path(sys.argv[3]))
 start, cpu = time.perf_counter(), time.process_time()
 reached = 0
-for rj in jobs:
-    if rj.recipe is not None:
-        reached += bool(evaluate_recipe(rj.recipe, rj.env, config, snapshot).servers)
+with collection_paused():
+    for rj in jobs:
+        if rj.recipe is not None:
+            reached += bool(evaluate_recipe(rj.recipe, rj.env, config, snapshot).servers)
 print(json.dumps({"seconds": time.perf_counter() - start, "cpu": time.process_time() - cpu, "jobs": len(jobs),
                   "reached": reached}))
 """
