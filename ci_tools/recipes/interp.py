@@ -442,6 +442,11 @@ class Interpreter(Loops):
             state.vars[name] = self._associative(rhs, old if op == "+=" else None, loc, n.text)
             return name
         if rhs is not None and rhs.type == "array":
+            if op != "+=" and (reads := pure_reads(rhs)) is not None:
+                inputs = self._pure_inputs(reads, type(self), loc)
+                state.vars[name] = cast(ArrayVal, _PURE.get((id(rhs), *map(id, inputs)), inputs,
+                                                          lambda: self._array(rhs, loc, n.text)))
+                return name
             items = tuple(self.values([c for c in rhs.children if c.named and c.type != "comment"]))
             if op == "+=" and old is not None:
                 items = (old.items if isinstance(old, ArrayVal) else (old,)) + items
@@ -478,6 +483,9 @@ class Interpreter(Loops):
                 return name
         state.vars[name] = value
         return name
+
+    def _array(self, rhs: Node, loc: Location, text: str) -> ArrayVal:
+        return ArrayVal(tuple(self.values([c for c in rhs.children if c.named and c.type != "comment"])), loc, text)
 
     def _associative(self, rhs: Node, old: Binding | None, loc: Location, text: str) -> ArrayVal:
         """``declare -A M=([key]=value ...)``: each element is expanded, then split at ``]=``."""

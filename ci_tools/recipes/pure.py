@@ -30,6 +30,8 @@ _WORD_TYPES = frozenset({
     "regex", "extglob_pattern", "brace_expression",
     # inside [ ] and [[ ]]
     "test_command", "binary_expression", "unary_expression", "parenthesized_expression", "test_operator",
+    # A=(word ...)
+    "array", "comment",
 })
 # Tokens of an expansion with an effect or a dynamic read: ${X:=v}, ${X=v}, ${X:?m}, ${X?m}, ${!ref}.
 _IMPURE_TOKENS = frozenset({":=", "=", ":?", "?", "!"})
