@@ -52,10 +52,23 @@ def _loc(loc: Location | None) -> str:
     return loc.as_text() + (f" ({loc.note})" if loc.note else "")
 
 
+def _location_json(loc: Location) -> dict[str, Any]:
+    """``loc.to_json()``, built once per location object (a sweep's values share a few thousand)."""
+    found = _LOCATION_JSON.get(id(loc))
+    if found is None or found[0] is not loc:
+        if len(_LOCATION_JSON) > 200_000:
+            _LOCATION_JSON.clear()
+        found = _LOCATION_JSON[id(loc)] = (loc, loc.to_json())
+    return found[1]
+
+
+_LOCATION_JSON: dict[int, tuple[Location, dict[str, Any]]] = {}
+
+
 def _value_json(v: Value | None) -> dict[str, Any] | None:
     if v is None:
         return None
-    out: dict[str, Any] = {"text": v.text, "location": v.location.to_json(), "conditional": v.conditional,
+    out: dict[str, Any] = {"text": v.text, "location": _location_json(v.location), "conditional": v.conditional,
                            "expression": v.expression}
     if v.alternatives:
         out["alternatives"] = [_value_json(a) for a in v.alternatives]
@@ -63,7 +76,7 @@ def _value_json(v: Value | None) -> dict[str, Any] | None:
 
 
 def _flag_json(f: ServerFlag) -> dict[str, Any]:
-    out: dict[str, Any] = {"name": f.name, "value": _value_json(f.value), "location": f.location.to_json(),
+    out: dict[str, Any] = {"name": f.name, "value": _value_json(f.value), "location": _location_json(f.location),
                            "conditional": f.conditional}
     if f.keys:
         out["keys"] = [{"path": k.path, "value": _value_json(k.value)} for k in f.keys]
