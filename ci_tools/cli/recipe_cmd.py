@@ -218,6 +218,7 @@ def show_command(repo_dir: str, config_file: str | None, key: str, concs: tuple[
     from ..errors import UsageError
     from ..recipes.collector import collection_paused
     from ..recipes.evaluate import evaluate_job
+    from ..recipes.stack import with_room
     from ..snapshot import GitSnapshot, open_snapshot
 
     config = get_config(repo_dir, config_file)
@@ -238,7 +239,8 @@ def show_command(repo_dir: str, config_file: str | None, key: str, concs: tuple[
         return
     # The documents are trees of plain dicts and lists: no cycle to look for.
     encode = json.JSONEncoder(check_circular=False).encode
-    with collection_paused():
+
+    def show_all() -> None:
         for i, job in enumerate(jobs):
             result, resolution = evaluate_job(job, config, head), resolve_recipe(job, config, head)
             if fmt == "json":
@@ -246,6 +248,9 @@ def show_command(repo_dir: str, config_file: str | None, key: str, concs: tuple[
                 click.echo(("[\n" if i == 0 else ",\n") + text, nl=False)
             else:
                 click.echo(("" if i == 0 else "\n") + "\n".join(_shown_text(job, result, resolution, all_env)))
+
+    with collection_paused():
+        with_room(show_all)
     if fmt == "json":
         click.echo("\n]")
 
@@ -262,6 +267,7 @@ def _diffs(config: ProjectConfig, base: Snapshot, head: Snapshot, key: str, conc
             return []
 
     from ..recipes.collector import collection_paused
+    from ..recipes.stack import with_room
 
     base_jobs, head_jobs = jobs_or_empty(base), jobs_or_empty(head)
     if not base_jobs and not head_jobs:
@@ -269,7 +275,8 @@ def _diffs(config: ProjectConfig, base: Snapshot, head: Snapshot, key: str, conc
     by_point = {job_point(j): j for j in base_jobs}
     out: list[JobDiff] = []
     seen = set()
-    with collection_paused():
+
+    def diff_all() -> None:
         for j in head_jobs:
             point = job_point(j)
             seen.add(point)
@@ -277,6 +284,9 @@ def _diffs(config: ProjectConfig, base: Snapshot, head: Snapshot, key: str, conc
             d = JobDiff(j.label(), b, j)
             d.changes = diff_results(evaluate_job(b, config, base) if b else None, evaluate_job(j, config, head))
             out.append(d)
+
+    with collection_paused():
+        with_room(diff_all)
     for point, b in by_point.items():
         if point not in seen:
             out.append(JobDiff(b.label(), b, None))

@@ -79,6 +79,7 @@ def recipe_findings(repo: RepoData, jobs: Sequence[Job] | None = None,
     from ..matrix import expand
     from ..recipes.collector import collection_paused
     from ..recipes.evaluate import evaluate_job
+    from ..recipes.stack import with_room
     from .registry import make_finding
 
     if evaluate is None:
@@ -88,7 +89,8 @@ def recipe_findings(repo: RepoData, jobs: Sequence[Job] | None = None,
     exits: dict[tuple[Location, str, str, str], list[Job]] = defaultdict(list)
     missing: dict[tuple[Location, str, str], list[Job]] = defaultdict(list)
     syntax: dict[str, Location] = {}
-    with collection_paused():
+
+    def evaluate_all() -> None:
         for job in expand(repo) if jobs is None else jobs:
             result = evaluate(job)
             if observe is not None:
@@ -104,6 +106,9 @@ def recipe_findings(repo: RepoData, jobs: Sequence[Job] | None = None,
                 loc = _syntax_location(err)
                 if loc is not None:
                     syntax.setdefault(err, loc)
+
+    with collection_paused():
+        with_room(evaluate_all)
     findings: list[Finding] = []
     for (loc, condition, code, _key), jobs in exits.items():
         findings.append(make_finding(
