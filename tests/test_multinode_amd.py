@@ -175,3 +175,19 @@ def test_a_models_program_of_another_shape_leaves_what_it_prints_unknown_not_emp
     assert bad.expression.startswith("printed by the Python program at t.sh:10: nope.yaml is not a file")
     assert interp.errors == ["t.sh:10: the Python program is not modelled (nope.yaml is not a file of this "
                              "repository); the variables it prints are unknown"]
+
+
+def test_a_run_strings_layout_finds_the_same_places_as_a_scan_of_its_spans() -> None:
+    from ci_tools.multinode.provenance import Layout, written_at
+
+    yaml_line = Location("models.yaml", 12, 5)
+    built = Location("server.sh", 40, 1)
+    # "--tp 8 " written at the script line, "--ep 4" copied from a value whose parts come from two places
+    inner = Value("--ep 4", yaml_line, spans=((5, yaml_line), (1, Location("server.sh", 7, 3))))
+    spans = ((7, built), (6, inner), (3, Location("server.sh", 41, 1)))
+    layout = Layout(spans)
+    for start in range(0, 18):
+        for end in range(start, 18):
+            assert layout.written_at(start, end) == written_at(spans, start, end), (start, end)
+    assert layout.written_at(7, 11) == yaml_line  # "--ep" lies in the models.yaml part
+    assert layout.written_at(5, 9) is None  # across two places

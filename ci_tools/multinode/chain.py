@@ -45,7 +45,7 @@ from ..recipes.parse import Node, Script, parse_script
 from ..snapshot import Snapshot
 from ..recipes.conditions import Tri
 from ..recipes.streams import Redirects, file_key, redirects_of
-from .provenance import Span, joined, output_spans, printed, written_at
+from .provenance import Layout, Span, joined, output_spans, printed, written_at
 from .py_snippet import Assignment, SnippetError, model_snippet, printed_names
 
 _PASS = object()
@@ -603,14 +603,14 @@ class _Built:
     def __init__(self, script: Script, where: Location, spans: tuple[Span, ...]) -> None:
         self.script = script
         self.where = dataclasses.replace(where, note="in the command string built here")
-        self.spans = spans
+        self.layout = Layout(spans) if spans else None
 
     def location(self, loc: Location, whole: bool = False) -> Location:
         if loc.path != self.script.path:
             return loc
-        if self.spans and not whole and loc.line > 0:
-            found = written_at(self.spans, self.script.offset(loc.line, loc.column),
-                               self.script.offset(loc.end_line, loc.end_column))
+        if self.layout is not None and not whole and loc.line > 0:
+            found = self.layout.written_at(self.script.offset(loc.line, loc.column),
+                                           self.script.offset(loc.end_line, loc.end_column))
             if found is not None and not _same_place(found, self.where):
                 return found
         return self.where

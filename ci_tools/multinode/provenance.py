@@ -17,6 +17,7 @@ strings that are run.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from typing import Iterable, Iterator
 
 from ..findings import Location
@@ -99,3 +100,23 @@ def written_at(spans: tuple[Span, ...], start: int, end: int) -> Location | None
         if a > start:
             break
     return None
+
+
+class Layout:
+    """The segments of one run string, resolved once: a string of many words is asked about each."""
+
+    def __init__(self, spans: tuple[Span, ...]) -> None:
+        found = list(segments(spans))
+        self._starts = [a for a, _, _ in found]
+        self._segments = found
+
+    def written_at(self, start: int, end: int) -> Location | None:
+        """As :func:`written_at`: the one segment that holds ``start``..``end`` (an empty range at a boundary
+        belongs to the segment before it)."""
+        i = bisect_right(self._starts, start) - 1
+        if i < 0:
+            return None
+        if i > 0 and start == end and self._segments[i - 1][1] == start:
+            i -= 1
+        _, stop, loc = self._segments[i]
+        return loc if end <= stop else None
