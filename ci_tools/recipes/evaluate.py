@@ -13,14 +13,10 @@ from .interp import Interpreter
 from .model import RecipeEval, ServerFlag, Value
 from .parse import parse_script
 from .relocate import JOB_ENV, relocate_result
-from .state import ArrayVal, Binding
+from .state import ArrayVal
 
 ENV_NOTE = "job environment"
 RUNTIME_NOTE = f"{ENV_NOTE}, set at run time"
-
-
-def _value(b: Binding) -> Value:
-    return b.joined() if isinstance(b, ArrayVal) else b
 
 
 def evaluate_recipe(path: str, env: Mapping[str, str | Value | None], config: ProjectConfig, snapshot: Snapshot,
@@ -41,15 +37,16 @@ def evaluate_recipe(path: str, env: Mapping[str, str | Value | None], config: Pr
     script = parse_script(path, data)
     interp = Interpreter(path, config, snapshot)
     # Every job is evaluated with the same stand-in location for its environment (see .relocate).
+    vars = interp.state.vars
     for name, value in env.items():
-        interp.state.vars[name] = value if isinstance(value, Value) else env_value(name, value)
-        interp.state.exported.add(name)
+        vars[name] = value if isinstance(value, Value) else env_value(name, value)
+    interp.state.exported.update(env)
     interp.run(script)
     state = interp.state
     captured = state.captured
     variables = captured.vars if captured is not None else state.vars
     exported = captured.exported if captured is not None else frozenset(state.exported)
-    result.variables = {k: _value(v) for k, v in variables.items()}
+    result.variables = {k: v.joined() if isinstance(v, ArrayVal) else v for k, v in variables.items()}
     result.env = {k: result.variables[k] for k in sorted(exported) if k in result.variables}
     result.servers = [list(s.flags) for s in state.servers]
     result.server_command = [s.location for s in state.servers]
