@@ -2,7 +2,9 @@
 
 Real tree (``--real DIR``, default the shared InferenceX snapshot when present),
 each figure the median of ``--runs`` runs, every process pinned to one core
-(``taskset -c 0``), peak RSS of that process alone:
+(``taskset -c 0``), peak RSS of that process alone, compiled modules cached
+as in an installed tool (one warm-up run of each implementation writes the
+cache, outside the work tree):
 
 - ``ci-tools recipe show '*' --format json`` (load configs, expand all 1,820
   jobs, evaluate every recipe, write the JSON) -- target <= 3 s, <= 150 MiB;
@@ -10,7 +12,9 @@ each figure the median of ``--runs`` runs, every process pinned to one core
   default the merge base with ``main``, extracted with ``git archive``);
 - in-process evaluation of the 1,172 single-node jobs with each job's
   environment from the oracle (``expected/job-env.json`` plus the runners'
-  variables as unknown, see tests/real_jobs.py), current and previous.
+  variables as unknown, see tests/real_jobs.py), current and previous, each
+  as ``recipe show`` runs it (the cyclic collector paused where the
+  implementation pauses it).
 
 Generated tree (``--synthetic``): 250 configs, one recipe each (distinct
 contents), ``recipe lint`` beside ``bash -n`` over the same files.
@@ -22,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import shutil
 import statistics
@@ -258,16 +263,21 @@ SHARED_TREE = ROOT.parent / "shared" / "corpus" / "inferencex-843c625-full"
 
 # Evaluates the real tree's single-node jobs with the oracle environment; prints seconds and counts.
 ORACLE_DRIVER = r"""
-import json, sys, time
+import contextlib, json, sys, time
 sys.path[:0] = [sys.argv[1], sys.argv[2]]
 import real_jobs
 from ci_tools.recipes.evaluate import evaluate_recipe
+try:  # as `recipe show` runs them: the cyclic collector paused where the implementation pauses it
+    from ci_tools.recipes.collector import collection_paused
+except ImportError:
+    collection_paused = contextlib.nullcontext
 config, snapshot, jobs = real_jobs.real_jobs_at(real_jobs.Path(sys.argv[3]))
 start, cpu = time.perf_counter(), time.process_time()
 reached = 0
-for rj in jobs:
-    if rj.recipe is not None:
-        reached += bool(evaluate_recipe(rj.recipe, rj.env, config, snapshot).servers)
+with collection_paused():
+    for rj in jobs:
+        if rj.recipe is not None:
+            reached += bool(evaluate_recipe(rj.recipe, rj.env, config, snapshot).servers)
 print(json.dumps({"seconds": time.perf_counter() - start, "cpu": time.process_time() - cpu, "jobs": len(jobs),
                   "reached": reached}))
 """
@@ -328,15 +338,25 @@ def _oracle_run(impl: Path, tree: Path, runs: int) -> dict[str, float]:
             "reached": results[0]["reached"]}
 
 
+def _installed_env(cache: Path) -> dict[str, str]:
+    """The environment of an installed tool: compiled modules cached (here in ``cache``), not rebuilt per run."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(cache)
+    return env
+
+
 def real_tree(tree: Path, runs: int, baseline: str) -> None:
     with tempfile.TemporaryDirectory(prefix="bench-recipes-base-") as tmp:
-        base = Path(tmp)
+        base = Path(tmp) / "impl"
+        base.mkdir()
         _extract(baseline, base)
+        env = _installed_env(Path(tmp) / "pycache")
         rows = [("current", ROOT), (f"previous ({baseline[:12]})", base)]
-        print(f"real tree {tree}: median of {runs} runs, one core (taskset -c 0)")
+        print(f"real tree {tree}: median of {runs} runs, one core (taskset -c 0), bytecode cached as installed")
         print("  recipe show '*' --format json (whole process)    wall       CPU      peak RSS")
         for label, impl in rows:
-            wall, cpu, rss = _measure(_show_cmd(impl, tree), runs)
+            _measure(_show_cmd(impl, tree), 1, env)  # writes the bytecode cache
+            wall, cpu, rss = _measure(_show_cmd(impl, tree), runs, env)
             print(f"    {label:<44} {wall:6.2f} s  {cpu:6.2f} s  {rss:7.1f} MiB")
         print("  single-node jobs, oracle environment, in process  wall       CPU      server reached")
         for label, impl in rows:

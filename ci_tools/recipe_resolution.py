@@ -245,6 +245,15 @@ class Resolver:
             found = self._cache[key] = self._resolve(job, settings)
         return found
 
+    def node_of(self, label: str, fleet: str) -> str | None:
+        """The first node of a runner label in ``fleet`` (the RUNNER_NAME a job there gets); None if it has none."""
+        nodes = self.labels.get(label) if self.labels is not None else None
+        if isinstance(nodes, list):
+            for node in nodes:
+                if isinstance(node, str) and fleet_of(node) == fleet:
+                    return node
+        return None
+
     def fleets(self, label: str) -> tuple[str, ...]:
         found = self._fleets.get(label)
         if found is None:

@@ -86,9 +86,23 @@ def flag(flags: list[ServerFlag], name: str) -> ServerFlag:
 
 
 def values(flags: list[ServerFlag]) -> dict[str, str | None]:
-    """Flag name -> value text (None for a bare flag); a flag given twice keeps both, joined by ' | '."""
+    """Flag name -> value text (None for a bare flag); a flag given twice keeps both, joined by ' | '.
+
+    The keys of a structured value are listed as ``--flag.key.path`` (how ``RecipeEval.flag_values``
+    addresses them).
+    """
     out: dict[str, str | None] = {}
     for f in flags:
-        text = f.value.text if f.value is not None else None
-        out[f.name] = text if f.name not in out else f"{out[f.name]} | {text}"
+        entries = [(f.name, f.value.text if f.value is not None else None)]
+        entries += [(f"{f.name}.{k.path}", k.value.text) for k in f.keys]
+        for name, text in entries:
+            out[name] = text if name not in out else f"{out[name]} | {text}"
     return out
+
+
+def key_value(flags: list[ServerFlag], address: str) -> Value:
+    """The value of ``--flag.key.path``: the key of the one flag that has it."""
+    flag_name, _, path = address.partition(".")
+    found = [k.value for f in flags if f.name == flag_name for k in f.keys if k.path == path]
+    assert len(found) == 1, f"{address} appears {len(found)} times"
+    return found[0]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from ci_tools.config import load_config
 from ci_tools.findings import Location
+from ci_tools.recipes.model import Value
 from ci_tools.multinode.chain import ChainInterpreter
 from ci_tools.multinode.py_snippet import SnippetError, model_snippet
 from ci_tools.recipes.parse import parse_script
@@ -124,9 +125,69 @@ def test_command_substitutions_run_functions_pipelines_and_strings() -> None:
     assert server.location.path == "t.sh" and server.location.line == 6  # where the string was built
 
 
-def test_atom_jobs_report_the_unmodelled_heredoc_program() -> None:
+ATOM_MODELS = "benchmarks/multi_node/amd_utils/models_atom.yaml"
+
+
+def test_atom_jobs_read_models_atom_yaml_through_the_heredoc_program() -> None:
+    # server_atom.sh: `python3 << PYEOF > "$_yaml_tmp"` reads models_atom.yaml (entry DeepSeek-V4-Pro,
+    # lines 29-38) and prints NAME='value' lines that `source "$_yaml_tmp"` reads back.
     job = find_job("dsv4-fp4-mi355x-atom-disagg", concs=[256, 512, 768, 1024, 2048])
     result = evaluation(job)
     assert result.roles == ["prefill", "decode"]
-    assert any("server_atom.sh:110: cannot resolve `source \"$_yaml_tmp\"`" in e for e in result.errors)
-    assert values(role_flags(result, "decode"))["-tp"] == "8"
+    assert not any("_yaml_tmp" in e or "not modelled" in e for e in result.errors), result.errors
+    prefill, decode = role_flags(result, "prefill"), role_flags(result, "decode")
+    assert values(decode)["-tp"] == "8"
+    # prefill_tp_dp_flags (line 34), split into the parallel args of a DP-attention prefill
+    for name in ("--enable-dp-attention", "--enable-tbo"):
+        assert flag(prefill, name).value is None and flag(prefill, name).location.as_text() == f"{ATOM_MODELS}:34:24"
+    kv = flag(prefill, "--kv_cache_dtype")
+    assert kv.value is not None and kv.value.text == "fp8" and kv.value.location.as_text() == f"{ATOM_MODELS}:32:19"
+
+
+def test_flags_built_in_a_command_string_point_at_the_models_yaml_line() -> None:
+    # server_sglang.sh builds PREFILL_CMD (line 735) from build_server_config's echo of models.yaml values.
+    job = find_job("dsr1-fp4-mi355x-sglang-disagg", concs=[1, 2, 4, 8])
+    prefill = role_flags(evaluation(job), "prefill")
+    where = {f.name: (f.value.location if f.value is not None else f.location).as_text() for f in prefill}
+    assert where["--mem-fraction-static"] == f"{MODELS}:337:26"  # prefill.mem_fraction_static
+    assert where["--chunked-prefill-size"] == f"{MODELS}:348:29"  # prefill.no_dp.chunked_prefill_size
+    assert where["--decode-log-interval"] == f"{MODELS}:332:15"  # base_flags, one string for several flags
+    assert where["--attention-backend"] == f"{MODELS}:332:15"
+    # written in the command string itself: the line that built it
+    assert where["--host"] == f"{SERVER}:735:5"
+    assert flag(prefill, "--host").location.note == "in the command string built here"
+
+
+def test_a_models_program_of_another_shape_leaves_what_it_prints_unknown_not_empty() -> None:
+    from conftest import full_corpus_dir
+
+    root = full_corpus_dir()
+    interp = ChainInterpreter("t.sh", load_config(root), WorkTreeSnapshot(root))
+    # FLAGS: an expression the model does not follow; BAD: the program opens a file the repository lacks.
+    program = (f"import yaml\nwith open('{ATOM_MODELS}') as f:\n    m = yaml.safe_load(f)\n"
+               "k = sorted(m)[0]\nprint(f\"FLAGS='{m[k]['tp_dp_flags']}'\")\n")
+    missing = "import yaml\nwith open('nope.yaml') as f:\n    m = yaml.safe_load(f)\nprint(f'BAD=\\\"{m.get(1)}\\\"')\n"
+    interp.run(parse_script("t.sh", f'T=$(mktemp)\npython3 << EOF > "$T"\n{program}EOF\nsource "$T"\n'
+                                    f'eval "$(python3 -c "{missing}")"\n'.encode()))
+    flags, bad = interp.state.vars["FLAGS"], interp.state.vars["BAD"]
+    assert isinstance(flags, Value) and flags.text is None and "is not a modelled expression" in flags.expression
+    assert isinstance(bad, Value) and bad.text is None
+    assert bad.expression.startswith("printed by the Python program at t.sh:10: nope.yaml is not a file")
+    assert interp.errors == ["t.sh:10: the Python program is not modelled (nope.yaml is not a file of this "
+                             "repository); the variables it prints are unknown"]
+
+
+def test_a_run_strings_layout_finds_the_same_places_as_a_scan_of_its_spans() -> None:
+    from ci_tools.multinode.provenance import Layout, written_at
+
+    yaml_line = Location("models.yaml", 12, 5)
+    built = Location("server.sh", 40, 1)
+    # "--tp 8 " written at the script line, "--ep 4" copied from a value whose parts come from two places
+    inner = Value("--ep 4", yaml_line, spans=((5, yaml_line), (1, Location("server.sh", 7, 3))))
+    spans = ((7, built), (6, inner), (3, Location("server.sh", 41, 1)))
+    layout = Layout(spans)
+    for start in range(0, 18):
+        for end in range(start, 18):
+            assert layout.written_at(start, end) == written_at(spans, start, end), (start, end)
+    assert layout.written_at(7, 11) == yaml_line  # "--ep" lies in the models.yaml part
+    assert layout.written_at(5, 9) is None  # across two places

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from ci_tools.multinode.locate import EXTERNAL, locate_recipe
-from ci_tools.contract import job_env
+from collections import Counter
+
+from ci_tools.contract import resolve_recipe
+from ci_tools.recipes.model import MISSING
 from multinode_corpus import corpus, evaluations
 
 
@@ -11,10 +13,10 @@ def test_at_least_90_percent_of_jobs_with_in_repository_recipes_reach_flagged_se
     c = corpus()
     results = evaluations()
     assert len(results) == 648
-    in_repo = [(j, r) for j, r in results
-               if locate_recipe(j, job_env(j), c.config, c.snapshot).kind != EXTERNAL]
+    in_repo = [(j, r) for j, r in results if r.kind not in ("external", MISSING)]
     reached = [(j, r) for j, r in in_repo if r.servers and all(len(flags) > 3 for flags in r.servers)]
-    assert len(in_repo) == 440  # 387 srt-slurm, 48 AMD, 3 llm-d, 2 TileRT
+    # 387 srt-slurm, 48 AMD scripts, 3 llm-d wrapper scripts, 2 TileRT scripts
+    assert Counter(r.kind for _, r in in_repo) == {"srt-slurm": 387, "script": 53}
     assert len(reached) / len(in_repo) >= 0.9, [r.errors[:1] for j, r in in_repo if (j, r) not in reached][:5]
     for job, result in reached:
         assert result.roles and all(result.roles), job.label()
@@ -22,12 +24,40 @@ def test_at_least_90_percent_of_jobs_with_in_repository_recipes_reach_flagged_se
         assert set(result.roles) <= {"prefill", "decode", "aggregated"}
         if job.get("decode", {}).get("num-worker", 0) > 0 and job.get("prefill", {}).get("num-worker", 0) > 0:
             assert "prefill" in result.roles, job.label()
+    # What the evaluation ran is what the launchers pick (one resolution for every job).
+    for job, result in results:
+        resolution = resolve_recipe(job, c.config, c.snapshot)
+        kind = MISSING if resolution.missing else resolution.kind
+        assert result.kind == kind, job.label()
+        assert result.recipe.startswith(resolution.path or resolution.reference or "?"), job.label()
 
 
 def test_every_job_without_a_server_line_says_why() -> None:
     for job, result in evaluations():
         if not result.servers:
             assert result.errors and result.errors[0].strip(), job.label()
-    reasons = [r.errors[0] for _, r in evaluations() if not r.servers]
-    assert sum("external recipe" in e for e in reasons) == 208
-    assert sum(e == "llm-d recipes are not evaluated" for e in reasons) == 3
+    unreached = [r for _, r in evaluations() if not r.servers]
+    external = [r.errors[0] for r in unreached if r.kind == "external"]
+    assert len(external) == 205
+    assert all(e.startswith("external srt-slurm recipe recipes/") and e.endswith("from the srt-slurm checkout; not evaluated")
+               for e in external), external[0]
+    # Three recipes of dsv4-fp4-gb300-dynamo-vllm-agentic were deleted from a directory the repository holds.
+    missing = [r.errors[0] for r in unreached if r.kind == MISSING]
+    assert len(missing) == 3 and all("does not exist, while the repository holds" in e for e in missing)
+    # The llm-d wrapper is followed from launch_gb200-nv.sh to the sbatch it cannot follow.
+    llm_d = [r.errors[0] for r in unreached if "llmd" in r.recipe]
+    assert len(llm_d) == 3 and all("no server command line reached from runners/launch_gb200-nv.sh" in e
+                                   for e in llm_d), llm_d
+
+
+def test_stats_give_every_external_recipe_one_reason_with_its_configs() -> None:
+    from ci_tools.recipes.stats import EXTERNAL_RECIPE, NO_RECIPE, collect, job_coverage
+
+    stats = collect(job_coverage(j, r) for j, r in evaluations())
+    external = {r: keys for r, keys in stats.not_reached.items() if r.category == EXTERNAL_RECIPE}
+    assert len(external) == 1  # one line in `recipe lint --stats`, not one per file
+    [(reason, keys)] = external.items()
+    assert len(keys) == 205 and "dsr1-fp4-b200-dynamo-sglang" in keys and "dsr1-fp4-b200-dynamo-trt" in keys
+    assert "not evaluated" in reason.text
+    missing = [keys for r, keys in stats.not_reached.items() if r.category == NO_RECIPE]
+    assert missing == [["dsv4-fp4-gb300-dynamo-vllm-agentic"] * 3]

@@ -19,7 +19,7 @@ from ci_tools.multinode.srt_backend import role_servers
 from ci_tools.multinode.srt_variants import VariantError, split_config_file, variants
 from ci_tools.snapshot import Snapshot
 from ci_tools.yamlpos import load_yaml
-from multinode_corpus import (corpus, evaluation, find_job, flag, role_env, role_flags, values)
+from multinode_corpus import (corpus, evaluation, find_job, flag, key_value, role_env, role_flags, values)
 
 DATA = Path(__file__).parent / "data" / "multinode"
 SRT = "benchmarks/multi_node/srt-slurm-recipes"
@@ -136,7 +136,11 @@ def test_bool_list_dict_and_json_values_become_flags_as_srt_slurm_writes_them() 
         "--speculative-config.num_speculative_tokens": "3",
         "--trust-remote-code": None,
     }
-    assert flag(list(server.flags), "--speculative-config.num_speculative_tokens").value.location.line == 8  # type: ignore[union-attr]
+    assert key_value(list(server.flags), "--speculative-config.num_speculative_tokens").location.line == 8
+    # one flag per structured value, its keys with it (the model single-node recipes use)
+    speculative = flag(list(server.flags), "--speculative-config")
+    assert [k.path for k in speculative.keys] == ["method", "num_speculative_tokens"]
+    assert not any(f.name.startswith("--speculative-config.") for f in server.flags)
 
 
 # -- real recipes of the InferenceX tree, flag by flag ---------------------------------------------
@@ -234,8 +238,10 @@ def test_trtllm_engine_yaml_keys_ctx_dep2_gen_tp16_qwen35_gb300() -> None:
     assert decode["--extra-engine-args.max_batch_size"] == "1"
     assert decode["--extra-engine-args.cuda_graph_config.batch_sizes"] == "[1]"
     assert decode["--extra-engine-args.cache_transceiver_config.kv_transfer_timeout_ms"] == "600000"
-    tp = flag(role_flags(result, "decode"), "--extra-engine-args.tensor_parallel_size")
-    assert tp.value.location.as_text() == f"{recipe}:91:29"  # type: ignore[union-attr]
+    tp = key_value(role_flags(result, "decode"), "--extra-engine-args.tensor_parallel_size")
+    assert tp.location.as_text() == f"{recipe}:91:29"
+    assert result.flag_values("--extra-engine-args.tensor_parallel_size") == [
+        key_value(role_flags(result, "prefill"), "--extra-engine-args.tensor_parallel_size"), tp]
     assert role_env(result, "prefill")["TLLM_USE_FLASHINFER_GDN_PREFILL"].text == "1"
     assert role_env(result, "decode")["TLLM_USE_FLASHINFER_GDN_PREFILL"].text == "0"
 
@@ -244,13 +250,13 @@ class _Overlay:
     """The real tree plus files laid over it (what the launcher's checkout would hold)."""
 
     def __init__(self, base: Snapshot, files: dict[str, bytes]) -> None:
-        self.base, self.files, self.label = base, files, "real tree with an upstream recipe"
+        self.base, self.extra, self.label = base, files, "real tree with an upstream recipe"
 
     def read(self, path: str) -> bytes | None:
-        return self.files[path] if path in self.files else self.base.read(path)
+        return self.extra[path] if path in self.extra else self.base.read(path)
 
     def files(self) -> tuple[str, ...]:
-        return tuple(sorted(set(self.base.files()) | set(self.files)))
+        return tuple(sorted(set(self.base.files()) | set(self.extra)))
 
     def glob(self, pattern: str) -> list[str]:
         return self.base.glob(pattern)
@@ -262,7 +268,7 @@ def test_base_plus_override_of_the_upstream_b200_recipe_deletes_dp_attention_for
     overlay = _Overlay(c.snapshot, {f"{SRT}/b200-fp4/8k1k.yaml": upstream})
     tp4 = find_job("dsr1-fp4-b200-dynamo-sglang", "recipes/b200-fp4/8k1k.yaml:override_stp_tp4")
     unresolved = evaluation(tp4)
-    assert unresolved.servers == [] and "external recipe: recipes/b200-fp4/8k1k.yaml" in unresolved.errors[0]
+    assert unresolved.servers == [] and "external srt-slurm recipe recipes/b200-fp4/8k1k.yaml" in unresolved.errors[0]
     result = evaluate_multinode_job(tp4, c.config, overlay)  # type: ignore[arg-type]
     prefill = values(role_flags(result, "prefill"))
     # override_stp_tp4 (lines 166-182): DP 1, EP 1, dp-attention and dp-lm-head deleted by null
@@ -284,8 +290,9 @@ def test_base_plus_override_of_the_upstream_b200_recipe_deletes_dp_attention_for
 def test_unreached_srt_jobs_say_why() -> None:
     job = find_job("dsr1-fp4-b200-dynamo-sglang", "recipes/b200-fp4/8k1k.yaml:zip_override_stp_lowlat[0]")
     assert evaluation(job).errors == [
-        "external recipe: recipes/b200-fp4/8k1k.yaml is not in this repository "
-        f"({SRT}/b200-fp4/8k1k.yaml does not exist); the launcher takes it from its srt-slurm checkout"]
+        "external srt-slurm recipe recipes/b200-fp4/8k1k.yaml:zip_override_stp_lowlat[0]: not in the repository "
+        f"({SRT}/b200-fp4/8k1k.yaml does not exist); runners/launch_b200-dgxc-slurm.sh takes it from the srt-slurm "
+        "checkout; not evaluated"]
     c = corpus()
     bad = _Overlay(c.snapshot, {f"{SRT}/b200-fp4/8k1k.yaml": (DATA / "srt-slurm-b200-fp4-8k1k.yaml").read_bytes()
                                 .replace(b"zip_override_stp_lowlat:", b"zip_override_stp_low:")})

@@ -82,6 +82,52 @@ def test_unknown_flag_names_are_reported(tmp_path: Path) -> None:
     assert names == [UNKNOWN_FLAG]
 
 
+def test_the_first_word_after_vllm_serve_is_the_positional_model_even_when_unknown(tmp_path: Path) -> None:
+    # MODEL_PATH is set by the runner's launcher: present, value unknown (None).
+    env: dict[str, str | None] = {"MODEL_PATH": None, "PORT": None}
+    for launch in ('vllm serve "$MODEL_PATH"', "sglang serve $MODEL_PATH", 'trtllm-serve "$MODEL_PATH"'):
+        result = _eval(tmp_path, f'{launch} --tp 8 --port "$PORT"\n', env)  # type: ignore[arg-type]
+        assert [f.name for f in result.servers[0]] == ["--tp", "--port"], launch
+        assert unknown_flags(result) == [result.servers[0][1]]  # only the port's value is unknown
+    # A first word spelling a flag is still a flag, and servers without a positional model keep the
+    # unknown word (it may be flags).
+    result = _eval(tmp_path, 'vllm serve --model="$MODEL_PATH" --tp 8\n', env)  # type: ignore[arg-type]
+    assert [f.name for f in result.servers[0]] == ["--model", "--tp"]
+    result = _eval(tmp_path, 'python3 -m sglang.launch_server "$MODEL_PATH" --tp 8\n', env)  # type: ignore[arg-type]
+    assert [f.name for f in result.servers[0]] == [UNKNOWN_FLAG, "--tp"]
+    # Only the first word: a second unknown word is still one that may be a flag.
+    result = _eval(tmp_path, 'vllm serve "$MODEL_PATH" "$MODEL_PATH" --tp 8\n', env)  # type: ignore[arg-type]
+    assert [f.name for f in result.servers[0]] == [UNKNOWN_FLAG, "--tp"]
+
+
+def test_a_default_over_a_run_time_variable_is_known_when_the_job_runs(tmp_path: Path) -> None:
+    from ci_tools.recipes.stats import COMMAND_OUTPUT, RUN_TIME, unknown_values
+
+    env: dict[str, str | None] = {"PORT": None, "TP": "8"}
+    result = _eval(tmp_path, 'PORT="${PORT:-8888}"\nBASE=$(cat /etc/base)\n'
+                             'vllm serve m --port "$PORT" --tp "$TP" --x "${BASE:-1}"\n', env)  # type: ignore[arg-type]
+    reasons = dict(unknown_values(result))
+    assert reasons["--port"].category == RUN_TIME and reasons["--port"].text == "known only when the job runs: $PORT"
+    # a default over a command's output stays a command's output
+    assert (reasons["--x"].category, reasons["--x"].text) == (
+        COMMAND_OUTPUT, "output of a command that is not evaluated: $(cat /etc/base)")
+    assert result.unknown_inputs == frozenset({"PORT"})
+
+
+def test_a_reused_call_reads_the_files_the_recipe_wrote_before_it(tmp_path: Path) -> None:
+    # `extend` appends to a file whose content depends on CONC: a call recorded for one job must not be
+    # replayed for another whose file differs (the call reads the file, not only variables).
+    text = ('extend() {\n  cat << EOF >> cfg.yml\nstream_interval: 10\nEOF\n}\n'
+            'cat > cfg.yml << EOF\nmax_batch_size: $CONC\nEOF\nextend\nextend_again=1\n'
+            'trtllm-serve m --config cfg.yml\n')
+    sizes = []
+    for conc in ("4", "64", "4"):
+        result = _eval(tmp_path, text, {"CONC": conc})
+        keys = result.flag_keys("--config")
+        sizes.append((keys["max_batch_size"].text, keys["stream_interval"].text))
+    assert sizes == [("4", "10"), ("64", "10"), ("4", "10")]
+
+
 def test_missing_recipe_is_an_error_not_an_exception(tmp_path: Path) -> None:
     result = evaluate_recipe("nope.sh", {}, ProjectConfig(root=tmp_path), WorkTreeSnapshot(tmp_path))
     assert result.errors == ["nope.sh: recipe not found in work tree"] and result.servers == []

@@ -52,10 +52,23 @@ def _loc(loc: Location | None) -> str:
     return loc.as_text() + (f" ({loc.note})" if loc.note else "")
 
 
+def _location_json(loc: Location) -> dict[str, Any]:
+    """``loc.to_json()``, built once per location object (a sweep's values share a few thousand)."""
+    found = _LOCATION_JSON.get(id(loc))
+    if found is None or found[0] is not loc:
+        if len(_LOCATION_JSON) > 200_000:
+            _LOCATION_JSON.clear()
+        found = _LOCATION_JSON[id(loc)] = (loc, loc.to_json())
+    return found[1]
+
+
+_LOCATION_JSON: dict[int, tuple[Location, dict[str, Any]]] = {}
+
+
 def _value_json(v: Value | None) -> dict[str, Any] | None:
     if v is None:
         return None
-    out: dict[str, Any] = {"text": v.text, "location": v.location.to_json(), "conditional": v.conditional,
+    out: dict[str, Any] = {"text": v.text, "location": _location_json(v.location), "conditional": v.conditional,
                            "expression": v.expression}
     if v.alternatives:
         out["alternatives"] = [_value_json(a) for a in v.alternatives]
@@ -63,7 +76,7 @@ def _value_json(v: Value | None) -> dict[str, Any] | None:
 
 
 def _flag_json(f: ServerFlag) -> dict[str, Any]:
-    out: dict[str, Any] = {"name": f.name, "value": _value_json(f.value), "location": f.location.to_json(),
+    out: dict[str, Any] = {"name": f.name, "value": _value_json(f.value), "location": _location_json(f.location),
                            "conditional": f.conditional}
     if f.keys:
         out["keys"] = [{"path": k.path, "value": _value_json(k.value)} for k in f.keys]
@@ -203,7 +216,9 @@ def show_command(repo_dir: str, config_file: str | None, key: str, concs: tuple[
     """Effective env and server flags, with source lines, per job of KEY (a config key or glob)."""
     from ..contract import resolve_recipe
     from ..errors import UsageError
+    from ..recipes.collector import collection_paused
     from ..recipes.evaluate import evaluate_job
+    from ..recipes.stack import with_room
     from ..snapshot import GitSnapshot, open_snapshot
 
     config = get_config(repo_dir, config_file)
@@ -222,12 +237,20 @@ def show_command(repo_dir: str, config_file: str | None, key: str, concs: tuple[
     if not jobs:
         click.echo("[]" if fmt == "json" else "no jobs")
         return
-    for i, job in enumerate(jobs):
-        result, resolution = evaluate_job(job, config, head), resolve_recipe(job, config, head)
-        if fmt == "json":
-            click.echo(("[\n" if i == 0 else ",\n") + json.dumps(_shown_json(job, result, resolution, all_env)), nl=False)
-        else:
-            click.echo(("" if i == 0 else "\n") + "\n".join(_shown_text(job, result, resolution, all_env)))
+    # The documents are trees of plain dicts and lists: no cycle to look for.
+    encode = json.JSONEncoder(check_circular=False).encode
+
+    def show_all() -> None:
+        for i, job in enumerate(jobs):
+            result, resolution = evaluate_job(job, config, head), resolve_recipe(job, config, head)
+            if fmt == "json":
+                text = encode(_shown_json(job, result, resolution, all_env))
+                click.echo(("[\n" if i == 0 else ",\n") + text, nl=False)
+            else:
+                click.echo(("" if i == 0 else "\n") + "\n".join(_shown_text(job, result, resolution, all_env)))
+
+    with collection_paused():
+        with_room(show_all)
     if fmt == "json":
         click.echo("\n]")
 
@@ -243,19 +266,27 @@ def _diffs(config: ProjectConfig, base: Snapshot, head: Snapshot, key: str, conc
         except UsageError:
             return []
 
+    from ..recipes.collector import collection_paused
+    from ..recipes.stack import with_room
+
     base_jobs, head_jobs = jobs_or_empty(base), jobs_or_empty(head)
     if not base_jobs and not head_jobs:
         raise UsageError(f"no config key matches {key!r} in {base.label} or {head.label}")
     by_point = {job_point(j): j for j in base_jobs}
     out: list[JobDiff] = []
     seen = set()
-    for j in head_jobs:
-        point = job_point(j)
-        seen.add(point)
-        b = by_point.get(point)
-        d = JobDiff(j.label(), b, j)
-        d.changes = diff_results(evaluate_job(b, config, base) if b else None, evaluate_job(j, config, head))
-        out.append(d)
+
+    def diff_all() -> None:
+        for j in head_jobs:
+            point = job_point(j)
+            seen.add(point)
+            b = by_point.get(point)
+            d = JobDiff(j.label(), b, j)
+            d.changes = diff_results(evaluate_job(b, config, base) if b else None, evaluate_job(j, config, head))
+            out.append(d)
+
+    with collection_paused():
+        with_room(diff_all)
     for point, b in by_point.items():
         if point not in seen:
             out.append(JobDiff(b.label(), b, None))

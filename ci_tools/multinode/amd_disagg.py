@@ -18,7 +18,6 @@ its ``--disaggregation-mode`` (or the ``kv_role`` of its
 from __future__ import annotations
 
 import json
-import weakref
 from typing import Mapping
 
 from ..config import ProjectConfig
@@ -26,51 +25,18 @@ from ..findings import Location
 from ..matrix import Job
 from ..recipes.model import RecipeEval, ServerFlag, Value
 from ..recipes.parse import parse_script
+from ..recipes.evaluate import env_value
+from ..recipes.relocate import relocate_result
 from ..recipes.state import ArrayVal, Binding
+from ..recipe_resolution import RecipeResolution, launcher_of, resolver_for
 from ..snapshot import Snapshot
-from ..yamlpos import YamlLoadError, load_yaml
 from .chain import WORKSPACE, ChainInterpreter
 from .roles import RoleCommand, role_eval, unreached
 
-LAUNCHER = "runners/launch_{fleet}.sh"
 # The workflow template (benchmark-multinode-tmpl.yml) exports these for every multinode job;
 # job_env does not give them yet.  Its own values win once it does.
 WORKFLOW_ENV = {"RANDOM_RANGE_RATIO": "0.8", "IS_MULTINODE": "true"}
 _ROLES = ("prefill", "decode")
-_NODES: weakref.WeakKeyDictionary[Snapshot, dict[str, list[str]]] = weakref.WeakKeyDictionary()
-
-
-def _runner_nodes(config: ProjectConfig, snapshot: Snapshot) -> dict[str, list[str]]:
-    try:
-        found = _NODES.get(snapshot)
-    except TypeError:
-        found = None
-    if found is not None:
-        return found
-    labels: dict[str, list[str]] = {}
-    data = snapshot.read(config.runners)
-    try:
-        value = load_yaml(data, config.runners).value if data is not None else None
-    except YamlLoadError:
-        value = None
-    raw = value.get("labels") if isinstance(value, dict) else None
-    if isinstance(raw, dict):
-        labels = {str(k): [str(n) for n in v] for k, v in raw.items() if isinstance(v, list)}
-    try:
-        _NODES[snapshot] = labels
-    except TypeError:
-        pass
-    return labels
-
-
-def launcher_of(job: Job, config: ProjectConfig, snapshot: Snapshot) -> tuple[str, str] | None:
-    """The launcher script and the node name (RUNNER_NAME) of the job's first runner node."""
-    label = str(job.get("runner") or "")
-    for node in _runner_nodes(config, snapshot).get(label, []):
-        path = LAUNCHER.format(fleet=node.rsplit("_", 1)[0])
-        if snapshot.read(path) is not None:
-            return path, node
-    return None
 
 
 class _Containers:
@@ -87,9 +53,11 @@ class _Containers:
         if self.started:
             return
         vars = interp.state.vars
-        pairs = [items for items in (_env_items(b) for b in vars.values()) if items]
         run_file, mount = vars.get("RUN_FILE_FULL"), vars.get("DOCKER_MOUNT_PATH")
-        if not pairs or not isinstance(run_file, Value) or not isinstance(mount, Value):
+        if not isinstance(run_file, Value) or not isinstance(mount, Value):
+            return  # not the script that starts the containers (checked first: it is cheap)
+        pairs = [items for items in (_env_items(b) for b in vars.values()) if items]
+        if not pairs:
             return
         self.started = True
         if run_file.text is None or mount.text is None:
@@ -114,14 +82,14 @@ class _Containers:
         text = "".join(f"__ci_env_{i}={rhs}\n" for i, (_, rhs, _) in enumerate(items))
         sub = ChainInterpreter(script, self.config, self.snapshot)
         sub.state.vars = dict(exported)
-        sub.state.vars["SLURM_PROCID"] = Value(rank, Location(script, 0, note="node rank"))
+        sub.state.vars["SLURM_PROCID"] = _shared(Value(rank, Location(script, 0, note="node rank")))
         sub.run(parse_script(f"<docker -e of {script}>", text.encode()))
         env: dict[str, Value] = {}
         for i, (name, _, where) in enumerate(items):
             got = sub.state.vars.get(f"__ci_env_{i}")
             value = got if isinstance(got, Value) else Value(None, where)
             if value.location.path.startswith("<"):
-                value = Value(value.text, where, value.conditional, value.expression, value.alternatives)
+                value = _shared(Value(value.text, where, value.conditional, value.expression, value.alternatives))
             env[name] = value
         return env
 
@@ -152,6 +120,19 @@ class _Containers:
             out.append(RoleCommand(role, tuple(flags), dataclass_note(server.location, f"node rank {rank}"),
                                    server_env))
         return out
+
+
+_SHARED: dict[Value, Value] = {}
+
+
+def _shared(value: Value) -> Value:
+    """One object for equal values of every job (what is computed from it is then reused, see recipes.pure)."""
+    found = _SHARED.get(value)
+    if found is None:
+        if len(_SHARED) > 50_000:
+            _SHARED.clear()
+        found = _SHARED[value] = value
+    return found
 
 
 def dataclass_note(loc: Location, note: str) -> Location:
@@ -217,23 +198,26 @@ def _role(flags: list[ServerFlag], rank: str) -> str:
     return "prefill" if rank == "0" else "decode"
 
 
-def evaluate_amd_job(job: Job, recipe: str, env: Mapping[str, str], config: ProjectConfig,
+def evaluate_amd_job(job: Job, resolution: RecipeResolution, env: Mapping[str, str], config: ProjectConfig,
                      snapshot: Snapshot) -> RecipeEval:
-    found = launcher_of(job, config, snapshot)
-    if found is None:
-        return unreached(recipe, f"no launcher exists for runner {job.get('runner')!r} "
-                                 f"({LAUNCHER.format(fleet='<fleet>')})")
-    launcher, node = found
+    """The job's roles, followed from the launcher of the fleet that picks ``resolution``'s script."""
+    recipe = resolution.path or ""
+    fleet = resolution.fleets[0] if resolution.fleets else ""
+    launcher = launcher_of(fleet)
+    data = snapshot.read(launcher)
+    if data is None:
+        return unreached(recipe, f"the launcher of fleet {fleet!r}, {launcher}, does not exist")
+    node = resolver_for(config, snapshot).node_of(str(job.get("runner") or ""), fleet)
     containers = _Containers(config, snapshot)
     interp = ChainInterpreter(launcher, config, snapshot, container=containers)
     row = job.row
     where = Location(row.path, row.line, row.column, row.end_line, row.end_column, "job environment")
-    start = {**WORKFLOW_ENV, **env, "RUNNER_NAME": node, "GITHUB_WORKSPACE": WORKSPACE}
+    # A label runners.yaml does not define has no node: its name is known only on the runner.
+    start: dict[str, str | None] = {**WORKFLOW_ENV, **env, "RUNNER_NAME": node, "GITHUB_WORKSPACE": WORKSPACE}
+    # Evaluated with the stand-in location of the job's environment, relocated at the end (see recipes.relocate).
     for name, text in start.items():
-        interp.state.vars[name] = Value(text, where, expression=f"${name} (job environment)")
+        interp.state.vars[name] = env_value(name, text)
         interp.state.exported.add(name)
-    data = snapshot.read(launcher)
-    assert data is not None
     interp.run(parse_script(launcher, data))
     errors = list(dict.fromkeys([*containers.errors, *interp.errors]))
     if not containers.commands:
@@ -241,7 +225,7 @@ def evaluate_amd_job(job: Job, recipe: str, env: Mapping[str, str], config: Proj
                   + (f" ({errors[0]})" if errors else ""))
         result = unreached(recipe, reason)
         result.missing_env = list(interp.state.missing)
-        return result
+        return relocate_result(result, where)
     result = role_eval(recipe, containers.commands, errors)
     result.missing_env = list(interp.state.missing)
-    return result
+    return relocate_result(result, where)

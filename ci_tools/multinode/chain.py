@@ -38,13 +38,15 @@ from typing import Protocol, cast
 from ..config import ProjectConfig
 from ..findings import Location
 from ..recipes.effects import may_launch
-from ..recipes.expand import Field, ShellExit
+from ..recipes.expand import SCRIPT_NAME, Field, ShellExit
 from ..recipes.interp import Interpreter
-from ..recipes.model import Value
-from ..recipes.parse import Node, parse_script
+from ..recipes.model import FlagKey, Value
+from ..recipes.parse import Node, Script, parse_script
 from ..snapshot import Snapshot
 from ..recipes.conditions import Tri
-from .py_snippet import SnippetError, model_snippet
+from ..recipes.streams import Redirects, file_key, redirects_of
+from .provenance import Layout, Span, joined, output_spans, printed, written_at
+from .py_snippet import Assignment, SnippetError, model_snippet, printed_names
 
 _PASS = object()
 # Where the launchers' checkout is (GITHUB_WORKSPACE); paths under it are repository paths.
@@ -55,6 +57,9 @@ _STRING_PREFIX = "<string run at "
 _SILENT = frozenset({"local", "export", "declare", "typeset", "readonly", "set", "unset", "shift", "return", "exit",
                      "true", "false", ":", "test", "[", "read", "source", ".", "pwd", "seq", "dirname", "basename",
                      "shopt", "trap", "wait", "sleep", "let"})
+# Commands whose output or effect the chain computes (see _chain_command).
+_MODELLED = frozenset({"echo", "printf", "cd", "eval", "bash", "sh", "exec", "setsid", "sbatch", "nohup", "seq",
+                       "dirname", "basename", "pwd", "python", "python3"})
 # Brackets an unknown part of a command string (a character no script writes).
 _UNKNOWN = "\x01"
 
@@ -98,12 +103,39 @@ class ChainInterpreter(Interpreter):
         # Container paths that are repository directories ("/workspace" -> "").
         self.mounts: dict[str, str] = {WORKSPACE: "", **(mounts or {})}
         self.string_count = 0
+        # What a modelled Python program printed into a file (by streams.file_key), applied when it is sourced.
+        self.program_outputs: dict[str, list[Assignment]] = {}
         # $0 as the script was invoked (``./submit.sh``), which ``dirname "$0"`` relies on.
         self.invoked_as = recipe_path
 
+    def script_name(self, node: Node) -> Value:
+        if self.reads is not None:
+            self.reads.add(SCRIPT_NAME)
+        return Value(self.invoked_as, node.location(), expression="$0")
+
+    def script_identity(self) -> object:
+        return self.recipe_path, self.invoked_as
+
+    def memo_context(self) -> tuple[object, ...]:
+        # Relative paths and mounted directories decide which files a call reads; inside `$(...)`
+        # what a call prints is kept.
+        return self.cwd, tuple(sorted(self.mounts.items())), bool(self.captures)
+
+    def output_mark(self) -> object:
+        return (len(self.captures), len(self.captures[-1])) if self.captures else None
+
+    def output_since(self, mark: object) -> tuple[object, ...]:
+        if not isinstance(mark, tuple) or not self.captures or len(self.captures) != mark[0]:
+            return ()
+        return tuple(self.captures[-1][mark[1]:])
+
+    def replay_output(self, printed: tuple[object, ...]) -> None:
+        if self.captures:
+            self.captures[-1].extend(cast("list[str | None]", list(printed)))
+
     def scalar(self, name: str, node: Node) -> Value | None:
         if name == "0":
-            return Value(self.invoked_as, node.location(), expression="$0")
+            return self.script_name(node)
         return super().scalar(name, node)
 
     # -- paths -------------------------------------------------------------------------------
@@ -132,6 +164,16 @@ class ChainInterpreter(Interpreter):
         data = self.snapshot.read(path) if path is not None else None
         return (path, data) if path is not None and data is not None else None
 
+    def _source_printed(self, argv: list[tuple[Field, Value]]) -> object:
+        """``source "$tmp"`` of what a modelled program printed: its assignments, with their YAML lines."""
+        printed = self.program_outputs.get(file_key(argv[1][1])) if len(argv) > 1 else None
+        if printed is None:
+            return _PASS
+        self.external_effects += 1  # read from the interpreter, not the state: a call doing this is not reused
+        for a in printed:
+            self.state.vars[a.name] = a.value
+        return True
+
     def _resolve_source(self, n: Node, field: Field, value: Value) -> str | None:
         path = self.repo_path(value.text)
         if path is not None and self.snapshot.read(path) is not None:
@@ -140,26 +182,40 @@ class ChainInterpreter(Interpreter):
 
     # -- command strings with unknown parts ------------------------------------------------------
     def scalar_value(self, node: Node, location: Location, expression: str) -> Value:
-        """A command string (one that spells a server launch) keeps its known words when a part is unknown.
+        """A word's value, remembering where its parts were written (:mod:`.provenance`).
 
-        Each unknown part becomes a marker, so the string can still be run
-        (``bash -c "$PREFILL_CMD"``); a word holding a marker is unknown
-        again wherever it ends up (:func:`known_or_unknown`).
+        A command string (one that spells a server launch) keeps its known
+        words when a part is unknown: each unknown part becomes a marker, so
+        the string can still be run (``bash -c "$PREFILL_CMD"``); a word
+        holding a marker is unknown again wherever it ends up
+        (:func:`known_or_unknown`).
         """
-        value = super().scalar_value(node, location, expression)
-        if value.text is not None or not may_launch(node.text, self.patterns):
+        text, pieces = self.scalar_text(node)
+        if text is not None:
+            # literal text was written here, the rest where its variable was set
+            spans = joined((p.text or "", p.origin if p.origin is not None else location) for p in pieces) \
+                if any(p.origin is not None for p in pieces) else ()
+            return self.scalar_of(text, pieces, location, expression, spans)
+        value = self.scalar_of(text, pieces, location, expression)
+        if not may_launch(node.text, self.patterns):
             return value
-        _, pieces = self.scalar_text(node)
-        parts = []
+        parts: list[tuple[str, Value | Location]] = []
         for p in pieces:
             if p.text is None:
                 # the marker names what is unknown, in characters bash gives no meaning
                 shown = re.sub(r"\W+", "_", (p.origin.expression if p.origin is not None else "") or "unknown")
-                parts.append(f"{_UNKNOWN}{shown.strip('_') or 'unknown'}{_UNKNOWN}")
+                parts.append((f"{_UNKNOWN}{shown.strip('_') or 'unknown'}{_UNKNOWN}", location))
             else:
-                parts.append(p.text)
-        text = "".join(parts)
-        return Value(text, location, value.conditional, expression)
+                parts.append((p.text, p.origin if p.origin is not None else location))
+        return Value("".join(t for t, _ in parts), location, value.conditional, expression, spans=joined(parts))
+
+    def field_value(self, f: Field, node: Node) -> Value:
+        value = super().field_value(f, node)
+        if value.text is not None and len(f.pieces) > 1 and any(p.origin is not None for p in f.pieces):
+            spans = joined((p.text or "", p.origin if p.origin is not None else value.location) for p in f.pieces)
+            if spans:
+                return dataclasses.replace(value, spans=spans)
+        return value
 
     # -- statements ----------------------------------------------------------------------------
     def stmt(self, n: Node) -> Tri:
@@ -168,6 +224,8 @@ class ChainInterpreter(Interpreter):
             handled = self._chain_command(n)
             if handled is not _PASS:
                 return handled  # type: ignore[return-value]
+        elif t == "redirected_statement" and (program := _heredoc_program(n)) is not None:
+            return self._heredoc_program(n, *program)
         elif t == "redirected_statement" and self.captures and _stdout_redirected(n):
             saved, self.captures = self.captures, []
             try:
@@ -193,7 +251,7 @@ class ChainInterpreter(Interpreter):
             for a in standalone:
                 self.assign(a)
             argv = self.argv(words)
-            self.captures[-1].append(_echo(argv) if first == "echo" else _printf(argv))
+            self.captures[-1].append(self._echoed(argv) if first == "echo" else self._formatted(argv))
             return True
         if first == "cd":
             argv = self.argv(words)
@@ -204,6 +262,10 @@ class ChainInterpreter(Interpreter):
             for a in standalone:
                 self.assign(a)
             return self._eval(n, self.argv(words))
+        if first in ("source", ".") and self.program_outputs:
+            done = self._source_printed(self.argv(words))
+            if done is not _PASS:
+                return done
         if first in ("bash", "sh", "exec", "setsid", "sbatch", "nohup") or first.startswith(("$", '"$')):
             for a in standalone:
                 self.assign(a)
@@ -219,7 +281,8 @@ class ChainInterpreter(Interpreter):
                 argv = self.argv(words)
                 body = self.state.functions[first]
                 if isinstance(body, Node):
-                    return self._run_call(body, first, [v for _, v in argv[1:]])
+                    # recorded with what it prints (build_server_config is called alike for many jobs)
+                    return self.call(first, [v for _, v in argv[1:]])
             if first in ("seq", "dirname", "basename"):
                 argv = self.argv(words)
                 self.captures[-1].append(_pure(first, [v.text for _, v in argv[1:]]))
@@ -238,39 +301,76 @@ class ChainInterpreter(Interpreter):
         texts = [v.text for _, v in argv[1:]]
         if any(t is None for t in texts):
             return None
-        return self.run_string(" ".join(t for t in texts if t is not None), n, argv[1][1] if len(argv) > 1 else None,
-                               subshell=False)
+        # One argument is run as it was built (its parts keep where they were written).
+        origin = argv[1][1] if len(argv) == 2 else None
+        return self.run_string(" ".join(t for t in texts if t is not None), n, origin, subshell=False)
 
     def run_string(self, text: str, n: Node, origin: Value | None, *, subshell: bool) -> Tri:
-        """Parse ``text`` as bash and run it; its words are attributed to the line that built it."""
+        """Parse ``text`` as bash and run it; its words point at where they were written (else the line
+        that built the string)."""
         self.string_count += 1
-        where = origin.location if origin is not None else n.location()
         label = f"{_STRING_PREFIX}{n.script.path}:{n.line}>"
         script = parse_script(label, text.encode())
         if script.problems:
             self.errors.append(f"{n.script.path}:{n.line}: the string run here is not valid bash; what it runs is unknown")
             return None
         servers_before = len(self.state.servers)
+        captured_before = self.state.captured
 
         def run() -> Tri:
             return self.block(script.root.children)
 
         status = self.subshell(run) if subshell else run()
-        self._attribute(servers_before, label, where)
+        built = _Built(script, origin.location if origin is not None else n.location(),
+                       origin.spans if origin is not None and origin.text == text else ())
+        self._attribute(servers_before, built)
+        if self.state.captured is not captured_before and self.state.captured is not None:
+            captured = self.state.captured
+            captured.vars = {k: built.value(v) if isinstance(v, Value) else v for k, v in captured.vars.items()}
         return status
 
-    def _attribute(self, start: int, label: str, where: Location) -> None:
-        """Servers found in a run string: their words point at the line that built the string."""
+    def _attribute(self, start: int, built: _Built) -> None:
+        """Servers found in a run string: their words point at where they were written."""
         from ..recipes.state import Server
 
         fixed = []
         for s in self.state.servers[start:]:
             flags = tuple(dataclasses.replace(
-                f, location=_moved(f.location, label, where),
-                value=known_or_unknown(dataclasses.replace(f.value, location=_moved(f.value.location, label, where)))
-                if f.value is not None else None) for f in s.flags)
-            fixed.append(Server(flags, _moved(s.location, label, where), s.argv))
+                f, location=built.location(f.location),
+                value=known_or_unknown(built.value(f.value)) if f.value is not None else None,
+                keys=tuple(FlagKey(k.path, built.value(k.value)) for k in f.keys)) for f in s.flags)
+            fixed.append(Server(flags, built.location(s.location, whole=True), s.argv))
         self.state.servers[start:] = fixed
+
+    def _formatted(self, argv: list[tuple[Field, Value]]) -> str | None:
+        """What ``printf FORMAT ARGS`` prints, keeping where each argument was written."""
+        text = _printf(argv)
+        fmt = argv[1][1].text if len(argv) > 1 else None
+        args = [v for _, v in argv[2:]]
+        if text is None or fmt is None or re.search(r"%[^s]", fmt.replace("%%", "")) or fmt.count("%s") != len(args):
+            return text  # `%d`, or a format applied more than once: where each part came from is not kept
+        chunks = fmt.replace("\\n", "\n").replace("\\t", "\t").split("%s")
+        parts: list[tuple[str, Value | Location]] = []
+        for i, chunk in enumerate(chunks):
+            parts.append((chunk.replace("%%", "%"), argv[1][1].location))
+            if i < len(args):
+                parts.append((args[i].text or "", args[i]))
+        return printed(text, parts) if "".join(t for t, _ in parts) == text else text
+
+    def _echoed(self, argv: list[tuple[Field, Value]]) -> str | None:
+        """What ``echo ARGS`` prints, keeping where each argument was written."""
+        text = _echo(argv)
+        if text is None or len(argv) < 2:
+            return text
+        here = argv[0][1].location
+        words = [(v.text or "", v) for _, v in argv[1:] if v.text not in ("-n", "-e", "-ne", "-en", "-E")]
+        parts: list[tuple[str, Value | Location]] = []
+        for i, (word, v) in enumerate(words):
+            parts.extend([(" ", here)] if i else [])
+            parts.append((word, v))
+        if text.endswith("\n"):
+            parts.append(("\n", here))
+        return printed(text, parts) if "".join(t for t, _ in parts) == text else text
 
     def _launch(self, n: Node, argv: list[tuple[Field, Value]]) -> object:
         values = [v for _, v in argv]
@@ -301,10 +401,21 @@ class ChainInterpreter(Interpreter):
             for k in range(i + 1, len(texts)):
                 t = texts[k]
                 if t is not None and not t.startswith("-") and self.read_repo(t) is not None:
-                    return self.child(n, t, values[k + 1:])
+                    return self._submitted(n, t, values[k + 1:])
             self.errors.append(f"{n.script.path}:{n.line}: sbatch runs a script this evaluation cannot find")
             return None
         return _PASS
+
+    def _submitted(self, n: Node, path_text: str, args: list[Value]) -> Tri:
+        """``sbatch FILE``: the job runs FILE elsewhere; what sbatch prints (a job id) is not FILE's output."""
+        if not self.captures:
+            return self.child(n, path_text, args)
+        saved, self.captures = self.captures, []
+        try:
+            return self.child(n, path_text, args)
+        finally:
+            self.captures = saved
+            self.captures[-1].append(None)
 
     def child(self, n: Node, path_text: str | None, args: list[Value]) -> Tri:
         path = self.repo_path(path_text)
@@ -336,6 +447,7 @@ class ChainInterpreter(Interpreter):
                     return None
             finally:
                 if self.container is not None:
+                    self.external_effects += 1  # the container step acts outside the state: not replayable
                     self.container(self, path)
                 self.depth -= 1
                 self.recipe_path, self.cwd, self.invoked_as = saved_path, saved_cwd, saved_invoked
@@ -354,6 +466,8 @@ class ChainInterpreter(Interpreter):
             snippet = self._python_snippet(inner[0])
             if snippet is not None:
                 return snippet
+            if self._prints_unknown(inner[0]):
+                return None  # `$(hostname)`: a program's output, unknown; no state to copy for it
         self.captures.append([])
         try:
             self.subshell(lambda: self.block(inner))
@@ -362,7 +476,19 @@ class ChainInterpreter(Interpreter):
         if any(c is None for c in out):
             return None
         text = "".join(c for c in out if c is not None).rstrip("\n")
-        return Value(text, n.location(), expression=n.text)
+        spans = output_spans(out)
+        if spans and len(text.encode()) != sum(size for size, _ in spans):
+            spans = _cut(spans, len(text.encode()))  # the trailing newlines `$(...)` drops
+        return Value(text, n.location(), expression=n.text, spans=spans)
+
+    def _prints_unknown(self, n: Node) -> bool:
+        """A plain external command this chain does not model: what it prints is unknown, and running
+        it in ``$(...)`` changes nothing."""
+        if n.memo is None:
+            n.memo = self._command_shape(n)
+        _, words, literal_name, standalone = cast("tuple[list[Node], list[Node], str | None, list[Node]]", n.memo)
+        return (bool(words) and not standalone and literal_name is not None and literal_name not in _MODELLED
+                and literal_name not in _SILENT and literal_name not in self.state.functions and self._runs_nothing(n))
 
     def _captured_pipeline(self, n: Node) -> Tri:
         parts = [c for c in n.children if c.named]
@@ -383,33 +509,119 @@ class ChainInterpreter(Interpreter):
         self.captures[-1].append(text)
         return None
 
-    # -- the models.yaml program ---------------------------------------------------------------
+    # -- the models.yaml programs --------------------------------------------------------------
+    def _heredoc_program(self, n: Node, redirects: Redirects, program_node: Node) -> Tri:
+        """``python3 << PYEOF > "$tmp"``: the program is modelled, what it prints is kept for ``source "$tmp"``."""
+        assert redirects.heredoc is not None and redirects.stdout_file is not None
+        program = self.heredoc_value(redirects.heredoc)
+        path = self._path_value(redirects.stdout_file)
+        assignments = self._modelled(program, program_node, n)
+        self.program_outputs[file_key(path)] = assignments
+        self.external_effects += 1  # kept by the interpreter, not the state: a call doing this is not reused
+        texts = [a.value.text for a in assignments]
+        written = None if any(t is None for t in texts) else "".join(
+            f"{a.name}={_quoted(a.value.text or '')}\n" for a in assignments)
+        self.state.files[file_key(path)] = Value(written, n.location(), False, n.text.split("\n", 1)[0])
+        return True
+
+    def _modelled(self, program: Value, at: Node, statement: Node) -> list[Assignment]:
+        """The assignments a models-YAML program prints; every name it prints is unknown when it is not modelled."""
+        text = program.text
+        why = ""
+        if text is not None:
+            env = {k: v.text for k, v in self.state.vars.items()
+                   if k in self.state.exported and isinstance(v, Value) and v.text is not None}
+            try:
+                return model_snippet(text, self.repo_file, env, at.location())
+            except SnippetError as exc:
+                why = str(exc)
+        else:
+            why = "the program's text is not known: " + program.expression
+        self.errors.append(f"{statement.script.path}:{statement.line}: the Python program is not modelled ({why}); "
+                           "the variables it prints are unknown")
+        shown = text if text is not None else "".join(p.text or "\x01" for p in program.parts)
+        return [Assignment(name, Value(None, at.location(), False, f"printed by the Python program at "
+                                                                   f"{statement.script.path}:{statement.line}: {why}"))
+                for name in printed_names(shown)]
+
     def _python_snippet(self, command: Node) -> Value | None:
         words = [c for c in command.children if c.named and c.type not in ("file_redirect",)]
         if len(words) != 3 or words[0].text not in ("python3", "python") or words[1].text != "-c":
             return None
+        if "safe_load" not in words[2].text or not printed_names(words[2].text):
+            return None  # not a program printing assignments: what it prints is a command's output
         argv = self.argv(words)
-        program = argv[2][1].text if len(argv) == 3 else None
-        if program is None or "safe_load" not in program:
+        if len(argv) != 3:
             return None
-        env = {k: v.text for k, v in self.state.vars.items()
-               if k in self.state.exported and isinstance(v, Value) and v.text is not None}
-        try:
-            assignments = model_snippet(program, self.repo_file, env, command.location())
-        except SnippetError as exc:
-            self.errors.append(f"{command.script.path}:{command.line}: the python3 -c program is not modelled "
-                               f"({exc}); what it prints is unknown")
-            return None
-        # What eval then runs: the assignments, kept with their YAML positions.
-        for a in assignments:
+        # What eval then runs: the assignments, kept with their YAML positions (unknown when not modelled).
+        for a in self._modelled(argv[2][1], command, command):
             self.state.vars[a.name] = a.value
         return Value("", command.location(), expression="python3 -c output (assignments applied)")
 
 
-def _moved(loc: Location, label: str, where: Location) -> Location:
-    if loc.path == label:
-        return dataclasses.replace(where, note="in the command string built here")
-    return loc
+def _heredoc_program(n: Node) -> tuple[Redirects, Node] | None:
+    """``python3 << EOF > FILE`` (a Python program read from a here-document, its output written to a file)."""
+    if n.memo is None:
+        n.memo = redirects_of(n)
+    r = n.memo
+    if not isinstance(r, Redirects) or r.heredoc is None or r.stdout_file is None or r.append or r.opaque:
+        return None
+    body = r.body
+    if body is None or body.type != "command" or len([c for c in body.children if c.named]) != 1:
+        return None
+    name = body.child_of_type("command_name")
+    if name is None or not re.fullmatch(r"python3?(\.\d+)?", name.text) or "safe_load" not in r.heredoc.text:
+        return None
+    return r, body
+
+
+def _quoted(text: str) -> str:
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def _cut(spans: tuple[Span, ...], size: int) -> tuple[Span, ...]:
+    """The spans of the first ``size`` bytes."""
+    out: list[Span] = []
+    for length, origin in spans:
+        if size <= 0:
+            break
+        if length > size:
+            origin = origin.location if isinstance(origin, Value) else origin
+        out.append((min(length, size), origin))
+        size -= length
+    return tuple(out)
+
+
+def _same_place(a: Location, b: Location) -> bool:
+    return (a.path, a.line, a.column, a.end_line, a.end_column) == (b.path, b.line, b.column, b.end_line, b.end_column)
+
+
+class _Built:
+    """A run string: its words point at the value that wrote them (see :mod:`.provenance`), else at the line
+    that built the string."""
+
+    def __init__(self, script: Script, where: Location, spans: tuple[Span, ...]) -> None:
+        self.script = script
+        self.where = dataclasses.replace(where, note="in the command string built here")
+        self.layout = Layout(spans) if spans else None
+
+    def location(self, loc: Location, whole: bool = False) -> Location:
+        if loc.path != self.script.path:
+            return loc
+        if self.layout is not None and not whole and loc.line > 0:
+            found = self.layout.written_at(self.script.offset(loc.line, loc.column),
+                                           self.script.offset(loc.end_line, loc.end_column))
+            if found is not None and not _same_place(found, self.where):
+                return found
+        return self.where
+
+    def value(self, v: Value) -> Value:
+        loc = self.location(v.location)
+        if loc is self.where and v.text:
+            # `NAME=${X}` in the string: the value (not the whole word) was written where X was
+            whole = written_at(v.spans, 0, len(v.text.encode()))
+            loc = whole if whole is not None else loc
+        return v if loc is v.location else dataclasses.replace(v, location=loc, lines=(), spans=())
 
 
 def _echo(argv: list[tuple[Field, Value]]) -> str | None:

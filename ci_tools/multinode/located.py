@@ -14,16 +14,23 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..findings import Location
+from ..recipes.structured import written_text
 from ..yamlpos import NO_SPAN, PosMap, PosSeq, Span
 
 
 @dataclass(frozen=True)
 class Located:
-    """One YAML value and where it is written (``key`` is where its mapping key is, if any)."""
+    """One YAML value and where it is written (``key`` is where its mapping key is, if any).
+
+    ``written`` is a number, boolean or null as the file spells it (``0.90``, ``True``, ``~``),
+    when it sits on one line: structured flag keys read scalars as written (see
+    :mod:`ci_tools.recipes.structured`).
+    """
 
     value: Any
     location: Location
     key: Location | None = None
+    written: str | None = None
 
     @property
     def is_map(self) -> bool:
@@ -49,7 +56,7 @@ class Located:
         return self.value
 
     def keyed(self, key: Location | None) -> Located:
-        return Located(self.value, self.location, key)
+        return Located(self.value, self.location, key, self.written)
 
 
 def _loc(path: str, span: Span) -> Location:
@@ -57,16 +64,22 @@ def _loc(path: str, span: Span) -> Location:
     return Location(path, line, column, end_line, end_column)
 
 
-def located(value: Any, path: str, span: Span = NO_SPAN, key: Location | None = None) -> Located:
-    """The tree of a loaded YAML value (from :func:`ci_tools.yamlpos.load_yaml`)."""
-    here = _loc(path, span if span != NO_SPAN else getattr(value, "span", NO_SPAN))
+def located(value: Any, path: str, span: Span = NO_SPAN, key: Location | None = None,
+            lines: list[str] | None = None) -> Located:
+    """The tree of a loaded YAML value (from :func:`ci_tools.yamlpos.load_yaml`).
+
+    ``lines``: the document's lines, to keep how scalars other than strings are written.
+    """
+    own = span if span != NO_SPAN else getattr(value, "span", NO_SPAN)
+    here = _loc(path, own)
     if isinstance(value, PosMap):
-        return Located({str(k): located(v, path, value.value_span(k), _loc(path, value.key_span(k)))
+        return Located({str(k): located(v, path, value.value_span(k), _loc(path, value.key_span(k)), lines)
                         for k, v in value.items()}, here, key)
     if isinstance(value, dict):
-        return Located({str(k): located(v, path, NO_SPAN) for k, v in value.items()}, here, key)
+        return Located({str(k): located(v, path, NO_SPAN, None, lines) for k, v in value.items()}, here, key)
     if isinstance(value, PosSeq):
-        return Located([located(v, path, value.item_span(i)) for i, v in enumerate(value)], here, key)
+        return Located([located(v, path, value.item_span(i), None, lines) for i, v in enumerate(value)], here, key)
     if isinstance(value, list):
-        return Located([located(v, path) for v in value], here, key)
-    return Located(value, here, key)
+        return Located([located(v, path, NO_SPAN, None, lines) for v in value], here, key)
+    written = written_text(own, lines) if lines is not None and not isinstance(value, str) else None
+    return Located(value, here, key, written)

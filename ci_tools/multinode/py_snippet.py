@@ -1,24 +1,31 @@
-"""The ``eval "$(python3 -c "...")"`` step of the AMD server scripts, modelled without running it.
+"""The Python programs of the AMD server scripts that read a models YAML, modelled without running them.
 
 ``server_sglang.sh`` reads ``amd_utils/models.yaml`` with an inline Python
-program and evals what it prints: ``NAME="value"`` lines.  Running
-repository code is out of the question (the program is part of the change
-under review), so its text is read with :mod:`ast` and only the shapes the
-repository uses are evaluated:
+program and evals what it prints (``eval "$(python3 -c "...")"``);
+``server_atom.sh`` runs a here-document program (``python3 << PYEOF >
+"$tmp"``) over ``models_atom.yaml`` and sources the file it printed.  Both
+print ``NAME="value"`` (or ``NAME='value'``) lines.  Running repository code
+is out of the question (the program is part of the change under review), so
+its text is read with :mod:`ast` and only the shapes the repository uses are
+evaluated:
 
 - ``x = yaml.safe_load(f)`` of the file opened from a string constant (the
-  shell has already substituted ``${MODELS_YAML}``);
+  shell has already substituted ``${MODELS_YAML}``), and
+  ``yaml.safe_load(f).get('<model>', {})``;
 - the entry choice ``model_key = f'{model_name}-AgentX' if is_agentic else
   f'{model_name}-DI'`` with the fall-back to the bare name when that key is
   absent (``if model_key not in models: ... model_key = model_name``);
 - aliases ``a = b.get('key', {})`` / ``m = models[model_key]``;
 - ``print(f'NAME="{expr}"')`` where ``expr`` is ``a.get('key', default)``
-  (nested ``.get`` too), ``eval_formula(...)`` of one (an int, or a
-  formula over the environment's integer variables, as the helper does),
-  or a name bound by ``s, e = parse_range(a.get(...), start, end)``.
+  (nested ``.get`` too; the default may itself be such an expression),
+  ``eval_formula(...)`` of one (an int, or a formula over the environment's
+  integer variables, as the helper does), a name bound by ``s, e =
+  parse_range(a.get(...), start, end)``, or a shell-quoting helper of the
+  program (``def sh(v): return v.replace("'", ...)``) applied to one.
 
-Anything else leaves that variable unknown with the reason, and a program
-of another shape gives no assignments at all (the caller reports it).
+Anything else leaves that variable unknown with the reason; a program of
+another shape gives no assignments (:class:`SnippetError`), and the caller
+makes every name it prints unknown (:func:`printed_names`), never empty.
 Values keep the line of ``models.yaml`` they come from; defaults written in
 the program point at the script line that runs it.
 """
@@ -96,10 +103,11 @@ class _Model:
         self.documents: dict[str, Located] = {}
         self.out: list[Assignment] = []
         self.program = program
+        self.opened: dict[str, str] = {}  # `with open(PATH) as NAME`: NAME -> PATH
+        self.quoting: set[str] = set()  # helpers that quote a string for the shell that reads the output
 
     def run(self) -> list[Assignment]:
-        text = ast.unparse(self.program)
-        if "safe_load" not in text or "print" not in text:
+        if not _calls(self.program, "safe_load") or not _calls(self.program, "print"):
             raise SnippetError("the program does not print values read with yaml.safe_load")
         for stmt in self.program.body:
             self.statement(stmt)
@@ -109,10 +117,17 @@ class _Model:
     def statement(self, stmt: ast.stmt) -> None:
         if isinstance(stmt, ast.With):
             path = self._opened(stmt)
+            for item in stmt.items:
+                if isinstance(item.optional_vars, ast.Name):
+                    self.opened[item.optional_vars.id] = path
             for inner in stmt.body:
-                if isinstance(inner, ast.Assign) and "safe_load" in ast.unparse(inner.value):
+                if isinstance(inner, ast.Assign) and _calls(inner.value, "safe_load"):
                     name = self._target(inner)
-                    self.names[name] = self.read_yaml(path)
+                    self.names[name] = self._loaded(inner.value, path)
+            return
+        if isinstance(stmt, ast.FunctionDef):
+            if _quotes_for_the_shell(stmt):
+                self.quoting.add(stmt.name)
             return
         if isinstance(stmt, ast.If):
             self._if(stmt)
@@ -122,6 +137,15 @@ class _Model:
             return
         if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and _called(stmt.value) == "print":
             self._print(stmt.value)
+
+    def _loaded(self, value: ast.expr, path: str) -> Located | Value:
+        """``yaml.safe_load(f)`` (the document; ``... or {}`` too), or ``.get(...)`` of it."""
+        if (isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or) and len(value.values) == 2
+                and isinstance(value.values[1], ast.Dict) and not value.values[1].keys):
+            value = value.values[0]
+        if isinstance(value, ast.Call) and _called(value) == "safe_load":
+            return self.read_yaml(path)  # type: ignore[no-any-return]
+        return self.expr(value)
 
     def _opened(self, stmt: ast.With) -> str:
         for item in stmt.items:
@@ -178,7 +202,8 @@ class _Model:
         elif isinstance(value, ast.IfExp) and isinstance(value.test, ast.Name):
             chosen = value.body if self._truth(value.test.id) else value.orelse
             self.names[name] = self._text(chosen)
-        elif isinstance(value, ast.Compare) and "strip" in ast.unparse(value):
+        elif isinstance(value, ast.Compare) and any(isinstance(n, ast.Attribute) and n.attr == "strip"
+                                                     for n in ast.walk(value)):
             # is_agentic = '${IS_AGENTIC:-0}'.strip().lower() in ('1', 'true')
             self.names[name] = Value("1" if self._agentic(value) else "", self.where)
         elif isinstance(value, (ast.Subscript, ast.Call)):
@@ -249,13 +274,24 @@ class _Model:
             if called == "get" and isinstance(node.func, ast.Attribute):
                 owner = self.expr(node.func.value)
                 key = _const(node.args[0])
-                default = _const(node.args[1]) if len(node.args) > 1 else None
                 entry = owner.get(str(key)) if isinstance(owner, Located) else None
                 if entry is not None:
                     return entry
+                if len(node.args) > 1 and not isinstance(node.args[1], (ast.Constant, ast.Dict)):
+                    return self.expr(node.args[1])  # the default is another value of the program
+                default = _const(node.args[1]) if len(node.args) > 1 else None
                 return Located(default, self.where) if isinstance(default, dict) else _default(default, self.where)
+            if called == "safe_load" and node.args and isinstance(node.args[0], ast.Name) \
+                    and node.args[0].id in self.opened:
+                return self._loaded(node, self.opened[node.args[0].id])
             if called == "eval_formula":
                 return self._eval_formula(self.expr(node.args[0]))
+            if isinstance(node.func, ast.Name) and called in self.quoting and len(node.args) == 1:
+                quoted = self.expr(node.args[0])
+                if isinstance(quoted, Located) and not isinstance(quoted.value, str):
+                    raise SnippetError(f"`{ast.unparse(node)}` quotes a {type(quoted.value).__name__}, "
+                                       "not a string (the program would fail)")
+                return quoted  # what the shell reads back is the string itself
         raise SnippetError(f"`{ast.unparse(node)}` is not a modelled expression")
 
     def _eval_formula(self, found: Located | Value) -> Value:
@@ -278,8 +314,10 @@ class _Model:
         head = parts[0] if parts else None
         if not (isinstance(head, ast.Constant) and isinstance(head.value, str)):
             return
-        m = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*)=\"", head.value)
-        if m is None or len(parts) != 3 or not isinstance(parts[1], ast.FormattedValue):
+        m = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*)=([\"'])", head.value)
+        tail = parts[2] if len(parts) == 3 else None
+        if (m is None or not isinstance(parts[1], ast.FormattedValue) or not isinstance(tail, ast.Constant)
+                or tail.value != m.group(2)):
             return  # `echo ...` lines and the like assign nothing
         name = m.group(1)
         try:
@@ -293,6 +331,25 @@ class _Model:
             self.out.append(Assignment(name, found))
 
 
+def _quotes_for_the_shell(stmt: ast.FunctionDef) -> bool:
+    """``def sh(v): return v.replace("'", "'\\''")``: single-quoted output that the shell reads back as ``v``."""
+    args = stmt.args.args
+    if len(args) != 1 or len(stmt.body) != 1 or not isinstance(stmt.body[0], ast.Return):
+        return False
+    value = stmt.body[0].value
+    return (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "replace"
+            and isinstance(value.func.value, ast.Name) and value.func.value.id == args[0].arg
+            and len(value.args) == 2 and isinstance(value.args[0], ast.Constant) and value.args[0].value == "'")
+
+
+_PRINTED = re.compile(r"""print\(\s*f?["']([A-Za-z_][A-Za-z0-9_]*)=""")
+
+
+def printed_names(program: str) -> list[str]:
+    """The variables a program's ``print(f"NAME=...")`` lines assign (read from its text, parsed or not)."""
+    return list(dict.fromkeys(_PRINTED.findall(program)))
+
+
 def _default(value: Any, where: Location) -> Value:
     return Value(_python_str(value), where, expression="default in the program")
 
@@ -300,6 +357,11 @@ def _default(value: Any, where: Location) -> Value:
 def _python_str(value: Any) -> str:
     """What an f-string prints: Python's ``str`` (``True``, ``0.8``, ``None``)."""
     return str(value)
+
+
+def _calls(tree: ast.AST, name: str) -> bool:
+    """Whether ``tree`` calls a function or method named ``name``."""
+    return any(isinstance(n, ast.Call) and _called(n) == name for n in ast.walk(tree))
 
 
 def _called(call: ast.Call) -> str:
@@ -311,7 +373,7 @@ def _called(call: ast.Call) -> str:
     return ""
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=512)
 def _parsed(program: str) -> ast.Module:
     try:
         return ast.parse(program)
@@ -328,6 +390,44 @@ def _yaml_tree(path: str, data: bytes) -> Located:
         raise SnippetError(str(exc)) from None
 
 
+class _RecordingEnv(Mapping[str, str]):
+    """The environment, noting every name the model looks up (so a result can be reused, see below)."""
+
+    def __init__(self, env: Mapping[str, str]) -> None:
+        self.env = env
+        self.read: dict[str, str | None] = {}
+
+    def __getitem__(self, name: str) -> str:
+        value = self.env[name]
+        self.read[name] = value
+        return value
+
+    def get(self, name: str, default: Any = None) -> Any:
+        value = self.env.get(name)
+        self.read[name] = value
+        return default if value is None else value
+
+    def __iter__(self) -> Any:
+        raise TypeError("the model reads names, it does not list them")
+
+    def __len__(self) -> int:
+        return len(self.env)
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    """One evaluation of a program: what it read (environment, files) and what it gave."""
+
+    env: tuple[tuple[str, str | None], ...]
+    files: tuple[tuple[str, str, bytes], ...]  # (as the program names it, repository path, content)
+    assignments: tuple[Assignment, ...] | None
+    error: str = ""
+
+
+# Jobs of one model run the same program against the same files: its outcome is reused when what it read agrees.
+_OUTCOMES: dict[tuple[str, Location], list[_Outcome]] = {}
+
+
 def model_snippet(program: str, read_text: Any, env: Mapping[str, str], where: Location) -> list[Assignment]:
     """The ``NAME="value"`` lines the program would print, read from the YAML it loads.
 
@@ -335,12 +435,34 @@ def model_snippet(program: str, read_text: Any, env: Mapping[str, str], where: L
     path, its bytes), or None.  Raises :class:`SnippetError` for a program of
     another shape.
     """
+    key = (program, where)
+    for seen in _OUTCOMES.get(key, ()):
+        if all(env.get(name) == value for name, value in seen.env) and all(
+                (found := read_text(named)) is not None and found[0] == path and found[1] is data
+                for named, path, data in seen.files):
+            if seen.assignments is None:
+                raise SnippetError(seen.error)
+            return list(seen.assignments)
     tree = _parsed(program)
+    opened: list[tuple[str, str, bytes]] = []
+    recording = _RecordingEnv(env)
 
     def read_yaml(path: str) -> Located:
         found = read_text(path)
         if found is None:
             raise SnippetError(f"{path} is not a file of this repository")
+        opened.append((path, found[0], found[1]))
         return _yaml_tree(*found)
 
-    return _Model(tree, read_yaml, env, where).run()
+    if key not in _OUTCOMES and len(_OUTCOMES) >= 512:
+        _OUTCOMES.clear()
+    outcomes = _OUTCOMES.setdefault(key, [])
+    try:
+        assignments = _Model(tree, read_yaml, recording, where).run()
+    except SnippetError as exc:
+        if len(outcomes) < 16:
+            outcomes.append(_Outcome(tuple(recording.read.items()), tuple(opened), None, str(exc)))
+        raise
+    if len(outcomes) < 16:
+        outcomes.append(_Outcome(tuple(recording.read.items()), tuple(opened), tuple(assignments)))
+    return assignments

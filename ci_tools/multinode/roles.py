@@ -42,8 +42,9 @@ def merged_env(envs: list[tuple[str, dict[str, Value]]]) -> dict[str, Value]:
     return out
 
 
-def role_eval(recipe: str, commands: list[RoleCommand], errors: list[str] | None = None) -> RecipeEval:
-    result = RecipeEval(recipe=recipe)
+def role_eval(recipe: str, commands: list[RoleCommand], errors: list[str] | None = None, *,
+              kind: str = "script") -> RecipeEval:
+    result = RecipeEval(recipe=recipe, kind=kind)
     result.servers = [list(c.flags) for c in commands]
     result.server_command = [c.location for c in commands]
     result.roles = [c.role for c in commands]
@@ -54,6 +55,6 @@ def role_eval(recipe: str, commands: list[RoleCommand], errors: list[str] | None
     return result
 
 
-def unreached(recipe: str, reason: str) -> RecipeEval:
+def unreached(recipe: str, reason: str, kind: str = "script") -> RecipeEval:
     """A job whose server command line is not reached, and why."""
-    return RecipeEval(recipe=recipe, errors=[reason])
+    return RecipeEval(recipe=recipe, kind=kind, errors=[reason])

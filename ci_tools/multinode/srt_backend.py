@@ -14,8 +14,9 @@ in every tag the InferenceX launchers pin, v1.0.25 to v1.0.53):
   sglang drops ``model-path``, ``served-model-name`` and ``nccl-port`` from
   the mapping (it passes its own).
 - trtllm: the mode's mapping is written verbatim as an engine YAML passed
-  with ``--extra-engine-args``; its keys are listed as
-  ``--extra-engine-args.<key>`` (see :mod:`.structured`).
+  with ``--extra-engine-args``; its keys are that flag's keys
+  (``--extra-engine-args.<key>``, see :mod:`.structured`), as are the keys
+  of a mapping or JSON value given to any flag.
 
 Flags that depend on the allocation (ports, addresses, node ranks, device
 ids, the model mount) are left out: they are not in the recipe.  Each
@@ -32,7 +33,7 @@ from typing import Any, Collection
 from ..findings import Location
 from ..recipes.model import ServerFlag, Value
 from .located import Located
-from .structured import json_leaves, json_object, located_leaves
+from .structured import item_keys, json_keys, located_keys
 
 ROLES = ("prefill", "decode", "aggregated")
 _WORKER_COUNTS = {"prefill": "prefill_workers", "decode": "decode_workers", "aggregated": "agg_workers"}
@@ -98,19 +99,8 @@ def cli_flags(mode: Located | None, skip: Collection[str] = ()) -> list[ServerFl
         elif isinstance(plain, list):
             out.append(ServerFlag(name, Value(" ".join(str(v) for v in plain), item.location), where))
         elif plain is not None:
-            out.append(ServerFlag(name, Value(str(plain), item.location), where))
-            out.extend(structured_leaves(name, item))
+            out.append(ServerFlag(name, Value(str(plain), item.location), where, keys=item_keys(item)))
     return out
-
-
-def structured_leaves(name: str, item: Located) -> list[ServerFlag]:
-    if item.is_map:
-        return located_leaves(name, item)
-    if isinstance(item.value, str):
-        data = json_object(item.value)
-        if data is not None:
-            return json_leaves(name, data, item.location)
-    return []
 
 
 def role_env(backend: Located, config: Located, role: str) -> dict[str, Value]:
@@ -187,10 +177,8 @@ def _vllm(backend: Located, modes: Located | None, role: str, frontend: str) -> 
     if text is not None and str(text) not in ("null", "none"):
         preset = _CONNECTORS.get(str(text).lower())
         value = json.dumps(preset) if preset is not None else str(text)
-        flags.append(ServerFlag("--kv-transfer-config", _srt_value(value, loc, f"connector {text}"), loc))
-        data = preset if preset is not None else json_object(str(text))
-        if data is not None:
-            flags.extend(json_leaves("--kv-transfer-config", data, loc))
+        flags.append(ServerFlag("--kv-transfer-config", _srt_value(value, loc, f"connector {text}"), loc,
+                                keys=json_keys(value, loc)))
     flags += _kv_events(backend, role, where)
     return "python3 -m dynamo.vllm", flags + cli_flags(mode, {"connector"})
 
@@ -206,20 +194,20 @@ def _trtllm(backend: Located, modes: Located | None, role: str, frontend: str) -
             item = mode.get(key) if mode is not None else None
             if item is not None and item.value is not None:
                 flags.append(ServerFlag(f"--{key}", Value(str(item.value), item.location), item.key or where))
-        flags.append(ServerFlag("--config", engine, where))
-        return "trtllm-serve", flags + _engine_leaves("--config", mode)
-    flags = _mode_flag(role, where) + [ServerFlag("--extra-engine-args", engine, where)]
+        flags.append(_engine_flag("--config", engine, where, mode))
+        return "trtllm-serve", flags
+    flags = _mode_flag(role, where) + [_engine_flag("--extra-engine-args", engine, where, mode)]
     publish = backend.get("publish_events_and_metrics")
     if publish is not None and publish.value is True:
         flags.append(ServerFlag("--publish-events-and-metrics", None, publish.key or publish.location))
-    return "python3 -m dynamo.trtllm", flags + _engine_leaves("--extra-engine-args", mode)
+    return "python3 -m dynamo.trtllm", flags
 
 
-def _engine_leaves(flag: str, mode: Located | None) -> list[ServerFlag]:
-    """Every key of the engine YAML (``null`` included: trtllm reads it, e.g. ``cuda_graph_config: null``)."""
-    if mode is None or not mode.is_map:
-        return []
-    return located_leaves(flag, mode)
+def _engine_flag(name: str, engine: Value, where: Location, mode: Located | None) -> ServerFlag:
+    """The engine YAML flag, every key of the file as a key (``null`` included: trtllm reads it,
+    e.g. ``cuda_graph_config: null``)."""
+    keys = located_keys(mode) if mode is not None else ()
+    return ServerFlag(name, engine, where, keys=keys, keys_file=(engine.text or "") if keys else "")
 
 
 def _where(mode: Located | None, modes: Located | None, backend: Located) -> Location:

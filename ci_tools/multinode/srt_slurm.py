@@ -1,8 +1,8 @@
 """srt-slurm YAML recipes: each role's server flags and env for a job's ``CONFIG_FILE``.
 
-Each recipe file is parsed once per snapshot and each ``(file, selector)``
-resolved once; jobs that share a recipe share the result (the evaluation
-does not depend on anything else of the job).
+Each ``(file, selector)`` is resolved once per snapshot; jobs that share a
+recipe share the result (the evaluation does not depend on anything else of
+the job).  A file's tree is kept while its jobs are evaluated.
 """
 
 from __future__ import annotations
@@ -38,12 +38,20 @@ def _cache(table: weakref.WeakKeyDictionary[Snapshot, dict[_K, _V]], snapshot: S
         return {}
 
 
+# Trees kept per snapshot: jobs of one recipe come one after another, and what each (file, selector) gives
+# is kept anyway (``_RESOLVED``), so only the last few trees stay in memory (a sweep reads ~250 files).
+_TREES_KEPT = 8
+
+
 def parse_recipe(snapshot: Snapshot, path: str) -> Located:
-    """The recipe file as a position-keeping tree (parsed once per snapshot)."""
+    """The recipe file as a position-keeping tree (the last few kept per snapshot)."""
     known = _cache(_PARSED, snapshot)
-    found = known.get(path)
+    found = known.pop(path, None)
     if found is None:
-        found = known[path] = _parse(snapshot, path)
+        found = _parse(snapshot, path)
+    known[path] = found  # most recent last
+    while len(known) > _TREES_KEPT:
+        del known[next(iter(known))]
     if isinstance(found, SrtError):
         raise found
     return found
@@ -58,7 +66,7 @@ def _parse(snapshot: Snapshot, path: str) -> _Parsed:
         loaded = load_yaml(data, path, last_duplicate_wins=True)
     except YamlLoadError as exc:
         return SrtError(str(exc))
-    return located(loaded.value, path)
+    return located(loaded.value, path, lines=data.decode("utf-8", "replace").split("\n"))
 
 
 def srt_commands(snapshot: Snapshot, path: str, selector: str | None) -> list[RoleCommand]:
@@ -78,7 +86,7 @@ def _resolve(snapshot: Snapshot, path: str, selector: str | None) -> _Resolved:
         root = parse_recipe(snapshot, path)
         chosen = variants(root, selector)
     except SrtError as exc:
-        return exc
+        return exc.with_traceback(None)  # kept in the cache: without the frames it was raised in
     except VariantError as exc:
         return SrtError(f"{path}: {exc}")
     if len(chosen) != 1:

@@ -48,6 +48,23 @@ def may_launch(text: str, patterns: tuple[LaunchPattern, ...]) -> bool:
     The program itself is left out: it may be held in a variable.  A pattern
     that is a program only must spell the program.
     """
+    entry = _MAY_LAUNCH.get(id(patterns))
+    if entry is None or entry[0] is not patterns:
+        entry = _MAY_LAUNCH[id(patterns)] = (patterns, {})
+    answers = entry[1]
+    found = answers.get(text)
+    if found is None:
+        if len(answers) > 50_000:
+            answers.clear()
+        found = answers[text] = _may_launch(text, patterns)
+    return found
+
+
+# Source texts are asked about again for every job: the answer is kept per text (per pattern tuple).
+_MAY_LAUNCH: dict[int, tuple[tuple[LaunchPattern, ...], dict[str, bool]]] = {}
+
+
+def _may_launch(text: str, patterns: tuple[LaunchPattern, ...]) -> bool:
     for p in patterns:
         words = p.literal_words[1:] if p.rest and p.literal_words and p.literal_words[0] == p.program else p.literal_words
         if all(word in text and _word_re(word).search(text) for word in words):
@@ -124,6 +141,8 @@ class _Scan:
                 self.assigned.add(m.group(1) or m.group(2))
         elif t == "command":
             self._command(n, loops)
+        elif t == "file_redirect" and _writes_a_file(n):
+            self.effect()  # a file the recipe may read back (a config it passes with --config)
         inner = loops + (t in _LOOPS)
         for c in n.children:
             self.walk(c, inner)
@@ -157,6 +176,8 @@ class _Scan:
             self.terminal()  # a dynamic command name ("$client") could be anything
             return
         word = words[0].text
+        if word == "command" and _first_argument(n) in ("-v", "-V"):
+            return  # `command -v git` looks a program up, it runs nothing
         if word in ("read", "mapfile", "readarray"):
             self.effect()
             self.assigned.update(_read_targets(n, word))
@@ -195,7 +216,7 @@ class _Scan:
 
 
 def _scan(body: Node, patterns: tuple[LaunchPattern, ...]) -> _Facts:
-    text = body.text
+    text = code_text(body)
     scan = _Scan()
     if ":?" in text or "?}" in text or may_launch(text, patterns):
         scan.terminal()
@@ -204,6 +225,27 @@ def _scan(body: Node, patterns: tuple[LaunchPattern, ...]) -> _Facts:
         scan.assigned.update(_DEFAULT_ASSIGN.findall(text))
     scan.walk(body, 0)
     return scan.finish()
+
+
+def code_text(n: Node) -> str:
+    """The source text of ``n`` without its comments (a comment saying "we serve ..." launches nothing)."""
+    comments: list[Node] = []
+    stack = [n]
+    while stack:
+        c = stack.pop()
+        if c.type == "comment":
+            comments.append(c)
+        else:
+            stack.extend(c.children)
+    if not comments:
+        return n.text
+    source = n.script.source
+    out, at = [], n.start
+    for c in sorted(comments, key=lambda c: c.start):
+        out.append(source[at:c.start])
+        at = c.end
+    out.append(source[at:n.end])
+    return b"".join(out).decode("utf-8", "replace")
 
 
 def _assigns(n: Node) -> bool:
@@ -253,6 +295,23 @@ def _read_targets(n: Node, command: str) -> set[str]:
     if not names:
         names.add("REPLY" if command == "read" else "MAPFILE")
     return names
+
+
+def _writes_a_file(redirect: Node) -> bool:
+    """``> FILE``, ``>> FILE`` (standard output into a file; /dev/null and ``>&2`` write none)."""
+    op = next((k.type for k in redirect.children if not k.named), "")
+    target = next((k for k in reversed(redirect.children) if k.named and k.type != "file_descriptor"), None)
+    return op in (">", ">>", ">|", "&>", "&>>") and target is not None and target.text != "/dev/null"
+
+
+def _first_argument(n: Node) -> str | None:
+    after = False
+    for c in n.children:
+        if c.type == "command_name":
+            after = True
+        elif after and c.named:
+            return c.text
+    return None
 
 
 def _only_options(n: Node) -> bool:

@@ -12,14 +12,11 @@ from ..snapshot import Snapshot
 from .interp import Interpreter
 from .model import RecipeEval, ServerFlag, Value
 from .parse import parse_script
-from .state import ArrayVal, Binding
+from .relocate import JOB_ENV, relocate_result
+from .state import ArrayVal
 
 ENV_NOTE = "job environment"
 RUNTIME_NOTE = f"{ENV_NOTE}, set at run time"
-
-
-def _value(b: Binding) -> Value:
-    return b.joined() if isinstance(b, ArrayVal) else b
 
 
 def evaluate_recipe(path: str, env: Mapping[str, str | Value | None], config: ProjectConfig, snapshot: Snapshot,
@@ -39,16 +36,17 @@ def evaluate_recipe(path: str, env: Mapping[str, str | Value | None], config: Pr
         return result
     script = parse_script(path, data)
     interp = Interpreter(path, config, snapshot)
-    where = env_location or Location(path, 0, note=ENV_NOTE)
+    # Every job is evaluated with the same stand-in location for its environment (see .relocate).
+    vars = interp.state.vars
     for name, value in env.items():
-        interp.state.vars[name] = value if isinstance(value, Value) else _env_value(name, value, where)
-        interp.state.exported.add(name)
+        vars[name] = value if isinstance(value, Value) else env_value(name, value)
+    interp.state.exported.update(env)
     interp.run(script)
     state = interp.state
     captured = state.captured
     variables = captured.vars if captured is not None else state.vars
     exported = captured.exported if captured is not None else frozenset(state.exported)
-    result.variables = {k: _value(v) for k, v in variables.items()}
+    result.variables = {k: v.joined() if isinstance(v, ArrayVal) else v for k, v in variables.items()}
     result.env = {k: result.variables[k] for k in sorted(exported) if k in result.variables}
     result.servers = [list(s.flags) for s in state.servers]
     result.server_command = [s.location for s in state.servers]
@@ -56,23 +54,30 @@ def evaluate_recipe(path: str, env: Mapping[str, str | Value | None], config: Pr
     result.missing_env = list(state.missing)
     result.errors.extend(interp.errors)
     result.opaque_commands = list(interp.opaque_commands)
-    result.unknown_inputs = frozenset(k for k, v in env.items() if isinstance(v, Value) and v.text is None)
-    return result
+    # Variables present with a value only the node knows (None, or an unknown Value): what derives from
+    # them (`${PORT:-8888}`) is known when the job runs.
+    result.unknown_inputs = frozenset(k for k, v in env.items() if v is None or (isinstance(v, Value) and v.text is None))
+    return relocate_result(result, env_location or Location(path, 0, note=ENV_NOTE))
 
 
 # Jobs of one config share most of their environment: its values are built once.
-_ENV_VALUES: dict[tuple[str, str | None, Location], Value] = {}
+_ENV_VALUES: dict[tuple[str, str | None], Value] = {}
 _ROW_LOCATIONS: dict[Location, Location] = {}
 
 
-def _env_value(name: str, text: str | None, where: Location) -> Value:
-    key = (name, text, where)
+def env_value(name: str, text: str | None) -> Value:
+    """A variable of the job's environment (None: known only at run time), at the stand-in location.
+
+    One object per name and text: jobs that get the same value share it, so what is computed from it
+    is computed once (see .pure and .memo).
+    """
+    key = (name, text)
     found = _ENV_VALUES.get(key)
     if found is None:
         if len(_ENV_VALUES) > 200_000:
             _ENV_VALUES.clear()
         note = ENV_NOTE if text is not None else RUNTIME_NOTE
-        found = _ENV_VALUES[key] = Value(text, where, expression=f"${name} ({note})")
+        found = _ENV_VALUES[key] = Value(text, JOB_ENV, expression=f"${name} ({note})")
     return found
 
 

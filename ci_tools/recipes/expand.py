@@ -33,6 +33,10 @@ RUNTIME_VARIABLES = frozenset({
 })
 
 
+# What a recorded call reads when it reads ``$0`` (no variable has this name).
+SCRIPT_NAME = "$0"
+
+
 @dataclass
 class Piece:
     text: str | None
@@ -236,6 +240,14 @@ class Expander:
     # -- variables ---------------------------------------------------------------------------
     # Names read while a function call's reads are recorded (see interp.CallMemo); None otherwise.
     reads: set[str] | None = None
+    # ... and the files the recipe wrote that it reads back (by streams.file_key).
+    file_reads: set[str] | None = None
+
+    def read_file(self, key: str) -> Value | None:
+        """The content of a file the recipe wrote (None: it wrote none at ``key``)."""
+        if self.file_reads is not None:
+            self.file_reads.add(key)
+        return self.state.files.get(key)
 
     def lookup(self, name: str, node: Node) -> Binding | None:
         """The binding of a variable; None when it is unset."""
@@ -248,7 +260,7 @@ class Expander:
         if name.isdigit():
             index = int(name)
             if index == 0:
-                return Value(self.recipe_path, node.location(), expression="$0")
+                return self.script_name(node)
             pos = self.state.positional
             return pos[index - 1] if index <= len(pos) else None
         if name == "#":
@@ -272,6 +284,12 @@ class Expander:
             v = self.scalar(name, node)
             return [v] if v is not None else []
         return list(b.items) if isinstance(b, ArrayVal) else [b]
+
+    def script_name(self, node: Node) -> Value:
+        """``$0``; a recorded call that reads it depends on which script runs (see interp.CallMemo)."""
+        if self.reads is not None:
+            self.reads.add(SCRIPT_NAME)
+        return Value(self.recipe_path, node.location(), expression="$0")
 
     def assign_scalar(self, name: str, value: Value) -> None:
         self.state.vars[name] = value
@@ -388,16 +406,25 @@ class Expander:
 
     def scalar_value(self, node: Node, location: Location, expression: str) -> Value:
         text, all_pieces = self.scalar_text(node)
+        return self.scalar_of(text, all_pieces, location, expression)
+
+    def scalar_of(self, text: str | None, all_pieces: list[Piece], location: Location, expression: str,
+                  spans: tuple[tuple[int, Location | Value], ...] = ()) -> Value:
+        """The value of a word expanded without splitting, from its text and pieces (see :meth:`scalar_text`).
+
+        ``spans``: where the parts of a known text were written (see ``Value.spans``).
+        """
         pieces = significant(all_pieces)
         if len(pieces) == 1 and pieces[0].origin is not None and pieces[0].origin.text == text:
             o = pieces[0].origin
-            return Value(text, location, o.conditional, expression, o.alternatives, o.known_prefix, o.parts, o.lines)
+            return Value(text, location, o.conditional, expression, o.alternatives, o.known_prefix, o.parts, o.lines,
+                         spans)
         conditional = any(p.origin is not None and p.origin.conditional for p in pieces)
         if text is None:
             return Value(None, location, conditional, expression, known_prefix=known_prefix(all_pieces),
                          parts=parts_of(all_pieces, location))
         lines = line_locations(all_pieces, location) if "\n" in text else ()
-        return Value(text, location, conditional, expression, lines=lines)
+        return Value(text, location, conditional, expression, lines=lines, spans=spans)
 
     def _word(self, n: Node, fb: FieldBuilder, quoted: bool) -> None:
         t = n.type
@@ -409,8 +436,9 @@ class Expander:
             chunks = n.memo if isinstance(n.memo, list) else None
             if chunks is None:
                 chunks = string_chunks(n)
-                if n.memo is None and any(not isinstance(item, str) for _, item in chunks):
-                    n.memo = chunks  # not a literal string (whose memo is its text): its chunks, derived once
+                if not isinstance(n.memo, (tuple, str)):
+                    # not a one-line literal nor "$NAME" (whose memos say so): its chunks, derived once
+                    n.memo = chunks
             for kind, item in chunks:
                 if isinstance(item, str):
                     where = _offset_location(n, kind) if "\n" in item else None
@@ -465,10 +493,13 @@ class Expander:
 
     def _emit_all(self, items: list[Value], fb: FieldBuilder, quoted: bool, star: bool) -> None:
         if star and quoted:
-            texts = [v.text for v in items]
-            joined = None if any(x is None for x in texts) else " ".join(x for x in texts if x is not None)
-            origin = items[0] if len(items) == 1 else None
-            fb.add(Piece(joined, origin))
+            # "${A[*]}": one field, the items joined by spaces (each piece still names its item).
+            if not items:
+                fb.add(Piece(""))
+            for i, v in enumerate(items):
+                if i:
+                    fb.add(Piece(" "))
+                fb.add(Piece(v.text, v))
             return
         for i, v in enumerate(items):
             if i and quoted:

@@ -25,14 +25,15 @@ from .arith import evaluate_arith, evaluate_arith_text
 from .commands import format_printf
 from .conditions import Tri, not3, test_argv, test_expression, _has_quotes
 from .effects import WRAPPERS, EffectAnalysis, may_launch
-from .expand import RUNTIME_VARIABLES, Field, ShellExit, literal_text
+from .expand import RUNTIME_VARIABLES, SCRIPT_NAME, Field, ShellExit, literal_text
 from .loops import Loops
 from .structured import with_keys
 from .flow import FLOW, Break, Continue, Gone, Return, Target, base_of, exit_on_some_paths, hand_over, join
 from .memo import CallMemo, Effects
 from .model import EarlyExit, MissingEnv, Value
 from .parse import Node, Script, parse_script
-from .server import LaunchPattern, find_pattern, parse_flags, split_patterns
+from .pure import POSITIONAL, PureCache, pure_reads
+from .server import LaunchPattern, find_launch, parse_flags, split_patterns, takes_model_first
 from .state import ArrayVal, Binding, Captured, Server, State, merge
 
 _REDIRECTS = {"file_redirect", "heredoc_redirect", "herestring_redirect", "heredoc_body", "heredoc_start"}
@@ -71,6 +72,10 @@ class Interpreter(Loops):
         # While a top-level function call is recorded for reuse (see .memo).
         self.empty_reads: set[str] | None = None
         self.called: set[str] | None = None
+        # Function calls and sources being recorded (quiet functions are skipped only outside them).
+        self.recording = 0
+        # Steps with effects outside the state (a container started): a call that takes one is not recorded.
+        self.external_effects = 0
         self.effects = _effects_for(config.server_patterns, self.patterns)
 
     # -- entry -------------------------------------------------------------------------------
@@ -99,7 +104,8 @@ class Interpreter(Loops):
             if not n.named or n.type == "comment":
                 continue
             if i + 1 < count and nodes[i + 1].type == "&":
-                self.subshell(lambda n=n: self.stmt(n))  # type: ignore[misc]
+                if not self._runs_nothing(n):
+                    self.subshell(lambda n=n: self.stmt(n))  # type: ignore[misc]
                 status = True
             else:
                 status = self.stmt(n)
@@ -151,8 +157,22 @@ class Interpreter(Loops):
             return self.piped(parts)
         status: Tri = None
         for p in parts:
+            if self._runs_nothing(p):
+                status = None  # `nvidia-smi | grep ...`: nothing to evaluate, no state to copy for it
+                continue
             status = self.subshell(lambda p=p: self.stmt(p))  # type: ignore[misc]
         return status if len(parts) == 1 else None
+
+    def _runs_nothing(self, n: Node) -> bool:
+        """A plain external command (see ``_command``): evaluating it changes nothing and reports nothing."""
+        if n.type != "command" or self.status_needed:
+            return False
+        if n.memo is None:
+            n.memo = self._command_shape(n)
+        prefix, words, literal_name, standalone = cast(_CommandShape, n.memo)
+        return (bool(words) and not standalone and literal_name is not None
+                and literal_name not in self.state.functions
+                and (literal_name not in _BUILTINS or literal_name in _INERT_BUILTINS))
 
     def _subshell_stmt(self, n: Node) -> Tri:
         return self.subshell(lambda: self.block(n.children))
@@ -167,6 +187,38 @@ class Interpreter(Loops):
         return self.block(n.children)
 
     def _test_command(self, n: Node) -> Tri:
+        reads = pure_reads(n)
+        if reads is None:
+            return self._test_now(n)
+        inputs = self._pure_inputs(reads, type(self), self.snapshot)
+        return cast(Tri, _PURE.get((id(n), *map(id, inputs)), inputs, lambda: self._test_now(n)))
+
+    def pure_scalar(self, node: Node, location: Location) -> Value:
+        """``scalar_value`` of a word, computed once per inputs when the word is pure (see .pure)."""
+        reads = pure_reads(node)
+        if reads is None:
+            return self.scalar_value(node, location, node.text)
+        # The value also depends on how this interpreter expands (its class, its launch patterns) and
+        # on where it is assigned.
+        inputs = self._pure_inputs(reads, type(self), self.patterns, location)
+        return cast(Value, _PURE.get((id(node), *map(id, inputs)), inputs,
+                                     lambda: self.scalar_value(node, location, node.text)))
+
+    def _pure_inputs(self, reads: tuple[str, ...], *context: object) -> tuple[object, ...]:
+        """The bindings a pure word reads (positional parameters one by one), after ``context``."""
+        if self.reads is not None:
+            self.reads.update(n for n in reads if n != POSITIONAL)
+        get = self.state.vars.get
+        inputs: list[object] = list(context)
+        for name in reads:
+            if name == POSITIONAL:
+                inputs.append(len(self.state.positional))
+                inputs.extend(self.state.positional)
+            else:
+                inputs.append(get(name))
+        return tuple(inputs)
+
+    def _test_now(self, n: Node) -> Tri:
         inner = [c for c in n.children if c.named]
         double = bool(n.children) and n.children[0].type == "[["
         if not inner:
@@ -300,9 +352,11 @@ class Interpreter(Loops):
             try:
                 side()
             except ShellExit as exc:
-                exited = exc
+                # Kept without its traceback: frames holding the exception that holds them are a cycle
+                # only the collector frees (thousands per sweep).
+                exited = exc.with_traceback(None)
             except FLOW as exc:
-                flow = exc
+                flow = exc.with_traceback(None)
             outcomes.append((self.state, exited, flow))
         (sa, ea, fa), (sb, eb, fb) = outcomes
         if ea is not None and eb is not None:
@@ -388,12 +442,17 @@ class Interpreter(Loops):
             state.vars[name] = self._associative(rhs, old if op == "+=" else None, loc, n.text)
             return name
         if rhs is not None and rhs.type == "array":
+            if op != "+=" and (reads := pure_reads(rhs)) is not None:
+                inputs = self._pure_inputs(reads, type(self), loc)
+                state.vars[name] = cast(ArrayVal, _PURE.get((id(rhs), *map(id, inputs)), inputs,
+                                                          lambda: self._array(rhs, loc, n.text)))
+                return name
             items = tuple(self.values([c for c in rhs.children if c.named and c.type != "comment"]))
             if op == "+=" and old is not None:
                 items = (old.items if isinstance(old, ArrayVal) else (old,)) + items
             state.vars[name] = ArrayVal(items, loc, n.text)
             return name
-        value = self.scalar_value(rhs, loc, rhs.text) if rhs is not None else Value("", loc, expression="")
+        value = self.pure_scalar(rhs, loc) if rhs is not None else Value("", loc, expression="")
         if isinstance(old, ArrayVal) and old.keys is not None and lhs.type == "subscript":
             if index is None:
                 state.vars[name] = ArrayVal((Value(None, loc, True, n.text),), loc, n.text, True, ())
@@ -424,6 +483,9 @@ class Interpreter(Loops):
                 return name
         state.vars[name] = value
         return name
+
+    def _array(self, rhs: Node, loc: Location, text: str) -> ArrayVal:
+        return ArrayVal(tuple(self.values([c for c in rhs.children if c.named and c.type != "comment"])), loc, text)
 
     def _associative(self, rhs: Node, old: Binding | None, loc: Location, text: str) -> ArrayVal:
         """``declare -A M=([key]=value ...)``: each element is expanded, then split at ``]=``."""
@@ -519,7 +581,7 @@ class Interpreter(Loops):
             if self.sink is None and isinstance(body, Node):
                 if self.status_needed == 0 and self.effects.inert(body, self._function):
                     return None  # only its exit status could come out of it, and nothing uses that
-                if self.state.captured is not None and self.reads is None:
+                if self.state.captured is not None and self.recording == 0:
                     havoc = self.effects.quiet(body, self._function)
                     if havoc is not None:
                         return self._skip_quiet(n, name, havoc)
@@ -560,7 +622,8 @@ class Interpreter(Loops):
 
     def _maybe_server(self, n: Node, argv: list[tuple[Field, Value]], prefix: list[Node]) -> Tri:
         texts = [v.text for _, v in argv]
-        end = find_pattern(texts, self.patterns)
+        launch = find_launch(texts, self.patterns)
+        end = launch[0] if launch is not None else None
         if end is None and self.sink is None:
             delegated = self._delegated_script(texts)
             if delegated is not None:
@@ -573,7 +636,10 @@ class Interpreter(Loops):
                     self.opaque_commands.append(loc)
             return self.print_command(n, argv) if self.sink is not None else None
         values = [v for _, v in argv]
-        flags = with_keys(parse_flags([f for f, _ in argv[end:]], values[end:]), self.state.files)
+        model_first = launch is not None and takes_model_first(launch[1])
+        if self.file_reads is not None:
+            self.file_reads.update(self.state.files)  # a flag may name any file the recipe wrote
+        flags = with_keys(parse_flags([f for f, _ in argv[end:]], values[end:], model_first), self.state.files)
         self.state.servers.append(Server(tuple(flags), n.location(), tuple(values)))
         if self.state.captured is None:
             env_vars = dict(self.state.vars)
@@ -660,40 +726,76 @@ class Interpreter(Loops):
     def call(self, name: str, args: list[Value]) -> Tri:
         body = self.state.functions[name]
         assert isinstance(body, Node)
-        key = (id(body), self.recipe_path, tuple(args), self.status_needed > 0, self.subshell_depth > 0,
-               id(self.guards[-1][0]) if self.guards else 0)
+        key = (id(body), tuple(args), self.status_needed > 0, self.subshell_depth > 0,
+               id(self.guards[-1][0]) if self.guards else 0, *self.memo_context())
         return self._recorded(key, name, lambda: self._run_call(body, name, args))
 
+    def script_identity(self) -> object:
+        """What ``$0`` depends on (a recorded call that read it is reused only for the same)."""
+        return self.recipe_path
+
+    def memo_context(self) -> tuple[object, ...]:
+        """More of the interpreter's own state a recorded call depends on (none here)."""
+        return ()
+
     def _recorded(self, key: tuple[object, ...], name: str | None, run: Callable[[], Tri]) -> Tri:
-        """Run a top-level function call or ``source``, reusing recorded effects when its reads agree (.memo)."""
-        if self.reads is not None or self.call_depth > 0 or self.sink is not None:
-            # Nested, or printing into a captured output (which recorded effects do not replay).
+        """Run a function call or ``source``, reusing recorded effects when its reads agree (.memo).
+
+        Calls nest: what an inner call read (recorded, or replayed) is also read by the calls around it.
+        """
+        if self.sink is not None:
+            # Printing into a captured output (which recorded effects do not replay).
             if self.called is not None and name is not None:
                 self.called.add(name)
             return run()
         state = self.state
-        hit = _CALLS.find(key, state.vars, state.functions, self._emptiness)
+        outer_reads, outer_empties, outer_called = self.reads, self.empty_reads, self.called
+        outer_files = self.file_reads
+        hit = _CALLS.find(key, state.vars, state.functions, self._emptiness, self.script_identity, state.files)
         if hit is not None:
+            if outer_reads is not None and outer_empties is not None and outer_called is not None:
+                outer_reads.update(n for n, _ in hit.reads)
+                outer_empties.update(n for n, _ in hit.empties)
+                outer_called.update(n for n, _ in hit.functions)
+            if outer_files is not None:
+                outer_files.update(k for k, _ in hit.files_read)
             return self._replay(hit)
         start_vars, start_exported, start_functions = dict(state.vars), set(state.exported), dict(state.functions)
         start_files = dict(state.files)
         outer = [len(t.pending()) for t in self.targets]
         counts = (len(state.servers), len(state.early_exits), len(state.missing), len(self.errors), self.forks,
                   len(self.opaque_commands))
+        external = self.external_effects
         captured = state.captured
-        self.reads, self.empty_reads, self.called = set(), set(), ({name} if name is not None else set())
+        output = self.output_mark()
+        reads: set[str] = set()
+        empties: set[str] = set()
+        called: set[str] = {name} if name is not None else set()
+        files: set[str] = set()
+        self.reads, self.empty_reads, self.called, self.file_reads = reads, empties, called, files
+        self.recording += 1
         try:
             status = run()
         finally:
-            reads, empties, called = self.reads, self.empty_reads, self.called
-            self.reads = self.empty_reads = self.called = None
+            self.recording -= 1
+            self.reads, self.empty_reads, self.called, self.file_reads = outer_reads, outer_empties, outer_called, outer_files
+            if outer_reads is not None and outer_empties is not None and outer_called is not None:
+                outer_reads |= reads
+                outer_empties |= empties
+                outer_called |= called
+            if outer_files is not None:
+                outer_files |= files
         end = self.state
         if end.captured is not captured:
             return status  # it started the server: the captured env depends on every variable
         if outer != [len(t.pending()) for t in self.targets]:
             return status  # some path left an enclosing loop: not recorded in the effects
+        if self.external_effects != external:
+            return status
         _CALLS.store(key, Effects(
-            reads=tuple((n, start_vars.get(n)) for n in sorted(reads)),
+            script=self.script_identity() if SCRIPT_NAME in reads else None,
+            files_read=tuple((k, start_files.get(k)) for k in sorted(files)),
+            reads=tuple((n, start_vars.get(n)) for n in sorted(reads) if n != SCRIPT_NAME),
             empties=tuple((n, self._emptiness(n, start_vars)) for n in sorted(empties)),
             functions=tuple((n, id(start_functions.get(n))) for n in sorted(called)),
             changed={k: v for k, v in end.vars.items() if start_vars.get(k) is not v},
@@ -705,8 +807,20 @@ class Interpreter(Loops):
             servers=end.servers[counts[0]:], early_exits=end.early_exits[counts[1]:],
             missing=end.missing[counts[2]:], errors=self.errors[counts[3]:], forks=self.forks - counts[4],
             opaque_commands=self.opaque_commands[counts[5]:], status=status,
+            printed=self.output_since(output),
         ))
         return status
+
+    def output_mark(self) -> object:
+        """Where a captured output stands (see ``output_since``); this interpreter records none."""
+        return None
+
+    def output_since(self, mark: object) -> tuple[object, ...]:
+        """What was printed into the captured output since ``mark`` (replayed with a recorded call)."""
+        return ()
+
+    def replay_output(self, printed: tuple[object, ...]) -> None:
+        """Print again what a recorded call printed."""
 
     def _replay(self, e: Effects) -> Tri:
         state = self.state
@@ -724,6 +838,8 @@ class Interpreter(Loops):
         state.missing.extend(e.missing)
         self.errors.extend(e.errors)
         self.forks += e.forks
+        if e.printed:
+            self.replay_output(e.printed)
         return e.status
 
     def _run_call(self, body: Node, name: str, args: list[Value]) -> Tri:
@@ -893,8 +1009,9 @@ class Interpreter(Loops):
                 self.sourcing.pop()
 
         # The library every recipe sources mostly defines functions: recorded once per recipe and reused.
-        key = ("source", id(script.root), self.recipe_path, self.status_needed > 0, self.subshell_depth > 0,
-               id(self.guards[-1][0]) if self.guards else 0)
+        # A sourced file sees the caller's positional parameters.
+        key = ("source", id(script.root), self.state.positional, self.status_needed > 0, self.subshell_depth > 0,
+               id(self.guards[-1][0]) if self.guards else 0, *self.memo_context())
         return self._recorded(key, None, run)
 
     def _resolve_source(self, n: Node, field: Field, value: Value) -> str | None:
@@ -948,6 +1065,7 @@ _IfClauses = tuple[list["_IfClause"], "list[Node] | None"]
 
 _EFFECTS: dict[tuple[str, ...], EffectAnalysis] = {}
 _CALLS = CallMemo()
+_PURE = PureCache()
 
 
 def _effects_for(patterns: tuple[str, ...], split: tuple[LaunchPattern, ...]) -> EffectAnalysis:

@@ -13,6 +13,10 @@ from dataclasses import dataclass, field
 from ..findings import Location
 
 
+# RecipeEval.kind of a job whose recipe does not exist.
+MISSING = "missing"
+
+
 @dataclass(frozen=True)
 class Value:
     """One effective value.  ``text is None`` means unknown (never guessed)."""
@@ -35,6 +39,10 @@ class Value:
     # For a text of several lines (a heredoc, a multi-line string, a command's output): where each
     # line was written, so that a key of a YAML or JSON value points at its own line.
     lines: tuple[Location, ...] = ()
+    # For a text built from other values (a command string of the AMD script chain): its parts in
+    # order, each its length in bytes and where it was written (a location, or the value it was
+    # copied from, whose own spans say more), so that words run from it point there (multinode.provenance).
+    spans: tuple[tuple[int, "Location | Value"], ...] = ()
 
     def line_location(self, index: int) -> Location:
         """Where line ``index`` (0-based) of the text was written."""
@@ -106,6 +114,10 @@ class MissingEnv:
 @dataclass
 class RecipeEval:
     recipe: str
+    # What the recipe is, as the job's launcher picks it (ci_tools.contract.RecipeResolution.kind):
+    # "script" (bash), "srt-slurm" (a recipe YAML) or "external" (outside the repository, not
+    # evaluated); MISSING when the recipe the launcher would run does not exist.
+    kind: str = "script"
     # Exported environment at the point the server starts (or at the end).
     env: dict[str, Value] = field(default_factory=dict)
     # Every shell variable, exported or not, at that point.

@@ -98,6 +98,12 @@ class Script:
         index = bisect.bisect_right(self._line_starts, offset) - 1
         return index + 1, offset - self._line_starts[index] + 1
 
+    def offset(self, line: int, column: int) -> int:
+        """The byte offset of a 1-based (line, column)."""
+        if not 0 < line <= len(self._line_starts):
+            return len(self.source)
+        return self._line_starts[line - 1] + max(column, 1) - 1
+
     def with_path(self, path: str) -> Script:
         """The same tree reported under another path (identical content at two paths)."""
         if path == self.path:
@@ -122,16 +128,26 @@ def _parser() -> Any:
     return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
 
 
-def _convert(ts_node: Any, script: Script, problems: list[Any] | None, in_error: bool = False) -> Node:
+# A sweep keeps every tree it parsed (a couple of hundred thousand nodes): each node's type and
+# offsets are shared objects, not fresh ones per node (tree-sitter hands out a new string per call,
+# and offsets past 256 are objects of their own), a third of the trees' memory.
+_TYPES: dict[str, str] = {}
+
+
+def _convert(ts_node: Any, script: Script, problems: list[Any] | None, offsets: dict[int, int],
+             in_error: bool = False) -> Node:
     """Copy a tree-sitter subtree; ``problems`` collects the outermost ERROR and missing nodes
-    (None: the tree has none).  What lies inside an ERROR is a consequence of it, not another error."""
+    (None: the tree has none).  What lies inside an ERROR is a consequence of it, not another error.
+    ``offsets`` shares equal byte offsets (a parent starts where its first child does)."""
     kind = ts_node.type
-    node = Node(kind, ts_node.start_byte, ts_node.end_byte, ts_node.is_named, script)
+    kind = _TYPES.setdefault(kind, kind)
+    start, end = ts_node.start_byte, ts_node.end_byte
+    node = Node(kind, offsets.setdefault(start, start), offsets.setdefault(end, end), ts_node.is_named, script)
     if problems is not None and not in_error and (kind == "ERROR" or ts_node.is_missing):
         problems.append(ts_node)
     if kind != "comment" and ts_node.child_count:
         inside = in_error or kind == "ERROR"
-        node.children = tuple([_convert(k, script, problems, inside) for k in ts_node.children])
+        node.children = tuple([_convert(k, script, problems, offsets, inside) for k in ts_node.children])
     return node
 
 
@@ -234,7 +250,7 @@ def _parse_by_content(path: str, source: bytes) -> Script:
         script = Script(path, source)
         tree = _parser().parse(source)
         problems: list[Any] = []
-        root = _convert(tree.root_node, script, problems if tree.root_node.has_error else None)
+        root = _convert(tree.root_node, script, problems if tree.root_node.has_error else None, {})
         script.root = root
         script.problems.extend(_problem(p, source) for p in problems)
         _BY_CONTENT[digest] = script

@@ -11,7 +11,10 @@ variable) matches when the rest of the pattern does.  Interpreter options
 between pattern words (``python3 -u -m ...``) are skipped.  The words after the pattern
 are parsed as flags: ``--flag value``, ``--flag=value``, and boolean flags
 (followed by another flag or by nothing).  Positional words (the model in
-``vllm serve MODEL``) are not flags and are skipped.
+``vllm serve MODEL``) are not flags and are skipped.  ``vllm serve``,
+``sglang serve`` and ``trtllm-serve`` take the model as their first word:
+that word is the positional model even when its value is unknown
+(``vllm serve "$MODEL_PATH"``), not a word that may be a flag.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from __future__ import annotations
 import fnmatch
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from .expand import Field, Piece, known_prefix, significant
 from .model import ServerFlag, Value
@@ -37,7 +40,7 @@ class LaunchPattern:
     program: str
     rest: tuple[str, ...]
 
-    @property
+    @cached_property
     def literal_words(self) -> tuple[str, ...]:
         """Words a command must spell to match (globs left out): a cheap pre-filter on source text."""
         words = ((self.program,) if self.program else ()) + self.rest
@@ -68,6 +71,15 @@ def _glob_match(word: str, pattern: str) -> bool:
     return _glob_regex(pattern).match(word) is not None
 
 
+# Launch forms whose first argument is the model (`vllm serve MODEL`, `trtllm-serve MODEL`): (program, rest).
+_POSITIONAL_MODEL = frozenset({("vllm", ("serve",)), ("sglang", ("serve",)), ("trtllm-serve", ())})
+
+
+def takes_model_first(pattern: LaunchPattern) -> bool:
+    """Whether the server this pattern starts takes the model as its first word."""
+    return (pattern.program, pattern.rest) in _POSITIONAL_MODEL
+
+
 @lru_cache(maxsize=8)
 def split_patterns(patterns: tuple[str, ...]) -> tuple[LaunchPattern, ...]:
     out = []
@@ -80,6 +92,12 @@ def split_patterns(patterns: tuple[str, ...]) -> tuple[LaunchPattern, ...]:
 
 def find_pattern(words: list[str | None], patterns: tuple[LaunchPattern, ...]) -> int | None:
     """Index just after the first pattern occurrence in ``words``, or None."""
+    found = find_launch(words, patterns)
+    return found[0] if found is not None else None
+
+
+def find_launch(words: list[str | None], patterns: tuple[LaunchPattern, ...]) -> tuple[int, LaunchPattern] | None:
+    """The first pattern occurrence in ``words``: the index just after it, and the pattern; or None."""
     anchors = _ANCHORS.get(patterns)
     if anchors is None:
         anchors = _anchors(patterns)
@@ -89,7 +107,7 @@ def find_pattern(words: list[str | None], patterns: tuple[LaunchPattern, ...]) -
         for pat in patterns:
             end = pat.end_of_match(words, start)
             if end is not None:
-                return end
+                return end, pat
     return None
 
 
@@ -157,10 +175,17 @@ def _known_flag_name(field: Field, value: Value) -> str | None:
     return None
 
 
-def parse_flags(fields: list[Field], values: list[Value]) -> list[ServerFlag]:
-    """Flags of a server argv (the words after the pattern)."""
+def parse_flags(fields: list[Field], values: list[Value], model_first: bool = False) -> list[ServerFlag]:
+    """Flags of a server argv (the words after the pattern).
+
+    ``model_first``: the server takes the model as its first word (see :func:`takes_model_first`); a
+    first word that is not a flag, known or not, is that positional argument.
+    """
     flags: list[ServerFlag] = []
     i = 0
+    if model_first and values and not _is_flag(values[0].text) and (
+            values[0].text is not None or _known_flag_name(fields[0], values[0]) is None):
+        i = 1
     while i < len(values):
         v = values[i]
         text = v.text

@@ -20,6 +20,8 @@ and :func:`merge` joins them:
 from __future__ import annotations
 
 import dataclasses
+from itertools import compress
+from operator import is_not
 from dataclasses import dataclass, field
 from typing import Callable, TypeVar, Union, cast
 
@@ -151,17 +153,13 @@ def _merge_associative(a: ArrayVal, b: ArrayVal) -> ArrayVal:
 def _merge_vars(a: dict[str, Binding], b: dict[str, Binding]) -> dict[str, Binding]:
     if a is b:
         return a
-    # Both sides are copies of one state: most bindings are the same object (the fast path).
-    out: dict[str, Binding] = {}
+    # Both sides are copies of one state: most bindings are the same object.  The names whose
+    # bindings differ are found without a Python-level loop over every variable.
+    out = dict(a)
     get = b.get
-    for name, x in a.items():
-        y = get(name)
-        if x is y:
-            out[name] = x
-        elif y is None:
-            out[name] = conditional_binding(x)
-        else:
-            out[name] = merge_binding(x, y)
+    for name in compress(a, map(is_not, a.values(), map(get, a))):
+        x, y = a[name], get(name)
+        out[name] = conditional_binding(x) if y is None else merge_binding(x, y)
     for name in b.keys() - a.keys():
         out[name] = conditional_binding(b[name])
     # Keep the order of the side that had every name (the order of assignment, for reports).

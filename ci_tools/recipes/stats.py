@@ -17,11 +17,12 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from ..matrix import Job
-from .model import RecipeEval, Value
+from .model import MISSING, RecipeEval, Value
 from .server import UNKNOWN_FLAG
 
 # Why a job reaches no server command line (categories, in the order they are tested).
 NO_RECIPE = "no-recipe"
+EXTERNAL_RECIPE = "external-recipe"
 SYNTAX = "syntax-error"
 EXITS = "exits-early"
 MISSING_ENV = "missing-env"
@@ -58,10 +59,14 @@ class JobCoverage:
 
 def not_reached(result: RecipeEval | None) -> Reason | None:
     """Why no server command line was reached (None when one was)."""
-    if result is None:
+    if result is None or (result.kind == MISSING and not result.servers):
         return Reason(NO_RECIPE, "no recipe resolves for the job")
     if result.servers:
         return None
+    if result.kind == "external":
+        # One reason for every such job (each names its file in `recipe show`), so the totals group them.
+        return Reason(EXTERNAL_RECIPE, "an srt-slurm recipe the launcher takes from its srt-slurm checkout "
+                                       "(not in this repository): not evaluated")
     syntax = [e for e in result.errors if "bash syntax error" in e]
     if syntax:
         return Reason(SYNTAX, syntax[0])
@@ -78,6 +83,9 @@ def not_reached(result: RecipeEval | None) -> Reason | None:
     unresolved = [e for e in result.errors if "cannot resolve" in e or "does not exist" in e]
     if unresolved:
         return Reason(UNRESOLVED_SOURCE, unresolved[0])
+    chain = [e for e in result.errors if e.startswith(f"{result.recipe}: no server command line reached from ")]
+    if chain:
+        return Reason(NO_LAUNCH, chain[0])  # a multinode script followed from its launcher, and where it stopped
     if result.opaque_commands:
         where = result.opaque_commands[0].as_text()
         return Reason(OPAQUE_COMMAND, f"runs a program known only at run time (first at {where}); it may be the server")

@@ -227,7 +227,7 @@ class Streams(Expander):
             self.emit(self.stdin.text, n, self.stdin)
             return True
         for v in files:
-            content = self.state.files.get(file_key(v))
+            content = self.read_file(file_key(v))
             if content is None or (v.text is not None and v.text.startswith("-")):
                 self.emit(None, n)
                 return None
@@ -253,7 +253,7 @@ class Streams(Expander):
             text = self.scalar_text(word)[0] if word is not None else ""
             stdin = Value(None if text is None else text + "\n", r.herestring.location(), False, r.herestring.text)
         elif r.stdin_file is not None:
-            stdin = self.state.files.get(file_key(self._path_value(r.stdin_file)))
+            stdin = self.read_file(file_key(self._path_value(r.stdin_file)))
         sink: list[Piece] | None = self.sink
         path: Value | None = None
         if r.stdout_discarded:
@@ -281,7 +281,7 @@ class Streams(Expander):
         key = file_key(path)
         content = joined_output(pieces, n)
         if append:
-            before = self.state.files.get(key)
+            before = self.read_file(key)
             if before is None or before.text is None or content.text is None:
                 # Appending to a file this recipe did not write (or whose content is unknown).
                 content = Value(None, n.location(), False, n.text)

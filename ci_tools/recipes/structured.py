@@ -113,7 +113,7 @@ def _walk(node: Any, prefix: str, doc: list[str], lines: tuple[Location, ...], v
           holes: dict[int, Value], out: list[FlagKey]) -> None:
     if isinstance(node, PosMap):
         for key, child in node.items():
-            name = _plain(key)
+            name = plain_text(key)
             if _MARK in name:
                 continue  # a key that is not known
             path = f"{prefix}.{name}" if prefix else name
@@ -153,16 +153,16 @@ def _leaf_text(child: Any, span: Span, doc: list[str]) -> str:
     if isinstance(child, str):
         return child
     if isinstance(child, list):
-        return json.dumps([_json_scalar(x) for x in child], separators=(",", ":"), ensure_ascii=False)
+        return scalar_list_text(child)
     if isinstance(child, dict):
         return "{}"
-    written = _written(span, doc)
+    written = written_text(span, doc)
     if written is not None:
         return written
-    return _plain(child)
+    return plain_text(child)
 
 
-def _written(span: Span, doc: list[str]) -> str | None:
+def written_text(span: Span, doc: list[str]) -> str | None:
     """A number or boolean as the author wrote it (``0.90``, ``True``), when it sits on one line."""
     line, column, end_line, end_column = span
     if line != end_line or not 0 < line <= len(doc):
@@ -171,11 +171,17 @@ def _written(span: Span, doc: list[str]) -> str | None:
     return text or None
 
 
+def scalar_list_text(items: list[Any]) -> str:
+    """A list of scalars as one key's text: compact JSON (``[1,2,4]``)."""
+    return json.dumps([_json_scalar(x) for x in items], separators=(",", ":"), ensure_ascii=False)
+
+
 def _json_scalar(x: Any) -> Any:
-    return x if isinstance(x, (str, int, float, bool)) or x is None else _plain(x)
+    return x if isinstance(x, (str, int, float, bool)) or x is None else plain_text(x)
 
 
-def _plain(x: Any) -> str:
+def plain_text(x: Any) -> str:
+    """A scalar as a key's text when how it was written is not known (``true``, ``null``, ``3``)."""
     if isinstance(x, bool):
         return "true" if x else "false"
     if x is None:

@@ -77,7 +77,9 @@ def recipe_findings(repo: RepoData, jobs: Sequence[Job] | None = None,
     evaluation (``recipe lint --stats`` collects coverage in the same pass)."""
     from ..findings import Location
     from ..matrix import expand
+    from ..recipes.collector import collection_paused
     from ..recipes.evaluate import evaluate_job
+    from ..recipes.stack import with_room
     from .registry import make_finding
 
     if evaluate is None:
@@ -87,21 +89,26 @@ def recipe_findings(repo: RepoData, jobs: Sequence[Job] | None = None,
     exits: dict[tuple[Location, str, str, str], list[Job]] = defaultdict(list)
     missing: dict[tuple[Location, str, str], list[Job]] = defaultdict(list)
     syntax: dict[str, Location] = {}
-    for job in expand(repo) if jobs is None else jobs:
-        result = evaluate(job)
-        if observe is not None:
-            observe(job, result)
-        if result is None:
-            continue
-        for e in result.early_exits:
-            if not e.conditional and e.code != "0":
-                exits[(e.location, e.condition, e.code, job.config_key)].append(job)
-        for m in result.missing_env:
-            missing[(m.location, m.name, job.config_key)].append(job)
-        for err in result.errors:
-            loc = _syntax_location(err)
-            if loc is not None:
-                syntax.setdefault(err, loc)
+
+    def evaluate_all() -> None:
+        for job in expand(repo) if jobs is None else jobs:
+            result = evaluate(job)
+            if observe is not None:
+                observe(job, result)
+            if result is None:
+                continue
+            for e in result.early_exits:
+                if not e.conditional and e.code != "0":
+                    exits[(e.location, e.condition, e.code, job.config_key)].append(job)
+            for m in result.missing_env:
+                missing[(m.location, m.name, job.config_key)].append(job)
+            for err in result.errors:
+                loc = _syntax_location(err)
+                if loc is not None:
+                    syntax.setdefault(err, loc)
+
+    with collection_paused():
+        with_room(evaluate_all)
     findings: list[Finding] = []
     for (loc, condition, code, _key), jobs in exits.items():
         findings.append(make_finding(
