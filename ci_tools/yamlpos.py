@@ -331,20 +331,25 @@ def _event_load(text: str, last_duplicate_wins: bool = False) -> tuple[Any, list
             anchors[anchor] = (data, data.span)
         return data
 
-    get()  # StreamStartEvent
-    if type(get()) is yaml.StreamEndEvent:  # else DocumentStartEvent
-        return None, duplicates
-    event = get()
-    kind = type(event)
-    if kind is scalar_event:
-        root = unusual_scalar(event)
-    elif kind is map_start or kind is seq_start:
-        root = container(event, kind is map_start)
-    else:
-        root = alias(event)[0]
-    if type(get()) is not yaml.DocumentEndEvent or type(get()) is not yaml.StreamEndEvent:
-        raise _Unusual  # several documents: the node-based loader says so
-    return root, duplicates
+    try:
+        get()  # StreamStartEvent
+        if type(get()) is yaml.StreamEndEvent:  # else DocumentStartEvent
+            return None, duplicates
+        event = get()
+        kind = type(event)
+        if kind is scalar_event:
+            root = unusual_scalar(event)
+        elif kind is map_start or kind is seq_start:
+            root = container(event, kind is map_start)
+        else:
+            root = alias(event)[0]
+        if type(get()) is not yaml.DocumentEndEvent or type(get()) is not yaml.StreamEndEvent:
+            raise _Unusual  # several documents: the node-based loader says so
+        return root, duplicates
+    finally:
+        # `container` calls itself, so it and its closure are a reference cycle holding the parser (libyaml's
+        # buffers, tens of KiB): freed here, not left to a collector that a sweep pauses.
+        del container
 
 
 def _node_load(text: str, last_duplicate_wins: bool = False) -> tuple[Any, list[DuplicateKey]]:

@@ -36,3 +36,18 @@ def test_syntax_error_has_position() -> None:
         load_yaml("a: [1, 2\nb: 3\n", "f.yaml")
     assert err.value.line >= 2
     assert err.value.message.startswith("invalid YAML")
+
+
+def test_a_load_leaves_no_reference_cycle_behind() -> None:
+    # A sweep pauses the cyclic collector (and freezes what is alive when it parses a script): a cycle
+    # left by a load would keep libyaml's parser and its buffers for the rest of the process.
+    import gc
+
+    gc.collect()
+    gc.disable()
+    try:
+        for text in ("a:\n  b: [1, {c: 2}]\n  d: &x [3]\n  e: *x\n", "[1, 2]\n", "7\n", ""):
+            load_yaml(text, "f.yaml")
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
