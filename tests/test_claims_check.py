@@ -9,7 +9,8 @@ from ci_tools.claims.check import EvalCache, check_entries, entry_inputs
 from ci_tools.config import load_config
 from ci_tools.model.repository import load_repo
 from ci_tools.snapshot import WorkTreeSnapshot
-from test_claims_seed import DATA, copy_tree
+from fixture_trees import copy_tree
+from test_claims_seed import DATA
 
 
 def head_repo(tmp_path: Path) -> Path:

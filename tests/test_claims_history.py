@@ -8,7 +8,8 @@ import pytest
 
 from ci_tools.claims.history import added_in
 from ci_tools.findings import Finding
-from test_claims_seed import DATA, copy_tree, git, run_claims
+from fixture_trees import copy_tree
+from test_claims_seed import DATA, git, run_claims
 
 ENTRY = """
 - config-keys:

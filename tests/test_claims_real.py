@@ -3,7 +3,8 @@
 Every case under tests/data/claims_real/<commit>/ holds the files the
 entry's jobs read at that commit (``head``) and at its parent (``base``),
 with the files both share in ``common`` (see that directory's README for
-the source).  The expected findings are the hand verdicts of
+the source).  A file equal in two extracts is kept in one: the other's
+``inherit.txt`` names it, rooted at tests/data/claims_real (``fixture_trees``).  The expected findings are the hand verdicts of
 tests/data/ix-judged on the same claims: each case stands for one mechanism
 of the checker, and the claims of the same entry that hold must stay silent.
 """
@@ -11,11 +12,11 @@ of the checker, and the claims of the same entry that hold must stay silent.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
+from fixture_trees import copy_tree, tree_files
 from test_changelog_support import Repo, clear_github_env, run
 
 DATA = Path(__file__).parent / "data" / "claims_real"
@@ -55,14 +56,6 @@ CASES: dict[str, tuple[str, set[Finding]]] = {
 }
 
 
-def copy_files(src: Path, repo: Repo) -> None:
-    for path in sorted(src.rglob("*")):
-        if path.is_file():
-            target = repo.path / path.relative_to(src)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(path, target)
-
-
 def replay(case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Repo, str]:
     """A repository whose two commits are the case's parent and commit; returns it and the base commit."""
     clear_github_env(monkeypatch)
@@ -70,11 +63,11 @@ def replay(case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[
     repo = Repo(tmp_path / "repo")
     for part in ("common", "base"):
         if (source / part).is_dir():
-            copy_files(source / part, repo)
+            copy_tree(source / part, repo.path, shared=DATA)
     base = repo.commit({}, "parent")
-    gone = {str(p.relative_to(source / "base")): None for p in (source / "base").rglob("*") if p.is_file()}
-    repo.write({rel: None for rel in gone if not (source / "head" / rel).exists()})
-    copy_files(source / "head", repo)
+    head = tree_files(source / "head", shared=DATA)
+    repo.write({rel: None for rel in tree_files(source / "base", shared=DATA) if rel not in head})
+    copy_tree(source / "head", repo.path, shared=DATA)
     repo.commit({}, f"InferenceX {case}")
     return repo, base
 

@@ -20,6 +20,8 @@ from typing import Any
 
 import pytest
 
+from fixture_trees import copy_tree
+
 DATA = Path(__file__).parent / "data" / "claims_seed"
 RECIPE = "benchmarks/single_node/agentic/dsv4_fp4_mi355x_atom_mtp.sh"
 KEY = "dsv4-fp4-mi355x-atom-agentic-mtp"
@@ -34,14 +36,6 @@ def git(repo: Path, *args: str) -> str:
     env = {**os.environ, **GIT_ENV}
     return subprocess.run(["git", "-C", str(repo), "-c", "commit.gpgsign=false", *args], check=True,
                           capture_output=True, text=True, env=env).stdout.strip()
-
-
-def copy_tree(src: Path, dest: Path) -> None:
-    for path in src.rglob("*"):
-        if path.is_file():
-            target = dest / path.relative_to(src)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(path, target)
 
 
 def seed_repo(tmp: Path, *, changelog: str | None = None, recipe: str | None = None) -> tuple[Path, str]:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from ci_tools.cli.main import main
+from fixture_trees import copy_tree
 
 SEED = Path(__file__).parent / "fixtures" / "recipes" / "seed"
 KEY = "dsv4-fp4-mi355x-atom-agentic-mtp"
@@ -22,6 +22,14 @@ GIT_ENV = {
 }
 
 
+@pytest.fixture(scope="module")
+def seed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The seed repository with the files it inherits (tests/fixture_trees.py), written once for the module."""
+    root = tmp_path_factory.mktemp("seed")
+    copy_tree(SEED, root)
+    return root
+
+
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     capsys.readouterr()
     code = main(list(argv))
@@ -29,8 +37,8 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]
     return code, out, err
 
 
-def test_show_text_lists_flags_and_env_with_their_lines(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = _run(capsys, "recipe", "show", KEY, "--conc", "48", "--repo", str(SEED))
+def test_show_text_lists_flags_and_env_with_their_lines(seed: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "recipe", "show", KEY, "--conc", "48", "--repo", str(seed))
     assert code == 0
     lines = out.splitlines()
     assert lines[0] == f"{KEY} agentic-coding TP8/EP8/DPA c48"
@@ -47,9 +55,9 @@ def test_show_text_lists_flags_and_env_with_their_lines(capsys: pytest.CaptureFi
     ]
 
 
-def test_show_json_per_job(capsys: pytest.CaptureFixture[str]) -> None:
+def test_show_json_per_job(seed: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = _run(capsys, "recipe", "show", KEY, "--conc", "4", "--conc", "48", "--format", "json",
-                        "--repo", str(SEED))
+                        "--repo", str(seed))
     assert code == 0
     data = json.loads(out)
     assert [d["label"] for d in data] == [f"{KEY} agentic-coding TP8/EP1 c4", f"{KEY} agentic-coding TP8/EP8/DPA c48"]
@@ -66,15 +74,15 @@ def test_show_json_per_job(capsys: pytest.CaptureFixture[str]) -> None:
     assert dep["job"]["conc"] == 48 and dep["early_exits"] == [] and dep["missing_env"] == []
 
 
-def test_unknown_key_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = _run(capsys, "recipe", "show", "dsv4-fp4-mi355x-atom-agentic", "--repo", str(SEED))
+def test_unknown_key_is_a_usage_error(seed: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = _run(capsys, "recipe", "show", "dsv4-fp4-mi355x-atom-agentic", "--repo", str(seed))
     assert code == 2 and out == ""
     assert "no config key matches 'dsv4-fp4-mi355x-atom-agentic'" in err
     assert f"did you mean {KEY}?" in err
 
 
-def test_lint_is_clean_on_the_seed_repository(capsys: pytest.CaptureFixture[str]) -> None:
-    assert _run(capsys, "recipe", "lint", "--repo", str(SEED), "--format", "text") == (0, "", "")
+def test_lint_is_clean_on_the_seed_repository(seed: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run(capsys, "recipe", "lint", "--repo", str(seed), "--format", "text") == (0, "", "")
 
 
 def _git(repo: Path, *args: str) -> str:
@@ -85,7 +93,7 @@ def _git(repo: Path, *args: str) -> str:
 
 def test_diff_against_a_base_revision(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     repo = tmp_path / "repo"
-    shutil.copytree(SEED, repo)
+    copy_tree(SEED, repo)
     recipe = repo / RECIPE
     head_text = recipe.read_text()
     # The base: DPA with TBO, zero request equivalence, CONC sequences.
@@ -121,8 +129,8 @@ def test_diff_against_a_base_revision(tmp_path: Path, capsys: pytest.CaptureFixt
     ]
 
 
-def test_diff_needs_a_base(capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = _run(capsys, "recipe", "show", KEY, "--diff", "--repo", str(SEED))
+def test_diff_needs_a_base(seed: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _run(capsys, "recipe", "show", KEY, "--diff", "--repo", str(seed))
     assert code == 2 and "--diff and --base REV go together" in err
 
 
@@ -139,7 +147,7 @@ COMPILATION='{"cudagraph_mode":"FULL_DECODE_ONLY","cudagraph_capture_sizes":[1,2
 
 def _structured_repo(tmp_path: Path) -> Path:
     repo = tmp_path / "repo"
-    shutil.copytree(SEED, repo)
+    copy_tree(SEED, repo)
     recipe = repo / RECIPE
     text = recipe.read_text().replace('SERVER_LOG="$RESULT_DIR/server.log"\n',
                                       STRUCTURED + 'SERVER_LOG="$RESULT_DIR/server.log"\n')
@@ -188,9 +196,9 @@ def test_diff_compares_structured_values_key_by_key(tmp_path: Path, capsys: pyte
     )
 
 
-def test_lint_stats_reports_reached_jobs_and_why_others_are_not(tmp_path: Path,
+def test_lint_stats_reports_reached_jobs_and_why_others_are_not(seed: Path, tmp_path: Path,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = _run(capsys, "recipe", "lint", "--stats", "--repo", str(SEED))
+    code, out, _ = _run(capsys, "recipe", "lint", "--stats", "--repo", str(seed))
     assert code == 0
     assert out.splitlines()[:6] == [
         "recipe evaluation coverage (work tree)",
@@ -202,7 +210,7 @@ def test_lint_stats_reports_reached_jobs_and_why_others_are_not(tmp_path: Path,
     ]
     assert out.splitlines()[-1] == "findings of the recipe rules: none"
     repo = tmp_path / "repo"
-    shutil.copytree(SEED, repo)
+    copy_tree(SEED, repo)
     recipe = repo / RECIPE
     # The DEP band now requires a variable its jobs do not get, and the TP band's port comes from the runner.
     recipe.write_text(recipe.read_text().replace('    export ATOM_DP_LB_REQ_EQUIV=512\n',

@@ -12,19 +12,28 @@ from ci_tools.model.repository import load_repo
 from ci_tools.recipes.evaluate import evaluate_job, set_at_run_time
 from ci_tools.recipes.model import RecipeEval
 from ci_tools.snapshot import WorkTreeSnapshot
+from fixture_trees import copy_tree
 
 SEED = Path(__file__).parent / "fixtures" / "recipes" / "seed"
 RECIPE = "benchmarks/single_node/agentic/dsv4_fp4_mi355x_atom_mtp.sh"
 
 
 @pytest.fixture(scope="module")
-def jobs() -> list[Job]:
-    config = load_config(SEED)
+def seed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The seed repository with the files it inherits (tests/fixture_trees.py), written once for the module."""
+    root = tmp_path_factory.mktemp("seed")
+    copy_tree(SEED, root)
+    return root
+
+
+@pytest.fixture(scope="module")
+def jobs(seed: Path) -> list[Job]:
+    config = load_config(seed)
     return expand(load_repo(WorkTreeSnapshot(config.root), config))
 
 
-def _eval(jobs: list[Job], dp_attn: bool, conc: int) -> RecipeEval:
-    config = load_config(SEED)
+def _eval(seed: Path, jobs: list[Job], dp_attn: bool, conc: int) -> RecipeEval:
+    config = load_config(seed)
     job = next(j for j in jobs if j.fields["dp-attn"] is dp_attn and j.conc == conc)
     result = evaluate_job(job, config, WorkTreeSnapshot(config.root))
     assert result is not None
@@ -33,8 +42,8 @@ def _eval(jobs: list[Job], dp_attn: bool, conc: int) -> RecipeEval:
     return result
 
 
-def test_dep_job_at_conc_48(jobs: list[Job]) -> None:
-    r = _eval(jobs, True, 48)
+def test_dep_job_at_conc_48(seed: Path, jobs: list[Job]) -> None:
+    r = _eval(seed, jobs, True, 48)
     assert r.recipe == RECIPE
     equiv = r.env["ATOM_DP_LB_REQ_EQUIV"]
     assert (equiv.text, equiv.location.path, equiv.location.line, equiv.conditional) == ("512", RECIPE, 22, False)
@@ -59,8 +68,8 @@ def test_dep_job_at_conc_48(jobs: list[Job]) -> None:
     assert r.early_exits == [] and r.missing_env == []
 
 
-def test_tp_job_at_conc_4(jobs: list[Job]) -> None:
-    r = _eval(jobs, False, 4)
+def test_tp_job_at_conc_4(seed: Path, jobs: list[Job]) -> None:
+    r = _eval(seed, jobs, False, 4)
     assert r.flag_values("--synthetic-acceptance-length")[0] is not None
     [accept] = r.flag_values("--synthetic-acceptance-length")
     assert accept is not None
@@ -73,11 +82,11 @@ def test_tp_job_at_conc_4(jobs: list[Job]) -> None:
     assert interval is not None and (interval.text, interval.location.line) == ("8192", 15)
 
 
-def test_every_job_has_known_flags(jobs: list[Job]) -> None:
+def test_every_job_has_known_flags(seed: Path, jobs: list[Job]) -> None:
     assert len(jobs) == 10
     for dp in (True, False):
         for conc in ([48, 64, 96, 128, 256] if dp else [1, 2, 4, 8, 16]):
-            r = _eval(jobs, dp, conc)
+            r = _eval(seed, jobs, dp, conc)
             # Every flag is known but the port, which the node's launcher sets at run time.
             assert all(f.value is None or f.value.known or set_at_run_time(f.value) for f in r.servers[0])
             assert r.flag_values("--max-num-seqs")[0] == r.flag_values("--max-num-seqs")[0]

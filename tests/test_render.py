@@ -11,6 +11,7 @@ import pytest
 from ci_tools.cli.main import main
 from ci_tools.findings import Finding, Location, Severity
 from ci_tools.render import RENDERERS, github, markdown, sarif, summary_file
+from fixture_trees import tree_files
 
 DATA = Path(__file__).resolve().parent / "data"
 ODD_PATH = "configs/a,b:c%d.yaml"
@@ -178,10 +179,11 @@ def test_sarif_snapshot() -> None:
 def _repo_with_undefined_runner(tmp_path: Path) -> Path:
     fixture = Path(__file__).resolve().parent / "fixtures" / "rules" / "runner-undefined" / "err" / "undefined-cluster-label"
     repo = tmp_path / "repo"
-    for path in fixture.rglob("*.yaml"):
-        dest = repo / path.relative_to(fixture)
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        dest.write_bytes(path.read_bytes())
+    for rel, path in tree_files(fixture).items():
+        if rel.endswith(".yaml"):
+            dest = repo / rel
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_bytes(path.read_bytes())
     return repo
 
 

@@ -8,6 +8,14 @@ cases; ``BASE`` becomes the base commit).  The harness adds ``--repo``,
 ``--format text`` and ``--select <rule-id>``.  Err cases compare the output
 with ``expected.txt`` exactly; ok cases must print nothing and exit 0.
 
+A case tree (the case, or its ``base/`` and ``head/``) stores only what is
+its own: an ``inherit.txt`` in it names the shared trees under
+``tests/fixtures/shared/`` it starts from (``TREE`` for all of a tree's
+files, ``TREE PATH ...`` for some of them), and its own files override them
+(``fixture_trees.py`` has the rules).  A case naming a shared tree or path
+that does not exist fails; so does one keeping a byte-identical copy of a
+file it inherits (``test_fixture_trees.py``).
+
 The completeness test fails when a registered rule lacks documentation or
 lacks an ok or an err case, and when a fixture directory names no rule.
 """
@@ -24,6 +32,7 @@ import pytest
 
 from ci_tools.cli.main import main
 from ci_tools.rules.registry import all_rules
+from fixture_trees import InheritError, copy_tree
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "rules"
 CASE_FILES = {"args.txt", "expected.txt"}
@@ -46,13 +55,7 @@ def _cases() -> list[tuple[str, str, Path]]:
 
 
 def _copy_tree(src: Path, dest: Path) -> None:
-    for path in sorted(src.rglob("*")):
-        rel = path.relative_to(src)
-        if path.is_dir() or (path.parent == src and path.name in CASE_FILES):
-            continue
-        target = dest / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, target)
+    copy_tree(src, dest, skip=CASE_FILES)
 
 
 def _git(repo: Path, *args: str) -> str:
@@ -139,3 +142,16 @@ def test_every_rule_is_documented_and_has_ok_and_err_fixtures() -> None:
         problems.extend(f"fixture directory {p.name} names no registered rule"
                         for p in FIXTURES.iterdir() if p.is_dir() and p.name not in rules)
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("history", [False, True], ids=["tree", "base-head"])
+def test_a_case_inheriting_a_shared_tree_that_does_not_exist_fails(
+        history: bool, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    case = tmp_path / "case"
+    for tree in ([case / "base", case / "head"] if history else [case]):
+        tree.mkdir(parents=True)
+        (tree / "configs").mkdir()
+        (tree / "configs" / "runners.yaml").write_text("labels: {}\n", encoding="utf-8")
+    (case / "head" if history else case).joinpath("inherit.txt").write_text("no-such-tree\n", encoding="utf-8")
+    with pytest.raises(InheritError, match=r"inherit.txt:1: no shared tree 'no-such-tree'"):
+        run_case(case, "runner-undefined", tmp_path, capsys)

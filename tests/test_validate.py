@@ -11,6 +11,7 @@ import pytest
 
 from ci_tools.cli.main import main
 from conftest import full_corpus_dir
+from fixture_trees import copy_tree
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "rules"
 RECIPE = "benchmarks/single_node/fixed_seq_len/dsv4_fp4_mi355x_atom.sh"
@@ -113,8 +114,7 @@ def test_real_configs_without_the_benchmarks_tree_miss_every_script_and_no_srt_s
 
 def _repo(tmp_path: Path, files: dict[str, str | bytes | None]) -> Path:
     repo = tmp_path / "repo"
-    base = FIXTURES / "recipe-missing" / "ok" / "framework-recipe"
-    shutil.copytree(base, repo)
+    copy_tree(FIXTURES / "recipe-missing" / "ok" / "framework-recipe", repo)
     for rel, content in files.items():
         path = repo / rel
         if content is None:

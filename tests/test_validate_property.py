@@ -25,12 +25,15 @@ from ci_tools.model.repository import load_repo
 from ci_tools.render import RENDERERS
 from ci_tools.snapshot import WorkTreeSnapshot
 from ci_tools.validate import validate
+from fixture_trees import tree_files
 
-CASE = Path(__file__).resolve().parent / "fixtures" / "rules" / "recipe-missing" / "ok" / "fallback-templates"
-MASTER_TEXT = (CASE / "configs" / "amd-master.yaml").read_text(encoding="utf-8")
-RUNNERS_TEXT = (CASE / "configs" / "runners.yaml").read_text(encoding="utf-8")
-CHANGELOG_TEXT = (Path(__file__).resolve().parent / "fixtures" / "rules" / "changelog-entry-schema" / "ok"
-                  / "history-entries" / "perf-changelog.yaml").read_text(encoding="utf-8")
+RULES = Path(__file__).resolve().parent / "fixtures" / "rules"
+# The files of two ok cases, inherited ones included (tests/fixture_trees.py).
+CASE = tree_files(RULES / "recipe-missing" / "ok" / "fallback-templates")
+MASTER_TEXT = CASE["configs/amd-master.yaml"].read_text(encoding="utf-8")
+RUNNERS_TEXT = CASE["configs/runners.yaml"].read_text(encoding="utf-8")
+CHANGELOG_TEXT = tree_files(RULES / "changelog-entry-schema" / "ok" / "history-entries")["perf-changelog.yaml"].read_text(
+    encoding="utf-8")
 MASTER = yaml.safe_load(MASTER_TEXT)
 RUNNERS = yaml.safe_load(RUNNERS_TEXT)
 CHANGELOG = yaml.safe_load(CHANGELOG_TEXT)
@@ -94,10 +97,11 @@ def mutated(draw: st.DrawFn, base: Any) -> Any:
 
 
 def _write_repo(root: Path, master: bytes, runners: bytes, changelog: bytes) -> None:
-    for script in CASE.glob("benchmarks/**/*.sh"):
-        target = root / script.relative_to(CASE)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(script.read_bytes())
+    for rel, script in CASE.items():
+        if rel.startswith("benchmarks/") and rel.endswith(".sh"):
+            target = root / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(script.read_bytes())
     for rel in ("configs/amd-master.yaml", "configs/runners.yaml", "perf-changelog.yaml"):
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
     (root / "configs" / "amd-master.yaml").write_bytes(master)
