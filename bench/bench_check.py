@@ -28,8 +28,8 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_validate import CI_TOOLS, measure, print_header, tree_missing  # noqa: E402
-from benchlib import ci_tools_at, committed_tree, drop_worktree, git  # noqa: E402
+from benchlib import (CI_TOOLS, FULL_CORPUS, Table, ci_tools_at, committed_tree, git, load_average,  # noqa: E402
+                      measure, tool_env)
 
 BASELINE_REV = "c891bff"
 TARGET = 0.5  # seconds for check of a one-PR change of the real tree
@@ -71,34 +71,34 @@ CASES = {
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
-    parser.add_argument("--ci-tools", default=str(CI_TOOLS))
+    parser.add_argument("--ci-tools", default=CI_TOOLS)
     parser.add_argument("--baseline-rev", default=BASELINE_REV, help="The ci-tools revision to run beside this one.")
     parser.add_argument("--no-baseline", action="store_true")
     args = parser.parse_args()
-    if tree_missing():
+    if not FULL_CORPUS.is_dir():
+        print(f"real InferenceX tree not found at {FULL_CORPUS}", file=sys.stderr)
         return 2
-    print_header(args.ci_tools, "change", "command", 16)
+    print(f"ci-tools: {args.ci_tools}; {load_average()}; {args.runs} runs each")
+    table = Table(label_width=36)
+    table.print_header()
     with tempfile.TemporaryDirectory() as tmp:
         repo = Path(tmp) / "ix"
         base = committed_tree(repo)
         report = Path(tmp) / "report.json"
+        env = tool_env(Path(tmp) / "pycache")
         builds = {"check": [args.ci_tools]}
         if not args.no_baseline:
-            builds[f"check@{args.baseline_rev}"] = ci_tools_at(args.baseline_rev, Path(tmp) / "baseline")
-        try:
-            for name, change in CASES.items():
-                git(repo, "checkout", "-q", "--", ".")
-                change(repo)
-                commands = {label: [*cli, "check", "--repo", str(repo), "--base", base, "--format", "json",
-                                    "--output", str(report)] for label, cli in builds.items()}
-                commands["validate"] = [args.ci_tools, "validate", "--repo", str(repo), "--format", "json",
-                                        "--output", str(report)]
-                for label, argv in commands.items():
-                    wall, cpu, peak = measure(argv, args.runs)
-                    print(f"{name:<16} {label:<16} {wall:>7.3f}s {cpu:>7.3f}s {peak / 1024:>6.1f}MiB", flush=True)
-        finally:
-            if not args.no_baseline:
-                drop_worktree(Path(tmp) / "baseline")
+            builds[f"check@{args.baseline_rev}"] = list(ci_tools_at(args.baseline_rev, Path(tmp) / "baseline").command)
+        for name, change in CASES.items():
+            git(repo, "checkout", "-q", "--", ".")
+            change(repo)
+            output = ["--repo", str(repo), "--format", "json", "--output", str(report)]
+            measured = {label: measure([*cli, "check", "--base", base, *output], args.runs, env=env)
+                        for label, cli in builds.items()}
+            measured["validate"] = measure([args.ci_tools, "validate", *output], args.runs, env=env)
+            baseline = None if args.no_baseline else measured[f"check@{args.baseline_rev}"]
+            for label, got in measured.items():
+                table.print_row(f"{name}: {label}", got, baseline if label == "check" else None)
     print(f"\ntarget: check of a one-PR change of the real tree <= {TARGET:.2f} s")
     return 0
 

@@ -21,25 +21,23 @@ Run: .venv/bin/python bench/bench_claims.py [--runs N] [--commits N] [--ix PATH 
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT.parent / "shared" / "corpus" / "inferencex-843c625"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchlib import (CORPUS, GIT_ENV, ROOT, THIS_BUILD, Table, clone, driver_reports, git, load_average,  # noqa: E402
+                      measure, measure_call, median_of, run_once, tool_env)
+
 SEED = ROOT / "tests" / "data" / "claims_seed"
+sys.path.insert(0, str(ROOT / "tests"))
+from fixture_trees import tree_files  # noqa: E402  (the seed's parts take shared files through inherit.txt)
 RECIPE = "benchmarks/single_node/agentic/dsv4_fp4_mi355x_atom_mtp.sh"
 KEY = "dsv4-fp4-mi355x-atom-agentic-mtp"
-ENV = {**os.environ, "GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
-       "GIT_COMMITTER_NAME": "Bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid",
-       "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
 # The whole check in one process, printing the wall time of the claims stage inside it.
 STAGE_TIMER = (
     "import sys, time; from pathlib import Path; import ci_tools.check as c; from ci_tools.config import load_config; "
@@ -47,7 +45,7 @@ STAGE_TIMER = (
     "spent = {}\n"
     "for name, ref in c.STAGES:\n"
     "    t = time.perf_counter(); c._load_stage(ref)(ctx); spent[name] = time.perf_counter() - t\n"
-    "print(spent['claims'], sum(spent.values()))"
+    "import json; print(json.dumps({'claims': spent['claims'], 'all': sum(spent.values())}))"
 )
 WITHOUT_CLAIMS = (
     "import sys; import ci_tools.check as c; "
@@ -56,31 +54,9 @@ WITHOUT_CLAIMS = (
 )
 
 
-def git(repo: Path, *args: str, stdin: bytes | None = None) -> str:
-    done = subprocess.run(["git", "-C", str(repo), "-c", "commit.gpgsign=false", *args], input=stdin,
-                          capture_output=True, env=ENV, check=True)
-    return done.stdout.decode().strip()
-
-
-def timed(cmd: list[str], cwd: Path) -> tuple[float, int]:
-    """Wall time and peak RSS (KiB) of one process."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, usage = os.wait4(proc.pid, 0)
-    elapsed = time.perf_counter() - start
-    code = os.waitstatus_to_exitcode(status)
-    if code not in (0, 1):
-        raise SystemExit(f"{' '.join(cmd)} exited {code}")
-    return elapsed, usage.ru_maxrss
-
-
-def measure(cmd: list[str], cwd: Path, runs: int) -> tuple[float, int]:
-    times, rss = [], 0
-    for _ in range(runs):
-        t, r = timed(cmd, cwd)
-        times.append(t)
-        rss = max(rss, r)
-    return statistics.median(times), rss
+def seed(part: str, rel: str) -> Path:
+    """The file holding ``rel`` in a part (common, base, head) of the seed PR, inherited files included."""
+    return tree_files(SEED / part)[rel]
 
 
 def real_size_repo(tmp: Path) -> tuple[Path, str]:
@@ -90,8 +66,8 @@ def real_size_repo(tmp: Path) -> tuple[Path, str]:
     shutil.copyfile(CORPUS / "configs" / "runners.yaml", repo / "configs" / "runners.yaml")
     shutil.copyfile(CORPUS / "perf-changelog.yaml", repo / "perf-changelog.yaml")
     (repo / "benchmarks" / "single_node" / "agentic").mkdir(parents=True)
-    shutil.copyfile(SEED / "common" / "benchmarks" / "benchmark_lib.sh", repo / "benchmarks" / "benchmark_lib.sh")
-    shutil.copyfile(SEED / "base" / RECIPE, repo / RECIPE)
+    shutil.copyfile(seed("common", "benchmarks/benchmark_lib.sh"), repo / "benchmarks" / "benchmark_lib.sh")
+    shutil.copyfile(seed("base", RECIPE), repo / RECIPE)
     git(repo, "init", "-q", "-b", "main")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "base")
@@ -104,9 +80,9 @@ def real_size_repo(tmp: Path) -> tuple[Path, str]:
                 "conc-list: [48, 64, 96, 128, 256] }")
     assert old_row in master
     (repo / "configs" / "amd-master.yaml").write_text(master.replace(old_row, new_rows))
-    shutil.copyfile(SEED / "head" / RECIPE, repo / RECIPE)
-    seed_log = (SEED / "head" / "perf-changelog.yaml").read_text()
-    entry = seed_log[len((SEED / "base" / "perf-changelog.yaml").read_text()):]
+    shutil.copyfile(seed("head", RECIPE), repo / RECIPE)
+    seed_log = seed("head", "perf-changelog.yaml").read_text()
+    entry = seed_log[len(seed("base", "perf-changelog.yaml").read_text()):]
     with (repo / "perf-changelog.yaml").open("a") as fh:
         fh.write(entry)
     git(repo, "add", "-A")
@@ -126,16 +102,16 @@ def history_repo(tmp: Path, commits: int) -> Path:
     repo.mkdir()
     git(repo, "init", "-q", "-b", "main")
     blocks = entry_blocks((CORPUS / "perf-changelog.yaml").read_text())
-    seed_entry = entry_blocks((SEED / "head" / "perf-changelog.yaml").read_text())[-1]
+    seed_entry = entry_blocks(seed("head", "perf-changelog.yaml").read_text())[-1]
     files = {
         "configs/amd-master.yaml": (CORPUS / "configs" / "amd-master.yaml").read_bytes(),
         "configs/runners.yaml": (CORPUS / "configs" / "runners.yaml").read_bytes(),
-        "benchmarks/benchmark_lib.sh": (SEED / "common" / "benchmarks" / "benchmark_lib.sh").read_bytes(),
-        RECIPE: (SEED / "base" / RECIPE).read_bytes(),
+        "benchmarks/benchmark_lib.sh": seed("common", "benchmarks/benchmark_lib.sh").read_bytes(),
+        RECIPE: seed("base", RECIPE).read_bytes(),
     }
     # Streamed to fast-import: the whole history (800 changelogs of up to 400 KB) never sits in this process,
     # whose size a measured child would otherwise inherit in its peak RSS.
-    importer = subprocess.Popen(["git", "-C", str(repo), "fast-import", "--quiet"], stdin=subprocess.PIPE, env=ENV)
+    importer = subprocess.Popen(["git", "-C", str(repo), "fast-import", "--quiet"], stdin=subprocess.PIPE, env=GIT_ENV)
     assert importer.stdin is not None
     stream = importer.stdin
 
@@ -168,16 +144,17 @@ def history_repo(tmp: Path, commits: int) -> Path:
     return repo
 
 
-def baseline_history(repo: Path) -> float:
+def baseline_history(repo: Path) -> None:
     """Plain yaml.load of the whole changelog at every commit: the floor of a naive replay."""
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    start = time.perf_counter()
-    shas = git(repo, "log", "--reverse", "--format=%H", "--", "perf-changelog.yaml").split()
-    for sha in shas:
-        data = subprocess.run(["git", "-C", str(repo), "show", f"{sha}:perf-changelog.yaml"],
-                              capture_output=True, check=True).stdout
-        yaml.load(data, Loader=loader)
-    return time.perf_counter() - start
+    for sha in git(repo, "log", "--reverse", "--format=%H", "--", "perf-changelog.yaml").split():
+        yaml.load(git(repo, "show", f"{sha}:perf-changelog.yaml"), Loader=loader)
+
+
+def stage_times(repo: Path, base: str, runs: int) -> tuple[float, float]:
+    """Median seconds of the claims stage and of all stages of `check`, timed inside the process."""
+    reports = driver_reports([sys.executable, "-c", STAGE_TIMER, str(repo), base], runs, cwd=repo)
+    return median_of(reports, "claims"), median_of(reports, "all")
 
 
 def main() -> int:
@@ -187,59 +164,47 @@ def main() -> int:
     parser.add_argument("--ix", type=Path, help="a clone of SemiAnalysisAI/InferenceX (part 3)")
     parser.add_argument("--pr", default="c31c9749a32b", help="the commit of a real PR (part 3)")
     args = parser.parse_args()
+    print(load_average())
     if args.ix:
         return real_pr(args.ix.resolve(), args.pr, args.runs)
     if not CORPUS.is_dir():
         print(f"corpus not found at {CORPUS}", file=sys.stderr)
         return 2
-    cli = [sys.executable, "-m", "ci_tools"]
+    cli = list(THIS_BUILD)
+    env = tool_env()
+    table = Table(label_width=44)
     with tempfile.TemporaryDirectory() as tmp_dir:
         tmp = Path(tmp_dir)
         repo, base = real_size_repo(tmp)
-        check = [*cli, "check", "--repo", str(repo), "--base", base, "--format", "json"]
-        check_without = [sys.executable, "-c", WITHOUT_CLAIMS, "check", "--repo", str(repo), "--base", base, "--format", "json"]
-        claims = [*cli, "claims", "--repo", str(repo), "--base", base, "--format", "json"]
-        inside = []
-        for _ in range(args.runs):
-            out = subprocess.run([sys.executable, "-c", STAGE_TIMER, str(repo), base], capture_output=True, text=True,
-                                 cwd=repo, check=True).stdout.split()
-            inside.append((float(out[0]), float(out[1])))
-        stage_t = statistics.median(t for t, _ in inside)
-        stages_t = statistics.median(t for _, t in inside)
-        with_t, with_rss = measure(check, repo, args.runs)
-        without_t, without_rss = measure(check_without, repo, args.runs)
-        claims_t, claims_rss = measure(claims, repo, args.runs)
-        print(f"one appended entry, real-size data (56 configs, 773-entry changelog), median of {args.runs}:")
-        print(f"  ci-tools check (with claims)      {with_t:7.3f} s   peak RSS {with_rss / 1024:6.1f} MiB")
-        print(f"  check without the claims stage    {without_t:7.3f} s   peak RSS {without_rss / 1024:6.1f} MiB  (baseline)")
-        print(f"  difference (claims share)         {with_t - without_t:7.3f} s")
-        print(f"  claims stage inside the check     {stage_t:7.3f} s   of {stages_t:.3f} s for all stages  (target <= 0.2 s)")
-        print(f"  ci-tools claims alone             {claims_t:7.3f} s   peak RSS {claims_rss / 1024:6.1f} MiB", flush=True)
+        stage_t, stages_t = stage_times(repo, base, args.runs)
+        with_claims = measure([*cli, "check", "--repo", str(repo), "--base", base, "--format", "json"], args.runs,
+                              repo, env)
+        without = measure([sys.executable, "-c", WITHOUT_CLAIMS, "check", "--repo", str(repo), "--base", base,
+                           "--format", "json"], args.runs, repo, env)
+        claims = measure([*cli, "claims", "--repo", str(repo), "--base", base, "--format", "json"], args.runs, repo, env)
+        table.print_header(f"one appended entry, real-size data (56 configs, 773-entry changelog), median of {args.runs}:")
+        table.print_row("ci-tools check (with claims)", with_claims, without,
+                        f"claims share {with_claims.wall_s - without.wall_s:.3f} s wall")
+        table.print_row("baseline: check without the claims stage", without)
+        table.print_row("ci-tools claims alone", claims)
+        print(f"  claims stage inside the check     {stage_t:7.3f} s   of {stages_t:.3f} s for all stages  "
+              "(target <= 0.2 s)", flush=True)
 
         hist = history_repo(tmp, args.commits)
-        # ci-tools first: a child's peak RSS counts the memory it shared with this process when forked, and
-        # the baseline's parsing leaves this process hundreds of MiB larger.
-        hist_t, hist_rss = timed([*cli, "claims", "--repo", str(hist), "--history", "--format", "json"], hist)
-        base_t = baseline_history(hist)
-        print(f"--history over {args.commits} changelog commits (one run):")
-        print(f"  ci-tools claims --history         {hist_t:7.3f} s   peak RSS {hist_rss / 1024:6.1f} MiB  (target <= 120 s)")
-        print(f"  yaml.load of the changelog/commit {base_t:7.3f} s   (baseline: naive replay's parsing alone)")
+        # ci-tools first: the baseline's parsing leaves this process hundreds of MiB larger.
+        history = run_once([*cli, "claims", "--repo", str(hist), "--history", "--format", "json"], hist, env)
+        _, naive = measure_call(lambda: baseline_history(hist))
+        table.print_header(f"--history over {args.commits} changelog commits (one run):")
+        table.print_row("ci-tools claims --history", history, naive, "target <= 120 s")
+        table.print_row("baseline: yaml.load of the changelog/commit", naive, note="naive replay's parsing alone")
     return 0
 
 
 def real_pr(ix: Path, pr: str, runs: int) -> int:
     """Part 3: every stage of `check` on a real PR's commit against its parent, the claims stage among them."""
     with tempfile.TemporaryDirectory() as tmp_dir:
-        repo = Path(tmp_dir) / "ix"
-        subprocess.run(["git", "clone", "-q", str(ix), str(repo)], check=True)
-        subprocess.run(["git", "-C", str(repo), "checkout", "-q", pr], check=True)
-        spent: list[tuple[float, float]] = []
-        for _ in range(runs):
-            out = subprocess.run([sys.executable, "-c", STAGE_TIMER, str(repo), "HEAD~1"], capture_output=True,
-                                 text=True, cwd=repo, check=True).stdout.split()
-            spent.append((float(out[0]), float(out[1])))
-    stage_t = statistics.median(t for t, _ in spent)
-    stages_t = statistics.median(t for _, t in spent)
+        repo = clone(ix, Path(tmp_dir) / "ix", pr)
+        stage_t, stages_t = stage_times(repo, "HEAD~1", runs)
     print(f"check of the real PR {pr} against its parent, median of {runs}:")
     print(f"  claims stage inside the check     {stage_t:7.3f} s   of {stages_t:.3f} s for all stages  (target <= 0.5 s)")
     return 0
