@@ -18,27 +18,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
 import threading
-import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT.parent / "shared" / "corpus" / "inferencex-843c625-full"
-CI_TOOLS = Path(sys.executable).with_name("ci-tools")
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
-    "GIT_COMMITTER_NAME": "Bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid",
-    "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
-    "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z",
-}
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchlib import CI_TOOLS, Table, git, load_average, measure, tool_env  # noqa: E402
+from benchlib import FULL_CORPUS as CORPUS  # noqa: E402
+
 NAIVE = r"""
 import fnmatch, subprocess, sys, yaml
 keys = []
@@ -47,11 +39,6 @@ for name in ("amd-master.yaml", "nvidia-master.yaml"):
     keys += [k for k in yaml.safe_load(text) if fnmatch.fnmatchcase(k, "*")]
 print(len(keys))
 """
-
-
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main", *args], cwd=repo,
-                          env={**os.environ, **GIT_ENV}, check=True, capture_output=True, text=True).stdout.strip()
 
 
 def build_repo(tmp: Path) -> tuple[Path, str, str]:
@@ -111,23 +98,6 @@ class StandIn(BaseHTTPRequestHandler):
     do_PATCH = do_POST
 
 
-def measure(argv: list[str], cwd: Path, runs: int, env: dict[str, str]) -> tuple[float, float, float, int]:
-    """(median wall s, min wall s, median CPU s, peak RSS KiB): CPU time is steadier on a loaded machine."""
-    times: list[float] = []
-    cpu: list[float] = []
-    peak = 0
-    for _ in range(runs):
-        start = time.perf_counter()
-        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        _, status, usage = os.wait4(proc.pid, 0)
-        times.append(time.perf_counter() - start)
-        cpu.append(usage.ru_utime + usage.ru_stime)
-        if os.waitstatus_to_exitcode(status) != 0:
-            raise SystemExit(f"{' '.join(argv)} failed")
-        peak = max(peak, usage.ru_maxrss)
-    return statistics.median(times), min(times), statistics.median(cpu), peak
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=9)
@@ -152,17 +122,17 @@ def main() -> int:
         payload = json.loads(event.read_text())
         payload["comment"]["body"] = "/run-benchmark dsr1-fp4-mi355x-*"
         keys_event.write_text(json.dumps(payload))
-        env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
+        env = tool_env(Path(tmp) / "pycache")
         env_gh = {**env, "GITHUB_API_URL": f"http://127.0.0.1:{server.server_address[1]}", "GITHUB_TOKEN": "t"}
         rows = [
             ("dispatch parse --rev: every config (`*`)",
-             [str(CI_TOOLS), "dispatch", "parse", "--rev", head, "/run-benchmark *"], env),
+             [CI_TOOLS, "dispatch", "parse", "--rev", head, "/run-benchmark *"], env),
             ("dispatch parse --rev --base: `changelog`",
-             [str(CI_TOOLS), "dispatch", "parse", "--rev", head, "--base", base, "/run-benchmark changelog"], env),
+             [CI_TOOLS, "dispatch", "parse", "--rev", head, "--base", base, "/run-benchmark changelog"], env),
             ("dispatch comment, end to end (`changelog`)",
-             [str(CI_TOOLS), "dispatch", "comment", "--event", str(event), "--no-fetch"], env_gh),
+             [CI_TOOLS, "dispatch", "comment", "--event", str(event), "--no-fetch"], env_gh),
             ("dispatch comment, end to end (`dsr1-fp4-mi355x-*`)",
-             [str(CI_TOOLS), "dispatch", "comment", "--event", str(keys_event), "--no-fetch"], env_gh),
+             [CI_TOOLS, "dispatch", "comment", "--event", str(keys_event), "--no-fetch"], env_gh),
             ("baseline: git show + yaml.safe_load + fnmatch", [sys.executable, "-c", NAIVE, head], env),
             ("baseline: python startup", [sys.executable, "-c", "pass"], env),
         ]
@@ -172,12 +142,13 @@ def main() -> int:
             if not once.stdout.startswith("dispatched: "):
                 raise SystemExit(f"dispatch comment did not dispatch: {once.stdout}{once.stderr}")
         print(f"real corpus {CORPUS.name} ({len(list((CORPUS / 'configs').glob('*-master.yaml')))} master file(s)), "
-              f"{args.runs} runs each")
-        print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
-        print(f"{'command':<52} {'median s':>9} {'min s':>7} {'CPU s':>7} {'peak RSS MiB':>13}")
-        for name, argv, run_env in rows:
-            median, fastest, cpu, rss = measure(argv, repo, args.runs, run_env)
-            print(f"{name:<52} {median:>9.3f} {fastest:>7.3f} {cpu:>7.3f} {rss / 1024:>13.1f}")
+              f"{args.runs} runs each; {load_average()}")
+        measured = [(name, measure(argv, args.runs, repo, run_env, ok=(0,))) for name, argv, run_env in rows]
+        baseline = dict(measured)["baseline: git show + yaml.safe_load + fnmatch"]
+        table = Table()
+        table.print_header()
+        for name, got in measured:
+            table.print_row(name, got, None if name.startswith("baseline") else baseline)
         server.shutdown()
     return 0
 

@@ -22,17 +22,17 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchlib import ci_tools_at, drop_worktree, load_average, timed_cpu
+from benchlib import THIS_BUILD, Sample, Table, ci_tools_at, load_average, run_once, tool_env
 
 SINCE = "1c08b4369e6d"  # the last commit before 2026-07-02
 BASELINE_REV = "c891bff"  # main when this work began: the evaluation merge, before the arms and the worker chunks
 
 
-def replay(cli: list[str], ix: Path, since: str, out: Path) -> tuple[float, float, int, dict[str, int]]:
-    elapsed, cpu, rss = timed_cpu([*cli, "claims", "--repo", str(ix), "--history", "--since", since, "--head", "HEAD",
-                                   "--format", "json", "--output", str(out)], ix)
-    summary = json.loads(out.read_text())["summary"]
-    return elapsed, cpu, rss, summary
+def replay(cli: list[str], ix: Path, since: str, out: Path) -> tuple[Sample, dict[str, int]]:
+    """One replay (20-60 s: not repeated, no warm-up); its figures and the report's summary."""
+    sample = run_once([*cli, "claims", "--repo", str(ix), "--history", "--since", since, "--head", "HEAD",
+                       "--format", "json", "--output", str(out)], ix, tool_env())
+    return sample, json.loads(out.read_text())["summary"]
 
 
 def main() -> int:
@@ -46,22 +46,19 @@ def main() -> int:
     if not (ix / ".git").exists():
         print(f"{ix} is not a git clone of InferenceX", file=sys.stderr)
         return 2
-    print(f"load average {load_average()}")
-    rows = []
+    print(load_average())
+    table = Table(label_width=28)
     with tempfile.TemporaryDirectory() as tmp_dir:
         tmp = Path(tmp_dir)
-        builds = [("this build", [sys.executable, "-m", "ci_tools"])]
+        builds = [("this build", list(THIS_BUILD))]
         if not args.no_baseline:
-            builds.append((f"ci-tools at {args.baseline_rev}", ci_tools_at(args.baseline_rev, tmp / "baseline")))
-        try:
-            for name, cli in builds:
-                t, cpu, rss, summary = replay(cli, ix, args.since, tmp / f"{len(rows)}.json")
-                rows.append((name, t, rss, summary))
-                print(f"  {name:28s} {t:7.2f} s wall {cpu:7.2f} s CPU   peak RSS {rss / 1024:7.1f} MiB   "
-                      f"{summary['error']} errors, {summary['warning']} warnings, {summary['note']} notes", flush=True)
-        finally:
-            if not args.no_baseline:
-                drop_worktree(tmp / "baseline")
+            builds.append((f"ci-tools at {args.baseline_rev}", list(ci_tools_at(args.baseline_rev, tmp / "baseline").command)))
+        results = [(name, *replay(cli, ix, args.since, tmp / f"{i}.json")) for i, (name, cli) in enumerate(builds)]
+    table.print_header()
+    baseline = None if args.no_baseline else results[-1][1]
+    for name, sample, summary in results:
+        table.print_row(name, sample, baseline if name == "this build" else None,
+                        f"{summary['error']} errors, {summary['warning']} warnings, {summary['note']} notes")
     print("targets: <= 30 s, <= 400 MiB")
     return 0
 

@@ -17,63 +17,26 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import resource
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
-from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-TREE = ROOT.parent / "shared" / "corpus" / "inferencex-843c625-full"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchlib import CI_TOOLS, Table, load_average, measure_each, tool_env  # noqa: E402
+from benchlib import FULL_CORPUS as TREE  # noqa: E402
+
 GENERATOR = "utils/matrix_logic/generate_sweep_configs.py"
 BUDGET_S = 0.3
 SPEEDUP = 3.0
+ENV = tool_env(GITHUB_REPOSITORY="SemiAnalysisAI/InferenceX")
 
 
-# A child's peak RSS as wait4 reports it includes this process's size when it forked (Linux keeps the
-# high-water mark across exec), so the command runs under time(1), whose own child starts small.
-TIME = "/usr/bin/time" if os.path.exists("/usr/bin/time") else None
-
-
-def children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
-def timed(cmd: list[str], cwd: Path) -> tuple[float, int, str, float]:
-    """Wall seconds, peak RSS in KiB, stdout and CPU seconds of one process."""
-    env = dict(os.environ, GITHUB_REPOSITORY="SemiAnalysisAI/InferenceX")
-    argv = [TIME, "-f", "%M", *cmd] if TIME else cmd
-    cpu_before = children_cpu()
-    start = time.perf_counter()
-    proc = subprocess.run(argv, cwd=cwd, capture_output=True, env=env)
-    elapsed = time.perf_counter() - start
-    cpu = children_cpu() - cpu_before
-    err = proc.stderr.decode()
-    if proc.returncode != 0:
-        raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}): {err}")
-    rss = int(err.strip().splitlines()[-1]) if TIME else resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return elapsed, rss, proc.stdout.decode(), cpu
-
-
-def measure(commands: list[tuple[str, list[str]]], cwd: Path, runs: int) -> list[dict[str, Any]]:
-    """Run the commands round-robin, so that a change of machine load hits each of them alike."""
-    for _, cmd in commands:
-        timed(cmd, cwd)  # warm the OS file cache; not counted
-    samples: list[list[tuple[float, int, str, float]]] = [[] for _ in commands]
-    for _ in range(runs):
-        for i, (_, cmd) in enumerate(commands):
-            samples[i].append(timed(cmd, cwd))
-    out = []
-    for (name, _), got in zip(commands, samples):
-        walls = [s[0] for s in got]
-        out.append({"name": name, "median": statistics.median(walls), "min": min(walls), "max": max(walls),
-                    "rss_mib": max(s[1] for s in got) / 1024, "cpu": statistics.median(s[3] for s in got)})
-    return out
+def output(cmd: list[str]) -> str:
+    done = subprocess.run(cmd, cwd=TREE, capture_output=True, text=True, env=ENV)
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed ({done.returncode}): {done.stderr[-2000:]}")
+    return done.stdout
 
 
 def generator_command() -> list[str]:
@@ -81,13 +44,11 @@ def generator_command() -> list[str]:
             "configs/nvidia-master.yaml", "--runner-config", "configs/runners.yaml"]
 
 
-def check_same_matrix(exe: Path) -> int:
+def check_same_matrix(exe: str) -> int:
     """The generator's entries and ci-tools' (without ids), job for job; returns the job count."""
-    _, _, theirs_text, _ = timed(generator_command(), TREE)
-    _, _, ours_text, _ = timed([str(exe), "matrix", "--repo", str(TREE)], TREE)
-    theirs = json.loads(theirs_text)
+    theirs = json.loads(output(generator_command()))
     ours = [{k: v for k, v in e.items() if k not in ("id", "config-key")}
-            for s in json.loads(ours_text)["shards"] for e in s["include"]]
+            for s in json.loads(output([exe, "matrix", "--repo", str(TREE)]))["shards"] for e in s["include"]]
     if ours != theirs:
         raise SystemExit(f"the matrices differ: ci-tools {len(ours)} jobs, generator {len(theirs)} jobs")
     return len(ours)
@@ -105,30 +66,31 @@ def main() -> int:
     except ImportError:
         print("InferenceX's generator needs pydantic: .venv/bin/pip install -e '.[bench]'", file=sys.stderr)
         return 2
-    exe = Path(sys.executable).parent / "ci-tools"
+    exe = CI_TOOLS
+    commands = [
+        ("ci-tools matrix (stdout)", [exe, "matrix", "--repo", str(TREE)]),
+        ("ci-tools matrix --output-dir", [exe, "matrix", "--repo", str(TREE), "--output-dir", "OUT"]),
+        ("baseline: InferenceX generate_sweep_configs.py full-sweep", generator_command()),
+        ("ci-tools matrix --env (every job's environment)", [exe, "matrix", "--repo", str(TREE), "--env"]),
+    ]
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "out"
-        ours, to_dir, generator, with_env = measure([
-            ("ci-tools matrix (stdout)", [str(exe), "matrix", "--repo", str(TREE)]),
-            ("ci-tools matrix --output-dir", [str(exe), "matrix", "--repo", str(TREE), "--output-dir", str(out)]),
-            ("InferenceX generate_sweep_configs.py full-sweep", generator_command()),
-            ("ci-tools matrix --env (every job's environment)", [str(exe), "matrix", "--repo", str(TREE), "--env"]),
-        ], TREE, args.runs)
+        measured = measure_each([[str(out) if a == "OUT" else a for a in cmd] for _, cmd in commands], args.runs,
+                                TREE, ENV, ok=(0,))
         index = json.loads((out / "index.json").read_text())
-    # Compared after timing: a child's peak RSS counts the parent's size at fork, which stays small so.
     jobs = check_same_matrix(exe)
     print(f"real tree at 843c625: {jobs} jobs, identical in both; {index['shard-count']} shards "
-          f"(max {max(s['bytes'] for s in index['shards'])} bytes), {args.runs} runs each")
-    print(f"{'command':<52} {'median s':>9} {'min s':>7} {'max s':>7} {'cpu s':>7} {'peak RSS MiB':>13}")
-    for r in (ours, to_dir, generator, with_env):
-        print(f"{r['name']:<52} {r['median']:>9.3f} {r['min']:>7.3f} {r['max']:>7.3f} {r['cpu']:>7.3f} "
-              f"{r['rss_mib']:>13.1f}")
-    load = os.getloadavg()[0]
-    if load > (os.cpu_count() or 1):
-        print(f"note: load average {load:.1f} on {os.cpu_count()} CPUs while measuring; wall times are inflated")
-    speedup = generator["median"] / ours["median"]
-    ok = ours["median"] <= BUDGET_S and speedup >= SPEEDUP
-    print(f"ci-tools matrix median {ours['median']:.3f} s (budget {BUDGET_S} s), generator / ci-tools = "
+          f"(max {max(s['bytes'] for s in index['shards'])} bytes), {args.runs} runs each, round-robin; "
+          f"{load_average()}")
+    ours, generator = measured[0], measured[2]
+    table = Table(label_width=58)
+    table.print_header()
+    for i, ((name, _), got) in enumerate(zip(commands, measured)):
+        # The generator is the baseline of the first two; --env does more than it does, shown for information.
+        table.print_row(name, got, generator if i < 2 else None)
+    speedup = generator.wall_s / ours.wall_s
+    ok = ours.wall_s <= BUDGET_S and speedup >= SPEEDUP
+    print(f"ci-tools matrix median {ours.wall_s:.3f} s (budget {BUDGET_S} s), generator / ci-tools = "
           f"{speedup:.2f}x (at least {SPEEDUP}x): {'within' if ok else 'OVER'} the targets")
     return 0 if ok else 1
 

@@ -22,16 +22,15 @@ Run: .venv/bin/python bench/bench_multinode.py [--runs 3] [--tree DIR] [--baseli
 from __future__ import annotations
 
 import argparse
-import json
-import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-TREE = ROOT.parent / "shared" / "corpus" / "inferencex-843c625-full"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchlib import ROOT, ci_tools_at, driver_reports, load_average, merge_base_with_main, ratio  # noqa: E402
+from benchlib import FULL_CORPUS as TREE  # noqa: E402
 
 # Evaluates every job of the tree by kind in one process; prints CPU seconds per kind and peak RSS.
 DRIVER = r"""
@@ -73,27 +72,12 @@ print(json.dumps(out))
 """
 
 
-def _pinned(cmd: list[str]) -> list[str]:
-    taskset = shutil.which("taskset")
-    return [taskset, "-c", "0", *cmd] if taskset else cmd
-
-
-def _extract(rev: str, dest: Path) -> None:
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "ci_tools", "schemas"],
-                             capture_output=True, check=True)
-    subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
-
-
-def _measure(impl: Path, tree: Path, runs: int) -> dict[str, list[float]]:
-    samples = []
-    for _ in range(runs):
-        done = subprocess.run(_pinned([sys.executable, "-c", DRIVER, str(impl), str(tree)]),
-                              capture_output=True, text=True, cwd=ROOT)
-        if done.returncode != 0:
-            raise SystemExit(f"driver failed for {impl}:\n{done.stderr[-2000:]}")
-        samples.append(json.loads(done.stdout.strip().splitlines()[-1]))
-    return {k: [statistics.median(s[k][0] for s in samples), samples[0][k][1]] if isinstance(samples[0][k], list)
-            else [statistics.median(s[k] for s in samples), 0] for k in samples[0]}
+def _measure(impl: Path, tree: Path, runs: int) -> dict[str, tuple[float, int]]:
+    """Per kind: median CPU seconds over the runs and the number of jobs; the peak RSS as a kind of its own."""
+    reports: list[dict[str, Any]] = driver_reports([sys.executable, "-c", DRIVER, str(impl), str(tree)], runs, ROOT,
+                                                   pin=True)
+    return {k: (statistics.median(r[k][0] for r in reports), reports[0][k][1]) if isinstance(v, list)
+            else (statistics.median(r[k] for r in reports), 0) for k, v in reports[0].items()}
 
 
 def main() -> None:
@@ -105,21 +89,22 @@ def main() -> None:
     args = parser.parse_args()
     if not args.tree.is_dir():
         raise SystemExit(f"real tree not found at {args.tree}")
-    baseline = args.baseline or subprocess.run(["git", "-C", str(ROOT), "merge-base", "HEAD", "main"],
-                                               capture_output=True, text=True, check=True).stdout.strip()
+    baseline = args.baseline or merge_base_with_main()
     with tempfile.TemporaryDirectory(prefix="bench-multinode-base-") as tmp:
-        _extract(baseline, Path(tmp))
-        rows = [("current", _measure(ROOT, args.tree, args.runs)),
-                (f"previous ({baseline[:12]})", _measure(Path(tmp), args.tree, args.runs))]
-    print(f"real tree {args.tree}: in process, CPU seconds, median of {args.runs} runs, one core (taskset -c 0)")
-    names = [k for k in rows[0][1] if k != "peak RSS MiB"]
-    print(f"  {'':<28}" + "".join(f"{label:>26}" for label, _ in rows))
-    for name in names:
-        jobs = int(rows[0][1][name][1])
-        print(f"  {name + f' ({jobs})':<28}" + "".join(f"{r[name][0]:>24.2f} s" for _, r in rows))
-    total = [sum(r[n][0] for n in names) for _, r in rows]
-    print(f"  {'total':<28}" + "".join(f"{t:>24.2f} s" for t in total))
-    print(f"  {'peak RSS':<28}" + "".join(f"{r['peak RSS MiB'][0]:>22.0f} MiB" for _, r in rows))
+        previous = ci_tools_at(baseline, Path(tmp))
+        current, before = _measure(ROOT, args.tree, args.runs), _measure(previous.root, args.tree, args.runs)
+    print(f"real tree {args.tree}: in process, CPU seconds, median of {args.runs} runs, one core (taskset -c 0); "
+          f"{load_average()}")
+    names = [k for k in current if k != "peak RSS MiB"]
+    print(f"  {'':<28}{'current':>14}{f'previous ({baseline[:12]})':>26}{'current vs previous':>21}")
+    for name in [*names, "total", "peak RSS MiB"]:
+        if name == "total":
+            now, then = (sum(r[n][0] for n in names) for r in (current, before))
+        else:
+            now, then = current[name][0], before[name][0]
+        unit = " MiB" if name == "peak RSS MiB" else " s"
+        label = "peak RSS" if name == "peak RSS MiB" else name + (f" ({current[name][1]})" if name in names else "")
+        print(f"  {label:<28}{f'{now:.2f}{unit}':>14}{f'{then:.2f}{unit}':>26}{ratio(now, then):>21}")
 
 
 if __name__ == "__main__":

@@ -25,18 +25,16 @@ Run: .venv/bin/python bench/bench_recipes.py [--runs 5] [--baseline REV] [--synt
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import resource
-import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchlib import (ROOT, Table, ci_tools_at, driver_reports, load_average, measure, measure_call,  # noqa: E402
+                      median_of, merge_base_with_main, tool_env)
+from benchlib import FULL_CORPUS as SHARED_TREE  # noqa: E402
+
 sys.path.insert(0, str(ROOT))
 
 FRAMEWORKS = (("atom", "python3 -m atom.entrypoints.openai_server"),
@@ -215,31 +213,13 @@ def generate(root: Path, configs: int) -> int:
     return jobs
 
 
-def _median_wall(cmd: list[str], runs: int, cwd: Path) -> tuple[float, float, subprocess.CompletedProcess[str]]:
-    """Median wall time and median CPU time (user + system) of the child processes."""
-    times, cpu = [], []
-    proc: subprocess.CompletedProcess[str] | None = None
-    for _ in range(runs):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        start = time.perf_counter()
-        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd)
-        times.append(time.perf_counter() - start)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
-    assert proc is not None
-    return statistics.median(times), statistics.median(cpu), proc
-
-
-def _children_peak_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-
-
 def _clear(parse: object) -> None:
     for name in ("_CACHE", "_BY_CONTENT", "_BY_OBJECT"):
         getattr(parse, name).clear()
 
 
 def _in_process(root: Path, naive: bool, limit: int | None = None) -> tuple[float, int]:
+    """Wall seconds of evaluating the generated tree's jobs in this process, and how many there were."""
     from ci_tools.config import load_config
     from ci_tools.matrix import expand
     from ci_tools.model.repository import load_repo
@@ -251,15 +231,15 @@ def _in_process(root: Path, naive: bool, limit: int | None = None) -> tuple[floa
     snapshot = WorkTreeSnapshot(config.root)
     jobs = expand(load_repo(snapshot, config))[:limit]
     _clear(parse)
-    start = time.perf_counter()
-    for job in jobs:
-        if naive:
-            _clear(parse)
-        evaluate_job(job, config, snapshot)
-    return time.perf_counter() - start, len(jobs)
 
+    def evaluate_all() -> None:
+        for job in jobs:
+            if naive:
+                _clear(parse)
+            evaluate_job(job, config, snapshot)
 
-SHARED_TREE = ROOT.parent / "shared" / "corpus" / "inferencex-843c625-full"
+    return measure_call(evaluate_all)[1].wall_s, len(jobs)
+
 
 # Evaluates the real tree's single-node jobs with the oracle environment; prints seconds and counts.
 ORACLE_DRIVER = r"""
@@ -282,42 +262,6 @@ print(json.dumps({"seconds": time.perf_counter() - start, "cpu": time.process_ti
                   "reached": reached}))
 """
 
-# Runs a command and prints its own peak RSS (KiB) and CPU seconds: the rusage of the only child.
-RSS_WRAPPER = r"""
-import resource, subprocess, sys
-done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)
-usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-print(usage.ru_maxrss, usage.ru_utime + usage.ru_stime)
-sys.exit(done.returncode)
-"""
-
-
-def _pinned(cmd: list[str]) -> list[str]:
-    taskset = shutil.which("taskset")
-    return [taskset, "-c", "0", *cmd] if taskset else cmd
-
-
-def _measure(cmd: list[str], runs: int, env: dict[str, str] | None = None) -> tuple[float, float, float]:
-    """Median wall time (s), CPU time (s) and peak RSS (MiB) of a command run alone on one core."""
-    times, cpu, rss = [], [], []
-    for _ in range(runs):
-        start = time.perf_counter()
-        done = subprocess.run(_pinned([sys.executable, "-c", RSS_WRAPPER, *cmd]), capture_output=True, text=True,
-                              env=env, cwd=ROOT)
-        times.append(time.perf_counter() - start)
-        if done.returncode != 0:
-            raise SystemExit(f"failed: {' '.join(cmd)}\n{done.stderr[-2000:]}")
-        peak, seconds = done.stdout.strip().splitlines()[-1].split()
-        rss.append(int(peak) / 1024)
-        cpu.append(float(seconds))
-    return statistics.median(times), statistics.median(cpu), statistics.median(rss)
-
-
-def _extract(rev: str, dest: Path) -> None:
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "ci_tools", "schemas"],
-                             capture_output=True, check=True)
-    subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
-
 
 def _show_cmd(impl: Path, tree: Path) -> list[str]:
     code = (f"import sys; sys.path.insert(0, {str(impl)!r}); from ci_tools.cli.main import main; "
@@ -326,38 +270,25 @@ def _show_cmd(impl: Path, tree: Path) -> list[str]:
 
 
 def _oracle_run(impl: Path, tree: Path, runs: int) -> dict[str, float]:
-    results = []
-    for _ in range(runs):
-        done = subprocess.run(_pinned([sys.executable, "-c", ORACLE_DRIVER, str(impl), str(ROOT / "tests"), str(tree)]),
-                              capture_output=True, text=True, cwd=ROOT)
-        if done.returncode != 0:
-            raise SystemExit(f"oracle driver failed for {impl}:\n{done.stderr[-2000:]}")
-        results.append(json.loads(done.stdout.strip().splitlines()[-1]))
-    return {"seconds": statistics.median(r["seconds"] for r in results),
-            "cpu": statistics.median(r["cpu"] for r in results), "jobs": results[0]["jobs"],
-            "reached": results[0]["reached"]}
-
-
-def _installed_env(cache: Path) -> dict[str, str]:
-    """The environment of an installed tool: compiled modules cached (here in ``cache``), not rebuilt per run."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["PYTHONPYCACHEPREFIX"] = str(cache)
-    return env
+    reports = driver_reports([sys.executable, "-c", ORACLE_DRIVER, str(impl), str(ROOT / "tests"), str(tree)], runs,
+                             ROOT, pin=True)
+    return {"seconds": median_of(reports, "seconds"), "cpu": median_of(reports, "cpu"), "jobs": reports[0]["jobs"],
+            "reached": reports[0]["reached"]}
 
 
 def real_tree(tree: Path, runs: int, baseline: str) -> None:
     with tempfile.TemporaryDirectory(prefix="bench-recipes-base-") as tmp:
-        base = Path(tmp) / "impl"
-        base.mkdir()
-        _extract(baseline, base)
-        env = _installed_env(Path(tmp) / "pycache")
+        base = ci_tools_at(baseline, Path(tmp) / "impl").root
+        env = tool_env(Path(tmp) / "pycache")
         rows = [("current", ROOT), (f"previous ({baseline[:12]})", base)]
-        print(f"real tree {tree}: median of {runs} runs, one core (taskset -c 0), bytecode cached as installed")
-        print("  recipe show '*' --format json (whole process)    wall       CPU      peak RSS")
-        for label, impl in rows:
-            _measure(_show_cmd(impl, tree), 1, env)  # writes the bytecode cache
-            wall, cpu, rss = _measure(_show_cmd(impl, tree), runs, env)
-            print(f"    {label:<44} {wall:6.2f} s  {cpu:6.2f} s  {rss:7.1f} MiB")
+        print(f"real tree {tree}: median of {runs} runs, one core (taskset -c 0), bytecode cached as installed; "
+              f"{load_average()}")
+        table = Table(label_width=50)
+        table.print_header("  recipe show '*' --format json (whole process)")
+        # The warm-up run of each writes its bytecode cache.
+        shown = {label: measure(_show_cmd(impl, tree), runs, ROOT, env, ok=(0,), pin=True) for label, impl in rows}
+        for label, got in shown.items():
+            table.print_row(f"    {label}", got, None if label != "current" else shown[rows[1][0]])
         print("  single-node jobs, oracle environment, in process  wall       CPU      server reached")
         for label, impl in rows:
             r = _oracle_run(impl, tree, runs)
@@ -370,18 +301,17 @@ def synthetic(configs: int, runs: int) -> None:
         jobs = generate(root, configs)
         files = sorted(str(p) for p in (root / "benchmarks").rglob("*.sh"))
         cli = [sys.executable, "-m", "ci_tools", "recipe", "lint", "--repo", str(root), "--format", "json"]
-        tool, tool_cpu, proc = _median_wall(cli, runs, ROOT)
-        if proc.returncode != 0:
-            raise SystemExit(proc.stdout[-2000:] + proc.stderr[-2000:])
-        rss = _children_peak_rss_mb()
+        tool = measure(cli, runs, ROOT, ok=(0,), warmup=False)
         bash_cmd = ["bash", "-c", 'for f in "$@"; do bash -n "$f" || exit 1; done', "bash", *files]
-        bash_time, bash_cpu, _ = _median_wall(bash_cmd, runs, ROOT)
+        bash = measure(bash_cmd, runs, ROOT, warmup=False)
         cached = statistics.median(_in_process(root, naive=False)[0] for _ in range(3))
         # The naive variant is slow: measured on the first 350 jobs (50 recipes), per job.
         naive_time, naive_jobs = _in_process(root, naive=True, limit=350)
         print(f"generated tree: {configs} recipes, {jobs} jobs, median of {runs} runs (wall / CPU)")
-        print(f"  ci-tools recipe lint (whole process)   {tool:7.3f} s / {tool_cpu:6.3f} s   peak RSS {rss:6.1f} MB")
-        print(f"  baseline: bash -n over {len(files)} files      {bash_time:7.3f} s / {bash_cpu:6.3f} s")
+        table = Table(label_width=40)
+        table.print_header()
+        table.print_row("  ci-tools recipe lint (whole process)", tool, bash)
+        table.print_row(f"  baseline: bash -n over {len(files)} files", bash)
         print(f"  in-process evaluation, cached trees     {cached:7.3f} s   ({cached / jobs * 1000:.2f} ms/job)")
         print(f"  in-process, naive re-parse per job      {naive_time:7.3f} s   ({naive_time / naive_jobs * 1000:.2f} ms/job,"
               f" first {naive_jobs} jobs)")
@@ -396,8 +326,7 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=5)
     args = ap.parse_args()
     if args.real.is_dir():
-        baseline = args.baseline or subprocess.run(["git", "-C", str(ROOT), "merge-base", "HEAD", "main"],
-                                                   capture_output=True, text=True, check=True).stdout.strip()
+        baseline = args.baseline or merge_base_with_main()
         real_tree(args.real, args.runs, baseline)
     else:
         print(f"real tree not found at {args.real}: skipped")

@@ -18,16 +18,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
-import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchlib import ROOT, THIS_BUILD, Table, load_average, measure, tool_env  # noqa: E402
+
 FIXTURE = ROOT / "tests" / "fixtures" / "sweep" / "repo"
 RECIPE = "benchmarks/single_node/fixed_seq_len/ok_fp8_mi355x_vllm.sh"
 RECORDS = 1820
@@ -42,31 +40,6 @@ for status in sorted(Path(sys.argv[1]).rglob("status.json")):
     rows.append((record["label"], record["status"], results))
 print(len(rows))
 '''
-
-
-GNU_TIME = shutil.which("time") if Path("/usr/bin/time").exists() else None
-
-
-def measure(argv: list[str], runs: int, env: dict[str, str], cwd: Path) -> tuple[float, float]:
-    """Median wall seconds and peak RSS (MiB) of a command run as its own process.
-
-    The RSS comes from GNU time when it is installed: wait4 on a child forked
-    from this (larger) Python process reports the parent's pages as well.
-    """
-    times, peaks = [], []
-    for _ in range(runs):
-        with tempfile.NamedTemporaryFile("r") as rss_file:
-            wrapped = ["/usr/bin/time", "-f", "%M", "-o", rss_file.name, *argv] if GNU_TIME else argv
-            start = time.perf_counter()
-            proc = subprocess.Popen(wrapped, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            _, status, usage = os.wait4(proc.pid, 0)
-            times.append(time.perf_counter() - start)
-            code = os.waitstatus_to_exitcode(status)
-            if code not in (0, 1):
-                raise SystemExit(f"{argv[:4]} exited {code}")
-            kib = int(rss_file.read().strip().splitlines()[-1]) if GNU_TIME else usage.ru_maxrss
-        peaks.append(kib / 1024)
-    return statistics.median(times), max(peaks)
 
 
 def main() -> None:
@@ -86,14 +59,14 @@ def main() -> None:
         shutil.copytree(FIXTURE, repo)
         config = load_config(repo)
         job = next(j for j in expand(load_repo(WorkTreeSnapshot(config.root), config)) if j.config_key == "ok-fp8-mi355x-vllm")
-        env = dict(os.environ)
-        ci_tools = [sys.executable, "-m", "ci_tools"]
-        run_t, run_rss = measure([*ci_tools, "sweep", "run", "--job", json.dumps(job.to_json()), "--quiet",
-                                  "--result-dir", str(Path(tmp) / "out")], args.runs, env, repo)
+        env = tool_env(Path(tmp) / "pycache")
+        ci_tools = list(THIS_BUILD)
+        run = measure([*ci_tools, "sweep", "run", "--job", json.dumps(job.to_json()), "--quiet",
+                       "--result-dir", str(Path(tmp) / "out")], args.runs, repo, env)
         results = Path(tmp) / "bash-results"
         results.mkdir()
         bash_env = dict(env, **job_env(job, result_dir=str(results)))
-        bash_t, bash_rss = measure(["bash", str(repo / RECIPE)], args.runs, bash_env, repo)
+        bash = measure(["bash", str(repo / RECIPE)], args.runs, repo, bash_env)
 
         sweep = Path(tmp) / "sweep"
         for i in range(RECORDS):
@@ -107,15 +80,17 @@ def main() -> None:
                 config_key=f"key-{i // 8}", scenario_type="fixed-seq-len", runner="mi355x", launcher="docker",
                 recipe=RECIPE, argv=("docker", "run"), status=status, exit_code=0 if status == "success" else 1,
                 duration_seconds=600.0 + i, conc=i % 256, results=("result.json",)))
-        report_t, report_rss = measure([*ci_tools, "sweep", "report", str(sweep), "--metric", "tput_per_gpu",
-                                        "--output", str(Path(tmp) / "report.md")], args.runs, env, repo)
-        base_t, base_rss = measure([sys.executable, "-c", BASELINE_REPORT, str(sweep)], args.runs, env, repo)
+        report = measure([*ci_tools, "sweep", "report", str(sweep), "--metric", "tput_per_gpu",
+                          "--output", str(Path(tmp) / "report.md")], args.runs, repo, env)
+        base = measure([sys.executable, "-c", BASELINE_REPORT, str(sweep)], args.runs, repo, env)
 
-    print(f"{'command':<58} {'median s':>9} {'peak MiB':>9}")
-    print(f"{'ci-tools sweep run (trivial recipe, direct launcher)':<58} {run_t:>9.3f} {run_rss:>9.1f}")
-    print(f"{'baseline: bash recipe with the same env':<58} {bash_t:>9.3f} {bash_rss:>9.1f}")
-    print(f"{f'ci-tools sweep report ({RECORDS} records + results)':<58} {report_t:>9.3f} {report_rss:>9.1f}")
-    print(f"{'baseline: python reading the same JSON files':<58} {base_t:>9.3f} {base_rss:>9.1f}")
+    print(f"{args.runs} runs each; {load_average()}")
+    table = Table(label_width=58)
+    table.print_header()
+    table.print_row("ci-tools sweep run (trivial recipe, direct launcher)", run, bash)
+    table.print_row("baseline: bash recipe with the same env", bash)
+    table.print_row(f"ci-tools sweep report ({RECORDS} records + results)", report, base)
+    table.print_row("baseline: python reading the same JSON files", base)
 
 
 if __name__ == "__main__":

@@ -34,22 +34,17 @@ Run: ``.venv/bin/python bench/bench_validate.py [--runs N] [--large | --only-lar
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchlib import ci_tools_at, drop_worktree  # noqa: E402
+from benchlib import CI_TOOLS, Table, ci_tools_at, load_average, measure, tool_env  # noqa: E402
+from benchlib import FULL_CORPUS as TREE  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
-TREE = ROOT.parent / "shared" / "corpus" / "inferencex-843c625-full"
-CI_TOOLS = Path(sys.executable).with_name("ci-tools")
 MASTERS = ("configs/amd-master.yaml", "configs/nvidia-master.yaml")
 FILES = (*MASTERS, "configs/runners.yaml", "perf-changelog.yaml")
 TOP_KEY = re.compile(r"^([A-Za-z0-9][^\s:#]*):[ \t]*$", re.M)
@@ -93,42 +88,6 @@ def grow(dest: Path, copies: int) -> Path:
     return dest
 
 
-def measure(argv: list[str], runs: int) -> tuple[float, float, int]:
-    """(median wall s, median CPU s, peak RSS KiB) over the runs, after one warm-up run."""
-    walls, cpus, peak = [], [], 0
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=False)
-    for _ in range(runs):
-        start = time.perf_counter()
-        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-        _, status, usage = os.wait4(proc.pid, 0)
-        walls.append(time.perf_counter() - start)
-        code = os.waitstatus_to_exitcode(status)
-        err = proc.stderr.read().decode() if proc.stderr else ""
-        if proc.stderr:
-            proc.stderr.close()
-        if code not in (0, 1):
-            raise SystemExit(f"{argv[0]} failed with exit code {code}: {err}")
-        peak = max(peak, usage.ru_maxrss)
-        cpus.append(usage.ru_utime + usage.ru_stime)
-    return statistics.median(walls), statistics.median(cpus), peak
-
-
-def tree_missing() -> bool:
-    if TREE.is_dir():
-        return False
-    print(f"real InferenceX tree not found at {TREE}", file=sys.stderr)
-    return True
-
-
-def print_header(ci_tools: str, first: str, second: str, second_width: int = 12) -> None:
-    """The machine's load (figures are noisy on a busy machine) and the column titles."""
-    print(f"ci-tools: {ci_tools}; load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
-    header = f"{first:<16} {second:<{second_width}} {'wall':>8} {'cpu':>8} {'peak RSS':>9}"
-    print(header)
-    print("-" * len(header))
-
-
 def has_pydantic() -> bool:
     return subprocess.run([sys.executable, "-c", "import pydantic"], capture_output=True).returncode == 0
 
@@ -153,58 +112,63 @@ def large(tool: str, runs: int, tmp: Path) -> None:
     report = tmp / "large-report.json"
     size = (repo / "perf-changelog.yaml").stat().st_size
     files = [str(repo / f) for f in FILES]
+    env = tool_env(tmp / "pycache")
+    validate = [tool, "validate", "--repo", str(repo), "--format", "json", "--output", str(report)]
     print(f"\nthe real tree with a {size / 1e6:.1f} MB changelog ({runs} run(s) each, the raised limit 1 run)")
-    default = measure([tool, "validate", "--repo", str(repo), "--format", "json", "--output", str(report)], runs)
+    base = measure([sys.executable, "-c", CSAFELOADER, *files], 1, env=env, warmup=False)
+    default = measure(validate, runs, env=env)
     (repo / ".ci-tools.yaml").write_text("limits:\n  max-file-bytes: 1073741824\n", encoding="utf-8")
-    raised = measure([tool, "validate", "--repo", str(repo), "--format", "json", "--output", str(report)], 1)
-    base = measure([sys.executable, "-c", CSAFELOADER, *files], 1)
-    for name, (wall, cpu, rss) in (("validate, default limits (8 MiB)", default),
-                                   ("validate, limit raised to 1 GiB", raised),
-                                   ("baseline: CSafeLoader, same files", base)):
-        print(f"{name:<36} wall {wall:>7.2f}s  cpu {cpu:>7.2f}s  peak RSS {rss / 1024:>7.0f} MiB")
+    raised = measure(validate, 1, env=env, warmup=False)
+    table = Table(label_width=36)
+    table.print_header()
+    table.print_row("validate, default limits (8 MiB)", default, base)
+    table.print_row("validate, limit raised to 1 GiB", raised, base)
+    table.print_row("baseline: CSafeLoader, same files", base)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=9)
-    parser.add_argument("--ci-tools", default=str(CI_TOOLS),
+    parser.add_argument("--ci-tools", default=CI_TOOLS,
                         help="ci-tools executable to measure (default: the one beside this Python)")
     parser.add_argument("--large", action="store_true", help="Also validate the real tree with a 50 MB changelog.")
     parser.add_argument("--only-large", action="store_true", help="Only the 50 MB case of --large.")
     parser.add_argument("--baseline-rev", default=BASELINE_REV, help="Also run ci-tools as it was at this revision.")
     parser.add_argument("--no-baseline", action="store_true")
     args = parser.parse_args()
-    if tree_missing():
+    if not TREE.is_dir():
+        print(f"real InferenceX tree not found at {TREE}", file=sys.stderr)
         return 2
+    print(f"ci-tools: {args.ci_tools}; {load_average()}; {args.runs} runs each")
     if args.only_large:
         with tempfile.TemporaryDirectory() as tmp:
             large(args.ci_tools, args.runs, Path(tmp))
         return 0
-    print_header(args.ci_tools, "repository", "command", 20)
+    table = Table(label_width=36)
+    table.print_header()
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "report.json"
+        env = tool_env(Path(tmp) / "pycache")
         baseline = None if args.no_baseline else ci_tools_at(args.baseline_rev, Path(tmp) / "baseline")
-        try:
-            trees = {"real tree": TREE, "10x": grow(Path(tmp) / "ten", 10)}
-            for name, tree in trees.items():
-                validate = ["validate", "--repo", str(tree), "--format", "json", "--output", str(report)]
-                commands = {"ci-tools": [args.ci_tools, *validate]}
-                if baseline is not None:
-                    commands[f"ci-tools@{args.baseline_rev}"] = [*baseline, *validate]
-                commands["csafeloader"] = [sys.executable, "-c", CSAFELOADER, *(str(tree / f) for f in FILES)]
-                if name == "real tree":
-                    if has_pydantic():
-                        commands["inferencex"] = [sys.executable, "-c", INFERENCEX, str(tree)]
-                    else:
-                        print("(inferencex: pydantic is not installed; pip install -e '.[bench]')")
-                for label, argv in commands.items():
-                    wall, cpu, peak = measure(argv, args.runs)
-                    print(f"{name:<16} {label:<20} {wall:>7.3f}s {cpu:>7.3f}s {peak / 1024:>6.1f}MiB", flush=True)
-            if args.large:
-                large(args.ci_tools, args.runs, Path(tmp))
-        finally:
+        trees = {"real tree": TREE, "10x": grow(Path(tmp) / "ten", 10)}
+        for name, tree in trees.items():
+            validate = ["validate", "--repo", str(tree), "--format", "json", "--output", str(report)]
+            commands = {"ci-tools": [args.ci_tools, *validate]}
             if baseline is not None:
-                drop_worktree(Path(tmp) / "baseline")
+                commands[f"ci-tools@{args.baseline_rev}"] = [*baseline.command, *validate]
+            commands["csafeloader"] = [sys.executable, "-c", CSAFELOADER, *(str(tree / f) for f in FILES)]
+            if name == "real tree":
+                if has_pydantic():
+                    commands["inferencex"] = [sys.executable, "-c", INFERENCEX, str(tree)]
+                else:
+                    print("(inferencex: pydantic is not installed; pip install -e '.[bench]')")
+            measured = {label: measure(argv, args.runs, env=env) for label, argv in commands.items()}
+            # The ratio: ci-tools beside its previous revision (the other rows are floors and references).
+            previous = measured.get(f"ci-tools@{args.baseline_rev}")
+            for label, got in measured.items():
+                table.print_row(f"{name}: {label}", got, previous if label == "ci-tools" else None)
+        if args.large:
+            large(args.ci_tools, args.runs, Path(tmp))
     print(f"\ntarget: validate on the real tree <= {TARGET:.2f} s wall on a quiet machine")
     return 0
 
