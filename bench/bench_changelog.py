@@ -30,7 +30,8 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchlib import CI_TOOLS, CORPUS, FULL_CORPUS, Table, committed_tree, git, load_average, measure, tool_env  # noqa: E402
+from benchlib import (CORPUS, FULL_CORPUS, Table, bench_arguments, committed_tree, git, load_average,  # noqa: E402
+                      measure, require, tool_env)
 
 MIB = 1024 * 1024
 TARGETS = {"changelog lint": 0.3, "check": 0.4}
@@ -118,16 +119,11 @@ def large(args: argparse.Namespace) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=11)
+    parser = bench_arguments(__doc__, runs=11, ci_tools=True)
     parser.add_argument("--large", action="store_true", help="Also measure appends of 0.5 MiB to 50 MB (minutes).")
     parser.add_argument("--large-runs", type=int, default=3, help="Runs per measurement of --large.")
-    parser.add_argument("--ci-tools", default=CI_TOOLS,
-                        help="ci-tools executable to measure (default: the one beside this Python)")
     args = parser.parse_args()
-    if not CORPUS.is_dir() or (args.large and not FULL_CORPUS.is_dir()):
-        print(f"corpus not found at {CORPUS} / {FULL_CORPUS}", file=sys.stderr)
-        return 2
+    require(CORPUS, *([FULL_CORPUS] if args.large else []))
     failed = _typical(args)
     if args.large:
         large(args)

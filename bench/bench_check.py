@@ -22,14 +22,13 @@ Run: ``.venv/bin/python bench/bench_check.py [--runs N] [--baseline-rev REV | --
 
 from __future__ import annotations
 
-import argparse
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchlib import (CI_TOOLS, FULL_CORPUS, Table, ci_tools_at, committed_tree, git, load_average,  # noqa: E402
-                      measure, tool_env)
+from benchlib import (FULL_CORPUS, Table, bench_arguments, ci_tools_at, committed_tree, git,  # noqa: E402
+                      load_average, measure, require, tool_env)
 
 BASELINE_REV = "c891bff"
 TARGET = 0.5  # seconds for check of a one-PR change of the real tree
@@ -69,15 +68,8 @@ CASES = {
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=7)
-    parser.add_argument("--ci-tools", default=CI_TOOLS)
-    parser.add_argument("--baseline-rev", default=BASELINE_REV, help="The ci-tools revision to run beside this one.")
-    parser.add_argument("--no-baseline", action="store_true")
-    args = parser.parse_args()
-    if not FULL_CORPUS.is_dir():
-        print(f"real InferenceX tree not found at {FULL_CORPUS}", file=sys.stderr)
-        return 2
+    args = bench_arguments(__doc__, runs=7, ci_tools=True, baseline_rev=BASELINE_REV).parse_args()
+    require(FULL_CORPUS)
     print(f"ci-tools: {args.ci_tools}; {load_average()}; {args.runs} runs each")
     table = Table(label_width=36)
     table.print_header()

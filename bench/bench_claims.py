@@ -20,7 +20,6 @@ Run: .venv/bin/python bench/bench_claims.py [--runs N] [--commits N] [--ix PATH 
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import subprocess
 import sys
@@ -30,8 +29,8 @@ from pathlib import Path
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchlib import (CORPUS, GIT_ENV, ROOT, THIS_BUILD, Table, clone, driver_reports, git, load_average,  # noqa: E402
-                      measure, measure_call, median_of, run_once, tool_env)
+from benchlib import (CORPUS, GIT_ENV, ROOT, THIS_BUILD, Table, bench_arguments, clone, driver_reports,  # noqa: E402
+                      file_at, git, load_average, require, measure, measure_call, median_of, run_once, tool_env)
 
 SEED = ROOT / "tests" / "data" / "claims_seed"
 sys.path.insert(0, str(ROOT / "tests"))
@@ -56,7 +55,7 @@ WITHOUT_CLAIMS = (
 
 def seed(part: str, rel: str) -> Path:
     """The file holding ``rel`` in a part (common, base, head) of the seed PR, inherited files included."""
-    return tree_files(SEED / part)[rel]
+    return Path(tree_files(SEED / part)[rel])
 
 
 def real_size_repo(tmp: Path) -> tuple[Path, str]:
@@ -148,7 +147,7 @@ def baseline_history(repo: Path) -> None:
     """Plain yaml.load of the whole changelog at every commit: the floor of a naive replay."""
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     for sha in git(repo, "log", "--reverse", "--format=%H", "--", "perf-changelog.yaml").split():
-        yaml.load(git(repo, "show", f"{sha}:perf-changelog.yaml"), Loader=loader)
+        yaml.load(file_at(repo, sha, "perf-changelog.yaml") or "", Loader=loader)
 
 
 def stage_times(repo: Path, base: str, runs: int) -> tuple[float, float]:
@@ -158,8 +157,7 @@ def stage_times(repo: Path, base: str, runs: int) -> tuple[float, float]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--runs", type=int, default=5)
+    parser = bench_arguments(__doc__, runs=5)
     parser.add_argument("--commits", type=int, default=800)
     parser.add_argument("--ix", type=Path, help="a clone of SemiAnalysisAI/InferenceX (part 3)")
     parser.add_argument("--pr", default="c31c9749a32b", help="the commit of a real PR (part 3)")
@@ -167,9 +165,7 @@ def main() -> int:
     print(load_average())
     if args.ix:
         return real_pr(args.ix.resolve(), args.pr, args.runs)
-    if not CORPUS.is_dir():
-        print(f"corpus not found at {CORPUS}", file=sys.stderr)
-        return 2
+    require(CORPUS)
     cli = list(THIS_BUILD)
     env = tool_env()
     table = Table(label_width=44)

@@ -42,7 +42,9 @@ from typing import Any
 
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchlib import ROOT, THIS_BUILD, file_at  # noqa: E402
+
 JUDGED = ROOT / "tests" / "data" / "ix-judged"
 SINCE = "1c08b4369e6d"
 DISAGREE = ("contradicted", "partly")
@@ -159,7 +161,7 @@ def entry_of(entries: dict[str, list[JudgedEntry]], commit: str, line: int) -> J
 
 
 def replay(ix: Path, out: Path) -> None:
-    subprocess.run([sys.executable, "-m", "ci_tools", "claims", "--repo", str(ix), "--history", "--since", SINCE,
+    subprocess.run([*THIS_BUILD, "claims", "--repo", str(ix), "--history", "--since", SINCE,
                     "--head", "HEAD", "--format", "json", "--output", str(out)], check=False, cwd=ix)
 
 
@@ -178,9 +180,7 @@ class BulletText:
         if self.ix is None:
             return None
         if commit not in self._files:
-            done = subprocess.run(["git", "-C", str(self.ix), "show", f"{commit}:perf-changelog.yaml"],
-                                  capture_output=True, text=True, check=False)
-            self._files[commit] = done.stdout.splitlines() if done.returncode == 0 else []
+            self._files[commit] = (file_at(self.ix, commit, "perf-changelog.yaml") or "").splitlines()
         lines = self._files[commit]
         return " ".join(lines[line - 1:max(line, end_line)]) if lines else None
 

@@ -16,7 +16,6 @@ Run: ``.venv/bin/python bench/bench_dispatch.py [--runs N]``.
 
 from __future__ import annotations
 
-import argparse
 import json
 import shutil
 import subprocess
@@ -28,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchlib import CI_TOOLS, Table, git, load_average, measure, tool_env  # noqa: E402
+from benchlib import CI_TOOLS, Table, bench_arguments, git, load_average, measure, require, tool_env  # noqa: E402
 from benchlib import FULL_CORPUS as CORPUS  # noqa: E402
 
 NAIVE = r"""
@@ -99,12 +98,8 @@ class StandIn(BaseHTTPRequestHandler):
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=9)
-    args = parser.parse_args()
-    if not CORPUS.is_dir():
-        print(f"corpus not found at {CORPUS}", file=sys.stderr)
-        return 2
+    args = bench_arguments(__doc__, runs=9).parse_args()
+    require(CORPUS)
     with tempfile.TemporaryDirectory() as tmp:
         repo, base, head = build_repo(Path(tmp))
         StandIn.pull = {"state": "open", "draft": False, "merged": False,

@@ -16,13 +16,12 @@ Run: .venv/bin/python bench/bench_history.py --ix PATH [--since REV] [--baseline
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import tempfile
 from pathlib import Path
 
-from benchlib import THIS_BUILD, Sample, Table, ci_tools_at, load_average, run_once, tool_env
+from benchlib import THIS_BUILD, Sample, Table, bench_arguments, ci_tools_at, load_average, run_once, tool_env
 
 SINCE = "1c08b4369e6d"  # the last commit before 2026-07-02
 BASELINE_REV = "c891bff"  # main when this work began: the evaluation merge, before the arms and the worker chunks
@@ -36,11 +35,9 @@ def replay(cli: list[str], ix: Path, since: str, out: Path) -> tuple[Sample, dic
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser()
+    parser = bench_arguments(__doc__, baseline_rev=BASELINE_REV)
     parser.add_argument("--ix", type=Path, required=True, help="a clone of SemiAnalysisAI/InferenceX")
     parser.add_argument("--since", default=SINCE)
-    parser.add_argument("--baseline-rev", default=BASELINE_REV)
-    parser.add_argument("--no-baseline", action="store_true")
     args = parser.parse_args()
     ix = args.ix.resolve()
     if not (ix / ".git").exists():

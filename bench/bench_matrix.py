@@ -15,7 +15,6 @@ Run: .venv/bin/python bench/bench_matrix.py [--runs N]
 
 from __future__ import annotations
 
-import argparse
 import json
 import subprocess
 import sys
@@ -23,7 +22,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchlib import CI_TOOLS, Table, load_average, measure_each, tool_env  # noqa: E402
+from benchlib import CI_TOOLS, Table, bench_arguments, load_average, measure_each, require, tool_env  # noqa: E402
 from benchlib import FULL_CORPUS as TREE  # noqa: E402
 
 GENERATOR = "utils/matrix_logic/generate_sweep_configs.py"
@@ -55,12 +54,8 @@ def check_same_matrix(exe: str) -> int:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=9)
-    args = parser.parse_args()
-    if not TREE.is_dir():
-        print(f"the real tree is not at {TREE}", file=sys.stderr)
-        return 2
+    args = bench_arguments(__doc__, runs=9).parse_args()
+    require(TREE)
     try:
         import pydantic  # noqa: F401
     except ImportError:

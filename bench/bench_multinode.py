@@ -21,7 +21,6 @@ Run: .venv/bin/python bench/bench_multinode.py [--runs 3] [--tree DIR] [--baseli
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import tempfile
@@ -29,7 +28,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchlib import ROOT, ci_tools_at, driver_reports, load_average, merge_base_with_main, ratio  # noqa: E402
+from benchlib import (ROOT, bench_arguments, ci_tools_at, driver_reports, load_average,  # noqa: E402
+                      merge_base_with_main, ratio, require)
 from benchlib import FULL_CORPUS as TREE  # noqa: E402
 
 # Evaluates every job of the tree by kind in one process; prints CPU seconds per kind and peak RSS.
@@ -81,14 +81,12 @@ def _measure(impl: Path, tree: Path, runs: int) -> dict[str, tuple[float, int]]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=3)
+    parser = bench_arguments(__doc__, runs=3)
     parser.add_argument("--tree", type=Path, default=TREE)
     parser.add_argument("--baseline", default=None,
                         help="revision of the previous implementation (default: merge base with main)")
     args = parser.parse_args()
-    if not args.tree.is_dir():
-        raise SystemExit(f"real tree not found at {args.tree}")
+    require(args.tree)
     baseline = args.baseline or merge_base_with_main()
     with tempfile.TemporaryDirectory(prefix="bench-multinode-base-") as tmp:
         previous = ci_tools_at(baseline, Path(tmp))

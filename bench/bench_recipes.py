@@ -24,14 +24,13 @@ Run: .venv/bin/python bench/bench_recipes.py [--runs 5] [--baseline REV] [--synt
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchlib import (ROOT, Table, ci_tools_at, driver_reports, load_average, measure, measure_call,  # noqa: E402
+from benchlib import (ROOT, Table, bench_arguments, ci_tools_at, driver_reports, load_average, measure, measure_call,  # noqa: E402
                       median_of, merge_base_with_main, tool_env)
 from benchlib import FULL_CORPUS as SHARED_TREE  # noqa: E402
 
@@ -318,12 +317,11 @@ def synthetic(configs: int, runs: int) -> None:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = bench_arguments(__doc__, runs=5)
     ap.add_argument("--real", type=Path, default=SHARED_TREE, help="the real tree (default: the shared snapshot)")
     ap.add_argument("--baseline", default=None, help="revision of the previous implementation (default: merge base with main)")
     ap.add_argument("--synthetic", action="store_true", help="also run the generated-tree benchmark")
     ap.add_argument("--configs", type=int, default=250)
-    ap.add_argument("--runs", type=int, default=5)
     args = ap.parse_args()
     if args.real.is_dir():
         baseline = args.baseline or merge_base_with_main()

@@ -16,7 +16,6 @@ Run: .venv/bin/python bench/bench_sweep.py [--runs N]
 
 from __future__ import annotations
 
-import argparse
 import json
 import shutil
 import sys
@@ -24,7 +23,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchlib import ROOT, THIS_BUILD, Table, load_average, measure, tool_env  # noqa: E402
+from benchlib import ROOT, THIS_BUILD, Table, bench_arguments, load_average, measure, tool_env  # noqa: E402
 
 FIXTURE = ROOT / "tests" / "fixtures" / "sweep" / "repo"
 RECIPE = "benchmarks/single_node/fixed_seq_len/ok_fp8_mi355x_vllm.sh"
@@ -43,9 +42,7 @@ print(len(rows))
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--runs", type=int, default=7)
-    args = parser.parse_args()
+    args = bench_arguments(__doc__, runs=7).parse_args()
     sys.path.insert(0, str(ROOT))
     from ci_tools.config import load_config
     from ci_tools.contract import job_env

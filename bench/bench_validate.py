@@ -33,7 +33,6 @@ Run: ``.venv/bin/python bench/bench_validate.py [--runs N] [--large | --only-lar
 
 from __future__ import annotations
 
-import argparse
 import re
 import shutil
 import subprocess
@@ -42,7 +41,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchlib import CI_TOOLS, Table, ci_tools_at, load_average, measure, tool_env  # noqa: E402
+from benchlib import Table, bench_arguments, ci_tools_at, load_average, measure, require, tool_env  # noqa: E402
 from benchlib import FULL_CORPUS as TREE  # noqa: E402
 
 MASTERS = ("configs/amd-master.yaml", "configs/nvidia-master.yaml")
@@ -127,18 +126,11 @@ def large(tool: str, runs: int, tmp: Path) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=9)
-    parser.add_argument("--ci-tools", default=CI_TOOLS,
-                        help="ci-tools executable to measure (default: the one beside this Python)")
+    parser = bench_arguments(__doc__, runs=9, ci_tools=True, baseline_rev=BASELINE_REV)
     parser.add_argument("--large", action="store_true", help="Also validate the real tree with a 50 MB changelog.")
     parser.add_argument("--only-large", action="store_true", help="Only the 50 MB case of --large.")
-    parser.add_argument("--baseline-rev", default=BASELINE_REV, help="Also run ci-tools as it was at this revision.")
-    parser.add_argument("--no-baseline", action="store_true")
     args = parser.parse_args()
-    if not TREE.is_dir():
-        print(f"real InferenceX tree not found at {TREE}", file=sys.stderr)
-        return 2
+    require(TREE)
     print(f"ci-tools: {args.ci_tools}; {load_average()}; {args.runs} runs each")
     if args.only_large:
         with tempfile.TemporaryDirectory() as tmp:

@@ -16,6 +16,7 @@ these helpers keep the measuring the same everywhere:
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import resource
@@ -47,6 +48,34 @@ GNU_TIME = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None
 OK_EXITS = (0, 1)  # 1: findings were reported, which is a normal outcome of the commands measured
 
 T = TypeVar("T")
+
+
+# --- the command line every benchmark shares ----------------------------------------------------------------
+
+
+def bench_arguments(doc: str | None, runs: int | None = None, *, ci_tools: bool = False,
+                    baseline_rev: str | None = None) -> argparse.ArgumentParser:
+    """The options benchmarks share: ``--runs`` (with its default), ``--ci-tools`` (the executable measured),
+    ``--baseline-rev`` and ``--no-baseline`` (ci-tools as it was at a revision, run beside this build)."""
+    parser = argparse.ArgumentParser(description=(doc or "").splitlines()[0] if doc else None)
+    if runs is not None:
+        parser.add_argument("--runs", type=int, default=runs, help=f"Runs per measurement (default {runs}).")
+    if ci_tools:
+        parser.add_argument("--ci-tools", default=CI_TOOLS,
+                            help="ci-tools executable to measure (default: the one beside this Python)")
+    if baseline_rev is not None:
+        parser.add_argument("--baseline-rev", default=baseline_rev,
+                            help=f"The ci-tools revision to run beside this one (default {baseline_rev}).")
+        parser.add_argument("--no-baseline", action="store_true", help="Do not run a previous revision.")
+    return parser
+
+
+def require(*paths: Path) -> None:
+    """Stop the benchmark (exit 2, the reason on stderr) when data it measures is not there."""
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        print(f"not found: {', '.join(missing)} (the real tree or a corpus this benchmark reads)", file=sys.stderr)
+        raise SystemExit(2)
 
 
 # --- measuring ---------------------------------------------------------------------------------------------
@@ -183,6 +212,13 @@ def git(repo: Path, *args: str, stdin: bytes | None = None) -> str:
     if done.returncode != 0:
         raise SystemExit(f"git {' '.join(args)} in {repo} failed: {done.stderr.decode(errors='replace')[-2000:]}")
     return done.stdout.decode(errors="replace").strip()
+
+
+def file_at(repo: Path, rev: str, path: str) -> str | None:
+    """The text of ``path`` at ``rev`` of ``repo``; None where the revision or the file is not there."""
+    done = subprocess.run(["git", "-C", str(repo), "show", f"{rev}:{path}"], capture_output=True, env=GIT_ENV,
+                          check=False)
+    return done.stdout.decode(errors="replace") if done.returncode == 0 else None
 
 
 def extract(repo: Path, rev: str, dest: Path, paths: Sequence[str]) -> None:

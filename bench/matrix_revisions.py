@@ -28,18 +28,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchlib import extract, git  # noqa: E402
+
 PATHS = ("configs", "utils", ".github/workflows", "runners")
 GENERATOR = "utils/matrix_logic/generate_sweep_configs.py"
-
-
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout
-
-
-def export(repo: Path, rev: str, dest: Path) -> None:
-    present = [p for p in PATHS if git(repo, "ls-tree", "--name-only", rev, p).strip()]
-    archive = subprocess.run(["git", "-C", str(repo), "archive", rev, *present], check=True, capture_output=True)
-    subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
 
 
 def generator_sweep(tree: Path) -> list[dict[str, Any]] | str:
@@ -86,7 +79,7 @@ def ours(tree: Path) -> tuple[list[Any], list[dict[str, Any]], Any, list[str]]:
 def compare(repo: Path, rev: str) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         tree = Path(tmp)
-        export(repo, rev, tree)
+        extract(repo, rev, tree, PATHS)
         theirs = generator_sweep(tree)
         jobs, entries, contract, problems = ours(tree)
     head = f"{rev[:9]} {git(repo, 'log', '-1', '--format=%ad', '--date=short', rev).strip()}"

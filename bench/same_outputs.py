@@ -35,7 +35,6 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -45,9 +44,8 @@ from pathlib import Path
 from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchlib import FULL_CORPUS, ci_tools_at, committed_tree, drop_worktree, git  # noqa: E402
+from benchlib import CI_TOOLS, FULL_CORPUS, ci_tools_at, clone, committed_tree, git, tool_env  # noqa: E402
 
-CI_TOOLS = [str(Path(sys.executable).with_name("ci-tools"))]
 RECIPE = "benchmarks/single_node/fixed_seq_len/dsr1_fp8_mi325x.sh"
 AMD = "configs/amd-master.yaml"
 SRT_RECIPE = ("benchmarks/multi_node/srt-slurm-recipes/trtllm/deepseek-v4/agentx-gb300-20260811/"
@@ -173,8 +171,7 @@ def env_in_name_order(stdout: str) -> str:
 def run(cmd: list[str], repo: Path, case: Case, report: Path) -> str:
     report.unlink(missing_ok=True)
     args = [str(report) if a == "REPORT" else a for a in case.argv]
-    env = {**os.environ, "GITHUB_REPOSITORY": "SemiAnalysisAI/InferenceX"}
-    env.pop("GITHUB_ACTIONS", None)
+    env = tool_env(GITHUB_REPOSITORY="SemiAnalysisAI/InferenceX")
     done = subprocess.run([*cmd, args[0], "--repo", str(repo), *args[1:]], capture_output=True, env=env)
     text = report.read_text(encoding="utf-8") if report.exists() else ""
     stdout = done.stdout.decode(errors="replace")
@@ -211,9 +208,8 @@ def synthetic(tmp: Path, builds: dict[str, list[str]], only: str) -> bool:
     return ok
 
 
-def real_commits(tmp: Path, clone: Path, builds: dict[str, list[str]]) -> bool:
-    repo = tmp / "history"
-    subprocess.run(["git", "clone", "-q", str(clone), str(repo)], check=True)
+def real_commits(tmp: Path, source: Path, builds: dict[str, list[str]]) -> bool:
+    repo = clone(source, tmp / "history")
     ok = True
     for commit in REAL_COMMITS:
         case = Case(commit, ["check", "--base", f"{commit}^", "--head", commit, "--format", "json", "--output", "REPORT"])
@@ -243,14 +239,11 @@ def main() -> int:
         return 2
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
-        builds = {"before": ci_tools_at(args.baseline_rev, tmp / "baseline"), "after": CI_TOOLS}
-        try:
-            require_code_from(builds["before"], tmp / "baseline")
-            ok = synthetic(tmp, builds, args.only)
-            if args.ix_clone is not None:
-                ok &= real_commits(tmp, args.ix_clone, builds)
-        finally:
-            drop_worktree(tmp / "baseline")
+        builds = {"before": list(ci_tools_at(args.baseline_rev, tmp / "baseline").command), "after": [CI_TOOLS]}
+        require_code_from(builds["before"], tmp / "baseline")
+        ok = synthetic(tmp, builds, args.only)
+        if args.ix_clone is not None:
+            ok &= real_commits(tmp, args.ix_clone, builds)
     print("every output identical" if ok else "OUTPUTS DIFFER")
     return 0 if ok else 1
 
