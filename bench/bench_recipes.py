@@ -41,8 +41,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchlib import timed_cpu  # noqa: E402
-
 FRAMEWORKS = (("atom", "python3 -m atom.entrypoints.openai_server"),
               ("vllm", "vllm serve"),
               ("sglang", "python3 -m sglang.launch_server"))
@@ -286,6 +284,16 @@ print(json.dumps({"seconds": time.perf_counter() - start, "cpu": time.process_ti
                   "reached": reached}))
 """
 
+# Runs a command and prints its own peak RSS (KiB) and CPU seconds: the rusage of the only child.
+RSS_WRAPPER = r"""
+import resource, subprocess, sys
+done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(usage.ru_maxrss, usage.ru_utime + usage.ru_stime)
+sys.exit(done.returncode)
+"""
+
+
 def _pinned(cmd: list[str]) -> list[str]:
     taskset = shutil.which("taskset")
     return [taskset, "-c", "0", *cmd] if taskset else cmd
@@ -295,16 +303,16 @@ def _measure(cmd: list[str], runs: int, env: dict[str, str] | None = None) -> tu
     """Median wall time (s), CPU time (s) and peak RSS (MiB) of a command run alone on one core."""
     times, cpu, rss = [], [], []
     for _ in range(runs):
-        wall, seconds, peak = timed_cpu(_pinned(cmd), ROOT, env, ok=(0,))
-        times.append(wall)
-        cpu.append(seconds)
-        rss.append(peak / 1024)
+        start = time.perf_counter()
+        done = subprocess.run(_pinned([sys.executable, "-c", RSS_WRAPPER, *cmd]), capture_output=True, text=True,
+                              env=env, cwd=ROOT)
+        times.append(time.perf_counter() - start)
+        if done.returncode != 0:
+            raise SystemExit(f"failed: {' '.join(cmd)}\n{done.stderr[-2000:]}")
+        peak, seconds = done.stdout.strip().splitlines()[-1].split()
+        rss.append(int(peak) / 1024)
+        cpu.append(float(seconds))
     return statistics.median(times), statistics.median(cpu), statistics.median(rss)
-
-
-def _output_digest(cmd: list[str], env: dict[str, str]) -> str:
-    done = subprocess.run(cmd, capture_output=True, env=env, cwd=ROOT, check=True)
-    return hashlib.sha256(done.stdout).hexdigest()
 
 
 def _extract(rev: str, dest: Path) -> None:
@@ -317,6 +325,17 @@ def _show_cmd(impl: Path, tree: Path, fmt: str = "json") -> list[str]:
     code = (f"import sys; sys.path.insert(0, {str(impl)!r}); from ci_tools.cli.main import main; "
             f"sys.exit(main(['recipe', 'show', '*', '--format', {fmt!r}, '--repo', {str(tree)!r}]))")
     return [sys.executable, "-c", code]
+
+
+def same_show_outputs(impls: list[Path], tree: Path, env: dict[str, str]) -> None:
+    """A faster evaluation must show exactly what the previous one showed: ``recipe show '*'`` of every
+    implementation, JSON and text, byte for byte (stops the benchmark when they differ)."""
+    for fmt in ("json", "text"):
+        outputs = {hashlib.sha256(subprocess.run(_show_cmd(impl, tree, fmt), capture_output=True, env=env, cwd=ROOT,
+                                                 check=True).stdout).hexdigest() for impl in impls}
+        if len(outputs) != 1:
+            raise SystemExit(f"recipe show '*' --format {fmt}: the implementations' outputs differ")
+        print(f"  recipe show '*' --format {fmt}: output byte-identical to the previous implementation's")
 
 
 def _oracle_run(impl: Path, tree: Path, runs: int) -> dict[str, float]:
@@ -352,12 +371,7 @@ def real_tree(tree: Path, runs: int, baseline: str) -> None:
             _measure(_show_cmd(impl, tree), 1, env)  # writes the bytecode cache
             wall, cpu, rss = _measure(_show_cmd(impl, tree), runs, env)
             print(f"    {label:<44} {wall:6.2f} s  {cpu:6.2f} s  {rss:7.1f} MiB")
-        # A faster evaluation must show exactly what the previous one showed.
-        for fmt in ("json", "text"):
-            digests = {_output_digest(_show_cmd(impl, tree, fmt), env) for _, impl in rows}
-            if len(digests) != 1:
-                raise SystemExit(f"recipe show '*' --format {fmt}: current and previous outputs differ")
-            print(f"  recipe show '*' --format {fmt}: output byte-identical to the previous implementation's")
+        same_show_outputs([impl for _, impl in rows], tree, env)
         print("  single-node jobs, oracle environment, in process  wall       CPU      server reached")
         for label, impl in rows:
             r = _oracle_run(impl, tree, runs)
