@@ -9,7 +9,8 @@ cache, outside the work tree):
 - ``ci-tools recipe show '*' --format json`` (load configs, expand all 1,820
   jobs, evaluate every recipe, write the JSON) -- target <= 3 s, <= 150 MiB;
   beside the same command of the previous implementation (``--baseline REV``,
-  default the merge base with ``main``, extracted with ``git archive``);
+  default the merge base with ``main``, extracted with ``git archive``), and
+  a check that both print the same bytes (``--format json`` and ``text``);
 - in-process evaluation of the 1,172 single-node jobs with each job's
   environment from the oracle (``expected/job-env.json`` plus the runners'
   variables as unknown, see tests/real_jobs.py), current and previous, each
@@ -24,7 +25,9 @@ Run: .venv/bin/python bench/bench_recipes.py [--runs 5] [--baseline REV] [--synt
 
 from __future__ import annotations
 
+import hashlib
 import statistics
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -262,10 +265,21 @@ print(json.dumps({"seconds": time.perf_counter() - start, "cpu": time.process_ti
 """
 
 
-def _show_cmd(impl: Path, tree: Path) -> list[str]:
+def _show_cmd(impl: Path, tree: Path, fmt: str = "json") -> list[str]:
     code = (f"import sys; sys.path.insert(0, {str(impl)!r}); from ci_tools.cli.main import main; "
-            f"sys.exit(main(['recipe', 'show', '*', '--format', 'json', '--repo', {str(tree)!r}]))")
+            f"sys.exit(main(['recipe', 'show', '*', '--format', {fmt!r}, '--repo', {str(tree)!r}]))")
     return [sys.executable, "-c", code]
+
+
+def same_show_outputs(impls: list[Path], tree: Path, env: dict[str, str]) -> None:
+    """A faster evaluation must show exactly what the previous one showed: ``recipe show '*'`` of every
+    implementation, JSON and text, byte for byte (stops the benchmark when they differ)."""
+    for fmt in ("json", "text"):
+        outputs = {hashlib.sha256(subprocess.run(_show_cmd(impl, tree, fmt), capture_output=True, env=env, cwd=ROOT,
+                                                 check=True).stdout).hexdigest() for impl in impls}
+        if len(outputs) != 1:
+            raise SystemExit(f"recipe show '*' --format {fmt}: the implementations' outputs differ")
+        print(f"  recipe show '*' --format {fmt}: output byte-identical to the previous implementation's")
 
 
 def _oracle_run(impl: Path, tree: Path, runs: int) -> dict[str, float]:
@@ -288,6 +302,7 @@ def real_tree(tree: Path, runs: int, baseline: str) -> None:
         shown = {label: measure(_show_cmd(impl, tree), runs, ROOT, env, ok=(0,), pin=True) for label, impl in rows}
         for label, got in shown.items():
             table.print_row(f"    {label}", got, None if label != "current" else shown[rows[1][0]])
+        same_show_outputs([impl for _, impl in rows], tree, env)
         print("  single-node jobs, oracle environment, in process  wall       CPU      server reached")
         for label, impl in rows:
             r = _oracle_run(impl, tree, runs)

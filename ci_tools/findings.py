@@ -10,6 +10,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 from typing import Any, Mapping
+from .frozen import record
 
 
 class Severity(str, enum.Enum):
@@ -22,7 +23,7 @@ class Severity(str, enum.Enum):
         return {"error": 0, "warning": 1, "note": 2}[self.value]
 
 
-@dataclass(frozen=True, order=True)
+@record(order=True)
 class Location:
     """A span in a repository file; lines and columns are 1-based.
 

@@ -33,6 +33,7 @@ from typing import Any, Iterator, Mapping
 
 from ..config import ProjectConfig
 from ..findings import Location
+from ..frozen import record
 from ..matrix import AGENTIC, Job, seq_len_name
 from ..snapshot import Snapshot
 from ..yamlpos import YamlLoadError, load_yaml
@@ -51,7 +52,7 @@ _UNKNOWN_CONTEXTS = {name: UNKNOWN for name in ("github", "secrets", "vars", "ne
                                                  "jobs", "runner", "env")}
 
 
-@dataclass(frozen=True)
+@record
 class EnvVar:
     """One variable of a job's environment: its value (None: exists, value known only at run time)."""
 
@@ -117,6 +118,7 @@ class JobEnvContract:
         self.workflows = workflows
         self.launcher_pattern = launcher_pattern
         self._input_defaults: dict[str, dict[str, Any]] = {}
+        self._run_time: dict[tuple[str, ...], tuple[tuple[str, EnvVar, bool], ...]] = {}
         self.launchers = launchers
         self.fleets = fleets  # runner label -> the launcher paths of its nodes
         self.runtime = runtime
@@ -196,17 +198,28 @@ class JobEnvContract:
         """Everything the job's recipe receives: the workflow's variables, then what exists only at
         run time (the fleet's launchers, configured runtime names), with unknown values."""
         env = self.workflow_env(job)
-        for path in self.launcher_paths(job):
-            found = self.launchers.get(path)
-            if found is None:
-                continue
-            for name, where in found.sets:
-                env[name] = EnvVar(None, where)
-            for name, where in found.fills:
-                env.setdefault(name, EnvVar(None, where))
-        for name, where in self.runtime:
-            env.setdefault(name, EnvVar(None, where))
+        for name, var, wins in self._run_time_vars(self.launcher_paths(job)):
+            if wins:
+                env[name] = var
+            else:
+                env.setdefault(name, var)
         return env
+
+    def _run_time_vars(self, paths: tuple[str, ...]) -> tuple[tuple[str, EnvVar, bool], ...]:
+        """In order, what the launchers ``paths`` set (True: it wins) or only fill in, then the runtime
+        names; built once per set of launchers (the same for every job of a fleet)."""
+        found = self._run_time.get(paths)
+        if found is None:
+            steps: list[tuple[str, EnvVar, bool]] = []
+            for path in paths:
+                launcher = self.launchers.get(path)
+                if launcher is None:
+                    continue
+                steps.extend((name, EnvVar(None, where), True) for name, where in launcher.sets)
+                steps.extend((name, EnvVar(None, where), False) for name, where in launcher.fills)
+            steps.extend((name, EnvVar(None, where), False) for name, where in self.runtime)
+            found = self._run_time[paths] = tuple(steps)
+        return found
 
 
 def _fleets(pattern: str | None, labels: Mapping[str, Any], files: tuple[str, ...]) -> dict[str, tuple[str, ...]]:

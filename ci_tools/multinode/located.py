@@ -14,11 +14,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..findings import Location
+from ..frozen import record
 from ..recipes.structured import written_text
 from ..yamlpos import NO_SPAN, PosMap, PosSeq, Span
 
 
-@dataclass(frozen=True)
+@record
 class Located:
     """One YAML value and where it is written (``key`` is where its mapping key is, if any).
 

@@ -11,13 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..findings import Location
+from ..frozen import record
 
 
 # RecipeEval.kind of a job whose recipe does not exist.
 MISSING = "missing"
 
 
-@dataclass(frozen=True)
+@record
 class Value:
     """One effective value.  ``text is None`` means unknown (never guessed)."""
 
@@ -53,7 +54,7 @@ class Value:
         return self.text is not None
 
 
-@dataclass(frozen=True)
+@record
 class ServerFlag:
     """One flag on the server command line; ``value is None`` for a boolean flag."""
 
@@ -69,7 +70,7 @@ class ServerFlag:
     keys_file: str = ""
 
 
-@dataclass(frozen=True)
+@record
 class FlagKey:
     """One key of a structured flag value.
 

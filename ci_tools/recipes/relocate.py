@@ -47,6 +47,12 @@ class Relocation:
         self._done[id(v)] = (v, out)
         return out
 
+    def mapping(self, values: dict[str, Value]) -> dict[str, Value]:
+        """``values`` relocated; the test of :meth:`value` inlined, as a recipe's variables number hundreds."""
+        value, mark = self.value, _MARK
+        return {k: v if v.location.path != mark and not (v.alternatives or v.parts or v.lines or v.spans) else value(v)
+                for k, v in values.items()}
+
     def optional(self, v: Value | None) -> Value | None:
         return None if v is None else self.value(v)
 
@@ -90,11 +96,11 @@ def relocate_result(result: RecipeEval, where: Location) -> RecipeEval:
     """``result`` with :data:`JOB_ENV` replaced by ``where`` everywhere (in place; also returned)."""
     r = relocation_for(where)
     value, location = r.value, r.location
-    result.variables = {k: value(v) for k, v in result.variables.items()}
-    result.env = {k: value(v) for k, v in result.env.items()}
+    result.variables = r.mapping(result.variables)
+    result.env = r.mapping(result.env)
     result.servers = [[r.flag(f) for f in server] for server in result.servers]
     result.server_command = [location(x) for x in result.server_command]
-    result.server_env = [{k: value(v) for k, v in env.items()} for env in result.server_env]
+    result.server_env = [r.mapping(env) for env in result.server_env]
     result.early_exits = [e if location(e.location) is e.location
                           else EarlyExit(location(e.location), e.condition, e.code, e.conditional)
                           for e in result.early_exits]

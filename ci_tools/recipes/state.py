@@ -26,10 +26,11 @@ from dataclasses import dataclass, field
 from typing import Callable, TypeVar, Union, cast
 
 from ..findings import Location
+from ..frozen import record
 from .model import EarlyExit, MissingEnv, ServerFlag, Value
 
 
-@dataclass(frozen=True)
+@record
 class ArrayVal:
     items: tuple[Value, ...]
     location: Location
