@@ -61,3 +61,22 @@ def test_stats_give_every_external_recipe_one_reason_with_its_configs() -> None:
     assert "not evaluated" in reason.text
     missing = [keys for r, keys in stats.not_reached.items() if r.category == NO_RECIPE]
     assert missing == [["dsv4-fp4-gb300-dynamo-vllm-agentic"] * 3]
+
+
+def test_flags_most_often_unknown_are_ranked_the_same_on_every_run() -> None:
+    from ci_tools.recipes.stats import collect, job_coverage
+
+    stats = collect(job_coverage(j, r) for j, r in evaluations())
+    ranked = stats.ranked_unknown_flags()
+    assert ranked and dict(ranked) == dict(stats.unknown_flags)
+    # By count, then by name: a tie never depends on the order in which a set was iterated.
+    assert ranked == sorted(ranked, key=lambda kv: (-kv[1], kv[0]))
+
+
+def test_tied_unknown_flags_are_ordered_by_name_not_by_arrival() -> None:
+    from collections import Counter
+
+    from ci_tools.recipes.stats import CoverageStats
+
+    stats = CoverageStats(unknown_flags=Counter({"--zeta": 2, "--beta": 5, "--alpha": 2, "--mid": 2}))
+    assert stats.ranked_unknown_flags() == [("--beta", 5), ("--alpha", 2), ("--mid", 2), ("--zeta", 2)]

@@ -395,7 +395,7 @@ def _stats_text(stats: CoverageStats, by_rule: dict[str, int], label: str) -> st
             rest = sum(len(keys) for _, keys in rows[_STATS_ROWS:])
             lines.append(f"  {rest:>6}  jobs for {len(rows) - _STATS_ROWS} more reasons (--format json lists them all)")
     if stats.unknown_flags:
-        common = ", ".join(f"{name} ({n})" for name, n in stats.unknown_flags.most_common(8))
+        common = ", ".join(f"{name} ({n})" for name, n in stats.ranked_unknown_flags()[:8])
         lines.append(f"flags most often unknown (jobs): {common}")
     rules = ", ".join(f"{rule}: {n}" for rule, n in by_rule.items()) or "none"
     lines.append(f"findings of the recipe rules: {rules}")
@@ -412,5 +412,5 @@ def _stats_json(stats: CoverageStats, by_rule: dict[str, int]) -> dict[str, Any]
         "reached": stats.reached, "reached_single_node": stats.reached_single_node, "all_known": stats.all_known,
         "all_known_but_run_time": stats.all_known_but_run_time,
         "not_reached": table(stats.not_reached), "unknown": table(stats.unknown),
-        "unknown_flags": dict(stats.unknown_flags.most_common()), "findings": by_rule,
+        "unknown_flags": dict(stats.ranked_unknown_flags()), "findings": by_rule,
     }

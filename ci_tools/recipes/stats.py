@@ -190,6 +190,10 @@ class CoverageStats:
             self.unknown[reason].append(c.job.config_key)
         self.unknown_flags.update(set(name for name, _ in c.unknown))
 
+    def ranked_unknown_flags(self) -> list[tuple[str, int]]:
+        """Flags by how many jobs leave them unknown, most first; ties by name, so every run prints the same."""
+        return sorted(self.unknown_flags.items(), key=lambda kv: (-kv[1], kv[0]))
+
 
 def collect(coverages: Iterable[JobCoverage]) -> CoverageStats:
     stats = CoverageStats()
