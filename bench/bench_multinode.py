@@ -38,14 +38,14 @@ import contextlib, json, resource, sys, time
 sys.path.insert(0, sys.argv[1])
 from pathlib import Path
 from ci_tools.config import load_config
-from ci_tools.contract import resolve_recipe
-from ci_tools.matrix import expand
+from ci_tools.jobs.contract import resolve_recipe
+from ci_tools.jobs.matrix import expand
 from ci_tools.model.repository import load_repo
-from ci_tools.recipes.evaluate import evaluate_job
-from ci_tools.snapshot import WorkTreeSnapshot
+from ci_tools.evaluation.evaluate import evaluate_job
+from ci_tools.revision.snapshot import WorkTreeSnapshot
 from ci_tools.cli import recipe_cmd
 try:
-    from ci_tools.recipes.collector import collection_paused
+    from ci_tools.shell.collector import collection_paused
 except ImportError:  # an implementation that does not pause the collector
     collection_paused = contextlib.nullcontext
 tree = Path(sys.argv[2])

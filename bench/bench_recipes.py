@@ -223,11 +223,11 @@ def _clear(parse: object) -> None:
 def _in_process(root: Path, naive: bool, limit: int | None = None) -> tuple[float, int]:
     """Wall seconds of evaluating the generated tree's jobs in this process, and how many there were."""
     from ci_tools.config import load_config
-    from ci_tools.matrix import expand
+    from ci_tools.jobs.matrix import expand
     from ci_tools.model.repository import load_repo
-    from ci_tools.recipes import parse
-    from ci_tools.recipes.evaluate import evaluate_job
-    from ci_tools.snapshot import WorkTreeSnapshot
+    from ci_tools.shell import parse
+    from ci_tools.evaluation.evaluate import evaluate_job
+    from ci_tools.revision.snapshot import WorkTreeSnapshot
 
     config = load_config(root)
     snapshot = WorkTreeSnapshot(config.root)
@@ -248,9 +248,9 @@ ORACLE_DRIVER = r"""
 import contextlib, json, sys, time
 sys.path[:0] = [sys.argv[1], sys.argv[2]]
 import real_jobs
-from ci_tools.recipes.evaluate import evaluate_recipe
+from ci_tools.evaluation.evaluate import evaluate_recipe
 try:  # as `recipe show` runs them: the cyclic collector paused where the implementation pauses it
-    from ci_tools.recipes.collector import collection_paused
+    from ci_tools.shell.collector import collection_paused
 except ImportError:
     collection_paused = contextlib.nullcontext
 config, snapshot, jobs = real_jobs.real_jobs_at(real_jobs.Path(sys.argv[3]))

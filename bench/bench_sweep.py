@@ -45,10 +45,10 @@ def main() -> None:
     args = bench_arguments(__doc__, runs=7).parse_args()
     sys.path.insert(0, str(ROOT))
     from ci_tools.config import load_config
-    from ci_tools.contract import job_env
-    from ci_tools.matrix import expand
+    from ci_tools.jobs.contract import job_env
+    from ci_tools.jobs.matrix import expand
     from ci_tools.model.repository import load_repo
-    from ci_tools.snapshot import WorkTreeSnapshot
+    from ci_tools.revision.snapshot import WorkTreeSnapshot
     from ci_tools.sweep.status import StatusRecord, write_status
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -47,10 +47,10 @@ def generator_sweep(tree: Path) -> list[dict[str, Any]] | str:
 
 def ours(tree: Path) -> tuple[list[Any], list[dict[str, Any]], Any, list[str]]:
     from ci_tools.config import load_config
-    from ci_tools.jobenv.contract import contract_for
-    from ci_tools.matrix import expand
+    from ci_tools.jobs.env.contract import contract_for
+    from ci_tools.jobs.matrix import expand
     from ci_tools.model.repository import load_repo
-    from ci_tools.snapshot import WorkTreeSnapshot
+    from ci_tools.revision.snapshot import WorkTreeSnapshot
 
     config = load_config(tree)
     snapshot = WorkTreeSnapshot(tree)

@@ -1,15 +1,17 @@
-"""The unit of output: a finding with a rule id, a severity and locations.
+"""The unit of output: a finding with a rule id, a severity and locations, and the rules that make them.
 
 Every command that inspects the repository produces a list of findings; the
-renderers in :mod:`ci_tools.render` are pure functions of that list, so the
+renderers in :mod:`ci_tools.report` are pure functions of that list, so the
 summary can never disagree with what was found.
 """
 
 from __future__ import annotations
 
 import enum
+import importlib
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from pathlib import Path
+from typing import Any, Iterable, Mapping
 from .frozen import record
 
 
@@ -97,3 +99,101 @@ def summarize(findings: list[Finding]) -> dict[str, int]:
         counts[f.severity.value] += 1
     counts["total"] = len(findings)
     return counts
+
+
+# ---------------------------------------------------------------- rules
+_RULES: dict[str, Rule] = {}
+_DISCOVERED = False
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A rule's identity and its user documentation (ruff's four sections)."""
+
+    id: str
+    summary: str
+    severity: Severity
+    what: str
+    why: str
+    example: str
+    fix: str
+    family: str
+
+    def docs(self) -> str:
+        return (
+            f"{self.id} ({self.severity.value}, {self.family})\n\n{self.summary}\n\n"
+            f"What it does\n  {self.what}\n\nWhy\n  {self.why}\n\n"
+            f"Example\n{_indent(self.example)}\n\nFix\n  {self.fix}\n"
+        )
+
+
+def _indent(text: str) -> str:
+    return "\n".join("  " + line if line else "" for line in text.strip("\n").splitlines())
+
+
+def register(
+    id: str, *, summary: str, what: str, why: str, example: str, fix: str,
+    family: str, severity: Severity = Severity.ERROR,
+) -> Rule:
+    if id in _RULES:
+        raise RuntimeError(f"rule {id} registered twice")
+    rule = Rule(id=id, summary=summary, severity=severity, what=what, why=why,
+                example=example, fix=fix, family=family)
+    _RULES[id] = rule
+    return rule
+
+
+def _discover() -> None:
+    """Import every module that registers rules: a stage keeps its rules beside the code that raises them
+    (``<stage>/rules.py``, ``<stage>/*_rules.py``), so a new family needs no list kept in step."""
+    global _DISCOVERED
+    if _DISCOVERED:
+        return
+    package = Path(__file__).resolve().parent
+    for path in sorted(package.rglob("*rules.py")):
+        if path.stem == "rules" or path.stem.endswith("_rules"):
+            parts = path.relative_to(package).with_suffix("").parts
+            importlib.import_module(".".join((__package__ or "ci_tools", *parts)))
+    _DISCOVERED = True
+
+
+def all_rules() -> list[Rule]:
+    _discover()
+    return sorted(_RULES.values(), key=lambda r: (r.family, r.id))
+
+
+def get_rule(rule_id: str) -> Rule | None:
+    _discover()
+    return _RULES.get(rule_id)
+
+
+def make_finding(
+    rule: Rule, message: str, location: Location, *,
+    related: Iterable[Location] = (), data: Mapping[str, Any] | None = None,
+    severity: Severity | None = None,
+) -> Finding:
+    return Finding(rule=rule.id, severity=severity or rule.severity, message=message,
+                   location=location, related=tuple(related), data=dict(data or {}))
+
+
+def matches(rule_id: str, patterns: Iterable[str]) -> bool:
+    """``--select``/``--ignore`` match a whole id or a family prefix (``changelog-``)."""
+    for p in patterns:
+        if rule_id == p or (rule_id.startswith(p) and (p.endswith("-") or rule_id[len(p):].startswith("-"))):
+            return True
+    return False
+
+
+def unknown_patterns(patterns: Iterable[str]) -> list[str]:
+    """The ``--select``/``--ignore`` values that match no registered rule id.
+
+    A typo there would otherwise hide every finding (``--select``) or none
+    (``--ignore``) while the run reports success.
+    """
+    ids = [r.id for r in all_rules()]
+    return [p for p in patterns if not any(matches(rule_id, [p]) for rule_id in ids)]
+
+
+def filter_findings(findings: list[Finding], select: Iterable[str], ignore: Iterable[str]) -> list[Finding]:
+    sel, ign = list(select), list(ignore)
+    return [f for f in findings if (not sel or matches(f.rule, sel)) and not matches(f.rule, ign)]

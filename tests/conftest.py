@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
-    from ci_tools.matrix import Job
+    from ci_tools.jobs.matrix import Job
     from ci_tools.model.repository import RepoData
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -59,7 +59,7 @@ def full_corpus_repo() -> RepoData:
     """The full real tree loaded once per test session (configs, runners; no changelog)."""
     from ci_tools.config import load_config
     from ci_tools.model.repository import load_repo
-    from ci_tools.snapshot import WorkTreeSnapshot
+    from ci_tools.revision.snapshot import WorkTreeSnapshot
 
     config = load_config(full_corpus_dir())
     return load_repo(WorkTreeSnapshot(config.root), config, with_changelog=False)
@@ -68,6 +68,6 @@ def full_corpus_repo() -> RepoData:
 @pytest.fixture(scope="session")
 def full_corpus_jobs(full_corpus_repo: RepoData) -> list[Job]:
     """Every job of the full real tree (InferenceX's full sweep), expanded once per test session."""
-    from ci_tools.matrix import expand
+    from ci_tools.jobs.matrix import expand
 
     return expand(full_corpus_repo)

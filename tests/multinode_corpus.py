@@ -6,11 +6,11 @@ import functools
 from dataclasses import dataclass
 
 from ci_tools.config import ProjectConfig, load_config
-from ci_tools.contract import job_env
-from ci_tools.matrix import Job, expand
+from ci_tools.jobs.contract import job_env
+from ci_tools.jobs.matrix import Job, expand
 from ci_tools.model.repository import load_repo
-from ci_tools.recipes.model import RecipeEval, ServerFlag, Value
-from ci_tools.snapshot import Snapshot, WorkTreeSnapshot
+from ci_tools.shell.model import RecipeEval, ServerFlag, Value
+from ci_tools.revision.snapshot import Snapshot, WorkTreeSnapshot
 
 from conftest import full_corpus_dir
 
@@ -39,7 +39,7 @@ def corpus() -> Corpus:
 
 @functools.cache
 def _evaluations() -> tuple[tuple[Job, RecipeEval], ...]:
-    from ci_tools.recipes.evaluate import evaluate_job
+    from ci_tools.evaluation.evaluate import evaluate_job
 
     c = _corpus()
     out = []

@@ -23,11 +23,11 @@ from pathlib import Path
 from typing import Any
 
 from ci_tools.config import ProjectConfig, load_config
-from ci_tools.contract import resolve_recipe
+from ci_tools.jobs.contract import resolve_recipe
 from ci_tools.findings import Location
-from ci_tools.matrix import AGENTIC, Job
-from ci_tools.recipes.model import RecipeEval, Value
-from ci_tools.snapshot import WorkTreeSnapshot
+from ci_tools.jobs.matrix import AGENTIC, Job
+from ci_tools.shell.model import RecipeEval, Value
+from ci_tools.revision.snapshot import WorkTreeSnapshot
 
 from conftest import full_corpus_dir
 
@@ -117,7 +117,7 @@ def real_single_node_jobs() -> tuple[ProjectConfig, WorkTreeSnapshot, tuple[Real
 
 @lru_cache(maxsize=1)
 def _evaluations(root: Path) -> tuple[tuple[RealJob, RecipeEval | None], ...]:
-    from ci_tools.recipes.evaluate import evaluate_recipe
+    from ci_tools.evaluation.evaluate import evaluate_recipe
 
     config, snapshot, jobs = real_jobs_at(root)
     return tuple((rj, evaluate_recipe(rj.recipe, rj.env, config, snapshot) if rj.recipe else None) for rj in jobs)

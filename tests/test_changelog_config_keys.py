@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from ci_tools.changelog.config_keys import top_level_keys
-from ci_tools.yamlpos import load_yaml
+from ci_tools.revision.yamlpos import load_yaml
 from conftest import ROOT, corpus_dir
 
 

@@ -11,7 +11,7 @@ from ci_tools import check
 from ci_tools.check import CheckContext, Comparison, resolve_comparison, run_check
 from ci_tools.config import load_config
 from ci_tools.findings import Finding, Location, Severity
-from ci_tools.github_event import load_event, parse_event
+from ci_tools.github.run_event import load_event, parse_event
 from ci_tools.errors import UsageError
 from test_changelog_support import E1, Repo, base_files, clear_github_env, entry, git, run
 
@@ -281,8 +281,8 @@ def test_check_reports_an_early_exit_a_pr_adds_for_existing_jobs(real_change: tu
 
 
 def test_only_jobs_with_a_different_run_are_evaluated(real_change: tuple[Path, str], monkeypatch: pytest.MonkeyPatch) -> None:
-    from ci_tools.coverage import changed_jobs
-    from ci_tools.recipes import evaluate
+    from ci_tools.changelog.coverage import changed_jobs
+    from ci_tools.evaluation import evaluate
 
     repo, base = real_change
     # A changelog-only change affects no config: nothing is evaluated.

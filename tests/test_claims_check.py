@@ -8,7 +8,7 @@ from typing import Any
 from ci_tools.claims.check import EvalCache, check_entries, entry_inputs
 from ci_tools.config import load_config
 from ci_tools.model.repository import load_repo
-from ci_tools.snapshot import WorkTreeSnapshot
+from ci_tools.revision.snapshot import WorkTreeSnapshot
 from fixture_trees import copy_tree
 from test_claims_seed import DATA
 

@@ -12,10 +12,10 @@ from ci_tools.claims.arms import Arm, Parallel
 from ci_tools.claims.values import ArmName, Bool, Concurrency, Number, PerConc, parse_number
 from ci_tools.config import ProjectConfig
 from ci_tools.findings import Location
-from ci_tools.matrix import AGENTIC, Job
+from ci_tools.jobs.matrix import AGENTIC, Job
 from ci_tools.model.repository import RepoData
-from ci_tools.recipes.model import RecipeEval, ServerFlag, Value
-from ci_tools.snapshot import WorkTreeSnapshot
+from ci_tools.shell.model import RecipeEval, ServerFlag, Value
+from ci_tools.revision.snapshot import WorkTreeSnapshot
 
 RECIPE = "benchmarks/r.sh"
 HERE = Location("perf-changelog.yaml", 3, 5)
@@ -169,7 +169,7 @@ def test_a_flag_is_absent_only_from_a_server_line_that_was_reached(tmp_path: Pat
 
 
 def test_an_unreadable_word_on_the_server_line_leaves_absence_unknown(tmp_path: Path) -> None:
-    from ci_tools.recipes.server import UNKNOWN_FLAG
+    from ci_tools.shell.server import UNKNOWN_FLAG
 
     jobs = [job(48, True)]
     evals = {jobs[0].id: ev(flag("--max-num-seqs", "96", 20), flag(UNKNOWN_FLAG, "x", 21, known=False))}

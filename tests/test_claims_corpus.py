@@ -16,9 +16,9 @@ import pytest
 
 from ci_tools.claims.check import check_entries, entry_inputs
 from ci_tools.config import load_config
-from ci_tools.matrix import match_key_glob
+from ci_tools.jobs.matrix import match_key_glob
 from ci_tools.model.repository import RepoData, load_repo
-from ci_tools.snapshot import WorkTreeSnapshot
+from ci_tools.revision.snapshot import WorkTreeSnapshot
 
 from conftest import corpus_dir
 

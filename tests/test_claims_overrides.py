@@ -10,10 +10,10 @@ from ci_tools.claims.sentences import plain_source
 from ci_tools.claims.subjects import Catalog, ClaimsSettings
 from ci_tools.config import ProjectConfig
 from ci_tools.findings import Location
-from ci_tools.matrix import AGENTIC, Job
+from ci_tools.jobs.matrix import AGENTIC, Job
 from ci_tools.model.repository import RepoData
-from ci_tools.recipes.model import RecipeEval, ServerFlag, Value
-from ci_tools.snapshot import WorkTreeSnapshot
+from ci_tools.shell.model import RecipeEval, ServerFlag, Value
+from ci_tools.revision.snapshot import WorkTreeSnapshot
 
 RECIPE = "benchmarks/r.sh"
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from ci_tools.claims.check import check_entries, entry_inputs
 from ci_tools.config import load_config
 from ci_tools.model.repository import load_repo
-from ci_tools.snapshot import WorkTreeSnapshot
+from ci_tools.revision.snapshot import WorkTreeSnapshot
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from ci_tools.cli.main import main
-from ci_tools.rules.registry import unknown_patterns
+from ci_tools.findings import unknown_patterns
 
 
 def _repo_with_one_error(tmp_path: Path) -> Path:

@@ -8,8 +8,8 @@ import pytest
 
 from ci_tools.check import CheckContext, Comparison
 from ci_tools.config import load_config
-from ci_tools.coverage import RecipeDeps, affected_keys, first_changed_line
-from ci_tools.snapshot import WorkTreeSnapshot
+from ci_tools.changelog.coverage import RecipeDeps, affected_keys, first_changed_line
+from ci_tools.revision.snapshot import WorkTreeSnapshot
 from test_changelog_support import E1, MASTER, Repo, base_files, entry, new_repo, run
 
 GPTOSS = b"""

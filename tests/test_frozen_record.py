@@ -7,7 +7,7 @@ import pickle
 
 from ci_tools.findings import Location
 from ci_tools.frozen import record
-from ci_tools.recipes.model import Value
+from ci_tools.shell.model import Value
 
 
 def test_equal_values_are_equal_and_hash_alike() -> None:

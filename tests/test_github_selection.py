@@ -22,7 +22,7 @@ from ci_tools.github.selection import (
     selection_from_json,
 )
 from ci_tools.model.repository import RepoData, load_repo
-from ci_tools.snapshot import GitSnapshot
+from ci_tools.revision.snapshot import GitSnapshot
 from conftest import full_corpus_dir
 from test_github_dispatch import CHANGELOG_BASE, CHANGELOG_HEAD, Repo, _git, make_repo
 

@@ -13,18 +13,9 @@ from typing import Any
 import pytest
 
 from ci_tools.config import load_config
-from ci_tools.matrix import (
-    AGENTIC,
-    FIXED,
-    Job,
-    conc_values,
-    expand,
-    gpu_name,
-    keys_matching,
-    match_key_glob,
-)
+from ci_tools.jobs.matrix import AGENTIC, FIXED, Job, conc_values, expand, gpu_name, keys_matching, match_key_glob
 from ci_tools.model.repository import RepoData, load_repo
-from ci_tools.snapshot import WorkTreeSnapshot
+from ci_tools.revision.snapshot import WorkTreeSnapshot
 
 from conftest import full_corpus_dir
 
@@ -302,7 +293,7 @@ def test_evals_at_the_highest_and_median_concurrency_of_each_8k1k_group(full_cor
 
 
 def test_eval_marks_over_malformed_fields_group_them_as_written() -> None:
-    from ci_tools.evals import eval_marks
+    from ci_tools.jobs.evals import eval_marks
 
     base = {"isl": 8192, "osl": 1024, "tp": 8, "runner": "mi355x", "dp-attn": [True]}
     entries = [{**base, "model": ["m"], "conc": c} for c in (16, 32, 64)] + [{**base, "model": {"a": 1, 0: 2}, "conc": 64}]
@@ -411,11 +402,11 @@ GENERATED: list[str] = []
 def test_expansion_of_arbitrary_config_shapes_never_raises(data: dict[str, Any]) -> None:
     import yaml
 
-    from ci_tools.contract import job_env
-    from ci_tools.evals import mark_evals
-    from ci_tools.matrix import expand_config
+    from ci_tools.jobs.contract import job_env
+    from ci_tools.jobs.evals import mark_evals
+    from ci_tools.jobs.matrix import expand_config
     from ci_tools.model.repository import ConfigEntry, LoadedFile
-    from ci_tools.yamlpos import load_yaml
+    from ci_tools.revision.yamlpos import load_yaml
 
     text = yaml.safe_dump({"k": data})
     loaded = load_yaml(text, MASTER)
@@ -448,7 +439,7 @@ def test_the_property_path_generates_jobs_for_a_valid_shape() -> None:
 
 
 def test_dram_budget_of_a_non_finite_utilization_is_unknown_not_a_crash() -> None:
-    from ci_tools.matrix import dram_offload_gb
+    from ci_tools.jobs.matrix import dram_offload_gb
 
     hardware = {"available-cpu-dram-mib": 1000, "gpus-per-node": 8}
     assert dram_offload_gb({"tp": 8}, "dram", math.inf, hardware) is None

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from ci_tools.config import load_config
-from ci_tools.contract import recipe_candidates, resolve_recipe
-from ci_tools.matrix import Job, expand
+from ci_tools.jobs.contract import recipe_candidates, resolve_recipe
+from ci_tools.jobs.matrix import Job, expand
 from ci_tools.model.repository import RepoData, load_repo
-from ci_tools.snapshot import WorkTreeSnapshot
+from ci_tools.revision.snapshot import WorkTreeSnapshot
 
 
 # -- recipe resolution -----------------------------------------------------------------------

@@ -12,16 +12,16 @@ from typing import Any
 import pytest
 
 from ci_tools.config import load_config
-from ci_tools.contract import job_env, recipe_env
+from ci_tools.jobs.contract import job_env, recipe_env
 from ci_tools.errors import UsageError
-from ci_tools.jobenv.contract import EnvVar, JobEnvContract, bucket_of, contract_for, load_contract
-from ci_tools.jobenv.expr import UNKNOWN, ExprError, compile_expression, compile_value, to_text
-from ci_tools.jobenv.launchers import scan_launcher
-from ci_tools.jobenv.workflow import BUILTIN
-from ci_tools.matrix import Job, expand
+from ci_tools.jobs.env.contract import EnvVar, JobEnvContract, bucket_of, contract_for, load_contract
+from ci_tools.jobs.env.expr import UNKNOWN, ExprError, compile_expression, compile_value, to_text
+from ci_tools.jobs.env.launchers import scan_launcher
+from ci_tools.jobs.env.workflow import BUILTIN
+from ci_tools.jobs.matrix import Job, expand
 from ci_tools.model.repository import RepoData, load_repo
-from ci_tools.recipes.evaluate import evaluate_job
-from ci_tools.snapshot import WorkTreeSnapshot
+from ci_tools.evaluation.evaluate import evaluate_job
+from ci_tools.revision.snapshot import WorkTreeSnapshot
 
 from conftest import full_corpus_dir
 
@@ -286,7 +286,7 @@ def test_an_edited_template_changes_the_environment(tmp_path: Path) -> None:
 
 def test_workflows_holding_the_same_bytes_are_read_once(tmp_path: Path) -> None:
     """The base and the head of a change that leaves the workflows alone share one compiled reading."""
-    from ci_tools.jobenv.workflow import load_workflows
+    from ci_tools.jobs.env.workflow import load_workflows
 
     first, second = contract_repo(tmp_path / "a"), contract_repo(tmp_path / "b")
     sweep = ".github/workflows/run-sweep.yml"
@@ -367,7 +367,7 @@ def test_matrix_env_adds_each_jobs_environment(full_corpus_repo: RepoData) -> No
 def test_what_the_launch_step_exports_comes_in_name_order(tmp_path: Path) -> None:
     """The interpreter keeps exported names in a set: name order keeps `matrix --env` the same from run to run."""
     from ci_tools.findings import Location
-    from ci_tools.jobenv.launch import script_exports
+    from ci_tools.jobs.env.launch import script_exports
 
     script = "export ZED=1\nexport ALPHA=2\nexport MID=$ALPHA-x\nexport BETA\n"
     out = script_exports(script, {"BETA": "b"}, Location(".github/workflows/t.yml", 3), load_config(tmp_path),

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from ci_tools.errors import UsageError
-from ci_tools.matrix import AGENTIC, FIXED, Job, match_key_glob
-from ci_tools.selection import (
+from ci_tools.jobs.matrix import AGENTIC, FIXED, Job, match_key_glob
+from ci_tools.jobs.selection import (
     ChangelogScope,
     Selection,
     appended_scopes,
@@ -17,7 +17,7 @@ from ci_tools.selection import (
     select,
     unmatched_globs,
 )
-from ci_tools.shard import MAX_SHARD_BYTES, ShardError, index_of, shard_entries
+from ci_tools.jobs.shard import MAX_SHARD_BYTES, ShardError, index_of, shard_entries
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ from ci_tools.config import ProjectConfig
 from ci_tools.model import beside
 from ci_tools.model.beside import load_beside
 from ci_tools.model.repository import RepoData, load_repo
-from ci_tools.snapshot import WorkTreeSnapshot
+from ci_tools.revision.snapshot import WorkTreeSnapshot
 from conftest import full_corpus_dir
 
 AMD = "configs/amd-master.yaml"

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from ci_tools.config import ProjectConfig
-from ci_tools.matrix import expand
+from ci_tools.jobs.matrix import expand
 from ci_tools.model.partial import PartialLoader, split_top_level
 from ci_tools.model.repository import load_repo
-from ci_tools.snapshot import WorkTreeSnapshot
+from ci_tools.revision.snapshot import WorkTreeSnapshot
 from conftest import full_corpus_dir
 
 PATTERNS = ["dsv4-fp4-mi355x-atom-agentic*", "dsr1-fp8-b200-dynamo-trt", "qwen3.5-*-mi355x-sglang-disagg"]

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from ci_tools.config import load_config
 from ci_tools.findings import Location
-from ci_tools.recipes.model import Value
-from ci_tools.multinode.chain import ChainInterpreter
-from ci_tools.multinode.py_snippet import SnippetError, model_snippet
-from ci_tools.recipes.parse import parse_script
-from ci_tools.snapshot import WorkTreeSnapshot
+from ci_tools.shell.model import Value
+from ci_tools.evaluation.multinode.chain import ChainInterpreter
+from ci_tools.evaluation.multinode.py_snippet import SnippetError, model_snippet
+from ci_tools.shell.parse import parse_script
+from ci_tools.revision.snapshot import WorkTreeSnapshot
 from multinode_corpus import evaluation, find_job, flag, role_env, role_flags, values
 
 import pytest
@@ -178,7 +178,7 @@ def test_a_models_program_of_another_shape_leaves_what_it_prints_unknown_not_emp
 
 
 def test_a_run_strings_layout_finds_the_same_places_as_a_scan_of_its_spans() -> None:
-    from ci_tools.multinode.provenance import Layout, written_at
+    from ci_tools.evaluation.multinode.provenance import Layout, written_at
 
     yaml_line = Location("models.yaml", 12, 5)
     built = Location("server.sh", 40, 1)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ci_tools.contract import resolve_recipe
-from ci_tools.recipes.model import MISSING
+from ci_tools.jobs.contract import resolve_recipe
+from ci_tools.shell.model import MISSING
 from multinode_corpus import corpus, evaluations
 
 
@@ -51,7 +51,7 @@ def test_every_job_without_a_server_line_says_why() -> None:
 
 
 def test_stats_give_every_external_recipe_one_reason_with_its_configs() -> None:
-    from ci_tools.recipes.stats import EXTERNAL_RECIPE, NO_RECIPE, collect, job_coverage
+    from ci_tools.evaluation.stats import EXTERNAL_RECIPE, NO_RECIPE, collect, job_coverage
 
     stats = collect(job_coverage(j, r) for j, r in evaluations())
     external = {r: keys for r, keys in stats.not_reached.items() if r.category == EXTERNAL_RECIPE}
@@ -64,7 +64,7 @@ def test_stats_give_every_external_recipe_one_reason_with_its_configs() -> None:
 
 
 def test_flags_most_often_unknown_are_ranked_the_same_on_every_run() -> None:
-    from ci_tools.recipes.stats import collect, job_coverage
+    from ci_tools.evaluation.stats import collect, job_coverage
 
     stats = collect(job_coverage(j, r) for j, r in evaluations())
     ranked = stats.ranked_unknown_flags()
@@ -76,7 +76,7 @@ def test_flags_most_often_unknown_are_ranked_the_same_on_every_run() -> None:
 def test_tied_unknown_flags_are_ordered_by_name_not_by_arrival() -> None:
     from collections import Counter
 
-    from ci_tools.recipes.stats import CoverageStats
+    from ci_tools.evaluation.stats import CoverageStats
 
     stats = CoverageStats(unknown_flags=Counter({"--zeta": 2, "--beta": 5, "--alpha": 2, "--mid": 2}))
     assert stats.ranked_unknown_flags() == [("--beta", 5), ("--alpha", 2), ("--mid", 2), ("--zeta", 2)]

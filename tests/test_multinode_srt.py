@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from ci_tools.multinode.evaluate import evaluate_multinode_job
-from ci_tools.multinode.located import located
-from ci_tools.multinode.srt_backend import role_servers
-from ci_tools.multinode.srt_variants import VariantError, split_config_file, variants
-from ci_tools.snapshot import Snapshot
-from ci_tools.yamlpos import load_yaml
+from ci_tools.evaluation.multinode.evaluate import evaluate_multinode_job
+from ci_tools.evaluation.multinode.located import located
+from ci_tools.evaluation.multinode.srt_backend import role_servers
+from ci_tools.evaluation.multinode.srt_variants import VariantError, split_config_file, variants
+from ci_tools.revision.snapshot import Snapshot
+from ci_tools.revision.yamlpos import load_yaml
 from multinode_corpus import (corpus, evaluation, find_job, flag, key_value, role_env, role_flags, values)
 
 DATA = Path(__file__).parent / "data" / "multinode"

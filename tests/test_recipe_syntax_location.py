@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ci_tools.recipes.parse import parse_script
+from ci_tools.shell.parse import parse_script
 from conftest import full_corpus_dir
 
 RECIPE = "benchmarks/single_node/fixed_seq_len/dsr1_fp4_b200.sh"

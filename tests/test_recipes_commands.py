@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from ci_tools.findings import Location
-from ci_tools.recipes import commands
-from ci_tools.recipes.model import Value
-from ci_tools.recipes.structured import document_keys
+from ci_tools.shell import commands
+from ci_tools.shell.model import Value
+from ci_tools.shell.structured import document_keys
 
 
 @pytest.mark.parametrize("name, args, stdin, output", [

@@ -25,9 +25,9 @@ from pathlib import Path
 import pytest
 
 from ci_tools.config import load_config
-from ci_tools.recipes.evaluate import evaluate_recipe
-from ci_tools.recipes.model import RecipeEval, Value
-from ci_tools.snapshot import WorkTreeSnapshot
+from ci_tools.evaluation.evaluate import evaluate_recipe
+from ci_tools.shell.model import RecipeEval, Value
+from ci_tools.revision.snapshot import WorkTreeSnapshot
 
 ROOT = Path(__file__).parent / "fixtures" / "recipes" / "constructs"
 RECIPES = sorted((ROOT / "benchmarks" / "recipes").glob("*.sh"))

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from ci_tools.recipes.model import RecipeEval, Value
-from ci_tools.recipes.server import UNKNOWN_FLAG
-from ci_tools.recipes.stats import NO_RECIPE, not_reached
+from ci_tools.shell.model import RecipeEval, Value
+from ci_tools.shell.server import UNKNOWN_FLAG
+from ci_tools.evaluation.stats import NO_RECIPE, not_reached
 
 from real_jobs import RealJob, real_evaluations
 

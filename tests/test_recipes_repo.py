@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from ci_tools.config import load_config
-from ci_tools.matrix import expand
+from ci_tools.jobs.matrix import expand
 from ci_tools.model.repository import load_repo
-from ci_tools.recipes.evaluate import evaluate_job, set_at_run_time, unknown_flags
-from ci_tools.rules.recipe_rules import recipe_findings
-from ci_tools.snapshot import WorkTreeSnapshot
+from ci_tools.evaluation.evaluate import evaluate_job, set_at_run_time, unknown_flags
+from ci_tools.evaluation.rules import recipe_findings
+from ci_tools.revision.snapshot import WorkTreeSnapshot
 
 ROOT = Path(__file__).resolve().parent.parent
 

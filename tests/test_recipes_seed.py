@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 
 from ci_tools.config import load_config
-from ci_tools.matrix import Job, expand
+from ci_tools.jobs.matrix import Job, expand
 from ci_tools.model.repository import load_repo
-from ci_tools.recipes.evaluate import evaluate_job, set_at_run_time
-from ci_tools.recipes.model import RecipeEval
-from ci_tools.snapshot import WorkTreeSnapshot
+from ci_tools.evaluation.evaluate import evaluate_job, set_at_run_time
+from ci_tools.shell.model import RecipeEval
+from ci_tools.revision.snapshot import WorkTreeSnapshot
 from fixture_trees import copy_tree
 
 SEED = Path(__file__).parent / "fixtures" / "recipes" / "seed"

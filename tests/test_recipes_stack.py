@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from ci_tools.recipes.stack import with_room
+from ci_tools.shell.stack import with_room
 
 
 def test_the_function_runs_with_its_result_and_its_exceptions() -> None:

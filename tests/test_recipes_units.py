@@ -8,11 +8,11 @@ import pytest
 
 from ci_tools.config import ProjectConfig
 from ci_tools.findings import Location
-from ci_tools.recipes import parse
-from ci_tools.recipes.evaluate import evaluate_recipe, unknown_flags
-from ci_tools.recipes.model import RecipeEval, Value
-from ci_tools.recipes.server import UNKNOWN_FLAG, find_pattern, parse_flags, split_patterns
-from ci_tools.snapshot import WorkTreeSnapshot
+from ci_tools.shell import parse
+from ci_tools.evaluation.evaluate import evaluate_recipe, unknown_flags
+from ci_tools.shell.model import RecipeEval, Value
+from ci_tools.shell.server import UNKNOWN_FLAG, find_pattern, parse_flags, split_patterns
+from ci_tools.revision.snapshot import WorkTreeSnapshot
 
 
 def test_trees_are_cached_by_content() -> None:
@@ -36,7 +36,7 @@ def _values(*texts: str | None) -> list[Value]:
 
 
 def test_flag_parsing() -> None:
-    from ci_tools.recipes.expand import Field, Piece
+    from ci_tools.shell.expand import Field, Piece
 
     values = _values("--a", "1", "--b", "--c=3", "-x", "-5", "positional", None, "--d")
     flags = parse_flags([Field([Piece(v.text)]) for v in values], values)
@@ -101,7 +101,7 @@ def test_the_first_word_after_vllm_serve_is_the_positional_model_even_when_unkno
 
 
 def test_a_default_over_a_run_time_variable_is_known_when_the_job_runs(tmp_path: Path) -> None:
-    from ci_tools.recipes.stats import COMMAND_OUTPUT, RUN_TIME, unknown_values
+    from ci_tools.evaluation.stats import COMMAND_OUTPUT, RUN_TIME, unknown_values
 
     env: dict[str, str | None] = {"PORT": None, "TP": "8"}
     result = _eval(tmp_path, 'PORT="${PORT:-8888}"\nBASE=$(cat /etc/base)\n'
@@ -139,7 +139,7 @@ def test_unresolvable_source_is_reported(tmp_path: Path) -> None:
 
 
 def test_recorded_calls_are_reused_only_when_their_reads_agree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from ci_tools.recipes import interp
+    from ci_tools.shell import interp
 
     runs: list[str] = []
     real_run = interp.Interpreter._run_call

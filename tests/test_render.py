@@ -10,7 +10,7 @@ import pytest
 
 from ci_tools.cli.main import main
 from ci_tools.findings import Finding, Location, Severity
-from ci_tools.render import RENDERERS, github, markdown, sarif, summary_file
+from ci_tools.report import RENDERERS, github, markdown, sarif, summary_file
 from fixture_trees import tree_files
 
 DATA = Path(__file__).resolve().parent / "data"

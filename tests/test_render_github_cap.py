@@ -11,7 +11,7 @@ import pytest
 from ci_tools.cli.common import finish
 from ci_tools.cli.main import main
 from ci_tools.findings import Finding, Location, Severity
-from ci_tools.render import github, summary_file
+from ci_tools.report import github, summary_file
 from conftest import full_corpus_dir
 
 

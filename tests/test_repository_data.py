@@ -21,12 +21,12 @@ import pytest
 
 from ci_tools.cli.main import main
 from ci_tools.config import ProjectConfig, load_config
-from ci_tools.contract import job_env, resolve_recipe
-from ci_tools.matrix import AGENTIC, Job, expand, match_key_glob
+from ci_tools.jobs.contract import job_env, resolve_recipe
+from ci_tools.jobs.matrix import AGENTIC, Job, expand, match_key_glob
 from ci_tools.model.repository import RepoData, load_repo
-from ci_tools.recipes.evaluate import evaluate_job, evaluate_recipe, set_at_run_time, unknown_flags
-from ci_tools.recipes.model import RecipeEval
-from ci_tools.snapshot import WorkTreeSnapshot
+from ci_tools.evaluation.evaluate import evaluate_job, evaluate_recipe, set_at_run_time, unknown_flags
+from ci_tools.shell.model import RecipeEval
+from ci_tools.revision.snapshot import WorkTreeSnapshot
 from ci_tools.sweep.settings import load_sweep_settings
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -31,7 +31,7 @@ from pathlib import Path
 import pytest
 
 from ci_tools.cli.main import main
-from ci_tools.rules.registry import all_rules
+from ci_tools.findings import all_rules
 from fixture_trees import InheritError, copy_tree
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "rules"

@@ -9,7 +9,7 @@ import pytest
 
 from ci_tools.cli.main import main
 from ci_tools.findings import Finding, Location, Severity
-from ci_tools.render import sarif
+from ci_tools.report import sarif
 
 MASTER = "configs/nvidia-master.yaml"
 

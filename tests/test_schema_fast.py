@@ -9,18 +9,18 @@ from typing import Any
 import jsonschema
 import pytest
 
-from ci_tools import schema_check, schema_compiled
-from ci_tools.schema_fast import compile_schema, render_module
+from ci_tools.schemacheck import check as schema_check, compiled as schema_compiled
+from ci_tools.schemacheck.fast import compile_schema, render_module
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_shipped_translation_is_in_sync_with_the_schemas() -> None:
-    # Regenerate with: python -m ci_tools.schema_check
+    # Regenerate with: python -m ci_tools.schemacheck.check
     names = schema_check.SCHEMA_NAMES
     expected = render_module({n: schema_check.load_schema(n) for n in names},
                              {n: schema_check.schema_digest(n) for n in names})
-    assert (ROOT / "ci_tools" / "schema_compiled.py").read_text(encoding="utf-8") == expected
+    assert (ROOT / "ci_tools" / "schemacheck" / "compiled.py").read_text(encoding="utf-8") == expected
     assert set(schema_compiled.CHECKS) == set(names)
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from ci_tools.errors import UsageError
-from ci_tools.snapshot import GitSnapshot, WorkTreeSnapshot
+from ci_tools.revision.snapshot import GitSnapshot, WorkTreeSnapshot
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.invalid",
@@ -87,7 +87,7 @@ def test_a_folder_inside_a_repository_is_not_one(tmp_path: Path) -> None:
 
 
 def test_branch_merge_base_and_changed_paths(tmp_path: Path) -> None:
-    from ci_tools.snapshot import changed_paths, current_branch, merge_base, rev_exists
+    from ci_tools.revision.snapshot import changed_paths, current_branch, merge_base, rev_exists
 
     committed(tmp_path, {"a": "1"})
     base = git(tmp_path, "rev-parse", "HEAD")

@@ -13,9 +13,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures" / "sweep"))
 from sweeplib import cli, job_of, make_repo, standin_calls, standin_env, status_of  # noqa: E402
 
 from ci_tools.config import load_config  # noqa: E402
-from ci_tools.contract import job_env  # noqa: E402
+from ci_tools.jobs.contract import job_env  # noqa: E402
 from ci_tools.errors import UsageError  # noqa: E402
-from ci_tools.snapshot import WorkTreeSnapshot  # noqa: E402
+from ci_tools.revision.snapshot import WorkTreeSnapshot  # noqa: E402
 from ci_tools.sweep.run import prepare  # noqa: E402
 from ci_tools.sweep.settings import load_sweep_settings, parse_sweep_settings  # noqa: E402
 

@@ -13,7 +13,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures" / "sweep"))
 
 from sweeplib import alive, cli, job_of, make_repo, popen_cli, status_of, wait_for_file, write_matrix  # noqa: E402
 
-from ci_tools.contract import job_env  # noqa: E402
+from ci_tools.jobs.contract import job_env  # noqa: E402
 
 RECIPES = "benchmarks/single_node/fixed_seq_len"
 

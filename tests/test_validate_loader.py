@@ -1,6 +1,6 @@
 """The event-built positioned YAML (what validate loads) equals the node-built one, values and positions.
 
-The event loader is the fast path of :func:`ci_tools.yamlpos.load_yaml`; the
+The event loader is the fast path of :func:`ci_tools.revision.yamlpos.load_yaml`; the
 node loader (PyYAML's composer and constructor) is the reference and the path
 for rare documents.  Both are compared on every YAML file of the real
 InferenceX tree and on documents made to exercise what YAML allows.
@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from ci_tools.yamlpos import PosMap, PosSeq, YamlLoadError, _event_load, _node_load, _Unusual, load_yaml
+from ci_tools.revision.yamlpos import PosMap, PosSeq, YamlLoadError, _event_load, _node_load, _Unusual, load_yaml
 from conftest import full_corpus_dir
 
 

@@ -17,14 +17,14 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ci_tools import schema_check
+from ci_tools.schemacheck import check as schema_check
 from ci_tools.cli.main import main
 from ci_tools.config import load_config
 from ci_tools.errors import UsageError
 from ci_tools.model.repository import load_repo
-from ci_tools.render import RENDERERS
-from ci_tools.snapshot import WorkTreeSnapshot
-from ci_tools.validate import validate
+from ci_tools.report import RENDERERS
+from ci_tools.revision.snapshot import WorkTreeSnapshot
+from ci_tools.validation.validate import validate
 from fixture_trees import tree_files
 
 RULES = Path(__file__).resolve().parent / "fixtures" / "rules"

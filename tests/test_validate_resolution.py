@@ -16,12 +16,12 @@ from pathlib import Path
 import pytest
 
 from ci_tools.config import load_config
-from ci_tools.contract import RecipeResolution, recipe_candidates, resolve_recipe
+from ci_tools.jobs.contract import RecipeResolution, recipe_candidates, resolve_recipe
 from ci_tools.errors import UsageError
-from ci_tools.matrix import Job, expand
+from ci_tools.jobs.matrix import Job, expand
 from ci_tools.model.repository import RepoData, load_repo
-from ci_tools.recipe_resolution import fleets_of, job_settings
-from ci_tools.snapshot import WorkTreeSnapshot
+from ci_tools.jobs.resolution import fleets_of, job_settings
+from ci_tools.revision.snapshot import WorkTreeSnapshot
 from conftest import full_corpus_dir
 from test_validate_rules_real import real_config
 

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from ci_tools.cli.main import main
-from ci_tools.rules.registry import all_rules
+from ci_tools.findings import all_rules
 from conftest import full_corpus_dir
 from test_validate import REAL_DEFECTS
 
@@ -40,8 +40,8 @@ def real_tree_findings() -> tuple[tuple[str, str, int, str], ...]:
     """(rule, path, line, config key) of every finding validate reports on the real tree, computed once."""
     from ci_tools.config import load_config
     from ci_tools.model.repository import load_repo
-    from ci_tools.snapshot import WorkTreeSnapshot
-    from ci_tools.validate import validate
+    from ci_tools.revision.snapshot import WorkTreeSnapshot
+    from ci_tools.validation.validate import validate
 
     config = load_config(full_corpus_dir())
     findings = validate(load_repo(WorkTreeSnapshot(config.root), config))

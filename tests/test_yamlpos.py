@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from ci_tools.yamlpos import PosMap, PosSeq, YamlLoadError, load_yaml
+from ci_tools.revision.yamlpos import PosMap, PosSeq, YamlLoadError, load_yaml
 
 
 def test_positions_of_keys_values_and_items() -> None:

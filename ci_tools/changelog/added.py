@@ -14,7 +14,7 @@ before it) turns its positions into the head file's.
 
 from __future__ import annotations
 
-from ..yamlpos import PosSeq, YamlLoadError, load_yaml
+from ..revision.yamlpos import PosSeq, YamlLoadError, load_yaml
 from .entries import NewEntry
 from .history import PR_LINK_PREFIX
 from .layout import Block, Layout

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..coverage import ChangeInputs, RecipeDeps, RecipeResolver, first_changed_line
+from .coverage import ChangeInputs, RecipeDeps, RecipeResolver, first_changed_line
 from ..findings import Finding, Location
-from ..matrix import Job, expand, keys_matching
+from ..jobs.matrix import Job, expand, keys_matching
 from ..model.repository import RepoData
-from ..rules.changelog_rules import APPEND_ONLY
-from ..rules.registry import make_finding
+from .rules import APPEND_ONLY
+from ..findings import make_finding
 from .entries import NewEntry
 
 

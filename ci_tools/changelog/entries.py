@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..findings import Finding, Location
-from ..rules.changelog_rules import ENTRY_COUNT, NOT_A_LIST
-from ..rules.registry import make_finding
-from ..rules.yaml_files import YAML_DUPLICATE_KEY, YAML_SYNTAX
-from ..yamlpos import PosMap, PosSeq, Span, YamlLoadError, describe_type, load_yaml
+from .rules import ENTRY_COUNT, NOT_A_LIST
+from ..findings import make_finding
+from ..model.rules import YAML_DUPLICATE_KEY, YAML_SYNTAX
+from ..revision.yamlpos import PosMap, PosSeq, Span, YamlLoadError, describe_type, load_yaml
 from .layout import Layout
 
 

@@ -15,11 +15,11 @@ from typing import Callable, Sequence
 
 from ..config import ProjectConfig
 from ..findings import Finding, Location
-from ..limits import Limits, too_large_finding
-from ..rules.limit_rules import TOO_MANY_APPENDED
-from ..rules import changelog_rules as R
-from ..rules.registry import make_finding
-from ..yamlpos import YamlLoadError, decode_utf8
+from ..config.limits import Limits, too_large_finding
+from ..config.limit_rules import TOO_MANY_APPENDED
+from . import rules as R
+from ..findings import make_finding
+from ..revision.yamlpos import YamlLoadError, decode_utf8
 from .entries import NewEntry, ParsedEntries, parse_entries
 from .history import PR_LINK_PREFIX, EditKind, HistoryDiff, diff_history, pr_link_value
 from .layout import Layout, binary_evidence, is_blank, line_and_column
@@ -377,7 +377,7 @@ def _pr_link_rules(entries: Sequence[NewEntry], config: ProjectConfig, pr_number
 
 
 def _key_rules(entries: Sequence[NewEntry], head: HeadConfigs) -> list[Finding]:
-    from ..matrix import match_key_glob  # the matrix module is not otherwise needed by the gate
+    from ..jobs.matrix import match_key_glob  # the matrix module is not otherwise needed by the gate
 
     out: list[Finding] = []
     where = ", ".join(head.files) if head.files else "no master config file"

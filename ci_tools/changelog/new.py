@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
 from ..errors import UsageError
-from ..yamlpos import YamlLoadError, decode_utf8
+from ..revision.yamlpos import YamlLoadError, decode_utf8
 from .layout import Layout, binary_evidence, is_blank, line_and_column
 
 if TYPE_CHECKING:
@@ -98,7 +98,7 @@ def append_entry(existing: bytes | None, entry: bytes) -> bytes:
 def entry_keys(ctx: CheckContext, given: Sequence[str]) -> tuple[str, ...]:
     """The given keys, each checked against the head's configs; else the configs the change affects."""
     if given:
-        from ..matrix import match_key_glob
+        from ..jobs.matrix import match_key_glob
 
         known = ctx.head_configs().keys
         unknown = [k for k in given if not any(match_key_glob(k, key) for key in known)]
@@ -108,7 +108,7 @@ def entry_keys(ctx: CheckContext, given: Sequence[str]) -> tuple[str, ...]:
         return tuple(dict.fromkeys(given))
     if not ctx.compared:
         raise UsageError("cannot tell which configs this change affects without a base revision; pass --key KEY or --base REV")
-    from ..coverage import affected_keys
+    from .coverage import affected_keys
 
     found = tuple(a.key for a in affected_keys(ctx.change_inputs()))
     if not found:

@@ -10,7 +10,7 @@ entries are checked here instead, with the same rule, messages and data as
 from __future__ import annotations
 
 from ..findings import Finding, Location
-from ..rules.registry import make_finding
+from ..findings import make_finding
 from .layout import is_item_start
 from .lint import ChangelogChange
 
@@ -19,8 +19,8 @@ def appended_schema_findings(change: ChangelogChange) -> list[Finding]:
     entries = change.new_entries
     if not entries or change.head is None:
         return []
-    from .. import schema_check as sc
-    from ..rules.config_rules import CHANGELOG_ENTRY_SCHEMA
+    from ..schemacheck import check as sc
+    from ..validation.rules import CHANGELOG_ENTRY_SCHEMA
 
     head = change.head
     before = sum(1 for line in head.lines[: entries[0].line - 1] if is_item_start(line))

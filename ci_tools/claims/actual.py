@@ -16,13 +16,25 @@ from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
 from ..findings import Location
-from ..matrix import Job
-from ..recipes.model import RecipeEval, ServerFlag, Value, split_address
-from ..recipes.server import UNKNOWN_FLAG
+from ..jobs.matrix import Job
+from ..shell.model import RecipeEval, ServerFlag, Value, split_address
+from ..shell.server import UNKNOWN_FLAG
 from .extract import Claim
 from .reads import RecipeReads
-from .values import Absent, Bool, Fragment, Number, PerConc, Present, Word, dtype_matches, fragment_matches, \
-    number_matches, parse_bool, word_matches
+from .values import (
+    Absent,
+    Bool,
+    Fragment,
+    Number,
+    PerConc,
+    Present,
+    Word,
+    dtype_matches,
+    fragment_matches,
+    number_matches,
+    parse_bool,
+    word_matches,
+)
 
 # Values a program takes when a flag is not passed at all: "--kv-cache-dtype auto" with no flag is no contradiction.
 _DEFAULT_WORDS = frozenset({"auto", "default", "none", "off", "false", "0"})

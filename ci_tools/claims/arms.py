@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Sequence
 
-from ..matrix import Job
+from ..jobs.matrix import Job
 from .tokens import Tok
 
 # ---------------------------------------------------------------- values

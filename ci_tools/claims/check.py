@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 from ..config import ProjectConfig
 from ..findings import Finding, Location
-from ..matrix import Job, expand, keys_matching
+from ..jobs.matrix import Job, expand, keys_matching
 from ..model.repository import RepoData
-from ..recipes.model import RecipeEval
-from ..rules.claims_rules import CLAIM_NOT_CHECKED, CLAIM_UNVERIFIED
-from ..rules.registry import make_finding
-from ..snapshot import Snapshot
-from ..yamlpos import PosMap, PosSeq
+from ..shell.model import RecipeEval
+from .rules import CLAIM_NOT_CHECKED, CLAIM_UNVERIFIED
+from ..findings import make_finding
+from ..revision.snapshot import Snapshot
+from ..revision.yamlpos import PosMap, PosSeq
 from .compare import judge
 from .extract import Claim, Extraction, Unverified, extract
 from .messages import finding, phrase
@@ -101,7 +101,7 @@ class EvalCache:
         return found
 
     def evaluate(self, job: Job, snapshot: Snapshot) -> RecipeEval | None:
-        from ..contract import recipe_env, resolve_recipe
+        from ..jobs.contract import recipe_env, resolve_recipe
 
         if job.multinode:
             return self._evaluate_multinode(job, snapshot)
@@ -118,7 +118,7 @@ class EvalCache:
             if self._evaluate is not None:
                 result = self._evaluate(job, self.config, snapshot)
             else:
-                from ..recipes.evaluate import ENV_NOTE, evaluate_recipe
+                from ..evaluation.evaluate import ENV_NOTE, evaluate_recipe
 
                 row = job.row
                 where = Location(row.path, row.line, row.column, row.end_line, row.end_column, ENV_NOTE)
@@ -137,7 +137,7 @@ class EvalCache:
             if self._evaluate is not None:
                 result = self._evaluate(job, self.config, snapshot)
             else:
-                from ..recipes.evaluate import evaluate_job
+                from ..evaluation.evaluate import evaluate_job
 
                 result = evaluate_job(job, self.config, snapshot)
         except Exception as exc:  # noqa: BLE001 - as for single-node recipes: unknown, not a crash

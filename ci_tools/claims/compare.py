@@ -20,10 +20,10 @@ from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
 from ..findings import Location
-from ..matrix import Job
+from ..jobs.matrix import Job
 from ..model.repository import RepoData
-from ..recipes.model import RecipeEval
-from ..yamlpos import PosMap
+from ..shell.model import RecipeEval
+from ..revision.yamlpos import PosMap
 from .actual import UNKNOWN, Actual, compare_text, key_addresses, recipe_actual
 from .extract import Claim
 from .reads import RecipeReads

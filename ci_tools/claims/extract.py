@@ -25,7 +25,13 @@ from ..findings import Location
 from .arms import Arm, Group, Parallel, atoms, attributes, groups, share_unnamed, without_ep_if_contrasted
 from .concs import ConcSpec, conc_specs, doubling
 from .context import (
-    ends_with_semicolon, explains_previous, introduces_list, leaves_from_open, mask_history, rejects, reports,
+    ends_with_semicolon,
+    explains_previous,
+    introduces_list,
+    leaves_from_open,
+    mask_history,
+    rejects,
+    reports,
     skip_clause,
 )
 from .gapping import gapped_values

@@ -21,7 +21,7 @@ from ..config import ProjectConfig, layout_at
 from ..errors import UsageError
 from ..findings import Finding
 from ..model.partial import PartialLoader
-from ..snapshot import GitSnapshot
+from ..revision.snapshot import GitSnapshot
 from .check import EntryInput, EvalCache, check_entries, entry_inputs
 
 
@@ -130,7 +130,7 @@ def _replay(config: ProjectConfig, commits: list[tuple[str, str | None]], verbos
 
 def _refuse_shallow_history(config: ProjectConfig, commits: list[tuple[str, str | None]]) -> None:
     """A walk that reaches the boundary of a shallow clone would take a whole changelog for new entries."""
-    from ..snapshot import shallow_commits
+    from ..revision.snapshot import shallow_commits
 
     boundary = shallow_commits(config.root)
     cut = next((sha for sha, _ in commits if sha in boundary), None)

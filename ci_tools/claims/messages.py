@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from ..findings import Finding, Location
-from ..matrix import Job
-from ..rules.claims_rules import CLAIM_CONTRADICTED, CLAIM_PARTLY_CONTRADICTED
-from ..rules.registry import make_finding
+from ..jobs.matrix import Job
+from .rules import CLAIM_CONTRADICTED, CLAIM_PARTLY_CONTRADICTED
+from ..findings import make_finding
 from .arms import Arm
 from .actual import Actual
 from .compare import Judgement

@@ -19,12 +19,12 @@ from typing import Any, Sequence
 
 from ..config import ProjectConfig
 from ..findings import Finding, Location
-from ..matrix import Job
+from ..jobs.matrix import Job
 from ..model.repository import RepoData
-from ..recipes.model import RecipeEval
-from ..rules.claims_rules import CLAIM_UNDOCUMENTED_CHANGE
-from ..rules.registry import make_finding
-from ..snapshot import Snapshot
+from ..shell.model import RecipeEval
+from .rules import CLAIM_UNDOCUMENTED_CHANGE
+from ..findings import make_finding
+from ..revision.snapshot import Snapshot
 from .check import ClaimsReport, EntryInput, EvalCache, entry_jobs
 from .subjects import CONTRACT_NAMES, identifier_words, stem
 

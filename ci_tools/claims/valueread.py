@@ -16,8 +16,18 @@ from .context import FROM, TO, symbolic
 from .mentions import Mention
 from .subjects import Catalog, Subject
 from .tokens import Reading
-from .values import Absent, Bool, ClaimValue, Number, Word, parse_bool, parse_dtype, parse_number, parse_relative, \
-    parse_word
+from .values import (
+    Absent,
+    Bool,
+    ClaimValue,
+    Number,
+    Word,
+    parse_bool,
+    parse_dtype,
+    parse_number,
+    parse_relative,
+    parse_word,
+)
 
 FILLERS = {"to", "of", "at", "is", "are", "=", ":", "as", "be", "equal", "equals", "set", "becomes", "now", "stays",
            "remains", "the", "a", "value", "设置为", "设为", "为"}

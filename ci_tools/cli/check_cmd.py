@@ -51,7 +51,7 @@ def check_command(repo_dir: str, config_file: str | None, fmt: str | None, selec
     from pathlib import Path
 
     from ..check import run_check
-    from ..check_summary import summarize_check
+    from ..check.summary import summarize_check
 
     body = Path(pr_body_file).read_text(encoding="utf-8", errors="replace") if pr_body_file else None
     ctx = build_context(get_config(repo_dir, config_file), base_rev, head_rev, pr_number, body)

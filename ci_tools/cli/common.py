@@ -13,8 +13,8 @@ import click
 from ..config import ProjectConfig, load_config
 from ..errors import UsageError
 from ..findings import Finding, Severity, sort_findings
-from ..render import RENDERERS
-from ..rules.registry import filter_findings
+from ..report import RENDERERS
+from ..findings import filter_findings
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -34,7 +34,7 @@ def _known_rule_ids(ctx: click.Context, param: click.Parameter, value: tuple[str
     """Refuse a ``--select``/``--ignore`` value that names no rule: a typo must not pass as a clean run."""
     if not value:
         return value
-    from ..rules.registry import all_rules, unknown_patterns
+    from ..findings import all_rules, unknown_patterns
 
     unknown = unknown_patterns(value)
     if unknown:
@@ -86,7 +86,7 @@ def finish(findings: list[Finding], fmt: str | None, select: tuple[str, ...], ig
     elif rendered:
         click.echo(rendered, nl=False)
     if name == "github":
-        from ..render import summary_file
+        from ..report import summary_file
 
         written = summary_file.write_step_summary(kept)
         if written is not None and written.truncated:

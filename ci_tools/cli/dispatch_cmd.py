@@ -111,7 +111,7 @@ def parse_command(repo_dir: str, config_file: str | None, text: str, rev: str | 
     if rev is not None and isinstance(parsed, Command) and parsed.action != "help":
         from ..github.selection import SelectionError, resolve_selection, select_jobs
         from ..model.repository import load_repo
-        from ..snapshot import GitSnapshot
+        from ..revision.snapshot import GitSnapshot
 
         config = get_config(repo_dir, config_file)
         head_snap = GitSnapshot(config.root, rev)

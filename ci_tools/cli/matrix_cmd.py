@@ -12,11 +12,11 @@ from .common import get_config, handle_errors, repo_options
 
 if TYPE_CHECKING:  # imported lazily at run time: `ci-tools --help` should not pay for them
     from ..config import ProjectConfig
-    from ..matrix import Job
+    from ..jobs.matrix import Job
     from ..model.repository import RepoData
-    from ..selection import ChangelogScope, Selection
-    from ..shard import Shard
-    from ..snapshot import Snapshot
+    from ..jobs.selection import ChangelogScope, Selection
+    from ..jobs.shard import Shard
+    from ..revision.snapshot import Snapshot
 
 SCENARIO_CHOICES = ("fixed-seq-len", "agentic-coding")
 
@@ -76,10 +76,10 @@ def _matrix(repo_dir: str, config_file: str | None, key_globs: tuple[str, ...], 
             rev: str | None, shard_size: int, output_dir: str | None, github_output: bool,
             only_shard: int | None, explain_key: str | None, with_env: bool) -> None:
     from ..errors import UsageError
-    from ..matrix import expand
+    from ..jobs.matrix import expand
     from ..model.repository import load_repo
-    from ..selection import Selection, select, unmatched_globs
-    from ..snapshot import open_snapshot
+    from ..jobs.selection import Selection, select, unmatched_globs
+    from ..revision.snapshot import open_snapshot
 
     if output_dir and github_output:
         raise UsageError("--output-dir and --github-output are alternatives; give one of them")
@@ -113,7 +113,7 @@ def _fail_on_load_errors(repo: RepoData) -> None:
 
     errors = [f for f in repo.problems if f.severity is Severity.ERROR]
     if errors:
-        from ..render import RENDERERS
+        from ..report import RENDERERS
 
         click.echo(RENDERERS["text"](errors), err=True, nl=False)
         click.echo(f"ci-tools: error: the matrix cannot be built while {len(errors)} file problem(s) remain", err=True)
@@ -123,11 +123,11 @@ def _fail_on_load_errors(repo: RepoData) -> None:
 def _changelog_scopes(config: ProjectConfig, head: Snapshot, base_rev: str,
                       keys: list[str]) -> tuple[tuple[ChangelogScope, ...], frozenset[str]]:
     """The appended entries' scopes, and the base's job ids when an append-only entry needs them."""
-    from ..matrix import expand
+    from ..jobs.matrix import expand
     from ..model.repository import load_repo
-    from ..matrix import match_key_glob
-    from ..selection import unmatched_globs
-    from ..snapshot import GitSnapshot
+    from ..jobs.matrix import match_key_glob
+    from ..jobs.selection import unmatched_globs
+    from ..revision.snapshot import GitSnapshot
 
     base = GitSnapshot(config.root, base_rev)
     scopes = _appended(config, base, head)
@@ -142,14 +142,14 @@ def _changelog_scopes(config: ProjectConfig, head: Snapshot, base_rev: str,
 
 
 def _appended(config: ProjectConfig, base: Snapshot, head: Snapshot) -> tuple[ChangelogScope, ...]:
-    from ..selection import appended_scopes
+    from ..jobs.selection import appended_scopes
 
     return appended_scopes(base.read(config.changelog), head.read(config.changelog), config.changelog,
                            base_label=base.label, head_label=head.label)
 
 
 def _contract_problems(config: ProjectConfig, snapshot: Snapshot) -> None:
-    from ..jobenv.contract import contract_for
+    from ..jobs.env.contract import contract_for
 
     for problem in contract_for(config, snapshot).problems:
         click.echo(f"ci-tools: warning: {problem}", err=True)
@@ -157,8 +157,8 @@ def _contract_problems(config: ProjectConfig, snapshot: Snapshot) -> None:
 
 def _with_env(jobs: list[Job], texts: list[str], config: ProjectConfig, snapshot: Snapshot) -> list[str]:
     """Each entry's JSON with its environment appended as `env`."""
-    from ..contract import recipe_env
-    from ..shard import encode
+    from ..jobs.contract import recipe_env
+    from ..jobs.shard import encode
 
     _contract_problems(config, snapshot)
     return [f'{text[:-1]},"env":{encode(recipe_env(job, config, snapshot))}}}' for job, text in zip(jobs, texts)]
@@ -167,7 +167,7 @@ def _with_env(jobs: list[Job], texts: list[str], config: ProjectConfig, snapshot
 def _emit(jobs: list[Job], texts: list[str], selection: Selection, shard_size: int, output_dir: str | None,
           github_output: bool, only_shard: int | None) -> None:
     from ..errors import UsageError
-    from ..shard import MAX_SHARD_BYTES, ShardError, encode, index_of, shard_texts
+    from ..jobs.shard import MAX_SHARD_BYTES, ShardError, encode, index_of, shard_texts
 
     try:
         shards = shard_texts(texts, [j.id for j in jobs], max_jobs=shard_size)
@@ -193,7 +193,7 @@ def _emit(jobs: list[Job], texts: list[str], selection: Selection, shard_size: i
 
 def _write_github_output(shards: list[Shard], index: dict[str, Any], only_shard: int | None, limit: int) -> None:
     from ..errors import UsageError
-    from ..shard import encode
+    from ..jobs.shard import encode
 
     target = os.environ.get("GITHUB_OUTPUT")
     if not target:
@@ -217,8 +217,8 @@ def _write_github_output(shards: list[Shard], index: dict[str, Any], only_shard:
 
 
 def _explain(jobs: list[Job], config: ProjectConfig, snapshot: Snapshot) -> str:
-    from ..contract import resolve_recipe
-    from ..jobenv.contract import contract_for
+    from ..jobs.contract import resolve_recipe
+    from ..jobs.env.contract import contract_for
 
     files = frozenset(snapshot.files())
     contract = contract_for(config, snapshot)

@@ -13,13 +13,13 @@ from .common import finish, get_config, handle_errors, report_options, repo_opti
 
 if TYPE_CHECKING:
     from ..config import ProjectConfig
-    from ..contract import RecipeResolution
+    from ..jobs.contract import RecipeResolution
     from ..findings import Location
-    from ..matrix import Job
-    from ..recipes.diff import JobDiff
-    from ..recipes.model import RecipeEval, ServerFlag, Value
-    from ..recipes.stats import CoverageStats, Reason
-    from ..snapshot import Snapshot
+    from ..jobs.matrix import Job
+    from ..evaluation.diff import JobDiff
+    from ..shell.model import RecipeEval, ServerFlag, Value
+    from ..evaluation.stats import CoverageStats, Reason
+    from ..revision.snapshot import Snapshot
 
 
 @click.group("recipe")
@@ -29,7 +29,7 @@ def recipe_group() -> None:
 
 def _jobs(config: ProjectConfig, snapshot: Snapshot, key: str, concs: tuple[int, ...]) -> list[Job]:
     from ..errors import UsageError
-    from ..matrix import expand, keys_matching
+    from ..jobs.matrix import expand, keys_matching
     from ..model.repository import load_repo
 
     repo = load_repo(snapshot, config)
@@ -90,8 +90,8 @@ def _reason_json(reason: Reason | None) -> dict[str, str] | None:
 
 
 def _result_json(job: Job, result: RecipeEval | None, all_env: bool) -> dict[str, Any]:
-    from ..recipes.evaluate import ENV_NOTE
-    from ..recipes.stats import not_reached
+    from ..evaluation.evaluate import ENV_NOTE
+    from ..evaluation.stats import not_reached
 
     if result is None:
         return {"job": job.to_json(), "label": job.label(), "recipe": None, "not_reached": _reason_json(not_reached(None))}
@@ -128,7 +128,7 @@ def _shown(v: Value | None) -> str:
 
 
 def _env_lines(title: str, env: dict[str, Value], all_env: bool) -> list[str]:
-    from ..recipes.evaluate import ENV_NOTE
+    from ..evaluation.evaluate import ENV_NOTE
 
     shown = {k: v for k, v in env.items() if all_env or v.location.note != ENV_NOTE}
     if not shown:
@@ -141,7 +141,7 @@ def _env_lines(title: str, env: dict[str, Value], all_env: bool) -> list[str]:
 
 
 def _result_text(job: Job, result: RecipeEval | None, all_env: bool) -> list[str]:
-    from ..recipes.stats import not_reached
+    from ..evaluation.stats import not_reached
 
     lines = [job.label()]
     if result is None:
@@ -214,12 +214,12 @@ def _shown_text(job: Job, result: RecipeEval | None, resolution: RecipeResolutio
 def show_command(repo_dir: str, config_file: str | None, key: str, concs: tuple[int, ...], fmt: str,
                  rev: str | None, show_diff: bool, base_rev: str | None, all_env: bool) -> None:
     """Effective env and server flags, with source lines, per job of KEY (a config key or glob)."""
-    from ..contract import resolve_recipe
+    from ..jobs.contract import resolve_recipe
     from ..errors import UsageError
-    from ..recipes.collector import collection_paused
-    from ..recipes.evaluate import evaluate_job
-    from ..recipes.stack import with_room
-    from ..snapshot import GitSnapshot, open_snapshot
+    from ..shell.collector import collection_paused
+    from ..evaluation.evaluate import evaluate_job
+    from ..shell.stack import with_room
+    from ..revision.snapshot import GitSnapshot, open_snapshot
 
     config = get_config(repo_dir, config_file)
     head = open_snapshot(config.root, rev)
@@ -257,8 +257,8 @@ def show_command(repo_dir: str, config_file: str | None, key: str, concs: tuple[
 
 def _diffs(config: ProjectConfig, base: Snapshot, head: Snapshot, key: str, concs: tuple[int, ...]) -> list[JobDiff]:
     from ..errors import UsageError
-    from ..recipes.diff import JobDiff, diff_results, job_point
-    from ..recipes.evaluate import evaluate_job
+    from ..evaluation.diff import JobDiff, diff_results, job_point
+    from ..evaluation.evaluate import evaluate_job
 
     def jobs_or_empty(snapshot: Snapshot) -> list[Job]:
         try:
@@ -266,8 +266,8 @@ def _diffs(config: ProjectConfig, base: Snapshot, head: Snapshot, key: str, conc
         except UsageError:
             return []
 
-    from ..recipes.collector import collection_paused
-    from ..recipes.stack import with_room
+    from ..shell.collector import collection_paused
+    from ..shell.stack import with_room
 
     base_jobs, head_jobs = jobs_or_empty(base), jobs_or_empty(head)
     if not base_jobs and not head_jobs:
@@ -341,9 +341,9 @@ def lint_command(repo_dir: str, config_file: str | None, fmt: str | None, select
                  ignore: tuple[str, ...], output: str | None, rev: str | None, show_stats: bool) -> None:
     """Run the recipe rules (early exits, missing env, syntax) over every job."""
     from ..model.repository import load_repo
-    from ..recipes.stats import CoverageStats, job_coverage
-    from ..rules.recipe_rules import recipe_findings
-    from ..snapshot import open_snapshot
+    from ..evaluation.stats import CoverageStats, job_coverage
+    from ..evaluation.rules import recipe_findings
+    from ..revision.snapshot import open_snapshot
 
     config = get_config(repo_dir, config_file)
     snapshot = open_snapshot(config.root, rev)

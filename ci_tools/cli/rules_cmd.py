@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ..rules.registry import all_rules, get_rule
+from ..findings import all_rules, get_rule
 from .common import EXIT_USAGE, handle_errors
 
 

@@ -16,9 +16,9 @@ import click
 
 from ..config import ProjectConfig
 from ..errors import UsageError
-from ..matrix import Job, expand, keys_matching
+from ..jobs.matrix import Job, expand, keys_matching
 from ..model.repository import load_repo
-from ..snapshot import WorkTreeSnapshot
+from ..revision.snapshot import WorkTreeSnapshot
 from ..sweep.jobs import job_from_entry, load_matrix, parse_job_json, read_matrix
 from ..sweep.launchers import LAUNCHERS
 from ..sweep.local import run_local

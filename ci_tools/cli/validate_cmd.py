@@ -5,8 +5,8 @@ from __future__ import annotations
 import click
 
 from ..model.repository import load_repo
-from ..snapshot import open_snapshot
-from ..validate import validate
+from ..revision.snapshot import open_snapshot
+from ..validation.validate import validate
 from .common import finish, get_config, handle_errors, report_options, repo_options
 
 

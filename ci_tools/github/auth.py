@@ -24,7 +24,7 @@ from typing import Any, Mapping
 
 from ..config import ProjectConfig
 from ..errors import UsageError
-from ..yamlpos import PosMap
+from ..revision.yamlpos import PosMap
 
 # Highest first.  GitHub's `role_name` may also be triage/read or a custom role.
 PERMISSION_ORDER = ("admin", "maintain", "write", "triage", "read", "none")

@@ -36,16 +36,25 @@ from typing import Any, Literal, Protocol
 
 from ..config import ProjectConfig
 from ..errors import UsageError
-from ..matrix import Job
+from ..jobs.matrix import Job
 from ..model.repository import RepoData, load_repo
-from ..snapshot import GitSnapshot
+from ..revision.snapshot import GitSnapshot
 from .auth import DispatchPolicy, effective_permission
 from .client import AmbiguousRequest, GitHubClient, GitHubError
 from .command import Command, CommandError, NotACommand, parse_comment
 from .event import CommentEvent
 from .pinning import SHA_HINT, Pin, PinRefusal, pin_fork, pin_from_activity, pin_named, short
-from .replies import (DISPATCHED_HEADLINE, Addressee, already_dispatched_reply, dispatched_reply, help_reply,
-                      plan_reply, read_marker, refusal, unknown_reply)
+from .replies import (
+    DISPATCHED_HEADLINE,
+    Addressee,
+    already_dispatched_reply,
+    dispatched_reply,
+    help_reply,
+    plan_reply,
+    read_marker,
+    refusal,
+    unknown_reply,
+)
 from .runs import dispatch_key, find_run, wait_for_run
 from .selection import DispatchSelection, SelectionError, resolve_selection, select_jobs
 

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-from ..matrix import Job
+from ..jobs.matrix import Job
 from .command import USAGE, shown
 from .selection import DispatchSelection
 

@@ -20,10 +20,10 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Literal
 
-from .. import selection as core
-from ..matrix import SCENARIOS, Job, expand, match_key_glob
+from ..jobs import selection as core
+from ..jobs.matrix import SCENARIOS, Job, expand, match_key_glob
 from ..model.repository import RepoData
-from ..yamlpos import PosSeq
+from ..revision.yamlpos import PosSeq
 from .command import Command, shown
 
 SELECTION_VERSION = 1

@@ -20,9 +20,9 @@ a finding) is loaded in full instead.
 from __future__ import annotations
 
 from ..config import ProjectConfig
-from ..limits import limits_of
-from ..snapshot import Snapshot
-from ..yamlpos import LoadedYaml, PosMap
+from ..config.limits import limits_of
+from ..revision.snapshot import Snapshot
+from ..revision.yamlpos import LoadedYaml, PosMap
 from .partial import parse_piece, split_top_level
 from .repository import ConfigEntry, LoadedFile, RepoData, _load_file, load_repo, master_paths
 

@@ -24,10 +24,10 @@ from typing import Iterable, TypeVar
 
 from ..config import ProjectConfig
 from ..findings import Finding
-from ..limits import limits_of
-from ..matrix import keys_matching
-from ..snapshot import Snapshot
-from ..yamlpos import LoadedYaml, PosMap, YamlLoadError, load_yaml
+from ..config.limits import limits_of
+from ..jobs.matrix import keys_matching
+from ..revision.snapshot import Snapshot
+from ..revision.yamlpos import LoadedYaml, PosMap, YamlLoadError, load_yaml
 from .repository import ConfigEntry, LoadedFile, RepoData, _load_file, load_repo, master_paths
 
 _KEY_LINE = re.compile(r"""^(?P<key>[A-Za-z0-9_.+-]+|"[^"\\]*"|'[^']*'):[ \t]*(?:#.*)?$""")

@@ -13,11 +13,11 @@ from typing import Any
 
 from ..config import ProjectConfig
 from ..findings import Finding, Location
-from ..limits import DEFAULT_MAX_FILE_BYTES, limits_of, too_large_finding
-from ..rules.registry import make_finding
-from ..rules.yaml_files import FILE_MISSING, YAML_DUPLICATE_KEY, YAML_SYNTAX
-from ..snapshot import Snapshot
-from ..yamlpos import LoadedYaml, PosMap, Span, YamlLoadError, load_yaml
+from ..config.limits import DEFAULT_MAX_FILE_BYTES, limits_of, too_large_finding
+from ..findings import make_finding
+from .rules import FILE_MISSING, YAML_DUPLICATE_KEY, YAML_SYNTAX
+from ..revision.snapshot import Snapshot
+from ..revision.yamlpos import LoadedYaml, PosMap, Span, YamlLoadError, load_yaml
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """Jobs as they travel between the planner and the runner: matrix entries in JSON.
 
-A matrix entry is :meth:`ci_tools.matrix.Job.to_json`: ``id``, ``config-key``
+A matrix entry is :meth:`ci_tools.jobs.matrix.Job.to_json`: ``id``, ``config-key``
 and the job's fields (InferenceX's entry, whose ``scenario-type`` is absent on
 fixed-seq-len jobs), optionally with the ``env`` that ``matrix --env`` adds.
 The runner rebuilds the :class:`Job` from it and checks that the id still
@@ -17,7 +17,7 @@ from typing import Any
 
 from ..errors import UsageError
 from ..findings import Location
-from ..matrix import FIXED, SCENARIOS, Job
+from ..jobs.matrix import FIXED, SCENARIOS, Job
 
 # Keys of an entry that are not fields of the job: its identity and annotations.
 _NOT_FIELDS = ("id", "config-key", "env")

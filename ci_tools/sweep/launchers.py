@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping
 
-from ..contract import job_env
-from ..jobenv.contract import JobEnvContract
-from ..matrix import Job
+from ..jobs.contract import job_env
+from ..jobs.env.contract import JobEnvContract
+from ..jobs.matrix import Job
 
 # Where the repository and the result directory appear inside a container.
 CONTAINER_REPO = "/workspace/repo"

@@ -18,9 +18,9 @@ from typing import Any, Sequence
 
 from ..config import ProjectConfig
 from ..errors import UsageError
-from ..matrix import Job
+from ..jobs.matrix import Job
 from ..model.repository import load_repo
-from ..snapshot import GitSnapshot
+from ..revision.snapshot import GitSnapshot
 from .jobs import job_from_entry
 
 GITHUB_MAX_MATRIX = 256

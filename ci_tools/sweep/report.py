@@ -13,7 +13,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from .status import FAILED, LOG_FILE, NOT_RUN, RESULTS_DIR, STATUS_FILE, STOPPED, SUCCESS, TIMED_OUT, StatusRecord, read_status
+from .status import (
+    FAILED,
+    LOG_FILE,
+    NOT_RUN,
+    RESULTS_DIR,
+    STATUS_FILE,
+    STOPPED,
+    SUCCESS,
+    TIMED_OUT,
+    StatusRecord,
+    read_status,
+)
 
 # GitHub refuses comments over 65,536 characters; stay clearly below.
 MAX_REPORT_CHARS = 60_000

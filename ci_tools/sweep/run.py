@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Any, BinaryIO, Mapping
 
 from ..config import ProjectConfig
-from ..contract import resolve_recipe
+from ..jobs.contract import resolve_recipe
 from ..errors import UsageError
-from ..jobenv.contract import contract_for
-from ..matrix import Job
-from ..snapshot import Snapshot
+from ..jobs.env.contract import contract_for
+from ..jobs.matrix import Job
+from ..revision.snapshot import Snapshot
 from .launchers import LAUNCHERS, LaunchPlan, LaunchRequest
 from .process import ProcessOutcome, run_in_group
 from .settings import SweepSettings

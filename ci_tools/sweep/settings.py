@@ -27,7 +27,7 @@ from typing import Any, Mapping
 
 from ..config import ProjectConfig
 from ..errors import UsageError
-from ..yamlpos import PosMap, describe_type
+from ..revision.yamlpos import PosMap, describe_type
 
 LAUNCHER_KINDS = ("direct", "docker", "slurm")
 DEFAULT_TIMEOUT_MINUTES = 240.0

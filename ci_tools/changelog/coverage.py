@@ -1,0 +1,353 @@
+"""Change coverage: which configs a change affects, and whether the changelog covers them.
+
+A config is affected when what it generates or runs changed between the base
+and the head: its master-config entry (compared as data, so comments and
+formatting do not count), the recipe its jobs resolve to (a script or an
+srt-slurm YAML: a different path, or changed content), ``benchmark_lib.sh``, a
+file the recipe sources or reads (an llm-d recipe),
+or the launcher of its runner's fleet (``runners/launch_<fleet>.sh``, which
+starts the recipe).  Everything else (docs, tests, this toolkit, the changelog itself)
+affects no config.
+
+The analysis starts from the set of changed paths (``git diff --name-only``),
+so a change that touches no master config and no shell file costs nothing
+beyond that diff.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from ..config import ProjectConfig
+from ..jobs.contract import RecipeResolution, resolve_recipe
+from ..jobs.resolution import fleet_of, recipe_roots
+from ..findings import Finding, Location
+from ..jobs.matrix import SCENARIOS, Job, expand, match_key_glob, row_jobs
+from ..model.repository import ConfigEntry, RepoData
+from .coverage_rules import UNCOVERED_KEY
+from ..findings import make_finding
+from ..revision.snapshot import Snapshot
+
+# `source FILE` / `. FILE` at the start of a command.
+_SOURCE = re.compile(rb"""^[ \t]*(?:source|\.)[ \t]+(["']?)([^"'\s;&|)]+)\1""", re.MULTILINE)
+# A leading "the script's own directory" expression: $(dirname "$0"), ${SCRIPT_DIR}, $BASH_SOURCE dirs, ...
+_DIR_PREFIX = re.compile(r"""^(?:\$\(\s*dirname\s+[^)]*\)|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?)/""")
+
+
+@dataclass(frozen=True)
+class Cause:
+    """One reason a config is affected: the changed file, the first changed line at the head, what it is."""
+
+    path: str
+    line: int
+    reason: str
+    # The scenario types whose jobs the change affects.
+    scenarios: tuple[str, ...] = SCENARIOS
+
+    def location(self) -> Location:
+        return Location(self.path, self.line, 1 if self.line else 0, note=self.reason)
+
+
+@dataclass(frozen=True)
+class AffectedKey:
+    key: str
+    causes: tuple[Cause, ...]
+
+
+def first_changed_line(base: bytes | None, head: bytes | None) -> int:
+    """1-based head line of the first difference (1 for a new file, 0 for a deleted one)."""
+    if head is None:
+        return 0
+    if base is None:
+        return 1
+    a, b = base.split(b"\n"), head.split(b"\n")
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return i + 1
+    return max(min(len(a), len(b)), 1)
+
+
+class RecipeDeps:
+    """Files a recipe depends on at one revision: itself, what it sources (transitively), benchmark_lib."""
+
+    def __init__(self, snapshot: Snapshot, config: ProjectConfig) -> None:
+        self.snapshot = snapshot
+        self.config = config
+        self._cache: dict[str, frozenset[str]] = {}
+        self._sourced: dict[str, tuple[str, ...]] = {}
+        self._files: frozenset[str] | None = None
+
+    def files(self) -> frozenset[str]:
+        if self._files is None:
+            self._files = frozenset(self.snapshot.files())
+        return self._files
+
+    def _resolve(self, written: str, from_file: str) -> str | None:
+        target = _DIR_PREFIX.sub(lambda _: posixpath.dirname(from_file) + "/", written)
+        if "$" in target:
+            return None
+        candidates = [posixpath.normpath(posixpath.join(posixpath.dirname(from_file), target)), posixpath.normpath(target)]
+        for c in candidates:
+            if c in self.files():
+                return c
+        # Fall back to a unique file of that name next to the shared library.
+        base = posixpath.basename(target)
+        lib_dir = posixpath.dirname(self.config.benchmark_lib)
+        named = sorted(f for f in self.files() if posixpath.basename(f) == base and f.startswith(lib_dir))
+        return named[0] if len(named) == 1 else None
+
+    def _sources_of(self, path: str) -> tuple[str, ...]:
+        """The files ``path`` itself sources, in order; each file is scanned once (every recipe's closure
+        holds benchmark_lib.sh, 90 KB)."""
+        found = self._sourced.get(path)
+        if found is None:
+            data = self.snapshot.read(path) or b""
+            deps = (self._resolve(m.group(2).decode("utf-8", "replace"), path) for m in _SOURCE.finditer(data))
+            found = self._sourced[path] = tuple(d for d in deps if d)
+        return found
+
+    def closure(self, recipe: str) -> frozenset[str]:
+        if recipe in self._cache:
+            return self._cache[recipe]
+        if not recipe.endswith(".sh"):  # an srt-slurm recipe YAML sources nothing
+            return frozenset({recipe})
+        seen: set[str] = set()
+        todo = [recipe]
+        if self.snapshot.read(self.config.benchmark_lib) is not None:
+            todo.append(self.config.benchmark_lib)
+        while todo:
+            path = todo.pop()
+            if path in seen:
+                continue
+            seen.add(path)
+            todo.extend(dep for dep in self._sources_of(path) if dep not in seen)
+        result = frozenset(seen)
+        self._cache[recipe] = result
+        return result
+
+
+class RecipeResolver:
+    """The repository file a job runs at one revision (a script or an srt-slurm recipe), as its launcher picks it."""
+
+    def __init__(self, snapshot: Snapshot, config: ProjectConfig) -> None:
+        self.snapshot = snapshot
+        self.config = config
+
+    def resolution(self, job: Job) -> RecipeResolution:
+        return resolve_recipe(job, self.config, self.snapshot)
+
+    def __call__(self, job: Job) -> str | None:
+        return self.resolution(job).path
+
+
+# The per-fleet launcher that picks and runs a job's recipe (FORMATS.md, "Repository layout").
+LAUNCHER = "runners/launch_{fleet}.sh"
+
+
+def launchers(repo: RepoData, runner: str) -> list[str]:
+    """Launcher scripts of the nodes a runner label names (``mi355x-amds_04`` -> ``runners/launch_mi355x-amds.sh``)."""
+    nodes = repo.runner_labels.get(runner)
+    fleets = {fleet_of(n) for n in nodes if isinstance(n, str)} if isinstance(nodes, list) else set()
+    return sorted(LAUNCHER.format(fleet=f) for f in fleets)
+
+
+def is_relevant(path: str, config: ProjectConfig) -> bool:
+    """Could a change of this file affect a config? (Master configs, shell files and recipe YAML.)"""
+    import fnmatch
+
+    return (is_recipe_input(path, config)
+            or any(fnmatch.fnmatchcase(path, p) for p in config.master_configs) or path == config.runners)
+
+
+def is_recipe_input(path: str, config: ProjectConfig) -> bool:
+    """A shell file, or a file under a directory recipes are resolved from (srt-slurm, llm-d recipes)."""
+    return path == config.benchmark_lib or path.endswith(".sh") or path.startswith(recipe_roots(config))
+
+
+def _entry_lines(entry: ConfigEntry, repo: RepoData) -> tuple[int, int]:
+    """First and last line of a config's text in its master file."""
+    starts = sorted(e.key_span[0] for e in repo.configs.values() if e.file is entry.file)
+    first = entry.key_span[0]
+    later = [s for s in starts if s > first]
+    last = later[0] - 1 if later else len(entry.file.raw.split(b"\n"))
+    return first, last
+
+
+def _changed_scenarios(key: str, head: RepoData, base: RepoData) -> tuple[str, ...]:
+    """Scenario types whose generated jobs differ between base and head (all of the config's when none do)."""
+    new, old = expand(head, [key]), expand(base, [key])
+    present = tuple(s for s in SCENARIOS if any(j.scenario == s for j in new + old))
+    differing = tuple(s for s in present if {j.id for j in new if j.scenario == s} != {j.id for j in old if j.scenario == s})
+    return differing or present or SCENARIOS
+
+
+def _config_cause(key: str, head: RepoData, base: RepoData) -> Cause | None:
+    entry = head.configs[key]
+    old = base.configs.get(key)
+    if old is None:
+        return Cause(entry.path, entry.key_span[0], "new config", _changed_scenarios(key, head, base))
+    if old.data == entry.data and old.path == entry.path:
+        return None
+    h1, h2 = _entry_lines(entry, head)
+    b1, b2 = _entry_lines(old, base)
+    hl, bl = entry.file.raw.split(b"\n")[h1 - 1: h2], old.file.raw.split(b"\n")[b1 - 1: b2]
+    offset = next((i for i, (x, y) in enumerate(zip(hl, bl)) if x != y), min(len(hl), len(bl)) - 1)
+    return Cause(entry.path, h1 + max(offset, 0), "master-config entry changed", _changed_scenarios(key, head, base))
+
+
+@dataclass
+class ChangeInputs:
+    """Both revisions of a change, their repository data loaded on demand, and the changed paths."""
+
+    config: ProjectConfig
+    base: Snapshot
+    head: Snapshot
+    changed: frozenset[str]
+    base_repo: Callable[[], RepoData]
+    head_repo: Callable[[], RepoData]
+    base_label: str = "base revision"
+
+    def recipe_lookups(self) -> tuple[RecipeResolver, RecipeResolver, RecipeDeps]:
+        """What jobs run at the head and at the base, and what the head's recipes depend on."""
+        return RecipeResolver(self.head, self.config), RecipeResolver(self.base, self.config), RecipeDeps(self.head, self.config)
+
+
+def affected_keys(inputs: ChangeInputs) -> list[AffectedKey]:
+    """Every head config key the change affects, with its causes, in master-file order."""
+    config, changed = inputs.config, inputs.changed
+    if not any(is_relevant(p, config) for p in changed):
+        return []
+    head, base = inputs.head_repo(), inputs.base_repo()
+    head_recipe, base_recipe, deps = inputs.recipe_lookups()
+    line_cache: dict[str, int] = {}
+
+    def changed_line(path: str) -> int:
+        if path not in line_cache:
+            line_cache[path] = first_changed_line(inputs.base.read(path), inputs.head.read(path))
+        return line_cache[path]
+
+    masters_changed = any(f.path in changed for f in head.master_files) or any(f.path in changed for f in base.master_files)
+    shell_changed = any(is_recipe_input(p, config) for p in changed)
+    runners_changed = config.runners in changed
+
+    def cause_jobs(key: str) -> bool:
+        return {j.id for j in expand(head, [key])} != {j.id for j in expand(base, [key])}
+
+    def runners_cause(key: str) -> Cause:
+        return Cause(config.runners, changed_line(config.runners), "generated jobs changed with the runners file",
+                     _changed_scenarios(key, head, base))
+
+    out: list[AffectedKey] = []
+    for key in head.configs:
+        causes: list[Cause] = []
+        if masters_changed:
+            cause = _config_cause(key, head, base)
+            if cause:
+                causes.append(cause)
+        if runners_changed and cause_jobs(key):
+            causes.append(runners_cause(key))
+        data = head.configs[key].data
+        runner = data.get("runner") if isinstance(data, dict) else None
+        if shell_changed and isinstance(runner, str):
+            for launcher in launchers(head, runner):
+                if launcher in changed:
+                    causes.append(Cause(launcher, changed_line(launcher), f"launcher of runner {runner} changed",
+                                        _changed_scenarios(key, head, base)))
+        if shell_changed or masters_changed:
+            # A row's recipe is the same at each of its concurrencies: one job per row gives every cause.
+            causes.extend(_recipe_causes(row_jobs(head.configs[key], head), head_recipe, base_recipe, deps, changed,
+                                         changed_line, config))
+        if causes:
+            out.append(AffectedKey(key, tuple(dict.fromkeys(causes))))
+    return out
+
+
+def _recipe_causes(jobs: Sequence[Job], head_recipe: RecipeResolver, base_recipe: RecipeResolver, deps: RecipeDeps,
+                   changed: frozenset[str], changed_line: Callable[[str], int], config: ProjectConfig) -> list[Cause]:
+    causes: list[Cause] = []
+    for job in jobs:
+        resolution = head_recipe.resolution(job)
+        path = resolution.path
+        if path is None:
+            continue
+        old = base_recipe(job)
+        if old is not None and old != path:
+            causes.append(Cause(path, 1, f"jobs now run {path} instead of {old}", (job.scenario,)))
+        for dep in sorted(deps.closure(path) | set(resolution.inputs)):
+            if dep in changed:
+                reason = "recipe changed" if dep == path else (
+                    "benchmark_lib.sh changed" if dep == config.benchmark_lib else
+                    f"input of {path} changed" if dep in resolution.inputs else f"file sourced by {path} changed")
+                causes.append(Cause(dep, changed_line(dep), reason, (job.scenario,)))
+    return causes
+
+
+def changed_jobs(inputs: ChangeInputs, affected: Sequence[AffectedKey]) -> list[Job]:
+    """Head jobs of the affected configs that run something new: a point the base did not generate, a
+    different recipe, or a recipe whose own text or inputs (sourced files, benchmark_lib.sh, data) changed.
+
+    These are the jobs whose recipe evaluation can differ from the base's; a
+    config affected only through its launcher keeps its jobs' evaluation.
+    """
+    if not affected:
+        return []
+    head, base = inputs.head_repo(), inputs.base_repo()
+    head_recipe, base_recipe, deps = inputs.recipe_lookups()
+    out: list[Job] = []
+    for item in affected:
+        base_ids = {j.id for j in expand(base, [item.key])}
+        for job in expand(head, [item.key]):
+            resolution = head_recipe.resolution(job)
+            if resolution.path is None:
+                continue
+            touched = (deps.closure(resolution.path) | set(resolution.inputs)) & inputs.changed
+            if job.id not in base_ids or touched or base_recipe(job) != resolution.path:
+                out.append(job)
+    return out
+
+
+@dataclass(frozen=True)
+class Cover:
+    """What one appended entry covers: its config-key globs, limited to its scenario types (empty: all)."""
+
+    globs: tuple[str, ...]
+    scenarios: tuple[str, ...] = ()
+
+
+def covered_scenarios(covers: Sequence[Cover], key: str) -> frozenset[str]:
+    """Scenario types of ``key`` that the appended entries cover."""
+    out: set[str] = set()
+    for cover in covers:
+        if any(match_key_glob(g, key) for g in cover.globs):
+            out.update(cover.scenarios or SCENARIOS)
+    return frozenset(out)
+
+
+def coverage_findings(affected: Sequence[AffectedKey], covers: Sequence[Cover], *, changelog: str) -> list[Finding]:
+    out: list[Finding] = []
+    for item in affected:
+        covered = covered_scenarios(covers, item.key)
+        open_causes = [c for c in item.causes if not set(c.scenarios) <= covered]
+        if not open_causes:
+            continue
+        first = open_causes[0]
+        where = f"{first.path}:{first.line}" if first.line else first.path
+        missing = sorted({s for c in open_causes for s in c.scenarios} - covered)
+        if covered:
+            gap = (f"the appended entries that name it are limited to scenario-type {', '.join(sorted(covered))}, "
+                   f"not {', '.join(missing)}; expected an entry that covers {', '.join(missing)} too")
+        else:
+            gap = f"no entry appended to {changelog} covers it; expected an appended entry whose config-keys match `{item.key}`"
+        out.append(make_finding(
+            UNCOVERED_KEY,
+            f"config `{item.key}` is affected by this change ({first.reason} at {where}) but {gap}",
+            first.location(),
+            related=[c.location() for c in open_causes[1:6]],
+            data={"key": item.key, "uncovered_scenarios": missing,
+                  "causes": [{"path": c.path, "line": c.line, "reason": c.reason, "scenarios": list(c.scenarios)}
+                             for c in open_causes]},
+        ))
+    return out

@@ -1,0 +1,286 @@
+"""Project configuration: ``.ci-tools.yaml`` at the repository root.
+
+Every setting has a default matching the InferenceX layout, so a repository
+laid out like it needs no file at all.  The whole file, sections included, is
+checked on load against ``schemas/ci-tools-config.schema.json`` (closed
+mappings: a misspelt key at any depth is a usage error with its line).
+Feature sections (``claims``, ``dispatch``, ``sweep``, ``limits``) are then
+kept as raw mappings and read by the feature that owns them, which checks
+what a schema cannot (a login's spelling, an absolute path).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Mapping
+
+from ..errors import UsageError
+from .resolution_rules import ResolutionRule, parse_rules
+
+if TYPE_CHECKING:
+    from ..schemacheck.check import SchemaProblem
+from ..revision.yamlpos import NO_SPAN, PosMap, YamlLoadError, load_yaml
+
+CONFIG_FILE = ".ci-tools.yaml"
+
+DEFAULT_SINGLE_NODE_TEMPLATES = (
+    "benchmarks/single_node/{scenario_dir}/{model_prefix}_{precision}_{gpu}_{framework}{mtp}.sh",
+    "benchmarks/single_node/{scenario_dir}/{model_prefix}_{precision}_{gpu}{framework_suffix}{mtp}.sh",
+    # Older history kept recipes directly under single_node/.
+    "benchmarks/single_node/{model_prefix}_{precision}_{gpu}_{framework}{mtp}.sh",
+    "benchmarks/single_node/{model_prefix}_{precision}_{gpu}{framework_suffix}{mtp}.sh",
+)
+# What launch_mi355x-amds.sh runs for a multinode disagg job: no spec-decoding
+# suffix, agentic recipes in their own directory (see ci_tools.config.resolution_rules
+# for the other fleets).
+DEFAULT_MULTINODE_TEMPLATES = (
+    "benchmarks/multi_node/{agentic_dir}{model_prefix}_{precision}_{gpu}_{framework}.sh",
+)
+# Launch forms of the inference servers (see ci_tools.shell.server): words are
+# globs, the first is the program; a program held in a variable matches too.
+DEFAULT_SERVER_PATTERNS = (
+    "vllm serve",
+    "sglang serve",
+    "python* -m sglang.launch_server",
+    "python* -m atom.entrypoints.openai_server",
+    "trtllm-serve",
+)
+CONFIG_SCHEMA = "ci-tools-config"
+_SLUG = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+
+
+@dataclass(frozen=True)
+class ProjectConfig:
+    root: Path
+    master_configs: tuple[str, ...] = ("configs/*-master.yaml",)
+    runners: str = "configs/runners.yaml"
+    changelog: str = "perf-changelog.yaml"
+    benchmark_lib: str = "benchmarks/benchmark_lib.sh"
+    single_node_templates: tuple[str, ...] = DEFAULT_SINGLE_NODE_TEMPLATES
+    multinode_templates: tuple[str, ...] = DEFAULT_MULTINODE_TEMPLATES
+    server_patterns: tuple[str, ...] = DEFAULT_SERVER_PATTERNS
+    # `recipe-resolution`: the repository's own rules, tried before the defaults.
+    resolution_rules: tuple[ResolutionRule, ...] = ()
+    # `repository` as the file sets it; the `repository` property finds it otherwise.
+    repository_setting: str | None = None
+    pr_link_pattern: str = "https://github.com/{repository}/pull/{number}"
+    default_branch: str = "main"
+    # Paths (globs) whose changes never affect a benchmark result.
+    sections: Mapping[str, Any] = field(default_factory=dict)
+    source: str | None = None
+    # The settings the file gives (its top-level keys); the others are defaults.
+    explicit: frozenset[str] = frozenset()
+
+    @cached_property
+    def repository(self) -> str | None:
+        """OWNER/NAME: the file's `repository`, else $GITHUB_REPOSITORY, else the origin remote's GitHub name.
+
+        Found on first use: few commands need it, and asking the remote costs a git process.
+        """
+        return self.repository_setting or _repository_from_environment(self.root)
+
+    def pr_link(self, number: int | str) -> str:
+        return self.pr_link_pattern.format(repository=self.repository or "OWNER/REPO", number=number)
+
+    def pr_link_regex(self) -> re.Pattern[str]:
+        """Matches a canonical link; group ``number`` is the PR number."""
+        repo = re.escape(self.repository) if self.repository else r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+"
+        parts = self.pr_link_pattern.split("{number}")
+        head = re.escape(parts[0]).replace(re.escape("{repository}"), repo)
+        tail = re.escape(parts[1]) if len(parts) > 1 else ""
+        return re.compile(f"^{head}(?P<number>[1-9][0-9]*){tail}$")
+
+    def section(self, name: str) -> Mapping[str, Any]:
+        value = self.sections.get(name)
+        return value if isinstance(value, Mapping) else {}
+
+
+# Where InferenceX kept its configs before moving them to the repository root (2026-07-02, #1992):
+# a revision of that time is read with these paths when the configuration does not name others.
+LEGACY_LAYOUTS = (
+    {"master_configs": (".github/configs/*-master.yaml",), "runners": ".github/configs/runners.yaml"},
+)
+
+
+def layout_at(config: ProjectConfig, glob: Callable[[str], list[str]]) -> ProjectConfig:
+    """``config`` with the config paths a revision really uses (``glob`` lists that revision's files).
+
+    A replay over a repository's history meets revisions from before a layout
+    change; when the default paths match nothing there and an earlier default
+    layout does, that one is used.  Paths the configuration file sets are never
+    replaced.
+    """
+    if {"master-configs", "runners"} & config.explicit or any(glob(p) for p in config.master_configs):
+        return config
+    for layout in LEGACY_LAYOUTS:
+        patterns = layout["master_configs"]
+        assert isinstance(patterns, tuple)
+        if any(glob(p) for p in patterns):
+            from dataclasses import replace
+
+            return replace(config, master_configs=patterns, runners=str(layout["runners"]))
+    return config
+
+
+# Settings of ProjectConfig by their key in the file; the schema has checked their types.
+_STR_KEYS = {
+    "runners": "runners",
+    "changelog": "changelog",
+    "benchmark-lib": "benchmark_lib",
+    "repository": "repository_setting",
+    "pr-link-pattern": "pr_link_pattern",
+    "default-branch": "default_branch",
+}
+_LIST_KEYS = {
+    "master-configs": "master_configs",
+    "server-patterns": "server_patterns",
+}
+_TEMPLATE_KEYS = {"single-node": "single_node_templates", "multinode": "multinode_templates"}
+
+
+def _repository_from_environment(root: Path) -> str | None:
+    env = os.environ.get("GITHUB_REPOSITORY")
+    if env and _SLUG.match(env):
+        return env
+    import subprocess
+
+    try:
+        url = subprocess.run(
+            ["git", "-C", str(root), "config", "--get", "remote.origin.url"],
+            capture_output=True, text=True, timeout=5, check=False,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    m = re.search(r"github\.com[:/]([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+?)(?:\.git)?$", url)
+    return m.group(1) if m else None
+
+
+def _strings(value: str | list[str]) -> tuple[str, ...]:
+    return (value,) if isinstance(value, str) else tuple(value)
+
+
+@lru_cache(maxsize=1)
+def _config_is_valid() -> Callable[[Any], bool]:
+    """The compiled fast check of the config schema.
+
+    Compiled from the JSON directly: every command loads the configuration,
+    and most never need :mod:`ci_tools.schemacheck.check` (or the compiled checks of
+    the master-config schema it imports).
+    """
+    from importlib import resources
+
+    from ..schemacheck.fast import compile_schema
+
+    text = resources.files("ci_tools").joinpath("schemas", f"{CONFIG_SCHEMA}.schema.json").read_text(encoding="utf-8")
+    return compile_schema(json.loads(text))
+
+
+def _check_schema(data: PosMap, shown: str) -> None:
+    """Every key and type of the file against ``schemas/ci-tools-config.schema.json``; all problems at once."""
+    if _config_is_valid()(data):
+        return
+    from ..schemacheck.check import Anchor, check
+
+    problems = sorted(check(CONFIG_SCHEMA, Anchor(data, NO_SPAN, data.span, "the configuration")), key=lambda p: p.span)
+    if problems:
+        messages = [_worded(p) for p in problems]
+        more = "".join(f"\n{shown}:{p.span[0]}: {m}" for p, m in zip(problems[1:], messages[1:]))
+        raise UsageError(messages[0] + more, path=shown, line=problems[0].span[0])
+
+
+def _worded(problem: SchemaProblem) -> str:
+    """An unknown key by its dotted name (`dispatch.min-permision`), as the feature sections word it."""
+    if problem.keyword != "additionalProperties":
+        return problem.message
+    dotted = ".".join([*(str(part) for part in problem.path), str(problem.data["key"])])
+    return f"unknown setting `{dotted}`, expected one of: {', '.join(problem.data['expected'])}"
+
+
+def load_config(root: str | Path, config_file: str | Path | None = None) -> ProjectConfig:
+    """Load ``.ci-tools.yaml`` (or ``config_file``) over the defaults."""
+    root_path = Path(root).resolve()
+    if not root_path.is_dir():
+        raise UsageError(f"repository directory {root} does not exist or is not a directory")
+    path = Path(config_file) if config_file else root_path / CONFIG_FILE
+    if config_file and not path.is_file():
+        raise UsageError(f"configuration file {config_file} does not exist")
+    if not path.is_file():
+        return ProjectConfig(root=root_path)
+    shown = str(path)
+    try:
+        loaded = load_yaml(path.read_bytes(), shown)
+    except YamlLoadError as exc:
+        raise UsageError(exc.message, path=shown, line=exc.line) from None
+    data = loaded.value
+    if data is None:
+        data = PosMap()
+    if not isinstance(data, PosMap):
+        raise UsageError("the configuration must be a mapping of settings", path=shown, line=1)
+    if loaded.duplicates:
+        dup = loaded.duplicates[0]
+        raise UsageError(f"duplicate key `{dup.key}` (first defined at line {dup.first[0]})", path=shown, line=dup.second[0])
+    _check_schema(data, shown)
+    kwargs: dict[str, Any] = {}
+    sections: dict[str, Any] = {}
+    for key, value in data.items():
+        if key in _STR_KEYS:
+            kwargs[_STR_KEYS[key]] = value
+        elif key in _LIST_KEYS:
+            kwargs[_LIST_KEYS[key]] = _strings(value)
+        elif key == "recipe-templates":
+            kwargs.update({_TEMPLATE_KEYS[sub]: _strings(templates) for sub, templates in value.items()})
+        elif key == "recipe-resolution":  # the rules' own reader words each problem with its line
+            kwargs["resolution_rules"] = parse_rules(value, shown, data.key_span(key)[0])
+        else:  # a feature section: its owner reads it (the schema already checked every key in it)
+            sections[key] = value
+    repo = kwargs.get("repository_setting")
+    if repo is not None and not _SLUG.match(repo):
+        raise UsageError(f"`repository` must look like OWNER/NAME, found {repo!r}", path=shown,
+                         line=data.value_span("repository")[0])
+    if "{number}" not in kwargs.get("pr_link_pattern", "{number}"):
+        raise UsageError("`pr-link-pattern` must contain {number}", path=shown, line=data.value_span("pr-link-pattern")[0])
+    config = ProjectConfig(root=root_path, sections=sections, source=shown, explicit=frozenset(data), **kwargs)
+    for name in sections:
+        if name in SECTION_READERS:
+            SECTION_READERS[name](config)
+    return config
+
+
+# The reader of each feature section, run on load so that a bad value fails
+# every command at once, in the owner's words (the schema has checked the
+# keys).  Each import happens only when the file has that section.
+def _read_claims(config: ProjectConfig) -> None:
+    from ..claims.subjects import parse_settings
+
+    parse_settings(config.section("claims"), config.source)
+
+
+def _read_dispatch(config: ProjectConfig) -> None:
+    from ..github.auth import load_policy
+
+    load_policy(config)
+
+
+def _read_sweep(config: ProjectConfig) -> None:
+    from ..sweep.settings import load_sweep_settings
+
+    load_sweep_settings(config)
+
+
+def _read_job_env(config: ProjectConfig) -> None:
+    from ..jobs.env.settings import load_job_env_settings
+
+    load_job_env_settings(config)
+
+
+SECTION_READERS: dict[str, Callable[[ProjectConfig], None]] = {
+    "claims": _read_claims,
+    "dispatch": _read_dispatch,
+    "sweep": _read_sweep,
+    "job-env": _read_job_env,
+}

@@ -1,0 +1,121 @@
+"""Public entry points: evaluate a recipe for an environment, or for a job."""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+from ..config import ProjectConfig
+from ..jobs.contract import recipe_env, resolve_recipe
+from ..findings import Location
+from ..jobs.matrix import Job
+from ..revision.snapshot import Snapshot
+from ..shell.interp import Interpreter
+from ..shell.model import RecipeEval, ServerFlag, Value
+from ..shell.parse import parse_script
+from ..shell.relocate import JOB_ENV, relocate_result
+from ..shell.state import ArrayVal
+
+ENV_NOTE = "job environment"
+RUNTIME_NOTE = f"{ENV_NOTE}, set at run time"
+
+
+def evaluate_recipe(path: str, env: Mapping[str, str | Value | None], config: ProjectConfig, snapshot: Snapshot,
+                    env_location: Location | None = None) -> RecipeEval:
+    """Evaluate the recipe at ``path`` (repo-relative) started with ``env``.
+
+    Plain strings in ``env`` are attributed to ``env_location`` (for a job:
+    its search-space row), so a flag passed as ``"$TP"`` points at the config.
+    None is a variable that exists with a value known only at run time (set
+    by the runner's launcher, or built from the node's name): a recipe that
+    requires it goes on, and what is derived from it is unknown.
+    """
+    result = RecipeEval(recipe=path)
+    data = snapshot.read(path)
+    if data is None:
+        result.errors.append(f"{path}: recipe not found in {snapshot.label}")
+        return result
+    script = parse_script(path, data)
+    interp = Interpreter(path, config, snapshot)
+    # Every job is evaluated with the same stand-in location for its environment (see .relocate).
+    vars = interp.state.vars
+    for name, value in env.items():
+        vars[name] = value if isinstance(value, Value) else env_value(name, value)
+    interp.state.exported.update(env)
+    interp.run(script)
+    state = interp.state
+    captured = state.captured
+    variables = captured.vars if captured is not None else state.vars
+    exported = captured.exported if captured is not None else frozenset(state.exported)
+    result.variables = {k: v.joined() if isinstance(v, ArrayVal) else v for k, v in variables.items()}
+    result.env = {k: result.variables[k] for k in sorted(exported) if k in result.variables}
+    result.servers = [list(s.flags) for s in state.servers]
+    result.server_command = [s.location for s in state.servers]
+    result.early_exits = list(state.early_exits)
+    result.missing_env = list(state.missing)
+    result.errors.extend(interp.errors)
+    result.opaque_commands = list(interp.opaque_commands)
+    # Variables present with a value only the node knows (None, or an unknown Value): what derives from
+    # them (`${PORT:-8888}`) is known when the job runs.
+    result.unknown_inputs = frozenset(k for k, v in env.items() if v is None or (isinstance(v, Value) and v.text is None))
+    return relocate_result(result, env_location or Location(path, 0, note=ENV_NOTE))
+
+
+# Jobs of one config share most of their environment: its values are built once.
+_ENV_VALUES: dict[tuple[str, str | None], Value] = {}
+_ROW_LOCATIONS: dict[Location, Location] = {}
+
+
+def env_value(name: str, text: str | None) -> Value:
+    """A variable of the job's environment (None: known only at run time), at the stand-in location.
+
+    One object per name and text: jobs that get the same value share it, so what is computed from it
+    is computed once (see .pure and .memo).
+    """
+    key = (name, text)
+    found = _ENV_VALUES.get(key)
+    if found is None:
+        if len(_ENV_VALUES) > 200_000:
+            _ENV_VALUES.clear()
+        note = ENV_NOTE if text is not None else RUNTIME_NOTE
+        found = _ENV_VALUES[key] = Value(text, JOB_ENV, expression=f"${name} ({note})")
+    return found
+
+
+def _resolve(job: Job, config: ProjectConfig, snapshot: Snapshot) -> str | None:
+    """The bash script the job runs (None for an srt-slurm, external or missing recipe)."""
+    return resolve_recipe(job, config, snapshot).script
+
+
+def evaluate_job(job: Job, config: ProjectConfig, snapshot: Snapshot) -> RecipeEval | None:
+    """The job's recipe evaluated for its environment; None when no recipe resolves.
+
+    Multinode jobs are evaluated per role (``RecipeEval.roles``) and always
+    give a result: when no server is reached, its ``errors`` say why.
+    """
+    if job.multinode:
+        from .multinode.evaluate import evaluate_multinode_job
+
+        return evaluate_multinode_job(job, config, snapshot)
+    path = _resolve(job, config, snapshot)
+    if path is None:
+        return None
+    row = job.row
+    where = _ROW_LOCATIONS.get(row)
+    if where is None:
+        if len(_ROW_LOCATIONS) > 100_000:
+            _ROW_LOCATIONS.clear()
+        where = _ROW_LOCATIONS[row] = Location(row.path, row.line, row.column, row.end_line, row.end_column, ENV_NOTE)
+    return evaluate_recipe(path, recipe_env(job, config, snapshot), config, snapshot, where)
+
+
+def set_at_run_time(value: Value | None) -> bool:
+    """A job variable passed on as is whose value only the node knows (its port, a launcher's path)."""
+    return value is not None and value.text is None and value.expression.endswith(f"({RUNTIME_NOTE})")
+
+
+def unknown_flags(result: RecipeEval) -> list[ServerFlag]:
+    """Server flags whose name or value is not known."""
+    from ..shell.server import UNKNOWN_FLAG
+
+    return [f for server in result.servers for f in server
+            if f.name == UNKNOWN_FLAG or (f.value is not None and f.value.text is None)]

@@ -1,0 +1,129 @@
+"""Variables a fleet's launcher (``runners/launch_<fleet>.sh``) adds to a recipe's environment.
+
+The launcher runs between the workflow and the recipe: it exports what the
+node provides (``MODEL_PATH``, ``PORT``, cache directories, ...), passes some
+to a container (``docker -e NAME=value``, ``srun --export=ALL,NAME=value``)
+and may overwrite a variable of the workflow (``export MODEL="$MODEL_PATH"``).
+Those values are only known on the node, so they are known to exist but not
+what they are.  A launcher that merely re-exports a variable
+(``export ISL="$ISL"``, ``export GPU_COUNT="${GPU_COUNT:-$TP}"``) keeps its
+value.  Every branch of the launcher counts (a variable exported for
+multinode jobs only is counted for all jobs of the fleet): the set is an
+over-approximation, values are never guessed.  ``NAME=value cmd`` counts when
+``cmd`` starts a program that may run the recipe (``bash``, ``srun``,
+``docker``, ...), not for a builtin such as ``IFS= read``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterator
+
+from ...findings import Location
+from ...shell.parse import Node, parse_script
+
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_DECLARE_EXPORT = {"export"}
+_ENV_OPTIONS = ("-e", "--env")
+# Programs through which a `NAME=value` prefix can reach a recipe.
+_RUNNERS = frozenset({"bash", "sh", "srun", "sbatch", "salloc", "docker", "podman", "enroot", "apptainer",
+                      "singularity", "env", "exec", "timeout", "nohup", "python", "python3"})
+
+
+@dataclass(frozen=True)
+class LauncherVars:
+    """What a launcher does to the environment.
+
+    ``sets``: names it gives a value of its own (with where); ``fills``: names
+    it keeps when they have a value and sets otherwise (``${X:-default}``).
+    """
+
+    path: str
+    sets: tuple[tuple[str, Location], ...]
+    fills: tuple[tuple[str, Location], ...]
+
+
+def _kept_form(name: str, value: str) -> str | None:
+    """``keep`` for ``$X``/``${X}``/``${X:?msg}``, ``fill`` for ``${X:-default}``/``${X:=default}``,
+    None when the value is the launcher's own."""
+    text = value.strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
+        text = text[1:-1]
+    m = re.fullmatch(rf"\${name}|\$\{{{name}(?P<op>:?[-=?])?(?P<rest>.*)\}}", text, re.S)
+    if m is None or (m.group("op") is None and m.group("rest")):
+        return None
+    return "fill" if m.group("op") and m.group("op")[-1] in "-=" else "keep"
+
+
+def _walk(node: Node) -> Iterator[Node]:
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(reversed(n.children))
+
+
+def _assignment(node: Node) -> tuple[str, str | None]:
+    name = node.children[0].text if node.children else node.text
+    rest = node.text[len(name):]
+    return name, rest[1:] if rest.startswith("=") else None
+
+
+def _items(node: Node) -> Iterator[tuple[str, str | None, Node]]:
+    """(name, value or None for a bare name, node) of everything the statement puts in an environment."""
+    if node.type == "declaration_command" and node.children:
+        keyword = node.children[0].text
+        flags = [c.text for c in node.children[1:] if c.type == "word" and c.text.startswith("-")]
+        if keyword in _DECLARE_EXPORT or any("x" in f for f in flags):
+            for c in node.children[1:]:
+                if c.type == "variable_assignment":
+                    name, value = _assignment(c)
+                    yield name, value, c
+                elif c.type == "variable_name":
+                    yield c.text, None, c
+    elif node.type == "command":
+        words = [c for c in node.children if c.type != "variable_assignment"]
+        program = words[0].text.rsplit("/", 1)[-1] if words else ""
+        for c in node.children:
+            if c.type == "variable_assignment" and program in _RUNNERS:  # `NAME=value cmd`: set for that command
+                name, value = _assignment(c)
+                yield name, value, c
+        texts = [c.text for c in words]
+        for i, (w, text) in enumerate(zip(words, texts)):
+            if text.startswith("--export="):
+                for item in text.removeprefix("--export=").split(","):
+                    name, eq, value = item.partition("=")
+                    if eq and _NAME.match(name):
+                        yield name, value, w
+            elif text.startswith("--env="):
+                name, eq, value = text.removeprefix("--env=").partition("=")
+                if _NAME.match(name):
+                    yield name, value if eq else None, w
+            elif text in _ENV_OPTIONS and i + 1 < len(words):
+                name, eq, value = texts[i + 1].partition("=")
+                if _NAME.match(name):
+                    yield name, value if eq else None, words[i + 1]
+
+
+def scan_launcher(path: str, source: bytes) -> LauncherVars:
+    script = parse_script(path, source)
+    nodes = list(_walk(script.root))
+    # What the launcher's assignments anywhere (plain ones included) do to a name: passing it on
+    # (`-e NAME`, `--export=ALL,NAME=$NAME`) passes what they made of it.
+    forms: dict[str, set[str]] = {}
+    for node in nodes:
+        if node.type == "variable_assignment" and node.children:
+            name, value = _assignment(node)
+            if value is not None:
+                forms.setdefault(name, set()).add(_kept_form(name, value) or "own")
+    sets: dict[str, Location] = {}
+    fills: dict[str, Location] = {}
+    for node in nodes:
+        for name, value, where in _items(node):
+            form = {"keep" if value is None else (_kept_form(name, value) or "own"), *forms.get(name, ())}
+            if "own" in form:
+                sets.setdefault(name, where.location())
+            elif "fill" in form:
+                fills.setdefault(name, where.location())
+    return LauncherVars(path, tuple(sets.items()), tuple((n, w) for n, w in fills.items() if n not in sets))
