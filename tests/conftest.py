@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
-    from ci_tools.jobs.matrix import Job
+    from ci_tools.jobs.job import Job
     from ci_tools.model.repository import RepoData
 
 ROOT = Path(__file__).resolve().parent.parent

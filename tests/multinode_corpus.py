@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 from ci_tools.config import ProjectConfig, load_config
 from ci_tools.jobs.contract import job_env
-from ci_tools.jobs.matrix import Job, expand
+from ci_tools.jobs.matrix import expand
+from ci_tools.jobs.job import Job
 from ci_tools.model.repository import load_repo
 from ci_tools.shell.model import RecipeEval, ServerFlag, Value
 from ci_tools.revision.snapshot import Snapshot, WorkTreeSnapshot

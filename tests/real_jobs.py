@@ -25,7 +25,7 @@ from typing import Any
 from ci_tools.config import ProjectConfig, load_config
 from ci_tools.jobs.contract import resolve_recipe
 from ci_tools.findings import Location
-from ci_tools.jobs.matrix import AGENTIC, Job
+from ci_tools.jobs.job import AGENTIC, Job
 from ci_tools.shell.model import RecipeEval, Value
 from ci_tools.revision.snapshot import WorkTreeSnapshot
 

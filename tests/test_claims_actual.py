@@ -14,7 +14,7 @@ from ci_tools.claims.subjects import Subject
 from ci_tools.claims.values import Number, Word, parse_number
 from ci_tools.config import ProjectConfig
 from ci_tools.findings import Location
-from ci_tools.jobs.matrix import AGENTIC, Job
+from ci_tools.jobs.job import AGENTIC, Job
 from ci_tools.model.repository import RepoData
 from ci_tools.shell.model import FlagKey, RecipeEval, ServerFlag, Value
 from ci_tools.revision.snapshot import WorkTreeSnapshot

@@ -16,7 +16,7 @@ import pytest
 
 from ci_tools.claims.check import check_entries, entry_inputs
 from ci_tools.config import load_config
-from ci_tools.jobs.matrix import match_key_glob
+from ci_tools.model.keys import match_key_glob
 from ci_tools.model.repository import RepoData, load_repo
 from ci_tools.revision.snapshot import WorkTreeSnapshot
 

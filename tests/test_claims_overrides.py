@@ -10,7 +10,7 @@ from ci_tools.claims.sentences import plain_source
 from ci_tools.claims.subjects import Catalog, ClaimsSettings
 from ci_tools.config import ProjectConfig
 from ci_tools.findings import Location
-from ci_tools.jobs.matrix import AGENTIC, Job
+from ci_tools.jobs.job import AGENTIC, Job
 from ci_tools.model.repository import RepoData
 from ci_tools.shell.model import RecipeEval, ServerFlag, Value
 from ci_tools.revision.snapshot import WorkTreeSnapshot

@@ -13,7 +13,9 @@ from typing import Any
 import pytest
 
 from ci_tools.config import load_config
-from ci_tools.jobs.matrix import AGENTIC, FIXED, Job, conc_values, expand, gpu_name, keys_matching, match_key_glob
+from ci_tools.jobs.matrix import conc_values, expand, gpu_name
+from ci_tools.jobs.job import AGENTIC, FIXED, Job
+from ci_tools.model.keys import keys_matching, match_key_glob
 from ci_tools.model.repository import RepoData, load_repo
 from ci_tools.revision.snapshot import WorkTreeSnapshot
 

@@ -18,7 +18,8 @@ from ci_tools.jobs.env.contract import EnvVar, JobEnvContract, bucket_of, contra
 from ci_tools.jobs.env.expr import UNKNOWN, ExprError, compile_expression, compile_value, to_text
 from ci_tools.jobs.env.launchers import scan_launcher
 from ci_tools.jobs.env.workflow import BUILTIN
-from ci_tools.jobs.matrix import Job, expand
+from ci_tools.jobs.matrix import expand
+from ci_tools.jobs.job import Job
 from ci_tools.model.repository import RepoData, load_repo
 from ci_tools.evaluation.evaluate import evaluate_job
 from ci_tools.revision.snapshot import WorkTreeSnapshot

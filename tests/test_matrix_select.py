@@ -6,12 +6,13 @@ import json
 
 import pytest
 
+from ci_tools.changelog.scopes import appended_scopes
 from ci_tools.errors import UsageError
-from ci_tools.jobs.matrix import AGENTIC, FIXED, Job, match_key_glob
+from ci_tools.jobs.job import AGENTIC, FIXED, Job
+from ci_tools.model.keys import match_key_glob
 from ci_tools.jobs.selection import (
     ChangelogScope,
     Selection,
-    appended_scopes,
     match_selection_glob,
     scope_of_entry,
     select,

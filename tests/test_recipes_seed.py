@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from ci_tools.config import load_config
-from ci_tools.jobs.matrix import Job, expand
+from ci_tools.jobs.matrix import expand
+from ci_tools.jobs.job import Job
 from ci_tools.model.repository import load_repo
 from ci_tools.evaluation.evaluate import evaluate_job, set_at_run_time
 from ci_tools.shell.model import RecipeEval

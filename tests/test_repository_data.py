@@ -22,7 +22,9 @@ import pytest
 from ci_tools.cli.main import main
 from ci_tools.config import ProjectConfig, load_config
 from ci_tools.jobs.contract import job_env, resolve_recipe
-from ci_tools.jobs.matrix import AGENTIC, Job, expand, match_key_glob
+from ci_tools.jobs.matrix import expand
+from ci_tools.jobs.job import AGENTIC, Job
+from ci_tools.model.keys import match_key_glob
 from ci_tools.model.repository import RepoData, load_repo
 from ci_tools.evaluation.evaluate import evaluate_job, evaluate_recipe, set_at_run_time, unknown_flags
 from ci_tools.shell.model import RecipeEval

@@ -18,7 +18,8 @@ import pytest
 from ci_tools.config import load_config
 from ci_tools.jobs.contract import RecipeResolution, recipe_candidates, resolve_recipe
 from ci_tools.errors import UsageError
-from ci_tools.jobs.matrix import Job, expand
+from ci_tools.jobs.matrix import expand
+from ci_tools.jobs.job import Job
 from ci_tools.model.repository import RepoData, load_repo
 from ci_tools.jobs.resolution import fleets_of, job_settings
 from ci_tools.revision.snapshot import WorkTreeSnapshot

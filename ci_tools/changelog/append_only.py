@@ -13,7 +13,9 @@ from typing import Sequence
 
 from .coverage import ChangeInputs, RecipeDeps, RecipeResolver, first_changed_line
 from ..findings import Finding, Location
-from ..jobs.matrix import Job, expand, keys_matching
+from ..jobs.matrix import expand
+from ..jobs.job import Job
+from ..model.keys import keys_matching
 from ..model.repository import RepoData
 from .rules import APPEND_ONLY
 from ..findings import make_finding

@@ -25,7 +25,9 @@ from ..config import ProjectConfig
 from ..jobs.contract import RecipeResolution, resolve_recipe
 from ..jobs.resolution import fleet_of, recipe_roots
 from ..findings import Finding, Location
-from ..jobs.matrix import SCENARIOS, Job, expand, match_key_glob, row_jobs
+from ..jobs.matrix import expand, row_jobs
+from ..jobs.job import SCENARIOS, Job
+from ..model.keys import match_key_glob
 from ..model.repository import ConfigEntry, RepoData
 from .coverage_rules import UNCOVERED_KEY
 from ..findings import make_finding

@@ -9,14 +9,11 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
 from ..errors import UsageError
 from ..revision.yamlpos import YamlLoadError, decode_utf8
 from .layout import Layout, binary_evidence, is_blank, line_and_column
-
-if TYPE_CHECKING:
-    from ..check import CheckContext
 
 
 @dataclass(frozen=True)
@@ -93,24 +90,3 @@ def append_entry(existing: bytes | None, entry: bytes) -> bytes:
     if existing.endswith(b"\n"):
         return existing + b"\n" + entry
     return existing + b"\n\n" + entry
-
-
-def entry_keys(ctx: CheckContext, given: Sequence[str]) -> tuple[str, ...]:
-    """The given keys, each checked against the head's configs; else the configs the change affects."""
-    if given:
-        from ..jobs.matrix import match_key_glob
-
-        known = ctx.head_configs().keys
-        unknown = [k for k in given if not any(match_key_glob(k, key) for key in known)]
-        if unknown:
-            raise UsageError(f"--key {unknown[0]} matches no config in the work tree ({len(known)} configs); "
-                             "expected an existing config key or a `*` glob matching one")
-        return tuple(dict.fromkeys(given))
-    if not ctx.compared:
-        raise UsageError("cannot tell which configs this change affects without a base revision; pass --key KEY or --base REV")
-    from .coverage import affected_keys
-
-    found = tuple(a.key for a in affected_keys(ctx.change_inputs()))
-    if not found:
-        raise UsageError(f"no config is affected by the changes since {ctx.base_snapshot.label}; pass --key KEY")
-    return found

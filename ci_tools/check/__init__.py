@@ -314,7 +314,7 @@ STAGES: list[tuple[str, StageRef]] = [
     ("changelog", changelog_stage),
     ("coverage", coverage_stage),
     ("recipes", recipe_stage),
-    ("claims", "ci_tools.claims.check:claims_stage"),
+    ("claims", "ci_tools.check.claims_stage:claims_stage"),
 ]
 
 

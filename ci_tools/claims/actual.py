@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
 from ..findings import Location
-from ..jobs.matrix import Job
+from ..jobs.job import Job
 from ..shell.model import RecipeEval, ServerFlag, Value, split_address
 from ..shell.server import UNKNOWN_FLAG
 from .extract import Claim

@@ -17,7 +17,9 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 from ..config import ProjectConfig
 from ..findings import Finding, Location
-from ..jobs.matrix import Job, expand, keys_matching
+from ..jobs.matrix import expand
+from ..jobs.job import Job
+from ..model.keys import keys_matching
 from ..model.repository import RepoData
 from ..shell.model import RecipeEval
 from .rules import CLAIM_NOT_CHECKED, CLAIM_UNVERIFIED
@@ -29,11 +31,9 @@ from .extract import Claim, Extraction, Unverified, extract
 from .messages import finding, phrase
 from .reads import ReadsCache, RecipeReads
 from .sentences import SourceText, plain_source, scalar_source
-from .subjects import Catalog, ClaimsSettings, catalog_from, parse_settings
+from .subjects import Catalog, ClaimsSettings, catalog_from, load_claims_settings
 from .values import Concurrency
 
-if TYPE_CHECKING:
-    from ..check import CheckContext
 
 Evaluate = Callable[[Job, ProjectConfig, Snapshot], "RecipeEval | None"]
 
@@ -155,10 +155,6 @@ class ClaimsReport:
     words: set[str] = field(default_factory=set)
 
 
-def settings_for(config: ProjectConfig) -> ClaimsSettings:
-    return parse_settings(config.section("claims"), config.source)
-
-
 def entry_jobs(repo: RepoData, entry: EntryInput) -> list[Job]:
     keys = keys_matching(entry.patterns, repo.configs)
     jobs = expand(repo, keys)
@@ -171,7 +167,7 @@ def check_entries(config: ProjectConfig, head_repo: RepoData, head_snapshot: Sna
                   pr_body: SourceText | None = None, cache: EvalCache | None = None,
                   base_repo: RepoData | None = None, base_snapshot: Snapshot | None = None,
                   with_recipes: bool = True, verbose: bool = False) -> ClaimsReport:
-    settings = settings_for(config)
+    settings = load_claims_settings(config)
     cache = cache or EvalCache(config)
     report = ClaimsReport()
     all_jobs: dict[str, Job] = {}
@@ -314,38 +310,3 @@ def _overridden(claim: Claim, claims: Sequence[Claim], scoped: Mapping[int, set[
                 theirs = {j for j in theirs if not _at_points(by_id[j], claim.value)}
             out |= theirs
     return out
-
-
-def pr_body_source(path: str, text: str) -> SourceText:
-    return plain_source(path, text)
-
-
-def run_claims(ctx: CheckContext, *, pr_body: SourceText | None = None, verbose: bool = False,
-               load_problems: bool = False) -> list[Finding]:
-    """Claims of the entries the change adds (and of ``pr_body``), plus undocumented changes.
-
-    ``load_problems``: also report the head's master configs and runners that do not load (``check``
-    reports them in its validate stage; ``claims`` alone must not be green over a file it could not read).
-    """
-    if not ctx.compared:
-        return []
-    change = ctx.changelog
-    head_bytes = change.head_bytes or b""
-    entries = entry_inputs(ctx.config.changelog, head_bytes.decode("utf-8", "replace"), change.added_entries)
-    if not entries:
-        return []
-    problems = list(ctx.head_configs_repo.problems) if load_problems else []
-    from .undocumented import undocumented_changes
-
-    cache = ctx.eval_cache
-    report = check_entries(ctx.config, ctx.head_configs_repo, ctx.head_snapshot, entries, pr_body=pr_body, cache=cache,
-                           base_repo=ctx.base_repo, base_snapshot=ctx.base_snapshot, verbose=verbose)
-    report.findings += undocumented_changes(ctx.config, entries, report, ctx.base_repo, ctx.base_snapshot,
-                                            ctx.head_configs_repo, ctx.head_snapshot, cache)
-    return problems + report.findings
-
-
-def claims_stage(ctx: CheckContext) -> list[Finding]:
-    """The ``claims`` stage of ``ci-tools check`` (the PR description comes from the event payload)."""
-    body = pr_body_source("PR description", ctx.pr_body) if ctx.pr_body else None
-    return run_claims(ctx, pr_body=body)

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
 from ..findings import Location
-from ..jobs.matrix import Job
+from ..jobs.job import Job
 from ..model.repository import RepoData
 from ..shell.model import RecipeEval
 from ..revision.yamlpos import PosMap

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from ..findings import Finding, Location
-from ..jobs.matrix import Job
+from ..jobs.job import Job
 from .rules import CLAIM_CONTRADICTED, CLAIM_PARTLY_CONTRADICTED
 from ..findings import make_finding
 from .arms import Arm

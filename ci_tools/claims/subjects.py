@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
+from ..config import ProjectConfig
 from ..errors import UsageError
 
 ABBREVIATIONS: dict[str, tuple[str, ...]] = {
@@ -127,6 +128,11 @@ def _strings(value: Any, where: str, source: str | None) -> tuple[str, ...]:
     if isinstance(value, list) and value and all(isinstance(v, str) and v for v in value):
         return tuple(value)
     raise UsageError(f"`{where}` must be a string or a non-empty list of strings, found {value!r}", path=source)
+
+
+def load_claims_settings(config: ProjectConfig) -> ClaimsSettings:
+    """The ``claims`` section of ``.ci-tools.yaml``, checked (read when the configuration loads)."""
+    return parse_settings(config.section("claims"), config.source)
 
 
 def parse_settings(section: Mapping[str, Any], source: str | None = None) -> ClaimsSettings:

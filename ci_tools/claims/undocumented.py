@@ -19,7 +19,7 @@ from typing import Any, Sequence
 
 from ..config import ProjectConfig
 from ..findings import Finding, Location
-from ..jobs.matrix import Job
+from ..jobs.job import Job
 from ..model.repository import RepoData
 from ..shell.model import RecipeEval
 from .rules import CLAIM_UNDOCUMENTED_CHANGE

@@ -47,7 +47,8 @@ def new_command(repo_dir: str, config_file: str | None, keys: tuple[str, ...], m
                 scenarios: tuple[str, ...], append_only: bool, base_rev: str | None, pr_number: int | None,
                 dry_run: bool) -> None:
     """Append a correctly separated entry to the changelog, keeping every existing byte."""
-    from ..changelog.new import NewEntrySpec, append_entry, entry_keys, render_entry, require_text
+    from ..changelog.new import NewEntrySpec, append_entry, render_entry, require_text
+    from ..check.entry_keys import entry_keys
 
     config = get_config(repo_dir, config_file)
     path = config.root / config.changelog

@@ -38,7 +38,7 @@ def claims_command(repo_dir: str, config_file: str | None, fmt: str | None, sele
     if since:
         raise UsageError("--since only applies with --history")
     from ..check import CheckContext, resolve_comparison
-    from ..claims.check import pr_body_source, run_claims
+    from ..check.claims_stage import pr_body_source, run_claims
 
     comparison = resolve_comparison(config, base=base_rev, head=head_rev, pr_number=None, pr_body=None)
     if comparison.base is None:

@@ -12,7 +12,7 @@ from .common import get_config, handle_errors, repo_options
 
 if TYPE_CHECKING:  # imported lazily at run time: `ci-tools --help` should not pay for them
     from ..config import ProjectConfig
-    from ..jobs.matrix import Job
+    from ..jobs.job import Job
     from ..model.repository import RepoData
     from ..jobs.selection import ChangelogScope, Selection
     from ..jobs.shard import Shard
@@ -125,7 +125,7 @@ def _changelog_scopes(config: ProjectConfig, head: Snapshot, base_rev: str,
     """The appended entries' scopes, and the base's job ids when an append-only entry needs them."""
     from ..jobs.matrix import expand
     from ..model.repository import load_repo
-    from ..jobs.matrix import match_key_glob
+    from ..model.keys import match_key_glob
     from ..jobs.selection import unmatched_globs
     from ..revision.snapshot import GitSnapshot
 
@@ -142,7 +142,7 @@ def _changelog_scopes(config: ProjectConfig, head: Snapshot, base_rev: str,
 
 
 def _appended(config: ProjectConfig, base: Snapshot, head: Snapshot) -> tuple[ChangelogScope, ...]:
-    from ..jobs.selection import appended_scopes
+    from ..changelog.scopes import appended_scopes
 
     return appended_scopes(base.read(config.changelog), head.read(config.changelog), config.changelog,
                            base_label=base.label, head_label=head.label)

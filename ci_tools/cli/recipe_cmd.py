@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from ..config import ProjectConfig
     from ..jobs.contract import RecipeResolution
     from ..findings import Location
-    from ..jobs.matrix import Job
+    from ..jobs.job import Job
     from ..evaluation.diff import JobDiff
     from ..shell.model import RecipeEval, ServerFlag, Value
     from ..evaluation.stats import CoverageStats, Reason
@@ -29,7 +29,8 @@ def recipe_group() -> None:
 
 def _jobs(config: ProjectConfig, snapshot: Snapshot, key: str, concs: tuple[int, ...]) -> list[Job]:
     from ..errors import UsageError
-    from ..jobs.matrix import expand, keys_matching
+    from ..jobs.matrix import expand
+    from ..model.keys import keys_matching
     from ..model.repository import load_repo
 
     repo = load_repo(snapshot, config)

@@ -16,7 +16,9 @@ import click
 
 from ..config import ProjectConfig
 from ..errors import UsageError
-from ..jobs.matrix import Job, expand, keys_matching
+from ..jobs.matrix import expand
+from ..jobs.job import Job
+from ..model.keys import keys_matching
 from ..model.repository import load_repo
 from ..revision.snapshot import WorkTreeSnapshot
 from ..sweep.jobs import job_from_entry, load_matrix, parse_job_json, read_matrix

@@ -247,40 +247,24 @@ def load_config(root: str | Path, config_file: str | Path | None = None) -> Proj
     config = ProjectConfig(root=root_path, sections=sections, source=shown, explicit=frozenset(data), **kwargs)
     for name in sections:
         if name in SECTION_READERS:
-            SECTION_READERS[name](config)
+            _read_section(name, config)
     return config
 
 
 # The reader of each feature section, run on load so that a bad value fails
 # every command at once, in the owner's words (the schema has checked the
-# keys).  Each import happens only when the file has that section.
-def _read_claims(config: ProjectConfig) -> None:
-    from ..claims.subjects import parse_settings
-
-    parse_settings(config.section("claims"), config.source)
-
-
-def _read_dispatch(config: ProjectConfig) -> None:
-    from ..github.auth import load_policy
-
-    load_policy(config)
-
-
-def _read_sweep(config: ProjectConfig) -> None:
-    from ..sweep.settings import load_sweep_settings
-
-    load_sweep_settings(config)
-
-
-def _read_job_env(config: ProjectConfig) -> None:
-    from ..jobs.env.settings import load_job_env_settings
-
-    load_job_env_settings(config)
-
-
-SECTION_READERS: dict[str, Callable[[ProjectConfig], None]] = {
-    "claims": _read_claims,
-    "dispatch": _read_dispatch,
-    "sweep": _read_sweep,
-    "job-env": _read_job_env,
+# keys).  Named as "module:function" and imported only when the file has that
+# section: the configuration is read by every stage, so it imports none.
+SECTION_READERS: dict[str, str] = {
+    "claims": "ci_tools.claims.subjects:load_claims_settings",
+    "dispatch": "ci_tools.github.auth:load_policy",
+    "sweep": "ci_tools.sweep.settings:load_sweep_settings",
+    "job-env": "ci_tools.jobs.env.settings:load_job_env_settings",
 }
+
+
+def _read_section(name: str, config: ProjectConfig) -> None:
+    import importlib
+
+    module, _, function = SECTION_READERS[name].partition(":")
+    getattr(importlib.import_module(module), function)(config)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..findings import Location
-from ..jobs.matrix import Job
+from ..jobs.job import Job
 from ..shell.model import RecipeEval, Value
 
 ON = "(on)"

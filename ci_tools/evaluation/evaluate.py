@@ -7,7 +7,7 @@ from typing import Mapping
 from ..config import ProjectConfig
 from ..jobs.contract import recipe_env, resolve_recipe
 from ..findings import Location
-from ..jobs.matrix import Job
+from ..jobs.job import Job
 from ..revision.snapshot import Snapshot
 from ..shell.interp import Interpreter
 from ..shell.model import RecipeEval, ServerFlag, Value

@@ -17,7 +17,7 @@ from ..findings import register
 
 if TYPE_CHECKING:
     from ..findings import Finding, Location
-    from ..jobs.matrix import Job
+    from ..jobs.job import Job
     from ..model.repository import RepoData
     from ..shell.model import RecipeEval
 

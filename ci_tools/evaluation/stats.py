@@ -16,7 +16,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from ..jobs.matrix import Job
+from ..jobs.job import Job
 from ..shell.model import MISSING, RecipeEval, Value
 from ..shell.server import UNKNOWN_FLAG
 

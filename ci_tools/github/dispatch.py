@@ -36,7 +36,7 @@ from typing import Any, Literal, Protocol
 
 from ..config import ProjectConfig
 from ..errors import UsageError
-from ..jobs.matrix import Job
+from ..jobs.job import Job
 from ..model.repository import RepoData, load_repo
 from ..revision.snapshot import GitSnapshot
 from .auth import DispatchPolicy, effective_permission

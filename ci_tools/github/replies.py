@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-from ..jobs.matrix import Job
+from ..jobs.job import Job
 from .command import USAGE, shown
 from .selection import DispatchSelection
 

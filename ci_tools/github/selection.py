@@ -21,7 +21,9 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Literal
 
 from ..jobs import selection as core
-from ..jobs.matrix import SCENARIOS, Job, expand, match_key_glob
+from ..jobs.matrix import expand
+from ..jobs.job import SCENARIOS, Job
+from ..model.keys import match_key_glob
 from ..model.repository import RepoData
 from ..revision.yamlpos import PosSeq
 from .command import Command, shown

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Collection, Mapping
 
 from ..config import ProjectConfig
-from .matrix import Job
+from .job import Job
 from .resolution import RecipeResolution, Resolver, resolver_for
 from ..revision.snapshot import Snapshot
 

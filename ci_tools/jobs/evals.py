@@ -17,18 +17,14 @@ from __future__ import annotations
 
 import dataclasses
 from collections import defaultdict
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
-if TYPE_CHECKING:
-    from .matrix import Job
+from .job import EVAL_FIELDS, Job
 
 MIN_EVAL_CONC = 16
 EVAL_SEQ_LENS = (8192, 1024)
 # What single-node jobs are grouped by (malformed values included: the schema rules report them).
 _GROUP_FIELDS = ("model", "runner", "framework", "precision", "isl", "osl", "spec-decoding", "dp-attn")
-# Fields that mark a job for evals; they depend on the other jobs of the set (the median
-# concurrency of a group), so they are left out of a job's id.
-EVAL_FIELDS = frozenset({"run-eval", "eval-only", "eval-conc", "eval-all-concs"})
 
 
 def _freeze(value: Any) -> Any:

@@ -32,14 +32,12 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import Any, Iterable, Iterator, Mapping, TypeGuard
 
-from .evals import EVAL_FIELDS, eval_marks
+from .evals import eval_marks
+from .job import AGENTIC, FIXED, SCENARIOS, Job
 from ..findings import Location
 from ..model.repository import ConfigEntry, RepoData
 from ..revision.yamlpos import PosSeq
 
-FIXED = "fixed-seq-len"
-AGENTIC = "agentic-coding"
-SCENARIOS = (FIXED, AGENTIC)
 AGENTIC_DURATION = 3600
 # Upper bound on the CPU DRAM an agentic job may offload into, in MiB, before utilization.
 DRAM_CAP_MIB = 2_861_022
@@ -173,94 +171,6 @@ def dram_offload_gb(row: Mapping[str, Any], kv_offloading: Any, utilization: Any
         return int(share / BYTES_PER_GB)
     except (InvalidOperation, ValueError, OverflowError):
         return None  # .nan / .inf utilization: the schema reports it
-
-
-def _sha256_hex(data: bytes) -> str:
-    """hashlib's sha256, imported on first use: validate expands rows without ever naming a job."""
-    import hashlib
-
-    return hashlib.sha256(data).hexdigest()
-
-
-@lru_cache(maxsize=4096)
-def _quoted(text: str) -> str:
-    """JSON string literal; config keys repeat across jobs, so quote each once."""
-    return json.dumps(text)
-
-
-@dataclass(frozen=True)
-class Job:
-    """One generated point: InferenceX's matrix entry (``fields``), plus where it came from."""
-
-    config_key: str
-    scenario: str
-    fields: Mapping[str, Any]
-    row: Location = field(compare=False)
-    scenario_index: int = 0
-    row_index: int = 0
-
-    @property
-    def multinode(self) -> bool:
-        """Multinode entries carry prefill and decode workers (how InferenceX's workflows tell them apart)."""
-        return "prefill" in self.fields
-
-    @property
-    def conc(self) -> int | None:
-        """The concurrency of a single-node job (None for multinode jobs, which carry a list)."""
-        c = self.fields.get("conc")
-        return c if _is_int(c) else None
-
-    @property
-    def concs(self) -> list[int]:
-        """Every concurrency the job runs (one for single-node jobs)."""
-        c = self.fields.get("conc")
-        if isinstance(c, list):
-            return [v for v in c if _is_int(v)]
-        return [c] if _is_int(c) else []
-
-    def get(self, name: str, default: Any = None) -> Any:
-        return self.fields.get(name, default)
-
-    @cached_property
-    def _fields_json(self) -> str:
-        return json.dumps(self.fields, separators=(",", ":"), default=str)
-
-    @cached_property
-    def id(self) -> str:
-        """Stable id: a hash of the config key, the scenario and every field of the point.
-
-        Source positions are left out, so that moving or commenting a config
-        does not change its jobs' ids, while any change of a value does.  Eval
-        marks are left out too: they follow from the other jobs of the set.
-        """
-        point = {k: v for k, v in self.fields.items() if k not in EVAL_FIELDS}
-        body = json.dumps(point, sort_keys=True, separators=(",", ":"), default=str)
-        blob = f"{self.config_key}\0{self.scenario}\0{body}"
-        return _sha256_hex(blob.encode())[:16]
-
-    def json_text(self) -> str:
-        """The matrix entry as compact JSON (same content as :meth:`to_json`, fields in InferenceX's order)."""
-        head = f'{{"id":"{self.id}","config-key":{_quoted(self.config_key)}'
-        body = self._fields_json
-        return f"{head}}}" if body == "{}" else f"{head},{body[1:]}"
-
-    def label(self) -> str:
-        f = self.fields
-        if self.multinode:
-            p, d = f.get("prefill") or {}, f.get("decode") or {}
-            return (f"{self.config_key} {self.scenario} P{p.get('num-worker')}xTP{p.get('tp')}/EP{p.get('ep')} "
-                    f"D{d.get('num-worker')}xTP{d.get('tp')}/EP{d.get('ep')} conc={f.get('conc')}")
-        par = f"TP{f.get('tp')}/EP{f.get('ep')}" + ("/DPA" if f.get("dp-attn") is True else "")
-        seq = "" if self.scenario == AGENTIC else f" {f.get('isl')}/{f.get('osl')}"
-        return f"{self.config_key} {self.scenario}{seq} {par} c{f.get('conc')}"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "config-key": self.config_key, **self.fields}
-
-    def with_fields(self, **changes: Any) -> Job:
-        """The same point with some fields replaced (a new id follows from the new values)."""
-        return Job(self.config_key, self.scenario, {**self.fields, **changes}, self.row,
-                   self.scenario_index, self.row_index)
 
 
 def _plain(value: Any) -> Any:
@@ -454,25 +364,3 @@ def expand(repo: RepoData, keys: Iterable[str] | None = None) -> list[Job]:
 def count_jobs(repo: RepoData) -> int:
     """``len(expand(repo))``, without marking evals or making jobs."""
     return sum(len(_points(entry, repo)) for entry in repo.configs.values())
-
-
-def match_key_glob(pattern: str, key: str) -> bool:
-    """Changelog config-key globs: ``*`` is the only wildcard, whole-key match."""
-    parts = pattern.split("*")
-    if len(parts) == 1:
-        return pattern == key
-    if not key.startswith(parts[0]) or not key.endswith(parts[-1]) or len(key) < len(parts[0]) + len(parts[-1]):
-        return False
-    pos = len(parts[0])
-    limit = len(key) - len(parts[-1])
-    for middle in parts[1:-1]:
-        found = key.find(middle, pos, limit)
-        if found < 0:
-            return False
-        pos = found + len(middle)
-    return True
-
-
-def keys_matching(patterns: Iterable[str], keys: Iterable[str]) -> list[str]:
-    pats = list(patterns)
-    return [k for k in keys if any(match_key_glob(p, k) for p in pats)]

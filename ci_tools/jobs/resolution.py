@@ -23,7 +23,8 @@ from typing import Any, Collection, Mapping
 
 from ..config import ProjectConfig
 from ..errors import UsageError
-from .matrix import AGENTIC, Job, gpu_name
+from .matrix import gpu_name
+from .job import AGENTIC, Job
 from ..config.resolution_rules import DEFAULT_RULES, EXTERNAL, SCRIPT, SRT_SLURM, Match, ResolutionRule
 from ..revision.snapshot import Snapshot
 

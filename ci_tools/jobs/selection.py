@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ..errors import UsageError
-from .matrix import Job, match_key_glob
+from .job import Job
+from ..model.keys import match_key_glob
 
 
 @dataclass(frozen=True)
@@ -92,37 +93,6 @@ def scope_of_entry(entry: Any, line: int = 0) -> ChangelogScope | None:
         types = [types]
     scen = tuple(t for t in types if isinstance(t, str)) if isinstance(types, list) else ()
     return ChangelogScope(globs, scen, line, entry.get("append-only") is True)
-
-
-# Problems of the appended text that leave the PR's entries unknown (rule ids).
-_UNREADABLE = ("yaml-syntax", "changelog-not-a-list")
-
-
-def appended_scopes(base_raw: bytes | None, head_raw: bytes | None, path: str,
-                    base_label: str = "base revision", head_label: str = "head") -> tuple[ChangelogScope, ...]:
-    """Scopes of the entries the change adds to the changelog.
-
-    The added entries are found and parsed by the changelog gate's own model
-    (:class:`ci_tools.changelog.lint.ChangelogChange`): by content, wherever
-    they stand, as InferenceX's own selection reads the added lines of a diff.
-    A pr-link correction is the gate's finding, not a reason to run benchmarks.
-    """
-    from ..changelog.lint import ChangelogChange  # deferred: only --base needs the gate
-
-    change = ChangelogChange(path, base_raw, head_raw, base_label=base_label)
-    for finding in change.parsed.findings:
-        if finding.rule in _UNREADABLE:
-            loc = finding.location
-            raise UsageError(f"the changelog at {head_label} cannot be read, so the entries it appends are unknown: "
-                             f"{finding.message}", path=loc.path, line=loc.line)
-    out: list[ChangelogScope] = []
-    # Added lines anywhere in the file, as InferenceX's process_changelog.py reads a diff: a squash
-    # merge may insert its entry mid-file.
-    for entry in change.added_entries:
-        scope = scope_of_entry(entry.data, entry.line)
-        if scope is not None:
-            out.append(scope)
-    return tuple(out)
 
 
 def match_selection_glob(pattern: str, key: str) -> bool:

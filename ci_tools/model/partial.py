@@ -25,7 +25,7 @@ from typing import Iterable, TypeVar
 from ..config import ProjectConfig
 from ..findings import Finding
 from ..config.limits import limits_of
-from ..jobs.matrix import keys_matching
+from .keys import keys_matching
 from ..revision.snapshot import Snapshot
 from ..revision.yamlpos import LoadedYaml, PosMap, YamlLoadError, load_yaml
 from .repository import ConfigEntry, LoadedFile, RepoData, _load_file, load_repo, master_paths

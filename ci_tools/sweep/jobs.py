@@ -17,7 +17,7 @@ from typing import Any
 
 from ..errors import UsageError
 from ..findings import Location
-from ..jobs.matrix import FIXED, SCENARIOS, Job
+from ..jobs.job import FIXED, SCENARIOS, Job
 
 # Keys of an entry that are not fields of the job: its identity and annotations.
 _NOT_FIELDS = ("id", "config-key", "env")

@@ -17,7 +17,7 @@ from typing import Callable, Mapping
 
 from ..jobs.contract import job_env
 from ..jobs.env.contract import JobEnvContract
-from ..jobs.matrix import Job
+from ..jobs.job import Job
 
 # Where the repository and the result directory appear inside a container.
 CONTAINER_REPO = "/workspace/repo"

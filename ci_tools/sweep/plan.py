@@ -18,7 +18,7 @@ from typing import Any, Sequence
 
 from ..config import ProjectConfig
 from ..errors import UsageError
-from ..jobs.matrix import Job
+from ..jobs.job import Job
 from ..model.repository import load_repo
 from ..revision.snapshot import GitSnapshot
 from .jobs import job_from_entry

@@ -19,7 +19,7 @@ from ..config import ProjectConfig
 from ..jobs.contract import resolve_recipe
 from ..errors import UsageError
 from ..jobs.env.contract import contract_for
-from ..jobs.matrix import Job
+from ..jobs.job import Job
 from ..revision.snapshot import Snapshot
 from .launchers import LAUNCHERS, LaunchPlan, LaunchRequest
 from .process import ProcessOutcome, run_in_group

@@ -19,7 +19,8 @@ from typing import Any, Iterator
 
 from ..jobs.contract import RecipeResolution, resolve_recipe
 from ..findings import Finding, Location
-from ..jobs.matrix import AGENTIC, FIXED, Job, gpus_of, row_jobs
+from ..jobs.matrix import gpus_of, row_jobs
+from ..jobs.job import AGENTIC, FIXED, Job
 from ..jobs.resolution import fleets_of
 from ..config.resolution_rules import SRT_SLURM
 from ..model.repository import ConfigEntry, LoadedFile, RepoData

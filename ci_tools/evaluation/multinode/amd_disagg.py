@@ -22,7 +22,7 @@ from typing import Mapping
 
 from ...config import ProjectConfig
 from ...findings import Location
-from ...jobs.matrix import Job
+from ...jobs.job import Job
 from ...shell.model import RecipeEval, ServerFlag, Value
 from ...shell.parse import parse_script
 from ..evaluate import env_value

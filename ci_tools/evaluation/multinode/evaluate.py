@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ...config import ProjectConfig
 from ...jobs.contract import RecipeResolution, job_env, resolve_recipe
-from ...jobs.matrix import Job
+from ...jobs.job import Job
 from ...shell.model import MISSING, RecipeEval
 from ...config.resolution_rules import EXTERNAL, SCRIPT, SRT_SLURM
 from ...revision.snapshot import Snapshot

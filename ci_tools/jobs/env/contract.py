@@ -34,7 +34,8 @@ from typing import Any, Iterator, Mapping
 from ...config import ProjectConfig
 from ...findings import Location
 from ...frozen import record
-from ..matrix import AGENTIC, Job, seq_len_name
+from ..matrix import seq_len_name
+from ..job import AGENTIC, Job
 from ...revision.snapshot import Snapshot
 from ...revision.yamlpos import YamlLoadError, load_yaml
 from .expr import UNKNOWN, to_text, truthy

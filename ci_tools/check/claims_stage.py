@@ -1,0 +1,49 @@
+"""The ``claims`` stage of ``ci-tools check``, and ``ci-tools claims`` over a comparison.
+
+The claims checker itself (:mod:`ci_tools.claims.check`) takes entries, jobs and
+evaluations; this module feeds it what a comparison of two revisions gives:
+the entries the change adds, the head's and the base's configs, the PR
+description, and the evaluation cache the check's other stages share.
+"""
+
+from __future__ import annotations
+
+from ..claims.check import check_entries, entry_inputs
+from ..claims.sentences import SourceText, plain_source
+from ..findings import Finding
+from . import CheckContext
+
+
+def pr_body_source(path: str, text: str) -> SourceText:
+    return plain_source(path, text)
+
+
+def run_claims(ctx: CheckContext, *, pr_body: SourceText | None = None, verbose: bool = False,
+               load_problems: bool = False) -> list[Finding]:
+    """Claims of the entries the change adds (and of ``pr_body``), plus undocumented changes.
+
+    ``load_problems``: also report the head's master configs and runners that do not load (``check``
+    reports them in its validate stage; ``claims`` alone must not be green over a file it could not read).
+    """
+    if not ctx.compared:
+        return []
+    change = ctx.changelog
+    head_bytes = change.head_bytes or b""
+    entries = entry_inputs(ctx.config.changelog, head_bytes.decode("utf-8", "replace"), change.added_entries)
+    if not entries:
+        return []
+    problems = list(ctx.head_configs_repo.problems) if load_problems else []
+    from ..claims.undocumented import undocumented_changes
+
+    cache = ctx.eval_cache
+    report = check_entries(ctx.config, ctx.head_configs_repo, ctx.head_snapshot, entries, pr_body=pr_body, cache=cache,
+                           base_repo=ctx.base_repo, base_snapshot=ctx.base_snapshot, verbose=verbose)
+    report.findings += undocumented_changes(ctx.config, entries, report, ctx.base_repo, ctx.base_snapshot,
+                                            ctx.head_configs_repo, ctx.head_snapshot, cache)
+    return problems + report.findings
+
+
+def claims_stage(ctx: CheckContext) -> list[Finding]:
+    """The ``claims`` stage of ``ci-tools check`` (the PR description comes from the event payload)."""
+    body = pr_body_source("PR description", ctx.pr_body) if ctx.pr_body else None
+    return run_claims(ctx, pr_body=body)
