@@ -7,7 +7,8 @@ from pathlib import Path
 from ci_tools.config import load_config
 from ci_tools.jobs.matrix import expand
 from ci_tools.model.repository import load_repo
-from ci_tools.evaluation.evaluate import evaluate_job, set_at_run_time, unknown_flags
+from ci_tools.evaluation.env_values import set_at_run_time
+from ci_tools.evaluation.evaluate import evaluate_job, unknown_flags
 from ci_tools.evaluation.rules import recipe_findings
 from ci_tools.revision.snapshot import WorkTreeSnapshot
 

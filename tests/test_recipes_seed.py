@@ -10,7 +10,8 @@ from ci_tools.config import load_config
 from ci_tools.jobs.matrix import expand
 from ci_tools.jobs.job import Job
 from ci_tools.model.repository import load_repo
-from ci_tools.evaluation.evaluate import evaluate_job, set_at_run_time
+from ci_tools.evaluation.env_values import set_at_run_time
+from ci_tools.evaluation.evaluate import evaluate_job
 from ci_tools.shell.model import RecipeEval
 from ci_tools.revision.snapshot import WorkTreeSnapshot
 from fixture_trees import copy_tree

@@ -26,7 +26,8 @@ from ci_tools.jobs.matrix import expand
 from ci_tools.jobs.job import AGENTIC, Job
 from ci_tools.model.keys import match_key_glob
 from ci_tools.model.repository import RepoData, load_repo
-from ci_tools.evaluation.evaluate import evaluate_job, evaluate_recipe, set_at_run_time, unknown_flags
+from ci_tools.evaluation.env_values import set_at_run_time
+from ci_tools.evaluation.evaluate import evaluate_job, evaluate_recipe, unknown_flags
 from ci_tools.shell.model import RecipeEval
 from ci_tools.revision.snapshot import WorkTreeSnapshot
 from ci_tools.sweep.settings import load_sweep_settings

@@ -11,15 +11,14 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .coverage import ChangeInputs, RecipeDeps, RecipeResolver, first_changed_line
-from ..findings import Finding, Location
-from ..jobs.matrix import expand
+from ..findings import Finding, Location, make_finding
 from ..jobs.job import Job
+from ..jobs.matrix import expand
 from ..model.keys import keys_matching
 from ..model.repository import RepoData
-from .rules import APPEND_ONLY
-from ..findings import make_finding
+from .coverage import ChangeInputs, RecipeDeps, RecipeResolver, first_changed_line
 from .entries import NewEntry
+from .rules import APPEND_ONLY
 
 
 def _jobs(repo: RepoData, keys: Sequence[str], scenarios: Sequence[str]) -> list[Job]:

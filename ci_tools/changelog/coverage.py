@@ -22,16 +22,15 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from ..config import ProjectConfig
+from ..findings import Finding, Location, make_finding
 from ..jobs.contract import RecipeResolution, resolve_recipe
-from ..jobs.resolution import fleet_of, recipe_roots
-from ..findings import Finding, Location
-from ..jobs.matrix import expand, row_jobs
 from ..jobs.job import SCENARIOS, Job
+from ..jobs.matrix import expand, row_jobs
+from ..jobs.resolution import fleet_of, recipe_roots
 from ..model.keys import match_key_glob
 from ..model.repository import ConfigEntry, RepoData
-from .coverage_rules import UNCOVERED_KEY
-from ..findings import make_finding
 from ..revision.snapshot import Snapshot
+from .coverage_rules import UNCOVERED_KEY
 
 # `source FILE` / `. FILE` at the start of a command.
 _SOURCE = re.compile(rb"""^[ \t]*(?:source|\.)[ \t]+(["']?)([^"'\s;&|)]+)\1""", re.MULTILINE)

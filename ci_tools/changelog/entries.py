@@ -12,12 +12,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..findings import Finding, Location
-from .rules import ENTRY_COUNT, NOT_A_LIST
-from ..findings import make_finding
+from ..findings import Finding, Location, make_finding
 from ..model.rules import YAML_DUPLICATE_KEY, YAML_SYNTAX
-from ..revision.yamlpos import PosMap, PosSeq, Span, YamlLoadError, describe_type, load_yaml
+from ..revision.yamlpos import (
+    PosMap,
+    PosSeq,
+    Span,
+    YamlLoadError,
+    describe_type,
+    load_yaml,
+)
 from .layout import Layout
+from .rules import ENTRY_COUNT, NOT_A_LIST
 
 
 @dataclass(frozen=True)

@@ -14,12 +14,11 @@ from functools import cached_property
 from typing import Callable, Sequence
 
 from ..config import ProjectConfig
-from ..findings import Finding, Location
-from ..config.limits import Limits, too_large_finding
 from ..config.limit_rules import TOO_MANY_APPENDED
-from . import rules as R
-from ..findings import make_finding
+from ..config.limits import Limits, too_large_finding
+from ..findings import Finding, Location, make_finding
 from ..revision.yamlpos import YamlLoadError, decode_utf8
+from . import rules as R
 from .entries import NewEntry, ParsedEntries, parse_entries
 from .history import PR_LINK_PREFIX, EditKind, HistoryDiff, diff_history, pr_link_value
 from .layout import Layout, binary_evidence, is_blank, line_and_column

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass
-from typing import Sequence
 
 from ..errors import UsageError
 from ..revision.yamlpos import YamlLoadError, decode_utf8

@@ -9,8 +9,7 @@ entries are checked here instead, with the same rule, messages and data as
 
 from __future__ import annotations
 
-from ..findings import Finding, Location
-from ..findings import make_finding
+from ..findings import Finding, Location, make_finding
 from .layout import is_item_start
 from .lint import ChangelogChange
 

@@ -22,9 +22,9 @@ from ..errors import UsageError
 from ..findings import Finding, Location
 
 if TYPE_CHECKING:
+    from ..changelog.coverage import AffectedKey, ChangeInputs, Cover
     from ..changelog.lint import ChangelogChange, HeadConfigs
     from ..claims.check import EvalCache
-    from ..changelog.coverage import AffectedKey, ChangeInputs, Cover
     from ..model.repository import RepoData
     from ..revision.snapshot import GitSnapshot, Snapshot
 
@@ -230,7 +230,7 @@ class CheckContext:
         return changed_paths(self.root, self.base_snapshot.sha, self.comparison.head)
 
     def change_inputs(self) -> ChangeInputs:
-        from ..changelog.coverage import AffectedKey, ChangeInputs, Cover
+        from ..changelog.coverage import ChangeInputs
 
         return ChangeInputs(self.config, self.base_snapshot, self.head_snapshot, self.changed_paths,
                             lambda: self.base_repo, lambda: self.head_configs_repo, self.base_label)
@@ -270,7 +270,6 @@ def validate_stage(ctx: CheckContext) -> list[Finding]:
 def changelog_stage(ctx: CheckContext) -> list[Finding]:
     """The append-only gate, and the proof of ``append-only: true`` entries."""
     from ..changelog.lint import lint_changelog
-
     from ..changelog.schema import appended_schema_findings
 
     findings = lint_changelog(ctx.changelog, ctx.config, pr_number=ctx.pr_number, head_configs=ctx.head_configs,

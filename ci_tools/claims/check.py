@@ -13,27 +13,25 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ..config import ProjectConfig
-from ..findings import Finding, Location
-from ..jobs.matrix import expand
+from ..findings import Finding, Location, make_finding
 from ..jobs.job import Job
+from ..jobs.matrix import expand
 from ..model.keys import keys_matching
 from ..model.repository import RepoData
-from ..shell.model import RecipeEval
-from .rules import CLAIM_NOT_CHECKED, CLAIM_UNVERIFIED
-from ..findings import make_finding
 from ..revision.snapshot import Snapshot
 from ..revision.yamlpos import PosMap, PosSeq
+from ..shell.model import RecipeEval
 from .compare import judge
 from .extract import Claim, Extraction, Unverified, extract
 from .messages import finding, phrase
 from .reads import ReadsCache, RecipeReads
-from .sentences import SourceText, plain_source, scalar_source
-from .subjects import Catalog, ClaimsSettings, catalog_from, load_claims_settings
+from .rules import CLAIM_NOT_CHECKED, CLAIM_UNVERIFIED
+from .sentences import SourceText, scalar_source
+from .subjects import Catalog, catalog_from, load_claims_settings
 from .values import Concurrency
-
 
 Evaluate = Callable[[Job, ProjectConfig, Snapshot], "RecipeEval | None"]
 
@@ -118,7 +116,8 @@ class EvalCache:
             if self._evaluate is not None:
                 result = self._evaluate(job, self.config, snapshot)
             else:
-                from ..evaluation.evaluate import ENV_NOTE, evaluate_recipe
+                from ..evaluation.env_values import ENV_NOTE
+                from ..evaluation.evaluate import evaluate_recipe
 
                 row = job.row
                 where = Location(row.path, row.line, row.column, row.end_line, row.end_column, ENV_NOTE)

@@ -22,8 +22,8 @@ from typing import Any, Mapping, Sequence
 from ..findings import Location
 from ..jobs.job import Job
 from ..model.repository import RepoData
-from ..shell.model import RecipeEval
 from ..revision.yamlpos import PosMap
+from ..shell.model import RecipeEval
 from .actual import UNKNOWN, Actual, compare_text, key_addresses, recipe_actual
 from .extract import Claim
 from .reads import RecipeReads

@@ -22,7 +22,16 @@ import re
 from dataclasses import dataclass, field, replace
 
 from ..findings import Location
-from .arms import Arm, Group, Parallel, atoms, attributes, groups, share_unnamed, without_ep_if_contrasted
+from .arms import (
+    Arm,
+    Group,
+    Parallel,
+    atoms,
+    attributes,
+    groups,
+    share_unnamed,
+    without_ep_if_contrasted,
+)
 from .concs import ConcSpec, conc_specs, doubling
 from .context import (
     ends_with_semicolon,
@@ -41,7 +50,17 @@ from .sentences import Clause, SourceText, split_clauses
 from .subjects import Catalog, Subject
 from .tokens import Reading, Tok, tokenize
 from .valueread import boolish, read_value
-from .values import ArmName, Bool, ClaimValue, Number, Present, parse_dtype, parse_fragment, parse_image, parse_number
+from .values import (
+    ArmName,
+    Bool,
+    ClaimValue,
+    Number,
+    Present,
+    parse_dtype,
+    parse_fragment,
+    parse_image,
+    parse_number,
+)
 
 
 @dataclass(frozen=True)

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from ..findings import Finding, Location
+from ..findings import Finding, Location, make_finding
 from ..jobs.job import Job
-from .rules import CLAIM_CONTRADICTED, CLAIM_PARTLY_CONTRADICTED
-from ..findings import make_finding
-from .arms import Arm
 from .actual import Actual
+from .arms import Arm
 from .compare import Judgement
 from .extract import Claim
+from .rules import CLAIM_CONTRADICTED, CLAIM_PARTLY_CONTRADICTED
 from .values import Bool, Concurrency, Number
 
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from ..findings import Severity
-from ..findings import register
+from ..findings import Severity, register
 
 FAMILY = "claims"
 

@@ -11,7 +11,7 @@ EPLB and TBO, ...").
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from ..jobs.job import Job

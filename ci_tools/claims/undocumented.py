@@ -18,14 +18,13 @@ from collections import defaultdict
 from typing import Any, Sequence
 
 from ..config import ProjectConfig
-from ..findings import Finding, Location
+from ..findings import Finding, Location, make_finding
 from ..jobs.job import Job
 from ..model.repository import RepoData
-from ..shell.model import RecipeEval
-from .rules import CLAIM_UNDOCUMENTED_CHANGE
-from ..findings import make_finding
 from ..revision.snapshot import Snapshot
+from ..shell.model import RecipeEval
 from .check import ClaimsReport, EntryInput, EvalCache, entry_jobs
+from .rules import CLAIM_UNDOCUMENTED_CHANGE
 from .subjects import CONTRACT_NAMES, identifier_words, stem
 
 CONFIG_FIELDS = ("image", "tp", "ep", "dp-attn", "spec-decoding", "kv-offloading")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from .check_cmd import build_context, revision_options
-from .common import finish, get_config, handle_errors, report_options, repo_options
+from .common import finish, get_config, handle_errors, repo_options, report_options
 
 
 @click.group("changelog")

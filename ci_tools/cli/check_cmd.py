@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 import click
 
-from .common import finish, get_config, handle_errors, report_options, repo_options
+from .common import finish, get_config, handle_errors, repo_options, report_options
 
 if TYPE_CHECKING:
     from ..config import ProjectConfig

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from ..errors import UsageError
-from .common import finish, get_config, handle_errors, report_options, repo_options
+from .common import finish, get_config, handle_errors, repo_options, report_options
 
 
 @click.command("claims")

@@ -12,9 +12,8 @@ import click
 
 from ..config import ProjectConfig, load_config
 from ..errors import UsageError
-from ..findings import Finding, Severity, sort_findings
+from ..findings import Finding, Severity, filter_findings, sort_findings
 from ..report import RENDERERS
-from ..findings import filter_findings
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 

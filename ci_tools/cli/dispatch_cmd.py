@@ -16,7 +16,14 @@ from pathlib import Path
 import click
 
 from ..errors import UsageError
-from .common import EXIT_CLEAN, EXIT_FINDINGS, EXIT_INTERNAL, get_config, handle_errors, repo_options
+from .common import (
+    EXIT_CLEAN,
+    EXIT_FINDINGS,
+    EXIT_INTERNAL,
+    get_config,
+    handle_errors,
+    repo_options,
+)
 
 # The GitHub modules (httpx, gitpython) are imported inside the commands: `ci-tools --help`
 # and the other commands should not pay for them.

@@ -13,9 +13,9 @@ from .common import get_config, handle_errors, repo_options
 if TYPE_CHECKING:  # imported lazily at run time: `ci-tools --help` should not pay for them
     from ..config import ProjectConfig
     from ..jobs.job import Job
-    from ..model.repository import RepoData
     from ..jobs.selection import ChangelogScope, Selection
     from ..jobs.shard import Shard
+    from ..model.repository import RepoData
     from ..revision.snapshot import Snapshot
 
 SCENARIO_CHOICES = ("fixed-seq-len", "agentic-coding")
@@ -77,8 +77,8 @@ def _matrix(repo_dir: str, config_file: str | None, key_globs: tuple[str, ...], 
             only_shard: int | None, explain_key: str | None, with_env: bool) -> None:
     from ..errors import UsageError
     from ..jobs.matrix import expand
-    from ..model.repository import load_repo
     from ..jobs.selection import Selection, select, unmatched_globs
+    from ..model.repository import load_repo
     from ..revision.snapshot import open_snapshot
 
     if output_dir and github_output:
@@ -124,9 +124,9 @@ def _changelog_scopes(config: ProjectConfig, head: Snapshot, base_rev: str,
                       keys: list[str]) -> tuple[tuple[ChangelogScope, ...], frozenset[str]]:
     """The appended entries' scopes, and the base's job ids when an append-only entry needs them."""
     from ..jobs.matrix import expand
-    from ..model.repository import load_repo
-    from ..model.keys import match_key_glob
     from ..jobs.selection import unmatched_globs
+    from ..model.keys import match_key_glob
+    from ..model.repository import load_repo
     from ..revision.snapshot import GitSnapshot
 
     base = GitSnapshot(config.root, base_rev)

@@ -9,17 +9,17 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .common import finish, get_config, handle_errors, report_options, repo_options
+from .common import finish, get_config, handle_errors, repo_options, report_options
 
 if TYPE_CHECKING:
     from ..config import ProjectConfig
-    from ..jobs.contract import RecipeResolution
-    from ..findings import Location
-    from ..jobs.job import Job
     from ..evaluation.diff import JobDiff
-    from ..shell.model import RecipeEval, ServerFlag, Value
     from ..evaluation.stats import CoverageStats, Reason
+    from ..findings import Location
+    from ..jobs.contract import RecipeResolution
+    from ..jobs.job import Job
     from ..revision.snapshot import Snapshot
+    from ..shell.model import RecipeEval, ServerFlag, Value
 
 
 @click.group("recipe")
@@ -91,7 +91,7 @@ def _reason_json(reason: Reason | None) -> dict[str, str] | None:
 
 
 def _result_json(job: Job, result: RecipeEval | None, all_env: bool) -> dict[str, Any]:
-    from ..evaluation.evaluate import ENV_NOTE
+    from ..evaluation.env_values import ENV_NOTE
     from ..evaluation.stats import not_reached
 
     if result is None:
@@ -129,7 +129,7 @@ def _shown(v: Value | None) -> str:
 
 
 def _env_lines(title: str, env: dict[str, Value], all_env: bool) -> list[str]:
-    from ..evaluation.evaluate import ENV_NOTE
+    from ..evaluation.env_values import ENV_NOTE
 
     shown = {k: v for k, v in env.items() if all_env or v.location.note != ENV_NOTE}
     if not shown:
@@ -215,12 +215,12 @@ def _shown_text(job: Job, result: RecipeEval | None, resolution: RecipeResolutio
 def show_command(repo_dir: str, config_file: str | None, key: str, concs: tuple[int, ...], fmt: str,
                  rev: str | None, show_diff: bool, base_rev: str | None, all_env: bool) -> None:
     """Effective env and server flags, with source lines, per job of KEY (a config key or glob)."""
-    from ..jobs.contract import resolve_recipe
     from ..errors import UsageError
-    from ..shell.collector import collection_paused
     from ..evaluation.evaluate import evaluate_job
-    from ..shell.stack import with_room
+    from ..jobs.contract import resolve_recipe
     from ..revision.snapshot import GitSnapshot, open_snapshot
+    from ..shell.collector import collection_paused
+    from ..shell.stack import with_room
 
     config = get_config(repo_dir, config_file)
     head = open_snapshot(config.root, rev)
@@ -341,9 +341,9 @@ def _diff_json(diffs: list[JobDiff]) -> str:
 def lint_command(repo_dir: str, config_file: str | None, fmt: str | None, select: tuple[str, ...],
                  ignore: tuple[str, ...], output: str | None, rev: str | None, show_stats: bool) -> None:
     """Run the recipe rules (early exits, missing env, syntax) over every job."""
-    from ..model.repository import load_repo
-    from ..evaluation.stats import CoverageStats, job_coverage
     from ..evaluation.rules import recipe_findings
+    from ..evaluation.stats import CoverageStats, job_coverage
+    from ..model.repository import load_repo
     from ..revision.snapshot import open_snapshot
 
     config = get_config(repo_dir, config_file)

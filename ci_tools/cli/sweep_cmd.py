@@ -16,8 +16,8 @@ import click
 
 from ..config import ProjectConfig
 from ..errors import UsageError
-from ..jobs.matrix import expand
 from ..jobs.job import Job
+from ..jobs.matrix import expand
 from ..model.keys import keys_matching
 from ..model.repository import load_repo
 from ..revision.snapshot import WorkTreeSnapshot
@@ -244,7 +244,13 @@ class _Progress:
 
     def __init__(self, total: int, enabled: bool) -> None:
         from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+        )
 
         self.console = Console(stderr=True)
         self.bar: Progress | None = None

@@ -7,7 +7,7 @@ import click
 from ..model.repository import load_repo
 from ..revision.snapshot import open_snapshot
 from ..validation.validate import validate
-from .common import finish, get_config, handle_errors, report_options, repo_options
+from .common import finish, get_config, handle_errors, repo_options, report_options
 
 
 @click.command("validate")

@@ -18,10 +18,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..findings import Finding, Location, make_finding
 from . import ProjectConfig
-from ..findings import Finding, Location
 from .limit_rules import FILE_TOO_LARGE
-from ..findings import make_finding
 
 DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024
 DEFAULT_MAX_APPENDED_ENTRIES = 100

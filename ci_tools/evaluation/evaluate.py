@@ -5,18 +5,19 @@ from __future__ import annotations
 from typing import Mapping
 
 from ..config import ProjectConfig
-from ..jobs.contract import recipe_env, resolve_recipe
 from ..findings import Location
+from ..jobs.contract import recipe_env, resolve_recipe
 from ..jobs.job import Job
 from ..revision.snapshot import Snapshot
 from ..shell.interp import Interpreter
 from ..shell.model import RecipeEval, ServerFlag, Value
 from ..shell.parse import parse_script
-from ..shell.relocate import JOB_ENV, relocate_result
+from ..shell.relocate import relocate_result
 from ..shell.state import ArrayVal
+from .env_values import ENV_NOTE, env_value
 
-ENV_NOTE = "job environment"
-RUNTIME_NOTE = f"{ENV_NOTE}, set at run time"
+# A job's search-space row as the location of its environment, one object per row.
+_ROW_LOCATIONS: dict[Location, Location] = {}
 
 
 def evaluate_recipe(path: str, env: Mapping[str, str | Value | None], config: ProjectConfig, snapshot: Snapshot,
@@ -60,27 +61,6 @@ def evaluate_recipe(path: str, env: Mapping[str, str | Value | None], config: Pr
     return relocate_result(result, env_location or Location(path, 0, note=ENV_NOTE))
 
 
-# Jobs of one config share most of their environment: its values are built once.
-_ENV_VALUES: dict[tuple[str, str | None], Value] = {}
-_ROW_LOCATIONS: dict[Location, Location] = {}
-
-
-def env_value(name: str, text: str | None) -> Value:
-    """A variable of the job's environment (None: known only at run time), at the stand-in location.
-
-    One object per name and text: jobs that get the same value share it, so what is computed from it
-    is computed once (see .pure and .memo).
-    """
-    key = (name, text)
-    found = _ENV_VALUES.get(key)
-    if found is None:
-        if len(_ENV_VALUES) > 200_000:
-            _ENV_VALUES.clear()
-        note = ENV_NOTE if text is not None else RUNTIME_NOTE
-        found = _ENV_VALUES[key] = Value(text, JOB_ENV, expression=f"${name} ({note})")
-    return found
-
-
 def _resolve(job: Job, config: ProjectConfig, snapshot: Snapshot) -> str | None:
     """The bash script the job runs (None for an srt-slurm, external or missing recipe)."""
     return resolve_recipe(job, config, snapshot).script
@@ -106,11 +86,6 @@ def evaluate_job(job: Job, config: ProjectConfig, snapshot: Snapshot) -> RecipeE
             _ROW_LOCATIONS.clear()
         where = _ROW_LOCATIONS[row] = Location(row.path, row.line, row.column, row.end_line, row.end_column, ENV_NOTE)
     return evaluate_recipe(path, recipe_env(job, config, snapshot), config, snapshot, where)
-
-
-def set_at_run_time(value: Value | None) -> bool:
-    """A job variable passed on as is whose value only the node knows (its port, a launcher's path)."""
-    return value is not None and value.text is None and value.expression.endswith(f"({RUNTIME_NOTE})")
 
 
 def unknown_flags(result: RecipeEval) -> list[ServerFlag]:

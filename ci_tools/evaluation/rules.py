@@ -75,12 +75,11 @@ def recipe_findings(repo: RepoData, jobs: Sequence[Job] | None = None,
     one finding per line and config.  ``evaluate`` replaces :func:`ci_tools.evaluation.evaluate.evaluate_job`
     (``check`` passes its evaluation cache, which the claims stage reuses); ``observe`` sees each job's
     evaluation (``recipe lint --stats`` collects coverage in the same pass)."""
-    from ..findings import Location
+    from ..findings import make_finding
     from ..jobs.matrix import expand
     from ..shell.collector import collection_paused
-    from .evaluate import evaluate_job
     from ..shell.stack import with_room
-    from ..findings import make_finding
+    from .evaluate import evaluate_job
 
     if evaluate is None:
         def evaluate(job: Job) -> RecipeEval | None:

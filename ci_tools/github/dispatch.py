@@ -43,7 +43,15 @@ from .auth import DispatchPolicy, effective_permission
 from .client import AmbiguousRequest, GitHubClient, GitHubError
 from .command import Command, CommandError, NotACommand, parse_comment
 from .event import CommentEvent
-from .pinning import SHA_HINT, Pin, PinRefusal, pin_fork, pin_from_activity, pin_named, short
+from .pinning import (
+    SHA_HINT,
+    Pin,
+    PinRefusal,
+    pin_fork,
+    pin_from_activity,
+    pin_named,
+    short,
+)
 from .replies import (
     DISPATCHED_HEADLINE,
     Addressee,

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Literal
 
 from ..jobs import selection as core
-from ..jobs.matrix import expand
 from ..jobs.job import SCENARIOS, Job
+from ..jobs.matrix import expand
 from ..model.keys import match_key_glob
 from ..model.repository import RepoData
 from ..revision.yamlpos import PosSeq

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Collection, Mapping
 
 from ..config import ProjectConfig
+from ..revision.snapshot import Snapshot
 from .job import Job
 from .resolution import RecipeResolution, Resolver, resolver_for
-from ..revision.snapshot import Snapshot
 
 __all__ = ["RecipeResolution", "default_runner_name", "job_env", "recipe_candidates", "recipe_env", "resolve_recipe"]
 

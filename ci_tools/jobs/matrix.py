@@ -27,16 +27,14 @@ stop with a traceback.
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Mapping, TypeGuard
 
-from .evals import eval_marks
-from .job import AGENTIC, FIXED, SCENARIOS, Job
 from ..findings import Location
 from ..model.repository import ConfigEntry, RepoData
 from ..revision.yamlpos import PosSeq
+from .evals import eval_marks
+from .job import AGENTIC, FIXED, Job
 
 AGENTIC_DURATION = 3600
 # Upper bound on the CPU DRAM an agentic job may offload into, in MiB, before utilization.
@@ -164,7 +162,10 @@ def dram_offload_gb(row: Mapping[str, Any], kv_offloading: Any, utilization: Any
     gpus = _gpus_on_one_node(row, per_node)
     if gpus is None:
         return None
-    from decimal import Decimal, InvalidOperation  # here: only DRAM-offloading rows need it
+    from decimal import (  # here: only DRAM-offloading rows need it
+        Decimal,
+        InvalidOperation,
+    )
 
     try:
         share = Decimal(min(available, DRAM_CAP_MIB)) * BYTES_PER_MIB * Decimal(str(utilization)) * gpus / per_node

@@ -22,11 +22,18 @@ from dataclasses import dataclass, replace
 from typing import Any, Collection, Mapping
 
 from ..config import ProjectConfig
+from ..config.resolution_rules import (
+    DEFAULT_RULES,
+    EXTERNAL,
+    SCRIPT,
+    SRT_SLURM,
+    Match,
+    ResolutionRule,
+)
 from ..errors import UsageError
-from .matrix import gpu_name
-from .job import AGENTIC, Job
-from ..config.resolution_rules import DEFAULT_RULES, EXTERNAL, SCRIPT, SRT_SLURM, Match, ResolutionRule
 from ..revision.snapshot import Snapshot
+from .job import AGENTIC, Job
+from .matrix import gpu_name
 
 # Placeholders a template may use (str.format); `settings` is the job's
 # additional-settings as a mapping: `{settings[CONFIG_FILE]}`.

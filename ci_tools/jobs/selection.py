@@ -24,9 +24,8 @@ import fnmatch
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from ..errors import UsageError
-from .job import Job
 from ..model.keys import match_key_glob
+from .job import Job
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,14 @@ from ..config.limits import limits_of
 from ..revision.snapshot import Snapshot
 from ..revision.yamlpos import LoadedYaml, PosMap
 from .partial import parse_piece, split_top_level
-from .repository import ConfigEntry, LoadedFile, RepoData, _load_file, load_repo, master_paths
+from .repository import (
+    ConfigEntry,
+    LoadedFile,
+    RepoData,
+    _load_file,
+    load_repo,
+    master_paths,
+)
 
 
 def _clean(file: LoadedFile | None) -> bool:

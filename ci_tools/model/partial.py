@@ -23,12 +23,19 @@ from dataclasses import dataclass
 from typing import Iterable, TypeVar
 
 from ..config import ProjectConfig
-from ..findings import Finding
 from ..config.limits import limits_of
-from .keys import keys_matching
+from ..findings import Finding
 from ..revision.snapshot import Snapshot
 from ..revision.yamlpos import LoadedYaml, PosMap, YamlLoadError, load_yaml
-from .repository import ConfigEntry, LoadedFile, RepoData, _load_file, load_repo, master_paths
+from .keys import keys_matching
+from .repository import (
+    ConfigEntry,
+    LoadedFile,
+    RepoData,
+    _load_file,
+    load_repo,
+    master_paths,
+)
 
 _KEY_LINE = re.compile(r"""^(?P<key>[A-Za-z0-9_.+-]+|"[^"\\]*"|'[^']*'):[ \t]*(?:#.*)?$""")
 K = TypeVar("K")

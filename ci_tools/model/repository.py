@@ -12,12 +12,11 @@ from functools import cached_property
 from typing import Any
 
 from ..config import ProjectConfig
-from ..findings import Finding, Location
 from ..config.limits import DEFAULT_MAX_FILE_BYTES, limits_of, too_large_finding
-from ..findings import make_finding
-from .rules import FILE_MISSING, YAML_DUPLICATE_KEY, YAML_SYNTAX
+from ..findings import Finding, Location, make_finding
 from ..revision.snapshot import Snapshot
 from ..revision.yamlpos import LoadedYaml, PosMap, Span, YamlLoadError, load_yaml
+from .rules import FILE_MISSING, YAML_DUPLICATE_KEY, YAML_SYNTAX
 
 
 @dataclass

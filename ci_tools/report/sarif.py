@@ -17,8 +17,7 @@ from typing import Any
 from urllib.parse import quote
 
 from .. import __version__
-from ..findings import Finding, Location
-from ..findings import get_rule
+from ..findings import Finding, Location, get_rule
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVELS = {"error": "error", "warning": "warning", "note": "note"}

@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
+from ..revision.yamlpos import PosMap, PosSeq, Span, describe_type
 from .fast import compile_schema, is_integer, is_number
-from ..revision.yamlpos import NO_SPAN, PosMap, PosSeq, Span, describe_type
 
 if TYPE_CHECKING:  # jsonschema is imported only when an instance is invalid
     from jsonschema.exceptions import ValidationError
@@ -36,7 +36,9 @@ SCHEMA_NAMES = (MASTER_CONFIG, RUNNERS, CHANGELOG_ENTRY)
 
 
 def _schema_text(name: str) -> str:
-    from importlib import resources  # deferred: a clean run never reads the schema files
+    from importlib import (
+        resources,  # deferred: a clean run never reads the schema files
+    )
 
     return resources.files("ci_tools").joinpath("schemas", f"{name}.schema.json").read_text(encoding="utf-8")
 

@@ -9,13 +9,24 @@ would fail there, and guessing a number would be worse.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Callable
+from typing import Callable, Protocol
 
 from .model import Value
 from .parse import Node
 
-if TYPE_CHECKING:
-    from .expand import Expander
+
+class ArithShell(Protocol):
+    """What arithmetic needs of the shell that expands it: read, write and expand a variable's text.
+
+    A protocol rather than the expander itself, so that expansion (which evaluates ``$((...))``) and
+    arithmetic (which reads variables) do not import each other.
+    """
+
+    def scalar(self, name: str, node: Node) -> Value | None: ...
+
+    def assign_scalar(self, name: str, value: Value) -> None: ...
+
+    def scalar_text(self, node: Node) -> tuple[str | None, object]: ...
 
 _INT = re.compile(r"^\s*([+-]?)\s*(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*|[0-9]+#[0-9a-zA-Z@_]+)\s*$")
 
@@ -63,7 +74,7 @@ def parse_int(text: str) -> int | None:
     return -value if sign == "-" else value
 
 
-def _variable(shell: Expander, name: str, node: Node, depth: int) -> int | None:
+def _variable(shell: ArithShell, name: str, node: Node, depth: int) -> int | None:
     v = shell.scalar(name, node)
     if v is None:
         return 0
@@ -78,7 +89,7 @@ def _variable(shell: Expander, name: str, node: Node, depth: int) -> int | None:
     return None
 
 
-def _store(shell: Expander, name: str, value: int, node: Node) -> None:
+def _store(shell: ArithShell, name: str, value: int, node: Node) -> None:
     shell.assign_scalar(name, Value(str(value), node.location(), False, node.text))
 
 
@@ -92,7 +103,7 @@ def _name_of(node: Node) -> str | None:
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def evaluate_arith(shell: Expander, node: Node, depth: int = 0) -> int | None:
+def evaluate_arith(shell: ArithShell, node: Node, depth: int = 0) -> int | None:
     t = node.type
     if t == "number":
         return parse_int(node.text)
@@ -175,7 +186,7 @@ def evaluate_arith(shell: Expander, node: Node, depth: int = 0) -> int | None:
     return None
 
 
-def evaluate_arith_text(shell: Expander, text: str, node: Node) -> int | None:
+def evaluate_arith_text(shell: ArithShell, text: str, node: Node) -> int | None:
     """``let 'N=N+1'`` and friends: arithmetic given as a string (parsed by bash's grammar)."""
     from .parse import parse_script
 

@@ -16,10 +16,10 @@ import re
 from dataclasses import dataclass, field
 
 from ..findings import Location
+from .arith import evaluate_arith, parse_int
+from .model import MissingEnv, Value
 from .parse import Node
 from .state import ArrayVal, Binding, State
-from .arith import parse_int
-from .model import MissingEnv, Value
 
 # Variables a runner's environment provides beyond the job contract: their
 # value is not known from the repository.  Every other unset variable is
@@ -460,8 +460,6 @@ class Expander:
         elif t == "expansion":
             self._expansion(n, fb, quoted)
         elif t == "arithmetic_expansion":
-            from .arith import evaluate_arith
-
             inner = [c for c in n.children if c.named]
             result = evaluate_arith(self, inner[0]) if inner else 0
             text = None if result is None else str(result)

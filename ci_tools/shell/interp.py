@@ -23,18 +23,35 @@ from ..findings import Location
 from ..revision.snapshot import Snapshot
 from .arith import evaluate_arith, evaluate_arith_text
 from .commands import format_printf
-from .conditions import Tri, not3, test_argv, test_expression, _has_quotes
+from .conditions import Tri, _has_quotes, not3, test_argv, test_expression
 from .effects import WRAPPERS, EffectAnalysis, may_launch
 from .expand import RUNTIME_VARIABLES, SCRIPT_NAME, Field, ShellExit, literal_text
+from .flow import (
+    FLOW,
+    Break,
+    Continue,
+    Gone,
+    Return,
+    Target,
+    base_of,
+    exit_on_some_paths,
+    hand_over,
+    join,
+)
 from .loops import Loops
-from .structured import with_keys
-from .flow import FLOW, Break, Continue, Gone, Return, Target, base_of, exit_on_some_paths, hand_over, join
 from .memo import CallMemo, Effects
 from .model import EarlyExit, MissingEnv, Value
 from .parse import Node, Script, parse_script
 from .pure import POSITIONAL, PureCache, pure_reads
-from .server import LaunchPattern, find_launch, parse_flags, split_patterns, takes_model_first
+from .server import (
+    LaunchPattern,
+    find_launch,
+    parse_flags,
+    split_patterns,
+    takes_model_first,
+)
 from .state import ArrayVal, Binding, Captured, Server, State, merge
+from .structured import with_keys
 
 _REDIRECTS = {"file_redirect", "heredoc_redirect", "herestring_redirect", "heredoc_body", "heredoc_start"}
 _MAX_CALL_DEPTH = 32

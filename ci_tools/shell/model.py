@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from ..findings import Location
 from ..frozen import record
 
-
 # RecipeEval.kind of a job whose recipe does not exist.
 MISSING = "missing"
 

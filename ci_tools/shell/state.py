@@ -20,9 +20,9 @@ and :func:`merge` joins them:
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass, field
 from itertools import compress
 from operator import is_not
-from dataclasses import dataclass, field
 from typing import Callable, TypeVar, Union, cast
 
 from ..findings import Location

@@ -16,15 +16,25 @@ from pathlib import Path
 from typing import Any, BinaryIO, Mapping
 
 from ..config import ProjectConfig
-from ..jobs.contract import resolve_recipe
 from ..errors import UsageError
+from ..jobs.contract import resolve_recipe
 from ..jobs.env.contract import contract_for
 from ..jobs.job import Job
 from ..revision.snapshot import Snapshot
 from .launchers import LAUNCHERS, LaunchPlan, LaunchRequest
 from .process import ProcessOutcome, run_in_group
 from .settings import SweepSettings
-from .status import FAILED, LOG_FILE, NOT_RUN, RESULTS_DIR, STOPPED, SUCCESS, TIMED_OUT, StatusRecord, write_status
+from .status import (
+    FAILED,
+    LOG_FILE,
+    NOT_RUN,
+    RESULTS_DIR,
+    STOPPED,
+    SUCCESS,
+    TIMED_OUT,
+    StatusRecord,
+    write_status,
+)
 
 
 @dataclass(frozen=True)

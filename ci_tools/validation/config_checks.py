@@ -17,17 +17,16 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Iterator
 
-from ..jobs.contract import RecipeResolution, resolve_recipe
-from ..findings import Finding, Location
-from ..jobs.matrix import gpus_of, row_jobs
-from ..jobs.job import AGENTIC, FIXED, Job
-from ..jobs.resolution import fleets_of
 from ..config.resolution_rules import SRT_SLURM
+from ..findings import Finding, Location, Rule, make_finding
+from ..jobs.contract import RecipeResolution, resolve_recipe
+from ..jobs.job import AGENTIC, FIXED, Job
+from ..jobs.matrix import gpus_of, row_jobs
+from ..jobs.resolution import fleets_of
 from ..model.repository import ConfigEntry, LoadedFile, RepoData
-from . import rules as R
-from ..findings import Rule, make_finding
-from ..schemacheck.fast import is_integer
 from ..revision.yamlpos import PosMap, PosSeq, Span
+from ..schemacheck.fast import is_integer
+from . import rules as R
 
 # `registry/name:tag`, `name:tag` or a digest: what an image reference looks like.
 _IMAGE_REF = re.compile(r"/|@sha256:|^[A-Za-z0-9._-]+:[A-Za-z0-9._-]+$")

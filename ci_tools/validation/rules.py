@@ -7,8 +7,7 @@ checks live in :mod:`ci_tools.validation.config_checks` and :mod:`ci_tools.valid
 
 from __future__ import annotations
 
-from ..findings import Severity
-from ..findings import register
+from ..findings import Severity, register
 
 FAMILY = "config"
 

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..findings import Finding, Rule, make_finding
+from ..model.repository import LoadedFile, RepoData
+from ..revision.yamlpos import PosMap, PosSeq, describe_type
 from ..schemacheck import check as sc
 from .config_checks import check_configs
-from ..findings import Finding
-from ..model.repository import LoadedFile, RepoData
 from .rules import CHANGELOG_ENTRY_SCHEMA, CONFIG_SCHEMA, RUNNERS_SCHEMA
-from ..findings import Rule, make_finding
-from ..revision.yamlpos import PosMap, PosSeq, describe_type
 
 _FILE_START = (1, 1, 1, 1)
 

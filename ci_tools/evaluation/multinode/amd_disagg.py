@@ -23,13 +23,13 @@ from typing import Mapping
 from ...config import ProjectConfig
 from ...findings import Location
 from ...jobs.job import Job
-from ...shell.model import RecipeEval, ServerFlag, Value
-from ...shell.parse import parse_script
-from ..evaluate import env_value
-from ...shell.relocate import relocate_result
-from ...shell.state import ArrayVal, Binding
 from ...jobs.resolution import RecipeResolution, launcher_of, resolver_for
 from ...revision.snapshot import Snapshot
+from ...shell.model import RecipeEval, ServerFlag, Value
+from ...shell.parse import parse_script
+from ...shell.relocate import relocate_result
+from ...shell.state import ArrayVal, Binding
+from ..env_values import env_value
 from .chain import WORKSPACE, ChainInterpreter
 from .roles import RoleCommand, role_eval, unreached
 

@@ -37,13 +37,13 @@ from typing import Protocol, cast
 
 from ...config import ProjectConfig
 from ...findings import Location
+from ...revision.snapshot import Snapshot
+from ...shell.conditions import Tri
 from ...shell.effects import may_launch
 from ...shell.expand import SCRIPT_NAME, Field, ShellExit
 from ...shell.interp import Interpreter
 from ...shell.model import FlagKey, Value
 from ...shell.parse import Node, Script, parse_script
-from ...revision.snapshot import Snapshot
-from ...shell.conditions import Tri
 from ...shell.streams import Redirects, file_key, redirects_of
 from .provenance import Layout, Span, joined, output_spans, printed, written_at
 from .py_snippet import Assignment, SnippetError, model_snippet, printed_names

@@ -9,11 +9,11 @@ fleet's launcher (:mod:`.amd_disagg`), or a recipe outside the repository.
 from __future__ import annotations
 
 from ...config import ProjectConfig
+from ...config.resolution_rules import EXTERNAL, SCRIPT, SRT_SLURM
 from ...jobs.contract import RecipeResolution, job_env, resolve_recipe
 from ...jobs.job import Job
-from ...shell.model import MISSING, RecipeEval
-from ...config.resolution_rules import EXTERNAL, SCRIPT, SRT_SLURM
 from ...revision.snapshot import Snapshot
+from ...shell.model import MISSING, RecipeEval
 from .roles import role_eval, unreached
 from .srt_slurm import SrtError, srt_commands
 

@@ -15,8 +15,8 @@ from typing import Any
 
 from ...findings import Location
 from ...frozen import record
-from ...shell.structured import written_text
 from ...revision.yamlpos import NO_SPAN, PosMap, PosSeq, Span
+from ...shell.structured import written_text
 
 
 @record

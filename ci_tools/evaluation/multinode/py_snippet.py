@@ -39,8 +39,8 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from ...findings import Location
-from ...shell.model import Value
 from ...revision.yamlpos import YamlLoadError, load_yaml
+from ...shell.model import Value
 from .located import Located, located
 
 

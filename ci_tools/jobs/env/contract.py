@@ -34,10 +34,10 @@ from typing import Any, Iterator, Mapping
 from ...config import ProjectConfig
 from ...findings import Location
 from ...frozen import record
-from ..matrix import seq_len_name
-from ..job import AGENTIC, Job
 from ...revision.snapshot import Snapshot
 from ...revision.yamlpos import YamlLoadError, load_yaml
+from ..job import AGENTIC, Job
+from ..matrix import seq_len_name
 from .expr import UNKNOWN, to_text, truthy
 from .launch import script_exports
 from .launchers import LauncherVars, scan_launcher

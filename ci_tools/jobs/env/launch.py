@@ -15,11 +15,11 @@ from typing import Mapping
 
 from ...config import ProjectConfig
 from ...findings import Location
+from ...revision.snapshot import Snapshot
 from ...shell.interp import Interpreter
 from ...shell.model import Value
 from ...shell.parse import parse_script
 from ...shell.state import ArrayVal
-from ...revision.snapshot import Snapshot
 from .workflow import UNKNOWN_VAR
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
