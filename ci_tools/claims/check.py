@@ -110,37 +110,42 @@ class EvalCache:
         env = recipe_env(job, self.config, snapshot)
         key = (path, self._digest(snapshot.read(path)), self._digest(snapshot.read(self.config.benchmark_lib)),
                tuple(sorted(env.items())), job.row.path, job.row.line)
-        if key in self._cache:
-            return self._cache[key]
-        try:
-            if self._evaluate is not None:
-                result = self._evaluate(job, self.config, snapshot)
-            else:
-                from ..evaluation.env_values import ENV_NOTE
-                from ..evaluation.evaluate import evaluate_recipe
 
-                row = job.row
-                where = Location(row.path, row.line, row.column, row.end_line, row.end_column, ENV_NOTE)
-                result = evaluate_recipe(path, env, self.config, snapshot, where)
-        except Exception as exc:  # noqa: BLE001 - a recipe the evaluator cannot read leaves its claims unknown
-            result = RecipeEval(recipe=path, errors=[f"{path}: evaluation failed: {type(exc).__name__}: {exc}"])
-        self._cache[key] = result
-        return result
+        def evaluate_script() -> RecipeEval:
+            from ..evaluation.env_values import ENV_NOTE
+            from ..evaluation.evaluate import evaluate_recipe
+
+            row = job.row
+            where = Location(row.path, row.line, row.column, row.end_line, row.end_column, ENV_NOTE)
+            return evaluate_recipe(path, env, self.config, snapshot, where)
+
+        return self._once(key, job, snapshot, path, evaluate_script)
 
     def _evaluate_multinode(self, job: Job, snapshot: Snapshot) -> RecipeEval | None:
         """A multinode job per role; its inputs are several files, so results are kept per revision only."""
         key = ("multinode", getattr(snapshot, "sha", None) or id(snapshot), job.id)
+
+        def evaluate_roles() -> RecipeEval | None:
+            from ..evaluation.evaluate import evaluate_job
+
+            return evaluate_job(job, self.config, snapshot)
+
+        return self._once(key, job, snapshot, "", evaluate_roles)
+
+    def _once(self, key: tuple[Any, ...], job: Job, snapshot: Snapshot, path: str,
+              evaluate: Callable[[], RecipeEval | None]) -> RecipeEval | None:
+        """The cached result for ``key``, else ``evaluate()`` (or the injected evaluator) kept under it.
+
+        A recipe the evaluator cannot read leaves its claims unknown: the failure becomes the result's
+        error, never a crash of the whole check.
+        """
         if key in self._cache:
             return self._cache[key]
         try:
-            if self._evaluate is not None:
-                result = self._evaluate(job, self.config, snapshot)
-            else:
-                from ..evaluation.evaluate import evaluate_job
-
-                result = evaluate_job(job, self.config, snapshot)
-        except Exception as exc:  # noqa: BLE001 - as for single-node recipes: unknown, not a crash
-            result = RecipeEval(recipe="", errors=[f"evaluation failed: {type(exc).__name__}: {exc}"])
+            result = self._evaluate(job, self.config, snapshot) if self._evaluate is not None else evaluate()
+        except Exception as exc:  # noqa: BLE001 - see above
+            where = f"{path}: " if path else ""
+            result = RecipeEval(recipe=path, errors=[f"{where}evaluation failed: {type(exc).__name__}: {exc}"])
         self._cache[key] = result
         return result
 
