@@ -12,6 +12,7 @@ import importlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
+
 from .frozen import record
 
 

@@ -10,7 +10,6 @@ position-keeping containers of :mod:`ci_tools.revision.yamlpos` into a tree of
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from ...findings import Location

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import fnmatch
 import weakref
-from dataclasses import dataclass
 from typing import Any, Iterator, Mapping
 
 from ...config import ProjectConfig
