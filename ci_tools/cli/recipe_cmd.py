@@ -242,8 +242,10 @@ def show_command(repo_dir: str, config_file: str | None, key: str, concs: tuple[
         for i, job in enumerate(jobs):
             result, resolution = evaluate_job(job, config, head), resolve_recipe(job, config, head)
             if fmt == "json":
-                text = _compact_json(_shown_json(job, result, resolution, all_env))
-                click.echo(("[\n" if i == 0 else ",\n") + text, nl=False)
+                # Bytes go to the binary stream as they are: no decoding, and no search for terminal
+                # escapes (a JSON string holds none: control characters are written escaped).
+                click.echo((b"[\n" if i == 0 else b",\n") + _compact_json(_shown_json(job, result, resolution, all_env)),
+                           nl=False)
             else:
                 click.echo(("" if i == 0 else "\n") + "\n".join(_shown_text(job, result, resolution, all_env)))
 
@@ -253,15 +255,15 @@ def show_command(repo_dir: str, config_file: str | None, key: str, concs: tuple[
         click.echo("\n]")
 
 
-def _compact_json(document: dict[str, Any]) -> str:
-    """One job's document as compact JSON (no spaces after separators, non-ASCII as UTF-8).
+def _compact_json(document: dict[str, Any]) -> bytes:
+    """One job's document as compact UTF-8 JSON (no spaces after separators, non-ASCII unescaped).
 
-    orjson: the 35 MB of a full sweep in ~0.06 s of CPU against ~0.25 s for json's C encoder.
+    orjson: the 33 MB of a full sweep in ~0.06 s of CPU against ~0.25 s for json's C encoder.
     Keys that are not strings (a YAML mapping in a job's fields) become strings, as json writes them.
     """
     import orjson
 
-    return orjson.dumps(document, option=orjson.OPT_NON_STR_KEYS).decode("utf-8")
+    return orjson.dumps(document, option=orjson.OPT_NON_STR_KEYS)
 
 
 def _diffs(config: ProjectConfig, base: Snapshot, head: Snapshot, key: str, concs: tuple[int, ...]) -> list[JobDiff]:
