@@ -33,7 +33,7 @@ def _jobs(config: ProjectConfig, snapshot: Snapshot, key: str, concs: tuple[int,
     from ..model.keys import keys_matching
     from ..model.repository import load_repo
 
-    repo = load_repo(snapshot, config)
+    repo = load_repo(snapshot, config, with_changelog=False)  # jobs come from the master configs alone
     keys = keys_matching([key], repo.configs)
     if not keys:
         import difflib
