@@ -244,8 +244,8 @@ def show_command(repo_dir: str, config_file: str | None, key: str, concs: tuple[
             if fmt == "json":
                 # Bytes go to the binary stream as they are: no decoding, and no search for terminal
                 # escapes (a JSON string holds none: control characters are written escaped).
-                click.echo((b"[\n" if i == 0 else b",\n") + _compact_json(_shown_json(job, result, resolution, all_env)),
-                           nl=False)
+                document = _compact_json(_shown_json(job, result, resolution, all_env))
+                click.echo((b"[\n" if i == 0 else b",\n") + document, nl=False)
             else:
                 click.echo(("" if i == 0 else "\n") + "\n".join(_shown_text(job, result, resolution, all_env)))
 
