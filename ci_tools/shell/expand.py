@@ -37,7 +37,7 @@ RUNTIME_VARIABLES = frozenset({
 SCRIPT_NAME = "$0"
 
 
-@dataclass
+@dataclass(slots=True)
 class Piece:
     text: str | None
     origin: Value | None = None
@@ -84,7 +84,7 @@ def _location_within(p: Piece, line: int, fallback: Location) -> Location:
     return fallback
 
 
-@dataclass
+@dataclass(slots=True)
 class Field:
     pieces: list[Piece] = field(default_factory=list)
 
