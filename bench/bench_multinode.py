@@ -11,7 +11,8 @@ extracted with ``git archive``) measured in the same run:
   implementation pauses it): the 1,172 single-node jobs, the srt-slurm and
   external multinode jobs (each YAML parsed once) and the jobs that follow a
   bash script chain (launcher -> recipe -> submit.sh -> job.slurm ->
-  server_*.sh), then the JSON documents of every job;
+  server_*.sh), then the JSON documents of every job (built and encoded as
+  ``recipe show`` encodes them);
 - peak RSS of that process.
 
 ``bench_recipes.py`` measures the whole ``recipe show '*'`` process.
@@ -63,9 +64,11 @@ with collection_paused():
         start = time.process_time()
         results += [(job, evaluate_job(job, config, snapshot)) for job in group]
         out[name] = [time.process_time() - start, len(group)]
+    # Each document encoded as the implementation's `recipe show` encodes it.
+    encode = getattr(recipe_cmd, "_compact_json", None) or json.JSONEncoder(check_circular=False).encode
     start = time.process_time()
     for job, result in results:
-        json.dumps(recipe_cmd._shown_json(job, result, resolve_recipe(job, config, snapshot), False))
+        encode(recipe_cmd._shown_json(job, result, resolve_recipe(job, config, snapshot), False))
     out["JSON documents"] = [time.process_time() - start, len(results)]
 out["peak RSS MiB"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 print(json.dumps(out))

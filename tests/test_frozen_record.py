@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 import pickle
 
+import pytest
+
 from ci_tools.findings import Location
 from ci_tools.frozen import record
 from ci_tools.shell.model import Value
@@ -43,3 +45,10 @@ def test_order_replace_and_pickling_keep_working() -> None:
     value = Value(None, late, True, "$CONC", alternatives=(Value("4", early),))
     assert pickle.loads(pickle.dumps(value)) == value
     assert [f.name for f in dataclasses.fields(Value)][:4] == ["text", "location", "conditional", "expression"]
+
+
+def test_records_hold_their_fields_in_slots() -> None:
+    value = Value("8", Location("r.sh", 3, 5))
+    assert not hasattr(value, "__dict__") and not hasattr(value.location, "__dict__")
+    with pytest.raises(AttributeError):
+        value.typo = "x"  # type: ignore[attr-defined]

@@ -74,6 +74,27 @@ def test_show_json_per_job(seed: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert dep["job"]["conc"] == 48 and dep["early_exits"] == [] and dep["missing_env"] == []
 
 
+def test_show_json_is_one_compact_document_per_job_and_keeps_non_ascii_text(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    copy_tree(SEED, tmp_path)
+    recipe = tmp_path / RECIPE
+    lines = recipe.read_text().splitlines(keepends=True)
+    recipe.write_text("".join([*lines[:3], 'export RUN_NOTE="café ≥ 2 µs"\n', *lines[3:]]))
+    code, out, _ = _run(capsys, "recipe", "show", KEY, "--conc", "4", "--conc", "48", "--format", "json",
+                        "--repo", str(tmp_path))
+    assert code == 0
+    rows = out.splitlines()
+    # An array with one job a line: a consumer can stream it line by line.
+    assert rows[0] == "[" and rows[-1] == "]" and len(rows) == 4
+    assert rows[1].endswith(",") and not rows[2].endswith(",")
+    assert [json.loads(r.rstrip(","))["label"] for r in rows[1:3]] == [
+        f"{KEY} agentic-coding TP8/EP1 c4", f"{KEY} agentic-coding TP8/EP8/DPA c48"]
+    assert "café ≥ 2 µs" in rows[1]  # written as UTF-8, not escaped
+    [tp, _] = json.loads(out)
+    assert tp["env"]["RUN_NOTE"]["text"] == "café ≥ 2 µs"
+    assert tp["env"]["RUN_NOTE"]["location"]["line"] == 4
+
+
 def test_unknown_key_is_a_usage_error(seed: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = _run(capsys, "recipe", "show", "dsv4-fp4-mi355x-atom-agentic", "--repo", str(seed))
     assert code == 2 and out == ""

@@ -53,6 +53,8 @@ _ASSIGN = {"=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "|=", "^="}
 
 
 def parse_int(text: str) -> int | None:
+    if text.isascii() and text.isdigit() and (len(text) == 1 or text[0] != "0") and len(text) < 19:
+        return int(text)  # plain decimal, most operands: no pattern to match
     if text.strip() == "":
         return 0
     m = _INT.match(text)

@@ -37,7 +37,7 @@ RUNTIME_VARIABLES = frozenset({
 SCRIPT_NAME = "$0"
 
 
-@dataclass
+@dataclass(slots=True)
 class Piece:
     text: str | None
     origin: Value | None = None
@@ -56,22 +56,24 @@ def line_locations(pieces: list[Piece], fallback: Location) -> tuple[Location, .
     for p in pieces:
         text = p.text or ""
         offset = 0
+        line = 0  # of the piece: newlines before ``offset``
         while offset <= len(text):
             if at_line_start and offset < len(text):
-                out.append(_location_within(p, text, offset, fallback))
+                out.append(_location_within(p, line, fallback))
                 at_line_start = False
             nl = text.find("\n", offset)
             if nl < 0:
                 break
             offset = nl + 1
+            line += 1
             at_line_start = True
     if at_line_start:
         out.append(out[-1] if out else fallback)  # an empty last line (text ending in a newline)
     return tuple(out)
 
 
-def _location_within(p: Piece, text: str, offset: int, fallback: Location) -> Location:
-    line = text.count("\n", 0, offset)
+def _location_within(p: Piece, line: int, fallback: Location) -> Location:
+    """Where line ``line`` (0-based) of the piece's text was written."""
     if p.origin is not None:
         return p.origin.line_location(line) if p.origin.lines else p.origin.location
     if p.where is not None:
@@ -82,7 +84,7 @@ def _location_within(p: Piece, text: str, offset: int, fallback: Location) -> Lo
     return fallback
 
 
-@dataclass
+@dataclass(slots=True)
 class Field:
     pieces: list[Piece] = field(default_factory=list)
 

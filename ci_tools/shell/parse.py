@@ -125,13 +125,18 @@ def _parser() -> Any:
     import tree_sitter
     import tree_sitter_bash
 
-    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+    language = tree_sitter.Language(tree_sitter_bash.language())
+    # Node types by kind id: reading ``kind_id`` makes no string, ``type`` makes a new one per call.
+    _KINDS.extend(_TYPES.setdefault(name, name) if (name := language.node_kind_for_id(i)) is not None else None
+                  for i in range(language.node_kind_count))
+    return tree_sitter.Parser(language)
 
 
 # A sweep keeps every tree it parsed (a couple of hundred thousand nodes): each node's type and
 # offsets are shared objects, not fresh ones per node (tree-sitter hands out a new string per call,
 # and offsets past 256 are objects of their own), a third of the trees' memory.
 _TYPES: dict[str, str] = {}
+_KINDS: list[str | None] = []
 
 
 def _convert(ts_node: Any, script: Script, problems: list[Any] | None, offsets: dict[int, int],
@@ -139,8 +144,11 @@ def _convert(ts_node: Any, script: Script, problems: list[Any] | None, offsets: 
     """Copy a tree-sitter subtree; ``problems`` collects the outermost ERROR and missing nodes
     (None: the tree has none).  What lies inside an ERROR is a consequence of it, not another error.
     ``offsets`` shares equal byte offsets (a parent starts where its first child does)."""
-    kind = ts_node.type
-    kind = _TYPES.setdefault(kind, kind)
+    kind_id = ts_node.kind_id
+    kind = _KINDS[kind_id] if kind_id < len(_KINDS) else None
+    if kind is None:  # ERROR, and any id the grammar's table does not name
+        kind = ts_node.type
+        kind = _TYPES.setdefault(kind, kind)
     start, end = ts_node.start_byte, ts_node.end_byte
     node = Node(kind, offsets.setdefault(start, start), offsets.setdefault(end, end), ts_node.is_named, script)
     if problems is not None and not in_error and (kind == "ERROR" or ts_node.is_missing):

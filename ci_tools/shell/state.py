@@ -71,7 +71,7 @@ class Server:
     argv: tuple[Value, ...]
 
 
-@dataclass
+@dataclass(slots=True)
 class Captured:
     """The exported environment and all variables when the first server starts."""
 
@@ -79,7 +79,7 @@ class Captured:
     exported: frozenset[str]
 
 
-@dataclass
+@dataclass(slots=True)
 class State:
     vars: dict[str, Binding] = field(default_factory=dict)
     exported: set[str] = field(default_factory=set)
