@@ -74,3 +74,24 @@ def test_explain_prints_all_four_sections() -> None:
     assert proc.returncode == 0
     for section in ("What it does", "Why", "Example", "Fix"):
         assert f"\n{section}\n" in proc.stdout
+
+
+
+@pytest.mark.parametrize("args", [("rules",), ("explain", "claim-contradicted"), ("matrix", "--repo", "FULL")],
+                         ids=["rules", "explain", "matrix"])
+def test_a_reader_that_closed_the_output_ends_the_command_quietly_with_141(args: tuple[str, ...]) -> None:
+    """`ci-tools ... | head` once head has gone: exit 141 as for SIGPIPE, no internal error, no ignored exception."""
+    import os
+
+    if "FULL" in args:
+        from conftest import full_corpus_dir
+
+        args = tuple(str(full_corpus_dir()) if a == "FULL" else a for a in args)
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before the first byte: every write meets a closed pipe
+    try:
+        proc = subprocess.run([sys.executable, "-m", "ci_tools", *args], stdout=write_end, stderr=subprocess.PIPE,
+                              text=True, timeout=60)
+    finally:
+        os.close(write_end)
+    assert (proc.returncode, proc.stderr) == (141, "")

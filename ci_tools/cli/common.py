@@ -97,6 +97,18 @@ def finish(findings: list[Finding], fmt: str | None, select: tuple[str, ...], ig
     return EXIT_FINDINGS if any(f.severity is Severity.ERROR for f in kept) else EXIT_CLEAN
 
 
+# What a shell reports for a program stopped by SIGPIPE (128 + 13): the reader of the output left early.
+EXIT_PIPE_CLOSED = 141
+
+
+def silence_closed_stdout() -> None:
+    """The reader of stdout closed it (``ci-tools recipe show '*' | head``): not an internal error, the
+    output was wanted only in part.  What is still buffered goes to /dev/null, so the interpreter's final
+    flush cannot fail a second time; the caller ends with :data:`EXIT_PIPE_CLOSED`."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+
+
 def handle_errors(func: F) -> F:
     """Turn UsageError into exit 2 and unexpected exceptions into exit 3, without a traceback."""
 
@@ -109,6 +121,9 @@ def handle_errors(func: F) -> F:
             sys.exit(EXIT_USAGE)
         except (click.exceptions.Exit, click.ClickException, SystemExit):
             raise
+        except BrokenPipeError:
+            silence_closed_stdout()
+            sys.exit(EXIT_PIPE_CLOSED)
         except Exception as exc:  # noqa: BLE001 - the last line of defence
             if os.environ.get("CI_TOOLS_DEBUG"):
                 raise

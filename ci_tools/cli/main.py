@@ -84,7 +84,7 @@ _COLLECT_AFTER = (10_000, 10, 10)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI; returns the exit code (0 clean, 1 findings, 2 usage, 3 internal)."""
+    """Run the CLI; returns the exit code (0 clean, 1 findings, 2 usage, 3 internal, 141 output closed early)."""
     thresholds = gc.get_threshold()
     gc.set_threshold(*_COLLECT_AFTER)
     try:
@@ -96,6 +96,12 @@ def main(argv: list[str] | None = None) -> int:
 def _run(argv: list[str] | None) -> int:
     try:
         cli.main(args=argv, prog_name="ci-tools", standalone_mode=False)
+        sys.stdout.flush()  # here, where a reader that left early can still be told apart from a failure
+    except BrokenPipeError:
+        from .common import EXIT_PIPE_CLOSED, silence_closed_stdout
+
+        silence_closed_stdout()
+        return EXIT_PIPE_CLOSED
     except click.exceptions.Exit as exc:
         return int(exc.exit_code)
     except click.exceptions.Abort:
