@@ -317,6 +317,10 @@ def real_tree(tree: Path, runs: int, baseline: str) -> None:
         same_show_outputs([impl for _, impl in rows], tree, env)
         print("  single-node jobs, oracle environment, in process  wall       CPU      server reached")
         for label, impl in rows:
+            if not (impl / "ci_tools" / "jobs" / "contract.py").is_file():
+                # tests/real_jobs.py (this build's) imports the package by its current layout.
+                print(f"    {label:<44} not measured: its package predates the current layout")
+                continue
             r = _oracle_run(impl, tree, runs)
             print(f"    {label:<44} {r['seconds']:6.2f} s  {r['cpu']:6.2f} s  {int(r['reached'])} of {int(r['jobs'])}")
 

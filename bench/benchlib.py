@@ -257,8 +257,10 @@ def ci_tools_at(rev: str, dest: Path) -> Build:
 
 
 def merge_base_with_main() -> str:
-    """The default previous implementation: where this branch left ``main``."""
-    return git(ROOT, "merge-base", "HEAD", "main")
+    """The default previous implementation: where this branch left ``main``; on ``main`` itself (where that is
+    HEAD, and a build would be compared with itself) the commit before HEAD."""
+    base = git(ROOT, "merge-base", "HEAD", "main")
+    return git(ROOT, "rev-parse", "HEAD~1") if base == git(ROOT, "rev-parse", "HEAD") else base
 
 
 def committed_tree(dest: Path, source: Path = FULL_CORPUS) -> str:
