@@ -86,7 +86,7 @@ def _measure(impl: Path, tree: Path, runs: int) -> dict[str, tuple[float, int]]:
 def main() -> None:
     parser = bench_arguments(__doc__, runs=3)
     parser.add_argument("--tree", type=Path, default=TREE)
-    parser.add_argument("--baseline", default=None,
+    parser.add_argument("--baseline-rev", "--baseline", dest="baseline", default=None,
                         help="revision of the previous implementation (default: merge base with main)")
     args = parser.parse_args()
     require(args.tree)

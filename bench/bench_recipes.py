@@ -350,7 +350,8 @@ def synthetic(configs: int, runs: int) -> None:
 def main() -> int:
     ap = bench_arguments(__doc__, runs=5)
     ap.add_argument("--real", type=Path, default=SHARED_TREE, help="the real tree (default: the shared snapshot)")
-    ap.add_argument("--baseline", default=None, help="revision of the previous implementation (default: merge base with main)")
+    ap.add_argument("--baseline-rev", "--baseline", dest="baseline", default=None,
+                    help="revision of the previous implementation (default: merge base with main; on main the commit before)")
     ap.add_argument("--synthetic", action="store_true", help="also run the generated-tree benchmark")
     ap.add_argument("--configs", type=int, default=250)
     args = ap.parse_args()
