@@ -11,7 +11,7 @@ from ci_tools.claims.extract import Claim
 from ci_tools.claims.reads import file_reads, merged
 from ci_tools.claims.scope import Scope
 from ci_tools.claims.subjects import Subject
-from ci_tools.claims.values import Number, Word, parse_number
+from ci_tools.claims.values import Bool, Number, Word, parse_number
 from ci_tools.config import ProjectConfig
 from ci_tools.findings import Location
 from ci_tools.jobs.job import AGENTIC, Job
@@ -73,6 +73,26 @@ def test_an_env_var_named_by_its_identifier_that_nothing_sets_contradicts_the_te
     opaque = {jobs[0].id: RecipeEval(RECIPE, servers=[[flag("--max-num-seqs", "8", 20)]],
                                       opaque_commands=[Location(RECIPE, 5)])}
     j = judge(claim(MSA, Word("cutlass", "cutlass")), jobs, opaque, repo(tmp_path))
+    assert j is not None and j.outcome == "unknown"
+
+
+def test_a_switch_claimed_on_that_nothing_sets_contradicts_only_when_the_chain_was_read_in_full(
+        tmp_path: Path) -> None:
+    mmap = Subject("env", "ATOM_DISABLE_MMAP")
+    jobs = [job(multinode=True)]
+    chain = "benchmarks/multi_node/r.sh"  # an AMD disaggregated script chain, both roles reached
+    complete = {jobs[0].id: RecipeEval(chain, servers=[[flag("-tp", "4", 20)], [flag("-tp", "8", 30)]],
+                                       roles=["prefill", "decode"])}
+    j = judge(claim(mmap, Bool("true", True)), jobs, complete, repo(tmp_path))
+    assert j is not None and j.outcome == "false"
+    assert j.false[0][1].text == "the recipe never sets ATOM_DISABLE_MMAP"
+    # Claimed off: an unset switch may well be off, so nothing contradicts it.
+    j = judge(claim(mmap, Bool("false", False)), jobs, complete, repo(tmp_path))
+    assert j is not None and j.outcome == "unknown"
+    # A models-table program or an `export "$pair"` the evaluation could not follow is an error: unknown.
+    partial = {jobs[0].id: RecipeEval(chain, servers=complete[jobs[0].id].servers, roles=["prefill", "decode"],
+                                      errors=["benchmarks/multi_node/r.sh:9: the Python program is not modelled"])}
+    j = judge(claim(mmap, Bool("true", True)), jobs, partial, repo(tmp_path))
     assert j is not None and j.outcome == "unknown"
 
 

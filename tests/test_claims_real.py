@@ -50,6 +50,11 @@ CASES: dict[str, tuple[str, set[Finding]]] = {
     "1f2beda7828f": (
         "an env var set in neither worker environment, judged through the attention-config key of the same words",
         {("claim-partly-contradicted", 15, "VLLM_MINIMAX_M3_MSA_DECODE_BACKEND", "cutlass")}),
+    "6b431f92b1d1": (
+        "the AMD disaggregated script chain read to its end: models_atom.yaml's env words exported per job, "
+        "so variables the entry claims and nothing sets are contradicted (its claims that hold stay silent)",
+        {("claim-contradicted", 13, "ATOM_DISABLE_MMAP", "on"),
+         ("claim-contradicted", 13, "OMP_NUM_THREADS", "1")}),
     "d7ff17b352a8": (
         "program defaults, measured uplifts and dropped rows are not claims about the new recipe",
         set()),

@@ -144,6 +144,59 @@ def test_atom_jobs_read_models_atom_yaml_through_the_heredoc_program() -> None:
     assert kv.value is not None and kv.value.text == "fp8" and kv.value.location.as_text() == f"{ATOM_MODELS}:32:19"
 
 
+# The two ATOM disaggregated jobs of the real tree, role by role, as server_atom.sh builds them from
+# models_atom.yaml's DeepSeek-V4-Pro entry (lines 30-39): env (31), kv_cache_flags (32),
+# prefill_tp_dp_flags (34), decode_tp_dp_flags (35), tp_dp_env (36, exported in TP+DPA mode only).
+# No mem_frac_static / max_num_seqs / max_model_len there: those come from job.slurm's -e list
+# (0.85, 256, ISL+OSL+256 = 9472), and the decode's --max-num-seqs from its largest concurrency.
+_ATOM_COMMON = {"--model": "/models/DeepSeek-V4-Pro", "--host": "0.0.0.0", "--trust-remote-code": None,
+                "-tp": "8", "--kv_cache_dtype": "fp8", "--block-size": "16", "--gpu-memory-utilization": "0.85",
+                "--max-model-len": "9472", "--no-enable_prefix_caching": None}
+_CAPTURE = "[" + ",".join(["1", "2", "4"] + [str(i) for i in range(8, 257, 8)]) + "]"
+_ATOM_ENV = {"ATOM_MOE_GU_ITLV": ("1", 31), "AITER_BF16_FP8_MOE_BOUND": ("0", 31)}
+_ATOM_DPA_ENV = {"GPU_MAX_HW_QUEUES": ("5", 36), "ATOM_CPU_AFFINITY": ("1", 36)}
+
+
+@pytest.mark.parametrize("concs, dpa, decode_seqs", [([256, 512, 768, 1024, 2048], True, "2048"),
+                                                     ([4, 8, 16, 32, 64, 128], False, "128")],
+                         ids=["2P1D-dpa", "1P1D-tp8"])
+def test_both_atom_jobs_have_every_flag_and_variable_of_their_models_atom_entry(
+        concs: list[int], dpa: bool, decode_seqs: str) -> None:
+    result = evaluation(find_job("dsv4-fp4-mi355x-atom-disagg", concs=concs))
+    assert result.roles == ["prefill", "decode"] and result.errors == [], result.errors
+    dpa_flags = {"--enable-dp-attention": None, "--enable-tbo": None} if dpa else {}
+    expected = {
+        "prefill": {**_ATOM_COMMON, "--server-port": "8010", **dpa_flags, "--max-num-seqs": "256"},
+        "decode": {**_ATOM_COMMON, "--server-port": "8020", **dpa_flags, "--max-num-seqs": decode_seqs,
+                   "--cudagraph-capture-sizes": _CAPTURE},
+    }
+    for role, dpa_line in (("prefill", 34), ("decode", 35)):
+        flags = role_flags(result, role)
+        got = values(flags)
+        # its JSON names the host's address, known only on the node: an unknown value, not a bare flag
+        kv_transfer = flag(flags, "--kv-transfer-config").value
+        assert kv_transfer is not None and kv_transfer.text is None
+        del got["--kv-transfer-config"]
+        assert got == expected[role]
+        assert flag(flags, "--kv_cache_dtype").value.location.as_text() == f"{ATOM_MODELS}:32:19"  # type: ignore[union-attr]
+        for name in dpa_flags:
+            assert flag(flags, name).location.as_text() == f"{ATOM_MODELS}:{dpa_line}:{24 if role == 'prefill' else 23}"
+        env = role_env(result, role)
+        for name, (text, line) in {**_ATOM_ENV, **(_ATOM_DPA_ENV if dpa else {})}.items():
+            assert env[name].text == text and (env[name].location.path, env[name].location.line) == (ATOM_MODELS, line)
+        if not dpa:
+            assert not set(_ATOM_DPA_ENV) & set(env)
+
+
+def test_export_of_an_unknown_pair_is_an_error_not_a_silent_gap() -> None:
+    from conftest import full_corpus_dir
+
+    root = full_corpus_dir()
+    interp = ChainInterpreter("t.sh", load_config(root), WorkTreeSnapshot(root))
+    interp.run(parse_script("t.sh", b'for p in $(some_tool --pairs); do\n    export "$p"\ndone\n'))
+    assert interp.errors == ['t.sh:2: `"$p"` declares a variable whose name is not known; what it sets is unknown']
+
+
 def test_flags_built_in_a_command_string_point_at_the_models_yaml_line() -> None:
     # server_sglang.sh builds PREFILL_CMD (line 735) from build_server_config's echo of models.yaml values.
     job = find_job("dsr1-fp4-mi355x-sglang-disagg", concs=[1, 2, 4, 8])

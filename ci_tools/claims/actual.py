@@ -284,9 +284,15 @@ def _never_set(claim: Claim, ev: RecipeEval, shown: str, known: bool = False) ->
     value = claim.value
     if isinstance(value, Absent):
         return Actual(True, shown, "unset", None)
-    if isinstance(value, Present) or (claim.explicit and _names_a_setting(value)):
+    if isinstance(value, Present) or (claim.explicit and (_names_a_setting(value) or _switched_on(value))):
         return Actual(False, shown, "unset", None)
     return UNKNOWN
+
+
+def _switched_on(value: Any) -> bool:
+    """``NAME=true`` / ``NAME=1`` of a variable: the text says the recipe sets it (an unset variable reads as
+    off to the shell scripts that test it, so the claim cannot mean a default)."""
+    return isinstance(value, Bool) and value.on
 
 
 def _names_a_setting(value: Any) -> bool:
@@ -303,19 +309,11 @@ def absence_known(ev: RecipeEval, servers: Sequence[int] | None = None) -> bool:
 
     When the evaluation never reached a server, or a word of it could not be read (an unknown array
     spliced in, a flag name from an unknown variable), "not passed" is not a fact but a gap of the
-    evaluation: unknown.
+    evaluation: unknown.  The AMD disaggregated script chain is no exception: the model tables its
+    scripts read are evaluated (multinode.py_snippet), and what they could not give is an unknown word.
     """
-    if _script_chain(ev):
-        return False
     chosen = [ev.servers[i] for i in servers] if servers is not None else ev.servers
     return bool(chosen) and not any(f.name == UNKNOWN_FLAG and not _positional(f) for server in chosen for f in server)
-
-
-def _script_chain(ev: RecipeEval) -> bool:
-    """A multinode job run through a chain of scripts (the AMD disaggregated launchers): its server
-    arguments also come from model tables the scripts read at run time, so what is missing is not known to
-    be absent.  (An srt-slurm recipe lists every argument in its YAML.)"""
-    return bool(ev.roles) and ev.recipe.endswith(".sh")
 
 
 def _positional(flag: ServerFlag) -> bool:
@@ -326,8 +324,12 @@ def _positional(flag: ServerFlag) -> bool:
 
 
 def env_complete(ev: RecipeEval) -> bool:
-    """Every command that could export a variable before the server starts was evaluated."""
-    return bool(ev.servers) and not ev.errors and not ev.opaque_commands and not _script_chain(ev)
+    """Every command that could export a variable before the server starts was evaluated.
+
+    A models-table program that is not modelled, or ``export "$pair"`` of an unknown word, is an error of
+    the evaluation, so a job of the AMD script chain is complete only when its tables were read in full.
+    """
+    return bool(ev.servers) and not ev.errors and not ev.opaque_commands
 
 
 def compare_text(value: Any, text: str, job: Job, shown: str, where: Location) -> Actual:

@@ -154,6 +154,8 @@ class _Scan:
         for c in n.children[1:]:
             target = c.children[0] if c.type == "variable_assignment" and c.children else c
             if target.type != "variable_name":
+                if c.type != "variable_assignment" and not c.text.startswith("-"):
+                    self.terminal()  # `export "$pair"`: which variable it sets is known only when it runs
                 continue
             if keyword == "local":
                 self.locals.add(target.text)

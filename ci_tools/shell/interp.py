@@ -25,7 +25,7 @@ from .arith import evaluate_arith, evaluate_arith_text
 from .commands import format_printf
 from .conditions import Tri, _has_quotes, not3, test_argv, test_expression
 from .effects import WRAPPERS, EffectAnalysis, may_launch
-from .expand import RUNTIME_VARIABLES, SCRIPT_NAME, Field, ShellExit, literal_text
+from .expand import RUNTIME_VARIABLES, SCRIPT_NAME, Field, ShellExit, literal_text, significant
 from .flow import (
     FLOW,
     Break,
@@ -539,6 +539,8 @@ class Interpreter(Loops):
             name: str | None = None
             if c.type == "variable_assignment":
                 name = self.assign(c, local=local, associative="A" in options)
+            elif c.type in _SPELLED_DECLARATION and not c.text.startswith("-"):
+                name = self._spelled_declaration(c, local)
             elif c.type == "variable_name":
                 name = c.text
                 if local:
@@ -555,6 +557,36 @@ class Interpreter(Loops):
                 else:
                     self.state.exported.add(name)
         return True
+
+    def _spelled_declaration(self, word: Node, local: bool) -> str | None:
+        """``export "$pair"``: the variable a word's value spells (``NAME=VALUE`` or ``NAME``).
+
+        A loop over a table's ``KEY=VALUE`` words exports them this way.  A value of one
+        variable keeps where that value was written (the table's line).  When the text is
+        not known, which variable is set is not known: an error (what the script exports
+        is then incomplete), never a guess.
+        """
+        text, pieces = self.scalar_text(word)
+        m = _SPELLED.fullmatch(text) if text is not None else None
+        if m is None:
+            self.errors.append(f"{word.script.path}:{word.line}: `{word.text}` declares a variable whose name is "
+                               f"{'not known' if text is None else f'not a name ({text!r})'}; what it sets is unknown")
+            return None
+        name = m.group(1)
+        if local:
+            self._declare_local(name)
+        if self.reads is not None:
+            self.reads.add(name)
+        if m.group(2) is None:
+            if name not in self.state.vars:
+                self.state.vars[name] = Value("", word.location(), expression=word.text)
+            return name
+        used = significant(pieces)
+        origin = used[0].origin if len(used) == 1 else None
+        where = origin.location if origin is not None and origin.text == text else word.location()
+        conditional = any(p.origin is not None and p.origin.conditional for p in used)
+        self.state.vars[name] = Value(m.group(2), where, conditional, word.text)
+        return name
 
     def _unset(self, n: Node) -> Tri:
         functions = any(c.type == "word" and c.text == "-f" for c in n.children)
@@ -1096,6 +1128,9 @@ def _nothing() -> Tri:
     return None
 
 
+# Words of `export`/`declare` other than NAME and NAME=VALUE: their value spells the variable.
+_SPELLED_DECLARATION = frozenset({"string", "raw_string", "simple_expansion", "expansion", "concatenation", "word"})
+_SPELLED = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:=(.*))?", re.S)
 _ASSOCIATIVE_ELEMENT = re.compile(r"^\[(.*?)\]=(.*)$", re.S)
 _ARITH_ASSIGN = re.compile(r"\+\+|--|(?<![=!<>])=(?!=)")
 
