@@ -540,17 +540,10 @@ class Interpreter(Loops):
             if c.type == "variable_assignment":
                 name = self.assign(c, local=local, associative="A" in options)
             elif c.type in _SPELLED_DECLARATION and not c.text.startswith("-"):
-                name = self._spelled_declaration(c, local)
+                name = self._spelled_declaration(c, keyword, options, local)
             elif c.type == "variable_name":
                 name = c.text
-                if local:
-                    self._declare_local(name)
-                if self.reads is not None:
-                    self.reads.add(name)
-                if name not in self.state.vars and keyword != "export":
-                    self.state.vars[name] = (ArrayVal((), c.location(), c.text, False, () if "A" in options else None)
-                                             if "a" in options or "A" in options
-                                             else Value("", c.location(), expression=c.text))
+                self._declare_name(name, c, keyword, options, local)
             if name is not None and exporting:
                 if "n" in options:
                     self.state.exported.discard(name)
@@ -558,7 +551,19 @@ class Interpreter(Loops):
                     self.state.exported.add(name)
         return True
 
-    def _spelled_declaration(self, word: Node, local: bool) -> str | None:
+    def _declare_name(self, name: str, word: Node, keyword: str, options: str, local: bool) -> None:
+        """``declare NAME`` / ``local NAME`` / ``export NAME`` without a value: the name is declared (empty,
+        or an empty array with ``-a``/``-A``) unless it is set already; ``export`` only marks it."""
+        if local:
+            self._declare_local(name)
+        if self.reads is not None:
+            self.reads.add(name)
+        if name not in self.state.vars and keyword != "export":
+            self.state.vars[name] = (ArrayVal((), word.location(), word.text, False, () if "A" in options else None)
+                                     if "a" in options or "A" in options
+                                     else Value("", word.location(), expression=word.text))
+
+    def _spelled_declaration(self, word: Node, keyword: str, options: str, local: bool) -> str | None:
         """``export "$pair"``: the variable a word's value spells (``NAME=VALUE`` or ``NAME``).
 
         A loop over a table's ``KEY=VALUE`` words exports them this way.  A value of one
@@ -573,14 +578,13 @@ class Interpreter(Loops):
                                f"{'not known' if text is None else f'not a name ({text!r})'}; what it sets is unknown")
             return None
         name = m.group(1)
+        if m.group(2) is None:
+            self._declare_name(name, word, keyword, options, local)
+            return name
         if local:
             self._declare_local(name)
         if self.reads is not None:
             self.reads.add(name)
-        if m.group(2) is None:
-            if name not in self.state.vars:
-                self.state.vars[name] = Value("", word.location(), expression=word.text)
-            return name
         used = significant(pieces)
         origin = used[0].origin if len(used) == 1 else None
         where = origin.location if origin is not None and origin.text == text else word.location()
