@@ -112,12 +112,9 @@ class EvalCache:
                tuple(sorted(env.items())), job.row.path, job.row.line)
 
         def evaluate_script() -> RecipeEval:
-            from ..evaluation.env_values import ENV_NOTE
-            from ..evaluation.evaluate import evaluate_recipe
+            from ..evaluation.evaluate import env_location, evaluate_recipe
 
-            row = job.row
-            where = Location(row.path, row.line, row.column, row.end_line, row.end_column, ENV_NOTE)
-            return evaluate_recipe(path, env, self.config, snapshot, where)
+            return evaluate_recipe(path, env, self.config, snapshot, env_location(job))
 
         return self._once(key, job, snapshot, path, evaluate_script)
 

@@ -79,13 +79,18 @@ def evaluate_job(job: Job, config: ProjectConfig, snapshot: Snapshot) -> RecipeE
     path = _resolve(job, config, snapshot)
     if path is None:
         return None
+    return evaluate_recipe(path, recipe_env(job, config, snapshot), config, snapshot, env_location(job))
+
+
+def env_location(job: Job) -> Location:
+    """Where a job's environment values come from: its search-space row (one object per row)."""
     row = job.row
     where = _ROW_LOCATIONS.get(row)
     if where is None:
         if len(_ROW_LOCATIONS) > 100_000:
             _ROW_LOCATIONS.clear()
         where = _ROW_LOCATIONS[row] = Location(row.path, row.line, row.column, row.end_line, row.end_column, ENV_NOTE)
-    return evaluate_recipe(path, recipe_env(job, config, snapshot), config, snapshot, where)
+    return where
 
 
 def unknown_flags(result: RecipeEval) -> list[ServerFlag]:
