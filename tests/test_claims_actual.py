@@ -11,7 +11,7 @@ from ci_tools.claims.extract import Claim
 from ci_tools.claims.reads import file_reads, merged
 from ci_tools.claims.scope import Scope
 from ci_tools.claims.subjects import Subject
-from ci_tools.claims.values import Bool, Number, Word, parse_number
+from ci_tools.claims.values import Bool, Multiples, Number, Word, parse_number
 from ci_tools.config import ProjectConfig
 from ci_tools.findings import Location
 from ci_tools.jobs.job import AGENTIC, Job
@@ -174,3 +174,46 @@ def test_a_finding_only_when_every_reading_of_the_words_fails(tmp_path: Path) ->
     assert j is not None and j.outcome == "true"
     j = judge(claim(MEM, number("0.85"), Scope((tp4, tp8))), jobs, evals, repo(tmp_path))
     assert j is not None and j.outcome == "mixed"
+
+
+CAPTURE = Subject("key", "--compilation-config.cudagraph_capture_sizes")
+
+
+def test_a_list_setting_keeps_the_step_the_text_gives_or_contradicts_it(tmp_path: Path) -> None:
+    jobs = [job(4)]
+
+    def judged(sizes: str, step: int) -> tuple[str, str]:
+        ev = RecipeEval(RECIPE, servers=[[flag("--compilation-config", "{...}", 40, {"cudagraph_capture_sizes": sizes})]])
+        j = judge(claim(CAPTURE, Multiples(f"multiples of {step}", step)), jobs, {jobs[0].id: ev}, repo(tmp_path))
+        assert j is not None
+        return j.outcome, (j.false[0][1].text if j.false else "")
+
+    assert judged("[3,6,9,12]", 3) == ("true", "")
+    assert judged("[3,6,9,12]", 8) == ("false", "the recipe passes --compilation-config.cudagraph_capture_sizes [3,6,9,12]")
+    # A long list is shown by its ends and its length.
+    every = "[" + ",".join(str(n) for n in range(1, 61)) + "]"
+    assert judged(every, 2) == (
+        "false", "the recipe passes --compilation-config.cudagraph_capture_sizes [1,2,3,...,60] (60 sizes)")
+    # Not a list of sizes: nothing to say about its step.
+    assert judged("FULL", 2)[0] == "unknown"
+
+
+def test_a_flag_named_by_a_table_key_that_no_job_passes_contradicts_its_value(tmp_path: Path) -> None:
+    """``scheduler_delay_factor ... set to 1``: the server command line, read in full, has no such flag."""
+    jobs = [job()]
+    ev = RecipeEval(RECIPE, servers=[[flag("--max-num-seqs", "256", 20)]])
+    j = judge(claim(Subject("flag", "--scheduler-delay-factor"), number("1")), jobs, {jobs[0].id: ev}, repo(tmp_path))
+    assert j is not None and j.outcome == "false"
+    assert j.false[0][1].text == "the recipe does not pass --scheduler-delay-factor"
+
+
+def test_the_flags_of_the_server_scripts_not_of_the_library_can_be_named(tmp_path: Path) -> None:
+    from ci_tools.claims.reads import ReadsCache
+
+    (tmp_path / "benchmarks").mkdir()
+    (tmp_path / RECIPE).write_text('if [ -n "$D" ]; then ARGS="$ARGS --scheduler-delay-factor $D"; fi\n'
+                                   'serve --max-num-seqs 8 $ARGS\n')
+    (tmp_path / "benchmarks/benchmark_lib.sh").write_text('run_eval() { lm_eval --top-p "$1"; }\n')
+    ev = RecipeEval(RECIPE, servers=[[flag("--max-num-seqs", "8", 2)]], server_command=[Location(RECIPE, 2)])
+    flags = ReadsCache().server_flags(ev, "benchmarks/benchmark_lib.sh", WorkTreeSnapshot(tmp_path))
+    assert flags == {"--scheduler-delay-factor", "--max-num-seqs"}

@@ -52,9 +52,11 @@ CASES: dict[str, tuple[str, set[Finding]]] = {
         {("claim-partly-contradicted", 15, "VLLM_MINIMAX_M3_MSA_DECODE_BACKEND", "cutlass")}),
     "6b431f92b1d1": (
         "the AMD disaggregated script chain read to its end: models_atom.yaml's env words exported per job, "
-        "so variables the entry claims and nothing sets are contradicted (its claims that hold stay silent)",
+        "so variables the entry claims and nothing sets are contradicted (its claims that hold stay silent); "
+        "a models-table key named for the flag it feeds, its value in the clause after the ';'",
         {("claim-contradicted", 13, "ATOM_DISABLE_MMAP", "on"),
-         ("claim-contradicted", 13, "OMP_NUM_THREADS", "1")}),
+         ("claim-contradicted", 13, "OMP_NUM_THREADS", "1"),
+         ("claim-contradicted", 14, "--scheduler-delay-factor", "1")}),
     "d7ff17b352a8": (
         "program defaults, measured uplifts and dropped rows are not claims about the new recipe",
         set()),

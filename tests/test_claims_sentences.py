@@ -13,7 +13,8 @@ from ci_tools.claims.sentences import plain_source, split_clauses
 from ci_tools.claims.subjects import Catalog, ClaimsSettings
 from ci_tools.claims.arms import Arm, Parallel
 from ci_tools.claims.scope import Scope
-from ci_tools.claims.values import Absent, ArmName, Bool, Concurrency, Fragment, Image, Number, PerConc, Present, Word
+from ci_tools.claims.values import (Absent, ArmName, Bool, Concurrency, Fragment, Image, Multiples, Number, PerConc, Present,
+                                    Word)
 
 DATA = Path(__file__).parent / "data"
 TABLE = yaml.safe_load((DATA / "claims_sentences.yaml").read_text(encoding="utf-8"))
@@ -36,6 +37,7 @@ def catalog(spec: dict[str, Any] | None = None) -> Catalog:
         cat.add("key", name)
     for name, values in (spec.get("values") or {}).items():
         cat.values[name] = set(values)
+    cat.spelled_flags = frozenset(spec.get("spelled-flags", ()))
     return cat
 
 
@@ -103,6 +105,8 @@ def normalise(claim: Claim) -> list[Any]:
         value = v.describe()
     elif isinstance(v, Fragment):
         value = "~" + " ".join(v.parts)
+    elif isinstance(v, Multiples):
+        value = f"multiples of {v.step}"
     else:  # pragma: no cover - every value type is listed above
         raise AssertionError(v)
     return [claim.kind, claim.subject.name if claim.subject else None, value, scope_text(claim.scope)]

@@ -25,12 +25,14 @@ from .values import (
     Absent,
     Bool,
     Fragment,
+    Multiples,
     Number,
     PerConc,
     Present,
     Word,
     dtype_matches,
     fragment_matches,
+    integer_list,
     number_matches,
     parse_bool,
     word_matches,
@@ -269,12 +271,20 @@ def _value_actual(claim: Claim, job: Job, v: Value, shown: str, separator: str =
         return UNKNOWN
     text = v.text or ""
     value = claim.value
-    message = shown if separator == "!" else f"{shown}{separator}{text}"
+    message = shown if separator == "!" else f"{shown}{separator}{_brief(text)}"
     if isinstance(value, Present):
         return Actual(True, message, text, v.location)
     if isinstance(value, Absent):
         return Actual(False, message, text, v.location)
     return compare_text(value, text, job, message, v.location)
+
+
+def _brief(text: str) -> str:
+    """A long list of sizes as its ends and its length: ``[1,2,3,...,60] (60 sizes)``."""
+    sizes = integer_list(text)
+    if sizes is None or len(text) <= 48:
+        return text
+    return f"[{','.join(map(str, sizes[:3]))},...,{sizes[-1]}] ({len(sizes)} sizes)"
 
 
 def _never_set(claim: Claim, ev: RecipeEval, shown: str, known: bool = False) -> Actual:
@@ -350,6 +360,9 @@ def compare_text(value: Any, text: str, job: Job, shown: str, where: Location) -
             verdict = dtype_matches(value, text) if value.dtype else word_matches(value, text)
     elif isinstance(value, Fragment):
         verdict = fragment_matches(value, text)
+    elif isinstance(value, Multiples):
+        sizes = integer_list(text)
+        verdict = None if sizes is None else all(n % value.step == 0 for n in sizes)
     else:
         verdict = None
     return Actual(verdict, shown, text, where)

@@ -189,7 +189,10 @@ def check_entries(config: ProjectConfig, head_repo: RepoData, head_snapshot: Sna
     reads = {job.id: cache.reads.of(ev, config.benchmark_lib, head_snapshot) for job in all_jobs.values()
              if not job.multinode and (ev := evals.get(job.id)) is not None and not ev.errors}
     defaults = {name for r in reads.values() for name in r.defaults if name not in r.assigned}
-    catalog = catalog_from([*evals.values(), *extra], settings, evals.values(), defaults) if with_recipes else None
+    spelled = {flag for job in all_jobs.values() if (ev := evals.get(job.id)) is not None and not ev.errors
+               for flag in cache.reads.server_flags(ev, config.benchmark_lib, head_snapshot)}
+    catalog = catalog_from([*evals.values(), *extra], settings, evals.values(), defaults, spelled) \
+        if with_recipes else None
     for entry, jobs in zip(entries, per_entry):
         if with_recipes:
             reason = _unchecked_reason(jobs, evals)

@@ -49,13 +49,14 @@ from .scope import Scope
 from .sentences import Clause, SourceText, split_clauses
 from .subjects import Catalog, Subject
 from .tokens import Reading, Tok, tokenize
-from .valueread import boolish, read_value
+from .valueread import boolish, read_value, value_at
 from .values import (
     ArmName,
     Bool,
     ClaimValue,
     Number,
     Present,
+    Word,
     parse_dtype,
     parse_fragment,
     parse_image,
@@ -112,6 +113,12 @@ _SUBJECT_WORDS = ("dp-att", "dp_att", "dp", "attention", "mtp", "speculative", "
                   "offload", "no", "non", "without", "pure", "with")
 _ELSEWHERE = re.compile(r"\b(?:legacy|sibling|siblings|counterpart|non-MTP entry|STP entry|MTP entry|base entry|"
                         r"other config|another config|other entry|upstream)\b", re.IGNORECASE)
+# Words before an arm that make it the thing compared with ("identical to the non-MTP sibling"), and the
+# nouns after it that say it is another config, not an arm of this one.
+_COMPARED_TO = re.compile(r"\b(?:identical to|same as|mirrors|mirroring|mirror of|unlike|copied from)\b(?:\s+the)?")
+_OTHER_THING = frozenset({"sibling", "siblings", "counterpart", "entry", "recipe", "config", "key", "variant"})
+# A clause that gives the subject of the one before its value ("...; set to 1 for Kimi-K2.5").
+_SET_TO = re.compile(r"^(?:and\s+)?(?:set|sets|setting)\s+(?:it\s+)?to\b")
 # A condition in words: "in the high-conc fast path", "when the cache is full", "only for long prompts".
 _CONDITION = re.compile(r"\b(?:when|whenever|where|only|unless|if)\b|\b(?:in|on|for|at)\s+(?:the\s+)?(?:[\w/-]+\s+){0,3}"
                         r"(?:path|paths|branch|case|cases|regime|tail|mode)\b", re.IGNORECASE)
@@ -185,6 +192,10 @@ class ClauseReader:
         # Set by the sentence: it speaks of another program than the server (the router, the benchmark client,
         # the runner's launcher), so the flags it names are that program's.
         self.other_program = bool(_OTHER_PROGRAM.search(clause.text))
+        # The subjects this clause names without a value (with their notes), and the one the sentence
+        # before left without a value: "Add X support to ...; set to 1 for Kimi" gives X its value.
+        self.valueless: list[tuple[Mention, Unverified]] = []
+        self.carried: tuple[Mention, Unverified] | None = None
         if self.skip:
             masked = [True] * len(toks)
         self.r = Reading(self.source, toks, masked, [False] * len(toks))
@@ -201,6 +212,7 @@ class ClauseReader:
         spec_at = [r.index_at(spec.start) for spec in specs]
         segments = [Segment(0, len(self.toks))]
         anchor: Group | None = None  # the last group a parenthetical after it may define
+        found = [g for g in found if not self._names_a_comparison(g)]
         for n, g in enumerate(found):
             cur = segments[-1]
             after = found[n + 1].start if n + 1 < len(found) else len(self.toks)
@@ -245,6 +257,13 @@ class ClauseReader:
             fresh = self.new_predicate and bool(seg.arms) and not _BACK_REFERENCE.search(self.clause.text)
             seg.scope = own if fresh else own.merged_over(self.inherited)
         return segments
+
+    def _names_a_comparison(self, g: Group) -> bool:
+        """``identical to the non-MTP agentic sibling (...)``, ``same as the STP recipe``: the arm words name what
+        this entry is compared with, not which of its jobs the clause speaks of."""
+        before = " ".join(t.low for t in self.toks[max(0, g.start - 4):g.start])
+        after = [t.low for t in self.toks[g.end:g.end + 3]]
+        return bool(_COMPARED_TO.search(before)) and any(w in _OTHER_THING for w in after)
 
     def _attaches(self, g: Group) -> bool:
         """``for both TP4 and TEP4``, ``with SimpleCPU``, ``to native RCCL DEP``: qualifies the segment before."""
@@ -456,7 +475,9 @@ class ClauseReader:
                 # the clause before started with its verb.
                 value = (self.list_verb, m.start, m.end)
             if value is None:
-                self.out.unverified.append(Unverified(m.phrase, r.loc(m.start, m.end), "no value next to the subject"))
+                note = Unverified(m.phrase, r.loc(m.start, m.end), "no value next to the subject")
+                self.out.unverified.append(note)
+                self.valueless.append((m, note))
                 continue
             shared[(m.start, m.end)] = value
             v, v_start, v_end = value
@@ -464,12 +485,35 @@ class ClauseReader:
             for k in range(v_start, v_end):
                 r.used[k] = True
             self.out.claims.append(Claim("recipe", v, self.scope_at(m.start), r.loc(start, end), self.clause.text,
-                                         subject=m.subjects[0], phrase=m.phrase, explicit=m.via == "identifier",
+                                         subject=m.subjects[0], phrase=m.phrase, explicit=_explicit(m, v),
                                          conditioned=bool(_CONDITION.search(self.clause.text))))
             if isinstance(v, Number):
                 numeric.append((self.out.claims[-1], end))
         if len(numeric) == 1:
             self._read_gapped(*numeric[0])
+        if not mentions and self.carried is not None:
+            self._read_carried(*self.carried)
+
+    def _read_carried(self, m: Mention, note: Unverified) -> None:
+        """``set to 1 for Kimi-K2.5`` after ``Add scheduler_delay_factor support ...;``: the value of the one
+        subject the sentence before named without one."""
+        assert self.catalog is not None
+        r = self.r
+        k = next((i for i, t in enumerate(self.toks) if r.live(i)), None)
+        if k is None or not _SET_TO.match(" ".join(t.low for t in self.toks[k:k + 4])):
+            return
+        to = next(i for i in range(k, len(self.toks)) if self.toks[i].low == "to")
+        found = value_at(r, to + 1, allow_word=True, allow_bool=True, names=self.catalog.subjects) \
+            if to + 1 < len(self.toks) and r.live(to + 1) else None
+        if found is None:
+            return
+        v, start, end = found
+        for i in range(start, end):
+            r.used[i] = True
+        if note in self.out.unverified:
+            self.out.unverified.remove(note)
+        self.out.claims.append(Claim("recipe", v, self.scope_at(start), r.loc(start, end), self.clause.text,
+                                     subject=m.subjects[0], phrase=m.phrase, explicit=_explicit(m, v)))
 
     def _read_gapped(self, claim: Claim, end: int) -> None:
         """The same setting's values for the other arms the clause names ("0.85 on decode and 0.7 on prefill")."""
@@ -481,6 +525,12 @@ class ClauseReader:
                 continue
             self.r.used[gap.index] = True
             self.out.claims.append(replace(claim, value=gap.value, scope=scope, location=self.r.loc(gap.index, gap.index + 1)))
+
+
+def _explicit(m: Mention, v: ClaimValue) -> bool:
+    """The text names the setting itself: by its identifier, or by a vocabulary term with a name as its value
+    ("qwen3_coder tool-call parsing" says the recipe passes --tool-call-parser qwen3_coder)."""
+    return m.via == "identifier" or (m.via == "vocabulary" and isinstance(v, Word) and not v.dtype)
 
 
 def _silence_asides_and_items(readers: list[ClauseReader]) -> None:
@@ -625,6 +675,7 @@ def extract(source: SourceText, catalog: Catalog | None, base_scope: Scope | Non
     listed_silence = False  # a ":" list after a silent clause, continued through ";" into this sentence
     listed_scope: Scope | None = None  # the scope of the clause a ":" list continued through ";" elaborates
     listed_program = False  # that clause speaks of another program than the server ("Runner: launch_x.sh ...")
+    carried: tuple[Mention, Unverified] | None = None  # see ClauseReader.carried
     for sentence_clauses in by_sentence.values():
         inherited = listed_scope or base_scope or Scope()
         list_head: Scope | None = listed_scope
@@ -659,6 +710,7 @@ def extract(source: SourceText, catalog: Catalog | None, base_scope: Scope | Non
         # A sentence about what the script's text keeps ("the branch ... is kept in the script") says nothing
         # of what the jobs run.
         about_code = any(_ABOUT_CODE.search(r.clause.text) for r in readers)
+        readers[0].carried = carried
         for reader in readers:
             reader.in_report = in_report
             reader.other_program = (carried_program or reader.other_program) and not _SERVER_WORDS.search(
@@ -667,6 +719,7 @@ def extract(source: SourceText, catalog: Catalog | None, base_scope: Scope | Non
                 reader.silence()
             reader.read()
         continued = ends_with_semicolon(sentence_clauses[-1])
+        carried = readers[-1].valueless[0] if continued and len(readers[-1].valueless) == 1 else None
         listed_silence = silenced and continued
         listed_scope = list_head if continued else None
         listed_program = list_program and continued

@@ -21,6 +21,8 @@ from ..shell.model import RecipeEval
 _DEFAULT = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):?-([^}$`\"'\s]*)\}")
 _ASSIGN = re.compile(r"(?:^|[\s;&|(])(?:export\s+|local\s+|readonly\s+|declare\s+(?:-\w+\s+)*)?"
                      r"([A-Za-z_][A-Za-z0-9_]*)\+?=", re.MULTILINE)
+# A server flag the files spell (passed or only in a branch the jobs do not take).
+_FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9]*(?:-[a-z0-9]+)+)\b")
 _FOR = re.compile(r"\bfor\s+([A-Za-z_][A-Za-z0-9_]*)\s+in\b|\bread\s+(?:-\w+\s+)*([A-Za-z_][A-Za-z0-9_]*)")
 
 
@@ -37,6 +39,9 @@ class RecipeReads:
 
     defaults: dict[str, DefaultRead]
     assigned: frozenset[str]
+    # Flags the files spell: a text may name one by a key that feeds it ("scheduler_delay_factor" of
+    # --scheduler-delay-factor), passed or not.
+    flags: frozenset[str] = frozenset()
 
     def default_of(self, name: str) -> DefaultRead | None:
         """The default a variable keeps: read with one, assigned nowhere."""
@@ -55,17 +60,20 @@ def file_reads(path: str, data: bytes) -> RecipeReads:
         defaults[name] = DefaultRead(name, default, Location(path, line, m.start() - starts[line - 1] + 1))
     assigned = {m.group(1) for m in _ASSIGN.finditer(text)}
     assigned |= {g for m in _FOR.finditer(text) for g in m.groups() if g}
-    return RecipeReads(defaults, frozenset(assigned))
+    flags = frozenset(f"--{m.group(1)}" for m in _FLAG.finditer(text))
+    return RecipeReads(defaults, frozenset(assigned), flags)
 
 
 def merged(parts: Iterable[RecipeReads]) -> RecipeReads:
     defaults: dict[str, DefaultRead] = {}
     assigned: set[str] = set()
+    flags: set[str] = set()
     for part in parts:
         for name, read in part.defaults.items():
             defaults.setdefault(name, read)
         assigned |= part.assigned
-    return RecipeReads(defaults, frozenset(assigned))
+        flags |= part.flags
+    return RecipeReads(defaults, frozenset(assigned), frozenset(flags))
 
 
 def recipe_files(ev: RecipeEval, library: str) -> list[str]:
@@ -84,8 +92,17 @@ class ReadsCache:
         self._files: dict[tuple[str, bytes], RecipeReads] = {}
 
     def of(self, ev: RecipeEval, library: str, snapshot: Snapshot) -> RecipeReads:
+        return self._merged(recipe_files(ev, library), snapshot)
+
+    def server_flags(self, ev: RecipeEval, library: str, snapshot: Snapshot) -> frozenset[str]:
+        """The flags the scripts that launch the servers spell (not the shared library's: its flags are the
+        benchmark client's and the eval harness's)."""
+        paths = sorted({ev.recipe, *(where.path for where in ev.server_command)} - {library})
+        return self._merged([p for p in paths if p.endswith(".sh")], snapshot).flags
+
+    def _merged(self, paths: list[str], snapshot: Snapshot) -> RecipeReads:
         parts: list[RecipeReads] = []
-        for path in recipe_files(ev, library):
+        for path in paths:
             data = snapshot.read(path)
             if data is None:
                 continue

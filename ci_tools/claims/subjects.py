@@ -113,6 +113,11 @@ DEFAULT_VOCABULARY: tuple[VocabularyEntry, ...] = (
     VocabularyEntry("acceptance length", _MTP_ACCEPTANCE, ("golden", "synthetic", "simulated"), ("real",)),
     VocabularyEntry("prefix caching", ("--enable-prefix-caching",)),
     VocabularyEntry("draft tokens", _DRAFT_TOKENS),
+    # Parsers are named in prose by what they parse ("qwen3_coder tool-call parsing").
+    VocabularyEntry("tool call parser", ("--tool-call-parser",)),
+    VocabularyEntry("tool call parsing", ("--tool-call-parser",)),
+    VocabularyEntry("reasoning parser", ("--reasoning-parser",)),
+    VocabularyEntry("reasoning parsing", ("--reasoning-parser",)),
 )
 
 
@@ -200,6 +205,8 @@ class Catalog:
     # Word-like values the recipes of the jobs in scope give each flag or key ("deep_gemm_amxf4_mega_moe",
     # "TRTLLM_RAGGED"): a text may name the setting by its value alone ("mega-MoE").
     values: dict[str, set[str]] = field(default_factory=dict)
+    # Flags the recipes' files spell (see RecipeReads.flags): named by identifier only.
+    spelled_flags: frozenset[str] = frozenset()
     _words: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
     _index: dict[str, list[tuple[Subject, int]]] = field(default_factory=dict, repr=False)
 
@@ -269,6 +276,10 @@ class Catalog:
             found = [s for s in self.subjects.values() if s.kind == kind and identifier_words(s.name) == canon]
             if found:
                 return found
+        if "_" in token and token.lower() == token:
+            # "scheduler_delay_factor": the models-table key that feeds --scheduler-delay-factor, a flag the
+            # recipe's files spell whether or not a job passes it.
+            return [Subject("flag", f) for f in sorted(self.spelled_flags) if identifier_words(f) == canon][:1]
         return []
 
     def resolve_vocabulary(self, entry: VocabularyEntry) -> list[Subject]:
@@ -295,13 +306,13 @@ class Catalog:
 
 
 def catalog_from(evals: Iterable[Any], settings: ClaimsSettings, valued_by: Iterable[Any] = (),
-                 read_with_default: Iterable[str] = ()) -> Catalog:
+                 read_with_default: Iterable[str] = (), spelled_flags: Iterable[str] = ()) -> Catalog:
     """Subjects of the given RecipeEval objects (None entries are skipped).
 
     ``valued_by``: the evaluations whose word-like flag and key values the catalog records (the jobs at
     the head revision; a value only the base had is not what the text can mean).
     """
-    cat = Catalog(settings=settings)
+    cat = Catalog(settings=settings, spelled_flags=frozenset(spelled_flags))
     for ev in valued_by:
         if ev is None:
             continue

@@ -20,6 +20,7 @@ from .values import (
     Absent,
     Bool,
     ClaimValue,
+    Multiples,
     Number,
     Word,
     parse_bool,
@@ -48,7 +49,7 @@ _UNIT_WORDS = {"token", "tokens", "seconds", "second", "s", "ms"}
 _KEEP_VERBS = {"keep", "keeps", "kept", "keeping", "leave", "leaves", "left", "leaving", "use", "uses", "using",
                "retain", "retains", "with"}
 # The last word of a setting that takes a name as its value ("the dsv4 attention backend").
-_ENUM_NOUNS = {"backend", "parser", "kernel", "algorithm", "method", "strategy", "policy", "scheduler"}
+_ENUM_NOUNS = {"backend", "parser", "parsing", "kernel", "algorithm", "method", "strategy", "policy", "scheduler"}
 _NOT_NAMES = {"new", "old", "same", "default", "current", "native", "custom", "fast", "slow", "sparse", "dense",
               "fused", "shared", "separate", "single", "own", "other", "upstream", "stock", "legacy", "generic"}
 
@@ -144,11 +145,40 @@ def value_before(r: Reading, m: Mention) -> ValueAt | None:
         return Absent(t.text), i, i + 1  # an item of a list of settings: "..., default KV-cache dtype, ..."
     # "the dsv4 attention backend", "FlashInfer attention backend": a name before a setting that takes one.
     last = r.toks[m.end - 1].low
-    if m.via == "words" and last in _ENUM_NOUNS and re.fullmatch(r"[A-Za-z][A-Za-z0-9_.]*", t.text) \
+    if m.via in ("words", "vocabulary") and last in _ENUM_NOUNS and re.fullmatch(r"[A-Za-z][A-Za-z0-9_.]*", t.text) \
             and t.low not in STOPWORDS and t.low not in _NOT_NAMES:
         w = parse_word(t.text)
         if w is not None:
             return w, i, i + 1
+    return None
+
+
+_MULTIPLES = {"multiples", "token-multiples"}
+_EVEN = {"even-step", "even-sized"}
+
+
+def list_step(r: Reading, m: Mention) -> ValueAt | None:
+    """The step a list setting's sizes keep: ``capture enumerates multiples of (1+2)=3``, ``an explicit
+    even-step cudagraph_capture_sizes list``.  Read a few words around the name; a step given only as a
+    formula (``multiples of (1+N)``) is no value."""
+    toks = r.toks
+    for k in range(max(0, m.start - 2), min(len(toks), m.end + 6)):
+        if not r.live(k):
+            continue
+        low = toks[k].low
+        if low in _EVEN and k < m.start:
+            return Multiples(toks[k].text, 2), k, k + 1
+        if low not in _MULTIPLES or k + 1 >= len(toks) or toks[k + 1].low != "of":
+            continue
+        j = k + 2
+        if j < len(toks) and toks[j].text == "(":
+            close = next((c for c in range(j + 1, min(len(toks), j + 6)) if toks[c].text == ")"), None)
+            if close is None or close + 2 >= len(toks) or toks[close + 1].text != "=":
+                return None
+            j = close + 2
+        if j < len(toks) and r.live(j) and toks[j].text.isdigit() and int(toks[j].text) > 1:
+            return Multiples(r.source.text[toks[k].start:toks[j].end], int(toks[j].text)), k, j + 1
+        return None
     return None
 
 
@@ -268,7 +298,13 @@ def boolish(cat: Catalog, subject: Subject, m: Mention) -> bool:
 
 def bool_only(cat: Catalog, subject: Subject, m: Mention) -> bool:
     """An on/off setting: a flag every recipe passes without a value, or one only the vocabulary names."""
-    return cat.is_boolean(subject) or (subject.name not in cat.subjects and m.via == "vocabulary")
+    return cat.is_boolean(subject) or (subject.name not in cat.subjects and m.via == "vocabulary"
+                                        and not _names_a_kind(m))
+
+
+def _names_a_kind(m: Mention) -> bool:
+    """A vocabulary term for a setting that takes a name (``tool-call parser``), not an on/off one (``TBO``)."""
+    return m.vocab is not None and m.vocab.term.split()[-1].lower() in _ENUM_NOUNS
 
 
 def takes_dtype(subject: Subject) -> bool:
@@ -300,7 +336,7 @@ def read_value(r: Reading, cat: Catalog, m: Mention, mentions: list[Mention]) ->
         if found is not None and isinstance(found[0], Bool) and not boolish(cat, subject, m):
             found = None
     if found is None:
-        found = value_before(r, m) or default_after(r, m)
+        found = value_before(r, m) or default_after(r, m) or list_step(r, m)
     if found is None and boolish(cat, subject, m):
         verb = bool_verb(r, m, mentions) or bool_after(r, m, mentions)
         if verb is not None:

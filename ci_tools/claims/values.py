@@ -144,6 +144,18 @@ class Fragment:
 
 
 @dataclass(frozen=True)
+class Multiples:
+    """Every size of a list setting is a multiple of ``step``: ``enumerates multiples of (1+2)=3``, an
+    ``even-step`` capture list."""
+
+    text: str
+    step: int
+
+    def describe(self) -> str:
+        return f"a list of multiples of {self.step}"
+
+
+@dataclass(frozen=True)
 class ArmName:
     """A part of the sweep the text says exists (``TP4/EP1``, ``1P4D``); its arms are in the claim's scope."""
 
@@ -153,7 +165,7 @@ class ArmName:
         return self.text
 
 
-ClaimValue = Union[Number, Bool, Word, PerConc, Image, Concurrency, ArmName, Present, Absent, Fragment]
+ClaimValue = Union[Number, Bool, Word, PerConc, Image, Concurrency, ArmName, Present, Absent, Fragment, Multiples]
 
 
 def _num(text: str) -> float:
@@ -312,3 +324,11 @@ def fragment_matches(claim: Fragment, actual: str) -> bool:
             if not want.startswith(joined):
                 break
     return False
+
+
+def integer_list(text: str) -> list[int] | None:
+    """The sizes of a list value as recipes spell it (``[3,6,9]``, ``1,2,4``, ``1 2 4``), or None."""
+    words = [w for w in re.split(r"[\s,\[\]]+", text.strip().strip("'\"")) if w]
+    if len(words) < 2 or not all(w.isdigit() for w in words):
+        return None
+    return [int(w) for w in words]
