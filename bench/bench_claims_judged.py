@@ -51,6 +51,8 @@ DISAGREE = ("contradicted", "partly")
 # Config fields, as the judged files name them; a subject made of them ("tp/conc") is one too.
 CONFIG_FIELDS = {"image", "conc", "conc-list", "tp", "ep", "dp-attn", "dram-utilization", "kv-offloading",
                  "kv-offload-backend", "spec-decoding", "num-worker", "model", "precision"}
+# How many points or search-space rows a sweep has (the judged files name the subject either way).
+COUNT_SUBJECTS = {"points", "search-space rows"}
 
 
 @dataclass
@@ -83,6 +85,8 @@ def _norm(name: str) -> str:
 def subject_keys(subject: str) -> set[str]:
     """Comparable names of a judged subject: ``--attention-config.x`` -> {attention-config.x, x}; ``tp/conc`` -> fields."""
     subject = subject.strip()
+    if subject in COUNT_SUBJECTS:
+        return {"points"}
     if subject.startswith("--") or re.fullmatch(r"[A-Z][A-Z0-9_]+", subject):
         name = _norm(subject)
         keys = {name}
@@ -102,6 +106,8 @@ def subject_keys(subject: str) -> set[str]:
 def finding_keys(finding: dict[str, Any]) -> set[str]:
     """Comparable names of a finding's subject: a setting, or the config fields of an arm (``concurrency/tp/ep``)."""
     subject = str(finding["data"].get("subject", ""))
+    if subject.split("/")[0] == "points":
+        return {"points"}  # a count claim (its arms only narrow what is counted)
     if not subject.startswith("--") and "/" in subject or subject == "concurrency":
         fields = {w.removeprefix("prefill.").removeprefix("decode.") for w in subject.split("/")}
         return {"conc" if w == "concurrency" else w for w in fields if w not in {"isl", "osl"}}
@@ -165,6 +171,11 @@ def replay(ix: Path, out: Path) -> None:
                     "--head", "HEAD", "--format", "json", "--output", str(out)], check=False, cwd=ix)
 
 
+def _first_number(text: str) -> str | None:
+    found = re.search(r"\d+", text)
+    return found.group() if found else None
+
+
 def _squash(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "", text.lower())
 
@@ -205,6 +216,9 @@ def judge_finding(f: dict[str, Any], entries: dict[str, list[JudgedEntry]], verd
         return explicit or "false"  # no judged entry: the commit did not add one there
     keys = finding_keys(f)
     matches = [c for c in entry.claims if keys & subject_keys(c.subject)]
+    if keys == {"points"}:
+        # A count is about its own number: "23 configs" is not "13 for 1K/1K" of the same bullet.
+        matches = [c for c in matches if _first_number(c.claimed) == _first_number(str(f["data"].get("claimed")))]
     bullet = text.at(commit, int(f["line"]), int(f.get("end_line") or f["line"]))
     if bullet is not None and matches:
         # Claims of the same subject in other bullets of the entry are not what this finding is about.

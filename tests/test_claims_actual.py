@@ -11,7 +11,7 @@ from ci_tools.claims.extract import Claim
 from ci_tools.claims.reads import file_reads, merged
 from ci_tools.claims.scope import Scope
 from ci_tools.claims.subjects import Subject
-from ci_tools.claims.values import Bool, Multiples, Number, Word, parse_number
+from ci_tools.claims.values import Bool, Count, Multiples, Number, Word, parse_number
 from ci_tools.config import ProjectConfig
 from ci_tools.findings import Location
 from ci_tools.jobs.job import AGENTIC, Job
@@ -217,3 +217,21 @@ def test_the_flags_of_the_server_scripts_not_of_the_library_can_be_named(tmp_pat
     ev = RecipeEval(RECIPE, servers=[[flag("--max-num-seqs", "8", 2)]], server_command=[Location(RECIPE, 2)])
     flags = ReadsCache().server_flags(ev, "benchmarks/benchmark_lib.sh", WorkTreeSnapshot(tmp_path))
     assert flags == {"--scheduler-delay-factor", "--max-num-seqs"}
+
+
+def test_a_count_is_of_search_space_rows_or_of_concurrency_points(tmp_path: Path) -> None:
+    """``6 topologies`` / ``9 configs``: multinode jobs (one row each, whatever it runs); ``12 concurrency points``:
+    every concurrency of every row."""
+    rows = [Job("k", AGENTIC, {"conc": concs, "image": "img:1", "prefill": {"tp": 4, "num-worker": 1},
+                               "decode": {"tp": 8, "num-worker": n}}, Location("configs/nvidia-master.yaml", 12))
+            for n, concs in ((1, [4, 8]), (2, [16]))]
+
+    def counted(n: int, noun: str) -> tuple[str, str]:
+        c = Claim("count", Count(f"{n} {noun}", n, noun), Scope(), HERE, "text")
+        j = judge(c, rows, {}, repo(tmp_path))
+        assert j is not None
+        return j.outcome, j.actuals[0].text
+
+    assert counted(2, "configs") == ("true", "the config generates 2 jobs")
+    assert counted(3, "points") == ("true", "the config generates 3 concurrency points")
+    assert counted(13, "configs") == ("false", "the config generates 2 jobs")

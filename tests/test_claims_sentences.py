@@ -13,7 +13,7 @@ from ci_tools.claims.sentences import plain_source, split_clauses
 from ci_tools.claims.subjects import Catalog, ClaimsSettings
 from ci_tools.claims.arms import Arm, Parallel
 from ci_tools.claims.scope import Scope
-from ci_tools.claims.values import (Absent, ArmName, Bool, Concurrency, Fragment, Image, Multiples, Number, PerConc, Present,
+from ci_tools.claims.values import (Absent, ArmName, Bool, Concurrency, Count, Fragment, Image, Multiples, Number, PerConc, Present,
                                     Word)
 
 DATA = Path(__file__).parent / "data"
@@ -107,6 +107,8 @@ def normalise(claim: Claim) -> list[Any]:
         value = "~" + " ".join(v.parts)
     elif isinstance(v, Multiples):
         value = f"multiples of {v.step}"
+    elif isinstance(v, Count):
+        value = v.describe()
     else:  # pragma: no cover - every value type is listed above
         raise AssertionError(v)
     return [claim.kind, claim.subject.name if claim.subject else None, value, scope_text(claim.scope)]

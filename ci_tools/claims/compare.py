@@ -28,7 +28,7 @@ from .actual import UNKNOWN, Actual, compare_text, key_addresses, recipe_actual
 from .extract import Claim
 from .reads import RecipeReads
 from .scope import Scope, job_concs
-from .values import Concurrency, Fragment, Image, fragment_matches, image_matches
+from .values import Concurrency, Count, Fragment, Image, fragment_matches, image_matches
 
 
 @dataclass(frozen=True)
@@ -134,6 +134,8 @@ def _judge_reading(claim: Claim, jobs: Sequence[Job], evals: Mapping[str, Recipe
         return judge_concurrency(claim, jobs)
     if claim.kind == "arm":
         return judge_arms(claim, jobs)
+    if claim.kind == "count":
+        return judge_count(claim, jobs)
     scoped = claim.scope.jobs(jobs)
     if not scoped:
         return None
@@ -215,6 +217,24 @@ def judge_arms(claim: Claim, jobs: Sequence[Job]) -> Judgement | None:
         units.append((nearby[0], Actual(False, f"no job is {_arm_words(label, scope) or 'of that arm'} (the jobs run {shown})",
                                         shown, nearby[0].row, label=label)))
     return Judgement(claim, tuple(j for j, _ in units), tuple(a for _, a in units), False)
+
+
+def judge_count(claim: Claim, jobs: Sequence[Job]) -> Judgement | None:
+    """The jobs of the claim's scope are as many points (or layouts) as the text counts."""
+    value = claim.value
+    assert isinstance(value, Count)
+    scoped = claim.scope.jobs(jobs)
+    if not scoped:
+        return None
+    if value.noun == "points":
+        found = sum(len(job_concs(j)) for j in scoped)
+        shown = f"{found} concurrency {'point' if found == 1 else 'points'}"
+    else:
+        found = len(scoped)
+        shown = f"{found} {'job' if found == 1 else 'jobs'}"
+    actual = Actual(found == value.n, f"the config generates {shown}", str(found), scoped[0].row,
+                    label=claim.scope.label())
+    return Judgement(claim, (scoped[0],), (actual,), False)
 
 
 def judge_concurrency(claim: Claim, jobs: Sequence[Job]) -> Judgement | None:

@@ -54,7 +54,9 @@ from .values import (
     ArmName,
     Bool,
     ClaimValue,
+    Count,
     Number,
+    NUMBER_WORDS,
     Present,
     Word,
     parse_dtype,
@@ -117,6 +119,19 @@ _ELSEWHERE = re.compile(r"\b(?:legacy|sibling|siblings|counterpart|non-MTP entry
 # nouns after it that say it is another config, not an arm of this one.
 _COMPARED_TO = re.compile(r"\b(?:identical to|same as|mirrors|mirroring|mirror of|unlike|copied from)\b(?:\s+the)?")
 _OTHER_THING = frozenset({"sibling", "siblings", "counterpart", "entry", "recipe", "config", "key", "variant"})
+# Nouns that count the points of a sweep (a "config" of a search space is one point), and layouts.
+_COUNT_NOUNS = frozenset({"config", "configs", "configurations", "points", "cells", "topology", "topologies"})
+
+
+def _count_word(t: Tok) -> int | None:
+    if t.kind != "word":
+        return None
+    if t.text.isdigit():
+        return int(t.text)
+    n = NUMBER_WORDS.get(t.low)
+    return int(n) if n is not None and n == int(n) and n > 1 else None
+
+
 # A clause that gives the subject of the one before its value ("...; set to 1 for Kimi-K2.5").
 _SET_TO = re.compile(r"^(?:and\s+)?(?:set|sets|setting)\s+(?:it\s+)?to\b")
 # A condition in words: "in the high-conc fast path", "when the cache is full", "only for long prompts".
@@ -400,6 +415,8 @@ class ClauseReader:
                     for k in range(g.start, g.end):
                         if not any(self.toks[k].low.startswith(w) for w in _SUBJECT_WORDS):
                             r.used[k] = True
+        if not (self.in_report or self.elsewhere or self.reports):
+            self._read_counts()
         for i, t in enumerate(self.toks):
             if not r.live(i) or t.kind != "image":
                 continue
@@ -408,6 +425,77 @@ class ClauseReader:
                 r.used[i] = True
                 self.out.claims.append(Claim("image", img, self.scope_at(i), r.loc(i, i + 1), self.clause.text))
         self._image_tag_fragment()
+
+    def _read_counts(self) -> None:
+        """``9 MTP configs``, ``six topologies``, ``drops the recipe from 18 configs to 13``: how many points
+        the jobs of the clause's scope are.  Not a share of a run (``8 of 24 jobs``, ``all 12 configs green``
+        in a report) and not jobs or runs, which name what ran rather than what the sweep has."""
+        r = self.r
+        toks = self.toks
+        for i, t in enumerate(toks):
+            n = _count_word(t)
+            # "from 18 configs to 13": the old count is masked, and a clause that drops points ("Cutting it
+            # drops the recipe from 18 configs to 13") still says how many are left.
+            old = i > 0 and toks[i - 1].low == "from"
+            if n is None or r.used[i] or not (old or r.live(i)) or (i > 0 and toks[i - 1].low == "of"):
+                continue
+            noun = next((k for k in range(i + 1, min(len(toks), i + 4)) if toks[k].low in _COUNT_NOUNS), None)
+            if noun is None or not all(toks[k].kind == "word" and (old or r.live(k)) for k in range(i + 1, noun + 1)):
+                continue
+            if noun + 1 < len(toks) and toks[noun + 1].low == "of":
+                continue
+            end = noun + 1
+            if old:
+                new = end + 1
+                if new < len(toks) and toks[end].low == "to" and not r.used[new] and _count_word(toks[new]) is not None:
+                    n, end = _count_word(toks[new]), new + 1
+                else:
+                    continue
+            elif self.skip or self.rejects:
+                continue
+            assert n is not None
+            kind = "points" if toks[noun].low in ("points", "cells") else "configs"
+            for k in range(i, end):
+                r.used[k] = True
+            whole = Claim("count", Count(self.source.text[t.start:toks[end - 1].end], n, kind),
+                          self._count_scope(i, noun), r.loc(i, end), self.clause.text)
+            self.out.claims.append(whole)
+            self._read_count_items(whole, end)
+
+    def _read_count_items(self, whole: Claim, k: int) -> None:
+        """``23 MTP configs: 13 for 1K/1K, 10 for 8K/1K``: the count split by the arms its items name."""
+        r, toks = self.r, self.toks
+        assert isinstance(whole.value, Count)
+        if k >= len(toks) or toks[k].text != ":":
+            return
+        k += 1
+        while k + 2 < len(toks) and r.live(k) and toks[k + 1].low == "for":
+            n = _count_word(toks[k])
+            group = next((g for seg in self.segments for g in seg.groups if g.start == k + 2), None)
+            if n is None or group is None:
+                return
+            arms = _merge_where_compatible(list(whole.scope.arms), group.arms, keep=False) if whole.scope.arms \
+                else list(group.arms)
+            for i in range(k, group.end):
+                r.used[i] = True
+            text = self.source.text[toks[k].start:toks[group.end - 1].end]
+            self.out.claims.append(replace(whole, value=Count(text, n, whole.value.noun), scope=Scope(tuple(arms)),
+                                           location=r.loc(k, group.end)))
+            k = group.end
+            if k < len(toks) and toks[k].text == ",":
+                k += 1
+
+    def _count_scope(self, i: int, noun: int) -> Scope:
+        """What a count counts: every job of the entry for ``all seven points``; else the arms its own words
+        name (``9 MTP configs``, ``six 8k1k EAGLE3 topologies``) within those of the list it is an item of.
+        The other arms of the clause describe what is counted ("1P1D-4P1D (TP4/DEP4 prefill, hicache) over 7
+        Pareto points"), and its concurrencies where the points run: neither narrows the count."""
+        if i > 0 and self.toks[i - 1].low == "all":
+            return Scope()
+        arms: list[Arm] | None = None
+        for g in (g for seg in self.segments for g in seg.groups if i < g.start and g.end <= noun):
+            arms = list(g.arms) if arms is None else _merge_where_compatible(arms, g.arms, keep=False)
+        return Scope(tuple(arms or ())).merged_over(Scope(self.inherited.arms))
 
     def _image_tag_fragment(self) -> None:
         """``Bump the image from 20260706 to 20260709``, ``Update image tag to nightly``: part of the new tag."""

@@ -58,6 +58,8 @@ def statement(claim: Claim, unit: Actual | None = None) -> str:
         if label:
             return f"{label} runs {_concurrency(claim.value)}"
         return f"{_concurrency(claim.value)} is run"
+    if claim.kind == "count":
+        return f"the {label + ' ' if label else ''}sweep has {claim.value.describe()}"
     return f"a {label or claim.value.describe()} job runs"
 
 
@@ -105,6 +107,8 @@ def _subject(claim: Claim, false: list[tuple[Job, Actual]]) -> str:
             fields.extend(f for f in arm_fields(arm) if f not in fields)
     if claim.kind == "concurrency":
         fields.insert(0, "concurrency")
+    if claim.kind == "count":
+        return "/".join(["points", *fields])
     return "/".join(fields) or "tp/ep/dp-attn"
 
 
@@ -112,7 +116,7 @@ def finding(j: Judgement, origin: str) -> Finding:
     claim = j.claim
     false = j.false
     first_job, first = false[0]
-    if claim.kind in ("concurrency", "arm"):
+    if claim.kind in ("concurrency", "arm", "count"):
         message = _arm_message(j, origin)
         rule = CLAIM_CONTRADICTED if j.outcome == "false" else CLAIM_PARTLY_CONTRADICTED
     else:
@@ -140,7 +144,7 @@ def finding(j: Judgement, origin: str) -> Finding:
         "subject": _subject(claim, false),
         "claimed": claimed(claim),
         "actual": first.value,
-        "jobs": [job.label() for job, _ in false] if claim.kind not in ("concurrency", "arm") else [],
+        "jobs": [job.label() for job, _ in false] if claim.kind not in ("concurrency", "arm", "count") else [],
         "origin": origin,
     }
     return make_finding(rule, message, claim.location, related=related, data=data)

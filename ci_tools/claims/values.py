@@ -156,6 +156,21 @@ class Multiples:
 
 
 @dataclass(frozen=True)
+class Count:
+    """How many points the sweep has: ``9 MTP configs``, ``6 topologies``, ``from 18 configs to 13``.
+
+    ``noun`` is ``configs`` (a config or topology is one search-space row: one job, whatever concurrencies
+    a multinode job runs) or ``points`` (one concurrency of a job: ``12 total concurrency points``)."""
+
+    text: str
+    n: int
+    noun: str
+
+    def describe(self) -> str:
+        return f"{self.n} {self.noun}"
+
+
+@dataclass(frozen=True)
 class ArmName:
     """A part of the sweep the text says exists (``TP4/EP1``, ``1P4D``); its arms are in the claim's scope."""
 
@@ -165,7 +180,8 @@ class ArmName:
         return self.text
 
 
-ClaimValue = Union[Number, Bool, Word, PerConc, Image, Concurrency, ArmName, Present, Absent, Fragment, Multiples]
+ClaimValue = Union[Number, Bool, Word, PerConc, Image, Concurrency, ArmName, Present, Absent, Fragment, Multiples,
+                   Count]
 
 
 def _num(text: str) -> float:
