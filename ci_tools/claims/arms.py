@@ -257,7 +257,7 @@ def _merge_offload(a: str | None, b: str | None) -> str | None | bool:
 # ---------------------------------------------------------------- designators
 
 _PAR_PART = re.compile(r"^(?P<kind>TP|EP|DEP|TEP|DPA|DP|DCP|ATTN-DP|ADP)(?:=)?(?P<n>\d+)?$", re.IGNORECASE)
-_SEQ = re.compile(r"^(?P<i>\d+)[kK][-/]?(?P<o>\d+)[kK]$")
+_SEQ = re.compile(r"^(?:isl)?(?P<i>\d+)k[-/_]?(?:osl)?(?P<o>\d+)k$", re.IGNORECASE)  # 8k1k, 8K/1K, ISL8K/OSL1K
 _WORKERS = re.compile(r"^(?P<p>\d+)[pP](?P<d>\d+)[dD]$")
 _DPA_WORDS = {"dp-attention", "dp-attn", "dpa", "dp_attn", "attention-dp", "attn-dp", "dp-attn=true", "dep",
               "dp-on", "attention_dp", "dp_attention"}

@@ -119,6 +119,9 @@ _ELSEWHERE = re.compile(r"\b(?:legacy|sibling|siblings|counterpart|non-MTP entry
 # nouns after it that say it is another config, not an arm of this one.
 _COMPARED_TO = re.compile(r"\b(?:identical to|same as|mirrors|mirroring|mirror of|unlike|copied from)\b(?:\s+the)?")
 _OTHER_THING = frozenset({"sibling", "siblings", "counterpart", "entry", "recipe", "config", "key", "variant"})
+# Words before a number that make it no total of the sweep: a share, or how many are added or dropped.
+_NOT_A_TOTAL = frozenset({"of", "add", "adds", "added", "adding", "append", "appends", "drop", "drops", "dropping",
+                          "remove", "removes", "removing", "another", "extra", "additional", "new"})
 # Nouns that count the points of a sweep (a "config" of a search space is one point), and layouts.
 _COUNT_NOUNS = frozenset({"config", "configs", "configurations", "points", "cells", "topology", "topologies"})
 
@@ -437,9 +440,13 @@ class ClauseReader:
             # "from 18 configs to 13": the old count is masked, and a clause that drops points ("Cutting it
             # drops the recipe from 18 configs to 13") still says how many are left.
             old = i > 0 and toks[i - 1].low == "from"
-            if n is None or r.used[i] or not (old or r.live(i)) or (i > 0 and toks[i - 1].low == "of"):
+            before = toks[i - 1].low if i > 0 else ""
+            # "8 of 24 jobs", "PR#173 topology", "add two high concurrency configs" (how many are added).
+            if n is None or r.used[i] or not (old or r.live(i)) or before in _NOT_A_TOTAL or \
+                    (i > 0 and toks[i - 1].end == t.start and toks[i - 1].text == "#"):
                 continue
-            noun = next((k for k in range(i + 1, min(len(toks), i + 4)) if toks[k].low in _COUNT_NOUNS), None)
+            noun = next((k for k in range(i + 1, min(len(toks), i + 4))
+                         if toks[k].low in _COUNT_NOUNS and (n == 1 or toks[k].low.endswith("s"))), None)
             if noun is None or not all(toks[k].kind == "word" and (old or r.live(k)) for k in range(i + 1, noun + 1)):
                 continue
             if noun + 1 < len(toks) and toks[noun + 1].low == "of":
@@ -457,8 +464,11 @@ class ClauseReader:
             kind = "points" if toks[noun].low in ("points", "cells") else "configs"
             for k in range(i, end):
                 r.used[k] = True
-            whole = Claim("count", Count(self.source.text[t.start:toks[end - 1].end], n, kind),
-                          self._count_scope(i, noun), r.loc(i, end), self.clause.text)
+            scope = self._count_scope(i, end)
+            if scope is None:
+                continue
+            whole = Claim("count", Count(self.source.text[t.start:toks[end - 1].end], n, kind), scope,
+                          r.loc(i, end), self.clause.text)
             self.out.claims.append(whole)
             self._read_count_items(whole, end)
 
@@ -485,15 +495,20 @@ class ClauseReader:
             if k < len(toks) and toks[k].text == ",":
                 k += 1
 
-    def _count_scope(self, i: int, noun: int) -> Scope:
+    def _count_scope(self, i: int, end: int) -> Scope | None:
         """What a count counts: every job of the entry for ``all seven points``; else the arms its own words
-        name (``9 MTP configs``, ``six 8k1k EAGLE3 topologies``) within those of the list it is an item of.
-        The other arms of the clause describe what is counted ("1P1D-4P1D (TP4/DEP4 prefill, hicache) over 7
-        Pareto points"), and its concurrencies where the points run: neither narrows the count."""
-        if i > 0 and self.toks[i - 1].low == "all":
+        name (``9 MTP configs``, ``six 8k1k EAGLE3 topologies``, ``14 configs for ISL1K/OSL1K``) within those of
+        the list it is an item of.  The other arms of the clause describe what is counted ("1P1D-4P1D (TP4/DEP4
+        prefill, hicache) over 7 Pareto points"), and its concurrencies where the points run: neither narrows
+        the count."""
+        toks = self.toks
+        if i > 0 and toks[i - 1].low == "all":
             return Scope()
+        after = end + 1 if end < len(toks) and toks[end].low == "for" else end
+        if after > end and not any(g.start == after for seg in self.segments for g in seg.groups):
+            return None  # "N configs for <something no arm names>": what is counted is not known
         arms: list[Arm] | None = None
-        for g in (g for seg in self.segments for g in seg.groups if i < g.start and g.end <= noun):
+        for g in (g for seg in self.segments for g in seg.groups if i < g.start and (g.end < end or g.start == after)):
             arms = list(g.arms) if arms is None else _merge_where_compatible(arms, g.arms, keep=False)
         return Scope(tuple(arms or ())).merged_over(Scope(self.inherited.arms))
 
