@@ -11,7 +11,7 @@ from ci_tools.claims.extract import Claim
 from ci_tools.claims.reads import file_reads, merged
 from ci_tools.claims.scope import Scope
 from ci_tools.claims.subjects import Subject
-from ci_tools.claims.values import Bool, Count, Multiples, Number, Word, parse_number
+from ci_tools.claims.values import Bool, Count, Multiples, NoArm, Number, Word, parse_number
 from ci_tools.config import ProjectConfig
 from ci_tools.findings import Location
 from ci_tools.jobs.job import AGENTIC, Job
@@ -235,3 +235,15 @@ def test_a_count_is_of_search_space_rows_or_of_concurrency_points(tmp_path: Path
     assert counted(2, "configs") == ("true", "the config generates 2 jobs")
     assert counted(3, "points") == ("true", "the config generates 3 concurrency points")
     assert counted(13, "configs") == ("false", "the config generates 2 jobs")
+
+
+def test_an_arm_said_not_to_run_is_contradicted_by_the_jobs_that_run_it(tmp_path: Path) -> None:
+    from ci_tools.claims.compare import judge_arms
+
+    jobs = [job(4, tp=8), job(8, tp=4)]
+    tp8, tp2 = Arm(Parallel(tp=8), label="TP8"), Arm(Parallel(tp=2), label="TP2")
+    j = judge_arms(Claim("arm", NoArm("TP8 and TP2"), Scope((tp8, tp2)), HERE, "text"), jobs)
+    assert j is not None and j.outcome == "mixed"
+    assert [a.text for _, a in j.false] == ["the config runs TP8 (TP8/EP1) at concurrency 4"]
+    j = judge_arms(Claim("arm", NoArm("TP2"), Scope((tp2,)), HERE, "text"), jobs)
+    assert j is not None and j.outcome == "true"

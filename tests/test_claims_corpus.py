@@ -73,6 +73,12 @@ def test_every_config_field_finding_on_the_corpus_is_a_real_disagreement(
          "(perf-changelog.yaml:5437), but the config generates concurrency 1/4/8 (not 10, 12, 14, 16; also 1) "
          "(configs/amd-master.yaml:637) for the TP8 GPU-resident kv-offloading none jobs of "
          "kimik3-fp4-mi355x-vllm-agentic-mtp"),
+        # "the LMCache/vllm-native/SimpleCPUOffload DRAM-offload backends are wired in the recipe but off this
+        # sweep's ladder": a vllm-simple (SimpleCPUOffloadConnector) row runs at conc 10.
+        ("kimik3-fp4-mi355x-vllm-agentic-mtp", "claim-partly-contradicted", 5437,
+         "changelog says no SimpleCPUOffload DRAM-offload job runs (perf-changelog.yaml:5437), but the config runs "
+         "SimpleCPUOffload DRAM-offload (TP8/EP1 vllm-simple) at concurrency 10 (configs/amd-master.yaml:638) for "
+         "the SimpleCPUOffload DRAM-offload jobs of kimik3-fp4-mi355x-vllm-agentic-mtp (2 of 3 hold)"),
         # "1P1D TP8 (conc 4-256)": the 1P1D row stops at 128.
         ("dsv4-fp4-mi355x-atom-disagg", "claim-partly-contradicted", 3562,
          "changelog says 1P1D TP8 8192/1024 runs concurrency 4-256 (perf-changelog.yaml:3562), but the config "

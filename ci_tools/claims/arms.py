@@ -499,6 +499,10 @@ def _word_arms(toks: Sequence[Tok], i: int) -> tuple[tuple[Arm, ...], int] | Non
     if low == "tp" and (nxt in BAND_NOUNS or prev == "pure" or nxt == "only"):
         return (Arm(Parallel(dp_attn=False), label=t.text),), 1
     offload = OFFLOAD_NAMES.get(low) or OFFLOAD_NAMES.get(low.removesuffix("-offload"))
+    names = [OFFLOAD_NAMES.get(p) or OFFLOAD_NAMES.get(p.removesuffix("-offload")) for p in low.split("/")]
+    if len(names) > 1 and all(n is not None and n != "none" for n in names):
+        # "LMCache/vllm-native/SimpleCPUOffload": offload backends, one arm each.
+        return tuple(Arm(offload=n, label=part) for n, part in zip(names, t.text.split("/")) if n is not None), 1
     if low == "simple" and nxt == "cpu":  # "Simple CPU KV offloading": vLLM's SimpleCPUOffloadConnector
         return (Arm(offload="vllm-simple|native", label=f"{t.text} {toks[i + 1].text}"),), 2
     after = [x.low for x in toks[i + 1:i + 3]]

@@ -28,7 +28,7 @@ from .actual import UNKNOWN, Actual, compare_text, key_addresses, recipe_actual
 from .extract import Claim
 from .reads import RecipeReads
 from .scope import Scope, job_concs
-from .values import Concurrency, Count, Fragment, Image, fragment_matches, image_matches
+from .values import Concurrency, Count, Fragment, Image, NoArm, fragment_matches, image_matches
 
 
 @dataclass(frozen=True)
@@ -202,9 +202,12 @@ def _arm_words(label: str, scope: Scope) -> str:
 
 
 def judge_arms(claim: Claim, jobs: Sequence[Job]) -> Judgement | None:
-    """Each arm the text names has a job (among the jobs of the claim's concurrencies, if it names some)."""
+    """Each arm the text names has a job (among the jobs of the claim's concurrencies, if it names some);
+    for an arm the text says no job runs (:class:`NoArm`), none has."""
     if not jobs:
         return None
+    if isinstance(claim.value, NoArm):
+        return _judge_absent_arms(claim, jobs)
     units: list[tuple[Job, Actual]] = []
     for label, scope in _arm_scopes(claim.scope):
         matching = scope.jobs(jobs)
@@ -216,6 +219,22 @@ def judge_arms(claim: Claim, jobs: Sequence[Job]) -> Judgement | None:
         shown = ", ".join(shapes[:4]) + (", ..." if len(shapes) > 4 else "")
         units.append((nearby[0], Actual(False, f"no job is {_arm_words(label, scope) or 'of that arm'} (the jobs run {shown})",
                                         shown, nearby[0].row, label=label)))
+    return Judgement(claim, tuple(j for j, _ in units), tuple(a for _, a in units), False)
+
+
+def _judge_absent_arms(claim: Claim, jobs: Sequence[Job]) -> Judgement:
+    units: list[tuple[Job, Actual]] = []
+    for label, scope in _arm_scopes(claim.scope):
+        matching = scope.jobs(jobs)
+        if not matching:
+            units.append((jobs[0], Actual(True, "", "", jobs[0].row, label=label)))
+            continue
+        shapes = sorted({_shape(j) for j in matching})
+        concs = sorted({c for j in matching for c in job_concs(j)})
+        shown = ", ".join(shapes[:4]) + (", ..." if len(shapes) > 4 else "")
+        units.append((matching[0], Actual(False, f"the config runs {_arm_words(label, scope) or 'that arm'} ({shown}) "
+                                                 f"at concurrency {'/'.join(map(str, concs))}", shown,
+                                          matching[0].row, label=label)))
     return Judgement(claim, tuple(j for j, _ in units), tuple(a for _, a in units), False)
 
 

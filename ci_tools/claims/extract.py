@@ -55,6 +55,7 @@ from .values import (
     Bool,
     ClaimValue,
     Count,
+    NoArm,
     Number,
     NUMBER_WORDS,
     Present,
@@ -164,6 +165,12 @@ _PART_VERBS = {"add", "adds", "added", "adding", "run", "runs", "use", "uses", "
                "retains", "sweep", "sweeps", "sweeping", "serve", "serves", "select", "selects", "include", "includes",
                "switch", "switches", "move", "moves", "now", "is", "are", "to", "into", "becomes", "collapse", "at",
                "on", "as", "pure", "plain", "aggregated", "disaggregated"}
+# "X ... off this sweep's ladder", "X are not swept": the arms named before it do not run.
+_NOT_SWEPT = re.compile(r"(?:^|\bbut\s+|\b(?:is|are)\s+)(?:off\s+(?:this|the)\s+sweep(?:'s)?(?:\s+ladder)?|"
+                        r"not\s+swept|not\s+(?:part\s+of|in)\s+(?:this|the)\s+sweep)\b", re.IGNORECASE)
+_DROP_VERBS = frozenset({"drop", "drops", "dropping", "remove", "removes", "removing", "retire", "retires"})
+# What may stand between the arms a drop verb lists: "drop the TP8 and TP4/EP layouts".
+_LIST_JOINS = frozenset({"the", "and", ",", "or", "both", "its", "all"}) | _PART_NOUNS
 _ATTACH = {"for", "on", "in", "across", "with", "without", "w/", "at", "to", "into", "under", "via", "using", "over", "of",
            "behind", "plus", "is", "are", "stays", "remains", "runs", "run", "being"}
 
@@ -214,6 +221,9 @@ class ClauseReader:
         # before left without a value: "Add X support to ...; set to 1 for Kimi" gives X its value.
         self.valueless: list[tuple[Mention, Unverified]] = []
         self.carried: tuple[Mention, Unverified] | None = None
+        # "..., but off this sweep's ladder": the clause says the arms of the one before it do not run.
+        self.says_unswept = bool(_NOT_SWEPT.match(clause.text))
+        self.unswept = bool(_NOT_SWEPT.search(clause.text)) and not self.says_unswept
         if self.skip:
             masked = [True] * len(toks)
         self.r = Reading(self.source, toks, masked, [False] * len(toks))
@@ -356,6 +366,7 @@ class ClauseReader:
     def read(self) -> None:
         """Every claim of the clause: config fields first (their words are no subject's values), then subjects."""
         first = len(self.out.claims)
+        self._read_absent_arms()
         self.read_config_fields()
         self.read_subjects()
         # A concurrency next to a setting qualifies it ("3600 seconds at concurrency 32 and 48"): the
@@ -428,6 +439,45 @@ class ClauseReader:
                 r.used[i] = True
                 self.out.claims.append(Claim("image", img, self.scope_at(i), r.loc(i, i + 1), self.clause.text))
         self._image_tag_fragment()
+
+    def _read_absent_arms(self) -> None:
+        """Arms the text says no job runs: the objects of ``drop``/``remove`` (``drop TP8 and TP4/EP4``,
+        ``drop the DP-attention no-offload point``), and arms said to be off the sweep.  Read on every word
+        of the clause (dropping is what masks it for other claims), and not where concurrencies are named:
+        dropping points of an arm (``drop conc 1 from the GPU-resident arm``) is no claim that it is gone."""
+        toks = self.toks
+        if self.reports or any(re.fullmatch(r"\d+(?:/\d+)*", t.text) for t in toks) or conc_specs(self.clause) \
+                or (self.skip and not self.rejects):
+            return
+        found = groups(toks, atoms(toks, [True] * len(toks)))
+        chosen: list[Group] = []
+        if self.unswept:
+            chosen = [g for g in found if g.end <= self._unswept_at()]
+        else:
+            verb = next((k for k, t in enumerate(toks) if t.low in _DROP_VERBS), None)
+            if verb is None:
+                return
+            k = verb + 1
+            for g in found:
+                if g.start < k:
+                    continue
+                if any(toks[j].low not in _LIST_JOINS for j in range(k, g.start)):
+                    break
+                chosen.append(g)
+                k = g.end
+        arms = [a for g in chosen for a in g.arms if not a.empty]
+        if not arms:
+            return
+        first, last = chosen[0], chosen[-1]
+        text = self.source.text[toks[first.start].start:toks[last.end - 1].end]
+        # "conc 4096: drop the 4p2d-dep2-tep4 arm": gone at the concurrencies the clause is about.
+        scope = Scope(tuple(arms), self.inherited.concs, self.inherited.conc_min)
+        self.out.claims.append(Claim("arm", NoArm(text), scope, self.r.loc(first.start, last.end), self.clause.text))
+
+    def _unswept_at(self) -> int:
+        """Where the clause says its arms are off the sweep (its end when the next clause says so)."""
+        m = _NOT_SWEPT.search(self.clause.text)
+        return self.r.index_at(self.clause.start + m.start()) if m else len(self.toks)
 
     def _read_counts(self) -> None:
         """``9 MTP configs``, ``six topologies``, ``drops the recipe from 18 configs to 13``: how many points
@@ -814,6 +864,9 @@ def extract(source: SourceText, catalog: Catalog | None, base_scope: Scope | Non
         # of what the jobs run.
         about_code = any(_ABOUT_CODE.search(r.clause.text) for r in readers)
         readers[0].carried = carried
+        for before, reader in zip(readers, readers[1:]):
+            if reader.says_unswept and not any(seg.groups for seg in reader.segments):
+                before.unswept = True
         for reader in readers:
             reader.in_report = in_report
             reader.other_program = (carried_program or reader.other_program) and not _SERVER_WORDS.search(

@@ -11,7 +11,7 @@ from .arms import Arm
 from .compare import Judgement
 from .extract import Claim
 from .rules import CLAIM_CONTRADICTED, CLAIM_PARTLY_CONTRADICTED
-from .values import Bool, Concurrency, Number
+from .values import Bool, Concurrency, NoArm, Number
 
 
 def phrase(claim: Claim) -> str:
@@ -60,6 +60,8 @@ def statement(claim: Claim, unit: Actual | None = None) -> str:
         return f"{_concurrency(claim.value)} is run"
     if claim.kind == "count":
         return f"the {label + ' ' if label else ''}sweep has {claim.value.describe()}"
+    if isinstance(claim.value, NoArm):
+        return f"no {label or claim.value.text} job runs"
     return f"a {label or claim.value.describe()} job runs"
 
 

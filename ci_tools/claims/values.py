@@ -171,6 +171,17 @@ class Count:
 
 
 @dataclass(frozen=True)
+class NoArm:
+    """A part of the sweep the text says no job runs (``drop TP8 and TP4/EP4``, ``the LMCache/SimpleCPU
+    backends are wired but off this sweep's ladder``); its arms are in the claim's scope."""
+
+    text: str
+
+    def describe(self) -> str:
+        return f"no {self.text}"
+
+
+@dataclass(frozen=True)
 class ArmName:
     """A part of the sweep the text says exists (``TP4/EP1``, ``1P4D``); its arms are in the claim's scope."""
 
@@ -180,8 +191,8 @@ class ArmName:
         return self.text
 
 
-ClaimValue = Union[Number, Bool, Word, PerConc, Image, Concurrency, ArmName, Present, Absent, Fragment, Multiples,
-                   Count]
+ClaimValue = Union[Number, Bool, Word, PerConc, Image, Concurrency, ArmName, NoArm, Present, Absent, Fragment,
+                   Multiples, Count]
 
 
 def _num(text: str) -> float:
