@@ -57,6 +57,26 @@ CASES: dict[str, tuple[str, set[Finding]]] = {
         {("claim-contradicted", 13, "ATOM_DISABLE_MMAP", "on"),
          ("claim-contradicted", 13, "OMP_NUM_THREADS", "1"),
          ("claim-contradicted", 14, "--scheduler-delay-factor", "1")}),
+    "5ba0b0b0b7eb": (
+        "a list setting claimed by its step: capture sizes said to be token-multiples of (1+7)=8, where the recipe "
+        "captures multiples of (1+2)=3, as the entry's own earlier bullet says (that claim holds and stays silent); "
+        "an entry inserted mid-file",
+        {("claim-contradicted", 18, "--compilation-config.cudagraph_capture_sizes", "a list of multiples of 8")}),
+    "39324e4417de": (
+        "an even-step capture-size list against every integer 1..60, a compilation key said to be left at its "
+        "default that the recipe sets, max-num-seqs as 1*CONC against a fixed 20, the acceptance length of the "
+        "other curve, the draft's kv_cache_dtype not taken for the server's --kv-cache-dtype, and the concurrency "
+        "list of the GPU-resident arm",
+        {("claim-contradicted", 15, "--compilation-config.cudagraph_capture_sizes", "a list of multiples of 2"),
+         ("claim-contradicted", 15, "--compilation-config.cudagraph_mode", "left at its default"),
+         ("claim-contradicted", 15, "--max-num-seqs", "1 * CONC"),
+         ("claim-contradicted", 16, "--speculative-config.synthetic_acceptance_length", "2.45"),
+         ("claim-contradicted", 17, "--kv-cache-dtype", "auto"),
+         ("claim-partly-contradicted", 18, "concurrency/tp/dp-attn/kv-offloading", "conc-list [4, 8, 10, 12, 14, 16]")}),
+    "ed5e88bf843a": (
+        "a parser named by what it parses (qwen3_coder tool-call parsing) on a recipe that passes no "
+        "--tool-call-parser, inside a list of serve settings said to be identical to the sibling's (the others hold)",
+        {("claim-contradicted", 20, "--tool-call-parser", "qwen3_coder")}),
     "d7ff17b352a8": (
         "program defaults, measured uplifts and dropped rows are not claims about the new recipe",
         set()),
