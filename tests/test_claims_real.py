@@ -66,13 +66,17 @@ CASES: dict[str, tuple[str, set[Finding]]] = {
         "an even-step capture-size list against every integer 1..60, a compilation key said to be left at its "
         "default that the recipe sets, max-num-seqs as 1*CONC against a fixed 20, the acceptance length of the "
         "other curve, the draft's kv_cache_dtype not taken for the server's --kv-cache-dtype, and the concurrency "
-        "list of the GPU-resident arm",
+        "list of the GPU-resident arm, offload backends said to be off the sweep while SimpleCPU runs at conc 10",
         {("claim-contradicted", 15, "--compilation-config.cudagraph_capture_sizes", "a list of multiples of 2"),
          ("claim-contradicted", 15, "--compilation-config.cudagraph_mode", "left at its default"),
          ("claim-contradicted", 15, "--max-num-seqs", "1 * CONC"),
          ("claim-contradicted", 16, "--speculative-config.synthetic_acceptance_length", "2.45"),
          ("claim-contradicted", 17, "--kv-cache-dtype", "auto"),
-         ("claim-partly-contradicted", 18, "concurrency/tp/dp-attn/kv-offloading", "conc-list [4, 8, 10, 12, 14, 16]")}),
+         ("claim-partly-contradicted", 18, "concurrency/tp/dp-attn/kv-offloading", "conc-list [4, 8, 10, 12, 14, 16]"),
+         ("claim-partly-contradicted", 18, "kv-offload-backend", "no LMCache/vllm-native/SimpleCPUOffload DRAM-offload")}),
+    "75908a8715af": (
+        "a count of the sweep's points in a clause that drops some (from 18 configs to 13, against 11 rows)",
+        {("claim-contradicted", 20, "points", "13 configs")}),
     "ed5e88bf843a": (
         "a parser named by what it parses (qwen3_coder tool-call parsing) on a recipe that passes no "
         "--tool-call-parser, inside a list of serve settings said to be identical to the sibling's (the others hold)",
