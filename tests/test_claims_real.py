@@ -77,6 +77,10 @@ CASES: dict[str, tuple[str, set[Finding]]] = {
     "75908a8715af": (
         "a count of the sweep's points in a clause that drops some (from 18 configs to 13, against 11 rows)",
         {("claim-contradicted", 20, "points", "13 configs")}),
+    "37ead2ac060d": (
+        "a part said to keep its legacy image is no job of the new image the entry names for the other recipes "
+        "(every claim of the entry holds)",
+        set()),
     "ed5e88bf843a": (
         "a parser named by what it parses (qwen3_coder tool-call parsing) on a recipe that passes no "
         "--tool-call-parser, inside a list of serve settings said to be identical to the sibling's (the others hold)",

@@ -28,7 +28,7 @@ from .actual import UNKNOWN, Actual, compare_text, key_addresses, recipe_actual
 from .extract import Claim
 from .reads import RecipeReads
 from .scope import Scope, job_concs
-from .values import Concurrency, Count, Fragment, Image, NoArm, fragment_matches, image_matches
+from .values import Absent, Concurrency, Count, Fragment, Image, NoArm, fragment_matches, image_matches
 
 
 @dataclass(frozen=True)
@@ -92,6 +92,8 @@ def _image_actual(claim: Claim, job: Job, repo: RepoData) -> Actual:
     actual = job.fields.get("image")
     if not isinstance(actual, str):
         return Actual(None, "", "", None)
+    if isinstance(img, Absent):
+        return Actual(None, "", "", None)  # "on its legacy image": which image that is, the text does not say
     where = _config_location(repo, job, "image")
     if isinstance(img, Fragment):
         tag = actual.split(":", 1)[1] if ":" in actual else actual

@@ -51,6 +51,7 @@ from .subjects import Catalog, Subject
 from .tokens import Reading, Tok, tokenize
 from .valueread import boolish, read_value, value_at
 from .values import (
+    Absent,
     ArmName,
     Bool,
     ClaimValue,
@@ -165,6 +166,9 @@ _PART_VERBS = {"add", "adds", "added", "adding", "run", "runs", "use", "uses", "
                "retains", "sweep", "sweeps", "sweeping", "serve", "serves", "select", "selects", "include", "includes",
                "switch", "switches", "move", "moves", "now", "is", "are", "to", "into", "becomes", "collapse", "at",
                "on", "as", "pure", "plain", "aggregated", "disaggregated"}
+# A part of the sweep said to keep the image it had.
+_KEEPS_IMAGE = re.compile(r"\b(?:retain|retains|keep|keeps|leave|leaves)\b.{0,80}?\b(?:on|at|with)\s+(?:its|their|the)\s+"
+                          r"(?:legacy|old|previous|existing|current|original|prior)\s+image\b", re.IGNORECASE)
 # "X ... off this sweep's ladder", "X are not swept": the arms named before it do not run.
 _NOT_SWEPT = re.compile(r"(?:^|\bbut\s+|\b(?:is|are)\s+)(?:off\s+(?:this|the)\s+sweep(?:'s)?(?:\s+ladder)?|"
                         r"not\s+swept|not\s+(?:part\s+of|in)\s+(?:this|the)\s+sweep)\b", re.IGNORECASE)
@@ -431,6 +435,7 @@ class ClauseReader:
                             r.used[k] = True
         if not (self.in_report or self.elsewhere or self.reports):
             self._read_counts()
+        self._read_kept_image()
         for i, t in enumerate(self.toks):
             if not r.live(i) or t.kind != "image":
                 continue
@@ -478,6 +483,19 @@ class ClauseReader:
         """Where the clause says its arms are off the sweep (its end when the next clause says so)."""
         m = _NOT_SWEPT.search(self.clause.text)
         return self.r.index_at(self.clause.start + m.start()) if m else len(self.toks)
+
+    def _read_kept_image(self) -> None:
+        """``Retain the 2P1D DEP4 recipe on its legacy image``: that part of the sweep keeps the image it had,
+        so a new image the entry names for the rest is not claimed for it (the checker does not know the old
+        image from this text; the claim only narrows the other)."""
+        m = _KEEPS_IMAGE.search(self.clause.text)
+        if m is None or self.skip:
+            return
+        i = self.r.index_at(self.clause.start + m.start())
+        scope = self.scope_at(i)
+        if scope.arms:
+            end = self.r.index_at(self.clause.start + m.end() - 1) + 1
+            self.out.claims.append(Claim("image", Absent(m.group()), scope, self.r.loc(i, end), self.clause.text))
 
     def _read_counts(self) -> None:
         """``9 MTP configs``, ``six topologies``, ``drops the recipe from 18 configs to 13``: how many points
