@@ -11,7 +11,7 @@ from ci_tools.claims.extract import Claim
 from ci_tools.claims.reads import file_reads, merged
 from ci_tools.claims.scope import Scope
 from ci_tools.claims.subjects import Subject
-from ci_tools.claims.values import Bool, Count, Multiples, NoArm, Number, Word, parse_number
+from ci_tools.claims.values import Bool, Count, Member, Multiples, NoArm, Number, Word, parse_number
 from ci_tools.config import ProjectConfig
 from ci_tools.findings import Location
 from ci_tools.jobs.job import AGENTIC, Job
@@ -247,3 +247,25 @@ def test_an_arm_said_not_to_run_is_contradicted_by_the_jobs_that_run_it(tmp_path
     assert [a.text for _, a in j.false] == ["the config runs TP8 (TP8/EP1) at concurrency 4"]
     j = judge_arms(Claim("arm", NoArm("TP2"), Scope((tp2,)), HERE, "text"), jobs)
     assert j is not None and j.outcome == "true"
+
+
+def test_list_settings_of_a_script_and_the_items_a_claim_says_they_hold(tmp_path: Path) -> None:
+    submit = (b'SLURM_EXCLUDE_NODES="${SLURM_EXCLUDE_NODES:-mia1-p01-g11,mia1-p01-g12}"\n'
+              b'GPUS="0,1,2,3"\nHOSTS=a1-b01,a1-b02\nHOSTS=a1-b01\n')
+    reads = file_reads("benchmarks/multi_node/amd_utils/submit.sh", submit)
+    listed = reads.lists["SLURM_EXCLUDE_NODES"]
+    assert listed is not None and listed.items == ("mia1-p01-g11", "mia1-p01-g12")
+    assert listed.location == Location("benchmarks/multi_node/amd_utils/submit.sh", 1, 45)
+    assert "GPUS" not in reads.lists  # numbers alone name no hosts
+    assert reads.lists["HOSTS"] is None  # written twice, differently: which one a job has is not known
+    subject = Subject("list", "SLURM_EXCLUDE_NODES")
+    jobs = [job(multinode=True)]
+
+    def judged(*items: str) -> str:
+        c = claim(subject, Member(",".join(items), items))
+        j = judge(c, jobs, {jobs[0].id: RecipeEval(RECIPE)}, repo(tmp_path), reads={jobs[0].id: reads})
+        assert j is not None
+        return j.outcome
+
+    assert judged("mia1-p01-g11") == "true"
+    assert judged("mia1-p01-g09") == "false"

@@ -81,6 +81,13 @@ CASES: dict[str, tuple[str, set[Finding]]] = {
         "a part said to keep its legacy image is no job of the new image the entry names for the other recipes "
         "(every claim of the entry holds)",
         set()),
+    "2b67e81b856f": (
+        "a node added to a list setting of the chain's submit script (SLURM_EXCLUDE_NODES) that does not hold it",
+        {("claim-contradicted", 13, "SLURM_EXCLUDE_NODES", "includes mia1-p01-g09")}),
+    "e97a67ffe4fa": (
+        "nodes excluded (mia1-p01-g09,g14: the short name completed) that the submit script's list holds, and a "
+        "dropped TP8 no job runs: silent, though the chain's evaluation stops at a file mounted at run time",
+        set()),
     "ed5e88bf843a": (
         "a parser named by what it parses (qwen3_coder tool-call parsing) on a recipe that passes no "
         "--tool-call-parser, inside a list of serve settings said to be identical to the sibling's (the others hold)",

@@ -13,8 +13,8 @@ from ci_tools.claims.sentences import plain_source, split_clauses
 from ci_tools.claims.subjects import Catalog, ClaimsSettings
 from ci_tools.claims.arms import Arm, Parallel
 from ci_tools.claims.scope import Scope
-from ci_tools.claims.values import (Absent, ArmName, Bool, Concurrency, Count, Fragment, Image, Multiples, NoArm, Number,
-                                    PerConc, Present, Word)
+from ci_tools.claims.values import (Absent, ArmName, Bool, Concurrency, Count, Fragment, Image, Member, Multiples, NoArm,
+                                    Number, PerConc, Present, Word)
 
 DATA = Path(__file__).parent / "data"
 TABLE = yaml.safe_load((DATA / "claims_sentences.yaml").read_text(encoding="utf-8"))
@@ -38,6 +38,7 @@ def catalog(spec: dict[str, Any] | None = None) -> Catalog:
     for name, values in (spec.get("values") or {}).items():
         cat.values[name] = set(values)
     cat.spelled_flags = frozenset(spec.get("spelled-flags", ()))
+    cat.lists = {name: tuple(items) for name, items in (spec.get("lists") or {}).items()}
     return cat
 
 
@@ -107,7 +108,7 @@ def normalise(claim: Claim) -> list[Any]:
         value = "~" + " ".join(v.parts)
     elif isinstance(v, Multiples):
         value = f"multiples of {v.step}"
-    elif isinstance(v, Count):
+    elif isinstance(v, (Count, Member)):
         value = v.describe()
     else:  # pragma: no cover - every value type is listed above
         raise AssertionError(v)

@@ -25,6 +25,7 @@ from .values import (
     Absent,
     Bool,
     Fragment,
+    Member,
     Multiples,
     Number,
     PerConc,
@@ -65,6 +66,8 @@ def recipe_actual(claim: Claim, job: Job, ev: RecipeEval | None, known_keys: Seq
     with a default (a variable they never assign keeps it)."""
     subject = claim.subject
     assert subject is not None
+    if subject.kind == "list":
+        return _list_actual(claim, reads)
     if subject.kind == "env":
         setting = _worker_setting(job, subject.name, claim.scope.role)
         if setting is not None:
@@ -96,6 +99,15 @@ def recipe_actual(claim: Claim, job: Job, ev: RecipeEval | None, known_keys: Seq
     if v is None:
         return UNKNOWN
     return _value_actual(claim, job, v, f"the recipe sets {subject.name}=")
+
+
+def _list_actual(claim: Claim, reads: RecipeReads | None) -> Actual:
+    setting = reads.lists.get(claim.subject.name) if reads is not None and claim.subject is not None else None
+    value = claim.value
+    if setting is None or not isinstance(value, Member):
+        return UNKNOWN
+    shown = f"the recipe's {setting.name} is {','.join(setting.items)}"
+    return Actual(all(x in setting.items for x in value.items), shown, ",".join(setting.items), setting.location)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ..config import ProjectConfig
@@ -191,7 +191,15 @@ def check_entries(config: ProjectConfig, head_repo: RepoData, head_snapshot: Sna
     defaults = {name for r in reads.values() for name in r.defaults if name not in r.assigned}
     spelled = {flag for job in all_jobs.values() if (ev := evals.get(job.id)) is not None and not ev.errors
                for flag in cache.reads.server_flags(ev, config.benchmark_lib, head_snapshot)}
-    catalog = catalog_from([*evals.values(), *extra], settings, evals.values(), defaults, spelled) \
+    # List settings of the scripts beside each job's servers (node lists a chain's submit script sets).
+    for job in all_jobs.values():
+        ev = evals.get(job.id)
+        if ev is not None and ev.server_command:  # what the scripts set, whatever the evaluation got stuck on
+            chain = cache.reads.chain_lists(ev, head_snapshot)
+            reads[job.id] = replace(reads[job.id], lists=chain) if job.id in reads else RecipeReads({}, frozenset(),
+                                                                                                  lists=chain)
+    lists = {name: s.items for r in reads.values() for name, s in r.lists.items() if s is not None}
+    catalog = catalog_from([*evals.values(), *extra], settings, evals.values(), defaults, spelled, lists) \
         if with_recipes else None
     for entry, jobs in zip(entries, per_entry):
         if with_recipes:

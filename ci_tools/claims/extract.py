@@ -56,11 +56,13 @@ from .values import (
     Bool,
     ClaimValue,
     Count,
+    Member,
     NoArm,
     Number,
     NUMBER_WORDS,
     Present,
     Word,
+    item_shape,
     parse_dtype,
     parse_fragment,
     parse_image,
@@ -166,6 +168,22 @@ _PART_VERBS = {"add", "adds", "added", "adding", "run", "runs", "use", "uses", "
                "retains", "sweep", "sweeps", "sweeping", "serve", "serves", "select", "selects", "include", "includes",
                "switch", "switches", "move", "moves", "now", "is", "are", "to", "into", "becomes", "collapse", "at",
                "on", "as", "pure", "plain", "aggregated", "disaggregated"}
+# Verbs that put items into a list setting, and items named like hosts or devices (letters and numbers).
+_MEMBER_VERBS = frozenset({"add", "adds", "added", "adding", "exclude", "excludes", "excluded", "excluding",
+                           "include", "includes", "included", "including"})
+_NOT_NOW = re.compile(r"\b(?:was|were|previously|formerly|used to|originally|would|could|might|should|if|unless|"
+                      r"revert\w*|tried|attempt\w*|instead of|rather than)\b", re.IGNORECASE)
+_HOST_LIKE = re.compile(r"[A-Za-z]+\d*(?:[-_.][A-Za-z]*\d+)+")
+
+
+def _completed(previous: str, short: str) -> str:
+    """``g14`` after ``mia1-p01-g09`` is ``mia1-p01-g14``: the last part of the item before, replaced."""
+    head, sep, last = previous.rpartition("-")
+    if sep and re.sub(r"\d+", "#", last) == re.sub(r"\d+", "#", short):
+        return f"{head}-{short}"
+    return short
+
+
 # A part of the sweep said to keep the image it had.
 _KEEPS_IMAGE = re.compile(r"\b(?:retain|retains|keep|keeps|leave|leaves)\b.{0,80}?\b(?:on|at|with)\s+(?:its|their|the)\s+"
                           r"(?:legacy|old|previous|existing|current|original|prior)\s+image\b", re.IGNORECASE)
@@ -372,6 +390,8 @@ class ClauseReader:
         first = len(self.out.claims)
         self._read_absent_arms()
         self.read_config_fields()
+        if self.catalog is not None:
+            self._read_memberships()
         self.read_subjects()
         # A concurrency next to a setting qualifies it ("3600 seconds at concurrency 32 and 48"): the
         # points named are where the setting applies, not every point the sweep runs.
@@ -664,6 +684,37 @@ class ClauseReader:
             self._read_gapped(*numeric[0])
         if not mentions and self.carried is not None:
             self._read_carried(*self.carried)
+
+    def _read_memberships(self) -> None:
+        """``add mia1-p01-g09 (broken pyxis) to submit.sh``, ``exclude nodes mia1-p01-g09,g14``: items a list
+        setting of the recipes' scripts holds, the one list whose items are named alike (``mia#-p#-g#``)."""
+        assert self.catalog is not None
+        r, toks = self.r, self.toks
+        # Excluding is what such a clause does, and a reason in parentheses ("(broken pyxis)") is no report of
+        # the past: only a clause about what was, or what might be, is not read.
+        if not self.catalog.lists or self.reports or _NOT_NOW.search(re.sub(r"\([^)]*\)", "", self.clause.text)):
+            return
+        for v, t in enumerate(toks):
+            if t.low not in _MEMBER_VERBS or r.used[v]:
+                continue
+            k = next((j for j in range(v + 1, min(len(toks), v + 4)) if _HOST_LIKE.fullmatch(toks[j].text)), None)
+            if k is None or any(r.used[j] for j in range(v + 1, k + 1)):
+                continue
+            items = [toks[k].text]
+            end = k + 1
+            while end + 1 < len(toks) and toks[end].text == "," and re.fullmatch(r"[A-Za-z]*\d+", toks[end + 1].text):
+                items.append(_completed(items[-1], toks[end + 1].text))  # "mia1-p01-g09,g14"
+                end += 2
+            shape = item_shape(items[0])
+            names = [n for n, listed in self.catalog.lists.items() if any(item_shape(x) == shape for x in listed)]
+            if len(names) != 1:
+                continue
+            for j in range(k, end):
+                r.used[j] = True
+            self.out.claims.append(Claim("recipe", Member(self.source.text[toks[k].start:toks[end - 1].end],
+                                                          tuple(items)),
+                                         self.scope_at(k), r.loc(k, end), self.clause.text,
+                                         subject=Subject("list", names[0]), phrase=names[0], explicit=True))
 
     def _read_carried(self, m: Mention, note: Unverified) -> None:
         """``set to 1 for Kimi-K2.5`` after ``Add scheduler_delay_factor support ...;``: the value of the one

@@ -11,7 +11,7 @@ from .arms import Arm
 from .compare import Judgement
 from .extract import Claim
 from .rules import CLAIM_CONTRADICTED, CLAIM_PARTLY_CONTRADICTED
-from .values import Bool, Concurrency, NoArm, Number
+from .values import Bool, Concurrency, Member, NoArm, Number
 
 
 def phrase(claim: Claim) -> str:
@@ -50,7 +50,8 @@ def _concurrency(v: Concurrency) -> str:
 def statement(claim: Claim, unit: Actual | None = None) -> str:
     """What the text says, in a sentence of this tool's own (for one arm when ``unit`` names it)."""
     if claim.kind == "recipe":
-        return f"{phrase(claim)} is {claimed(claim)}"
+        verb = "" if isinstance(claim.value, Member) else "is "
+        return f"{phrase(claim)} {verb}{claimed(claim)}"
     if claim.kind == "image":
         return f"the image is {claim.value.describe()}"
     label = unit.label if unit is not None and unit.label else claim.scope.label()

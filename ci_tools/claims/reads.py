@@ -10,8 +10,9 @@ where the evaluation does not follow) is not known to keep its default.
 from __future__ import annotations
 
 import hashlib
+import posixpath
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterable
 
 from ..findings import Location
@@ -23,6 +24,10 @@ _ASSIGN = re.compile(r"(?:^|[\s;&|(])(?:export\s+|local\s+|readonly\s+|declare\s
                      r"([A-Za-z_][A-Za-z0-9_]*)\+?=", re.MULTILINE)
 # A server flag the files spell (passed or only in a branch the jobs do not take).
 _FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9]*(?:-[a-z0-9]+)+)\b")
+# NAME="${NAME:-a1-b01,a1-b02}" or NAME=a1-b01,a1-b02: a list of names with numbers (hosts, devices).
+_LIST = re.compile(r"^[ \t]*(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_]*)=[\"']?(?:\$\{\1:?-)?([A-Za-z0-9_.:,-]+)",
+                   re.MULTILINE)
+_LIST_ITEM = re.compile(r"[A-Za-z]+\d*(?:[-_.][A-Za-z]*\d+)+")
 _FOR = re.compile(r"\bfor\s+([A-Za-z_][A-Za-z0-9_]*)\s+in\b|\bread\s+(?:-\w+\s+)*([A-Za-z_][A-Za-z0-9_]*)")
 
 
@@ -30,6 +35,13 @@ _FOR = re.compile(r"\bfor\s+([A-Za-z_][A-Za-z0-9_]*)\s+in\b|\bread\s+(?:-\w+\s+)
 class DefaultRead:
     name: str
     default: str
+    location: Location
+
+
+@dataclass(frozen=True)
+class ListSetting:
+    name: str
+    items: tuple[str, ...]
     location: Location
 
 
@@ -42,6 +54,9 @@ class RecipeReads:
     # Flags the files spell: a text may name one by a key that feeds it ("scheduler_delay_factor" of
     # --scheduler-delay-factor), passed or not.
     flags: frozenset[str] = frozenset()
+    # List settings of the files (see _LIST): name -> its items where it is written (None: written twice
+    # with different items, so which one a job has is not known).
+    lists: dict[str, ListSetting | None] = field(default_factory=dict)
 
     def default_of(self, name: str) -> DefaultRead | None:
         """The default a variable keeps: read with one, assigned nowhere."""
@@ -61,19 +76,39 @@ def file_reads(path: str, data: bytes) -> RecipeReads:
     assigned = {m.group(1) for m in _ASSIGN.finditer(text)}
     assigned |= {g for m in _FOR.finditer(text) for g in m.groups() if g}
     flags = frozenset(f"--{m.group(1)}" for m in _FLAG.finditer(text))
-    return RecipeReads(defaults, frozenset(assigned), flags)
+    return RecipeReads(defaults, frozenset(assigned), flags, _lists(path, text, starts))
+
+
+def _lists(path: str, text: str, starts: list[int]) -> dict[str, ListSetting | None]:
+    out: dict[str, ListSetting | None] = {}
+    for m in _LIST.finditer(text):
+        items = tuple(m.group(2).split(","))
+        if len(items) < 2 or not all(_LIST_ITEM.fullmatch(i) for i in items):
+            if m.group(1) in out:
+                out[m.group(1)] = None  # set again to something else
+            continue
+        line = next(n for n in range(len(starts), 0, -1) if starts[n - 1] <= m.start(2))
+        found = ListSetting(m.group(1), items, Location(path, line, m.start(2) - starts[line - 1] + 1))
+        before = out.get(m.group(1), found)
+        out[m.group(1)] = found if before is not None and before.items == items else None
+    return out
 
 
 def merged(parts: Iterable[RecipeReads]) -> RecipeReads:
     defaults: dict[str, DefaultRead] = {}
     assigned: set[str] = set()
     flags: set[str] = set()
+    lists: dict[str, ListSetting | None] = {}
     for part in parts:
         for name, read in part.defaults.items():
             defaults.setdefault(name, read)
         assigned |= part.assigned
         flags |= part.flags
-    return RecipeReads(defaults, frozenset(assigned), frozenset(flags))
+        for name, setting in part.lists.items():
+            before = lists.get(name, setting)
+            lists[name] = setting if before is not None and setting is not None and before.items == setting.items \
+                else None
+    return RecipeReads(defaults, frozenset(assigned), frozenset(flags), lists)
 
 
 def recipe_files(ev: RecipeEval, library: str) -> list[str]:
@@ -99,6 +134,13 @@ class ReadsCache:
         benchmark client's and the eval harness's)."""
         paths = sorted({ev.recipe, *(where.path for where in ev.server_command)} - {library})
         return self._merged([p for p in paths if p.endswith(".sh")], snapshot).flags
+
+    def chain_lists(self, ev: RecipeEval, snapshot: Snapshot) -> dict[str, ListSetting | None]:
+        """The list settings of every script beside the ones that launch the servers (a multinode chain's
+        submit script sets its node lists there, and the evaluation need not read it)."""
+        dirs = sorted({posixpath.dirname(p) for p in (ev.recipe, *(w.path for w in ev.server_command))})
+        paths = sorted({p for d in dirs for p in snapshot.glob(f"{d}/*.sh" if d else "*.sh")})
+        return self._merged(paths, snapshot).lists
 
     def _merged(self, paths: list[str], snapshot: Snapshot) -> RecipeReads:
         parts: list[RecipeReads] = []

@@ -207,6 +207,8 @@ class Catalog:
     values: dict[str, set[str]] = field(default_factory=dict)
     # Flags the recipes' files spell (see RecipeReads.flags): named by identifier only.
     spelled_flags: frozenset[str] = frozenset()
+    # List settings of the recipes' scripts (RecipeReads.lists): name -> items, for items the text adds.
+    lists: dict[str, tuple[str, ...]] = field(default_factory=dict)
     _words: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
     _index: dict[str, list[tuple[Subject, int]]] = field(default_factory=dict, repr=False)
 
@@ -306,13 +308,14 @@ class Catalog:
 
 
 def catalog_from(evals: Iterable[Any], settings: ClaimsSettings, valued_by: Iterable[Any] = (),
-                 read_with_default: Iterable[str] = (), spelled_flags: Iterable[str] = ()) -> Catalog:
+                 read_with_default: Iterable[str] = (), spelled_flags: Iterable[str] = (),
+                 lists: Mapping[str, tuple[str, ...]] | None = None) -> Catalog:
     """Subjects of the given RecipeEval objects (None entries are skipped).
 
     ``valued_by``: the evaluations whose word-like flag and key values the catalog records (the jobs at
     the head revision; a value only the base had is not what the text can mean).
     """
-    cat = Catalog(settings=settings, spelled_flags=frozenset(spelled_flags))
+    cat = Catalog(settings=settings, spelled_flags=frozenset(spelled_flags), lists=dict(lists or {}))
     for ev in valued_by:
         if ev is None:
             continue

@@ -171,6 +171,17 @@ class Count:
 
 
 @dataclass(frozen=True)
+class Member:
+    """Items the text says a list setting holds: ``add mia1-p01-g09 to submit.sh``, ``exclude ...-g09,g14``."""
+
+    text: str
+    items: tuple[str, ...]
+
+    def describe(self) -> str:
+        return f"includes {', '.join(self.items)}"
+
+
+@dataclass(frozen=True)
 class NoArm:
     """A part of the sweep the text says no job runs (``drop TP8 and TP4/EP4``, ``the LMCache/SimpleCPU
     backends are wired but off this sweep's ladder``); its arms are in the claim's scope."""
@@ -192,7 +203,7 @@ class ArmName:
 
 
 ClaimValue = Union[Number, Bool, Word, PerConc, Image, Concurrency, ArmName, NoArm, Present, Absent, Fragment,
-                   Multiples, Count]
+                   Multiples, Count, Member]
 
 
 def _num(text: str) -> float:
@@ -359,3 +370,8 @@ def integer_list(text: str) -> list[int] | None:
     if len(words) < 2 or not all(w.isdigit() for w in words):
         return None
     return [int(w) for w in words]
+
+
+def item_shape(item: str) -> str:
+    """``mia1-p01-g09`` -> ``mia#-p#-g#``: items of one list share it."""
+    return re.sub(r"\d+", "#", item.lower())
