@@ -19,7 +19,7 @@ from ..findings import Location
 from ..jobs.job import Job
 from ..shell.model import RecipeEval, ServerFlag, Value, split_address
 from ..shell.server import UNKNOWN_FLAG
-from .extract import Claim
+from .claim import Claim
 from .reads import RecipeReads
 from .values import (
     Absent,

@@ -25,7 +25,8 @@ from ..revision.snapshot import Snapshot
 from ..revision.yamlpos import PosMap, PosSeq
 from ..shell.model import RecipeEval
 from .compare import judge
-from .extract import Claim, Extraction, Unverified, extract
+from .claim import Claim, Extraction, Unverified
+from .extract import extract
 from .messages import finding, phrase
 from .reads import ReadsCache, RecipeReads
 from .rules import CLAIM_NOT_CHECKED, CLAIM_UNVERIFIED

@@ -25,7 +25,7 @@ from ..model.repository import RepoData
 from ..revision.yamlpos import PosMap
 from ..shell.model import RecipeEval
 from .actual import UNKNOWN, Actual, compare_text, key_addresses, recipe_actual
-from .extract import Claim
+from .claim import Claim
 from .reads import RecipeReads
 from .scope import Scope, job_concs
 from .values import Absent, Concurrency, Count, Fragment, Image, NoArm, fragment_matches, image_matches

@@ -19,20 +19,18 @@ record, never a claim.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 from ..findings import Location
 from .arms import (
-    Arm,
     Group,
-    Parallel,
     atoms,
-    attributes,
     groups,
     share_unnamed,
     without_ep_if_contrasted,
 )
-from .concs import ConcSpec, conc_specs, doubling
+from .claim import Claim, Extraction, Unverified
+from .concs import conc_specs, doubling
 from .context import (
     ends_with_semicolon,
     explains_previous,
@@ -46,66 +44,25 @@ from .context import (
 from .gapping import gapped_values
 from .mentions import Mention, find_mentions, find_value_mentions
 from .scope import Scope
+from .segments import PART_NOUNS, Segment, competes, merge_where_compatible
 from .sentences import Clause, SourceText, split_clauses
-from .subjects import Catalog, Subject
+from .subjects import Catalog
+from .sweep_readers import NOT_SWEPT, SweepReaders
 from .tokens import Reading, Tok, tokenize
 from .valueread import boolish, read_value, value_at
 from .values import (
-    Absent,
     ArmName,
     Bool,
     ClaimValue,
-    Count,
-    Member,
-    NoArm,
     Number,
-    NUMBER_WORDS,
     Present,
     Word,
-    item_shape,
     parse_dtype,
     parse_fragment,
     parse_image,
     parse_number,
 )
 
-
-@dataclass(frozen=True)
-class Claim:
-    kind: str  # "recipe" | "arm" | "image" | "concurrency"
-    value: ClaimValue
-    scope: Scope
-    location: Location
-    clause: str
-    subject: Subject | None = None
-    phrase: str = ""  # how the text named the subject
-    # Concurrency: the text names every point its arms run (a list, a range, "only").
-    exhaustive: bool = False
-    # Recipe: the text spells the subject's identifier (--flag, NAME, a key), so a value nothing sets
-    # contradicts it (rather than being left to a program default the text may mean).
-    explicit: bool = False
-    # The clause names a condition in words no arm stands for ("in the high-conc fast path", "when ..."):
-    # jobs where the setting is missing may be outside it.
-    conditioned: bool = False
-    # The words of the clause that speak of the new state (without history, quotes and asides).
-    said: str = ""
-
-
-@dataclass(frozen=True)
-class Unverified:
-    phrase: str
-    location: Location
-    reason: str
-    candidates: tuple[str, ...] = ()
-
-
-@dataclass
-class Extraction:
-    claims: list[Claim] = field(default_factory=list)
-    unverified: list[Unverified] = field(default_factory=list)
-    # Subjects the text names at all (with or without a value): for undocumented changes.
-    mentioned: set[str] = field(default_factory=set)
-    words: set[str] = field(default_factory=set)
 
 
 # Words that point back to the arm of the clause before ("... and retain its golden MTP acceptance").
@@ -123,22 +80,6 @@ _ELSEWHERE = re.compile(r"\b(?:legacy|sibling|siblings|counterpart|non-MTP entry
 # nouns after it that say it is another config, not an arm of this one.
 _COMPARED_TO = re.compile(r"\b(?:identical to|same as|mirrors|mirroring|mirror of|unlike|copied from)\b(?:\s+the)?")
 _OTHER_THING = frozenset({"sibling", "siblings", "counterpart", "entry", "recipe", "config", "key", "variant"})
-# Words before a number that make it no total of the sweep: a share, or how many are added or dropped.
-_NOT_A_TOTAL = frozenset({"of", "add", "adds", "added", "adding", "append", "appends", "drop", "drops", "dropping",
-                          "remove", "removes", "removing", "another", "extra", "additional", "new"})
-# Nouns that count the points of a sweep (a "config" of a search space is one point), and layouts.
-_COUNT_NOUNS = frozenset({"config", "configs", "configurations", "points", "cells", "topology", "topologies"})
-
-
-def _count_word(t: Tok) -> int | None:
-    if t.kind != "word":
-        return None
-    if t.text.isdigit():
-        return int(t.text)
-    n = NUMBER_WORDS.get(t.low)
-    return int(n) if n is not None and n == int(n) and n > 1 else None
-
-
 # A clause that gives the subject of the one before its value ("...; set to 1 for Kimi-K2.5").
 _SET_TO = re.compile(r"^(?:and\s+)?(?:set|sets|setting)\s+(?:it\s+)?to\b")
 # A condition in words: "in the high-conc fast path", "when the cache is full", "only for long prompts".
@@ -160,55 +101,15 @@ _TAG_LIKE = re.compile(r"v?\d+(?:\.\d+)+[\w.-]*|\d{8}|nightly|latest|dev|nightly
 _SUBSET_NOUNS = {"recipe", "recipes", "config", "configs", "configuration", "configurations", "variant", "variants",
                  "topology", "topologies", "layout", "layouts", "profile", "profiles", "point", "points", "row", "rows",
                  "tier", "tiers"}
-# Words that make an arm a part of the sweep the sentence asserts.
-_PART_NOUNS = {"arm", "arms", "band", "bands", "row", "rows", "point", "points", "sweep", "sweeps", "lane", "lanes",
-               "scenario", "scenarios", "config", "configs", "configuration", "configurations", "search", "matrix",
-               "grid", "ladder", "topology", "topologies", "tier", "worker", "workers", "mode", "layout", "only"}
 _PART_VERBS = {"add", "adds", "added", "adding", "run", "runs", "use", "uses", "using", "keep", "keeps", "retain",
                "retains", "sweep", "sweeps", "sweeping", "serve", "serves", "select", "selects", "include", "includes",
                "switch", "switches", "move", "moves", "now", "is", "are", "to", "into", "becomes", "collapse", "at",
                "on", "as", "pure", "plain", "aggregated", "disaggregated"}
-# Verbs that put items into a list setting, and items named like hosts or devices (letters and numbers).
-_MEMBER_VERBS = frozenset({"add", "adds", "added", "adding", "exclude", "excludes", "excluded", "excluding",
-                           "include", "includes", "included", "including"})
-_NOT_NOW = re.compile(r"\b(?:was|were|previously|formerly|used to|originally|would|could|might|should|if|unless|"
-                      r"revert\w*|tried|attempt\w*|instead of|rather than)\b", re.IGNORECASE)
-_HOST_LIKE = re.compile(r"[A-Za-z]+\d*(?:[-_.][A-Za-z]*\d+)+")
-
-
-def _completed(previous: str, short: str) -> str:
-    """``g14`` after ``mia1-p01-g09`` is ``mia1-p01-g14``: the last part of the item before, replaced."""
-    head, sep, last = previous.rpartition("-")
-    if sep and re.sub(r"\d+", "#", last) == re.sub(r"\d+", "#", short):
-        return f"{head}-{short}"
-    return short
-
-
-# A part of the sweep said to keep the image it had.
-_KEEPS_IMAGE = re.compile(r"\b(?:retain|retains|keep|keeps|leave|leaves)\b.{0,80}?\b(?:on|at|with)\s+(?:its|their|the)\s+"
-                          r"(?:legacy|old|previous|existing|current|original|prior)\s+image\b", re.IGNORECASE)
-# "X ... off this sweep's ladder", "X are not swept": the arms named before it do not run.
-_NOT_SWEPT = re.compile(r"(?:^|\bbut\s+|\b(?:is|are)\s+)(?:off\s+(?:this|the)\s+sweep(?:'s)?(?:\s+ladder)?|"
-                        r"not\s+swept|not\s+(?:part\s+of|in)\s+(?:this|the)\s+sweep)\b", re.IGNORECASE)
-_DROP_VERBS = frozenset({"drop", "drops", "dropping", "remove", "removes", "removing", "retire", "retires"})
-# What may stand between the arms a drop verb lists: "drop the TP8 and TP4/EP layouts".
-_LIST_JOINS = frozenset({"the", "and", ",", "or", "both", "its", "all"}) | _PART_NOUNS
 _ATTACH = {"for", "on", "in", "across", "with", "without", "w/", "at", "to", "into", "under", "via", "using", "over", "of",
            "behind", "plus", "is", "are", "stays", "remains", "runs", "run", "being"}
 
 
-@dataclass
-class Segment:
-    start: int  # token range [start, end)
-    end: int
-    arms: list[Arm] = field(default_factory=list)
-    loose: list[Arm] = field(default_factory=list)  # the other reading (see Group.loose)
-    groups: list[Group] = field(default_factory=list)
-    concs: list[ConcSpec] = field(default_factory=list)
-    scope: Scope = Scope()
-
-
-class ClauseReader:
+class ClauseReader(SweepReaders):
     def __init__(self, clause: Clause, catalog: Catalog | None, inherited: Scope, out: Extraction,
                  previous_rejects: bool = False, *, silenced: bool = False, open_from: bool = False,
                  new_predicate: bool = False) -> None:
@@ -244,8 +145,8 @@ class ClauseReader:
         self.valueless: list[tuple[Mention, Unverified]] = []
         self.carried: tuple[Mention, Unverified] | None = None
         # "..., but off this sweep's ladder": the clause says the arms of the one before it do not run.
-        self.says_unswept = bool(_NOT_SWEPT.match(clause.text))
-        self.unswept = bool(_NOT_SWEPT.search(clause.text)) and not self.says_unswept
+        self.says_unswept = bool(NOT_SWEPT.match(clause.text))
+        self.unswept = bool(NOT_SWEPT.search(clause.text)) and not self.says_unswept
         if self.skip:
             masked = [True] * len(toks)
         self.r = Reading(self.source, toks, masked, [False] * len(toks))
@@ -271,16 +172,16 @@ class ClauseReader:
             own_points = (any(cur.start <= k < g.start for k in spec_at)
                           and any(g.end <= k < after for k in spec_at))
             if anchor is not None and _defines(anchor, g, parens):
-                cur.arms = _merge_where_compatible(cur.arms, g.arms, keep=True)
+                cur.arms = merge_where_compatible(cur.arms, g.arms, keep=True)
             elif not cur.arms:
                 cur.arms, cur.loose = list(g.arms), list(g.loose)
                 anchor = g
-            elif not _competes(cur.arms, g.arms) and (self._attaches(g) or not own_points):
+            elif not competes(cur.arms, g.arms) and (self._attaches(g) or not own_points):
                 # "... for both TP4 and TEP4", or a word of another kind or a narrower one ("TP8 ... MTP
                 # acceptance", "LMCache ... DRAM offload"): the same arm.
                 attached = self._attaches(g)
-                cur.arms = _merge_where_compatible(cur.arms, g.arms, keep=False)
-                cur.loose = (_merge_where_compatible(cur.loose, g.loose, keep=False) if attached
+                cur.arms = merge_where_compatible(cur.arms, g.arms, keep=False)
+                cur.loose = (merge_where_compatible(cur.loose, g.loose, keep=False) if attached
                              else cur.loose + list(g.loose))
                 anchor = g
             else:
@@ -334,7 +235,7 @@ class ClauseReader:
         not as a modifier of something else ("2P1D eval 503s", "the TP8 throughput")."""
         toks = self.toks
         after = [t.low for t in toks[g.end:g.end + 2]]
-        if any(w in _PART_NOUNS for w in after) or (after[:1] == ["("]):
+        if any(w in PART_NOUNS for w in after) or (after[:1] == ["("]):
             return True
         before = [t.low for t in toks[max(0, g.start - 4):g.start]]
         if any(w in _PART_VERBS for w in before):
@@ -408,7 +309,7 @@ class ClauseReader:
         spec = next(c for c in seg.concs if self.source.location(c.start, c.end) == claim.location)
         k = self.r.index_at(spec.start)
         before = [t.low for t in self.toks[max(0, k - 3):k]]
-        if any(w in _PART_NOUNS for w in before) or any(g.end in (k, k - 1, k - 2) for g in seg.groups):
+        if any(w in PART_NOUNS for w in before) or any(g.end in (k, k - 1, k - 2) for g in seg.groups):
             return False  # "points (conc 32/64)", "DEP8 at conc [...]": the points of the arm, whatever follows
         a, b = self.toks[seg.start].start if seg.start < len(self.toks) else 0, (
             self.toks[seg.end - 1].end if seg.end > 0 else 0)
@@ -464,141 +365,6 @@ class ClauseReader:
                 r.used[i] = True
                 self.out.claims.append(Claim("image", img, self.scope_at(i), r.loc(i, i + 1), self.clause.text))
         self._image_tag_fragment()
-
-    def _read_absent_arms(self) -> None:
-        """Arms the text says no job runs: the objects of ``drop``/``remove`` (``drop TP8 and TP4/EP4``,
-        ``drop the DP-attention no-offload point``), and arms said to be off the sweep.  Read on every word
-        of the clause (dropping is what masks it for other claims), and not where concurrencies are named:
-        dropping points of an arm (``drop conc 1 from the GPU-resident arm``) is no claim that it is gone."""
-        toks = self.toks
-        if self.reports or any(re.fullmatch(r"\d+(?:/\d+)*", t.text) for t in toks) or conc_specs(self.clause) \
-                or (self.skip and not self.rejects):
-            return
-        found = groups(toks, atoms(toks, [True] * len(toks)))
-        chosen: list[Group] = []
-        if self.unswept:
-            chosen = [g for g in found if g.end <= self._unswept_at()]
-        else:
-            verb = next((k for k, t in enumerate(toks) if t.low in _DROP_VERBS), None)
-            if verb is None:
-                return
-            k = verb + 1
-            for g in found:
-                if g.start < k:
-                    continue
-                if any(toks[j].low not in _LIST_JOINS for j in range(k, g.start)):
-                    break
-                chosen.append(g)
-                k = g.end
-        arms = [a for g in chosen for a in g.arms if not a.empty]
-        if not arms:
-            return
-        first, last = chosen[0], chosen[-1]
-        text = self.source.text[toks[first.start].start:toks[last.end - 1].end]
-        # "conc 4096: drop the 4p2d-dep2-tep4 arm": gone at the concurrencies the clause is about.
-        scope = Scope(tuple(arms), self.inherited.concs, self.inherited.conc_min)
-        self.out.claims.append(Claim("arm", NoArm(text), scope, self.r.loc(first.start, last.end), self.clause.text))
-
-    def _unswept_at(self) -> int:
-        """Where the clause says its arms are off the sweep (its end when the next clause says so)."""
-        m = _NOT_SWEPT.search(self.clause.text)
-        return self.r.index_at(self.clause.start + m.start()) if m else len(self.toks)
-
-    def _read_kept_image(self) -> None:
-        """``Retain the 2P1D DEP4 recipe on its legacy image``: that part of the sweep keeps the image it had,
-        so a new image the entry names for the rest is not claimed for it (the checker does not know the old
-        image from this text; the claim only narrows the other)."""
-        m = _KEEPS_IMAGE.search(self.clause.text)
-        if m is None or self.skip:
-            return
-        i = self.r.index_at(self.clause.start + m.start())
-        scope = self.scope_at(i)
-        if scope.arms:
-            end = self.r.index_at(self.clause.start + m.end() - 1) + 1
-            self.out.claims.append(Claim("image", Absent(m.group()), scope, self.r.loc(i, end), self.clause.text))
-
-    def _read_counts(self) -> None:
-        """``9 MTP configs``, ``six topologies``, ``drops the recipe from 18 configs to 13``: how many points
-        the jobs of the clause's scope are.  Not a share of a run (``8 of 24 jobs``, ``all 12 configs green``
-        in a report) and not jobs or runs, which name what ran rather than what the sweep has."""
-        r = self.r
-        toks = self.toks
-        for i, t in enumerate(toks):
-            n = _count_word(t)
-            # "from 18 configs to 13": the old count is masked, and a clause that drops points ("Cutting it
-            # drops the recipe from 18 configs to 13") still says how many are left.
-            old = i > 0 and toks[i - 1].low == "from"
-            before = toks[i - 1].low if i > 0 else ""
-            # "8 of 24 jobs", "PR#173 topology", "add two high concurrency configs" (how many are added).
-            if n is None or r.used[i] or not (old or r.live(i)) or before in _NOT_A_TOTAL or \
-                    (i > 0 and toks[i - 1].end == t.start and toks[i - 1].text == "#"):
-                continue
-            noun = next((k for k in range(i + 1, min(len(toks), i + 4))
-                         if toks[k].low in _COUNT_NOUNS and (n == 1 or toks[k].low.endswith("s"))), None)
-            if noun is None or not all(toks[k].kind == "word" and (old or r.live(k)) for k in range(i + 1, noun + 1)):
-                continue
-            if noun + 1 < len(toks) and toks[noun + 1].low == "of":
-                continue
-            end = noun + 1
-            if old:
-                new = end + 1
-                if new < len(toks) and toks[end].low == "to" and not r.used[new] and _count_word(toks[new]) is not None:
-                    n, end = _count_word(toks[new]), new + 1
-                else:
-                    continue
-            elif self.skip or self.rejects:
-                continue
-            assert n is not None
-            kind = "points" if toks[noun].low in ("points", "cells") else "configs"
-            for k in range(i, end):
-                r.used[k] = True
-            scope = self._count_scope(i, end)
-            if scope is None:
-                continue
-            whole = Claim("count", Count(self.source.text[t.start:toks[end - 1].end], n, kind), scope,
-                          r.loc(i, end), self.clause.text)
-            self.out.claims.append(whole)
-            self._read_count_items(whole, end)
-
-    def _read_count_items(self, whole: Claim, k: int) -> None:
-        """``23 MTP configs: 13 for 1K/1K, 10 for 8K/1K``: the count split by the arms its items name."""
-        r, toks = self.r, self.toks
-        assert isinstance(whole.value, Count)
-        if k >= len(toks) or toks[k].text != ":":
-            return
-        k += 1
-        while k + 2 < len(toks) and r.live(k) and toks[k + 1].low == "for":
-            n = _count_word(toks[k])
-            group = next((g for seg in self.segments for g in seg.groups if g.start == k + 2), None)
-            if n is None or group is None:
-                return
-            arms = _merge_where_compatible(list(whole.scope.arms), group.arms, keep=False) if whole.scope.arms \
-                else list(group.arms)
-            for i in range(k, group.end):
-                r.used[i] = True
-            text = self.source.text[toks[k].start:toks[group.end - 1].end]
-            self.out.claims.append(replace(whole, value=Count(text, n, whole.value.noun), scope=Scope(tuple(arms)),
-                                           location=r.loc(k, group.end)))
-            k = group.end
-            if k < len(toks) and toks[k].text == ",":
-                k += 1
-
-    def _count_scope(self, i: int, end: int) -> Scope | None:
-        """What a count counts: every job of the entry for ``all seven points``; else the arms its own words
-        name (``9 MTP configs``, ``six 8k1k EAGLE3 topologies``, ``14 configs for ISL1K/OSL1K``) within those of
-        the list it is an item of.  The other arms of the clause describe what is counted ("1P1D-4P1D (TP4/DEP4
-        prefill, hicache) over 7 Pareto points"), and its concurrencies where the points run: neither narrows
-        the count."""
-        toks = self.toks
-        if i > 0 and toks[i - 1].low == "all":
-            return Scope()
-        after = end + 1 if end < len(toks) and toks[end].low == "for" else end
-        if after > end and not any(g.start == after for seg in self.segments for g in seg.groups):
-            return None  # "N configs for <something no arm names>": what is counted is not known
-        arms: list[Arm] | None = None
-        for g in (g for seg in self.segments for g in seg.groups if i < g.start and (g.end < end or g.start == after)):
-            arms = list(g.arms) if arms is None else _merge_where_compatible(arms, g.arms, keep=False)
-        return Scope(tuple(arms or ())).merged_over(Scope(self.inherited.arms))
 
     def _image_tag_fragment(self) -> None:
         """``Bump the image from 20260706 to 20260709``, ``Update image tag to nightly``: part of the new tag."""
@@ -684,37 +450,6 @@ class ClauseReader:
             self._read_gapped(*numeric[0])
         if not mentions and self.carried is not None:
             self._read_carried(*self.carried)
-
-    def _read_memberships(self) -> None:
-        """``add mia1-p01-g09 (broken pyxis) to submit.sh``, ``exclude nodes mia1-p01-g09,g14``: items a list
-        setting of the recipes' scripts holds, the one list whose items are named alike (``mia#-p#-g#``)."""
-        assert self.catalog is not None
-        r, toks = self.r, self.toks
-        # Excluding is what such a clause does, and a reason in parentheses ("(broken pyxis)") is no report of
-        # the past: only a clause about what was, or what might be, is not read.
-        if not self.catalog.lists or self.reports or _NOT_NOW.search(re.sub(r"\([^)]*\)", "", self.clause.text)):
-            return
-        for v, t in enumerate(toks):
-            if t.low not in _MEMBER_VERBS or r.used[v]:
-                continue
-            k = next((j for j in range(v + 1, min(len(toks), v + 4)) if _HOST_LIKE.fullmatch(toks[j].text)), None)
-            if k is None or any(r.used[j] for j in range(v + 1, k + 1)):
-                continue
-            items = [toks[k].text]
-            end = k + 1
-            while end + 1 < len(toks) and toks[end].text == "," and re.fullmatch(r"[A-Za-z]*\d+", toks[end + 1].text):
-                items.append(_completed(items[-1], toks[end + 1].text))  # "mia1-p01-g09,g14"
-                end += 2
-            shape = item_shape(items[0])
-            names = [n for n, listed in self.catalog.lists.items() if any(item_shape(x) == shape for x in listed)]
-            if len(names) != 1:
-                continue
-            for j in range(k, end):
-                r.used[j] = True
-            self.out.claims.append(Claim("recipe", Member(self.source.text[toks[k].start:toks[end - 1].end],
-                                                          tuple(items)),
-                                         self.scope_at(k), r.loc(k, end), self.clause.text,
-                                         subject=Subject("list", names[0]), phrase=names[0], explicit=True))
 
     def _read_carried(self, m: Mention, note: Unverified) -> None:
         """``set to 1 for Kimi-K2.5`` after ``Add scheduler_delay_factor support ...;``: the value of the one
@@ -821,54 +556,6 @@ def _defines(previous: Group, g: Group, parens: dict[int, int]) -> bool:
     """``g`` stands in a parenthetical opened right after ``previous``: it says what ``previous`` is."""
     close = parens.get(previous.end)
     return close is not None and previous.end < g.start < close
-
-
-def _competes(current: list[Arm], new: tuple[Arm, ...]) -> bool:
-    """``new`` names another thing of a kind the current arms name (another parallelism, another backend)."""
-    if any(_role_only(a) and _role_only(b) and a.role != b.role for a in current for b in new):
-        return True  # "decode workers use X and prefill workers Y"
-    if any(_named_whole(a) and _named_whole(b) and _rival_parallelisms(a.parallel, b.parallel)
-           for a in current for b in new):
-        return True  # "64 on TP4 and 128 on DEP8"
-    mine = {a for arm in current for a in attributes(arm)}
-    if not any(mine & attributes(arm) for arm in new):
-        return False
-    return not all(any(a.merged(b) is not None for a in current) for b in new)
-
-
-_WHOLE_NAME = re.compile(r"(?:pure-|plain-)?(?:TP|TEP|DEP)\d+(?:/\S*)?", re.IGNORECASE)
-
-
-def _named_whole(arm: Arm) -> bool:
-    """The arm is named as a whole parallelism (``TP4``, ``DEP8``, ``TP8/EP8``), not by parts of one
-    ("node-local TP8 ... cross-node DP2/EP16" is one topology told in parts)."""
-    return bool(_WHOLE_NAME.fullmatch(arm.label))
-
-
-def _rival_parallelisms(a: Parallel, b: Parallel) -> bool:
-    """Two parallelisms that differ where both say something (TP4 and DEP8; not TP4 and TEP4)."""
-    a, b = a.finished(), b.finished()
-    return any(x is not None and y is not None and x != y
-               for x, y in ((a.tp, b.tp), (a.ep, b.ep), (a.dp_attn, b.dp_attn), (a.dcp, b.dcp)))
-
-
-def _role_only(arm: Arm) -> bool:
-    """The arm names a server role and nothing else ("decode workers", "the prefill side")."""
-    return bool(arm.role) and replace(arm, role="", label="").empty
-
-
-def _merge_where_compatible(current: list[Arm], new: tuple[Arm, ...], *, keep: bool) -> list[Arm]:
-    """Each current arm with each new one where they agree; ``keep``: an arm no new one fits stays as it is."""
-    out: list[Arm] = []
-    for a in current:
-        fits = [m for b in new if (m := a.merged(b)) is not None]
-        if fits:
-            out.extend(m for m in fits if m not in out)
-        elif keep and a not in out:
-            out.append(a)
-    if not out:
-        return list(new)
-    return out
 
 
 def _own_scope(seg: Segment) -> Scope:

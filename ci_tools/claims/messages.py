@@ -9,7 +9,7 @@ from ..jobs.job import Job
 from .actual import Actual
 from .arms import Arm
 from .compare import Judgement
-from .extract import Claim
+from .claim import Claim
 from .rules import CLAIM_CONTRADICTED, CLAIM_PARTLY_CONTRADICTED
 from .values import Bool, Concurrency, Member, NoArm, Number
 

@@ -95,7 +95,7 @@ def relocation_for(where: Location) -> Relocation:
 def relocate_result(result: RecipeEval, where: Location) -> RecipeEval:
     """``result`` with :data:`JOB_ENV` replaced by ``where`` everywhere (in place; also returned)."""
     r = relocation_for(where)
-    value, location = r.value, r.location
+    location = r.location
     result.variables = r.mapping(result.variables)
     result.env = r.mapping(result.env)
     result.servers = [[r.flag(f) for f in server] for server in result.servers]

@@ -1,0 +1,48 @@
+"""What a text claims: a subject's value over a scope of jobs, and the phrases that could not be tied to one."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..findings import Location
+from .scope import Scope
+from .subjects import Subject
+from .values import ClaimValue
+
+
+@dataclass(frozen=True)
+class Claim:
+    kind: str  # "recipe" | "arm" | "image" | "concurrency" | "count"
+    value: ClaimValue
+    scope: Scope
+    location: Location
+    clause: str
+    subject: Subject | None = None
+    phrase: str = ""  # how the text named the subject
+    # Concurrency: the text names every point its arms run (a list, a range, "only").
+    exhaustive: bool = False
+    # Recipe: the text spells the subject's identifier (--flag, NAME, a key), so a value nothing sets
+    # contradicts it (rather than being left to a program default the text may mean).
+    explicit: bool = False
+    # The clause names a condition in words no arm stands for ("in the high-conc fast path", "when ..."):
+    # jobs where the setting is missing may be outside it.
+    conditioned: bool = False
+    # The words of the clause that speak of the new state (without history, quotes and asides).
+    said: str = ""
+
+
+@dataclass(frozen=True)
+class Unverified:
+    phrase: str
+    location: Location
+    reason: str
+    candidates: tuple[str, ...] = ()
+
+
+@dataclass
+class Extraction:
+    claims: list[Claim] = field(default_factory=list)
+    unverified: list[Unverified] = field(default_factory=list)
+    # Subjects the text names at all (with or without a value): for undocumented changes.
+    mentioned: set[str] = field(default_factory=set)
+    words: set[str] = field(default_factory=set)

@@ -1,0 +1,252 @@
+"""What a clause says of the sweep's shape rather than of one setting.
+
+Counts of its points (``9 MTP configs``, ``from 18 configs to 13``), arms no job
+runs (``drop TP8``, ``... but off this sweep's ladder``), a part that keeps its
+old image, and items of a list setting (``add mia1-p01-g09 to submit.sh``).
+:class:`SweepReaders` is a part of the clause reader
+(:class:`ci_tools.claims.extract.ClauseReader`), kept apart because each of
+these readings has its own vocabulary.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from .arms import Arm, Group, atoms, groups
+from .claim import Claim, Extraction
+from .concs import conc_specs
+from .scope import Scope
+from .segments import PART_NOUNS, Segment, merge_where_compatible
+from .sentences import Clause, SourceText
+from .subjects import Catalog, Subject
+from .tokens import Reading, Tok
+from .values import NUMBER_WORDS, Absent, Count, Member, NoArm, item_shape
+
+# Words before a number that make it no total of the sweep: a share, or how many are added or dropped.
+_NOT_A_TOTAL = frozenset({"of", "add", "adds", "added", "adding", "append", "appends", "drop", "drops", "dropping",
+                          "remove", "removes", "removing", "another", "extra", "additional", "new"})
+# Nouns that count the points of a sweep (a "config" of a search space is one point), and layouts.
+_COUNT_NOUNS = frozenset({"config", "configs", "configurations", "points", "cells", "topology", "topologies"})
+
+
+def _count_word(t: Tok) -> int | None:
+    if t.kind != "word":
+        return None
+    if t.text.isdigit():
+        return int(t.text)
+    n = NUMBER_WORDS.get(t.low)
+    return int(n) if n is not None and n == int(n) and n > 1 else None
+
+
+# Verbs that put items into a list setting, and items named like hosts or devices (letters and numbers).
+_MEMBER_VERBS = frozenset({"add", "adds", "added", "adding", "exclude", "excludes", "excluded", "excluding",
+                           "include", "includes", "included", "including"})
+_NOT_NOW = re.compile(r"\b(?:was|were|previously|formerly|used to|originally|would|could|might|should|if|unless|"
+                      r"revert\w*|tried|attempt\w*|instead of|rather than)\b", re.IGNORECASE)
+_HOST_LIKE = re.compile(r"[A-Za-z]+\d*(?:[-_.][A-Za-z]*\d+)+")
+
+
+def _completed(previous: str, short: str) -> str:
+    """``g14`` after ``mia1-p01-g09`` is ``mia1-p01-g14``: the last part of the item before, replaced."""
+    head, sep, last = previous.rpartition("-")
+    if sep and re.sub(r"\d+", "#", last) == re.sub(r"\d+", "#", short):
+        return f"{head}-{short}"
+    return short
+
+
+# A part of the sweep said to keep the image it had.
+_KEEPS_IMAGE = re.compile(r"\b(?:retain|retains|keep|keeps|leave|leaves)\b.{0,80}?\b(?:on|at|with)\s+(?:its|their|the)\s+"
+                          r"(?:legacy|old|previous|existing|current|original|prior)\s+image\b", re.IGNORECASE)
+# "X ... off this sweep's ladder", "X are not swept": the arms named before it do not run.
+NOT_SWEPT = re.compile(r"(?:^|\bbut\s+|\b(?:is|are)\s+)(?:off\s+(?:this|the)\s+sweep(?:'s)?(?:\s+ladder)?|"
+                        r"not\s+swept|not\s+(?:part\s+of|in)\s+(?:this|the)\s+sweep)\b", re.IGNORECASE)
+_DROP_VERBS = frozenset({"drop", "drops", "dropping", "remove", "removes", "removing", "retire", "retires"})
+# What may stand between the arms a drop verb lists: "drop the TP8 and TP4/EP layouts".
+_LIST_JOINS = frozenset({"the", "and", ",", "or", "both", "its", "all"}) | PART_NOUNS
+
+
+class SweepReaders:
+    """The readings above, over the state of a clause reader."""
+
+    clause: Clause
+    source: SourceText
+    catalog: Catalog | None
+    inherited: Scope
+    out: Extraction
+    toks: list[Tok]
+    r: Reading
+    segments: list[Segment]
+    skip: bool
+    rejects: bool
+    reports: bool
+    unswept: bool
+
+    def scope_at(self, i: int) -> Scope:
+        raise NotImplementedError
+
+    def _read_absent_arms(self) -> None:
+        """Arms the text says no job runs: the objects of ``drop``/``remove`` (``drop TP8 and TP4/EP4``,
+        ``drop the DP-attention no-offload point``), and arms said to be off the sweep.  Read on every word
+        of the clause (dropping is what masks it for other claims), and not where concurrencies are named:
+        dropping points of an arm (``drop conc 1 from the GPU-resident arm``) is no claim that it is gone."""
+        toks = self.toks
+        if self.reports or any(re.fullmatch(r"\d+(?:/\d+)*", t.text) for t in toks) or conc_specs(self.clause) \
+                or (self.skip and not self.rejects):
+            return
+        found = groups(toks, atoms(toks, [True] * len(toks)))
+        chosen: list[Group] = []
+        if self.unswept:
+            chosen = [g for g in found if g.end <= self._unswept_at()]
+        else:
+            verb = next((k for k, t in enumerate(toks) if t.low in _DROP_VERBS), None)
+            if verb is None:
+                return
+            k = verb + 1
+            for g in found:
+                if g.start < k:
+                    continue
+                if any(toks[j].low not in _LIST_JOINS for j in range(k, g.start)):
+                    break
+                chosen.append(g)
+                k = g.end
+        arms = [a for g in chosen for a in g.arms if not a.empty]
+        if not arms:
+            return
+        first, last = chosen[0], chosen[-1]
+        text = self.source.text[toks[first.start].start:toks[last.end - 1].end]
+        # "conc 4096: drop the 4p2d-dep2-tep4 arm": gone at the concurrencies the clause is about.
+        scope = Scope(tuple(arms), self.inherited.concs, self.inherited.conc_min)
+        self.out.claims.append(Claim("arm", NoArm(text), scope, self.r.loc(first.start, last.end), self.clause.text))
+
+    def _unswept_at(self) -> int:
+        """Where the clause says its arms are off the sweep (its end when the next clause says so)."""
+        m = NOT_SWEPT.search(self.clause.text)
+        return self.r.index_at(self.clause.start + m.start()) if m else len(self.toks)
+
+    def _read_kept_image(self) -> None:
+        """``Retain the 2P1D DEP4 recipe on its legacy image``: that part of the sweep keeps the image it had,
+        so a new image the entry names for the rest is not claimed for it (the checker does not know the old
+        image from this text; the claim only narrows the other)."""
+        m = _KEEPS_IMAGE.search(self.clause.text)
+        if m is None or self.skip:
+            return
+        i = self.r.index_at(self.clause.start + m.start())
+        scope = self.scope_at(i)
+        if scope.arms:
+            end = self.r.index_at(self.clause.start + m.end() - 1) + 1
+            self.out.claims.append(Claim("image", Absent(m.group()), scope, self.r.loc(i, end), self.clause.text))
+
+    def _read_counts(self) -> None:
+        """``9 MTP configs``, ``six topologies``, ``drops the recipe from 18 configs to 13``: how many points
+        the jobs of the clause's scope are.  Not a share of a run (``8 of 24 jobs``, ``all 12 configs green``
+        in a report) and not jobs or runs, which name what ran rather than what the sweep has."""
+        r = self.r
+        toks = self.toks
+        for i, t in enumerate(toks):
+            n = _count_word(t)
+            # "from 18 configs to 13": the old count is masked, and a clause that drops points ("Cutting it
+            # drops the recipe from 18 configs to 13") still says how many are left.
+            old = i > 0 and toks[i - 1].low == "from"
+            before = toks[i - 1].low if i > 0 else ""
+            # "8 of 24 jobs", "PR#173 topology", "add two high concurrency configs" (how many are added).
+            if n is None or r.used[i] or not (old or r.live(i)) or before in _NOT_A_TOTAL or \
+                    (i > 0 and toks[i - 1].end == t.start and toks[i - 1].text == "#"):
+                continue
+            noun = next((k for k in range(i + 1, min(len(toks), i + 4))
+                         if toks[k].low in _COUNT_NOUNS and (n == 1 or toks[k].low.endswith("s"))), None)
+            if noun is None or not all(toks[k].kind == "word" and (old or r.live(k)) for k in range(i + 1, noun + 1)):
+                continue
+            if noun + 1 < len(toks) and toks[noun + 1].low == "of":
+                continue
+            end = noun + 1
+            if old:
+                new = end + 1
+                if new < len(toks) and toks[end].low == "to" and not r.used[new] and _count_word(toks[new]) is not None:
+                    n, end = _count_word(toks[new]), new + 1
+                else:
+                    continue
+            elif self.skip or self.rejects:
+                continue
+            assert n is not None
+            kind = "points" if toks[noun].low in ("points", "cells") else "configs"
+            for k in range(i, end):
+                r.used[k] = True
+            scope = self._count_scope(i, end)
+            if scope is None:
+                continue
+            whole = Claim("count", Count(self.source.text[t.start:toks[end - 1].end], n, kind), scope,
+                          r.loc(i, end), self.clause.text)
+            self.out.claims.append(whole)
+            self._read_count_items(whole, end)
+
+    def _read_count_items(self, whole: Claim, k: int) -> None:
+        """``23 MTP configs: 13 for 1K/1K, 10 for 8K/1K``: the count split by the arms its items name."""
+        r, toks = self.r, self.toks
+        assert isinstance(whole.value, Count)
+        if k >= len(toks) or toks[k].text != ":":
+            return
+        k += 1
+        while k + 2 < len(toks) and r.live(k) and toks[k + 1].low == "for":
+            n = _count_word(toks[k])
+            group = next((g for seg in self.segments for g in seg.groups if g.start == k + 2), None)
+            if n is None or group is None:
+                return
+            arms = merge_where_compatible(list(whole.scope.arms), group.arms, keep=False) if whole.scope.arms \
+                else list(group.arms)
+            for i in range(k, group.end):
+                r.used[i] = True
+            text = self.source.text[toks[k].start:toks[group.end - 1].end]
+            self.out.claims.append(replace(whole, value=Count(text, n, whole.value.noun), scope=Scope(tuple(arms)),
+                                           location=r.loc(k, group.end)))
+            k = group.end
+            if k < len(toks) and toks[k].text == ",":
+                k += 1
+
+    def _count_scope(self, i: int, end: int) -> Scope | None:
+        """What a count counts: every job of the entry for ``all seven points``; else the arms its own words
+        name (``9 MTP configs``, ``six 8k1k EAGLE3 topologies``, ``14 configs for ISL1K/OSL1K``) within those of
+        the list it is an item of.  The other arms of the clause describe what is counted ("1P1D-4P1D (TP4/DEP4
+        prefill, hicache) over 7 Pareto points"), and its concurrencies where the points run: neither narrows
+        the count."""
+        toks = self.toks
+        if i > 0 and toks[i - 1].low == "all":
+            return Scope()
+        after = end + 1 if end < len(toks) and toks[end].low == "for" else end
+        if after > end and not any(g.start == after for seg in self.segments for g in seg.groups):
+            return None  # "N configs for <something no arm names>": what is counted is not known
+        arms: list[Arm] | None = None
+        for g in (g for seg in self.segments for g in seg.groups if i < g.start and (g.end < end or g.start == after)):
+            arms = list(g.arms) if arms is None else merge_where_compatible(arms, g.arms, keep=False)
+        return Scope(tuple(arms or ())).merged_over(Scope(self.inherited.arms))
+
+    def _read_memberships(self) -> None:
+        """``add mia1-p01-g09 (broken pyxis) to submit.sh``, ``exclude nodes mia1-p01-g09,g14``: items a list
+        setting of the recipes' scripts holds, the one list whose items are named alike (``mia#-p#-g#``)."""
+        assert self.catalog is not None
+        r, toks = self.r, self.toks
+        # Excluding is what such a clause does, and a reason in parentheses ("(broken pyxis)") is no report of
+        # the past: only a clause about what was, or what might be, is not read.
+        if not self.catalog.lists or self.reports or _NOT_NOW.search(re.sub(r"\([^)]*\)", "", self.clause.text)):
+            return
+        for v, t in enumerate(toks):
+            if t.low not in _MEMBER_VERBS or r.used[v]:
+                continue
+            k = next((j for j in range(v + 1, min(len(toks), v + 4)) if _HOST_LIKE.fullmatch(toks[j].text)), None)
+            if k is None or any(r.used[j] for j in range(v + 1, k + 1)):
+                continue
+            items = [toks[k].text]
+            end = k + 1
+            while end + 1 < len(toks) and toks[end].text == "," and re.fullmatch(r"[A-Za-z]*\d+", toks[end + 1].text):
+                items.append(_completed(items[-1], toks[end + 1].text))  # "mia1-p01-g09,g14"
+                end += 2
+            shape = item_shape(items[0])
+            names = [n for n, listed in self.catalog.lists.items() if any(item_shape(x) == shape for x in listed)]
+            if len(names) != 1:
+                continue
+            for j in range(k, end):
+                r.used[j] = True
+            self.out.claims.append(Claim("recipe", Member(self.source.text[toks[k].start:toks[end - 1].end],
+                                                          tuple(items)),
+                                         self.scope_at(k), r.loc(k, end), self.clause.text,
+                                         subject=Subject("list", names[0]), phrase=names[0], explicit=True))
