@@ -18,6 +18,8 @@ def test_at_least_90_percent_of_jobs_with_in_repository_recipes_reach_flagged_se
     # 387 srt-slurm, 48 AMD scripts, 3 llm-d wrapper scripts, 2 TileRT scripts
     assert Counter(r.kind for _, r in in_repo) == {"srt-slurm": 387, "script": 53}
     assert len(reached) / len(in_repo) >= 0.9, [r.errors[:1] for j, r in in_repo if (j, r) not in reached][:5]
+    # A server line for every in-repository recipe but the two TileRT scripts (no server pattern starts there).
+    assert sum(1 for _, r in in_repo if r.servers) == 438, [r.errors[:1] for _, r in in_repo if not r.servers]
     for job, result in reached:
         assert result.roles and all(result.roles), job.label()
         assert len(result.server_env) == len(result.servers)
@@ -44,10 +46,12 @@ def test_every_job_without_a_server_line_says_why() -> None:
     # Three recipes of dsv4-fp4-gb300-dynamo-vllm-agentic were deleted from a directory the repository holds.
     missing = [r.errors[0] for r in unreached if r.kind == MISSING]
     assert len(missing) == 3 and all("does not exist, while the repository holds" in e for e in missing)
-    # The llm-d wrapper is followed from launch_gb200-nv.sh to the sbatch it cannot follow.
-    llm_d = [r.errors[0] for r in unreached if "llmd" in r.recipe]
-    assert len(llm_d) == 3 and all("no server command line reached from runners/launch_gb200-nv.sh" in e
-                                   for e in llm_d), llm_d
+    # The llm-d wrapper is followed to each role's server line; the TileRT scripts start no server pattern.
+    assert not [r for r in unreached if "llmd" in r.recipe]
+    tilert = [r.errors[0] for r in unreached if "tilert" in r.recipe]
+    assert len(tilert) == 2 and all("no server command line reached from runners/launch_b200-dgxc-slurm.sh" in e
+                                    for e in tilert), tilert
+    assert len(unreached) == 205 + 3 + 2
 
 
 def test_stats_give_every_external_recipe_one_reason_with_its_configs() -> None:

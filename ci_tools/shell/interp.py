@@ -465,9 +465,11 @@ class Interpreter(Loops):
                                                           lambda: self._array(rhs, loc, n.text)))
                 return name
             items = tuple(self.values([c for c in rhs.children if c.named and c.type != "comment"]))
+            opened = False
             if op == "+=" and old is not None:
                 items = (old.items if isinstance(old, ArrayVal) else (old,)) + items
-            state.vars[name] = ArrayVal(items, loc, n.text)
+                opened = isinstance(old, ArrayVal) and old.open
+            state.vars[name] = ArrayVal(items, loc, n.text, open=opened)
             return name
         value = self.pure_scalar(rhs, loc) if rhs is not None else Value("", loc, expression="")
         if isinstance(old, ArrayVal) and old.keys is not None and lhs.type == "subscript":
@@ -489,14 +491,17 @@ class Interpreter(Loops):
                 value = Value(None if prev.text is None or value.text is None else prev.text + value.text,
                               loc, prev.conditional or value.conditional, n.text)
             items_list[i] = value
-            state.vars[name] = ArrayVal(tuple(items_list), loc, n.text)
+            state.vars[name] = ArrayVal(tuple(items_list), loc, n.text, open=isinstance(old, ArrayVal) and old.open)
             return name
         if op == "+=" and old is not None:
             prev = (old.items[0] if old.items else Value("", loc)) if isinstance(old, ArrayVal) else old
             joined = None if prev.text is None or value.text is None else prev.text + value.text
-            value = Value(joined, loc, prev.conditional or value.conditional, n.text)
+            # appending keeps what is known of the start (`MOUNTS+=",x"` after an undecided branch)
+            prefix = "" if joined is not None else prev.known_prefix if prev.text is None else \
+                prev.text + value.known_prefix
+            value = Value(joined, loc, prev.conditional or value.conditional, n.text, known_prefix=prefix)
             if isinstance(old, ArrayVal):
-                state.vars[name] = ArrayVal((value,) + old.items[1:], loc, n.text)
+                state.vars[name] = ArrayVal((value,) + old.items[1:], loc, n.text, open=old.open)
                 return name
         state.vars[name] = value
         return name
@@ -1014,7 +1019,8 @@ class Interpreter(Loops):
             names = names[-1:]
         for name in names or (["MAPFILE"] if array else ["REPLY"]):
             unknown = Value(None, n.location(), False, n.text)
-            self.state.vars[name] = ArrayVal((unknown,), n.location(), n.text) if array else unknown
+            # what is read is not known: nor how many items an array gets
+            self.state.vars[name] = ArrayVal((), n.location(), n.text, open=True) if array else unknown
         return None
 
     def _let(self, n: Node, argv: list[tuple[Field, Value]]) -> Tri:
