@@ -408,6 +408,9 @@ class _Model(ValueModel):
         printed = _rendered(shown, found)
         text = shell_word(printed)
         if text is None:
+            # `eval` of quotes inside quotes, spaces or expansions: not modelled (it may not even parse)
+            self.notes.append(f"it prints {name}={printed}, which the shell does not read back as one plain "
+                              f"value (from {found.location.as_text()}); {name} is unknown")
             value = Value(None, found.location, expression=f"the shell's reading of the printed word {printed}")
         else:
             value = Value(text, found.location, expression=_DEFAULT if found.location is self.where else "",

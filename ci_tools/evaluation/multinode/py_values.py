@@ -138,10 +138,11 @@ class ValueModel:
             return owner if owner.value == owner.value.strip() else Located(owner.value.strip(), owner.location)
         if name == "int" and method is None and len(node.args) == 1:
             arg = self.value(node.args[0])
+            raw = arg.plain()
             try:
-                return Located(int(arg.value), arg.location)
+                return Located(int(raw), arg.location)
             except (TypeError, ValueError):
-                raise ProgramFails(f"`{ast.unparse(node)}`: int() of {arg.value!r} "
+                raise ProgramFails(f"`{ast.unparse(node)}`: int() of {raw!r} "
                                    f"(written at {arg.location.as_text()})") from None
         if name == "safe_load" and len(node.args) == 1:
             path = self._opened_path(node.args[0])
