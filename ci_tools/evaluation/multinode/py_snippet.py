@@ -23,6 +23,13 @@ evaluated:
   parse_range(a.get(...), start, end)``, or a shell-quoting helper of the
   program (``def sh(v): return v.replace("'", ...)``) applied to one.
 
+llm-d's ``server.sh`` runs ``eval "$(python3 - <<PY ...)"`` over the recipe
+YAML named by ``CONFIG_FILE``: ordinary Python (``.get``, ``or``, ``strip()``,
+``int()``, ``if x is not None``, ``for k, v in d.items()``) evaluated by
+:mod:`.py_values`, printing ``NAME={x!r}`` and ``export {k}={v!r}`` lines
+read as the shell reads them (:mod:`.py_printed`).  Where Python would raise,
+the program stops there and what it printed before stands (a note says why).
+
 Anything else leaves that variable unknown with the reason; a program of
 another shape gives no assignments (:class:`SnippetError`), and the caller
 makes every name it prints unknown (:func:`printed_names`), never empty.
@@ -42,17 +49,10 @@ from ...findings import Location
 from ...revision.yamlpos import YamlLoadError, load_yaml
 from ...shell.model import Value
 from .located import Located, located
-from .py_values import ProgramFails, SnippetError, ValueModel, called, shell_word, truthy
-from .yaml_words import word_spans
+from .py_printed import DEFAULT, Assignment, PrintedAssignments, prints_assignments
+from .py_values import ProgramFails, SnippetError, called, truthy
 
 __all__ = ["Assignment", "SnippetError", "model_snippet", "printed_names"]
-
-
-@dataclass(frozen=True)
-class Assignment:
-    name: str
-    value: Value
-    exported: bool = False  # printed as `export NAME=...`
 
 
 def _const(node: ast.AST) -> Any:
@@ -95,7 +95,7 @@ def _formula(text: str, env: Mapping[str, str]) -> int | None:
     return ev(tree.body)
 
 
-class _Model(ValueModel):
+class _Model(PrintedAssignments):
     def __init__(self, program: ast.Module, read_yaml: Any, env: Mapping[str, str], where: Location,
                  source_of: Callable[[str], bytes | None]) -> None:
         self.read_yaml = read_yaml
@@ -190,7 +190,7 @@ class _Model(ValueModel):
         try:
             taken = truthy(self.value(test))
         except SnippetError:
-            if _prints_assignments(stmt):
+            if prints_assignments(stmt):
                 raise
             return  # a conditional this model cannot decide that prints no assignment (an error message)
         for inner in stmt.body if taken else stmt.orelse:
@@ -360,7 +360,7 @@ class _Model(ValueModel):
         tail = parts[2] if len(parts) == 3 else None
         if (m is None or not isinstance(parts[1], ast.FormattedValue) or not isinstance(tail, ast.Constant)
                 or tail.value != m.group(2)):
-            self._print_word(parts)
+            self.print_word(parts)
             return
         name = m.group(1)
         try:
@@ -370,85 +370,9 @@ class _Model(ValueModel):
             return
         if isinstance(found, Located):
             self.out.append(Assignment(name, Value(_python_str(found.plain()), found.location,
-                                                   expression=_DEFAULT if found.location is self.where else "")))
+                                                   expression=DEFAULT if found.location is self.where else "")))
         else:
             self.out.append(Assignment(name, found))
-
-    def _print_word(self, parts: list[ast.expr]) -> None:
-        """``print(f'NAME={x!r}')``, ``print(f'NAME={int(x)}')``, ``print(f'export {k}={v!r}')``: an assignment
-        whose value is one printed word, which the shell reads back (Python's repr of a string is quoted)."""
-        exported = False
-        pieces = list(parts)
-        head = pieces[0] if pieces else None
-        if isinstance(head, ast.Constant) and isinstance(head.value, str) and head.value.startswith("export "):
-            exported = True
-            rest = head.value[len("export "):]
-            pieces[0] = ast.Constant(rest)
-            if not rest:
-                pieces = pieces[1:]
-        if len(pieces) == 3 and isinstance(pieces[0], ast.FormattedValue) and _is_text(pieces[1], "=") \
-                and isinstance(pieces[2], ast.FormattedValue):
-            name = _rendered(pieces[0], self.value(pieces[0].value))  # `export {k}=...`: the name from the file
-        elif len(pieces) == 2 and isinstance(pieces[0], ast.Constant) and isinstance(pieces[1], ast.FormattedValue):
-            m = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*)=", str(pieces[0].value))
-            if m is None:
-                return  # `echo ...` lines and the like assign nothing
-            name = m.group(1)
-        else:
-            return
-        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
-            raise ProgramFails(f"it prints an assignment to {name!r}, which is not a shell variable name")
-        shown = pieces[-1]
-        assert isinstance(shown, ast.FormattedValue)
-        try:
-            found = self.value(shown.value)
-        except SnippetError as exc:
-            self.out.append(Assignment(name, Value(None, self.where, expression=str(exc)), exported))
-            return
-        printed = _rendered(shown, found)
-        text = shell_word(printed)
-        if text is None:
-            # `eval` of quotes inside quotes, spaces or expansions: not modelled (it may not even parse)
-            self.notes.append(f"it prints {name}={printed}, which the shell does not read back as one plain "
-                              f"value (from {found.location.as_text()}); {name} is unknown")
-            value = Value(None, found.location, expression=f"the shell's reading of the printed word {printed}")
-        else:
-            value = Value(text, found.location, expression=_DEFAULT if found.location is self.where else "",
-                          spans=self._word_spans(found, text))
-        self.out.append(Assignment(name, value, exported))
-
-    def _word_spans(self, found: Located, text: str) -> tuple[tuple[int, Location | Value], ...]:
-        """Where each word of a string of the file was written (a recipe's ``extra-args``), when it has several."""
-        if not isinstance(found.value, str) or " " not in text.strip() or found.location is self.where:
-            return ()
-        source = self.source_of(found.location.path)
-        return word_spans(found.location, source, text) if source is not None else ()
-
-
-_DEFAULT = "default in the program"
-
-
-def _is_text(node: ast.expr, text: str) -> bool:
-    return isinstance(node, ast.Constant) and node.value == text
-
-
-def _rendered(part: ast.FormattedValue, found: Located) -> str:
-    """What an f-string part prints: ``str`` of the value, ``repr`` with ``!r``."""
-    if part.format_spec is not None:
-        raise SnippetError(f"`{ast.unparse(part)}` has a format specification")
-    value = found.plain()
-    return repr(value) if part.conversion == ord("r") else ascii(value) if part.conversion == ord("a") else str(value)
-
-
-def _prints_assignments(stmt: ast.stmt) -> bool:
-    """Whether a statement prints something that looks like a shell assignment (``NAME=`` or ``export``)."""
-    for node in ast.walk(stmt):
-        if isinstance(node, ast.Call) and called(node) == "print" and node.args \
-                and isinstance(node.args[0], ast.JoinedStr):
-            head = node.args[0].values[0] if node.args[0].values else None
-            if isinstance(head, ast.Constant) and re.match(r"(export |[A-Za-z_][A-Za-z0-9_]*=)", str(head.value)):
-                return True
-    return False
 
 
 def _quotes_for_the_shell(stmt: ast.FunctionDef) -> bool:
@@ -471,7 +395,7 @@ def printed_names(program: str) -> list[str]:
 
 
 def _default(value: Any, where: Location) -> Value:
-    return Value(_python_str(value), where, expression=_DEFAULT)
+    return Value(_python_str(value), where, expression=DEFAULT)
 
 
 def _python_str(value: Any) -> str:
