@@ -174,3 +174,39 @@ def test_an_appended_list_keeps_the_start_every_branch_shares() -> None:
     interp = _chain('M="/r:/w"\nif [[ -x /opt/epp ]]; then M+=",/opt/epp:/bin/epp"; fi\nM+=",/logs:/logs"\n')
     mounts = interp.state.vars["M"]
     assert isinstance(mounts, Value) and mounts.text is None and mounts.known_prefix == "/r:/w"
+
+
+def test_srun_export_filters_and_adds_to_the_environment_and_one_task_is_one_rank() -> None:
+    from ci_tools.evaluation.multinode.srun_container import single_task, srun_environment
+
+    here = Location("submit.sh", 4)
+    env = {"A": Value("1", here), "B": Value("2", here)}
+    errors: list[str] = []
+    assert srun_environment(None, env, "submit.sh:4", errors) is env
+    got = srun_environment(Value("ALL,ROLE=decode,PORT=8888", here), env, "submit.sh:4", errors)
+    assert {k: v.text for k, v in got.items()} == {"A": "1", "B": "2", "ROLE": "decode", "PORT": "8888"}
+    got = srun_environment(Value("B,ROLE=prefill", here), env, "submit.sh:4", errors)
+    assert {k: v.text for k, v in got.items()} == {"B": "2", "ROLE": "prefill"}  # without ALL: only what it names
+    assert errors == []
+    assert srun_environment(Value(None, here), env, "submit.sh:4", errors) is env
+    assert errors == ["submit.sh:4: srun's --export list is not known; the task's environment is taken as ALL"]
+    options = srun_options([Value(t, here) for t in ("srun", "--nodelist=h1", "--ntasks=1", "run.sh")])[0]
+    assert single_task(options)
+    assert not single_task(srun_options([Value(t, here) for t in ("srun", "--unbuffered", "run.sh")])[0])
+
+
+def test_a_launcher_stored_as_a_symbolic_link_is_read_from_its_target(tmp_path: Path) -> None:
+    from ci_tools.evaluation.multinode.amd_disagg import linked
+
+    runners = tmp_path / "runners"
+    runners.mkdir()
+    (runners / "launch_b200-dgxc.sh").write_text("#!/usr/bin/bash\nexport MODEL_PATH=/m\n")
+    # what git keeps for a link, and a checkout without links writes: the target's name as the whole file
+    (runners / "launch_b200-dgxc-slurm.sh").write_text("launch_b200-dgxc.sh")
+    snapshot = WorkTreeSnapshot(tmp_path)
+    link = "runners/launch_b200-dgxc-slurm.sh"
+    assert linked(snapshot, link, b"launch_b200-dgxc.sh") == ("runners/launch_b200-dgxc.sh",
+                                                              b"#!/usr/bin/bash\nexport MODEL_PATH=/m\n")
+    # a one-word script naming no file, and a real script, are themselves
+    assert linked(snapshot, link, b"launch_other.sh") == (link, b"launch_other.sh")
+    assert linked(snapshot, link, b"echo hi\n") == (link, b"echo hi\n")

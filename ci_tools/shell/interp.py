@@ -1001,7 +1001,10 @@ class Interpreter(Loops):
         return False
 
     def _read(self, n: Node, argv: list[tuple[Field, Value]]) -> Tri:
-        array = argv[0][1].text in ("mapfile", "readarray") or any(v.text == "-a" for _, v in argv)
+        mapfile = argv[0][1].text in ("mapfile", "readarray")
+        array = mapfile or any(v.text == "-a" for _, v in argv)
+        # options that take the next word: `read -t TIMEOUT`, but `mapfile -t` only strips newlines
+        with_value = _MAPFILE_VALUE_OPTIONS if mapfile else _READ_VALUE_OPTIONS
         skip_next = False
         names: list[str] = []
         for _, v in argv[1:]:
@@ -1012,7 +1015,7 @@ class Interpreter(Loops):
             if t is None:
                 continue
             if t.startswith("-"):
-                skip_next = t in ("-p", "-d", "-n", "-N", "-t", "-u", "-C", "-c", "-O", "-s")
+                skip_next = t in with_value
                 continue
             names.append(t)
         if array and names:
@@ -1142,6 +1145,9 @@ def _nothing() -> Tri:
 _SPELLED_DECLARATION = frozenset({"string", "raw_string", "simple_expansion", "expansion", "concatenation", "word"})
 _SPELLED = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:=(.*))?", re.S)
 _ASSOCIATIVE_ELEMENT = re.compile(r"^\[(.*?)\]=(.*)$", re.S)
+# Options of `read` and of `mapfile`/`readarray` written with their value as the next word.
+_READ_VALUE_OPTIONS = frozenset({"-p", "-d", "-n", "-N", "-t", "-u", "-i"})
+_MAPFILE_VALUE_OPTIONS = frozenset({"-d", "-n", "-O", "-s", "-u", "-C", "-c"})
 _ARITH_ASSIGN = re.compile(r"\+\+|--|(?<![=!<>])=(?!=)")
 
 

@@ -21,6 +21,8 @@ llm-d's wrapper takes the same path to its ``job.slurm``, which starts
 
 from __future__ import annotations
 
+import posixpath
+import re
 from typing import Mapping
 
 from ...config import ProjectConfig
@@ -185,6 +187,18 @@ def _nargs_flags(flags: tuple[ServerFlag, ...], argv: tuple[Value, ...]) -> list
     return out
 
 
+def linked(snapshot: Snapshot, path: str, data: bytes) -> tuple[str, bytes]:
+    """The file a symbolic link names, when ``path`` is one (``launch_b200-dgxc-slurm.sh`` ->
+    ``launch_b200-dgxc.sh``): git stores a link as a blob holding its target, which is what a revision
+    (and a checkout without symbolic links) gives for it."""
+    text = data.decode("utf-8", "replace")
+    if "\n" in text or not re.fullmatch(r"[A-Za-z0-9_.+-][A-Za-z0-9_./+-]*", text):
+        return path, data
+    target = posixpath.normpath(posixpath.join(posixpath.dirname(path), text))
+    found = snapshot.read(target) if not target.startswith("..") else None
+    return (target, found) if found is not None else (path, data)
+
+
 def evaluate_script_job(job: Job, resolution: RecipeResolution, env: Mapping[str, str], config: ProjectConfig,
                      snapshot: Snapshot) -> RecipeEval:
     """The job's roles, followed from the launcher of the fleet that picks ``resolution``'s script."""
@@ -194,10 +208,11 @@ def evaluate_script_job(job: Job, resolution: RecipeResolution, env: Mapping[str
     data = snapshot.read(launcher)
     if data is None:
         return unreached(recipe, f"the launcher of fleet {fleet!r}, {launcher}, does not exist")
+    script, data = linked(snapshot, launcher, data)
     node = resolver_for(config, snapshot).node_of(str(job.get("runner") or ""), fleet)
     containers = _Containers(config, snapshot)
     srun = SrunContainers(config, snapshot)
-    interp = ChainInterpreter(launcher, config, snapshot, container=containers, srun=srun)
+    interp = ChainInterpreter(script, config, snapshot, container=containers, srun=srun)
     row = job.row
     where = Location(row.path, row.line, row.column, row.end_line, row.end_column, "job environment")
     # A label runners.yaml does not define has no node: its name is known only on the runner.
@@ -206,11 +221,12 @@ def evaluate_script_job(job: Job, resolution: RecipeResolution, env: Mapping[str
     for name, text in start.items():
         interp.state.vars[name] = env_value(name, text)
         interp.state.exported.add(name)
-    interp.run(parse_script(launcher, data))
+    interp.run(parse_script(script, data))
     errors = list(dict.fromkeys([*containers.errors, *srun.errors, *interp.errors]))
     commands = containers.commands or srun.commands
     if not commands:
-        reason = (f"{recipe}: no server command line reached from {launcher}"
+        shown = launcher if script == launcher else f"{launcher} (a link to {script})"
+        reason = (f"{recipe}: no server command line reached from {shown}"
                   + (f" ({errors[0]})" if errors else ""))
         result = unreached(recipe, reason)
         result.missing_env = list(interp.state.missing)

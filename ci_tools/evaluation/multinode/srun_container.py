@@ -14,15 +14,17 @@ The step is modelled, never run:
 - environment: every variable the calling shell exports (pyxis sets the
   host's environment in the container; ``--container-env`` only decides
   which of them win over variables the image defines, which the repository
-  does not hold), plus ``SLURM_PROCID``, the task's rank (one task a node);
+  does not hold), as ``--export`` filters and adds to it, plus
+  ``SLURM_PROCID``, the task's rank (one task a node);
 - files: each ``--container-mounts`` item ``SRC:DST[:FLAGS]`` whose SRC is
   in the repository makes it visible at DST (``ro``: nothing creates a file
   there, so one the repository lacks is absent); other mounts are outside
-  the repository;
+  the repository; the command starts in ``--container-workdir``;
 - the command runs in a new shell once per evaluated node rank.
 
-Which ranks: 0, and the rank ``PREFILL_NODES`` names when the environment
-gives it: the first node of each role in llm-d's layout (``job.slurm``:
+Which ranks: 0 alone for one task (``--ntasks=1``, ``--nodes=1``); else 0,
+and the rank ``PREFILL_NODES`` names when the environment gives it: the
+first node of each role in llm-d's layout (``job.slurm``:
 prefill leader rank 0, decode leader rank ``PREFILL_NODES``; ``server.sh``
 takes the prefill role when ``NODE_RANK < PREFILL_NODES``).  The leader
 stands for its role: ``server.sh`` gives the other nodes of a role the same
@@ -32,6 +34,9 @@ command line but for ``--headless``, ``--node-rank`` and
 """
 
 from __future__ import annotations
+
+import dataclasses
+import re
 
 from ...config import ProjectConfig
 from ...findings import Location
@@ -64,7 +69,8 @@ def srun_options(argv: list[Value]) -> tuple[dict[str, Value], list[Value]]:
         if sep:
             # `--container-image="$LLMD_SQUASH_FILE"`: the option is known when its value is not
             options[name] = Value(value if word.text is not None else None, word.location, word.conditional,
-                                  word.expression, known_prefix="" if word.text is not None else value)
+                                  word.expression, known_prefix="" if word.text is not None else value,
+                                  parts=_after(word.parts, len(name) + 1) if word.text is None else ())
         elif name in _WITH_VALUE and i + 1 < len(argv):
             i += 1
             options[name] = argv[i]
@@ -72,6 +78,74 @@ def srun_options(argv: list[Value]) -> tuple[dict[str, Value], list[Value]]:
             options[name] = Value("", argv[i].location)
         i += 1
     return options, argv[i:]
+
+
+def _after(parts: tuple[Value, ...], size: int) -> tuple[Value, ...]:
+    """The parts of a word past its first ``size`` characters (``--export=``), which are known."""
+    out: list[Value] = []
+    for part in parts:
+        text = part.text
+        if size and text is not None:
+            cut = min(size, len(text))
+            size -= cut
+            if cut < len(text):
+                out.append(Value(text[cut:], part.location, part.conditional, part.expression))
+            continue
+        out.append(part)
+    return tuple(out)
+
+
+def comma_items(value: Value) -> list[Value] | None:
+    """The items of a comma-separated list (``ALL,ROLE="$role",PORT=8888``), an item with an unknown part
+    unknown but for its known start; None when the list's parts are not known either."""
+    if value.text is not None:
+        return [Value(item, value.location, value.conditional, value.expression) for item in value.text.split(",")]
+    if not value.parts:
+        return None
+    items: list[tuple[str, bool]] = [("", True)]  # (known start, the whole item known)
+    for part in value.parts:
+        if part.text is None:
+            items[-1] = (items[-1][0], False)
+            continue
+        pieces = part.text.split(",")
+        for i, piece in enumerate(pieces):
+            if i:
+                items.append(("", True))
+            start, whole = items[-1]
+            items[-1] = (start + piece, whole) if whole else (start, whole)
+    return [Value(text if whole else None, value.location, value.conditional, value.expression,
+                  known_prefix="" if whole else text) for text, whole in items]
+
+
+def single_task(options: dict[str, Value]) -> bool:
+    tasks = options.get("--ntasks") or options.get("-n")
+    nodes = options.get("--nodes") or options.get("-N")
+    return (tasks is not None and tasks.text == "1") or (tasks is None and nodes is not None and nodes.text == "1")
+
+
+def srun_environment(given: Value | None, exported: dict[str, Value], where: str, errors: list[str]) -> dict[str, Value]:
+    """The environment ``--export`` gives the task: ``ALL`` (the default) every exported variable, plus
+    ``NAME=VALUE`` items; without ``ALL`` only the items named."""
+    if given is None:
+        return exported
+    items = comma_items(given)
+    if items is None:
+        errors.append(f"{where}: srun's --export list is not known; the task's environment is taken as ALL")
+        return exported
+    texts = [item.text for item in items]
+    out = dict(exported) if "ALL" in texts else {}
+    for item in items:
+        name, sep, text = (item.text if item.text is not None else item.known_prefix).partition("=")
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) or (item.text is None and not sep):
+            if item.text is None:
+                errors.append(f"{where}: an item of srun's --export list is not known; "
+                              "what it sets is unknown")
+            continue
+        if sep:
+            out[name] = dataclasses.replace(item, text=text if item.text is not None else None, known_prefix="")
+        elif name not in ("ALL", "NONE") and name in exported:
+            out[name] = exported[name]
+    return out
 
 
 class SrunContainers:
@@ -94,15 +168,19 @@ class SrunContainers:
             return True
         mounts, read_only = self._mounts(interp, options.get("--container-mounts"), where)
         exported = {k: v for k, v in interp.state.vars.items() if k in interp.state.exported and isinstance(v, Value)}
-        leaders = exported.get("PREFILL_NODES")
+        exported = srun_environment(options.get("--export"), exported, where, self.errors)
+        workdir = options.get("--container-workdir")
         ranks = ["0"]
-        if leaders is not None and leaders.text is not None and leaders.text.isdigit() and int(leaders.text) > 0:
+        leaders = exported.get("PREFILL_NODES")
+        if single_task(options):
+            pass  # `srun --ntasks=1 --nodelist=HOST`: one node, one task
+        elif leaders is not None and leaders.text is not None and leaders.text.isdigit() and int(leaders.text) > 0:
             ranks.append(leaders.text)
         else:
             self.errors.append(f"{where}: PREFILL_NODES is not a known number; only node rank 0 was evaluated")
         found: dict[str, RoleCommand] = {c.role: c for c in self.commands}
         for rank in ranks:
-            for role_command in self._node(interp, n, command, exported, mounts, read_only, rank):
+            for role_command in self._node(interp, n, command, exported, (mounts, read_only, workdir), rank):
                 found.setdefault(role_command.role, role_command)
         self.commands = [found[r] for r in ROLES if r in found]
         return True
@@ -131,10 +209,12 @@ class SrunContainers:
         return mounts, frozenset(read_only)
 
     def _node(self, interp: ChainInterpreter, n: Node, command: list[Value], exported: dict[str, Value],
-              mounts: dict[str, str], read_only: frozenset[str], rank: str) -> list[RoleCommand]:
+              files: tuple[dict[str, str], frozenset[str], Value | None], rank: str) -> list[RoleCommand]:
         """The command run on node ``rank``: the servers it starts, each with the environment it starts with."""
+        mounts, read_only, workdir = files
         node = ChainInterpreter(interp.recipe_path, self.config, self.snapshot, mounts=mounts, read_only=read_only)
-        node.cwd = None  # the image's working directory
+        # `--container-workdir`, else the image's working directory (not known)
+        node.cwd = node.directory(workdir.text) if workdir is not None and workdir.text else None
         node.invoked_as = interp.invoked_as
         for name, value in exported.items():
             node.state.vars[name] = value
