@@ -210,3 +210,9 @@ def test_a_launcher_stored_as_a_symbolic_link_is_read_from_its_target(tmp_path: 
     # a one-word script naming no file, and a real script, are themselves
     assert linked(snapshot, link, b"launch_other.sh") == (link, b"launch_other.sh")
     assert linked(snapshot, link, b"echo hi\n") == (link, b"echo hi\n")
+
+
+def test_what_a_program_named_by_a_variable_prints_is_unknown() -> None:
+    interp = _chain('V="$("$PY" - vllm <<\'EOF\' 2>/dev/null\nprint(1)\nEOF\n)"\nW=$(echo known)\n')
+    assert interp.state.vars["V"].text is None  # type: ignore[union-attr]
+    assert interp.state.vars["W"].text == "known"  # type: ignore[union-attr]

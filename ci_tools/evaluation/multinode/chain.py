@@ -344,6 +344,8 @@ class ChainInterpreter(Interpreter):
             launched = self._launch(n, [v for _, v in argv])
             if launched is not _PASS:
                 return launched
+            if capturing:
+                self.captures[-1].append(None)  # `"$PY" -c ...`: what a program prints is unknown
             return self._maybe_server(n, argv, list(prefix))
         if capturing:
             if first in self.state.functions:
