@@ -37,10 +37,13 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from typing import Callable
 
 from ...config import ProjectConfig
 from ...findings import Location
 from ...revision.snapshot import Snapshot
+from ...shell.conditions import Tri
+from ...shell.expand import Field
 from ...shell.model import Value
 from ...shell.parse import Node
 from .chain import ChainInterpreter
@@ -148,6 +151,35 @@ def srun_environment(given: Value | None, exported: dict[str, Value], where: str
     return out
 
 
+class _ServerStarted(Exception):
+    """A node's server has started on every path: what the script does next cannot change its command line."""
+
+
+class _NodeShell(ChainInterpreter):
+    """One node's shell, which stops once its server has started outside any undecided branch: the rest of
+    ``server.sh`` (the sidecar, the router, the benchmark client) cannot change that command line or the
+    environment it started with."""
+
+    def __init__(self, recipe_path: str, config: ProjectConfig, snapshot: Snapshot, *,
+                 mounts: dict[str, str], read_only: frozenset[str]) -> None:
+        super().__init__(recipe_path, config, snapshot, mounts=mounts, read_only=read_only)
+        self.undecided = 0
+
+    def fork(self, a: Callable[[], Tri], b: Callable[[], Tri]) -> Tri:
+        self.undecided += 1
+        try:
+            return super().fork(a, b)
+        finally:
+            self.undecided -= 1
+
+    def _maybe_server(self, n: Node, argv: list[tuple[Field, Value]], prefix: list[Node]) -> Tri:
+        before = len(self.state.servers)
+        status = super()._maybe_server(n, argv, prefix)
+        if self.undecided == 0 and len(self.state.servers) > before:
+            raise _ServerStarted()
+        return status
+
+
 class SrunContainers:
     """The container step of ``srun --container-image``: each node's server, found per role."""
 
@@ -212,7 +244,7 @@ class SrunContainers:
               files: tuple[dict[str, str], frozenset[str], Value | None], rank: str) -> list[RoleCommand]:
         """The command run on node ``rank``: the servers it starts, each with the environment it starts with."""
         mounts, read_only, workdir = files
-        node = ChainInterpreter(interp.recipe_path, self.config, self.snapshot, mounts=mounts, read_only=read_only)
+        node = _NodeShell(interp.recipe_path, self.config, self.snapshot, mounts=mounts, read_only=read_only)
         # `--container-workdir`, else the image's working directory (not known)
         node.cwd = node.directory(workdir.text) if workdir is not None and workdir.text else None
         node.invoked_as = interp.invoked_as
@@ -221,7 +253,10 @@ class SrunContainers:
             node.state.exported.add(name)
         node.state.vars["SLURM_PROCID"] = Value(rank, Location(n.script.path, n.line, note="node rank"))
         node.state.exported.add("SLURM_PROCID")
-        node.run_command(n, command)
+        try:
+            node.run_command(n, command)
+        except _ServerStarted:
+            pass
         self.errors.extend(e for e in node.errors if e not in self.errors)
         captured = node.state.captured
         env = ({k: v for k, v in captured.vars.items() if k in captured.exported and isinstance(v, Value)}
