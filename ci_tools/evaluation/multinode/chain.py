@@ -26,8 +26,8 @@ is the recipe interpreter plus the steps that chain needs:
 
 ``GITHUB_WORKSPACE`` is :data:`WORKSPACE`, which (like every container
 mount given) maps to the repository root, so that paths built from it name
-repository files; ``cd`` is tracked for relative paths (a ``cd`` in a
-subshell stays there).  File tests (``-f``, ``-e``, ``-s``, ``-d``, ``-r``)
+repository files; ``cd`` is tracked for relative paths (a ``cd`` inside
+``$(...)`` stays there).  File tests (``-f``, ``-e``, ``-s``, ``-d``, ``-r``)
 of repository paths are decided by the revision's files.  Values written
 inside a string that is run later (``bash -c "$CMD"``) are attributed to the
 line that built the string.
@@ -38,7 +38,7 @@ from __future__ import annotations
 import dataclasses
 import posixpath
 import re
-from typing import Callable, Protocol, cast
+from typing import Protocol, cast
 
 from ...config import ProjectConfig
 from ...findings import Location
@@ -229,14 +229,6 @@ class ChainInterpreter(Interpreter):
         if path is not None and self.snapshot.read(path) is not None:
             return path
         return super()._resolve_source(n, field, value)
-
-    def subshell(self, run: Callable[[], Tri]) -> Tri:
-        # `$(cd "$(dirname "$0")/../.." && pwd)`: a `cd` in a subshell leaves the script's directory as it was.
-        saved = self.cwd
-        try:
-            return super().subshell(run)
-        finally:
-            self.cwd = saved
 
     # -- command strings with unknown parts ------------------------------------------------------
     def scalar_value(self, node: Node, location: Location, expression: str) -> Value:
@@ -565,10 +557,15 @@ class ChainInterpreter(Interpreter):
             if self._prints_unknown(inner[0]):
                 return None  # `$(hostname)`: a program's output, unknown; no state to copy for it
         self.captures.append([])
+        # `$(cd "$(dirname "$0")/../.." && pwd)`: a `cd` inside leaves the script's directory as it was.  (Not
+        # by overriding `subshell`: a frame more on every subshell costs the deep recursion dearly, see
+        # shell.stack.)
+        cwd = self.cwd
         try:
             self.subshell(lambda: self.block(inner))
         finally:
             out = self.captures.pop()
+            self.cwd = cwd
         if any(c is None for c in out):
             return None
         text = "".join(c for c in out if c is not None).rstrip("\n")
