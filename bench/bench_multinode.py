@@ -7,8 +7,8 @@ implementation (``--baseline REV``, default the merge base with ``main``,
 extracted with ``git archive``) measured in the same run:
 
 - in process, CPU time per kind of job, each kind evaluated the way
-  ``recipe show`` evaluates it (the cyclic collector paused where the
-  implementation pauses it): the 1,172 single-node jobs, the srt-slurm and
+  ``recipe show`` evaluates it (the cyclic collector paused, and the stack
+  room reserved, where the implementation does): the 1,172 single-node jobs, the srt-slurm and
   external multinode jobs (each YAML parsed once) and the jobs that follow a
   bash script chain (launcher -> recipe -> submit.sh -> job.slurm ->
   server_*.sh), then the JSON documents of every job (built and encoded as
@@ -49,6 +49,10 @@ try:
     from ci_tools.shell.collector import collection_paused
 except ImportError:  # an implementation that does not pause the collector
     collection_paused = contextlib.nullcontext
+try:  # as `recipe show` calls the sweep: from a frame that keeps a large stack chunk mapped
+    from ci_tools.shell.stack import with_room
+except ImportError:
+    with_room = lambda fn: fn()
 tree = Path(sys.argv[2])
 config = load_config(tree)
 snapshot = WorkTreeSnapshot(tree)
@@ -62,7 +66,7 @@ out, results = {}, []
 with collection_paused():
     for name, group in kinds.items():
         start = time.process_time()
-        results += [(job, evaluate_job(job, config, snapshot)) for job in group]
+        results += with_room(lambda: [(job, evaluate_job(job, config, snapshot)) for job in group])
         out[name] = [time.process_time() - start, len(group)]
     # Each document encoded as the implementation's `recipe show` encodes it.
     encode = getattr(recipe_cmd, "_compact_json", None) or json.JSONEncoder(check_circular=False).encode

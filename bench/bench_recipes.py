@@ -11,7 +11,8 @@ cache, outside the work tree):
   beside the same command of the previous implementation (``--baseline REV``,
   default the merge base with ``main``, extracted with ``git archive``), and
   a check that both print the same text (``--format text``, byte for byte) and the same JSON
-  documents (``--format json``, compared parsed: the encoders differ in spacing);
+  documents (``--format json``, compared parsed: the encoders differ in spacing), but for the jobs
+  of the config keys given with ``--changed`` (evaluated differently on purpose);
 - in-process evaluation of the 1,172 single-node jobs with each job's
   environment from the oracle (``expected/job-env.json`` plus the runners'
   variables as unknown, see tests/real_jobs.py), current and previous, each
@@ -21,11 +22,12 @@ cache, outside the work tree):
 Generated tree (``--synthetic``): 250 configs, one recipe each (distinct
 contents), ``recipe lint`` beside ``bash -n`` over the same files.
 
-Run: .venv/bin/python bench/bench_recipes.py [--runs 5] [--baseline REV] [--synthetic]
+Run: .venv/bin/python bench/bench_recipes.py [--runs 5] [--baseline REV] [--changed KEY_GLOB] [--synthetic]
 """
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import json
 import statistics
@@ -273,25 +275,36 @@ def _show_cmd(impl: Path, tree: Path, fmt: str = "json") -> list[str]:
     return [sys.executable, "-c", code]
 
 
-def _digest(output: bytes, fmt: str) -> str:
+def _digest(output: bytes, fmt: str, changed: tuple[str, ...] = ()) -> str:
     """The text output byte for byte; the JSON output as the documents it holds (encoders differ in
-    spacing and in escaping non-ASCII text, not in what they mean)."""
+    spacing and in escaping non-ASCII text, not in what they mean).  Jobs of the config keys matching
+    ``changed`` are left out (their evaluation is meant to differ)."""
     if fmt == "json":
-        output = json.dumps(json.loads(output), sort_keys=True, ensure_ascii=True).encode()
+        docs = [d for d in json.loads(output) if not _changed(str(d["job"].get("config-key", "")), changed)]
+        output = json.dumps(docs, sort_keys=True, ensure_ascii=True).encode()
+    elif changed:
+        # one block per job, its first word the config key
+        blocks = output.decode("utf-8", "replace").split("\n\n")
+        output = "\n\n".join(b for b in blocks if not _changed(b.split(" ", 1)[0], changed)).encode()
     return hashlib.sha256(output).hexdigest()
 
 
-def same_show_outputs(impls: list[Path], tree: Path, env: dict[str, str]) -> None:
+def _changed(key: str, changed: tuple[str, ...]) -> bool:
+    return any(fnmatch.fnmatchcase(key, pattern) for pattern in changed)
+
+
+def same_show_outputs(impls: list[Path], tree: Path, env: dict[str, str], changed: tuple[str, ...] = ()) -> None:
     """A faster evaluation must show exactly what the previous one showed: ``recipe show '*'`` of every
     implementation, the text byte for byte and the JSON document for document (stops the benchmark when
-    they differ)."""
+    they differ), but for the jobs of ``--changed`` config keys."""
+    left_out = f", jobs of {', '.join(changed)} left out" if changed else ""
     for fmt in ("json", "text"):
         outputs = {_digest(subprocess.run(_show_cmd(impl, tree, fmt), capture_output=True, env=env, cwd=ROOT,
-                                          check=True).stdout, fmt) for impl in impls}
+                                          check=True).stdout, fmt, changed) for impl in impls}
         if len(outputs) != 1:
-            raise SystemExit(f"recipe show '*' --format {fmt}: the implementations' outputs differ")
+            raise SystemExit(f"recipe show '*' --format {fmt}: the implementations' outputs differ{left_out}")
         same = "byte-identical to" if fmt == "text" else "the same documents (parsed) as"
-        print(f"  recipe show '*' --format {fmt}: output {same} the previous implementation's")
+        print(f"  recipe show '*' --format {fmt}: output {same} the previous implementation's{left_out}")
 
 
 def _oracle_run(impl: Path, tree: Path, runs: int) -> dict[str, float]:
@@ -301,7 +314,7 @@ def _oracle_run(impl: Path, tree: Path, runs: int) -> dict[str, float]:
             "reached": reports[0]["reached"]}
 
 
-def real_tree(tree: Path, runs: int, baseline: str) -> None:
+def real_tree(tree: Path, runs: int, baseline: str, changed: tuple[str, ...] = ()) -> None:
     with tempfile.TemporaryDirectory(prefix="bench-recipes-base-") as tmp:
         base = ci_tools_at(baseline, Path(tmp) / "impl").root
         env = tool_env(Path(tmp) / "pycache")
@@ -314,7 +327,7 @@ def real_tree(tree: Path, runs: int, baseline: str) -> None:
         shown = {label: measure(_show_cmd(impl, tree), runs, ROOT, env, ok=(0,), pin=True) for label, impl in rows}
         for label, got in shown.items():
             table.print_row(f"    {label}", got, None if label != "current" else shown[rows[1][0]])
-        same_show_outputs([impl for _, impl in rows], tree, env)
+        same_show_outputs([impl for _, impl in rows], tree, env, changed)
         print("  single-node jobs, oracle environment, in process  wall       CPU      server reached")
         for label, impl in rows:
             if not (impl / "ci_tools" / "jobs" / "contract.py").is_file():
@@ -353,11 +366,14 @@ def main() -> int:
     ap.add_argument("--baseline-rev", "--baseline", dest="baseline", default=None,
                     help="revision of the previous implementation (default: merge base with main; on main the commit before)")
     ap.add_argument("--synthetic", action="store_true", help="also run the generated-tree benchmark")
+    ap.add_argument("--changed", action="append", default=[], metavar="KEY_GLOB",
+                    help="config keys whose jobs this build evaluates differently on purpose: left out of the "
+                         "same-output check (repeatable)")
     ap.add_argument("--configs", type=int, default=250)
     args = ap.parse_args()
     if args.real.is_dir():
         baseline = args.baseline or merge_base_with_main()
-        real_tree(args.real, args.runs, baseline)
+        real_tree(args.real, args.runs, baseline, tuple(args.changed))
     else:
         print(f"real tree not found at {args.real}: skipped")
     if args.synthetic or not args.real.is_dir():

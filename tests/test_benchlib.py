@@ -123,3 +123,23 @@ def test_ci_tools_at_runs_the_code_of_that_revision(tmp_path: Path) -> None:
     found = subprocess.run(probe, capture_output=True, text=True, check=True, cwd=benchlib.ROOT).stdout.strip()
     assert found == str(tmp_path / "build" / "ci_tools" / "__init__.py")
     assert build.label == f"ci-tools@{head[:12]}"
+
+
+def test_recipe_outputs_compared_without_the_jobs_a_change_evaluates_differently_on_purpose() -> None:
+    import json
+
+    import bench_recipes
+
+    def shown(llmd: str, other: str) -> tuple[bytes, bytes]:
+        docs = [{"job": {"config-key": "dsv4-fp4-gb200-llmd-vllm"}, "servers": [llmd]},
+                {"job": {"config-key": "dsr1-fp8-mi355x-sglang"}, "servers": [other]}]
+        text = f"dsv4-fp4-gb200-llmd-vllm fixed-seq-len\n  {llmd}\n\ndsr1-fp8-mi355x-sglang fixed-seq-len\n  {other}\n"
+        return json.dumps(docs).encode(), text.encode()
+
+    changed = ("dsv4-*-llmd-vllm",)
+    for fmt, index in (("json", 0), ("text", 1)):
+        before, after = shown("not reached", "a")[index], shown("prefill server", "a")[index]
+        assert bench_recipes._digest(before, fmt, changed) == bench_recipes._digest(after, fmt, changed)
+        assert bench_recipes._digest(before, fmt) != bench_recipes._digest(after, fmt)
+        other = shown("not reached", "b")[index]  # another job differs: still caught
+        assert bench_recipes._digest(before, fmt, changed) != bench_recipes._digest(other, fmt, changed)

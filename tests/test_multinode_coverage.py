@@ -18,6 +18,8 @@ def test_at_least_90_percent_of_jobs_with_in_repository_recipes_reach_flagged_se
     # 387 srt-slurm, 48 AMD scripts, 3 llm-d wrapper scripts, 2 TileRT scripts
     assert Counter(r.kind for _, r in in_repo) == {"srt-slurm": 387, "script": 53}
     assert len(reached) / len(in_repo) >= 0.9, [r.errors[:1] for j, r in in_repo if (j, r) not in reached][:5]
+    # A server line for every in-repository recipe.
+    assert sum(1 for _, r in in_repo if r.servers) == 440, [r.errors[:1] for _, r in in_repo if not r.servers]
     for job, result in reached:
         assert result.roles and all(result.roles), job.label()
         assert len(result.server_env) == len(result.servers)
@@ -44,10 +46,28 @@ def test_every_job_without_a_server_line_says_why() -> None:
     # Three recipes of dsv4-fp4-gb300-dynamo-vllm-agentic were deleted from a directory the repository holds.
     missing = [r.errors[0] for r in unreached if r.kind == MISSING]
     assert len(missing) == 3 and all("does not exist, while the repository holds" in e for e in missing)
-    # The llm-d wrapper is followed from launch_gb200-nv.sh to the sbatch it cannot follow.
-    llm_d = [r.errors[0] for r in unreached if "llmd" in r.recipe]
-    assert len(llm_d) == 3 and all("no server command line reached from runners/launch_gb200-nv.sh" in e
-                                   for e in llm_d), llm_d
+    # The llm-d and TileRT scripts are followed to their servers.
+    assert not [r for r in unreached if r.kind == "script"]
+    assert len(unreached) == 205 + 3
+
+
+def test_tilert_is_followed_through_its_linked_launcher_and_pyxis_to_the_prefill_server() -> None:
+    """launch_b200-dgxc-slurm.sh is a symbolic link to launch_b200-dgxc.sh; tilert_utils/submit.sh runs
+    run_node.sh once per role with `srun --ntasks=1 --container-image ... --export=ALL,TILERT_ROLE=...`.
+    The decode side starts `python -m tilert.pd_vllm.decode_server`, which is no server pattern."""
+    tilert = [r for j, r in evaluations() if j.config_key == "glm5.1-fp8-b200-tilert"]
+    assert len(tilert) == 2
+    run_node = "benchmarks/multi_node/tilert_utils/run_node.sh"
+    for result in tilert:
+        assert result.roles == ["prefill"]
+        flags = {f.name: f for f in result.servers[0]}
+        assert flags["--kv-cache-dtype"].value is not None and flags["--kv-cache-dtype"].value.text == "fp8_ds_mla"
+        assert flags["--tensor-parallel-size"].location.as_text() == f"{run_node}:161:9"
+        assert flags["--speculative-config"].value is not None
+        assert flags["--speculative-config"].value.text == '{"method":"mtp","num_speculative_tokens":1}'
+        # a file of the image that the evaluation cannot read: said, so the job's environment is not complete
+        assert result.errors == ["benchmarks/multi_node/tilert_utils/setup_deps.sh:22: cannot resolve "
+                                 "`. /opt/conda/etc/profile.d/conda.sh`; what it defines is unknown"]
 
 
 def test_stats_give_every_external_recipe_one_reason_with_its_configs() -> None:

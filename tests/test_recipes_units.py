@@ -31,6 +31,16 @@ def test_syntax_problems_have_positions() -> None:
     assert [(p.line, p.text) for p in script.problems] == [(3, "missing `fi`")]
 
 
+def test_a_read_write_redirection_parses_and_keeps_its_text() -> None:
+    # tree-sitter-bash has no `N<>FILE`; TileRT's run_node.sh polls a port with it
+    source = b'until (exec 3<>"/dev/tcp/$HOST/$PORT") 2>/dev/null; do sleep 5; done\nX=1\n'
+    script = parse.parse_script("poll.sh", source)
+    assert script.problems == []
+    loop = script.root.children[0]
+    assert loop.type == "while_statement" and '3<>"/dev/tcp/$HOST/$PORT"' in loop.text
+    assert script.root.children[-1].text == "X=1" and script.root.children[-1].line == 2
+
+
 def _values(*texts: str | None) -> list[Value]:
     return [Value(t, Location("r.sh", i + 1)) for i, t in enumerate(texts)]
 

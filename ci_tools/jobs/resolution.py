@@ -62,6 +62,7 @@ class RecipeResolution:
     reference: str | None = None  # the additional-settings value naming the recipe, as written
     setting: str | None = None  # its name (CONFIG_FILE)
     inputs: tuple[str, ...] = ()  # more repository files the recipe reads as data
+    missing_inputs: tuple[str, ...] = ()  # data files the rule names for this job that do not exist
     fleets: tuple[str, ...] = ()  # the fleets whose launcher picks this
     rule: str = ""
     rule_source: str = ""
@@ -290,11 +291,13 @@ class Resolver:
             return RecipeResolution(None, (), SCRIPT, rule="", reason=f"no recipe-resolution rule matches fleet {fleet}")
         values = _values(job, fleet, settings)
         origin = None if rule.is_default else self.config.source
-        inputs = tuple(p for p in (_fill(t, values, origin) for t in rule.inputs) if p and p in self.files)
+        named = [p for p in (_fill(t, values, origin) for t in rule.inputs) if p]
+        inputs = tuple(p for p in named if p in self.files)
+        missing = tuple(p for p in named if p not in self.files)
         if rule.kind == SCRIPT:
-            return self._script(job, rule, values, inputs, fleet)
+            return replace(self._script(job, rule, values, inputs, fleet), missing_inputs=missing)
         if rule.kind == SRT_SLURM:
-            return self._srt_slurm(rule, settings, inputs, fleet)
+            return replace(self._srt_slurm(rule, settings, inputs, fleet), missing_inputs=missing)
         return RecipeResolution(None, (), EXTERNAL, rule=rule.name, rule_source=rule.source, inputs=inputs,
                                 reason=f"rule `{rule.name}` runs every such job from outside the repository")
 

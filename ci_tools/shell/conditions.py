@@ -75,7 +75,9 @@ def unary(op: str, operand: str | None, shell: Expander, node: Node) -> Tri:
         return None if operand is None else operand == ""
     if op == "-v":
         return None if operand is None else shell.scalar(operand, node) is not None
-    return None  # file tests and anything else: decided only at run time
+    if op in _FILE_TESTS:
+        return shell.file_test(op, operand)  # run time, unless the path is one of the repository's
+    return None
 
 
 def _has_quotes(node: Node) -> bool:

@@ -154,6 +154,9 @@ def glob_to_regex(pattern: str) -> str:
     return fnmatch.translate(pattern)[:-2]  # drop the \Z anchor, keep the (?s:...) group
 
 
+_WORD = re.compile(r"\S+")  # what str.split() splits on
+
+
 class FieldBuilder:
     """Collects pieces into fields, splitting unquoted expansions on whitespace."""
 
@@ -180,13 +183,33 @@ class FieldBuilder:
             return
         if text[0].isspace():
             self.end_field()
-        words = text.split()
-        for i, w in enumerate(words):
-            if i:
-                self.end_field()
-            self.add(Piece(w, origin))
+        if origin is not None and origin.spans:
+            self._split_written(text, origin)
+        else:
+            words = text.split()
+            for i, w in enumerate(words):
+                if i:
+                    self.end_field()
+                self.add(Piece(w, origin))
         if text[-1].isspace():
             self.end_field()
+
+    def _split_written(self, text: str, origin: Value) -> None:
+        """Words of a value whose parts were written in different places (see ``Value.spans``): each word
+        points at where it was written (a flag of a recipe YAML's ``extra-args`` at its line)."""
+        from .spans import written_at
+
+        at_char = at_byte = 0
+        for i, m in enumerate(_WORD.finditer(text)):
+            if i:
+                self.end_field()
+            start = at_byte + len(text[at_char:m.start()].encode())
+            end = start + len(m.group().encode())
+            at_char, at_byte = m.end(), end
+            where = written_at(origin.spans, start, end)
+            word = m.group()
+            self.add(Piece(word, origin if where is None else
+                           Value(word, where, origin.conditional, origin.expression)))
 
 
 class Expander:
@@ -198,6 +221,10 @@ class Expander:
     def command_output(self, n: Node) -> Value:
         """The value of ``$(...)``: unknown here; the interpreter computes what it can."""
         return Value(None, n.location(), False, n.text)
+
+    def file_test(self, op: str, path: str | None) -> bool | None:
+        """``[[ -f PATH ]]`` and the other file tests: what the files are is known only at run time."""
+        return None
 
     def heredoc_value(self, redirect: Node) -> Value:
         """The text a here-document feeds its command, each line attributed to its source line."""
@@ -275,17 +302,20 @@ class Expander:
                 return Value(None, node.location(), expression=f"${name}")
             return None
         if isinstance(b, ArrayVal):
-            return b.items[0] if b.items else Value("", b.location, b.conditional, b.expression)
+            return b.items[0] if b.items else Value(None if b.open else "", b.location, b.conditional, b.expression)
         return b
 
     def elements(self, name: str, node: Node) -> list[Value]:
+        """The items of an array (one unknown item stands for those of unknown number that may follow)."""
         if name in ("@", "*"):
             return list(self.state.positional)
         b = self.lookup(name, node)
         if b is None:
             v = self.scalar(name, node)
             return [v] if v is not None else []
-        return list(b.items) if isinstance(b, ArrayVal) else [b]
+        if isinstance(b, ArrayVal):
+            return [*b.items, Value(None, b.location, True, b.expression)] if b.open else list(b.items)
+        return [b]
 
     def script_name(self, node: Node) -> Value:
         """``$0``; a recorded call that reads it depends on which script runs (see interp.CallMemo)."""
@@ -551,7 +581,8 @@ class Expander:
         if index in ("@", "*") and not rest:
             items = self.elements(name, n)
             if length:
-                fb.add(Piece(str(len(items)), Value(str(len(items)), n.location(), False, n.text)))
+                count = None if self._open_array(name, n) else str(len(items))
+                fb.add(Piece(count, Value(count, n.location(), False, n.text)))
             else:
                 self._emit_all(items, fb, quoted, star=index == "*")
             return
@@ -587,14 +618,20 @@ class Expander:
         if isinstance(b, ArrayVal) and b.keys is not None:
             # ${MAP[$KEY]}: an unset key expands to nothing (so ${MAP[$KEY]:-default} gives the default).
             return b.get(index)
-        items = self.elements(name, n)
         if not index.lstrip("-").isdigit():
             return Value(None, n.location(), False, n.text)
         i = int(index)
+        if isinstance(b, ArrayVal) and b.open and not 0 <= i < len(b.items):
+            return Value(None, n.location(), True, n.text)  # an item of unknown number may be there
+        items = self.elements(name, n)
         try:
             return items[i]
         except IndexError:
             return None
+
+    def _open_array(self, name: str, n: Node) -> bool:
+        b = self.lookup(name, n) if name not in ("@", "*") else None
+        return isinstance(b, ArrayVal) and b.open
 
     def _operand(self, nodes: list[Node], n: Node) -> Value:
         if not nodes:
@@ -779,6 +816,8 @@ def known_prefix(pieces: list[Piece]) -> str:
     out = []
     for p in pieces:
         if p.text is None:
+            if p.origin is not None:
+                out.append(p.origin.known_prefix)  # the known start of the unknown value
             break
         out.append(p.text)
     return "".join(out)

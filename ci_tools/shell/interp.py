@@ -465,9 +465,11 @@ class Interpreter(Loops):
                                                           lambda: self._array(rhs, loc, n.text)))
                 return name
             items = tuple(self.values([c for c in rhs.children if c.named and c.type != "comment"]))
+            opened = False
             if op == "+=" and old is not None:
                 items = (old.items if isinstance(old, ArrayVal) else (old,)) + items
-            state.vars[name] = ArrayVal(items, loc, n.text)
+                opened = isinstance(old, ArrayVal) and old.open
+            state.vars[name] = ArrayVal(items, loc, n.text, open=opened)
             return name
         value = self.pure_scalar(rhs, loc) if rhs is not None else Value("", loc, expression="")
         if isinstance(old, ArrayVal) and old.keys is not None and lhs.type == "subscript":
@@ -489,14 +491,17 @@ class Interpreter(Loops):
                 value = Value(None if prev.text is None or value.text is None else prev.text + value.text,
                               loc, prev.conditional or value.conditional, n.text)
             items_list[i] = value
-            state.vars[name] = ArrayVal(tuple(items_list), loc, n.text)
+            state.vars[name] = ArrayVal(tuple(items_list), loc, n.text, open=isinstance(old, ArrayVal) and old.open)
             return name
         if op == "+=" and old is not None:
             prev = (old.items[0] if old.items else Value("", loc)) if isinstance(old, ArrayVal) else old
             joined = None if prev.text is None or value.text is None else prev.text + value.text
-            value = Value(joined, loc, prev.conditional or value.conditional, n.text)
+            # appending keeps what is known of the start (`MOUNTS+=",x"` after an undecided branch)
+            prefix = "" if joined is not None else prev.known_prefix if prev.text is None else \
+                prev.text + value.known_prefix
+            value = Value(joined, loc, prev.conditional or value.conditional, n.text, known_prefix=prefix)
             if isinstance(old, ArrayVal):
-                state.vars[name] = ArrayVal((value,) + old.items[1:], loc, n.text)
+                state.vars[name] = ArrayVal((value,) + old.items[1:], loc, n.text, open=old.open)
                 return name
         state.vars[name] = value
         return name
@@ -996,7 +1001,10 @@ class Interpreter(Loops):
         return False
 
     def _read(self, n: Node, argv: list[tuple[Field, Value]]) -> Tri:
-        array = argv[0][1].text in ("mapfile", "readarray") or any(v.text == "-a" for _, v in argv)
+        mapfile = argv[0][1].text in ("mapfile", "readarray")
+        array = mapfile or any(v.text == "-a" for _, v in argv)
+        # options that take the next word: `read -t TIMEOUT`, but `mapfile -t` only strips newlines
+        with_value = _MAPFILE_VALUE_OPTIONS if mapfile else _READ_VALUE_OPTIONS
         skip_next = False
         names: list[str] = []
         for _, v in argv[1:]:
@@ -1007,14 +1015,15 @@ class Interpreter(Loops):
             if t is None:
                 continue
             if t.startswith("-"):
-                skip_next = t in ("-p", "-d", "-n", "-N", "-t", "-u", "-C", "-c", "-O", "-s")
+                skip_next = t in with_value
                 continue
             names.append(t)
         if array and names:
             names = names[-1:]
         for name in names or (["MAPFILE"] if array else ["REPLY"]):
             unknown = Value(None, n.location(), False, n.text)
-            self.state.vars[name] = ArrayVal((unknown,), n.location(), n.text) if array else unknown
+            # what is read is not known: nor how many items an array gets
+            self.state.vars[name] = ArrayVal((), n.location(), n.text, open=True) if array else unknown
         return None
 
     def _let(self, n: Node, argv: list[tuple[Field, Value]]) -> Tri:
@@ -1136,6 +1145,9 @@ def _nothing() -> Tri:
 _SPELLED_DECLARATION = frozenset({"string", "raw_string", "simple_expansion", "expansion", "concatenation", "word"})
 _SPELLED = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:=(.*))?", re.S)
 _ASSOCIATIVE_ELEMENT = re.compile(r"^\[(.*?)\]=(.*)$", re.S)
+# Options of `read` and of `mapfile`/`readarray` written with their value as the next word.
+_READ_VALUE_OPTIONS = frozenset({"-p", "-d", "-n", "-N", "-t", "-u", "-i"})
+_MAPFILE_VALUE_OPTIONS = frozenset({"-d", "-n", "-O", "-s", "-u", "-C", "-c"})
 _ARITH_ASSIGN = re.compile(r"\+\+|--|(?<![=!<>])=(?!=)")
 
 

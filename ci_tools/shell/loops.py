@@ -11,6 +11,7 @@ unknown, never guessed.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Callable, cast
 
 from .arith import evaluate_arith
@@ -19,7 +20,7 @@ from .expand import ShellExit
 from .flow import Break, Continue, Gone, Target, base_of, exit_on_some_paths, join
 from .model import Value
 from .parse import Node
-from .state import Binding
+from .state import ArrayVal, Binding
 from .streams import Streams
 
 _MAX_LOOP_ITEMS = 512
@@ -132,6 +133,14 @@ class Loops(Streams):
         self.state = states[0]
         return status
 
+    def _open_arrays_since(self, earlier: dict[str, Binding]) -> None:
+        """Arrays a loop of unknown length changed (``IPS+=("$IP")`` once per node): how many items they
+        have is unknown."""
+        state = self.state
+        for k, b in state.vars.items():
+            if isinstance(b, ArrayVal) and b.keys is None and not b.open and b is not earlier.get(k):
+                state.vars[k] = dataclasses.replace(b, open=True)
+
     def _havoc_since(self, earlier: dict[str, Binding], n: Node) -> None:
         """Variables changed since ``earlier`` become unknown (the loop went on for an unknown number of rounds)."""
         state = self.state
@@ -153,7 +162,10 @@ class Loops(Streams):
         name = var.text if var is not None else "_"
         if len(items) > _MAX_LOOP_ITEMS or any(v.text is None for v in items):
             self.assign_scalar(name, Value(None, n.location(), True, n.text))
-            return self.fork(lambda: self._loop_body(body), _nothing)
+            before = dict(self.state.vars)
+            status = self.fork(lambda: self._loop_body(body), _nothing)
+            self._open_arrays_since(before)
+            return status
         pending = iter(items)
         left = len(items)
         forks = self.forks

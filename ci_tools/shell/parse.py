@@ -11,6 +11,8 @@ once per process.
 
 from __future__ import annotations
 
+import re
+
 import bisect
 import gc
 import hashlib
@@ -234,6 +236,11 @@ def content_hash(source: bytes) -> str:
     return hashlib.blake2b(source, digest_size=16).hexdigest()
 
 
+# The read-write redirection `N<>FILE` (`exec 3<>"/dev/tcp/$host/$port"`), which tree-sitter-bash does not
+# parse: parsed as `N< FILE` (the same length, so every position stays; node texts come from the source).
+_GRAMMAR_GAPS = re.compile(rb"(?<=[0-9\s])(?<!<)<>")
+
+
 def parse_script(path: str, source: bytes) -> Script:
     """The syntax tree of ``source``, reported under ``path``; cached by content."""
     # Snapshots hand out the same bytes object for a file: skip hashing it again.
@@ -256,7 +263,7 @@ def _parse_by_content(path: str, source: bytes) -> Script:
         script = same.with_path(path)
     else:
         script = Script(path, source)
-        tree = _parser().parse(source)
+        tree = _parser().parse(_GRAMMAR_GAPS.sub(b"< ", source))
         problems: list[Any] = []
         root = _convert(tree.root_node, script, problems if tree.root_node.has_error else None, {})
         script.root = root

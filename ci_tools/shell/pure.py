@@ -36,7 +36,7 @@ _WORD_TYPES = frozenset({
 # Tokens of an expansion with an effect or a dynamic read: ${X:=v}, ${X=v}, ${X:?m}, ${X?m}, ${!ref}.
 _IMPURE_TOKENS = frozenset({":=", "=", ":?", "?", "!"})
 # Test operators that read a variable named by a value, or look at files.
-_IMPURE_TESTS = frozenset({"-v", "-R"})
+_IMPURE_TESTS = frozenset({"-v", "-R", "-e", "-f", "-d", "-s", "-r", "-w", "-x", "-L", "-h"})
 _NOT_PURE = object()
 _READS: dict[int, tuple[Node, Any]] = {}
 

@@ -20,6 +20,7 @@ and :func:`merge` joins them:
 from __future__ import annotations
 
 import dataclasses
+import posixpath
 from dataclasses import dataclass, field
 from itertools import compress
 from operator import is_not
@@ -38,6 +39,9 @@ class ArrayVal:
     conditional: bool = False
     # An associative array (``declare -A``): the key of each item, in the order they were set.
     keys: tuple[str, ...] | None = None
+    # More items may follow, how many is unknown (filled by a loop over an unknown list, `read -a` of an
+    # unknown line): an index past ``items`` and the length are unknown, not unset.
+    open: bool = False
 
     def get(self, key: str) -> Value | None:
         """The item at ``key`` of an associative array (None when unset)."""
@@ -57,7 +61,7 @@ class ArrayVal:
 
     def joined(self) -> Value:
         texts = [v.text for v in self.items]
-        text = None if any(t is None for t in texts) else " ".join(t for t in texts if t is not None)
+        text = None if self.open or any(t is None for t in texts) else " ".join(t for t in texts if t is not None)
         return Value(text, self.location, self.conditional or any(v.conditional for v in self.items), self.expression)
 
 
@@ -112,8 +116,17 @@ def _as_items(b: Binding) -> tuple[Value, ...]:
     return b.items if isinstance(b, ArrayVal) else (b,)
 
 
+def _is_open(b: Binding) -> bool:
+    return isinstance(b, ArrayVal) and b.open
+
+
 def _alternatives(v: Value) -> tuple[Value, ...]:
     return v.alternatives if v.alternatives else (v,)
+
+
+def _common_prefix(values: tuple[Value, ...]) -> str:
+    """The leading text every one of ``values`` has (a known text, or an unknown one's known prefix)."""
+    return posixpath.commonprefix([v.text if v.text is not None else v.known_prefix for v in values])
 
 
 def merge_binding(a: Binding, b: Binding) -> Binding:
@@ -123,13 +136,17 @@ def merge_binding(a: Binding, b: Binding) -> Binding:
         if a.text == b.text and a.text is not None:
             return a if a.conditional or not b.conditional else b
         if a.text is None and b.text is None and not a.alternatives and not b.alternatives:
+            if a.known_prefix != b.known_prefix:
+                return dataclasses.replace(a, conditional=True, known_prefix=_common_prefix((a, b)))
             return conditional_value(a)
         alts = _alternatives(a) + tuple(x for x in _alternatives(b) if x not in _alternatives(a))
-        return Value(None, a.location, True, a.expression or b.expression, alts)
+        return Value(None, a.location, True, a.expression or b.expression, alts, _common_prefix(alts))
     if isinstance(a, ArrayVal) and isinstance(b, ArrayVal) and (a.keys is not None or b.keys is not None):
         return _merge_associative(a, b)
     ia, ib = _as_items(a), _as_items(b)
-    if len(ia) == len(ib) and all(x.text == y.text and x.text is not None for x, y in zip(ia, ib)):
+    opened = _is_open(a) or _is_open(b)
+    if len(ia) == len(ib) and all(x.text == y.text and x.text is not None for x, y in zip(ia, ib)) \
+            and opened == _is_open(a):
         return a
     prefix = 0
     while prefix < min(len(ia), len(ib)) and ia[prefix].text == ib[prefix].text and ia[prefix].text is not None:
@@ -137,7 +154,7 @@ def merge_binding(a: Binding, b: Binding) -> Binding:
     items = ia[:prefix] + tuple(conditional_value(v) for v in ia[prefix:] + ib[prefix:])
     where = a if isinstance(a, ArrayVal) else b
     assert isinstance(where, ArrayVal)
-    return ArrayVal(items, where.location, where.expression, True)
+    return ArrayVal(items, where.location, where.expression, True, open=opened)
 
 
 def _merge_associative(a: ArrayVal, b: ArrayVal) -> ArrayVal:

@@ -1,23 +1,28 @@
-"""AMD disaggregated recipes: each role's server command line, from the launcher down to ``server_*.sh``.
+"""Multinode scripts followed from the fleet's launcher down to each role's server command line.
 
-The chain is followed from the fleet's launcher (``runners/launch_<fleet>.sh``,
-which sets MODEL_NAME, MODEL_PATH, IBDEVICES... and runs the recipe) through
-the recipe, ``amd_utils/submit.sh`` and the ``sbatch``-ed ``job.slurm``
-(:mod:`.chain`).  ``job.slurm`` then starts one container per node with
-``srun bash -lc "... docker run -e NAME=VALUE ... $RUN_FILE_FULL"``; that
-step is modelled, not interpreted: the container sees exactly the
-``-e NAME=VALUE`` items of the arrays ``job.slurm`` builds (expanded in its
-environment, with ``SLURM_PROCID`` the node rank), the repository mounted at
-``$DOCKER_MOUNT_PATH``, and runs ``$RUN_FILE_FULL`` (``server.sh``).  That
-script runs once for node rank 0 (the first prefill node) and once for the
-last rank (a decode node); each server command line found is given the role
-its ``--disaggregation-mode`` (or the ``kv_role`` of its
-``--kv-transfer-config``) names.
+The AMD disaggregated recipes: the chain is followed from the fleet's launcher
+(``runners/launch_<fleet>.sh``, which sets MODEL_NAME, MODEL_PATH, IBDEVICES...
+and runs the recipe) through the recipe, ``amd_utils/submit.sh`` and the
+``sbatch``-ed ``job.slurm`` (:mod:`.chain`).  ``job.slurm`` then starts one
+container per node with ``srun bash -lc "... docker run -e NAME=VALUE ...
+$RUN_FILE_FULL"``; that step is modelled, not interpreted: the container sees
+exactly the ``-e NAME=VALUE`` items of the arrays ``job.slurm`` builds
+(expanded in its environment, with ``SLURM_PROCID`` the node rank), the
+repository mounted at ``$DOCKER_MOUNT_PATH``, and runs ``$RUN_FILE_FULL``
+(``server.sh``).  That script runs once for node rank 0 (the first prefill
+node) and once for the last rank (a decode node); each server command line
+found is given the role its ``--disaggregation-mode`` (or the ``kv_role`` of
+its ``--kv-transfer-config``) names.
+
+llm-d's wrapper takes the same path to its ``job.slurm``, which starts
+``server.sh`` in a pyxis container (``srun --container-image``, modelled by
+:mod:`.srun_container`).
 """
 
 from __future__ import annotations
 
-import json
+import posixpath
+import re
 from typing import Mapping
 
 from ...config import ProjectConfig
@@ -31,12 +36,12 @@ from ...shell.relocate import relocate_result
 from ...shell.state import ArrayVal, Binding
 from ..env_values import env_value
 from .chain import WORKSPACE, ChainInterpreter
-from .roles import RoleCommand, role_eval, unreached
+from .roles import ROLES, RoleCommand, role_eval, server_role, unreached
+from .srun_container import SrunContainers
 
 # The workflow template (benchmark-multinode-tmpl.yml) exports these for every multinode job;
 # job_env does not give them yet.  Its own values win once it does.
 WORKFLOW_ENV = {"RANDOM_RANGE_RATIO": "0.8", "IS_MULTINODE": "true"}
-_ROLES = ("prefill", "decode")
 
 
 class _Containers:
@@ -72,7 +77,7 @@ class _Containers:
             env = self._container_env(interp, script, exported, [p for items in pairs for p in items], rank)
             for command in self._run(env, run_file.text, mount.text, rank):
                 found.setdefault(command.role, command)
-        self.commands = [found[r] for r in _ROLES if r in found]
+        self.commands = [found[r] for r in ROLES if r in found]
         if count is None or not count.isdigit():
             self.errors.append(f"{script}: NNODES is unknown; only node rank 0 was evaluated")
 
@@ -116,7 +121,7 @@ class _Containers:
         out = []
         for server in interp.state.servers:
             flags = _nargs_flags(server.flags, server.argv)
-            role = _role(flags, rank)
+            role = server_role(flags, rank)
             out.append(RoleCommand(role, tuple(flags), dataclass_note(server.location, f"node rank {rank}"),
                                    server_env))
         return out
@@ -182,23 +187,19 @@ def _nargs_flags(flags: tuple[ServerFlag, ...], argv: tuple[Value, ...]) -> list
     return out
 
 
-def _role(flags: list[ServerFlag], rank: str) -> str:
-    for f in flags:
-        if f.name == "--disaggregation-mode" and f.value is not None and f.value.text in _ROLES:
-            return f.value.text or ""
-    for f in flags:
-        if f.name == "--kv-transfer-config" and f.value is not None and f.value.text:
-            try:
-                kv = json.loads(f.value.text)
-            except ValueError:
-                continue
-            role = {"kv_producer": "prefill", "kv_consumer": "decode"}.get(str(kv.get("kv_role")))
-            if role:
-                return role
-    return "prefill" if rank == "0" else "decode"
+def linked(snapshot: Snapshot, path: str, data: bytes) -> tuple[str, bytes]:
+    """The file a symbolic link names, when ``path`` is one (``launch_b200-dgxc-slurm.sh`` ->
+    ``launch_b200-dgxc.sh``): git stores a link as a blob holding its target, which is what a revision
+    (and a checkout without symbolic links) gives for it."""
+    text = data.decode("utf-8", "replace")
+    if "\n" in text or not re.fullmatch(r"[A-Za-z0-9_.+-][A-Za-z0-9_./+-]*", text):
+        return path, data
+    target = posixpath.normpath(posixpath.join(posixpath.dirname(path), text))
+    found = snapshot.read(target) if not target.startswith("..") else None
+    return (target, found) if found is not None else (path, data)
 
 
-def evaluate_amd_job(job: Job, resolution: RecipeResolution, env: Mapping[str, str], config: ProjectConfig,
+def evaluate_script_job(job: Job, resolution: RecipeResolution, env: Mapping[str, str], config: ProjectConfig,
                      snapshot: Snapshot) -> RecipeEval:
     """The job's roles, followed from the launcher of the fleet that picks ``resolution``'s script."""
     recipe = resolution.path or ""
@@ -207,9 +208,11 @@ def evaluate_amd_job(job: Job, resolution: RecipeResolution, env: Mapping[str, s
     data = snapshot.read(launcher)
     if data is None:
         return unreached(recipe, f"the launcher of fleet {fleet!r}, {launcher}, does not exist")
+    script, data = linked(snapshot, launcher, data)
     node = resolver_for(config, snapshot).node_of(str(job.get("runner") or ""), fleet)
     containers = _Containers(config, snapshot)
-    interp = ChainInterpreter(launcher, config, snapshot, container=containers)
+    srun = SrunContainers(config, snapshot)
+    interp = ChainInterpreter(script, config, snapshot, container=containers, srun=srun)
     row = job.row
     where = Location(row.path, row.line, row.column, row.end_line, row.end_column, "job environment")
     # A label runners.yaml does not define has no node: its name is known only on the runner.
@@ -218,14 +221,16 @@ def evaluate_amd_job(job: Job, resolution: RecipeResolution, env: Mapping[str, s
     for name, text in start.items():
         interp.state.vars[name] = env_value(name, text)
         interp.state.exported.add(name)
-    interp.run(parse_script(launcher, data))
-    errors = list(dict.fromkeys([*containers.errors, *interp.errors]))
-    if not containers.commands:
-        reason = (f"{recipe}: no server command line reached from {launcher}"
+    interp.run(parse_script(script, data))
+    errors = list(dict.fromkeys([*containers.errors, *srun.errors, *interp.errors]))
+    commands = containers.commands or srun.commands
+    if not commands:
+        shown = launcher if script == launcher else f"{launcher} (a link to {script})"
+        reason = (f"{recipe}: no server command line reached from {shown}"
                   + (f" ({errors[0]})" if errors else ""))
         result = unreached(recipe, reason)
         result.missing_env = list(interp.state.missing)
         return relocate_result(result, where)
-    result = role_eval(recipe, containers.commands, errors)
+    result = role_eval(recipe, commands, errors)
     result.missing_env = list(interp.state.missing)
     return relocate_result(result, where)

@@ -7,25 +7,30 @@ container per node running ``server.sh``, which sources
 command line in a string and runs it with ``bash -c``.  This interpreter
 is the recipe interpreter plus the steps that chain needs:
 
-- ``bash|sh FILE ARGS`` (also after ``exec``/``setsid``), and ``sbatch
-  [options] FILE``: FILE (relative to the tracked ``cd`` directory) runs as
-  a child with the exported variables and ARGS as ``$1...``;
+- ``bash|sh FILE ARGS`` (also after ``exec``/``setsid``), a script run by
+  its path (``/workspace/.../server.sh``), and ``sbatch [options] FILE``:
+  FILE (relative to the tracked ``cd`` directory) runs as a child with the
+  exported variables and ARGS as ``$1...``;
 - ``bash -c STRING`` and ``eval STRING``: STRING is parsed and run (in a
   subshell for ``bash -c``, in place for ``eval``);
 - command substitutions are evaluated: their stdout (``echo``, ``printf``,
   functions that echo, ``seq``, ``dirname``/``basename``, and pipelines
   through ``tr``, ``sort -n``, ``head``/``tail`` and ``sed s///``)
   becomes the value; any other output is unknown;
-- ``eval "$(python3 -c PROGRAM)"`` uses :mod:`.py_snippet`;
+- ``eval "$(python3 -c PROGRAM)"`` and ``eval "$(python3 - <<EOF ...)"`` use
+  :mod:`.py_snippet`;
 - a container step (:class:`ContainerStep`) is called after each child
   script, so the caller can start the node's server script with the
-  container's environment.
+  container's environment; ``srun`` is handed to an :class:`SrunStep`
+  (``srun --container-image``: :mod:`.srun_container`).
 
 ``GITHUB_WORKSPACE`` is :data:`WORKSPACE`, which (like every container
 mount given) maps to the repository root, so that paths built from it name
-repository files; ``cd`` is tracked for relative paths.  Values written inside a string that is run
-later (``bash -c "$CMD"``) are attributed to the line that built the
-string.
+repository files; ``cd`` is tracked for relative paths (a ``cd`` inside
+``$(...)`` stays there).  File tests (``-f``, ``-e``, ``-s``, ``-d``, ``-r``)
+of repository paths are decided by the revision's files.  Values written
+inside a string that is run later (``bash -c "$CMD"``) are attributed to the
+line that built the string.
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ from ...revision.snapshot import Snapshot
 from ...shell.conditions import Tri
 from ...shell.effects import may_launch
 from ...shell.expand import SCRIPT_NAME, Field, ShellExit
+from ...shell.flow import FLOW
 from ...shell.interp import Interpreter
 from ...shell.model import FlagKey, Value
 from ...shell.parse import Node, Script, parse_script
@@ -62,6 +68,7 @@ _MODELLED = frozenset({"echo", "printf", "cd", "eval", "bash", "sh", "exec", "se
                        "dirname", "basename", "pwd", "python", "python3"})
 # Brackets an unknown part of a command string (a character no script writes).
 _UNKNOWN = "\x01"
+_NOWHERE = Location("", 0)
 
 
 def known_or_unknown(value: Value) -> Value:
@@ -75,6 +82,12 @@ def known_or_unknown(value: Value) -> Value:
 
 class ContainerStep(Protocol):
     def __call__(self, interp: ChainInterpreter, script: str) -> None: ...
+
+
+class SrunStep(Protocol):
+    """``srun [options] COMMAND``: True when the step ran it (a container step), else it is not followed."""
+
+    def __call__(self, interp: ChainInterpreter, n: Node, argv: list[Value]) -> bool: ...
 
 
 def _stdout_redirected(n: Node) -> bool:
@@ -93,8 +106,13 @@ def _stdout_redirected(n: Node) -> bool:
 
 class ChainInterpreter(Interpreter):
     def __init__(self, recipe_path: str, config: ProjectConfig, snapshot: Snapshot,
-                 container: ContainerStep | None = None, mounts: dict[str, str] | None = None) -> None:
+                 container: ContainerStep | None = None, mounts: dict[str, str] | None = None,
+                 srun: SrunStep | None = None, read_only: frozenset[str] = frozenset()) -> None:
         super().__init__(recipe_path, config, snapshot)
+        self.srun = srun
+        # Mount points of repository directories that nothing writes to (`:ro`): a file absent from the
+        # repository is absent there when the job runs.
+        self.read_only = read_only
         self.captures: list[list[str | None]] = []
         # The launchers run from the checkout's root; None once a `cd` goes somewhere unknown.
         self.cwd: str | None = ""
@@ -119,7 +137,7 @@ class ChainInterpreter(Interpreter):
     def memo_context(self) -> tuple[object, ...]:
         # Relative paths and mounted directories decide which files a call reads; inside `$(...)`
         # what a call prints is kept.
-        return self.cwd, tuple(sorted(self.mounts.items())), bool(self.captures)
+        return self.cwd, tuple(sorted(self.mounts.items())), self.read_only, bool(self.captures)
 
     def output_mark(self) -> object:
         return (len(self.captures), len(self.captures[-1])) if self.captures else None
@@ -153,6 +171,38 @@ class ChainInterpreter(Interpreter):
             text = posixpath.join(self.cwd, text)
         path = posixpath.normpath(text)
         return None if path.startswith("..") or path == "." else path
+
+    def directory(self, text: str | None) -> str | None:
+        """A directory as the repository names it ("" for its root), or None when outside or unknown."""
+        if text is None:
+            return None
+        found = self.repo_path(text)
+        if found is not None:
+            return found
+        inside = self.repo_path(posixpath.join(text, "x"))  # the root itself: normalised to "."
+        return "" if inside == "x" else None
+
+    def file_test(self, op: str, text: str | None) -> bool | None:
+        """``[[ -f PATH ]]`` and the like, for a path of the repository: decided by the revision's files.
+
+        A file the revision holds (or the script wrote) exists; one it lacks is absent only under a
+        read-only mount (anywhere else a command not followed here could create it).
+        """
+        if op not in ("-e", "-f", "-s", "-r", "-d") or text is None:
+            return None
+        path = self.repo_path(text)
+        if path is None:
+            return None
+        data = self.snapshot.read(path)
+        if data is None and file_key(Value(text, _NOWHERE)) in self.state.files:
+            return op != "-d" if op != "-s" else None
+        if data is not None:
+            return op != "-d" and (op != "-s" or len(data) > 0)
+        is_dir = any(f.startswith(path + "/") for f in self.snapshot.files())
+        if is_dir:
+            return op in ("-e", "-d", "-r")
+        inside = any(text == m or text.startswith(m.rstrip("/") + "/") for m in self.read_only)
+        return False if inside else None
 
     def read_repo(self, text: str) -> bytes | None:
         path = self.repo_path(text)
@@ -256,7 +306,7 @@ class ChainInterpreter(Interpreter):
         if first == "cd":
             argv = self.argv(words)
             target = argv[1][1].text if len(argv) > 1 else None
-            self.cwd = self.repo_path(target) if target is not None else None
+            self.cwd = self.directory(target)
             return True
         if first == "eval":
             for a in standalone:
@@ -266,13 +316,28 @@ class ChainInterpreter(Interpreter):
             done = self._source_printed(self.argv(words))
             if done is not _PASS:
                 return done
+        if first == "srun" and self.srun is not None and self.srun(self, n, [v for _, v in self.argv(words)]):
+            for a in standalone:
+                self.assign(a)
+            if capturing:
+                self.captures[-1].append(None)  # what the nodes print
+            return None
+        if "/" in first and first[0] not in "-'\"$":
+            argv = self.argv(words)
+            head = argv[0][1].text if argv else None
+            if head is not None and self.read_repo(head) is not None:
+                for a in standalone:
+                    self.assign(a)
+                return self._launch(n, [v for _, v in argv])
         if first in ("bash", "sh", "exec", "setsid", "sbatch", "nohup") or first.startswith(("$", '"$')):
             for a in standalone:
                 self.assign(a)
             argv = self.argv(words)
-            launched = self._launch(n, argv)
+            launched = self._launch(n, [v for _, v in argv])
             if launched is not _PASS:
                 return launched
+            if capturing:
+                self.captures[-1].append(None)  # `"$PY" -c ...`: what a program prints is unknown
             return self._maybe_server(n, argv, list(prefix))
         if capturing:
             if first in self.state.functions:
@@ -372,8 +437,22 @@ class ChainInterpreter(Interpreter):
             parts.append(("\n", here))
         return printed(text, parts) if "".join(t for t, _ in parts) == text else text
 
-    def _launch(self, n: Node, argv: list[tuple[Field, Value]]) -> object:
-        values = [v for _, v in argv]
+    def run_command(self, n: Node, values: list[Value]) -> Tri:
+        """Run a command given as its words (what a container runs): ``bash -c STRING``, ``bash FILE`` or a
+        script by its path; anything else is an error naming it."""
+        try:
+            status = self._launch(n, values)
+        except ShellExit as exc:
+            return exc.code == "0" if exc.code else None
+        except FLOW:
+            return None
+        if status is _PASS:
+            shown = " ".join(v.text if v.text is not None else "?" for v in values[:3])
+            self.errors.append(f"{n.script.path}:{n.line}: runs `{shown}`, which this evaluation does not follow")
+            return None
+        return status  # type: ignore[return-value]
+
+    def _launch(self, n: Node, values: list[Value]) -> object:
         texts = [v.text for v in values]
         i = 0
         replaces = False
@@ -404,6 +483,12 @@ class ChainInterpreter(Interpreter):
                     return self._submitted(n, t, values[k + 1:])
             self.errors.append(f"{n.script.path}:{n.line}: sbatch runs a script this evaluation cannot find")
             return None
+        if head is not None and "/" in head and self.read_repo(head) is not None:
+            # a script run by its path (`/workspace/.../server.sh`): a child like `bash FILE`
+            status = self.child(n, head, values[i + 1:])
+            if replaces:
+                raise ShellExit("", n)
+            return status
         return _PASS
 
     def _submitted(self, n: Node, path_text: str, args: list[Value]) -> Tri:
@@ -462,6 +547,9 @@ class ChainInterpreter(Interpreter):
 
     def _substitute(self, n: Node) -> Value | None:
         inner = [c for c in n.children if c.named]
+        if len(inner) == 1 and inner[0].type == "redirected_statement" \
+                and (program := _stdin_program(inner[0])) is not None:
+            return self._stdin_snippet(inner[0], *program)
         if len(inner) == 1 and inner[0].type == "command":
             snippet = self._python_snippet(inner[0])
             if snippet is not None:
@@ -469,10 +557,15 @@ class ChainInterpreter(Interpreter):
             if self._prints_unknown(inner[0]):
                 return None  # `$(hostname)`: a program's output, unknown; no state to copy for it
         self.captures.append([])
+        # `$(cd "$(dirname "$0")/../.." && pwd)`: a `cd` inside leaves the script's directory as it was.  (Not
+        # by overriding `subshell`: a frame more on every subshell costs the deep recursion dearly, see
+        # shell.stack.)
+        cwd = self.cwd
         try:
             self.subshell(lambda: self.block(inner))
         finally:
             out = self.captures.pop()
+            self.cwd = cwd
         if any(c is None for c in out):
             return None
         text = "".join(c for c in out if c is not None).rstrip("\n")
@@ -531,10 +624,14 @@ class ChainInterpreter(Interpreter):
         if text is not None:
             env = {k: v.text for k, v in self.state.vars.items()
                    if k in self.state.exported and isinstance(v, Value) and v.text is not None}
+            notes: list[str] = []
             try:
-                return model_snippet(text, self.repo_file, env, at.location())
+                found = model_snippet(text, self.repo_file, env, at.location(), notes)
             except SnippetError as exc:
                 why = str(exc)
+            else:
+                self.errors.extend(f"{statement.script.path}:{statement.line}: {note}" for note in notes)
+                return found
         else:
             why = "the program's text is not known: " + program.expression
         self.errors.append(f"{statement.script.path}:{statement.line}: the Python program is not modelled ({why}); "
@@ -553,10 +650,38 @@ class ChainInterpreter(Interpreter):
         argv = self.argv(words)
         if len(argv) != 3:
             return None
-        # What eval then runs: the assignments, kept with their YAML positions (unknown when not modelled).
-        for a in self._modelled(argv[2][1], command, command):
-            self.state.vars[a.name] = a.value
+        self._apply(self._modelled(argv[2][1], command, command))
         return Value("", command.location(), expression="python3 -c output (assignments applied)")
+
+    def _stdin_snippet(self, n: Node, redirects: Redirects, program_node: Node) -> Value:
+        """``$(python3 - <<PY ... PY)`` (llm-d's server.sh, evaluated by ``eval``): as ``python3 -c``."""
+        assert redirects.heredoc is not None
+        self._apply(self._modelled(self.heredoc_value(redirects.heredoc), program_node, n))
+        return Value("", n.location(), expression="python3 output (assignments applied)")
+
+    def _apply(self, assignments: list[Assignment]) -> None:
+        """What ``eval`` of the program's output does: the assignments, kept with their YAML positions
+        (unknown when not modelled); ``export NAME=...`` lines export."""
+        for a in assignments:
+            self.state.vars[a.name] = a.value
+            if a.exported:
+                self.state.exported.add(a.name)
+
+
+def _stdin_program(n: Node) -> tuple[Redirects, Node] | None:
+    """``python3 - <<EOF`` with its output captured (a Python program read from a here-document)."""
+    if n.memo is None:
+        n.memo = redirects_of(n)
+    r = n.memo
+    if not isinstance(r, Redirects) or r.heredoc is None or r.stdout_file is not None or r.opaque:
+        return None
+    body = r.body
+    words = [c for c in body.children if c.named] if body is not None and body.type == "command" else []
+    if body is None or not words or not 1 <= len(words) <= 2 or (len(words) == 2 and words[1].text != "-"):
+        return None
+    if not re.fullmatch(r"python3?(\.\d+)?", words[0].text) or "safe_load" not in r.heredoc.text:
+        return None
+    return r, body
 
 
 def _heredoc_program(n: Node) -> tuple[Redirects, Node] | None:

@@ -3,7 +3,8 @@
 What the job runs is decided once, for every job, by the recipe resolution
 (:func:`ci_tools.jobs.contract.resolve_recipe`, the fleets' launchers as rules):
 an srt-slurm recipe YAML with its selector, a bash script followed from the
-fleet's launcher (:mod:`.amd_disagg`), or a recipe outside the repository.
+fleet's launcher (:mod:`.amd_disagg`: the AMD chain, and llm-d's through
+:mod:`.srun_container`), or a recipe outside the repository.
 """
 
 from __future__ import annotations
@@ -35,9 +36,14 @@ def evaluate_multinode_job(job: Job, config: ProjectConfig, snapshot: Snapshot) 
             return unreached(label, str(exc), resolution.kind)
         return role_eval(label, commands, kind=resolution.kind)
     if resolution.kind == SCRIPT and resolution.path is not None:
-        from .amd_disagg import evaluate_amd_job
+        from .amd_disagg import evaluate_script_job
 
-        return evaluate_amd_job(job, resolution, job_env(job), config, snapshot)
+        result = evaluate_script_job(job, resolution, job_env(job), config, snapshot)
+        # A data file the job names that is not there (an llm-d recipe YAML): what the scripts then do (fall
+        # back to their defaults) is evaluated, and is not what the job asked for.
+        result.errors.extend(f"{path}: not found in {snapshot.label}; the recipe reads it (rule `{resolution.rule}` "
+                             "names it for this job)" for path in resolution.missing_inputs)
+        return result
     if resolution.kind == EXTERNAL:
         return unreached(label, resolution.describe(), EXTERNAL)
     return unreached(label, f"no recipe: {resolution.reason}", MISSING)

@@ -18,16 +18,13 @@ strings that are run.
 from __future__ import annotations
 
 from bisect import bisect_right
-from typing import Iterable, Iterator
+from typing import Iterable
 
 from ...findings import Location
 from ...shell.model import Value
+from ...shell.spans import Segment, Span, segments, written_at
 
-# A part of a text: its length in bytes, and where it was written (or the value it was copied from).
-Span = tuple[int, "Location | Value"]
-# A byte range of a text and where it was written.
-Segment = tuple[int, int, Location]
-_MAX_DEPTH = 32
+__all__ = ["Layout", "Printed", "Segment", "Span", "joined", "output_spans", "printed", "segments", "written_at"]
 
 
 class Printed(str):
@@ -73,33 +70,6 @@ def output_spans(outputs: list[str | None]) -> tuple[Span, ...]:
         elif text:
             return ()
     return tuple(out)
-
-
-def segments(spans: tuple[Span, ...], start: int = 0, end: int | None = None, depth: int = 0) -> Iterator[Segment]:
-    """The byte ranges of a text with ``spans`` (from ``start``, cut at ``end``) and where each was written."""
-    at = start
-    for size, origin in spans:
-        stop = at + size if end is None else min(at + size, end)
-        if stop <= at:
-            break
-        if isinstance(origin, Value):
-            if origin.spans and depth < _MAX_DEPTH:
-                yield from segments(origin.spans, at, stop, depth + 1)
-            else:
-                yield at, stop, origin.location
-        else:
-            yield at, stop, origin
-        at += size
-
-
-def written_at(spans: tuple[Span, ...], start: int, end: int) -> Location | None:
-    """Where the bytes ``start``..``end`` of a text with ``spans`` were written, when one place wrote all of them."""
-    for a, b, loc in segments(spans):
-        if a <= start and end <= b:
-            return loc
-        if a > start:
-            break
-    return None
 
 
 class Layout:

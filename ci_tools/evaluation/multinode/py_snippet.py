@@ -23,6 +23,13 @@ evaluated:
   parse_range(a.get(...), start, end)``, or a shell-quoting helper of the
   program (``def sh(v): return v.replace("'", ...)``) applied to one.
 
+llm-d's ``server.sh`` runs ``eval "$(python3 - <<PY ...)"`` over the recipe
+YAML named by ``CONFIG_FILE``: ordinary Python (``.get``, ``or``, ``strip()``,
+``int()``, ``if x is not None``, ``for k, v in d.items()``) evaluated by
+:mod:`.py_values`, printing ``NAME={x!r}`` and ``export {k}={v!r}`` lines
+read as the shell reads them (:mod:`.py_printed`).  Where Python would raise,
+the program stops there and what it printed before stands (a note says why).
+
 Anything else leaves that variable unknown with the reason; a program of
 another shape gives no assignments (:class:`SnippetError`), and the caller
 makes every name it prints unknown (:func:`printed_names`), never empty.
@@ -36,22 +43,16 @@ import ast
 import functools
 import re
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from ...findings import Location
 from ...revision.yamlpos import YamlLoadError, load_yaml
 from ...shell.model import Value
 from .located import Located, located
+from .py_printed import DEFAULT, Assignment, PrintedAssignments, prints_assignments
+from .py_values import ProgramFails, SnippetError, called, truthy
 
-
-class SnippetError(Exception):
-    """The program is not of a modelled shape."""
-
-
-@dataclass(frozen=True)
-class Assignment:
-    name: str
-    value: Value
+__all__ = ["Assignment", "SnippetError", "model_snippet", "printed_names"]
 
 
 def _const(node: ast.AST) -> Any:
@@ -94,9 +95,13 @@ def _formula(text: str, env: Mapping[str, str]) -> int | None:
     return ev(tree.body)
 
 
-class _Model:
-    def __init__(self, program: ast.Module, read_yaml: Any, env: Mapping[str, str], where: Location) -> None:
+class _Model(PrintedAssignments):
+    def __init__(self, program: ast.Module, read_yaml: Any, env: Mapping[str, str], where: Location,
+                 source_of: Callable[[str], bytes | None]) -> None:
         self.read_yaml = read_yaml
+        self.source_of = source_of  # a file the program read, by repository path (for where each word is)
+        self.notes: list[str] = []
+        self.roots: dict[int, str] = {}
         self.env = env
         self.where = where
         self.names: dict[str, Located | Value | tuple[Value, Value]] = {}
@@ -109,8 +114,12 @@ class _Model:
     def run(self) -> list[Assignment]:
         if not _calls(self.program, "safe_load") or not _calls(self.program, "print"):
             raise SnippetError("the program does not print values read with yaml.safe_load")
-        for stmt in self.program.body:
-            self.statement(stmt)
+        try:
+            for stmt in self.program.body:
+                self.statement(stmt)
+        except ProgramFails as exc:
+            # what it printed before stands; the shell that reads its output goes on
+            self.notes.append(f"the program fails: {exc}; only what it printed before is read")
         return self.out
 
     # -- statements ---------------------------------------------------------------------------
@@ -132,10 +141,13 @@ class _Model:
         if isinstance(stmt, ast.If):
             self._if(stmt)
             return
+        if isinstance(stmt, ast.For):
+            self._for(stmt)
+            return
         if isinstance(stmt, ast.Assign):
             self._assign(stmt)
             return
-        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and _called(stmt.value) == "print":
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and called(stmt.value) == "print":
             self._print(stmt.value)
 
     def _loaded(self, value: ast.expr, path: str) -> Located | Value:
@@ -143,14 +155,14 @@ class _Model:
         if (isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or) and len(value.values) == 2
                 and isinstance(value.values[1], ast.Dict) and not value.values[1].keys):
             value = value.values[0]
-        if isinstance(value, ast.Call) and _called(value) == "safe_load":
-            return self.read_yaml(path)  # type: ignore[no-any-return]
+        if isinstance(value, ast.Call) and called(value) == "safe_load":
+            return self.read_yaml(path)
         return self.expr(value)
 
     def _opened(self, stmt: ast.With) -> str:
         for item in stmt.items:
             call = item.context_expr
-            if isinstance(call, ast.Call) and _called(call) == "open" and call.args:
+            if isinstance(call, ast.Call) and called(call) == "open" and call.args:
                 arg = call.args[0]
                 named = self.names.get(arg.id) if isinstance(arg, ast.Name) else None
                 path = named.text if isinstance(named, Value) else _const(arg) if named is None else None
@@ -174,7 +186,34 @@ class _Model:
                 for inner in stmt.body:
                     if isinstance(inner, ast.If):
                         self._fallback(inner, doc, test.left.id)
-        # other conditionals (error printing) do not assign
+            return
+        try:
+            taken = truthy(self.value(test))
+        except SnippetError:
+            if prints_assignments(stmt):
+                raise
+            return  # a conditional this model cannot decide that prints no assignment (an error message)
+        for inner in stmt.body if taken else stmt.orelse:
+            self.statement(inner)
+
+    def _for(self, stmt: ast.For) -> None:
+        """``for k, v in d.items():`` over a mapping of the file (``env:`` entries exported one by one)."""
+        target, loop = stmt.target, stmt.iter
+        if not (isinstance(target, ast.Tuple) and len(target.elts) == 2
+                and all(isinstance(e, ast.Name) for e in target.elts) and isinstance(loop, ast.Call)
+                and called(loop) == "items" and isinstance(loop.func, ast.Attribute) and not loop.args
+                and not stmt.orelse):
+            raise SnippetError(f"`{ast.unparse(stmt).splitlines()[0]}` is not a modelled loop")
+        owner = self.value(loop.func.value)
+        if not isinstance(owner.value, dict):
+            raise ProgramFails(f"`{ast.unparse(loop)}`: a {type(owner.value).__name__} has no .items "
+                               f"(its value at {owner.location.as_text()})")
+        key_name, value_name = (e.id for e in target.elts if isinstance(e, ast.Name))
+        for key, entry in owner.value.items():
+            self.names[key_name] = Located(key, entry.key or entry.location)
+            self.names[value_name] = entry
+            for inner in stmt.body:
+                self.statement(inner)
 
     def _fallback(self, stmt: ast.If, doc: Located, key_name: str) -> None:
         test = stmt.test
@@ -188,7 +227,7 @@ class _Model:
     def _assign(self, stmt: ast.Assign) -> None:
         value = stmt.value
         if len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple) and isinstance(value, ast.Call) \
-                and _called(value) == "parse_range":
+                and called(value) == "parse_range":
             names = [t.id for t in stmt.targets[0].elts if isinstance(t, ast.Name)]
             pair = self._range(value)
             if len(names) == 2:
@@ -206,11 +245,14 @@ class _Model:
                                                      for n in ast.walk(value)):
             # is_agentic = '${IS_AGENTIC:-0}'.strip().lower() in ('1', 'true')
             self.names[name] = Value("1" if self._agentic(value) else "", self.where)
-        elif isinstance(value, (ast.Subscript, ast.Call)):
+        elif isinstance(value, (ast.Subscript, ast.Call, ast.BoolOp, ast.UnaryOp, ast.IfExp, ast.Compare)):
             try:
-                self.names[name] = self.expr(value)
+                self.names[name] = self.value(value)
             except SnippetError:
-                self.names.pop(name, None)  # a name this model cannot follow: later uses say so
+                try:
+                    self.names[name] = self.expr(value)  # the models programs' helpers (eval_formula, ...)
+                except SnippetError:
+                    self.names.pop(name, None)  # a name this model cannot follow: later uses say so
 
     def _truth(self, name: str) -> bool:
         found = self.names.get(name)
@@ -270,8 +312,8 @@ class _Model:
                     return entry
             raise SnippetError(f"`{ast.unparse(node)}` has no value")
         if isinstance(node, ast.Call):
-            called = _called(node)
-            if called == "get" and isinstance(node.func, ast.Attribute):
+            name = called(node)
+            if name == "get" and isinstance(node.func, ast.Attribute):
                 owner = self.expr(node.func.value)
                 key = _const(node.args[0])
                 entry = owner.get(str(key)) if isinstance(owner, Located) else None
@@ -281,12 +323,12 @@ class _Model:
                     return self.expr(node.args[1])  # the default is another value of the program
                 default = _const(node.args[1]) if len(node.args) > 1 else None
                 return Located(default, self.where) if isinstance(default, dict) else _default(default, self.where)
-            if called == "safe_load" and node.args and isinstance(node.args[0], ast.Name) \
+            if name == "safe_load" and node.args and isinstance(node.args[0], ast.Name) \
                     and node.args[0].id in self.opened:
                 return self._loaded(node, self.opened[node.args[0].id])
-            if called == "eval_formula":
+            if name == "eval_formula":
                 return self._eval_formula(self.expr(node.args[0]))
-            if isinstance(node.func, ast.Name) and called in self.quoting and len(node.args) == 1:
+            if isinstance(node.func, ast.Name) and name in self.quoting and len(node.args) == 1:
                 quoted = self.expr(node.args[0])
                 if isinstance(quoted, Located) and not isinstance(quoted.value, str):
                     raise SnippetError(f"`{ast.unparse(node)}` quotes a {type(quoted.value).__name__}, "
@@ -318,7 +360,8 @@ class _Model:
         tail = parts[2] if len(parts) == 3 else None
         if (m is None or not isinstance(parts[1], ast.FormattedValue) or not isinstance(tail, ast.Constant)
                 or tail.value != m.group(2)):
-            return  # `echo ...` lines and the like assign nothing
+            self.print_word(parts)
+            return
         name = m.group(1)
         try:
             found = self.expr(parts[1].value)
@@ -326,7 +369,8 @@ class _Model:
             self.out.append(Assignment(name, Value(None, self.where, expression=str(exc))))
             return
         if isinstance(found, Located):
-            self.out.append(Assignment(name, Value(_python_str(found.plain()), found.location)))
+            self.out.append(Assignment(name, Value(_python_str(found.plain()), found.location,
+                                                   expression=DEFAULT if found.location is self.where else "")))
         else:
             self.out.append(Assignment(name, found))
 
@@ -351,7 +395,7 @@ def printed_names(program: str) -> list[str]:
 
 
 def _default(value: Any, where: Location) -> Value:
-    return Value(_python_str(value), where, expression="default in the program")
+    return Value(_python_str(value), where, expression=DEFAULT)
 
 
 def _python_str(value: Any) -> str:
@@ -361,16 +405,7 @@ def _python_str(value: Any) -> str:
 
 def _calls(tree: ast.AST, name: str) -> bool:
     """Whether ``tree`` calls a function or method named ``name``."""
-    return any(isinstance(n, ast.Call) and _called(n) == name for n in ast.walk(tree))
-
-
-def _called(call: ast.Call) -> str:
-    f = call.func
-    if isinstance(f, ast.Name):
-        return f.id
-    if isinstance(f, ast.Attribute):
-        return f.attr
-    return ""
+    return any(isinstance(n, ast.Call) and called(n) == name for n in ast.walk(tree))
 
 
 @functools.lru_cache(maxsize=512)
@@ -422,18 +457,22 @@ class _Outcome:
     files: tuple[tuple[str, str, bytes], ...]  # (as the program names it, repository path, content)
     assignments: tuple[Assignment, ...] | None
     error: str = ""
+    notes: tuple[str, ...] = ()
 
 
 # Jobs of one model run the same program against the same files: its outcome is reused when what it read agrees.
 _OUTCOMES: dict[tuple[str, Location], list[_Outcome]] = {}
 
 
-def model_snippet(program: str, read_text: Any, env: Mapping[str, str], where: Location) -> list[Assignment]:
+def model_snippet(program: str, read_text: Any, env: Mapping[str, str], where: Location,
+                  notes: list[str] | None = None) -> list[Assignment]:
     """The ``NAME="value"`` lines the program would print, read from the YAML it loads.
 
     ``read_text(path)`` gives the file the program opens as (its repository
     path, its bytes), or None.  Raises :class:`SnippetError` for a program of
-    another shape.
+    another shape.  ``notes`` receives what a reader should know of the run:
+    the program fails part way (its earlier output stands), a top-level
+    section it reads is absent from the file.
     """
     key = (program, where)
     for seen in _OUTCOMES.get(key, ()):
@@ -442,6 +481,8 @@ def model_snippet(program: str, read_text: Any, env: Mapping[str, str], where: L
                 for named, path, data in seen.files):
             if seen.assignments is None:
                 raise SnippetError(seen.error)
+            if notes is not None:
+                notes.extend(seen.notes)
             return list(seen.assignments)
     tree = _parsed(program)
     opened: list[tuple[str, str, bytes]] = []
@@ -454,15 +495,22 @@ def model_snippet(program: str, read_text: Any, env: Mapping[str, str], where: L
         opened.append((path, found[0], found[1]))
         return _yaml_tree(*found)
 
+    def source_of(path: str) -> bytes | None:
+        return next((data for _, repo_path, data in opened if repo_path == path), None)
+
     if key not in _OUTCOMES and len(_OUTCOMES) >= 512:
         _OUTCOMES.clear()
     outcomes = _OUTCOMES.setdefault(key, [])
+    model = _Model(tree, read_yaml, recording, where, source_of)
     try:
-        assignments = _Model(tree, read_yaml, recording, where).run()
+        assignments = model.run()
     except SnippetError as exc:
         if len(outcomes) < 16:
             outcomes.append(_Outcome(tuple(recording.read.items()), tuple(opened), None, str(exc)))
         raise
     if len(outcomes) < 16:
-        outcomes.append(_Outcome(tuple(recording.read.items()), tuple(opened), tuple(assignments)))
+        outcomes.append(_Outcome(tuple(recording.read.items()), tuple(opened), tuple(assignments),
+                                 notes=tuple(model.notes)))
+    if notes is not None:
+        notes.extend(model.notes)
     return assignments

@@ -8,10 +8,35 @@ alternative (``server_env`` has the exact value per role).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 from ...findings import Location
 from ...shell.model import RecipeEval, ServerFlag, Value
+
+
+# The roles of a disaggregated job, in the order results list them.
+ROLES = ("prefill", "decode")
+# vLLM reads `--kv-transfer-config` and `--kv_transfer_config` alike; llm-d's server.sh writes the latter.
+_KV_TRANSFER_FLAGS = ("--kv-transfer-config", "--kv_transfer_config")
+
+
+def server_role(flags: list[ServerFlag], rank: str) -> str:
+    """The role a server line takes: its ``--disaggregation-mode``, else the ``kv_role`` of its KV-transfer
+    config, else the node's place (rank 0 runs prefill)."""
+    for f in flags:
+        if f.name == "--disaggregation-mode" and f.value is not None and f.value.text in ROLES:
+            return f.value.text or ""
+    for f in flags:
+        if f.name in _KV_TRANSFER_FLAGS and f.value is not None and f.value.text:
+            try:
+                kv = json.loads(f.value.text)
+            except ValueError:
+                continue
+            role = {"kv_producer": "prefill", "kv_consumer": "decode"}.get(str(kv.get("kv_role")))
+            if role:
+                return role
+    return "prefill" if rank == "0" else "decode"
 
 
 @dataclass(frozen=True)
