@@ -192,10 +192,10 @@ def check_entries(config: ProjectConfig, head_repo: RepoData, head_snapshot: Sna
     defaults = {name for r in reads.values() for name in r.defaults if name not in r.assigned}
     spelled = {flag for job in all_jobs.values() if (ev := evals.get(job.id)) is not None and not ev.errors
                for flag in cache.reads.server_flags(ev, config.benchmark_lib, head_snapshot)}
-    # List settings of the scripts beside each job's servers (node lists a chain's submit script sets).
+    # List settings of the scripts beside a multinode job's servers (node lists a chain's submit script sets).
     for job in all_jobs.values():
         ev = evals.get(job.id)
-        if ev is not None and ev.server_command:  # what the scripts set, whatever the evaluation got stuck on
+        if job.multinode and ev is not None and ev.server_command:  # whatever the evaluation got stuck on
             chain = cache.reads.chain_lists(ev, head_snapshot)
             reads[job.id] = replace(reads[job.id], lists=chain) if job.id in reads else RecipeReads({}, frozenset(),
                                                                                                   lists=chain)

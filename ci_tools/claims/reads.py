@@ -125,6 +125,7 @@ class ReadsCache:
 
     def __init__(self) -> None:
         self._files: dict[tuple[str, bytes], RecipeReads] = {}
+        self._lists: dict[tuple[int, tuple[str, ...]], dict[str, ListSetting | None]] = {}
 
     def of(self, ev: RecipeEval, library: str, snapshot: Snapshot) -> RecipeReads:
         return self._merged(recipe_files(ev, library), snapshot)
@@ -136,11 +137,18 @@ class ReadsCache:
         return self._merged([p for p in paths if p.endswith(".sh")], snapshot).flags
 
     def chain_lists(self, ev: RecipeEval, snapshot: Snapshot) -> dict[str, ListSetting | None]:
-        """The list settings of every script beside the ones that launch the servers (a multinode chain's
-        submit script sets its node lists there, and the evaluation need not read it)."""
-        dirs = sorted({posixpath.dirname(p) for p in (ev.recipe, *(w.path for w in ev.server_command))})
-        paths = sorted({p for d in dirs for p in snapshot.glob(f"{d}/*.sh" if d else "*.sh")})
-        return self._merged(paths, snapshot).lists
+        """The list settings of every script beside the ones that launch a multinode job's servers (a chain's
+        submit script sets its node lists there, and the evaluation need not read it).  Read once per
+        directory set and revision: the jobs of a chain share them."""
+        dirs = tuple(sorted({posixpath.dirname(w.path) for w in ev.server_command} - {posixpath.dirname(ev.recipe)}))
+        key = (id(snapshot), dirs)
+        found = self._lists.get(key)
+        if found is None:
+            if len(self._lists) > 64:
+                self._lists.clear()  # a history replay moves on from revision to revision
+            paths = sorted({p for d in dirs for p in snapshot.glob(f"{d}/*.sh" if d else "*.sh")})
+            found = self._lists[key] = self._merged(paths, snapshot).lists
+        return found
 
     def _merged(self, paths: list[str], snapshot: Snapshot) -> RecipeReads:
         parts: list[RecipeReads] = []
