@@ -50,7 +50,7 @@ _HOST_LIKE = re.compile(r"[A-Za-z]+\d*(?:[-_.][A-Za-z]*\d+)+")
 def _completed(previous: str, short: str) -> str:
     """``g14`` after ``mia1-p01-g09`` is ``mia1-p01-g14``: the last part of the item before, replaced."""
     head, sep, last = previous.rpartition("-")
-    if sep and re.sub(r"\d+", "#", last) == re.sub(r"\d+", "#", short):
+    if sep and item_shape(last) == item_shape(short):
         return f"{head}-{short}"
     return short
 
@@ -60,7 +60,7 @@ _KEEPS_IMAGE = re.compile(r"\b(?:retain|retains|keep|keeps|leave|leaves)\b.{0,80
                           r"(?:legacy|old|previous|existing|current|original|prior)\s+image\b", re.IGNORECASE)
 # "X ... off this sweep's ladder", "X are not swept": the arms named before it do not run.
 NOT_SWEPT = re.compile(r"(?:^|\bbut\s+|\b(?:is|are)\s+)(?:off\s+(?:this|the)\s+sweep(?:'s)?(?:\s+ladder)?|"
-                        r"not\s+swept|not\s+(?:part\s+of|in)\s+(?:this|the)\s+sweep)\b", re.IGNORECASE)
+                       r"not\s+swept|not\s+(?:part\s+of|in)\s+(?:this|the)\s+sweep)\b", re.IGNORECASE)
 _DROP_VERBS = frozenset({"drop", "drops", "dropping", "remove", "removes", "removing", "retire", "retires"})
 # What may stand between the arms a drop verb lists: "drop the TP8 and TP4/EP layouts".
 _LIST_JOINS = frozenset({"the", "and", ",", "or", "both", "its", "all"}) | PART_NOUNS
