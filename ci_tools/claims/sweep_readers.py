@@ -170,11 +170,11 @@ class SweepReaders:
                 continue
             assert n is not None
             kind = "points" if toks[noun].low in ("points", "cells") else "configs"
-            for k in range(i, end):
-                r.used[k] = True
             scope = self._count_scope(i, end)
             if scope is None:
                 continue
+            for k in range(i, end):
+                r.used[k] = True
             whole = Claim("count", Count(self.source.text[t.start:toks[end - 1].end], n, kind), scope,
                           r.loc(i, end), self.clause.text)
             self.out.claims.append(whole)
