@@ -86,7 +86,7 @@ CASES: dict[str, tuple[str, set[Finding]]] = {
         {("claim-contradicted", 13, "SLURM_EXCLUDE_NODES", "includes mia1-p01-g09")}),
     "e97a67ffe4fa": (
         "nodes excluded (mia1-p01-g09,g14: the short name completed) that the submit script's list holds, and a "
-        "dropped TP8 no job runs: silent, though the chain's evaluation stops at a file mounted at run time",
+        "dropped TP8 no job runs: silent (the chain reads the HiCache file job.slurm writes and mounts)",
         set()),
     "ed5e88bf843a": (
         "a parser named by what it parses (qwen3_coder tool-call parsing) on a recipe that passes no "

@@ -83,6 +83,8 @@ class Interpreter(Loops):
         self.call_depth = 0
         self.subshell_depth = 0
         self.sourcing: list[str] = []
+        # `set -a` (allexport) is on: read by the steps that assign a sourced file's names.
+        self.allexport = False
         # > 0 while an exit status is used (conditions, `&&`/`||` operands).
         self.status_needed = 0
         self.forks = 0
@@ -987,6 +989,13 @@ class Interpreter(Loops):
 
     def _set(self, n: Node, argv: list[tuple[Field, Value]]) -> Tri:
         texts = [v.text for _, v in argv]
+        for i, t in enumerate(texts[1:], 1):
+            if t == "--":
+                break
+            if t is not None and re.fullmatch(r"[-+][a-zA-Z]+", t) and "a" in t:
+                self.allexport = t.startswith("-")
+            elif t in ("-o", "+o") and i + 1 < len(texts) and texts[i + 1] == "allexport":
+                self.allexport = t == "-o"
         if "--" in texts:
             self.state.positional = tuple(v for _, v in argv[texts.index("--") + 1:])
         return True

@@ -36,6 +36,7 @@ from ...shell.relocate import relocate_result
 from ...shell.state import ArrayVal, Binding
 from ..env_values import env_value
 from .chain import WORKSPACE, ChainInterpreter
+from .docker_mounts import MountedFile, mounted_files
 from .roles import ROLES, RoleCommand, role_eval, server_role, unreached
 from .srun_container import SrunContainers
 
@@ -73,9 +74,11 @@ class _Containers:
         count = nnodes.text if isinstance(nnodes, Value) else None
         ranks = ["0"] + ([str(int(count) - 1)] if count is not None and count.isdigit() and int(count) > 1 else [])
         found: dict[str, RoleCommand] = {}
+        # files the container sees at `docker run -v` targets, from what job.slurm wrote at their host paths
+        files = mounted_files(interp.container_mounts, interp.state.files)
         for rank in ranks:
             env = self._container_env(interp, script, exported, [p for items in pairs for p in items], rank)
-            for command in self._run(env, run_file.text, mount.text, rank):
+            for command in self._run(env, run_file.text, mount.text, rank, files):
                 found.setdefault(command.role, command)
         self.commands = [found[r] for r in ROLES if r in found]
         if count is None or not count.isdigit():
@@ -98,8 +101,10 @@ class _Containers:
             env[name] = value
         return env
 
-    def _run(self, env: dict[str, Value], run_file: str, mount: str, rank: str) -> list[RoleCommand]:
+    def _run(self, env: dict[str, Value], run_file: str, mount: str, rank: str,
+             files: dict[str, MountedFile]) -> list[RoleCommand]:
         interp = ChainInterpreter(run_file, self.config, self.snapshot, mounts={mount: ""})
+        interp.mounted = files
         path = interp.repo_path(run_file)
         data = self.snapshot.read(path) if path is not None else None
         if path is None or data is None:

@@ -51,6 +51,7 @@ from ...shell.interp import Interpreter
 from ...shell.model import FlagKey, Value
 from ...shell.parse import Node, Script, parse_script
 from ...shell.streams import Redirects, file_key, redirects_of
+from .docker_mounts import Mount, MountedFile, string_mounts
 from .provenance import Layout, Span, joined, output_spans, printed, written_at
 from .py_snippet import Assignment, SnippetError, model_snippet, printed_names
 
@@ -125,6 +126,10 @@ class ChainInterpreter(Interpreter):
         self.program_outputs: dict[str, list[Assignment]] = {}
         # $0 as the script was invoked (``./submit.sh``), which ``dirname "$0"`` relies on.
         self.invoked_as = recipe_path
+        # `docker run -v` items of the strings run by `srun bash -c` (docker_mounts), for the container step.
+        self.container_mounts: list[Mount] = []
+        # In a container: paths mounted from host files, with what the chain wrote there (docker_mounts).
+        self.mounted: dict[str, MountedFile] = {}
 
     def script_name(self, node: Node) -> Value:
         if self.reads is not None:
@@ -190,6 +195,15 @@ class ChainInterpreter(Interpreter):
         """
         if op not in ("-e", "-f", "-s", "-r", "-d") or text is None:
             return None
+        mounted = self.mounted.get(text)
+        if mounted is not None:
+            # a file the chain wrote exists; for a host path it did not write, docker creates a directory
+            content = mounted.content
+            if content is None:
+                return None
+            if op == "-s":
+                return None if content.text is None else bool(content.text)
+            return op != "-d"
         path = self.repo_path(text)
         if path is None:
             return None
@@ -223,6 +237,52 @@ class ChainInterpreter(Interpreter):
         for a in printed:
             self.state.vars[a.name] = a.value
         return True
+
+    def _note_mounts(self, words: list[Node], argv: list[tuple[Field, Value]]) -> None:
+        """``srun ... bash -c "... docker run -v HOST:CONTAINER ..."``: the mounts, kept for the container step."""
+        texts = [v.text for _, v in argv]
+        if len(texts) != len(words):
+            return  # a word split into several: which node holds the string is not known
+        for i in range(1, len(texts) - 1):
+            shell = posixpath.basename(texts[i] or "") in ("bash", "sh")
+            if shell and re.fullmatch(r"-[a-z]*c[a-z]*", texts[i + 1] or ""):
+                if i + 2 < len(words):
+                    self.external_effects += 1  # kept by the interpreter, not the state: a call doing this is not reused
+                    self.container_mounts.extend(string_mounts(words[i + 2], self.argv))
+                return
+
+    def _source_mounted(self, n: Node, argv: list[tuple[Field, Value]]) -> object:
+        """``source /config/x.env`` of a path mounted from a file the chain wrote: its content runs here, each
+        value pointing at the line that wrote it (under ``set -a`` every name it assigns is exported)."""
+        mounted = self.mounted.get(argv[1][1].text or "") if len(argv) > 1 else None
+        if mounted is None:
+            return _PASS
+        self.external_effects += 1  # read from the interpreter, not the state: a call doing this is not reused
+        content = mounted.content
+        text = _marked(content) if content is not None else None
+        if content is None or text is None:
+            why = mounted.reason or "what the chain wrote there is not known: " + (content.expression if content else "")
+            self.errors.append(f"{n.script.path}:{n.line}: cannot resolve `{n.text}`: {why}; what it defines is unknown")
+            return None
+        label = f"<file written at {content.location.path}:{content.location.line}>"
+        script = parse_script(label, text.encode())
+        if script.problems:
+            self.errors.append(f"{n.script.path}:{n.line}: {argv[1][1].text}, written at {content.location.path}:"
+                               f"{content.location.line}, is not valid bash; what it defines is unknown")
+            return None
+        places = _line_places(content)
+        before = dict(self.state.vars)
+        status = self.block(script.root.children)
+        for name, value in list(self.state.vars.items()):
+            if before.get(name) is value or not isinstance(value, Value):
+                continue
+            if value.location.path == label:
+                at = places[value.location.line - 1] if 0 < value.location.line <= len(places) else content.location
+                value = dataclasses.replace(value, location=at, spans=(), lines=())
+                self.state.vars[name] = known_or_unknown(value)
+            if self.allexport:
+                self.state.exported.add(name)
+        return status
 
     def _resolve_source(self, n: Node, field: Field, value: Value) -> str | None:
         path = self.repo_path(value.text)
@@ -316,12 +376,19 @@ class ChainInterpreter(Interpreter):
             done = self._source_printed(self.argv(words))
             if done is not _PASS:
                 return done
-        if first == "srun" and self.srun is not None and self.srun(self, n, [v for _, v in self.argv(words)]):
-            for a in standalone:
-                self.assign(a)
-            if capturing:
-                self.captures[-1].append(None)  # what the nodes print
-            return None
+        if first in ("source", ".") and self.mounted:
+            done = self._source_mounted(n, self.argv(words))
+            if done is not _PASS:
+                return done
+        if first == "srun":
+            srun_argv = self.argv(words)
+            if self.srun is not None and self.srun(self, n, [v for _, v in srun_argv]):
+                for a in standalone:
+                    self.assign(a)
+                if capturing:
+                    self.captures[-1].append(None)  # what the nodes print
+                return None
+            self._note_mounts(words, srun_argv)
         if "/" in first and first[0] not in "-'\"$":
             argv = self.argv(words)
             head = argv[0][1].text if argv else None
@@ -666,6 +733,36 @@ class ChainInterpreter(Interpreter):
             self.state.vars[a.name] = a.value
             if a.exported:
                 self.state.exported.add(a.name)
+
+
+def _marked(content: Value) -> str | None:
+    """A written file's text, each unknown part (``ID=${SLURM_JOB_ID}``) marked so that only the values
+    holding it are unknown (:func:`known_or_unknown`); None when not even its parts are known."""
+    if content.text is not None:
+        return content.text
+    if not content.parts:
+        return None
+    return "".join(p.text if p.text is not None else _UNKNOWN + (_shown(p.expression) or "unknown") + _UNKNOWN
+                   for p in content.parts)
+
+
+def _line_places(content: Value) -> tuple[Location, ...]:
+    """Where each line of a written file was written (from its parts when its text is not wholly known)."""
+    if content.lines or not content.parts:
+        return content.lines
+    places: list[Location | None] = [None]
+    for part in content.parts:
+        for k, segment in enumerate((part.text or "").split("\n")):
+            if k:
+                places.append(None)
+            if places[-1] is None and (segment or part.text is None):
+                places[-1] = part.line_location(k)
+    return tuple(p if p is not None else content.location for p in places)
+
+
+def _shown(expression: str) -> str:
+    """An unknown part's expression in characters bash gives no meaning (inside a marker)."""
+    return re.sub(r"\W+", "_", expression).strip("_")
 
 
 def _stdin_program(n: Node) -> tuple[Redirects, Node] | None:
