@@ -35,7 +35,7 @@ _SKIP_CLAUSE = re.compile(
     r"\b(?:" + _REJECT + r"|could|would|previously|formerly|used to|originally|if|unless|was|were|tbd|todo|maybe|"
     r"might|should|negative|claim(?:s|ed|ing)?|says|said|stating|contradict\w*|disagree\w*|"
     r"mismatch\w*|discrepanc\w*|defaults? to|by default|default(?:s|ed)? (?:of|is)|bisect\w*|gibberish|"
-    r"garbled|garbage|pending|follow-up|followup|later PR|future)\b|n't"
+    r"garbled|garbage|pending|follow-up|followup|later PR|future|without (?:it|this|that|them|these))\b|n't"
     r"|之前|此前|以前|原先|曾经|删除|移除|去掉|不|未|没有|若|如果",
     re.IGNORECASE,
 )
