@@ -269,3 +269,25 @@ def test_list_settings_of_a_script_and_the_items_a_claim_says_they_hold(tmp_path
 
     assert judged("mia1-p01-g11") == "true"
     assert judged("mia1-p01-g09") == "false"
+
+
+def test_a_recipe_family_is_the_jobs_whose_recipe_file_names_it(tmp_path: Path) -> None:
+    """``per-node TP8 low-latency``: the ``lowlat`` recipes must run TP8; a name no recipe file has is no family."""
+    from ci_tools.claims.compare import judge_arms
+    from ci_tools.claims.values import FamilyArm
+
+    def row(name: str, decode_tp: int) -> Job:
+        return Job("k", AGENTIC, {"conc": [4], "image": "img:1",
+                                  "prefill": {"tp": 8, "ep": 1, "dp-attn": True, "num-worker": 1},
+                                  "decode": {"tp": decode_tp, "ep": decode_tp if decode_tp > 8 else 1,
+                                             "dp-attn": decode_tp > 8, "num-worker": 1,
+                                             "additional-settings": [f"CONFIG_FILE=recipes/1k1k/{name}.yaml"]}},
+                   Location("configs/nvidia-master.yaml", 12))
+
+    jobs = [row("1k1k_stp_lowlat_0", 16), row("1k1k_stp_lowlat_3", 8), row("1k1k_stp_hightpt_0", 32)]
+    tp8 = Arm(Parallel(tp=8, dp_attn=False), label="TP8")
+    j = judge_arms(Claim("arm", FamilyArm("TP8 low-latency", "low-latency"), Scope((tp8,)), HERE, "text"), jobs)
+    assert j is not None and j.outcome == "mixed" and len(j.jobs) == 2
+    assert j.false[0][1].text.startswith("the low-latency recipe 1k1k_stp_lowlat_0.yaml runs 1P1D")
+    none = judge_arms(Claim("arm", FamilyArm("TP8 long-context", "long-context"), Scope((tp8,)), HERE, "text"), jobs)
+    assert none is None

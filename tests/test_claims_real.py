@@ -88,6 +88,10 @@ CASES: dict[str, tuple[str, set[Finding]]] = {
         "nodes excluded (mia1-p01-g09,g14: the short name completed) that the submit script's list holds, and a "
         "dropped TP8 no job runs: silent (the chain reads the HiCache file job.slurm writes and mounts)",
         set()),
+    "caec3ef982b5": (
+        "what a recipe family runs (per-node TP8 low-latency), judged on the jobs whose recipe file names it "
+        "(three of the nine lowlat recipes run a DEP16 decode); the count of topologies holds",
+        {("claim-partly-contradicted", 13, "tp/ep/dp-attn", "TP8 low-latency")}),
     "ed5e88bf843a": (
         "a parser named by what it parses (qwen3_coder tool-call parsing) on a recipe that passes no "
         "--tool-call-parser, inside a list of serve settings said to be identical to the sibling's (the others hold)",

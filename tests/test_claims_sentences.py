@@ -13,8 +13,8 @@ from ci_tools.claims.sentences import plain_source, split_clauses
 from ci_tools.claims.subjects import Catalog, ClaimsSettings
 from ci_tools.claims.arms import Arm, Parallel
 from ci_tools.claims.scope import Scope
-from ci_tools.claims.values import (Absent, ArmName, Bool, Concurrency, Count, Fragment, Image, Member, Multiples, NoArm,
-                                    Number, PerConc, Present, Word)
+from ci_tools.claims.values import (Absent, ArmName, Bool, Concurrency, Count, FamilyArm, Fragment, Image, Member,
+                                    Multiples, NoArm, Number, PerConc, Present, Word)
 
 DATA = Path(__file__).parent / "data"
 TABLE = yaml.safe_load((DATA / "claims_sentences.yaml").read_text(encoding="utf-8"))
@@ -102,6 +102,8 @@ def normalise(claim: Claim) -> list[Any]:
             value += " (all)"
     elif isinstance(v, (ArmName, NoArm)):
         value = v.describe()
+    elif isinstance(v, FamilyArm):
+        value = f"{v.name} runs {v.text}"
     elif isinstance(v, (Present, Absent)):
         value = v.describe()
     elif isinstance(v, Fragment):

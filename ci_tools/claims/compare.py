@@ -16,6 +16,8 @@ an error.
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
@@ -28,7 +30,7 @@ from .actual import UNKNOWN, Actual, compare_text, key_addresses, recipe_actual
 from .claim import Claim
 from .reads import RecipeReads
 from .scope import Scope, job_concs
-from .values import Absent, Concurrency, Count, Fragment, Image, NoArm, fragment_matches, image_matches
+from .values import Absent, Concurrency, Count, FamilyArm, Fragment, Image, NoArm, fragment_matches, image_matches
 
 
 @dataclass(frozen=True)
@@ -210,6 +212,8 @@ def judge_arms(claim: Claim, jobs: Sequence[Job]) -> Judgement | None:
         return None
     if isinstance(claim.value, NoArm):
         return _judge_absent_arms(claim, jobs)
+    if isinstance(claim.value, FamilyArm):
+        return _judge_family(claim, claim.value, jobs)
     units: list[tuple[Job, Actual]] = []
     for label, scope in _arm_scopes(claim.scope):
         matching = scope.jobs(jobs)
@@ -222,6 +226,37 @@ def judge_arms(claim: Claim, jobs: Sequence[Job]) -> Judgement | None:
         units.append((nearby[0], Actual(False, f"no job is {_arm_words(label, scope) or 'of that arm'} (the jobs run {shown})",
                                         shown, nearby[0].row, label=label)))
     return Judgement(claim, tuple(j for j, _ in units), tuple(a for _, a in units), False)
+
+
+def _judge_family(claim: Claim, value: FamilyArm, jobs: Sequence[Job]) -> Judgement | None:
+    """Every job of the family (its recipe file names it) is of one of the claim's arms."""
+    members = [j for j in Scope(concs=claim.scope.concs, conc_min=claim.scope.conc_min).jobs(jobs)
+               if _in_family(j, value.family)]
+    if not members:
+        return None  # no recipe file names it: a word, not a family
+    units: list[tuple[Job, Actual]] = []
+    for j in members:
+        if claim.scope.jobs([j]):
+            units.append((j, Actual(True, "", "", j.row)))
+        else:
+            units.append((j, Actual(False, f"the {value.name} recipe {_recipe_file(j)} runs {_shape(j)}", _shape(j),
+                                    j.row)))
+    return Judgement(claim, tuple(j for j, _ in units), tuple(a for _, a in units), False)
+
+
+def _recipe_file(job: Job) -> str:
+    files = [item.partition("=")[2] for role in ("prefill", "decode")
+             for item in (job.fields.get(role) or {}).get("additional-settings") or []
+             if isinstance(item, str) and item.startswith("CONFIG_FILE=")]
+    return files[0].rsplit("/", 1)[-1] if files else ""
+
+
+def _in_family(job: Job, family: str) -> bool:
+    """The job's recipe file names the family: a word of its name begins the family's name or is begun by it
+    (``lowlat`` of ``1k1k_stp_lowlat_0.yaml`` for "low-latency"), five letters at least."""
+    name = _recipe_file(job).lower()
+    words = {re.sub(r"[^a-z]", "", w) for w in re.split(r"[_.\-/]", name)} - {"yaml", "yml"}
+    return any(len(w) >= 5 and (family.startswith(w) or w.startswith(family)) for w in words)
 
 
 def _judge_absent_arms(claim: Claim, jobs: Sequence[Job]) -> Judgement:

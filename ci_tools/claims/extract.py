@@ -356,6 +356,7 @@ class ClauseReader(SweepReaders):
                             r.used[k] = True
         if not (self.in_report or self.elsewhere or self.reports):
             self._read_counts()
+            self._read_families()
         self._read_kept_image()
         for i, t in enumerate(self.toks):
             if not r.live(i) or t.kind != "image":

@@ -11,7 +11,7 @@ from .arms import Arm
 from .compare import Judgement
 from .claim import Claim
 from .rules import CLAIM_CONTRADICTED, CLAIM_PARTLY_CONTRADICTED
-from .values import Bool, Concurrency, Member, NoArm, Number
+from .values import Bool, Concurrency, FamilyArm, Member, NoArm, Number
 
 
 def phrase(claim: Claim) -> str:
@@ -63,6 +63,8 @@ def statement(claim: Claim, unit: Actual | None = None) -> str:
         return f"the {label + ' ' if label else ''}sweep has {claim.value.describe()}"
     if isinstance(claim.value, NoArm):
         return f"no {label or claim.value.text} job runs"
+    if isinstance(claim.value, FamilyArm):
+        return f"the {claim.value.name} recipes run {claim.scope.label() or claim.value.text}"
     return f"a {label or claim.value.describe()} job runs"
 
 

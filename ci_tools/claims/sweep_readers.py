@@ -21,7 +21,7 @@ from .segments import PART_NOUNS, Segment, merge_where_compatible
 from .sentences import Clause, SourceText
 from .subjects import Catalog, Subject
 from .tokens import Reading, Tok
-from .values import NUMBER_WORDS, Absent, Count, Member, NoArm, item_shape
+from .values import NUMBER_WORDS, Absent, Count, FamilyArm, Member, NoArm, item_shape
 
 # Words before a number that make it no total of the sweep: a share, or how many are added or dropped.
 _NOT_A_TOTAL = frozenset({"of", "add", "adds", "added", "adding", "append", "appends", "drop", "drops", "dropping",
@@ -64,6 +64,10 @@ NOT_SWEPT = re.compile(r"(?:^|\bbut\s+|\b(?:is|are)\s+)(?:off\s+(?:this|the)\s+s
 _DROP_VERBS = frozenset({"drop", "drops", "dropping", "remove", "removes", "removing", "retire", "retires"})
 # What may stand between the arms a drop verb lists: "drop the TP8 and TP4/EP layouts".
 _LIST_JOINS = frozenset({"the", "and", ",", "or", "both", "its", "all"}) | PART_NOUNS
+
+
+# A recipe family's name: two words of letters, hyphenated ("low-latency", "mid-curve").
+_FAMILY_WORD = re.compile(r"[a-z]{3,}-[a-z]{3,}", re.IGNORECASE)
 
 
 class SweepReaders:
@@ -219,6 +223,27 @@ class SweepReaders:
         for g in (g for seg in self.segments for g in seg.groups if i < g.start and (g.end < end or g.start == after)):
             arms = list(g.arms) if arms is None else merge_where_compatible(arms, g.arms, keep=False)
         return Scope(tuple(arms or ())).merged_over(Scope(self.inherited.arms))
+
+    def _read_families(self) -> None:
+        """``per-node TP8 low-latency``: a parallelism right before a family name says what that family's
+        recipes run.  Whether the name is a family is the jobs' business (their recipe files must name it);
+        a name no recipe file has claims nothing."""
+        r, toks = self.r, self.toks
+        if self.skip or self.reports:
+            return
+        for seg in self.segments:
+            for g in seg.groups:
+                k = g.end
+                if k >= len(toks) or not r.live(k) or not _FAMILY_WORD.fullmatch(toks[k].text):
+                    continue
+                arms = tuple(a for a in g.arms if a.parallelism)
+                if not arms or (k + 1 < len(toks) and toks[k + 1].kind == "word" and toks[k + 1].low not in PART_NOUNS
+                                and toks[k + 1].low not in ("recipe", "recipes")):
+                    continue
+                text = self.source.text[toks[g.start].start:toks[k].end]
+                self.out.claims.append(Claim("arm", FamilyArm(text, toks[k].text), Scope(arms, seg.scope.concs,
+                                                                                      seg.scope.conc_min),
+                                             r.loc(g.start, k + 1), self.clause.text))
 
     def _read_memberships(self) -> None:
         """``add mia1-p01-g09 (broken pyxis) to submit.sh``, ``exclude nodes mia1-p01-g09,g14``: items a list

@@ -182,6 +182,23 @@ class Member:
 
 
 @dataclass(frozen=True)
+class FamilyArm:
+    """What a recipe family runs (``per-node TP8 low-latency``): every job whose recipe file names the family
+    (``..._lowlat_0.yaml``) is of the arm in the claim's scope."""
+
+    text: str
+    name: str  # as written ("low-latency")
+
+    @property
+    def family(self) -> str:
+        """The name in lower-case letters only ("lowlatency"), to match recipe file names by."""
+        return re.sub(r"[^a-z]", "", self.name.lower())
+
+    def describe(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True)
 class NoArm:
     """A part of the sweep the text says no job runs (``drop TP8 and TP4/EP4``, ``the LMCache/SimpleCPU
     backends are wired but off this sweep's ladder``); its arms are in the claim's scope."""
@@ -202,8 +219,8 @@ class ArmName:
         return self.text
 
 
-ClaimValue = Union[Number, Bool, Word, PerConc, Image, Concurrency, ArmName, NoArm, Present, Absent, Fragment,
-                   Multiples, Count, Member]
+ClaimValue = Union[Number, Bool, Word, PerConc, Image, Concurrency, ArmName, NoArm, FamilyArm, Present, Absent,
+                   Fragment, Multiples, Count, Member]
 
 
 def _num(text: str) -> float:
