@@ -88,6 +88,10 @@ CASES: dict[str, tuple[str, set[Finding]]] = {
         "nodes excluded (mia1-p01-g09,g14: the short name completed) that the submit script's list holds, and a "
         "dropped TP8 no job runs: silent (the chain reads the HiCache file job.slurm writes and mounts)",
         set()),
+    "b38bf415003c": (
+        "a setting the entry gates to a tail in another bullet ((isl>=8192 && conc>=64)) is no partial "
+        "contradiction where it is set exactly there; the 1k1k arm said to run conc 1-512 is not in the config",
+        {("claim-partly-contradicted", 17, "concurrency/tp/dp-attn/isl/osl", "conc 1-512")}),
     "caec3ef982b5": (
         "what a recipe family runs (per-node TP8 low-latency), judged on the jobs whose recipe file names it "
         "(three of the nine lowlat recipes run a DEP16 decode); the count of topologies holds",

@@ -27,6 +27,7 @@ from ..shell.model import RecipeEval
 from .compare import judge
 from .claim import Claim, Extraction, Unverified
 from .extract import extract
+from .gates import explained_by_a_gate, gates_in
 from .messages import finding, phrase
 from .reads import ReadsCache, RecipeReads
 from .rules import CLAIM_NOT_CHECKED, CLAIM_UNVERIFIED
@@ -244,6 +245,7 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
     jobs the specific one is about.
     """
     claims: list[Claim] = []
+    gates = gates_in(source.text for source in sources)
     for source in sources:
         found: Extraction = extract(source, catalog)
         report.mentioned |= found.mentioned
@@ -266,6 +268,9 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
         if judgement is None:
             continue
         outcome = judgement.outcome
+        if outcome == "mixed" and claim.kind == "recipe" and explained_by_a_gate(
+                {j.id for j, a in judgement.known if a.verdict}, judgement.jobs, gates):
+            continue  # set exactly where the entry says it is gated to ("(isl>=8192 && conc>=64)")
         if outcome == "unknown" and claim.kind == "recipe":
             report.unverified.append(Unverified(phrase(claim), claim.location, "no job in scope has a known value"))
         elif outcome in ("false", "mixed"):
