@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ..config import ProjectConfig
@@ -197,9 +197,8 @@ def check_entries(config: ProjectConfig, head_repo: RepoData, head_snapshot: Sna
     for job in all_jobs.values():
         ev = evals.get(job.id)
         if job.multinode and ev is not None and ev.server_command:  # whatever the evaluation got stuck on
-            chain = cache.reads.chain_lists(ev, head_snapshot)
-            reads[job.id] = replace(reads[job.id], lists=chain) if job.id in reads else RecipeReads({}, frozenset(),
-                                                                                                  lists=chain)
+            # (only single-node jobs have reads of their own, so this adds one)
+            reads[job.id] = RecipeReads({}, frozenset(), lists=cache.reads.chain_lists(ev, head_snapshot))
     lists = {name: s.items for r in reads.values() for name, s in r.lists.items() if s is not None}
     catalog = catalog_from([*evals.values(), *extra], settings, evals.values(), defaults, spelled, lists) \
         if with_recipes else None

@@ -17,12 +17,12 @@ an error.
 from __future__ import annotations
 
 import re
-
 from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
 from ..findings import Location
 from ..jobs.job import Job
+from ..jobs.resolution import job_settings
 from ..model.repository import RepoData
 from ..revision.yamlpos import PosMap
 from ..shell.model import RecipeEval
@@ -245,10 +245,8 @@ def _judge_family(claim: Claim, value: FamilyArm, jobs: Sequence[Job]) -> Judgem
 
 
 def _recipe_file(job: Job) -> str:
-    files = [item.partition("=")[2] for role in ("prefill", "decode")
-             for item in (job.fields.get(role) or {}).get("additional-settings") or []
-             if isinstance(item, str) and item.startswith("CONFIG_FILE=")]
-    return files[0].rsplit("/", 1)[-1] if files else ""
+    """The name of the recipe file a multinode job's CONFIG_FILE setting names ("" for none)."""
+    return job_settings(job).get("CONFIG_FILE", "").rsplit("/", 1)[-1]
 
 
 def _in_family(job: Job, family: str) -> bool:

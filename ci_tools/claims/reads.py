@@ -9,6 +9,7 @@ where the evaluation does not follow) is not known to keep its default.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import posixpath
 import re
@@ -71,12 +72,17 @@ def file_reads(path: str, data: bytes) -> RecipeReads:
         name, default = m.group(1), m.group(2)
         if name in defaults or not default:
             continue
-        line = next(n for n in range(len(starts), 0, -1) if starts[n - 1] <= m.start())
-        defaults[name] = DefaultRead(name, default, Location(path, line, m.start() - starts[line - 1] + 1))
+        defaults[name] = DefaultRead(name, default, _location(path, starts, m.start()))
     assigned = {m.group(1) for m in _ASSIGN.finditer(text)}
     assigned |= {g for m in _FOR.finditer(text) for g in m.groups() if g}
     flags = frozenset(f"--{m.group(1)}" for m in _FLAG.finditer(text))
     return RecipeReads(defaults, frozenset(assigned), flags, _lists(path, text, starts))
+
+
+def _location(path: str, starts: list[int], offset: int) -> Location:
+    """Line and column of ``offset``, given where each line of the text starts."""
+    line = bisect.bisect_right(starts, offset)
+    return Location(path, line, offset - starts[line - 1] + 1)
 
 
 def _lists(path: str, text: str, starts: list[int]) -> dict[str, ListSetting | None]:
@@ -87,11 +93,14 @@ def _lists(path: str, text: str, starts: list[int]) -> dict[str, ListSetting | N
             if m.group(1) in out:
                 out[m.group(1)] = None  # set again to something else
             continue
-        line = next(n for n in range(len(starts), 0, -1) if starts[n - 1] <= m.start(2))
-        found = ListSetting(m.group(1), items, Location(path, line, m.start(2) - starts[line - 1] + 1))
-        before = out.get(m.group(1), found)
-        out[m.group(1)] = found if before is not None and before.items == items else None
+        _add_list(out, m.group(1), ListSetting(m.group(1), items, _location(path, starts, m.start(2))))
     return out
+
+
+def _add_list(lists: dict[str, ListSetting | None], name: str, setting: ListSetting | None) -> None:
+    """A list setting written once more: the same items keep it, other items make it unknown (None)."""
+    before = lists.get(name, setting)
+    lists[name] = setting if before is not None and setting is not None and before.items == setting.items else None
 
 
 def merged(parts: Iterable[RecipeReads]) -> RecipeReads:
@@ -105,9 +114,7 @@ def merged(parts: Iterable[RecipeReads]) -> RecipeReads:
         assigned |= part.assigned
         flags |= part.flags
         for name, setting in part.lists.items():
-            before = lists.get(name, setting)
-            lists[name] = setting if before is not None and setting is not None and before.items == setting.items \
-                else None
+            _add_list(lists, name, setting)
     return RecipeReads(defaults, frozenset(assigned), frozenset(flags), lists)
 
 
@@ -125,7 +132,9 @@ class ReadsCache:
 
     def __init__(self) -> None:
         self._files: dict[tuple[str, bytes], RecipeReads] = {}
-        self._lists: dict[tuple[int, tuple[str, ...]], dict[str, ListSetting | None]] = {}
+        # chain_lists per directory set, for the one snapshot they were read from.
+        self._lists_of: Snapshot | None = None
+        self._lists: dict[tuple[str, ...], dict[str, ListSetting | None]] = {}
 
     def of(self, ev: RecipeEval, library: str, snapshot: Snapshot) -> RecipeReads:
         return self._merged(recipe_files(ev, library), snapshot)
@@ -141,13 +150,12 @@ class ReadsCache:
         submit script sets its node lists there, and the evaluation need not read it).  Read once per
         directory set and revision: the jobs of a chain share them."""
         dirs = tuple(sorted({posixpath.dirname(w.path) for w in ev.server_command} - {posixpath.dirname(ev.recipe)}))
-        key = (id(snapshot), dirs)
-        found = self._lists.get(key)
+        if self._lists_of is not snapshot:  # a history replay moves on from revision to revision
+            self._lists_of, self._lists = snapshot, {}
+        found = self._lists.get(dirs)
         if found is None:
-            if len(self._lists) > 64:
-                self._lists.clear()  # a history replay moves on from revision to revision
             paths = sorted({p for d in dirs for p in snapshot.glob(f"{d}/*.sh" if d else "*.sh")})
-            found = self._lists[key] = self._merged(paths, snapshot).lists
+            found = self._lists[dirs] = self._merged(paths, snapshot).lists
         return found
 
     def _merged(self, paths: list[str], snapshot: Snapshot) -> RecipeReads:
