@@ -121,7 +121,9 @@ class ClauseReader(SweepReaders):
         self.out = out
         toks = tokenize(clause)
         self.toks: list[Tok] = toks
-        designated = {k for a in atoms(toks, [True] * len(toks)) for k in range(a.start, a.end)}
+        # The arms every word of the clause names, masked or not (what a dropped arm is, too).
+        self.all_atoms = atoms(toks, [True] * len(toks))
+        designated = {k for a in self.all_atoms for k in range(a.start, a.end)}
         value_like = [k in designated or _value_word(t) for k, t in enumerate(toks)]
         masked = mask_history(toks, clause, value_like, open_from, [k in designated for k in range(len(toks))])
         self.leaves_from_open = leaves_from_open(toks)

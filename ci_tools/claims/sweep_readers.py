@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from .arms import Arm, Group, atoms, groups
+from .arms import Arm, Atom, Group, groups
 from .claim import Claim, Extraction
 from .concs import conc_specs
 from .scope import Scope
@@ -79,6 +79,7 @@ class SweepReaders:
     inherited: Scope
     out: Extraction
     toks: list[Tok]
+    all_atoms: list[Atom]
     r: Reading
     segments: list[Segment]
     skip: bool
@@ -95,18 +96,17 @@ class SweepReaders:
         of the clause (dropping is what masks it for other claims), and not where concurrencies are named:
         dropping points of an arm (``drop conc 1 from the GPU-resident arm``) is no claim that it is gone."""
         toks = self.toks
+        if not self.unswept and not any(t.low in _DROP_VERBS for t in toks):
+            return
         if self.reports or any(re.fullmatch(r"\d+(?:/\d+)*", t.text) for t in toks) or conc_specs(self.clause) \
                 or (self.skip and not self.rejects):
             return
-        found = groups(toks, atoms(toks, [True] * len(toks)))
+        found = groups(toks, self.all_atoms)
         chosen: list[Group] = []
         if self.unswept:
             chosen = [g for g in found if g.end <= self._unswept_at()]
         else:
-            verb = next((k for k, t in enumerate(toks) if t.low in _DROP_VERBS), None)
-            if verb is None:
-                return
-            k = verb + 1
+            k = next(k for k, t in enumerate(toks) if t.low in _DROP_VERBS) + 1  # there is one (checked above)
             for g in found:
                 if g.start < k:
                     continue
