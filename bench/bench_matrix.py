@@ -1,6 +1,6 @@
 """Benchmark: `ci-tools matrix` against InferenceX's own generator, on the real tree.
 
-Both expand the full sweep of ../shared/corpus/inferencex-843c625-full (208
+Both expand the full sweep of tests/data/inferencex-843c625 (208
 configs, 1,820 jobs): ci-tools as `ci-tools matrix --repo <tree>` (stdout,
 and --output-dir), InferenceX as `python3
 utils/matrix_logic/generate_sweep_configs.py full-sweep` run from the tree

@@ -1,6 +1,6 @@
 """Benchmark: where `ci-tools recipe show '*'` spends its time on the real tree, beside the previous implementation.
 
-Runs on the shared copy of InferenceX at 843c6254f (1,820 jobs, 648 of them
+Runs on the committed copy of InferenceX (tests/data/inferencex-843c625) at 843c6254f (1,820 jobs, 648 of them
 multinode: srt-slurm YAML recipes and the AMD disaggregated script chain),
 each process pinned to one core (``taskset -c 0``), the previous
 implementation (``--baseline REV``, default the merge base with ``main``,

@@ -39,7 +39,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchlib import (ROOT, Table, bench_arguments, ci_tools_at, driver_reports, load_average, measure, measure_call,  # noqa: E402
                       median_of, merge_base_with_main, tool_env)
-from benchlib import FULL_CORPUS as SHARED_TREE  # noqa: E402
+from benchlib import FULL_CORPUS as REAL_TREE  # noqa: E402
 
 sys.path.insert(0, str(ROOT))
 
@@ -362,7 +362,7 @@ def synthetic(configs: int, runs: int) -> None:
 
 def main() -> int:
     ap = bench_arguments(__doc__, runs=5)
-    ap.add_argument("--real", type=Path, default=SHARED_TREE, help="the real tree (default: the shared snapshot)")
+    ap.add_argument("--real", type=Path, default=REAL_TREE, help="the real tree (default: tests/data/inferencex-843c625)")
     ap.add_argument("--baseline-rev", "--baseline", dest="baseline", default=None,
                     help="revision of the previous implementation (default: merge base with main; on main the commit before)")
     ap.add_argument("--synthetic", action="store_true", help="also run the generated-tree benchmark")

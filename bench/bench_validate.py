@@ -1,7 +1,7 @@
 """Benchmark of ``ci-tools validate``: whole process, median wall time, CPU time and peak RSS.
 
-Measured on the real InferenceX tree at 843c6254f (../shared/corpus/
-inferencex-843c625-full: 376 KB of master configs, runners.yaml, a 396 KB
+Measured on the real InferenceX tree at 843c6254f (tests/data/
+inferencex-843c625: 376 KB of master configs, runners.yaml, a 396 KB
 changelog of 772 entries, every recipe and launcher), side by side in the same
 run with:
 

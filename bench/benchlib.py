@@ -32,10 +32,10 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared"
-FULL_CORPUS = SHARED / "corpus" / "inferencex-843c625-full"
-# The configs and changelog of the same commit, without recipes (the smaller, older corpus).
-CORPUS = SHARED / "corpus" / "inferencex-843c625"
+# The real InferenceX tree at 843c6254f, committed with the tests (tests/data/inferencex-843c625/NOTICE).
+FULL_CORPUS = ROOT / "tests" / "data" / "inferencex-843c625"
+# Benchmarks that need only the configs and the changelog read them from the same tree.
+CORPUS = FULL_CORPUS
 # The ci-tools executable beside this Python (the build under measurement) and the same as a module.
 CI_TOOLS = str(Path(sys.executable).with_name("ci-tools"))
 THIS_BUILD = (sys.executable, "-m", "ci_tools")

@@ -6,7 +6,7 @@ libraries) and with the ci-tools beside this Python, and compares exit code,
 standard output, standard error and the report file of each:
 
 - ``validate`` (json and sarif) and ``validate --rev`` of the real InferenceX
-  tree (../shared/corpus/inferencex-843c625-full, committed into a throwaway
+  tree (tests/data/inferencex-843c625, committed into a throwaway
   repository);
 - ``matrix`` (all jobs, a key glob with filters, ``--env``, ``--explain``);
 - ``check --base BASE`` on one-PR changes of that tree in the work tree: a

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import atexit
 import shutil
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,24 +15,33 @@ if TYPE_CHECKING:
     from ci_tools.model.repository import RepoData
 
 ROOT = Path(__file__).resolve().parent.parent
-# The real InferenceX tree at 843c6254f with its oracles (expected/); the
-# reference every rule and model is measured against.
-FULL_CORPUS = ROOT.parent / "shared" / "corpus" / "inferencex-843c625-full"
-# Superseded three-file snapshot (AMD master, runners, changelog); tests move
-# from it to FULL_CORPUS.
-CORPUS = ROOT.parent / "shared" / "corpus" / "inferencex-843c625"
+# The real InferenceX tree at 843c6254f with its oracles (expected/), committed
+# under tests/data with InferenceX's LICENSE and a NOTICE naming the commit:
+# the reference every rule and model is measured against.
+FULL_CORPUS = ROOT / "tests" / "data" / "inferencex-843c625"
+# The three files older tests were written against (AMD master, runners,
+# changelog), taken from the full tree into a directory of their own.
+_THREE_FILES = ("configs/amd-master.yaml", "configs/runners.yaml", "perf-changelog.yaml")
+_three_file_dir: Path | None = None
 
 
 def corpus_dir() -> Path:
-    if not CORPUS.is_dir():
-        pytest.skip(f"real-data corpus not found at {CORPUS}")
-    return CORPUS
+    """A read-only directory holding only the AMD master file, runners.yaml and the changelog of the real tree."""
+    global _three_file_dir
+    if _three_file_dir is None:
+        dest = Path(tempfile.mkdtemp(prefix="ix-three-files-"))
+        for rel in _THREE_FILES:
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(full_corpus_dir() / rel, dest / rel)
+        atexit.register(shutil.rmtree, dest, True)
+        _three_file_dir = dest
+    return _three_file_dir
 
 
 def full_corpus_dir() -> Path:
-    """The full real InferenceX tree; the test is skipped, with the path, when shared/ is absent."""
+    """The full real InferenceX tree (committed with the tests; never skipped)."""
     if not FULL_CORPUS.is_dir():
-        pytest.skip(f"real InferenceX tree not found at {FULL_CORPUS}")
+        raise FileNotFoundError(f"the real InferenceX tree is missing from the checkout: {FULL_CORPUS}")
     return FULL_CORPUS
 
 
