@@ -61,8 +61,8 @@ import yaml
 from ci_tools.changelog.added import added_blocks, parse_block
 from ci_tools.changelog.layout import Block, Layout
 from ci_tools.changelog.lint import ChangelogChange, HeadConfigs, lint_changelog
-from ci_tools.claims.check import EvalCache, check_entries, entry_inputs, entry_jobs
-from ci_tools.claims.undocumented import undocumented_changes
+from ci_tools.claims.verdict.check import EvalCache, check_entries, entry_inputs, entry_jobs
+from ci_tools.claims.verdict.undocumented import undocumented_changes
 from ci_tools.config import ProjectConfig, load_config
 from ci_tools.errors import UsageError
 from ci_tools.findings import Finding

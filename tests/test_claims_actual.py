@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ci_tools.claims.arms import Arm, Parallel
-from ci_tools.claims.compare import judge
-from ci_tools.claims.extract import Claim
-from ci_tools.claims.reads import file_reads, merged
-from ci_tools.claims.scope import Scope
-from ci_tools.claims.subjects import Subject
-from ci_tools.claims.values import Bool, Count, Member, Multiples, NoArm, Number, Word, parse_number
+from ci_tools.claims.text.arms import Arm, Parallel
+from ci_tools.claims.verdict.compare import judge
+from ci_tools.claims.text.extract import Claim
+from ci_tools.claims.verdict.reads import file_reads, merged
+from ci_tools.claims.text.scope import Scope
+from ci_tools.claims.text.subjects import Subject
+from ci_tools.claims.text.values import Bool, Count, Member, Multiples, NoArm, Number, Word, parse_number
 from ci_tools.config import ProjectConfig
 from ci_tools.findings import Location
 from ci_tools.jobs.job import AGENTIC, Job
@@ -208,7 +208,7 @@ def test_a_flag_named_by_a_table_key_that_no_job_passes_contradicts_its_value(tm
 
 
 def test_the_flags_of_the_server_scripts_not_of_the_library_can_be_named(tmp_path: Path) -> None:
-    from ci_tools.claims.reads import ReadsCache
+    from ci_tools.claims.verdict.reads import ReadsCache
 
     (tmp_path / "benchmarks").mkdir()
     (tmp_path / RECIPE).write_text('if [ -n "$D" ]; then ARGS="$ARGS --scheduler-delay-factor $D"; fi\n'
@@ -238,7 +238,7 @@ def test_a_count_is_of_search_space_rows_or_of_concurrency_points(tmp_path: Path
 
 
 def test_an_arm_said_not_to_run_is_contradicted_by_the_jobs_that_run_it(tmp_path: Path) -> None:
-    from ci_tools.claims.compare import judge_arms
+    from ci_tools.claims.verdict.compare import judge_arms
 
     jobs = [job(4, tp=8), job(8, tp=4)]
     tp8, tp2 = Arm(Parallel(tp=8), label="TP8"), Arm(Parallel(tp=2), label="TP2")
@@ -273,8 +273,8 @@ def test_list_settings_of_a_script_and_the_items_a_claim_says_they_hold(tmp_path
 
 def test_a_recipe_family_is_the_jobs_whose_recipe_file_names_it(tmp_path: Path) -> None:
     """``per-node TP8 low-latency``: the ``lowlat`` recipes must run TP8; a name no recipe file has is no family."""
-    from ci_tools.claims.compare import judge_arms
-    from ci_tools.claims.values import FamilyArm
+    from ci_tools.claims.verdict.compare import judge_arms
+    from ci_tools.claims.text.values import FamilyArm
 
     def row(name: str, decode_tp: int) -> Job:
         return Job("k", AGENTIC, {"conc": [4], "image": "img:1",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ci_tools.claims.check import EntryInput, EvalCache, check_entries, entry_inputs
+from ci_tools.claims.verdict.check import EntryInput, EvalCache, check_entries, entry_inputs
 from ci_tools.config import ProjectConfig, load_config
 from ci_tools.model.repository import RepoData, load_repo
 from ci_tools.revision.snapshot import WorkTreeSnapshot

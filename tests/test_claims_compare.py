@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ci_tools.claims.compare import judge
-from ci_tools.claims.extract import Claim
-from ci_tools.claims.scope import Scope
-from ci_tools.claims.subjects import Subject
-from ci_tools.claims.arms import Arm, Parallel
-from ci_tools.claims.values import ArmName, Bool, Concurrency, Number, PerConc, parse_number
+from ci_tools.claims.verdict.compare import judge
+from ci_tools.claims.text.extract import Claim
+from ci_tools.claims.text.scope import Scope
+from ci_tools.claims.text.subjects import Subject
+from ci_tools.claims.text.arms import Arm, Parallel
+from ci_tools.claims.text.values import ArmName, Bool, Concurrency, Number, PerConc, parse_number
 from ci_tools.config import ProjectConfig
 from ci_tools.findings import Location
 from ci_tools.jobs.job import AGENTIC, Job

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from ci_tools.claims.check import check_entries, entry_inputs
+from ci_tools.claims.verdict.check import check_entries, entry_inputs
 from ci_tools.config import load_config
 from ci_tools.model.keys import match_key_glob
 from ci_tools.model.repository import RepoData, load_repo

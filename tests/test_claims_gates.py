@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ci_tools.claims.gates import explained_by_a_gate, gates_in
+from ci_tools.claims.verdict.gates import explained_by_a_gate, gates_in
 from ci_tools.findings import Location
 from ci_tools.jobs.job import FIXED, Job
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from ci_tools.claims.history import added_in
+from ci_tools.claims.verdict.history import added_in
 from ci_tools.findings import Finding
 from fixture_trees import copy_tree
 from test_claims_seed import DATA, git, run_claims
@@ -91,7 +91,7 @@ def test_added_entries_are_parsed_alone_with_head_positions() -> None:
 
 def test_history_in_worker_processes_gives_the_same_findings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Chunks of commits replayed in forked workers (whose caches die with them) change nothing found."""
-    from ci_tools.claims import history
+    from ci_tools.claims.verdict import history
     from ci_tools.config import load_config
 
     repo, _ = history_repo(tmp_path)
@@ -108,7 +108,7 @@ def test_history_in_worker_processes_gives_the_same_findings(tmp_path: Path, mon
 
 
 def test_an_error_in_a_history_worker_reaches_the_caller() -> None:
-    from ci_tools.claims.history import _in_worker
+    from ci_tools.claims.verdict.history import _in_worker
     from ci_tools.errors import UsageError
 
     def fails() -> list[Finding]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ci_tools.claims.check import ClaimsReport, _check_texts
-from ci_tools.claims.sentences import plain_source
-from ci_tools.claims.subjects import Catalog, ClaimsSettings
+from ci_tools.claims.verdict.check import ClaimsReport, _check_texts
+from ci_tools.claims.text.sentences import plain_source
+from ci_tools.claims.text.subjects import Catalog, ClaimsSettings
 from ci_tools.config import ProjectConfig
 from ci_tools.findings import Location
 from ci_tools.jobs.job import AGENTIC, Job

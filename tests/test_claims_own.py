@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ci_tools.claims.check import check_entries, entry_inputs
+from ci_tools.claims.verdict.check import check_entries, entry_inputs
 from ci_tools.config import load_config
 from ci_tools.model.repository import load_repo
 from ci_tools.revision.snapshot import WorkTreeSnapshot

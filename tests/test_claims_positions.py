@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ci_tools.claims.sentences import plain_source, scalar_source, split_clauses, split_sentences
+from ci_tools.claims.text.sentences import plain_source, scalar_source, split_clauses, split_sentences
 from ci_tools.revision.yamlpos import load_yaml
 
 CHANGELOG = '''- config-keys:

@@ -8,12 +8,12 @@ from typing import Any
 import pytest
 import yaml
 
-from ci_tools.claims.extract import Claim, extract
-from ci_tools.claims.sentences import plain_source, split_clauses
-from ci_tools.claims.subjects import Catalog, ClaimsSettings
-from ci_tools.claims.arms import Arm, Parallel
-from ci_tools.claims.scope import Scope
-from ci_tools.claims.values import (Absent, ArmName, Bool, Concurrency, Count, FamilyArm, Fragment, Image, Member,
+from ci_tools.claims.text.extract import Claim, extract
+from ci_tools.claims.text.sentences import plain_source, split_clauses
+from ci_tools.claims.text.subjects import Catalog, ClaimsSettings
+from ci_tools.claims.text.arms import Arm, Parallel
+from ci_tools.claims.text.scope import Scope
+from ci_tools.claims.text.values import (Absent, ArmName, Bool, Concurrency, Count, FamilyArm, Fragment, Image, Member,
                                     Multiples, NoArm, Number, PerConc, Present, Word)
 
 DATA = Path(__file__).parent / "data"
@@ -168,7 +168,7 @@ def test_a_term_naming_a_flag_and_the_env_var_feeding_it_is_the_flag() -> None:
 
 
 def test_configured_vocabulary_and_abbreviations() -> None:
-    from ci_tools.claims.subjects import parse_settings
+    from ci_tools.claims.text.subjects import parse_settings
 
     settings = parse_settings({
         "vocabulary": {"balancer": {"subject": "--dp-load-balance"}, "TBO": "--two-batch"},
@@ -194,7 +194,7 @@ def test_configured_vocabulary_and_abbreviations() -> None:
     ({"vocab": {}}, "unknown key `claims.vocab`"),
 ])
 def test_bad_claims_section_is_a_usage_error(section: dict[str, Any], message: str) -> None:
-    from ci_tools.claims.subjects import parse_settings
+    from ci_tools.claims.text.subjects import parse_settings
     from ci_tools.errors import UsageError
 
     with pytest.raises(UsageError, match=message.replace("(", r"\(").replace(")", r"\)")):

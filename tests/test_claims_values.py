@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ci_tools.claims.values import (
+from ci_tools.claims.text.values import (
     Image, Number, Word, dtype_matches, image_matches, number_matches, parse_bool, parse_dtype, parse_image,
     parse_number, parse_relative,
 )

@@ -99,10 +99,20 @@ def test_no_import_circles() -> None:
     assert cycles == [], "\n".join(" -> ".join(c) for c in cycles)
 
 
+def test_claims_text_never_imports_the_verdict_side() -> None:
+    """What the text claims is read without knowing what the jobs run: ``claims.text`` imports no ``claims.verdict``."""
+    graph = _imports()
+    text = [m for m in graph if m.startswith("ci_tools.claims.text")]
+    assert len(text) > 10
+    crossing = sorted(f"{m} -> {t}" for m in text for t in graph[m] if t.startswith("ci_tools.claims.verdict"))
+    assert crossing == []
+
+
 @pytest.mark.parametrize(("importer", "module"), [
     ("ci_tools.changelog.lint", "ci_tools.findings"),  # from ..findings import ...
     ("ci_tools.model.repository", "ci_tools.revision.yamlpos"),  # from ..revision.yamlpos import ...
     ("ci_tools.evaluation", "ci_tools.evaluation.evaluate"),  # from . import evaluate (in a function)
+    ("ci_tools.claims.verdict.check", "ci_tools.claims.text.extract"),  # from ..text.extract import ...
 ])
 def test_the_graph_holds_the_real_imports(importer: str, module: str) -> None:
     assert module in _imports()[importer]

@@ -18,12 +18,12 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from ci_tools.claims.arms import Arm
-from ci_tools.claims.compare import judge
-from ci_tools.claims.extract import Claim
-from ci_tools.claims.scope import Scope
-from ci_tools.claims.subjects import Subject
-from ci_tools.claims.values import Word, parse_number
+from ci_tools.claims.text.arms import Arm
+from ci_tools.claims.verdict.compare import judge
+from ci_tools.claims.text.extract import Claim
+from ci_tools.claims.text.scope import Scope
+from ci_tools.claims.text.subjects import Subject
+from ci_tools.claims.text.values import Word, parse_number
 from ci_tools.cli.main import cli
 from ci_tools.config import load_config
 from ci_tools.evaluation.evaluate import evaluate_job

@@ -24,7 +24,7 @@ from ..findings import Finding, Location
 if TYPE_CHECKING:
     from ..changelog.coverage import AffectedKey, ChangeInputs, Cover
     from ..changelog.lint import ChangelogChange, HeadConfigs
-    from ..claims.check import EvalCache
+    from ..claims.verdict.check import EvalCache
     from ..model.repository import RepoData
     from ..revision.snapshot import GitSnapshot, Snapshot
 
@@ -247,7 +247,7 @@ class CheckContext:
     @cached_property
     def eval_cache(self) -> EvalCache:
         """Recipe evaluations of the head's jobs, shared by the stages that evaluate recipes (recipes, claims)."""
-        from ..claims.check import EvalCache
+        from ..claims.verdict.check import EvalCache
 
         return EvalCache(self.config)
 

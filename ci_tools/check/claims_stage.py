@@ -1,6 +1,6 @@
 """The ``claims`` stage of ``ci-tools check``, and ``ci-tools claims`` over a comparison.
 
-The claims checker itself (:mod:`ci_tools.claims.check`) takes entries, jobs and
+The claims checker itself (:mod:`ci_tools.claims.verdict.check`) takes entries, jobs and
 evaluations; this module feeds it what a comparison of two revisions gives:
 the entries the change adds, the head's and the base's configs, the PR
 description, and the evaluation cache the check's other stages share.
@@ -8,8 +8,8 @@ description, and the evaluation cache the check's other stages share.
 
 from __future__ import annotations
 
-from ..claims.check import check_entries, entry_inputs
-from ..claims.sentences import SourceText, plain_source
+from ..claims.verdict.check import check_entries, entry_inputs
+from ..claims.text.sentences import SourceText, plain_source
 from ..findings import Finding
 from . import CheckContext
 
@@ -33,7 +33,7 @@ def run_claims(ctx: CheckContext, *, pr_body: SourceText | None = None, verbose:
     if not entries:
         return []
     problems = list(ctx.head_configs_repo.problems) if load_problems else []
-    from ..claims.undocumented import undocumented_changes
+    from ..claims.verdict.undocumented import undocumented_changes
 
     cache = ctx.eval_cache
     report = check_entries(ctx.config, ctx.head_configs_repo, ctx.head_snapshot, entries, pr_body=pr_body, cache=cache,

@@ -31,7 +31,7 @@ def claims_command(repo_dir: str, config_file: str | None, fmt: str | None, sele
     if history:
         if base_rev or pr_body_file:
             raise UsageError("--history replays the whole changelog history; it takes --since, not --base or --pr-body")
-        from ..claims.history import replay_history
+        from ..claims.verdict.history import replay_history
 
         findings = replay_history(config, since=since, head=head_rev or "HEAD", verbose=verbose)
         raise SystemExit(finish(findings, fmt, select, ignore, output))

@@ -256,7 +256,7 @@ def load_config(root: str | Path, config_file: str | Path | None = None) -> Proj
 # keys).  Named as "module:function" and imported only when the file has that
 # section: the configuration is read by every stage, so it imports none.
 SECTION_READERS: dict[str, str] = {
-    "claims": "ci_tools.claims.subjects:load_claims_settings",
+    "claims": "ci_tools.claims.text.subjects:load_claims_settings",
     "dispatch": "ci_tools.github.auth:load_policy",
     "sweep": "ci_tools.sweep.settings:load_sweep_settings",
     "job-env": "ci_tools.jobs.env.settings:load_job_env_settings",

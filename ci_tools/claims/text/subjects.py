@@ -20,8 +20,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
-from ..config import ProjectConfig
-from ..errors import UsageError
+from ...config import ProjectConfig
+from ...errors import UsageError
 
 ABBREVIATIONS: dict[str, tuple[str, ...]] = {
     "req": ("request",), "reqs": ("request",), "equiv": ("equivalence",), "lb": ("load", "balance"),

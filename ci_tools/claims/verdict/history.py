@@ -17,11 +17,11 @@ import pickle
 import subprocess
 from typing import Callable
 
-from ..config import ProjectConfig, layout_at
-from ..errors import UsageError
-from ..findings import Finding
-from ..model.partial import PartialLoader
-from ..revision.snapshot import GitSnapshot
+from ...config import ProjectConfig, layout_at
+from ...errors import UsageError
+from ...findings import Finding
+from ...model.partial import PartialLoader
+from ...revision.snapshot import GitSnapshot
 from .check import EntryInput, EvalCache, check_entries, entry_inputs
 
 
@@ -46,8 +46,8 @@ def changelog_commits(config: ProjectConfig, since: str | None, head: str) -> li
 
 def added_in(path: str, base: bytes | None, head: bytes) -> list[EntryInput]:
     """Entries ``head`` adds over ``base``, by content wherever they stand (see :mod:`..changelog.added`)."""
-    from ..changelog.added import added_entries
-    from ..changelog.layout import Layout
+    from ...changelog.added import added_entries
+    from ...changelog.layout import Layout
 
     entries = added_entries(path, Layout(base) if base is not None else None, Layout(head))
     if not entries:
@@ -130,7 +130,7 @@ def _replay(config: ProjectConfig, commits: list[tuple[str, str | None]], verbos
 
 def _refuse_shallow_history(config: ProjectConfig, commits: list[tuple[str, str | None]]) -> None:
     """A walk that reaches the boundary of a shallow clone would take a whole changelog for new entries."""
-    from ..revision.snapshot import shallow_commits
+    from ...revision.snapshot import shallow_commits
 
     boundary = shallow_commits(config.root)
     cut = next((sha for sha, _ in commits if sha in boundary), None)

@@ -17,15 +17,15 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, Sequence
 
-from ..config import ProjectConfig
-from ..findings import Finding, Location, make_finding
-from ..jobs.job import Job
-from ..model.repository import RepoData
-from ..revision.snapshot import Snapshot
-from ..shell.model import RecipeEval
+from ...config import ProjectConfig
+from ...findings import Finding, Location, make_finding
+from ...jobs.job import Job
+from ...model.repository import RepoData
+from ...revision.snapshot import Snapshot
+from ...shell.model import RecipeEval
+from ..text.subjects import CONTRACT_NAMES, identifier_words, stem
 from .check import ClaimsReport, EntryInput, EvalCache, entry_jobs
 from .rules import CLAIM_UNDOCUMENTED_CHANGE
-from .subjects import CONTRACT_NAMES, identifier_words, stem
 
 CONFIG_FIELDS = ("image", "tp", "ep", "dp-attn", "spec-decoding", "kv-offloading")
 _GENERIC = {"max", "min", "num", "size", "mode", "type", "enable", "token", "config", "path", "use", "value",

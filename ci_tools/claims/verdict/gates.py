@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from ..jobs.job import Job
+from ...jobs.job import Job
 
 _TERM = r"(?:isl|osl|conc)\s*(?:>=|<=|==|>|<)\s*\d+"
 _GATE = re.compile(r"\(\s*(" + _TERM + r"(?:\s*&&\s*" + _TERM + r")*)\s*\)", re.IGNORECASE)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..findings import Location
+from ...findings import Location
 from .sentences import Clause, SourceText
 from .values import IMAGE_RE
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from ..jobs.job import Job
+from ...jobs.job import Job
 from .arms import Arm, finish, share_unnamed
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from ..findings import Location
+from ...findings import Location
 from .arms import (
     Group,
     atoms,
@@ -424,7 +424,7 @@ class ClauseReader(SweepReaders):
                 continue  # "Pass --use-chat-template to the benchmark": a flag of another program
             if len(m.subjects) != 1:
                 self.out.unverified.append(Unverified(m.phrase, r.loc(m.start, m.end), "the phrase fits several subjects",
-                                                      tuple(s.name for s in m.subjects)))
+                                                      tuple(sorted(s.name for s in m.subjects))))
                 continue
             value = shared.get((m.start, m.end)) or read_value(r, self.catalog, m, mentions)
             if value is None and m.via == "identifier" and _spelled_flag(self.toks[m.start]) and self._stands_alone(m.end):

@@ -15,7 +15,7 @@ import functools
 import re
 from dataclasses import dataclass
 
-from ..findings import Location
+from ...findings import Location
 
 
 @dataclass(frozen=True)

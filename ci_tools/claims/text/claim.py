@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..findings import Location
+from ...findings import Location
 from .scope import Scope
 from .subjects import Subject
 from .values import ClaimValue

@@ -20,17 +20,17 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
-from ..findings import Location
-from ..jobs.job import Job
-from ..jobs.resolution import job_settings
-from ..model.repository import RepoData
-from ..revision.yamlpos import PosMap
-from ..shell.model import RecipeEval
+from ...findings import Location
+from ...jobs.job import Job
+from ...jobs.resolution import job_settings
+from ...model.repository import RepoData
+from ...revision.yamlpos import PosMap
+from ...shell.model import RecipeEval
+from ..text.claim import Claim
+from ..text.scope import Scope, job_concs
+from ..text.values import Absent, Concurrency, Count, FamilyArm, Fragment, Image, NoArm, fragment_matches, image_matches
 from .actual import UNKNOWN, Actual, compare_text, key_addresses, recipe_actual
-from .claim import Claim
 from .reads import RecipeReads
-from .scope import Scope, job_concs
-from .values import Absent, Concurrency, Count, FamilyArm, Fragment, Image, NoArm, fragment_matches, image_matches
 
 
 @dataclass(frozen=True)

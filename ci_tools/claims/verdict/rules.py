@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..findings import Severity, register
+from ...findings import Severity, register
 
 FAMILY = "claims"
 

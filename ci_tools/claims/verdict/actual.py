@@ -15,13 +15,12 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
-from ..findings import Location
-from ..jobs.job import Job
-from ..shell.model import RecipeEval, ServerFlag, Value, split_address
-from ..shell.server import UNKNOWN_FLAG
-from .claim import Claim
-from .reads import RecipeReads
-from .values import (
+from ...findings import Location
+from ...jobs.job import Job
+from ...shell.model import RecipeEval, ServerFlag, Value, split_address
+from ...shell.server import UNKNOWN_FLAG
+from ..text.claim import Claim
+from ..text.values import (
     Absent,
     Bool,
     Fragment,
@@ -38,6 +37,7 @@ from .values import (
     parse_bool,
     word_matches,
 )
+from .reads import RecipeReads
 
 # Values a program takes when a flag is not passed at all: "--kv-cache-dtype auto" with no flag is no contradiction.
 _DEFAULT_WORDS = frozenset({"auto", "default", "none", "off", "false", "0"})

@@ -16,9 +16,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from ..findings import Location
-from ..revision.snapshot import Snapshot
-from ..shell.model import RecipeEval
+from ...findings import Location
+from ...revision.snapshot import Snapshot
+from ...shell.model import RecipeEval
 
 _DEFAULT = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):?-([^}$`\"'\s]*)\}")
 _ASSIGN = re.compile(r"(?:^|[\s;&|(])(?:export\s+|local\s+|readonly\s+|declare\s+(?:-\w+\s+)*)?"

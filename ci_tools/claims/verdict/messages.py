@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from ..findings import Finding, Location, make_finding
-from ..jobs.job import Job
+from ...findings import Finding, Location, make_finding
+from ...jobs.job import Job
+from ..text.arms import Arm
+from ..text.claim import Claim
+from ..text.values import Bool, Concurrency, FamilyArm, Member, NoArm, Number
 from .actual import Actual
-from .arms import Arm
 from .compare import Judgement
-from .claim import Claim
 from .rules import CLAIM_CONTRADICTED, CLAIM_PARTLY_CONTRADICTED
-from .values import Bool, Concurrency, FamilyArm, Member, NoArm, Number
 
 
 def phrase(claim: Claim) -> str:

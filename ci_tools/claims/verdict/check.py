@@ -15,25 +15,25 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from ..config import ProjectConfig
-from ..findings import Finding, Location, make_finding
-from ..jobs.job import Job
-from ..jobs.matrix import expand
-from ..model.keys import keys_matching
-from ..model.repository import RepoData
-from ..revision.snapshot import Snapshot
-from ..revision.yamlpos import PosMap, PosSeq
-from ..shell.model import RecipeEval
+from ...config import ProjectConfig
+from ...findings import Finding, Location, make_finding
+from ...jobs.job import Job
+from ...jobs.matrix import expand
+from ...model.keys import keys_matching
+from ...model.repository import RepoData
+from ...revision.snapshot import Snapshot
+from ...revision.yamlpos import PosMap, PosSeq
+from ...shell.model import RecipeEval
+from ..text.claim import Claim, Extraction, Unverified
+from ..text.extract import extract
+from ..text.sentences import SourceText, scalar_source
+from ..text.subjects import Catalog, catalog_from, load_claims_settings
+from ..text.values import Concurrency
 from .compare import judge
-from .claim import Claim, Extraction, Unverified
-from .extract import extract
 from .gates import explained_by_a_gate, gates_in
 from .messages import finding, phrase
 from .reads import ReadsCache, RecipeReads
 from .rules import CLAIM_NOT_CHECKED, CLAIM_UNVERIFIED
-from .sentences import SourceText, scalar_source
-from .subjects import Catalog, catalog_from, load_claims_settings
-from .values import Concurrency
 
 Evaluate = Callable[[Job, ProjectConfig, Snapshot], "RecipeEval | None"]
 
@@ -101,7 +101,7 @@ class EvalCache:
         return found
 
     def evaluate(self, job: Job, snapshot: Snapshot) -> RecipeEval | None:
-        from ..jobs.contract import recipe_env, resolve_recipe
+        from ...jobs.contract import recipe_env, resolve_recipe
 
         if job.multinode:
             return self._evaluate_multinode(job, snapshot)
@@ -114,7 +114,7 @@ class EvalCache:
                tuple(sorted(env.items())), job.row.path, job.row.line)
 
         def evaluate_script() -> RecipeEval:
-            from ..evaluation.evaluate import env_location, evaluate_recipe
+            from ...evaluation.evaluate import env_location, evaluate_recipe
 
             return evaluate_recipe(path, env, self.config, snapshot, env_location(job))
 
@@ -125,7 +125,7 @@ class EvalCache:
         key = ("multinode", getattr(snapshot, "sha", None) or id(snapshot), job.id)
 
         def evaluate_roles() -> RecipeEval | None:
-            from ..evaluation.evaluate import evaluate_job
+            from ...evaluation.evaluate import evaluate_job
 
             return evaluate_job(job, self.config, snapshot)
 

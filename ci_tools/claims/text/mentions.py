@@ -160,7 +160,7 @@ def _vocabulary(r: Reading, cat: Catalog, slots: list[tuple[int, frozenset[str]]
                 if len(subjects) == 1:
                     mentions.append(Mention(a, b, subjects, entry.term, "vocabulary", vocab=entry))
                 else:
-                    found.several.append((entry.term, a, b, tuple(s.name for s in subjects)))
+                    found.several.append((entry.term, a, b, tuple(sorted(s.name for s in subjects))))
                 for k in range(a, b):
                     taken[k] = True
     return vocab_taken

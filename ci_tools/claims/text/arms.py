@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Sequence
 
-from ..jobs.job import Job
+from ...jobs.job import Job
 from .tokens import Tok
 
 # ---------------------------------------------------------------- values
