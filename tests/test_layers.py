@@ -30,6 +30,7 @@ LAYERS: list[set[str]] = [
     {"changelog"},  # the append-only gate, coverage of changes
     {"claims"},  # what entries say against what jobs run
     {"report"},  # findings rendered
+    {"results"},  # job records, metrics, baselines, verdicts, the results comment
     {"github", "sweep"},  # dispatch from PR comments, runner-side execution
     {"check"},  # the PR job: every stage over a base and a head
     {"cli", "__main__"},
