@@ -26,6 +26,12 @@ class Severity(str, enum.Enum):
         return {"error": 0, "warning": 1, "note": 2}[self.value]
 
 
+# Where findings about the pull request's description are located: text that is no file of the repository.
+# Reports name it as such (SARIF: a logical location; GitHub: an annotation without `file=`), since code
+# scanning and the diff view can attach nothing to a path that does not exist.
+PR_DESCRIPTION = "PR description"
+
+
 @record(order=True)
 class Location:
     """A span in a repository file; lines and columns are 1-based.
@@ -39,6 +45,11 @@ class Location:
     end_line: int = 0
     end_column: int = 0
     note: str = ""
+
+    @property
+    def in_repository(self) -> bool:
+        """A file of the repository (not the PR description)."""
+        return self.path != PR_DESCRIPTION
 
     def as_text(self) -> str:
         if self.line <= 0:

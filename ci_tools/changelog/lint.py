@@ -75,6 +75,13 @@ class ChangelogChange:
             return HistoryDiff(self.head, None, 1, list(self.head.blocks), whole_file=True)
         return diff_history(self.base, self.head)
 
+    @property
+    def emptied(self) -> bool:
+        """The head keeps none of the base's entries (an emptied file, or one of blanks and comments): one
+        finding says so, where an entry-by-entry comparison would repeat it once per entry."""
+        return (self.compared and self.head is not None and not self.head.blocks and self.base is not None
+                and bool(self.base.blocks))
+
     @cached_property
     def binary(self) -> tuple[int, str] | None:
         """Where the head shows it is not text at all (see :func:`binary_evidence`), else None."""
@@ -128,6 +135,13 @@ def lint_changelog(change: ChangelogChange, config: ProjectConfig, *, pr_number:
             return [make_finding(R.ENTRY_REMOVED, f"the changelog was deleted; it exists at the {change.base_label} and may only grow",
                                  Location(path), data={"path": path})]
         return []
+    if change.emptied:
+        assert change.base is not None
+        count = len(change.base.blocks)
+        return [make_finding(
+            R.ENTRY_REMOVED, f"the changelog was emptied: all {count:,} entries of the {change.base_label} were removed; "
+            f"expected every historical entry to stay (restore them with `git checkout <base> -- {path}`)",
+            Location(path, 1, 1), related=[change.base_loc(change.base.blocks[0].start)], data={"removed": count})]
     findings: list[Finding] = []
     new_from = diff.new_lines_from
     findings += _byte_rules(path, head, new_from, whitespace=change.compared)

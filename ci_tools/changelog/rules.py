@@ -114,7 +114,7 @@ TRAILING_WHITESPACE = register(
 PR_LINK = register(
     "changelog-pr-link",
     summary="a new entry's pr-link is not this PR's link, the placeholder, or (on the main branch) canonical",
-    what="On a pull request, new entries must link that PR or use the placeholder `XXX` / `.../pull/XXX`; without a PR number (the main branch) the link must be canonical (`https://github.com/OWNER/REPO/pull/N`, repository from the configuration).",
+    what="On a pull request, new entries must link that PR or use the placeholder `XXX` / `.../pull/XXX`; on a branch other than the default one whose PR number is not known yet, a canonical link or the placeholder; on the default branch (no PR number) the link must be canonical (`https://github.com/OWNER/REPO/pull/N`, repository from the configuration). The verdict does not depend on how the base was found (`--base` or the merge-base).",
     why="The link is how a result change is traced back to its review; a copied link points at someone else's PR.",
     example="pr-link: https://github.com/OWNER/REPO/pull/2647   # copied from the entry above",
     fix="Use this PR's link, or `https://github.com/OWNER/REPO/pull/XXX` until the PR number is known.",

@@ -47,6 +47,29 @@ def _default_branch_candidates(config: ProjectConfig) -> list[str]:
     return [f"origin/{config.default_branch}", config.default_branch]
 
 
+def _feature_branch(config: ProjectConfig, head: str | None, pr_number: int | None) -> str | None:
+    """The checked-out branch when the work tree is checked and it is not the default branch: a pull request
+    whose number is not known yet.  The same however the base was chosen (``--base`` or the merge-base), so
+    that one changelog entry gets one verdict on its pr-link."""
+    if head is not None or pr_number is not None:
+        return None
+    from ..revision.snapshot import current_branch
+
+    branch = current_branch(config.root)
+    return branch if branch and branch != config.default_branch else None
+
+
+def event_pr_number(pr_number: int | None, env: Mapping[str, str] | None = None) -> int | None:
+    """``pr_number`` if given, else inside GitHub Actions the number of the pull request the event is about."""
+    env = os.environ if env is None else env
+    if pr_number is not None or env.get("GITHUB_ACTIONS") != "true":
+        return pr_number
+    from ..github.run_event import load_event
+
+    event = load_event(env)
+    return event.pr_number if event is not None else None
+
+
 def resolve_comparison(config: ProjectConfig, *, base: str | None, head: str | None, pr_number: int | None,
                        pr_body: str | None, env: Mapping[str, str] | None = None) -> Comparison:
     """``--base`` if given; in GitHub Actions the event's base and PR; locally the merge-base with the default branch."""
@@ -57,7 +80,7 @@ def resolve_comparison(config: ProjectConfig, *, base: str | None, head: str | N
         require_revision(config.root, head, "--head")  # a bad --head is not "nothing to compare"
     if base is not None:
         require_revision(config.root, base, "--base")
-        return Comparison(base, head, pr_number, pr_body, "--base")
+        return Comparison(base, head, pr_number, pr_body, "--base", _feature_branch(config, head, pr_number))
     if env.get("GITHUB_ACTIONS") == "true":
         from ..github.run_event import load_event
 
@@ -71,16 +94,15 @@ def resolve_comparison(config: ProjectConfig, *, base: str | None, head: str | N
             pr_number, pr_body = number, body
     if not (config.root / ".git").exists():
         return Comparison(None, head, pr_number, pr_body, f"{config.root} is not a git repository")
-    from ..revision.snapshot import current_branch, is_shallow, merge_base, rev_exists
+    from ..revision.snapshot import is_shallow, merge_base, rev_exists
 
     unrelated: list[str] = []
     for candidate in _default_branch_candidates(config):
         if rev_exists(config.root, candidate):
             found = merge_base(config.root, candidate, head or "HEAD")
             if found:
-                branch = current_branch(config.root) if head is None else None
-                feature = branch if branch and branch != config.default_branch else None
-                return Comparison(found, head, pr_number, pr_body, f"the merge-base with {candidate}", feature)
+                return Comparison(found, head, pr_number, pr_body, f"the merge-base with {candidate}",
+                                  _feature_branch(config, head, pr_number))
             unrelated.append(candidate)
     if unrelated:
         # A pull request's job must not fall back to validating the head alone
@@ -153,9 +175,9 @@ class CheckContext:
         """
         from ..model.repository import load_repo
 
-        # A binary changelog is the gate's single finding; a YAML load of it would only repeat it.
+        # A binary or emptied changelog is the gate's single finding; a YAML load of it would only repeat it.
         change = self.changelog
-        skip = change.oversized or change.binary is not None or self.history_intact
+        skip = change.oversized or change.binary is not None or change.emptied or self.history_intact
         return load_repo(self.head_snapshot, self.config, with_changelog=not skip)
 
     @cached_property

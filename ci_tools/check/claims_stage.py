@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..claims.verdict.check import check_entries, entry_inputs
 from ..claims.text.sentences import SourceText, plain_source
-from ..findings import Finding
+from ..findings import PR_DESCRIPTION, Finding
 from . import CheckContext
 
 
@@ -45,5 +45,5 @@ def run_claims(ctx: CheckContext, *, pr_body: SourceText | None = None, verbose:
 
 def claims_stage(ctx: CheckContext) -> list[Finding]:
     """The ``claims`` stage of ``ci-tools check`` (the PR description comes from the event payload)."""
-    body = pr_body_source("PR description", ctx.pr_body) if ctx.pr_body else None
+    body = pr_body_source(PR_DESCRIPTION, ctx.pr_body) if ctx.pr_body else None
     return run_claims(ctx, pr_body=body)

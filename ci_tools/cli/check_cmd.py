@@ -44,7 +44,7 @@ def build_context(config: ProjectConfig, base_rev: str | None, head_rev: str | N
 @click.option("--pr-body", "pr_body_file", type=click.Path(dir_okay=False, exists=True), default=None,
               help="File with the PR description (default: from the GitHub event), for checks that read it.")
 @handle_errors
-def check_command(repo_dir: str, config_file: str | None, fmt: str | None, select: tuple[str, ...],
+def check_command(repo_dir: str | None, config_file: str | None, fmt: str | None, select: tuple[str, ...],
                   ignore: tuple[str, ...], output: str | None, base_rev: str | None, head_rev: str | None,
                   pr_number: int | None, pr_body_file: str | None) -> None:
     """Check a change: validate the head, lint the changelog against the base, require changelog coverage."""

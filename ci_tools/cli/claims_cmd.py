@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from ..errors import UsageError
+from ..findings import PR_DESCRIPTION
 from .common import finish, get_config, handle_errors, repo_options, report_options
 
 
@@ -23,7 +24,7 @@ from .common import finish, get_config, handle_errors, repo_options, report_opti
               help="Replay every commit that appended changelog entries and check each entry at the revision that added it.")
 @click.option("--since", default=None, metavar="REV", help="With --history: only commits after REV.")
 @handle_errors
-def claims_command(repo_dir: str, config_file: str | None, fmt: str | None, select: tuple[str, ...],
+def claims_command(repo_dir: str | None, config_file: str | None, fmt: str | None, select: tuple[str, ...],
                    ignore: tuple[str, ...], output: str | None, base_rev: str | None, head_rev: str | None,
                    pr_body_file: str | None, verbose: bool, history: bool, since: str | None) -> None:
     """Check the claims of appended changelog entries (and a PR description) against recipes and configs."""
@@ -32,7 +33,12 @@ def claims_command(repo_dir: str, config_file: str | None, fmt: str | None, sele
         if base_rev or pr_body_file:
             raise UsageError("--history replays the whole changelog history; it takes --since, not --base or --pr-body")
         from ..claims.verdict.history import replay_history
+        from ..revision.snapshot import require_revision
 
+        # Named here, as --base and --head are: git's own words ("bad revision") would not say which option.
+        if since is not None:
+            require_revision(config.root, since, "--since")
+        require_revision(config.root, head_rev or "HEAD", "--head" if head_rev else "the current HEAD")
         findings = replay_history(config, since=since, head=head_rev or "HEAD", verbose=verbose)
         raise SystemExit(finish(findings, fmt, select, ignore, output))
     if since:
@@ -48,7 +54,7 @@ def claims_command(repo_dir: str, config_file: str | None, fmt: str | None, sele
         text = Path(pr_body_file).read_text(encoding="utf-8", errors="replace")
         body = pr_body_source(_shown_path(pr_body_file, config.root), text)
     elif comparison.pr_body:  # the pull_request event's description, inside GitHub Actions
-        body = pr_body_source("PR description", comparison.pr_body)
+        body = pr_body_source(PR_DESCRIPTION, comparison.pr_body)
     ctx = CheckContext(config, comparison)
     raise SystemExit(finish(run_claims(ctx, pr_body=body, verbose=verbose, load_problems=True), fmt, select, ignore, output))
 

@@ -24,8 +24,9 @@ def repo_options(func: F) -> F:
     """``--repo`` and ``--config``, on every command."""
     func = click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None,
                         help="Project configuration file (default: DIR/.ci-tools.yaml).")(func)
-    func = click.option("--repo", "repo_dir", type=click.Path(file_okay=False), default=".",
-                        show_default=True, help="Repository root.")(func)
+    func = click.option("--repo", "repo_dir", type=click.Path(file_okay=False), default=None,
+                        help="Repository root (default: the nearest directory upwards holding .git, "
+                             "else .ci-tools.yaml).")(func)
     return func
 
 
@@ -46,9 +47,43 @@ def _known_rule_ids(ctx: click.Context, param: click.Parameter, value: tuple[str
     return value
 
 
+class OptionError(click.ClickException):
+    """A bad option value found while parsing the command line: one line, ``ci-tools: error: ...``, exit 2
+    (click's own usage errors print the usage first; this one says what to change)."""
+
+    exit_code = EXIT_USAGE
+
+    def show(self, file: Any = None) -> None:
+        click.echo(f"ci-tools: error: {self.format_message()}", err=True)
+
+
+def writable_output(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """Refuse an ``--output`` path that cannot be written before any work is done (a user's mistake,
+    not an internal error): its directory must exist, and the path must not be a directory."""
+    if value is None:
+        return value
+    path = Path(value)
+    directory = path.parent
+    if path.is_dir():
+        raise OptionError(f"--output {value} is a directory; expected a file path")
+    if not directory.is_dir():
+        what = "is not a directory" if directory.exists() else "does not exist"
+        raise OptionError(f"cannot write --output {value}: the directory {directory} {what}; create it first "
+                          "or name a file in an existing directory")
+    return value
+
+
+def write_output(path: str, text: str) -> None:
+    """Write a report to ``--output``; a file that cannot be written is a usage error naming it."""
+    try:
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write --output {path}: {exc.strerror or exc}") from None
+
+
 def report_options(func: F) -> F:
     """``--format``, ``--select``, ``--ignore``, ``--output`` for commands that report findings."""
-    func = click.option("--output", "-o", type=click.Path(dir_okay=False), default=None,
+    func = click.option("--output", "-o", type=click.Path(), default=None, callback=writable_output,
                         help="Write the report to this file instead of standard output.")(func)
     func = click.option("--ignore", multiple=True, metavar="ID", callback=_known_rule_ids,
                         help="Drop findings of this rule id or prefix (repeatable).")(func)
@@ -59,8 +94,8 @@ def report_options(func: F) -> F:
     return func
 
 
-def get_config(repo_dir: str, config_file: str | None) -> ProjectConfig:
-    return load_config(Path(repo_dir), config_file)
+def get_config(repo_dir: str | None, config_file: str | None) -> ProjectConfig:
+    return load_config(None if repo_dir is None else Path(repo_dir), config_file)
 
 
 def default_format(fmt: str | None) -> str:
@@ -81,7 +116,7 @@ def finish(findings: list[Finding], fmt: str | None, select: tuple[str, ...], ig
     name = default_format(fmt)
     rendered = RENDERERS[name](kept)
     if output:
-        Path(output).write_text(rendered, encoding="utf-8")
+        write_output(output, rendered)
     elif rendered:
         click.echo(rendered, nl=False)
     if name == "github":

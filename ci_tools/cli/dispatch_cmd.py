@@ -61,7 +61,7 @@ def _read_event(path: str | None) -> tuple[object, str]:
 @click.option("--attempts", type=click.IntRange(1, 10), default=4, show_default=True,
               help="Tries per GitHub request (5xx, timeouts and rate limits are retried).")
 @handle_errors
-def comment_command(repo_dir: str, config_file: str | None, event_file: str | None, github_output: str | None,
+def comment_command(repo_dir: str | None, config_file: str | None, event_file: str | None, github_output: str | None,
                     no_fetch: bool, attempts: int) -> None:
     """Authorise, pin and dispatch the `/run-benchmark` command of an issue_comment event, and reply."""
     from ..github.auth import load_policy
@@ -103,7 +103,7 @@ def comment_command(repo_dir: str, config_file: str | None, event_file: str | No
 @click.option("--rev", default=None, help="Also resolve the selection against the configs of this revision.")
 @click.option("--base", default=None, help="Base revision for `changelog` (the entries appended since it).")
 @handle_errors
-def parse_command(repo_dir: str, config_file: str | None, text: str, rev: str | None, base: str | None) -> None:
+def parse_command(repo_dir: str | None, config_file: str | None, text: str, rev: str | None, base: str | None) -> None:
     """Show how a comment TEXT is understood (JSON); exit 1 when it would not run."""
     from ..github.command import Command, CommandError, NotACommand, parse_comment
 

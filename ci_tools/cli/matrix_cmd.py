@@ -47,7 +47,7 @@ SCENARIO_CHOICES = ("fixed-seq-len", "agentic-coding")
 @click.option("--env", "with_env", is_flag=True,
               help='Add each job\'s environment: "env": {NAME: value, or null when only known at run time}.')
 @handle_errors
-def matrix_command(repo_dir: str, config_file: str | None, key_globs: tuple[str, ...], scenarios: tuple[str, ...],
+def matrix_command(repo_dir: str | None, config_file: str | None, key_globs: tuple[str, ...], scenarios: tuple[str, ...],
                    concs: tuple[int, ...], tps: tuple[int, ...], eps: tuple[int, ...], base_rev: str | None,
                    rev: str | None, shard_size: int, output_dir: str | None, github_output: bool,
                    only_shard: int | None, explain_key: str | None, with_env: bool) -> None:
@@ -71,7 +71,7 @@ def matrix_command(repo_dir: str, config_file: str | None, key_globs: tuple[str,
             gc.enable()
 
 
-def _matrix(repo_dir: str, config_file: str | None, key_globs: tuple[str, ...], scenarios: tuple[str, ...],
+def _matrix(repo_dir: str | None, config_file: str | None, key_globs: tuple[str, ...], scenarios: tuple[str, ...],
             concs: tuple[int, ...], tps: tuple[int, ...], eps: tuple[int, ...], base_rev: str | None,
             rev: str | None, shard_size: int, output_dir: str | None, github_output: bool,
             only_shard: int | None, explain_key: str | None, with_env: bool) -> None:
@@ -97,7 +97,10 @@ def _matrix(repo_dir: str, config_file: str | None, key_globs: tuple[str, ...], 
     scopes, base_ids = _changelog_scopes(config, snapshot, base_rev, keys) if base_rev else (None, frozenset[str]())
     selection = Selection(key_globs=key_globs, scenarios=scenarios, concs=concs, tps=tps, eps=eps,
                           changelog=scopes, base_ids=base_ids)
-    jobs = select(expand(repo), selection)
+    every = expand(repo)
+    jobs = select(every, selection)
+    if not jobs and (concs or tps or eps or scenarios):
+        _refuse_empty_filters(every, selection)
     if explain_key:
         click.echo(_explain(select(jobs, Selection(key_globs=(explain_key,))), config, snapshot), nl=False)
         return
@@ -105,6 +108,24 @@ def _matrix(repo_dir: str, config_file: str | None, key_globs: tuple[str, ...], 
     if with_env:
         texts = _with_env(jobs, texts, config, snapshot)
     _emit(jobs, texts, selection, shard_size, output_dir, github_output, only_shard)
+
+
+def _refuse_empty_filters(every: list[Job], selection: Selection) -> None:
+    """Filters that keep none of the jobs the keys (and the changelog) select are a usage error saying what
+    those jobs offer, as ``dispatch`` answers ``conc=3``; an empty matrix would read as "nothing to run"."""
+    from dataclasses import replace
+
+    from ..errors import UsageError
+    from ..jobs.selection import nothing_left, select
+
+    unfiltered = select(every, replace(selection, scenarios=(), concs=(), tps=(), eps=()))
+    if not unfiltered:
+        return  # the keys or the changelog select nothing: not the filters' doing
+    asked = " ".join(f"--{name} {value}" for name, values in (("scenario", selection.scenarios), ("conc", selection.concs),
+                                                              ("tp", selection.tps), ("ep", selection.eps))
+                     for value in values)
+    what = f"{', '.join(selection.key_globs)}" if selection.key_globs else "the selected configs"
+    raise UsageError(nothing_left(asked, unfiltered, what))
 
 
 def _fail_on_load_errors(repo: RepoData) -> None:

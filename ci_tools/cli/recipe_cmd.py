@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .common import finish, get_config, handle_errors, repo_options, report_options
+from .common import finish, get_config, handle_errors, repo_options, report_options, write_output
 
 if TYPE_CHECKING:
     from ..config import ProjectConfig
@@ -43,7 +43,14 @@ def _jobs(config: ProjectConfig, snapshot: Snapshot, key: str, concs: tuple[int,
         raise UsageError(f"no config key matches {key!r} in {snapshot.label}{hint}")
     jobs = expand(repo, keys)
     if concs:
+        every = jobs
         jobs = [j for j in jobs if any(c in concs for c in j.concs)]
+        if not jobs and every:
+            from ..jobs.selection import nothing_left
+
+            asked = " ".join(f"--conc {c}" for c in concs)
+            at = "" if snapshot.label == "work tree" else f" at {snapshot.label}"
+            raise UsageError(nothing_left(asked, every, f"{key}{at}"))
     return jobs
 
 
@@ -212,7 +219,7 @@ def _shown_text(job: Job, result: RecipeEval | None, resolution: RecipeResolutio
 @click.option("--base", "base_rev", default=None, metavar="REV", help="The base revision for --diff.")
 @click.option("--all-env", is_flag=True, help="Also list the variables the job itself provides.")
 @handle_errors
-def show_command(repo_dir: str, config_file: str | None, key: str, concs: tuple[int, ...], fmt: str,
+def show_command(repo_dir: str | None, config_file: str | None, key: str, concs: tuple[int, ...], fmt: str,
                  rev: str | None, show_diff: bool, base_rev: str | None, all_env: bool) -> None:
     """Effective env and server flags, with source lines, per job of KEY (a config key or glob)."""
     from ..errors import UsageError
@@ -282,6 +289,7 @@ def _diffs(config: ProjectConfig, base: Snapshot, head: Snapshot, key: str, conc
 
     base_jobs, head_jobs = jobs_or_empty(base), jobs_or_empty(head)
     if not base_jobs and not head_jobs:
+        _jobs(config, head, key, concs)  # says why when it is the head's: no such key, or no job at --conc
         raise UsageError(f"no config key matches {key!r} in {base.label} or {head.label}")
     by_point = {job_point(j): j for j in base_jobs}
     out: list[JobDiff] = []
@@ -348,7 +356,7 @@ def _diff_json(diffs: list[JobDiff]) -> str:
               help="Instead of the findings, report what evaluation sees: jobs whose server command line is "
                    "reached, not reached (and why), flags with unknown values (and why). Exit status 0.")
 @handle_errors
-def lint_command(repo_dir: str, config_file: str | None, fmt: str | None, select: tuple[str, ...],
+def lint_command(repo_dir: str | None, config_file: str | None, fmt: str | None, select: tuple[str, ...],
                  ignore: tuple[str, ...], output: str | None, rev: str | None, show_stats: bool) -> None:
     """Run the recipe rules (early exits, missing env, syntax) over every job."""
     from ..evaluation.rules import recipe_findings
@@ -367,7 +375,7 @@ def lint_command(repo_dir: str, config_file: str | None, fmt: str | None, select
     rendered = (json.dumps(_stats_json(stats, by_rule), indent=2) + "\n" if fmt == "json"
                 else _stats_text(stats, by_rule, snapshot.label))
     if output:
-        Path(output).write_text(rendered, encoding="utf-8")
+        write_output(output, rendered)
     else:
         click.echo(rendered, nl=False)
 

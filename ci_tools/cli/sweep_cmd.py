@@ -29,7 +29,7 @@ from ..sweep.report import collect, render_markdown
 from ..sweep.run import Prepared, execute, prepare
 from ..sweep.settings import SweepSettings, load_sweep_settings
 from ..sweep.status import STOPPED, SUCCESS, StatusRecord
-from .common import get_config, handle_errors, repo_options
+from .common import get_config, handle_errors, repo_options, writable_output, write_output
 
 EXIT_STOPPED = 128 + signal.SIGTERM
 
@@ -121,7 +121,7 @@ def _limits(settings: SweepSettings, timeout: float | None, grace: float | None)
 @click.option("--index", type=click.IntRange(min=0), default=None, help="Which job of --matrix to run (0-based).")
 @click.option("--quiet", is_flag=True, help="Write the recipe's output only to the log file.")
 @handle_errors
-def run_command(repo_dir: str, config_file: str | None, result_dir: str, timeout: float | None, grace: float | None,
+def run_command(repo_dir: str | None, config_file: str | None, result_dir: str, timeout: float | None, grace: float | None,
                 launcher: str | None, dry_run: bool, run_eval: bool, settings_from: str | None, job_json: str | None,
                 matrix_file: str | None, index: int | None, quiet: bool) -> None:
     """Run one job: resolve its recipe, launch it in its own process group, write a status record.
@@ -211,7 +211,7 @@ def _select_jobs(config: ProjectConfig, matrix_file: str | None, indices: str | 
               help="How many jobs run at the same time.")
 @click.option("--no-progress", is_flag=True, help="Print one line per job instead of a progress bar.")
 @handle_errors
-def local_command(repo_dir: str, config_file: str | None, result_dir: str, timeout: float | None, grace: float | None,
+def local_command(repo_dir: str | None, config_file: str | None, result_dir: str, timeout: float | None, grace: float | None,
                   launcher: str | None, dry_run: bool, run_eval: bool, settings_from: str | None,
                   matrix_file: str | None, indices: str | None, keys: tuple[str, ...], scenario: str | None,
                   concs: tuple[int, ...], parallel: int, no_progress: bool) -> None:
@@ -310,7 +310,7 @@ def _write_github_output(values: dict[str, str]) -> None:
               show_default=True, help="Most entries the GitHub matrix may have.")
 @click.option("--github-output", is_flag=True, help="Write `matrix` and `jobs` to $GITHUB_OUTPUT instead of stdout.")
 @handle_errors
-def plan_command(repo_dir: str, config_file: str | None, matrix_file: str | None, selection: str | None,
+def plan_command(repo_dir: str | None, config_file: str | None, matrix_file: str | None, selection: str | None,
                  rev: str | None, write_matrix: str | None, max_entries: int, github_output: bool) -> None:
     """Group jobs into at most 256 GitHub matrix entries (a runner label and job numbers each).
 
@@ -352,10 +352,11 @@ def _iter_dirs(dirs: tuple[str, ...]) -> Iterator[Path]:
               help="A value of the recipes' result JSON to show as a column (dotted path; repeatable; "
                    "default: sweep.report-metrics).")
 @click.option("--title", default="Benchmark sweep", show_default=True)
-@click.option("--output", "-o", type=click.Path(dir_okay=False), default=None, help="Write the Markdown to this file.")
+@click.option("--output", "-o", type=click.Path(), default=None, callback=writable_output,
+              help="Write the Markdown to this file.")
 @click.option("--step-summary", is_flag=True, help="Also append the Markdown to $GITHUB_STEP_SUMMARY.")
 @handle_errors
-def report_command(dirs: tuple[str, ...], repo_dir: str, config_file: str | None, metrics: tuple[str, ...],
+def report_command(dirs: tuple[str, ...], repo_dir: str | None, config_file: str | None, metrics: tuple[str, ...],
                    title: str, output: str | None, step_summary: bool) -> None:
     """Turn status records (and result JSON) under DIRS into a Markdown table."""
     if not metrics:
@@ -365,7 +366,7 @@ def report_command(dirs: tuple[str, ...], repo_dir: str, config_file: str | None
         click.echo(f"ci-tools: warning: skipped {problem}", err=True)
     text = render_markdown(reports, metrics=metrics, title=title)
     if output:
-        Path(output).write_text(text, encoding="utf-8")
+        write_output(output, text)
     else:
         click.echo(text, nl=False)
     if step_summary:

@@ -15,7 +15,7 @@ from .common import finish, get_config, handle_errors, repo_options, report_opti
 @report_options
 @click.option("--rev", default=None, help="Validate the files of this git revision instead of the work tree.")
 @handle_errors
-def validate_command(repo_dir: str, config_file: str | None, fmt: str | None, select: tuple[str, ...],
+def validate_command(repo_dir: str | None, config_file: str | None, fmt: str | None, select: tuple[str, ...],
                      ignore: tuple[str, ...], output: str | None, rev: str | None) -> None:
     """Validate master configs, runners and the changelog against their schemas and cross-file rules."""
     config = get_config(repo_dir, config_file)

@@ -201,9 +201,25 @@ def _worded(problem: SchemaProblem) -> str:
     return f"unknown setting `{dotted}`, expected one of: {', '.join(problem.data['expected'])}"
 
 
-def load_config(root: str | Path, config_file: str | Path | None = None) -> ProjectConfig:
-    """Load ``.ci-tools.yaml`` (or ``config_file``) over the defaults."""
-    root_path = Path(root).resolve()
+def find_root(start: str | Path) -> Path:
+    """The repository root for a command run in ``start``: the nearest directory upwards holding ``.git``
+    (what git itself takes as the work tree), else the nearest holding ``.ci-tools.yaml``, else ``start``.
+
+    Paths in the configuration and in every finding are relative to the root, so a command run from
+    ``benchmarks/single_node`` reads the same files as one run at the top, as ruff and actionlint do.
+    """
+    begin = Path(start).resolve()
+    for marker in (".git", CONFIG_FILE):
+        for directory in (begin, *begin.parents):
+            if (directory / marker).exists():
+                return directory
+    return begin
+
+
+def load_config(root: str | Path | None, config_file: str | Path | None = None) -> ProjectConfig:
+    """Load ``.ci-tools.yaml`` (or ``config_file``) over the defaults; ``root`` None: found from the working
+    directory (:func:`find_root`)."""
+    root_path = find_root(Path.cwd()) if root is None else Path(root).resolve()
     if not root_path.is_dir():
         raise UsageError(f"repository directory {root} does not exist or is not a directory")
     path = Path(config_file) if config_file else root_path / CONFIG_FILE

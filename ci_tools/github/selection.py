@@ -251,27 +251,6 @@ def _changelog_targets(head: RepoData, base: RepoData, problems: list[str]) -> d
     return targets
 
 
-def _parallel(job: Job, name: str) -> set[int]:
-    """tp or ep of a job: the row's value, or both workers' values for multinode jobs."""
-    blocks = [job.fields.get("prefill"), job.fields.get("decode")] if job.multinode else [job.fields]
-    return {b[name] for b in blocks if isinstance(b, dict) and isinstance(b.get(name), int)}
-
-
-def _available(jobs: list[Job]) -> str:
-    def fmt(values: set[int]) -> str:
-        return ",".join(str(v) for v in sorted(values)) or "none"
-
-    conc: set[int] = set()
-    tp: set[int] = set()
-    ep: set[int] = set()
-    for j in jobs:
-        conc |= set(j.concs)
-        tp |= _parallel(j, "tp")
-        ep |= _parallel(j, "ep")
-    scen = sorted({j.scenario for j in jobs})
-    return f"scenario {', '.join(scen)}; tp {fmt(tp)}; ep {fmt(ep)}; conc {fmt(conc)}"
-
-
 def resolve_selection(command: Command, sha: str, head: RepoData, base: RepoData | None = None) -> DispatchSelection:
     """Check a run/changelog command against the pinned revision and normalise it.
 
@@ -310,7 +289,6 @@ def resolve_selection(command: Command, sha: str, head: RepoData, base: RepoData
             raise SelectionError([f"the selected configs ({len(target_tuple)}) generate no job for the chosen scenarios"])
         asked = " ".join(f"{n}={','.join(map(str, v))}" for n, v in (("conc", command.conc), ("tp", command.tp),
                                                                        ("ep", command.ep)) if v)
-        raise SelectionError([f"`{asked}` leaves none of the {len(unfiltered_jobs)} jobs of the selected configs; "
-                              f"they offer: {_available(unfiltered_jobs)}"])
+        raise SelectionError([core.nothing_left(asked, unfiltered_jobs)])
     return DispatchSelection(draft.mode, sha, target_tuple, command.conc, command.tp, command.ep, command.evals,
                      jobs=len(jobs), jobs_digest=jobs_digest(jobs))

@@ -151,3 +151,32 @@ def select(jobs: Iterable[Job], selection: Selection) -> list[Job]:
             out.append(narrowed)
     unchanged = len(out) == len(given) and all(a is b for a, b in zip(out, given))
     return out if unchanged else mark_evals(out)
+
+
+def _parallel(job: Job, name: str) -> set[int]:
+    """tp or ep of a job: the row's value, or both workers' values for multinode jobs."""
+    blocks = [job.fields.get("prefill"), job.fields.get("decode")] if job.multinode else [job.fields]
+    return {b[name] for b in blocks if isinstance(b, Mapping) and isinstance(b.get(name), int)}
+
+
+def offered(jobs: Iterable[Job]) -> str:
+    """What ``jobs`` offer to filter on (``scenario fixed-seq-len; tp 8; ep 1; conc 4,8,16``): the answer to a
+    filter that leaves none of them."""
+    def fmt(values: set[int]) -> str:
+        return ",".join(str(v) for v in sorted(values)) or "none"
+
+    conc: set[int] = set()
+    tp: set[int] = set()
+    ep: set[int] = set()
+    scenarios: set[str] = set()
+    for j in jobs:
+        conc |= set(j.concs)
+        tp |= _parallel(j, "tp")
+        ep |= _parallel(j, "ep")
+        scenarios.add(j.scenario)
+    return f"scenario {', '.join(sorted(scenarios))}; tp {fmt(tp)}; ep {fmt(ep)}; conc {fmt(conc)}"
+
+
+def nothing_left(asked: str, jobs: Sequence[Job], what: str = "the selected configs") -> str:
+    """The message for filters (``asked``, as the user wrote them) that keep none of ``jobs``."""
+    return f"`{asked}` leaves none of the {len(jobs)} jobs of {what}; they offer: {offered(jobs)}"

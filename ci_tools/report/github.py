@@ -32,6 +32,8 @@ def escape_property(text: str) -> str:
 
 
 def _properties(location: Location, title: str) -> str:
+    if not location.in_repository:  # the PR description: no file to attach to, so the annotation stands alone
+        return f"title={escape_property(title)}"
     props = [("file", location.path)]
     if location.line > 0:
         props.append(("line", str(location.line)))
@@ -47,7 +49,8 @@ def _properties(location: Location, title: str) -> str:
 
 
 def annotation(finding: Finding) -> str:
-    message = finding.message
+    where = finding.location
+    message = finding.message if where.in_repository else f"{where.as_text()}: {finding.message}"
     for r in finding.related:
         note = f" ({r.note})" if r.note else ""
         message += f"\nrelated: {r.as_text()}{note}"

@@ -42,6 +42,18 @@ def _rule_entry(rule_id: str) -> dict[str, Any]:
     }
 
 
+def _location(location: Location) -> dict[str, Any]:
+    """A SARIF location: a region of a repository file, or the PR description as a logical location (code
+    scanning attaches results to files; a URI of a file that does not exist would be a broken link)."""
+    if location.in_repository:
+        return {"physicalLocation": _physical(location)}
+    logical: dict[str, Any] = {"name": location.path, "kind": "resource"}
+    out: dict[str, Any] = {"logicalLocations": [logical]}
+    if location.line > 0:
+        out["message"] = {"text": f"{location.as_text()}"}
+    return out
+
+
 def _physical(location: Location) -> dict[str, Any]:
     physical: dict[str, Any] = {"artifactLocation": {"uri": quote(location.path, safe="/"), "uriBaseId": "%SRCROOT%"}}
     if location.line > 0:
@@ -92,12 +104,12 @@ def _result(finding: Finding, rule_index: int, fingerprint: str) -> dict[str, An
         "ruleIndex": rule_index,
         "level": _LEVELS[finding.severity.value],
         "message": {"text": finding.message},
-        "locations": [{"physicalLocation": _physical(finding.location)}],
+        "locations": [_location(finding.location)],
         "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
     }
     if finding.related:
         result["relatedLocations"] = [
-            {"id": i, "physicalLocation": _physical(r), **({"message": {"text": r.note}} if r.note else {})}
+            {"id": i, **_location(r), **({"message": {"text": r.note}} if r.note else {})}
             for i, r in enumerate(finding.related)
         ]
     if finding.data:
