@@ -42,7 +42,7 @@ def test_every_operation_is_valid_against_the_description(github: FakeGitHub) ->
         run = c.dispatch_workflow("sweep.yml", "main", {"sha": "a" * 40, "pr": "3", "key": "comment-1"})
         runs = list(c.workflow_runs("sweep.yml", event="workflow_dispatch", branch="main",
                                     created_since="2026-01-01T00:00:00Z"))
-        activity = c.branch_activity("new-topic")
+        activity, more = c.branch_activity("new-topic")
     assert github.violations == []
     assert github.operations() == [
         "repos/get-collaborator-permission-level", "repos/get-collaborator-permission-level", "pulls/get",
@@ -56,7 +56,7 @@ def test_every_operation_is_valid_against_the_description(github: FakeGitHub) ->
     assert github.requests[-2].query == {"event": ["workflow_dispatch"], "branch": ["main"],
                                          "created": [">=2026-01-01T00:00:00Z"], "per_page": ["100"], "page": ["1"]}
     assert github.requests[-1].query == {"ref": ["refs/heads/new-topic"], "direction": ["desc"], "per_page": ["100"]}
-    assert [(a["activity_type"], a["after"]) for a in activity] == [("branch_creation", "a" * 40)]
+    assert [(a["activity_type"], a["after"]) for a in activity] == [("branch_creation", "a" * 40)] and not more
     assert github.comments[3][0]["body"] == "changed"
 
 

@@ -150,6 +150,36 @@ def test_an_activity_feed_that_fails_for_good_is_an_api_error(repo: Repo, github
                           "attempts: HTTP 502 (bad gateway)\n")
 
 
+@pytest.mark.parametrize(("pushes", "page_cap"), [(100, 100), (40, 30)])
+def test_a_first_page_of_activity_all_after_the_comment_says_the_head_is_unproven(
+        pushes: int, page_cap: int, repo: Repo, backdated: str, github: FakeGitHub, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Only the first page is read (fail closed); the reply says the head is unproven and what to do.
+
+    With GitHub's page full, or shorter than asked but with a `rel="next"` link, the records that would
+    show the head at the comment are on a page not read: that is neither "no record" nor a moved head.
+    """
+    github.activity_page_cap = page_cap
+    for n in range(pushes):  # a busy branch: every push after the comment, ending on the head it started from
+        github.push(PR, backdated if n % 2 == 0 else repo.head, f"2026-01-03T00:{n // 60:02d}:{n % 60:02d}Z",
+                    force=True)
+    head = github.pulls[PR]["head"]["sha"]
+    run = run_dispatch(repo, github, comment_event("/run-benchmark cfg-a-*", created_at="2026-01-02T12:00:00Z"),
+                       tmp_path, monkeypatch, capsys)
+    body = assert_refused(github, run, (
+        f"the head of `new-topic` when the comment was posted could not be proven: only the first page of GitHub's "
+        f"record of pushes to it was read, and all of its {page_cap} records are later than the comment (GitHub "
+        "has older ones). Comment again (a new comment is pinned to the head when it is posted), or name the "
+        "commit you reviewed with `sha=`"))
+    assert "no record is older" not in body
+    assert github.operations().count("repos/list-activities") == 1
+    # What the reply advises works: the commit named with sha=.
+    github.comments.clear()
+    run = run_dispatch(repo, github, comment_event(f"/run-benchmark cfg-a-* sha={head}",
+                                                   created_at="2026-01-02T12:00:00Z"), tmp_path, monkeypatch, capsys)
+    assert run.output("outcome") == "dispatched" and [d["inputs"]["sha"] for d in github.dispatches] == [head]
+
+
 @pytest.mark.parametrize(("head_repo", "deleted"), [("mallory/Hello-World", False), (None, True)])
 def test_a_fork_without_sha_is_refused_even_when_forks_are_allowed(head_repo: str | None, deleted: bool,
                                                                    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -184,7 +214,9 @@ def test_records_are_ordered_by_time_not_by_position() -> None:
 @pytest.mark.parametrize(("records", "fragment"), [
     ([_record("a" * 40, "yesterday")], "(a record is malformed)"),
     ([{**_record("a" * 40, "2026-01-01T00:00:00Z"), "after": None}], "(a record is malformed)"),
-    ([_record("a" * 40, "2026-01-04T00:00:00Z")] * 100, "(all of the last 100 records are later than the comment)"),
+    ([_record("a" * 40, "2026-01-04T00:00:00Z")] * 100, "could not be proven: only the first page of GitHub's record "
+                                                         "of pushes to it was read, and all of its 100 records are "
+                                                         "later than the comment"),
     ([_record("0" * 40, "2026-01-01T00:00:00Z", "branch_deletion")], "`b` did not exist when the comment was posted"),
     ([], "(no record is older than the comment)"),
 ])

@@ -240,6 +240,10 @@ class FakeGitHub:
         self.now = FAKE_NOW
         # Who the token belongs to: comments created through the API are this bot's.
         self.bot_login = "github-actions[bot]"
+        # Other tokens and the people they belong to (a runs' `actor` is whoever's token dispatched it).
+        self.token_logins: dict[str, str] = {}
+        # GitHub may answer fewer activity records than `per_page` asks for; its Link header says there are more.
+        self.activity_page_cap = 100
         self._next_id = 900_000
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
@@ -269,6 +273,8 @@ class FakeGitHub:
             for log in (self.reactions, self.dispatches, self.runs, self.requests, self.violations, self.scripted):
                 log.clear()
             self.tolerated.clear()
+            self.token_logins.clear()
+            self.activity_page_cap = 100
 
     def grant(self, login: str, role: str) -> None:
         legacy = {"maintain": "write", "triage": "read"}.get(role, role)
@@ -329,8 +335,13 @@ class FakeGitHub:
         comment["user"].update(login=self.bot_login, type="Bot")
         return comment
 
-    def _answer(self, op: Operation, params: dict[str, str], query: dict[str, list[str]], body: Any) -> tuple[
-            int, dict[str, str], Any]:
+    def login_of(self, headers: dict[str, str]) -> str:
+        """The login the request's token acts as (the workflow's token: the bot)."""
+        token = {k.lower(): v for k, v in headers.items()}.get("authorization", "").removeprefix("Bearer ")
+        return self.token_logins.get(token, self.bot_login)
+
+    def _answer(self, op: Operation, params: dict[str, str], query: dict[str, list[str]], body: Any,
+                actor: str = "") -> tuple[int, dict[str, str], Any]:
         oid = op.operation_id
         if oid == "repos/get-collaborator-permission-level":
             user = params["username"]
@@ -374,6 +385,9 @@ class FakeGitHub:
                        head_branch=body["ref"], display_title=run_name(body.get("inputs") or {}),
                        created_at=self.now, updated_at=self.now,
                        html_url=f"https://github.com/{self.repository}/actions/runs/{self._next_id}")
+            for who in ("actor", "triggering_actor"):
+                run[who] = {**run[who], "login": actor or self.bot_login,
+                            "type": "Bot" if (actor or self.bot_login).endswith("[bot]") else "User"}
             self.runs.append({"workflow": params["workflow_id"], **run})
             if body.get("return_run_details"):
                 return 200, {}, {"workflow_run_id": run["id"], "html_url": run["html_url"],
@@ -395,7 +409,14 @@ class FakeGitHub:
             ref = query.get("ref", [""])[-1].removeprefix("refs/heads/")
             items = sorted(self.activity.get(ref, []), key=lambda a: _time(a["timestamp"]),
                            reverse=query.get("direction", ["desc"])[-1] == "desc")
-            return 200, {}, items[:int(query.get("per_page", ["30"])[-1])]
+            # Cursor pagination as GitHub does it for this operation: `after` from the Link header.
+            start = int(query.get("after", ["0"])[-1])
+            size = min(int(query.get("per_page", ["30"])[-1]), self.activity_page_cap)
+            page, headers = items[start:start + size], {}
+            if start + size < len(items):
+                headers["Link"] = (f'<{self.url}/repos/{self.repository}/activity?ref=refs%2Fheads%2F{ref}'
+                                   f'&per_page={size}&after={start + size}>; rel="next"')
+            return 200, headers, page
         return 500, {}, {"message": f"unhandled {oid}"}
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
@@ -433,7 +454,7 @@ class FakeGitHub:
                     if scripted is None or scripted.apply:
                         params = op.pattern.match(split.path).groupdict()  # type: ignore[union-attr]
                         status, extra, payload = fake._answer(op, {k: unquote(v) for k, v in params.items()}, query,
-                                                              body)
+                                                              body, fake.login_of(headers))
                         if status < 300:
                             fake.violations.extend(v for v in SPEC.validate_response(op, status, payload)
                                                    if v not in fake.tolerated)

@@ -246,13 +246,19 @@ class GitHubClient:
             if len(runs) < 100:
                 return
 
-    def branch_activity(self, branch: str, per_page: int = 100) -> list[dict[str, Any]]:
-        """The newest pushes, force-pushes and creations of one branch, as GitHub recorded them (one page)."""
-        data = self._json("GET", f"{self._base}/activity",
-                          params={"ref": f"refs/heads/{branch}", "direction": "desc", "per_page": per_page})
+    def branch_activity(self, branch: str, per_page: int = 100) -> tuple[list[dict[str, Any]], bool]:
+        """The newest pushes, force-pushes and creations of one branch, as GitHub recorded them (one page),
+        and whether GitHub has more (a ``rel="next"`` link: a page may hold fewer records than asked for)."""
+        path = f"{self._base}/activity"
+        response = self.request("GET", path, params={"ref": f"refs/heads/{branch}", "direction": "desc",
+                                                     "per_page": per_page})
+        try:
+            data = response.json()
+        except ValueError:
+            data = None
         if not isinstance(data, list):
-            raise GitHubError(f"GET {self._base}/activity: expected a list of activities")
-        return [a for a in data if isinstance(a, dict)]
+            raise GitHubError(f"GET {path}: expected a list of activities")
+        return [a for a in data if isinstance(a, dict)], "next" in response.links
 
 
 def _describe(response: httpx.Response) -> str:

@@ -16,15 +16,21 @@ The order of the checks is part of the security design:
    forks are enabled.
 6. Pinning (:mod:`ci_tools.github.pinning`): the commit is the one the
    commenter named with ``sha=``, or the head GitHub recorded for the branch
-   when the comment was posted, and it must be the head now.  Commit dates,
-   which the author writes, play no part.
-7. The selection is checked against the configs at the pinned commit, read as
+   when the comment was posted.  Commit dates, which the author writes, play
+   no part.
+7. The run this comment started, if any (:mod:`ci_tools.github.runs`: by the
+   dispatcher's identity, the comment's key and that commit), is looked for
+   before anything that may have changed since the comment is checked: a
+   re-run of this event after the author pushed, or the pull request was
+   closed, reports that run instead of a refusal that would hide it.
+8. The pull request must be open and not a draft, and the authorised commit
+   must be the head now.
+9. The selection is checked against the configs at the pinned commit, read as
    git objects (never checked out, no code of the pull request runs).
 
 Only then is ``workflow_dispatch`` sent, with the pinned SHA and a key
-derived from the comment (:mod:`ci_tools.github.runs`): not at all when a run
-with that key exists, and never a second time when GitHub's answer leaves
-open whether it started one.
+derived from the comment, and never a second time when GitHub's answer
+leaves open whether it started a run.
 """
 
 from __future__ import annotations
@@ -45,11 +51,14 @@ from .command import Command, CommandError, NotACommand, parse_comment
 from .event import CommentEvent
 from .pinning import (
     SHA_HINT,
+    ActivityPage,
+    Authorised,
     Pin,
     PinRefusal,
+    commented_head,
+    confirm,
+    named,
     pin_fork,
-    pin_from_activity,
-    pin_named,
     short,
 )
 from .replies import (
@@ -63,7 +72,7 @@ from .replies import (
     refusal,
     unknown_reply,
 )
-from .runs import dispatch_key, find_run, wait_for_run
+from .runs import FoundRun, RunQuery, dispatch_key, find_run, wait_for_run
 from .selection import DispatchSelection, SelectionError, resolve_selection, select_jobs
 
 _SHA = re.compile(r"^[0-9a-f]{40}\Z")
@@ -268,23 +277,39 @@ class Dispatcher:
             return self._refuse(event, "invalid command", body, pr=event.number)
         return self._run(event, parsed)
 
-    def _pin(self, event: CommentEvent, command: Command, head: dict[str, Any], head_sha: str,
-             fork: bool) -> Pin | PinRefusal:
+    def _authorised(self, event: CommentEvent, command: Command, head: dict[str, Any], head_sha: str,
+                    fork: bool) -> Authorised | PinRefusal:
+        """The commit the comment authorised, not yet compared with the head now."""
         if command.sha is not None:
-            return pin_named(command.sha, head_sha, event.number)
+            return named(command.sha)
         if fork:
             return pin_fork(head_sha, event.number)
         branch = head.get("ref")
         if not isinstance(branch, str) or not branch:
             return PinRefusal("head unknown", f"GitHub did not report the head branch of #{event.number}; {SHA_HINT}.")
         try:
-            activities = self.client.branch_activity(branch)
+            records, more = self.client.branch_activity(branch)
         except GitHubError as exc:
             if exc.status not in _ACTIVITY_UNREADABLE:
                 raise
             return PinRefusal("head unknown", f"GitHub's record of pushes to the head branch could not be read "
                               f"({exc}); {SHA_HINT}.")
-        return pin_from_activity(head_sha, branch, event.created_at, activities)
+        return commented_head(branch, event.created_at, ActivityPage(records, more))
+
+    def _run_query(self, event: CommentEvent, sha: str) -> RunQuery:
+        return RunQuery(self.policy.workflow, self.policy.ref, dispatch_key(event.comment_id), sha,
+                        self.policy.bot_login, event.created_at)
+
+    def _already_dispatched(self, event: CommentEvent, existing: FoundRun, sha: str) -> Outcome:
+        to = Addressee(event.comment_id, event.login)
+        body = already_dispatched_reply(to, self.policy.workflow, existing.url, existing.status)
+        previous = self._find_reply(event)
+        if previous is not None and DISPATCHED_HEADLINE in str(previous.get("body")):
+            url = _url(previous)  # the reply that lists the jobs stays as it is
+        else:
+            url, _ = self._reply(event, body)
+        return Outcome("already-dispatched", f"run {existing.run_id} was dispatched for this comment before",
+                       event.number, sha, reply=body, reply_url=url, run_url=existing.url)
 
     def _run(self, event: CommentEvent, command: Command) -> Outcome:
         pr = self.client.pull_request(event.number)
@@ -295,6 +320,24 @@ class Dispatcher:
                    usage: bool = False) -> Outcome:
             return self._refuse(event, reason, refusal(to, headline, problems, usage=usage), pr=number, sha=sha)
 
+        head = pr.get("head") if isinstance(pr.get("head"), dict) else {}
+        base = pr.get("base") if isinstance(pr.get("base"), dict) else {}
+        head_sha = (head or {}).get("sha")
+        head_repo = (head or {}).get("repo")
+        base_repo = (base or {}).get("repo")
+        head_name = head_repo.get("full_name") if isinstance(head_repo, dict) else None
+        base_name = base_repo.get("full_name") if isinstance(base_repo, dict) else event.repository
+        # A deleted fork leaves `head.repo` null: nobody vouches for that code either.
+        fork = head_name is None or head_name != base_name
+        valid_head = isinstance(head_sha, str) and bool(_SHA.match(head_sha))
+        authorised: Authorised | PinRefusal | None = None
+        if valid_head and not (fork and not self.policy.allow_forks):
+            authorised = self._authorised(event, command, head or {}, str(head_sha), fork)
+            if isinstance(authorised, Authorised) and not command.dry_run:
+                # This comment's run first: what changed since it was dispatched must not hide it.
+                existing = find_run(self.client, self._run_query(event, authorised.sha))
+                if existing is not None:
+                    return self._already_dispatched(event, existing, authorised.sha)
         if pr.get("state") != "open" or pr.get("merged") is True:
             state = "merged" if pr.get("merged") is True else str(pr.get("state"))
             return refuse("pull request not open", f"pull request #{number} is {state}; only open pull requests "
@@ -302,23 +345,15 @@ class Dispatcher:
         if pr.get("draft") is True:
             return refuse("draft pull request", f"pull request #{number} is a draft; mark it ready for review "
                           "first.")
-        head = pr.get("head") if isinstance(pr.get("head"), dict) else {}
-        base = pr.get("base") if isinstance(pr.get("base"), dict) else {}
-        head_sha = (head or {}).get("sha")
-        if not isinstance(head_sha, str) or not _SHA.match(head_sha):
+        if not isinstance(head_sha, str) or not valid_head:
             return refuse("no head commit", "GitHub did not report a head commit for this pull request.")
-        head_repo = (head or {}).get("repo")
-        base_repo = (base or {}).get("repo")
-        head_name = head_repo.get("full_name") if isinstance(head_repo, dict) else None
-        base_name = base_repo.get("full_name") if isinstance(base_repo, dict) else event.repository
-        # A deleted fork leaves `head.repo` null: nobody vouches for that code either.
-        fork = head_name is None or head_name != base_name
         if fork and not self.policy.allow_forks:
             origin = f"`{head_name}`" if head_name else "a deleted fork"
             return refuse("fork pull request", f"the head of #{number} comes from {origin}; benchmarks run on "
                           "self-hosted runners, so pull requests from forks are not run here "
                           "(`dispatch.allow-forks` is off).", sha=head_sha)
-        pin = self._pin(event, command, head or {}, head_sha, fork)
+        assert authorised is not None
+        pin = authorised if isinstance(authorised, PinRefusal) else confirm(authorised, head_sha, number)
         if isinstance(pin, PinRefusal):
             return refuse(pin.reason, pin.headline, sha=head_sha)
         sha = pin.sha
@@ -356,17 +391,8 @@ class Dispatcher:
 
     def _dispatch(self, event: CommentEvent, pin: Pin, selection: DispatchSelection, jobs: list[Job]) -> Outcome:
         to = Addressee(event.comment_id, event.login)
-        workflow, ref, key = self.policy.workflow, self.policy.ref, dispatch_key(event.comment_id)
-        existing = find_run(self.client, workflow, ref, key, event.created_at)
-        if existing is not None:
-            body = already_dispatched_reply(to, workflow, existing.url, existing.status)
-            previous = self._find_reply(event)
-            if previous is not None and DISPATCHED_HEADLINE in str(previous.get("body")):
-                url = _url(previous)  # the reply that lists the jobs stays as it is
-            else:
-                url, _ = self._reply(event, body)
-            return Outcome("already-dispatched", f"run {existing.run_id} was dispatched for this comment before",
-                           event.number, pin.sha, selection, reply=body, reply_url=url, run_url=existing.url)
+        workflow, ref, query = self.policy.workflow, self.policy.ref, self._run_query(event, pin.sha)
+        key = query.key
         inputs = {"sha": pin.sha, "pr": str(event.number), "selection": selection.dumps(), "requester": event.login,
                   "key": key}
         reason = f"{selection.jobs} jobs at {pin.sha}; pinned: {pin.basis}"
@@ -375,7 +401,7 @@ class Dispatcher:
         except AmbiguousRequest as exc:
             problem = f"the dispatch request failed ({exc})"
             try:
-                found = wait_for_run(self.client, workflow, ref, key, event.created_at)
+                found = wait_for_run(self.client, query)
             except GitHubError as lookup:
                 # Not a refusal: the sweep may be running.  Say so, and that nobody could check.
                 found, problem = None, f"{problem}, and looking for the run failed too ({lookup})"

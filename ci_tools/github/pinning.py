@@ -21,6 +21,18 @@ taken from records the pull request's author cannot write:
 Refusals show commits by their 12-digit short id only: ``sha=`` needs all 40
 digits, which the commenter has to take from the commit they reviewed, not
 from a reply that shows whatever was pushed last.
+
+The pin is found in two steps.  :func:`named` or :func:`commented_head`
+decides which commit the comment authorised, without looking at the head
+now; :func:`confirm` then requires
+that commit to be the head.  Between the two the dispatcher looks for the
+run this comment already started: a re-run after the author pushed must
+report that run, not refuse because the head has moved since.
+
+Only the first page of the activity is read (the newest
+:data:`ACTIVITY_PAGE` records): when every record on it is later than the
+comment and GitHub has more, the head at the comment cannot be proven, and
+the reply says so and how to proceed.
 """
 
 from __future__ import annotations
@@ -63,6 +75,27 @@ class _Move:
     actor: str
 
 
+@dataclass(frozen=True)
+class ActivityPage:
+    """The first page of GitHub's activity records of one branch, and whether GitHub has more (its Link header)."""
+
+    records: Sequence[Mapping[str, Any]]
+    more: bool = False
+
+
+@dataclass(frozen=True)
+class Authorised:
+    """The commit a comment authorises, found without looking at the head now (see :func:`confirm`)."""
+
+    sha: str
+    basis: str
+    # Where it came from: the comment's `sha=`, or the branch's activity (then the first record after the comment).
+    named: bool
+    branch: str = ""
+    commented_at: datetime | None = None
+    first_later: _Move | None = None
+
+
 def _time(value: Any) -> datetime | None:
     if not isinstance(value, str):
         return None
@@ -92,38 +125,57 @@ def _describe(move: _Move) -> str:
     return f"{what} to `{short(move.after)}` by `{move.actor}` at {move.at.isoformat()}"
 
 
-def pin_from_activity(head_sha: str, branch: str, commented_at: datetime,
-                      activities: Sequence[Mapping[str, Any]]) -> Pin | PinRefusal:
-    """The pin for a branch of this repository, from its activity records (newest first, one page)."""
-    moves = _moves(activities)
+def commented_head(branch: str, commented_at: datetime, page: ActivityPage) -> Authorised | PinRefusal:
+    """The head of a branch of this repository when the comment was posted, from its activity records."""
+    moves = _moves(page.records)
     unknown = f"GitHub's record of pushes to `{branch}` does not show what its head was when the comment was posted"
     if moves is None:
         return PinRefusal("head unknown", f"{unknown} (a record is malformed); {SHA_HINT}.")
     earlier = [m for m in moves if m.at < commented_at]
     later = [m for m in moves if m.at >= commented_at]
     if not earlier:
-        why = (f"all of the last {len(moves)} records are later than the comment" if len(moves) >= ACTIVITY_PAGE
-               else "no record is older than the comment")
-        return PinRefusal("head unknown", f"{unknown} ({why}); {SHA_HINT}.")
+        if page.more or len(moves) >= ACTIVITY_PAGE:
+            # Fail closed: the page does not reach back to the comment, and older pages are not read.
+            return PinRefusal("head unknown", (
+                f"the head of `{branch}` when the comment was posted could not be proven: only the first page of "
+                f"GitHub's record of pushes to it was read, and all of its {len(moves)} records are later than the "
+                "comment (GitHub has older ones). Comment again (a new comment is pinned to the head when it is "
+                f"posted), or {SHA_HINT}."))
+        return PinRefusal("head unknown", f"{unknown} (no record is older than the comment); {SHA_HINT}.")
     at_comment = earlier[0]
     if at_comment.kind == "branch_deletion" or not _SHA.match(at_comment.after):
         return PinRefusal("head unknown", f"`{branch}` did not exist when the comment was posted; {SHA_HINT}.")
-    if at_comment.after == head_sha:
-        return Pin(head_sha, f"head of `{branch}` since it was {_describe(at_comment)}")
-    if later:
-        first = later[-1]
+    return Authorised(at_comment.after, f"head of `{branch}` since it was {_describe(at_comment)}", named=False,
+                      branch=branch, commented_at=commented_at, first_later=later[-1] if later else None)
+
+
+def named(sha: str) -> Authorised:
+    return Authorised(sha, "named in the comment with sha=", named=True)
+
+
+def confirm(authorised: Authorised, head_sha: str, number: int) -> Pin | PinRefusal:
+    """The pin when the authorised commit is still the head of pull request ``number``, else why not."""
+    if authorised.sha == head_sha:
+        return Pin(head_sha, authorised.basis)
+    if authorised.named:
+        return PinRefusal("sha mismatch", f"the comment names `sha={short(authorised.sha)}...`, but the head of "
+                          f"#{number} is `{short(head_sha)}`. Review the new commits and comment again with the "
+                          "commit you reviewed.")
+    branch, first, at = authorised.branch, authorised.first_later, authorised.commented_at
+    if first is not None and at is not None:
         return PinRefusal("head moved", f"the head moved after the comment was posted: `{branch}` was "
-                          f"{_describe(first)}, the comment was posted at {commented_at.isoformat()} on "
-                          f"`{short(at_comment.after)}`. Review the new commits and comment again, or {SHA_HINT}.")
-    return PinRefusal("head unknown", f"{unknown} (GitHub reports the head `{short(head_sha)}`, its newest record "
-                      f"before the comment `{short(at_comment.after)}`); {SHA_HINT}.")
+                          f"{_describe(first)}, the comment was posted at {at.isoformat()} on "
+                          f"`{short(authorised.sha)}`. Review the new commits and comment again, or {SHA_HINT}.")
+    return PinRefusal("head unknown", f"GitHub's record of pushes to `{branch}` does not show what its head was when "
+                      f"the comment was posted (GitHub reports the head `{short(head_sha)}`, its newest record "
+                      f"before the comment `{short(authorised.sha)}`); {SHA_HINT}.")
 
 
-def pin_named(named: str, head_sha: str, number: int) -> Pin | PinRefusal:
-    if named == head_sha:
-        return Pin(head_sha, "named in the comment with sha=")
-    return PinRefusal("sha mismatch", f"the comment names `sha={short(named)}...`, but the head of #{number} is "
-                      f"`{short(head_sha)}`. Review the new commits and comment again with the commit you reviewed.")
+def pin_from_activity(head_sha: str, branch: str, commented_at: datetime, activities: Sequence[Mapping[str, Any]],
+                      *, number: int = 0, more: bool = False) -> Pin | PinRefusal:
+    """Both steps for a branch of this repository: the head at the comment, which must be the head now."""
+    found = commented_head(branch, commented_at, ActivityPage(activities, more))
+    return found if isinstance(found, PinRefusal) else confirm(found, head_sha, number)
 
 
 def pin_fork(head_sha: str, number: int) -> PinRefusal:
@@ -131,4 +183,5 @@ def pin_fork(head_sha: str, number: int) -> PinRefusal:
                       f"{SHA_HINT} (the head is now `{short(head_sha)}`).")
 
 
-__all__ = ["Pin", "PinRefusal", "pin_from_activity", "pin_fork", "pin_named", "short"]
+__all__ = ["ActivityPage", "Authorised", "Pin", "PinRefusal", "commented_head", "confirm", "named",
+           "pin_from_activity", "pin_fork", "short"]

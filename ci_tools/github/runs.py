@@ -4,12 +4,21 @@
 5xx answer does not say whether GitHub created the run.  So every dispatch
 carries a key derived from the comment (``comment-<id>``; a re-run of the
 same event has the same key), the sweep workflow shows it at the end of its
-``run-name``, and the dispatcher looks for a run whose title ends with the
-key: before dispatching (a re-run must not start a second sweep) and after an
-ambiguous failure (did the first request start one?).
+``run-name``, and the dispatcher looks for the run: before dispatching (a
+re-run must not start a second sweep) and after an ambiguous failure (did the
+first request start one?).
 
-The dispatched workflow must therefore declare a ``key`` input and end its
-``run-name`` with it, as ``.github/workflows/sweep.yml`` does::
+A title is text anyone who may dispatch the workflow by hand can write, so a
+run is this comment's only when all of these hold (:func:`match_run`): it is
+a ``workflow_dispatch`` run, GitHub names as its ``actor`` the identity the
+dispatcher's token acts as (``dispatch.bot-login``), the last word of its
+title is exactly the key, and the title names the commit the comment
+authorised.  A run someone started by hand with a look-alike title is not
+this comment's, whatever it runs.
+
+The dispatched workflow must therefore declare ``sha`` and ``key`` inputs and
+show both in its ``run-name``, the key last, as ``.github/workflows/sweep.yml``
+does::
 
     run-name: sweep of ${{ inputs.sha }} for ${{ inputs.key }}
 """
@@ -44,13 +53,35 @@ class FoundRun:
     status: str
 
 
-def match_run(runs: Iterable[Mapping[str, Any]], key: str) -> FoundRun | None:
-    """The oldest workflow_dispatch run whose title ends with the key."""
+@dataclass(frozen=True)
+class RunQuery:
+    """What identifies the run one comment's dispatch started."""
+
+    workflow: str
+    ref: str
+    key: str
+    sha: str  # the commit the comment authorised
+    actor: str  # the login the dispatching token acts as
+    since: datetime  # the comment's time: no run of it is older
+
+
+def _login(user: Any) -> str:
+    login = user.get("login") if isinstance(user, Mapping) else None
+    return login if isinstance(login, str) else ""
+
+
+def is_match(run: Mapping[str, Any], query: RunQuery) -> bool:
+    title = run.get("display_title")
+    words = title.split() if isinstance(title, str) else []
+    return (run.get("event") == "workflow_dispatch" and _login(run.get("actor")).casefold() == query.actor.casefold()
+            and len(words) >= 2 and words[-1] == query.key and query.sha in words[:-1])
+
+
+def match_run(runs: Iterable[Mapping[str, Any]], query: RunQuery) -> FoundRun | None:
+    """The oldest of the runs that are this comment's (see the module's description)."""
     found: list[FoundRun] = []
     for run in runs:
-        title = run.get("display_title")
-        words = title.split() if isinstance(title, str) else []
-        if run.get("event") != "workflow_dispatch" or not words or words[-1] != key:
+        if not is_match(run, query):
             continue
         run_id, url = run.get("id"), run.get("html_url")
         if isinstance(run_id, int):
@@ -58,21 +89,22 @@ def match_run(runs: Iterable[Mapping[str, Any]], key: str) -> FoundRun | None:
     return min(found, key=lambda r: r.run_id) if found else None
 
 
-def find_run(client: GitHubClient, workflow: str, ref: str, key: str, since: datetime) -> FoundRun | None:
-    """The run a dispatch with this key started, if GitHub lists one."""
-    created = (since - CLOCK_SLACK).astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    return match_run(client.workflow_runs(workflow, event="workflow_dispatch", branch=ref, created_since=created), key)
+def find_run(client: GitHubClient, query: RunQuery) -> FoundRun | None:
+    """The run this comment's dispatch started, if GitHub lists one."""
+    created = (query.since - CLOCK_SLACK).astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    runs = client.workflow_runs(query.workflow, event="workflow_dispatch", branch=query.ref, created_since=created)
+    return match_run(runs, query)
 
 
-def wait_for_run(client: GitHubClient, workflow: str, ref: str, key: str, since: datetime) -> FoundRun | None:
+def wait_for_run(client: GitHubClient, query: RunQuery) -> FoundRun | None:
     """After an ambiguous dispatch: look for the run a few times, as a new run takes seconds to be listed."""
     for wait in LOOKUP_WAITS:
         if wait:
             client.pause(wait)
-        found = find_run(client, workflow, ref, key, since)
+        found = find_run(client, query)
         if found is not None:
             return found
     return None
 
 
-__all__ = ["FoundRun", "dispatch_key", "find_run", "match_run", "run_title", "wait_for_run"]
+__all__ = ["FoundRun", "RunQuery", "dispatch_key", "find_run", "is_match", "match_run", "run_title", "wait_for_run"]
