@@ -57,7 +57,7 @@ def test_file_overrides_and_pr_link(tmp_path: Path) -> None:
         ("recipe-templates:\n  single_node: [a.sh]\n", "unknown setting `recipe-templates.single_node`, expected one of: single-node, multinode", 2),
         # Values of a feature section are checked on load too, in the words of the feature that reads them.
         ("sweep:\n  launchers:\n    mi355x: dockr\n",
-         "launcher for runner label `mi355x` must be one of direct, docker, slurm, found the string \"dockr\"", 3),
+         "launcher for runner label `mi355x` must be one of repository, direct, docker, slurm, found the string \"dockr\"", 3),
         ("dispatch:\n  min-permission: reed\n", "dispatch.min-permission: found 'reed', expected one of: admin,", 2),
         ("limits:\n  max-file-bytes: 8MB\n", "`max-file-bytes` must be an integer, found the string \"8MB\"", 2),
         ("master-configs: []\n", "`master-configs` must not be empty", 1),
@@ -92,7 +92,7 @@ def test_every_problem_is_listed_in_file_order_with_its_line(tmp_path: Path) -> 
     assert str(err.value).splitlines() == [
         f"{shown}:2: `max-file-bytes` must be at least 1, found 0",
         f"{shown}:4: unknown setting `sweep.lanchers`, expected one of: launchers, default-launcher, model-cache, "
-        "timeout-minutes, grace-seconds, docker-args, srun-args, report-metrics",
+        "timeout-minutes, timeouts, grace-seconds, docker-args, srun-args, report-metrics",
         f"{shown}:5: `runners` must be a string, found the integer 3",
     ]
     assert err.value.line == 2

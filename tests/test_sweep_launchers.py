@@ -11,12 +11,10 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures" / "sweep"))
 
 from sweeplib import cli, job_of, make_repo, standin_calls, standin_env, status_of  # noqa: E402
+from sweeplib import planned as planned_job  # noqa: E402
 
 from ci_tools.config import load_config  # noqa: E402
-from ci_tools.jobs.contract import job_env  # noqa: E402
 from ci_tools.errors import UsageError  # noqa: E402
-from ci_tools.revision.snapshot import WorkTreeSnapshot  # noqa: E402
-from ci_tools.sweep.run import prepare  # noqa: E402
 from ci_tools.sweep.settings import load_sweep_settings, parse_sweep_settings  # noqa: E402
 
 CONFIG = """\
@@ -38,56 +36,55 @@ def repo(tmp_path: Path) -> Path:
     return make_repo(tmp_path, CONFIG)
 
 
-def _prepared(repo: Path, key: str, launcher: str | None = None):  # type: ignore[no-untyped-def]
-    config = load_config(repo)
-    return prepare(job_of(repo, key), config, load_sweep_settings(config), WorkTreeSnapshot(config.root),
-                   repo / "out", launcher=launcher)
-
-
 def test_docker_argv_is_exact_and_carries_no_env_values(repo: Path) -> None:
-    prepared = _prepared(repo, "ok-fp8-mi355x-atom")
-    job, root = prepared.job, repo.resolve()
-    env = job_env(job, result_dir="/workspace/results")
-    assert prepared.plan.launcher == "docker"
-    assert prepared.plan.argv == (
+    planned = planned_job(repo, "ok-fp8-mi355x-atom")
+    plan, job, root = planned.plan, job_of(repo, "ok-fp8-mi355x-atom"), repo.resolve()
+    assert plan.launcher == "docker"
+    assert plan.argv == (
         "docker", "run", "--rm", "--name", f"ci-tools-{job.id}",
         "--device", "/dev/kfd", "--device", "/dev/dri", "--group-add", "video",
         "--ipc", "host", "--security-opt", "seccomp=unconfined",
-        "-v", f"{root}:/workspace/repo", "-v", f"{root}/out/{job.id}/results:/workspace/results",
-        "-v", "/models:/models", "-w", "/workspace/repo",
-        *[x for name in env for x in ("-e", name)],
+        "-v", f"{root}:/workspace", "-v", f"{root}/out/{job.id}/results:/workspace/results",
+        "-v", "/models:/models", "-w", "/workspace",
+        *[x for name in plan.env for x in ("-e", name)],
         "--shm-size", "64g", "rocm/atom:cluster-image",
-        "bash", f"/workspace/repo/{RECIPES}/ok_fp8_mi355x_atom.sh",
+        "bash", f"/workspace/{RECIPES}/ok_fp8_mi355x_atom.sh",
     )
-    assert dict(prepared.plan.env) == env
-    assert prepared.plan.cleanup == ("docker", "rm", "--force", f"ci-tools-{job.id}")
+    # The workflow's values, the runner's (the label's first node, a free port) and the launcher's own.
+    assert {k: plan.env[k] for k in ("MODEL", "TP", "EP_SIZE", "CONC", "RUNNER_NAME", "GITHUB_WORKSPACE",
+                                     "RESULT_DIR", "HF_HUB_CACHE", "RUN_EVAL")} == {
+        "MODEL": "org/Ok-Model", "TP": "4", "EP_SIZE": "4", "CONC": "64", "RUNNER_NAME": "mi355x-amds_00",
+        "GITHUB_WORKSPACE": str(root), "RESULT_DIR": "/workspace/results", "HF_HUB_CACHE": "/models",
+        "RUN_EVAL": "false"}
+    assert int(plan.env["PORT"]) >= 8888
+    assert plan.env["RESULT_FILENAME"].endswith("_conc64_mi355x-amds_00")
+    assert plan.cleanup == ("docker", "rm", "--force", f"ci-tools-{job.id}")
     # Values travel through the environment only.
-    assert not any("=" in a and a.split("=", 1)[0] in env for a in prepared.plan.argv)
+    assert not any("=" in a and a.split("=", 1)[0] in plan.env for a in plan.argv)
 
 
 def test_slurm_argv_is_exact(repo: Path) -> None:
-    config = load_config(repo)
     job = job_of(repo, "ok-fp8-mi355x-vllm", 8)
-    prepared = prepare(job, config, load_sweep_settings(config), WorkTreeSnapshot(config.root), repo / "out")
+    plan = planned_job(repo, "ok-fp8-mi355x-vllm", 8).plan
     root = repo.resolve()
-    env = job_env(job, result_dir="/workspace/results")
-    assert prepared.plan.launcher == "slurm"
-    assert prepared.plan.argv == (
+    assert plan.launcher == "slurm"
+    assert plan.argv == (
         "srun", f"--job-name=ci-tools-{job.id}", "--nodes=1", "--ntasks=1", "--gpus=8",
         "--container-image=rocm/vllm:test-image",
-        f"--container-mounts={root}:/workspace/repo,{root}/out/{job.id}/results:/workspace/results,/models:/models",
-        "--container-workdir=/workspace/repo",
-        "--export=" + ",".join(env),
+        f"--container-mounts={root}:/workspace,{root}/out/{job.id}/results:/workspace/results,/models:/models",
+        "--container-workdir=/workspace",
+        "--export=" + ",".join(plan.env),
         "--partition=gpu",
-        "bash", f"/workspace/repo/{RECIPES}/ok_fp8_mi355x_vllm.sh",
+        "bash", f"/workspace/{RECIPES}/ok_fp8_mi355x_vllm.sh",
     )
-    assert prepared.plan.cleanup == ("scancel", f"--name=ci-tools-{job.id}")
+    assert plan.cleanup == ("scancel", f"--name=ci-tools-{job.id}")
 
 
 def test_direct_launcher_runs_the_host_path(repo: Path) -> None:
-    prepared = _prepared(repo, "fail-fp8-mi355x-vllm", launcher="direct")
-    assert prepared.plan.argv == ("bash", str(repo.resolve() / RECIPES / "fail_fp8_mi355x_vllm.sh"))
-    assert prepared.plan.env["RESULT_DIR"] == str(repo.resolve() / "out" / prepared.job.id / "results")
+    job = job_of(repo, "fail-fp8-mi355x-vllm")
+    plan = planned_job(repo, "fail-fp8-mi355x-vllm", launcher="direct").plan
+    assert plan.argv == ("bash", str(repo.resolve() / RECIPES / "fail_fp8_mi355x_vllm.sh"))
+    assert plan.env["RESULT_DIR"] == str(repo.resolve() / "out" / job.id / "results")
 
 
 def test_launcher_choice_exact_then_glob_then_default() -> None:
@@ -106,11 +103,15 @@ def test_docker_through_a_stand_in_runs_the_recipe_with_the_contract(repo: Path,
     assert len(calls) == 1 and calls[0]["tool"] == "docker"
     status = status_of(repo / "out", job)
     assert calls[0]["argv"] == status["argv"][1:]
-    assert calls[0]["argv"][-1] == f"/workspace/repo/{RECIPES}/ok_fp8_mi355x_atom.sh"
-    # Every contract variable reached docker through its environment, with the job's value.
-    assert calls[0]["env"] == job_env(job, result_dir="/workspace/results")
+    assert calls[0]["argv"][-1] == f"/workspace/{RECIPES}/ok_fp8_mi355x_atom.sh"
+    # Every variable of the job reached docker through its environment, with the job's value (the port is
+    # whichever was free when the job started).
+    expected = dict(planned_job(repo, "ok-fp8-mi355x-atom").plan.env)
+    assert calls[0]["env"].pop("PORT").isdigit() and expected.pop("PORT").isdigit()
+    assert calls[0]["env"] == expected
     # The stand-in ran the recipe with the mounts mapped: results land in the host result dir.
-    assert json.loads((repo / "out" / job.id / "results" / "result.json").read_text()) == {"conc": 64}
+    name = status["result-filename"]
+    assert json.loads((repo / "out" / job.id / "results" / f"{name}.json").read_text()) == {"conc": 64}
     assert "model=org/Ok-Model tp=4 ep=4 dpa=true conc=64" in proc.stdout
     assert status["launcher"] == "docker" and status["status"] == "success"
 
@@ -143,9 +144,9 @@ def test_timeout_under_docker_removes_the_container(repo: Path, tmp_path: Path) 
 
 @pytest.mark.parametrize("text, message", [
     ("sweep:\n  launchers:\n    mi355x: podman\n",
-     ".ci-tools.yaml:3: launcher for runner label `mi355x` must be one of direct, docker, slurm, found the string \"podman\""),
+     ".ci-tools.yaml:3: launcher for runner label `mi355x` must be one of repository, direct, docker, slurm, found the string \"podman\""),
     ("sweep:\n  default-launcher: k8s\n",
-     ".ci-tools.yaml:2: `sweep.default-launcher` must be one of direct, docker, slurm, found the string \"k8s\""),
+     ".ci-tools.yaml:2: `sweep.default-launcher` must be one of repository, direct, docker, slurm, found the string \"k8s\""),
     ("sweep:\n  timeout-minutes: -5\n", ".ci-tools.yaml:2: `sweep.timeout-minutes` must be a positive number, found the integer -5"),
     ("sweep:\n  model-cache: models\n", ".ci-tools.yaml:2: `sweep.model-cache` must be an absolute path"),
     ("sweep:\n  launcher: {}\n", ".ci-tools.yaml:2: unknown setting `sweep.launcher`, expected one of: launchers, "),

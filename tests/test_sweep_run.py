@@ -37,14 +37,18 @@ def test_success_streams_output_and_writes_status(repo: Path) -> None:
     log = (repo / "out" / job.id / "job.log").read_text()
     assert log == "model=org/Ok-Model tp=8 conc=4 gpus=8\nto stderr\n"
     status = status_of(repo / "out", job)
+    # RESULT_FILENAME as the launch step builds it, for the first node of the job's runner label.
+    name = "ok_1k1k_fp8_vllm_tp8-pp1-dcp1-pcp1-ep1-dpafalse_disagg-false_spec-none_conc4_mi355x-amd_00"
     assert {k: status[k] for k in ("schema", "job-id", "config-key", "launcher", "recipe", "status", "exit-code",
-                                   "signal", "timed-out", "stopped", "killed", "results", "conc")} == {
+                                   "signal", "timed-out", "stopped", "killed", "results", "conc", "node",
+                                   "result-filename", "result-file", "leftovers")} == {
         "schema": "ci-tools/sweep-status/1", "job-id": job.id, "config-key": "ok-fp8-mi355x-vllm",
         "launcher": "direct", "recipe": f"{RECIPES}/ok_fp8_mi355x_vllm.sh", "status": "success", "exit-code": 0,
-        "signal": None, "timed-out": False, "stopped": False, "killed": False, "results": ["result.json"], "conc": 4,
+        "signal": None, "timed-out": False, "stopped": False, "killed": False, "results": [f"{name}.json"],
+        "conc": 4, "node": "mi355x-amd_00", "result-filename": name, "result-file": f"{name}.json", "leftovers": [],
     }
     assert status["argv"] == ["bash", str((repo / RECIPES / "ok_fp8_mi355x_vllm.sh").resolve())]
-    result = json.loads((repo / "out" / job.id / "results" / "result.json").read_text())
+    result = json.loads((repo / "out" / job.id / "results" / f"{name}.json").read_text())
     assert result["conc"] == 4
     assert f"{job.label()}: success (exit 0)" in proc.stderr
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shlex
@@ -21,12 +22,14 @@ from ..jobs.matrix import expand
 from ..model.keys import keys_matching
 from ..model.repository import load_repo
 from ..revision.snapshot import WorkTreeSnapshot
+from ..sweep.context import SweepContext
+from ..sweep.environment import describe
 from ..sweep.jobs import job_from_entry, load_matrix, parse_job_json, read_matrix
 from ..sweep.launchers import LAUNCHERS
 from ..sweep.local import run_local
 from ..sweep.plan import GITHUB_MAX_MATRIX, plan_entries, plan_from_selection
 from ..sweep.report import collect, render_markdown
-from ..sweep.run import Prepared, execute, prepare
+from ..sweep.run import Prepared, execute, plan_job, prepare
 from ..sweep.settings import SweepSettings, load_sweep_settings
 from ..sweep.status import STOPPED, SUCCESS, StatusRecord
 from .common import get_config, handle_errors, repo_options, writable_output, write_output
@@ -43,17 +46,21 @@ def _run_options(func: Any) -> Any:
     func = click.option("--settings-from", "settings_from", type=click.Path(file_okay=False, exists=True),
                         default=None, metavar="DIR",
                         help="Read the `sweep:` settings (launchers, docker/srun arguments, model cache, limits) from "
-                             "DIR/.ci-tools.yaml instead of the repository being run; no file there means the "
-                             "defaults. The sweep workflow points it at the default branch.")(func)
+                             "DIR/.ci-tools.yaml, and the launch step and the fleet's launchers "
+                             "(runners/launch_*.sh) from DIR, instead of from the repository being run; no file "
+                             "there means the defaults. The sweep workflow points it at the default branch.")(func)
     func = click.option("--run-eval", is_flag=True,
                         help="Set RUN_EVAL=true for the recipe (also implied by `\"run-eval\": true` in a --matrix file).")(func)
-    func = click.option("--dry-run", is_flag=True, help="Print the command and environment instead of running.")(func)
+    func = click.option("--dry-run", is_flag=True,
+                        help="Print each job's node, launcher command and full environment instead of running.")(func)
     func = click.option("--launcher", type=click.Choice(sorted(LAUNCHERS)), default=None,
-                        help="Override the launcher chosen from the runner label.")(func)
+                        help="Override the launcher chosen from the runner label (`repository`: the repository's "
+                             "runners/launch_<fleet>.sh, as its workflow's launch step runs it).")(func)
     func = click.option("--grace", type=click.FloatRange(min=0), default=None,
                         help="Seconds between SIGTERM and SIGKILL when stopping (default: sweep.grace-seconds).")(func)
     func = click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
-                        help="Seconds a job may run (default: sweep.timeout-minutes).")(func)
+                        help="Seconds a job may run (default: sweep.timeouts for its config key, else "
+                             "sweep.timeout-minutes).")(func)
     func = click.option("--result-dir", type=click.Path(file_okay=False), default="sweep-results", show_default=True,
                         help="Each job writes into DIR/<job-id>/.")(func)
     return func
@@ -86,16 +93,32 @@ def _settings(config: ProjectConfig, settings_from: str | None = None) -> SweepS
     return load_sweep_settings(get_config(settings_from, None) if settings_from else config)
 
 
-def _print_dry_run(prepared: Prepared) -> None:
-    if prepared.plan is None:
-        click.echo(f"# {prepared.job.label()}: no recipe found; looked for: {', '.join(prepared.candidates)}")
+def _context(config: ProjectConfig, settings_from: str | None, result_dir: str, grace: float | None, *,
+             parallel: int = 1, run_eval: bool = False) -> SweepContext:
+    trusted = get_config(settings_from, None) if settings_from else None
+    settings = load_sweep_settings(trusted or config)
+    if grace is not None:
+        settings = dataclasses.replace(settings, grace_seconds=grace)
+    return SweepContext(config, WorkTreeSnapshot(config.root), settings, Path(result_dir), dict(os.environ),
+                        parallel=parallel, run_eval=run_eval,
+                        launch_root=trusted.root.resolve() if trusted is not None else None, launch_config=trusted)
+
+
+def _print_dry_run(prepared: Prepared, ctx: SweepContext, slot_index: int) -> None:
+    label = prepared.job.label()
+    planned = plan_job(prepared, ctx, ctx.slot(prepared.job, slot_index, hold=False))
+    plan, slot = planned.plan, planned.slot
+    if plan is None or planned.env is None:
+        click.echo(f"# {label}: not run: {planned.refusal}")
         return
-    plan = prepared.plan
-    click.echo(f"# {prepared.job.label()} (job {prepared.job.id}, launcher {plan.launcher})")
+    click.echo(f"# {label} (job {prepared.job.id}, launcher {plan.launcher})")
+    if slot is not None:
+        click.echo(f"# node {slot.node}, port {slot.port}, timeout {prepared.timeout:g} s")
     click.echo(f"# working directory: {plan.cwd}")
-    click.echo("# environment added to the inherited one:")
-    for name, value in plan.env.items():
-        click.echo(f"{name}={shlex.quote(value)}")
+    if planned.refusal:
+        click.echo(f"# not run: {planned.refusal}")
+    for line in describe(planned.env, ctx.base_env):
+        click.echo(line)
     click.echo("# command:")
     click.echo(shlex.join(plan.argv))
 
@@ -105,11 +128,6 @@ def _summary_line(record: StatusRecord, job_dir: Path) -> str:
               "timed-out": "timed out", "stopped": "stopped", "not-run": record.message}.get(record.status, "")
     return (f"ci-tools: {record.label}: {record.status} ({detail}) after {record.duration_seconds:.1f}s; "
             f"status record {job_dir / 'status.json'}")
-
-
-def _limits(settings: SweepSettings, timeout: float | None, grace: float | None) -> tuple[float, float]:
-    return (timeout if timeout is not None else settings.timeout_seconds,
-            grace if grace is not None else settings.grace_seconds)
 
 
 @sweep_group.command("run")
@@ -143,16 +161,14 @@ def run_command(repo_dir: str | None, config_file: str | None, result_dir: str, 
         assert job_json is not None
         job = parse_job_json(job_json)
     config = get_config(repo_dir, config_file)
-    settings = _settings(config, settings_from)
-    prepared = prepare(job, config, settings, WorkTreeSnapshot(config.root), Path(result_dir),
-                       runner_name=os.environ.get("RUNNER_NAME", ""), launcher=launcher, run_eval=run_eval)
+    ctx = _context(config, settings_from, result_dir, grace, run_eval=run_eval)
+    prepared = prepare(job, ctx, launcher=launcher, timeout=timeout)
     if dry_run:
-        _print_dry_run(prepared)
+        _print_dry_run(prepared, ctx, 0)
         return
-    limit, grace_s = _limits(settings, timeout, grace)
     echo = None if quiet else sys.stdout.buffer
     with _StopOnSignal() as stopper:
-        record = execute(prepared, os.environ, timeout=limit, grace=grace_s, stop=stopper.event, echo=echo)
+        record = execute(prepared, ctx, 0, stop=stopper.event, echo=echo)
     click.echo(_summary_line(record, prepared.job_dir), err=True)
     if record.status == STOPPED:
         raise SystemExit(EXIT_STOPPED)
@@ -217,19 +233,15 @@ def local_command(repo_dir: str | None, config_file: str | None, result_dir: str
                   concs: tuple[int, ...], parallel: int, no_progress: bool) -> None:
     """Run a selection of the matrix on this machine, one after another or -j N at once."""
     config = get_config(repo_dir, config_file)
-    settings = _settings(config, settings_from)
     jobs, matrix_eval = _select_jobs(config, matrix_file, indices, keys, scenario, concs)
-    snapshot = WorkTreeSnapshot(config.root)
-    prepared = [prepare(j, config, settings, snapshot, Path(result_dir), runner_name=os.environ.get("RUNNER_NAME", ""),
-                        launcher=launcher, run_eval=run_eval or matrix_eval) for j in jobs]
+    ctx = _context(config, settings_from, result_dir, grace, parallel=parallel, run_eval=run_eval or matrix_eval)
+    prepared = [prepare(j, ctx, launcher=launcher, timeout=timeout) for j in jobs]
     if dry_run:
-        for p in prepared:
-            _print_dry_run(p)
+        for i, p in enumerate(prepared):
+            _print_dry_run(p, ctx, i % parallel)
         return
-    limit, grace_s = _limits(settings, timeout, grace)
     with _StopOnSignal() as stopper, _progress(len(prepared), enabled=not no_progress) as progress:
-        result = run_local(prepared, os.environ, parallel=parallel, timeout=limit, grace=grace_s, stop=stopper.event,
-                           on_start=progress.start, on_done=progress.done)
+        result = run_local(prepared, ctx, stop=stopper.event, on_start=progress.start, on_done=progress.done)
     ok = sum(1 for r in result.records if r.status == SUCCESS)
     click.echo(f"ci-tools: {len(result.records)} job(s) ran: {ok} succeeded, {result.failed} did not"
                + (f"; {result.skipped} not started (stopped)" if result.skipped else "")

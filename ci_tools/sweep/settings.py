@@ -7,55 +7,72 @@ Example::
         "cluster:mi355x-amds": docker
         mi355x: slurm
         "h100-*": direct
-      default-launcher: direct
+      default-launcher: repository
       model-cache: /models
       timeout-minutes: 180
+      timeouts:                   # per config key (globs, file order; an exact key first)
+        "*-agentic-*": 420
+        dsr1-fp8-mi355x-sglang: 90
       grace-seconds: 30
       docker-args: ["--shm-size", "64g"]
       srun-args: ["--partition", "gpu"]
       report-metrics: [tput_per_gpu, median_ttft]
 
 A runner label is looked up exactly first, then against the glob keys in
-file order; nothing matching means ``default-launcher``.
+file order; nothing matching means ``default-launcher``.  Without one, a job
+runs through the repository's own launcher (``repository``: the script its
+workflow's launch step starts for the node's fleet) where the repository has
+it, else ``direct``.
 """
 
 from __future__ import annotations
 
 import fnmatch
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Mapping, TypeVar
 
 from ..config import ProjectConfig
 from ..errors import UsageError
 from ..revision.yamlpos import PosMap, describe_type
 
-LAUNCHER_KINDS = ("direct", "docker", "slurm")
+LAUNCHER_KINDS = ("repository", "direct", "docker", "slurm")
 DEFAULT_TIMEOUT_MINUTES = 240.0
 DEFAULT_GRACE_SECONDS = 30.0
-_KEYS = ("launchers", "default-launcher", "model-cache", "timeout-minutes", "grace-seconds",
+_T = TypeVar("_T")
+_KEYS = ("launchers", "default-launcher", "model-cache", "timeout-minutes", "timeouts", "grace-seconds",
          "docker-args", "srun-args", "report-metrics")
 
 
 @dataclass(frozen=True)
 class SweepSettings:
     launchers: tuple[tuple[str, str], ...] = ()
-    default_launcher: str = "direct"
+    default_launcher: str | None = None  # None: the repository's launcher where it has one, else direct
     model_cache: str | None = None
     timeout_seconds: float = DEFAULT_TIMEOUT_MINUTES * 60
+    timeouts: tuple[tuple[str, float], ...] = ()  # (config-key glob, seconds)
     grace_seconds: float = DEFAULT_GRACE_SECONDS
     docker_args: tuple[str, ...] = ()
     srun_args: tuple[str, ...] = ()
     report_metrics: tuple[str, ...] = field(default=())
 
-    def launcher_for(self, runner_label: str) -> str:
-        """The launcher kind for a runner label (exact key, then globs, then the default)."""
-        for pattern, kind in self.launchers:
-            if pattern == runner_label:
-                return kind
-        for pattern, kind in self.launchers:
-            if any(c in pattern for c in "*?[") and fnmatch.fnmatchcase(runner_label, pattern):
-                return kind
-        return self.default_launcher
+    def launcher_for(self, runner_label: str) -> str | None:
+        """The launcher kind for a runner label (exact key, then globs, then the default; None: not chosen)."""
+        return _lookup(self.launchers, runner_label, self.default_launcher)
+
+    def timeout_for(self, config_key: str) -> float:
+        """Seconds a job of ``config_key`` may run (``timeouts``, then ``timeout-minutes``)."""
+        return _lookup(self.timeouts, config_key, self.timeout_seconds)
+
+
+def _lookup(pairs: tuple[tuple[str, _T], ...], name: str, default: _T) -> _T:
+    """The value of an exact key, else of the first glob matching ``name``, else ``default``."""
+    for pattern, value in pairs:
+        if pattern == name:
+            return value
+    for pattern, value in pairs:
+        if any(c in pattern for c in "*?[") and fnmatch.fnmatchcase(name, pattern):
+            return value
+    return default
 
 
 def _line(section: Mapping[str, Any], key: str) -> int:
@@ -106,6 +123,18 @@ def parse_sweep_settings(section: Mapping[str, Any], path: str | None = None) ->
             kwargs["model_cache"] = value
         elif key == "timeout-minutes":
             kwargs["timeout_seconds"] = _positive(value, key, path, line) * 60
+        elif key == "timeouts":
+            if not isinstance(value, dict):
+                raise UsageError("`sweep.timeouts` must map config keys (globs) to minutes, found "
+                                 f"{describe_type(value)}", path=path, line=line)
+            timeouts = []
+            for pattern, minutes in value.items():
+                entry_line = _line(value, pattern) or line
+                if not isinstance(pattern, str) or not pattern:
+                    raise UsageError(f"a config key in `sweep.timeouts` must be a non-empty string, found "
+                                     f"{describe_type(pattern)}", path=path, line=entry_line)
+                timeouts.append((pattern, _positive(minutes, f"timeouts.{pattern}", path, entry_line) * 60))
+            kwargs["timeouts"] = tuple(timeouts)
         elif key == "grace-seconds":
             kwargs["grace_seconds"] = _positive(value, key, path, line)
         elif key in ("docker-args", "srun-args", "report-metrics"):

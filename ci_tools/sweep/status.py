@@ -43,18 +43,27 @@ class StatusRecord:
     log: str = LOG_FILE
     results: tuple[str, ...] = field(default=())
     conc: int | None = None
+    node: str = ""  # the runner node the job ran as (RUNNER_NAME)
+    port: int | None = None
+    timeout_seconds: float | None = None
+    result_filename: str | None = None  # RESULT_FILENAME: the recipe writes <it>.json
+    result_file: str | None = None  # where that file was found, under results/
+    missing_env: tuple[str, ...] = field(default=())  # required variables nothing supplied (not run)
+    leftovers: tuple[str, ...] = field(default=())  # "pid command" of processes left running after exit
+    detached_processes: int = 0  # of those, outside the job's process group (setsid): found by the marker
+    survivors: int = 0  # processes of the job still alive after SIGKILL
+    uncollected: tuple[str, ...] = field(default=())  # files written in the workspace the fleet does not keep
 
     def to_json(self) -> dict[str, Any]:
-        data = {k.replace("_", "-"): v for k, v in asdict(self).items()}
-        data["argv"], data["results"] = list(self.argv), list(self.results)
+        data = {k.replace("_", "-"): list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
         return {"schema": SCHEMA, **data}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> StatusRecord:
         known = {f for f in cls.__dataclass_fields__}
         kwargs = {k.replace("-", "_"): v for k, v in data.items() if k.replace("-", "_") in known}
-        kwargs["argv"] = tuple(kwargs.get("argv") or ())
-        kwargs["results"] = tuple(kwargs.get("results") or ())
+        for name in ("argv", "results", "missing_env", "leftovers", "uncollected"):
+            kwargs[name] = tuple(kwargs.get(name) or ())
         return cls(**kwargs)
 
 

@@ -41,7 +41,7 @@ from .expr import UNKNOWN, to_text, truthy
 from .launch import script_exports
 from .launchers import LauncherVars, scan_launcher
 from .settings import load_job_env_settings
-from .workflow import Caller, InputSpec, Template, Workflows, load_workflows
+from .workflow import UNKNOWN_WORD, Caller, InputSpec, Template, Workflows, load_workflows
 
 BUILTIN_SWEEP = "run-sweep.yml"
 # What `ci-tools sweep` sets when it runs a recipe of a repository that has no templates.
@@ -151,6 +151,14 @@ class JobEnvContract:
         return next((c for b, c in callers.items() if len(b) == 2 and b[0] == bucket[0]
                      and (b[1] == "agentic") == agentic), None)
 
+    def _inputs(self, caller: Caller, job: Job) -> dict[str, Any]:
+        template = caller.template
+        ctx: dict[str, Any] = {**_UNKNOWN_CONTEXTS, "matrix": {"config": job.fields}}
+        inputs = dict(self._defaults(template))
+        for name, compiled in caller.with_:
+            inputs[name] = _coerce(compiled(ctx), template.inputs.get(name))
+        return inputs
+
     def workflow_env(self, job: Job, runner: Mapping[str, Any] | None = None) -> dict[str, EnvVar]:
         """What the workflow passes to the launcher; ``runner`` is the runner context when known
         (``{"name": "mi355x-amds_03"}``), else it is unknown."""
@@ -158,10 +166,7 @@ class JobEnvContract:
         if caller is None:
             return {}
         template = caller.template
-        ctx: dict[str, Any] = {**_UNKNOWN_CONTEXTS, "matrix": {"config": job.fields}}
-        inputs = dict(self._defaults(template))
-        for name, compiled in caller.with_:
-            inputs[name] = _coerce(compiled(ctx), template.inputs.get(name))
+        inputs = self._inputs(caller, job)
         env_ctx: dict[str, Any] = {}
         ctx = {**_UNKNOWN_CONTEXTS, "inputs": inputs, "env": env_ctx, "runner": runner if runner else UNKNOWN}
         out: dict[str, EnvVar] = {}
@@ -176,6 +181,24 @@ class JobEnvContract:
             for name, text in script_exports(script, values, launch.origin, self.config, self.snapshot).items():
                 out[name] = EnvVar(text, launch.origin)
         return out
+
+    def upload_patterns(self, job: Job, env: Mapping[str, str], runner: Mapping[str, Any] | None = None
+                        ) -> tuple[str, ...] | None:
+        """The workspace files the template's upload steps keep of the job: one glob a line, ``!`` to
+        exclude; a line with an expression unknown here is left out.  None when the template has
+        no upload step (nothing says which files the fleet keeps)."""
+        caller = self.caller_for(job)
+        if caller is None or not caller.template.uploads:
+            return None
+        ctx = {**_UNKNOWN_CONTEXTS, "inputs": self._inputs(caller, job), "env": dict(env),
+               "runner": runner if runner else UNKNOWN}
+        lines: list[str] = []
+        for upload in caller.template.uploads:
+            for line in upload.paths(ctx).splitlines():
+                line = line.strip()
+                if line and UNKNOWN_WORD not in line and line not in lines:
+                    lines.append(line)
+        return tuple(lines)
 
     def launcher_paths(self, job: Job) -> tuple[str, ...]:
         """The launchers the job's nodes start.
@@ -193,6 +216,19 @@ class JobEnvContract:
             if named in self.launchers:
                 return (named,)
         return tuple(self.launchers)
+
+    def node_launcher(self, node: str) -> str | None:
+        """The launcher the launch step starts on ``node`` (``runners/launch_${RUNNER_NAME%%_*}.sh``), when
+        the repository has it."""
+        if self.launcher_pattern is None:
+            return None
+        path = self.launcher_pattern.format(fleet=node.split("_", 1)[0], node=node)
+        return path if path in self.launchers else None
+
+    def launcher_names(self, path: str) -> tuple[str, ...]:
+        """What the launcher at ``path`` sets or fills in for the recipe (values known only on the node)."""
+        found = self.launchers.get(path)
+        return () if found is None else tuple(n for n, _ in found.sets + found.fills)
 
     def recipe_env(self, job: Job) -> dict[str, EnvVar]:
         """Everything the job's recipe receives: the workflow's variables, then what exists only at
@@ -305,13 +341,14 @@ def load_contract(config: ProjectConfig, snapshot: Snapshot | None) -> JobEnvCon
     launchers: Mapping[str, LauncherVars] = {}
     if snapshot is not None and pattern is not None:
         all_files = snapshot.files()
-        fleets = _fleets(pattern, _runner_labels(config, snapshot), all_files)
+        fleets = _fleets(pattern, runner_labels(config, snapshot), all_files)
         every = fnmatch.filter(all_files, pattern.format(fleet="*", node="*"))
         launchers = _Launchers(snapshot, sorted({p for paths in fleets.values() for p in paths} | set(every)))
     return JobEnvContract(workflows, launchers, fleets, runtime, config, files, pattern)
 
 
-def _runner_labels(config: ProjectConfig, snapshot: Snapshot) -> Mapping[str, Any]:
+def runner_labels(config: ProjectConfig, snapshot: Snapshot) -> Mapping[str, Any]:
+    """runners.yaml's labels (label -> node names); empty when the file is missing or unreadable."""
     raw = snapshot.read(config.runners)
     try:
         data = load_yaml(raw, config.runners).value if raw is not None else None

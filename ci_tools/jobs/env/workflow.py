@@ -70,11 +70,25 @@ class LaunchStep:
 
 
 @dataclass(frozen=True)
+class Upload:
+    """An ``actions/upload-artifact`` step of the launch job: the files the fleet keeps of a job.
+
+    ``paths`` renders the step's ``with.path`` (one pattern a line, ``!`` to
+    exclude, relative to the workspace) for a context; an expression whose
+    value is unknown there renders as :data:`UNKNOWN_WORD`.
+    """
+
+    paths: Callable[[Context], str]
+    origin: Location
+
+
+@dataclass(frozen=True)
 class Template:
     path: str
     inputs: Mapping[str, InputSpec]
     env: tuple[EnvItem, ...]  # the workflow's env:, then the launch job's
     launch: LaunchStep | None
+    uploads: tuple[Upload, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -177,8 +191,28 @@ def _launcher_pattern(path: str) -> str:
     return re.sub(r"\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*", "*", pattern)
 
 
-def _launch_step(reader: _Reader, path: str, data: Mapping[str, Any]) -> tuple[tuple[EnvItem, ...], LaunchStep] | None:
-    """The job env and the step that starts the fleet's launcher (the first step that calls one)."""
+def _uploads(reader: _Reader, path: str, steps: list[Any]) -> tuple[Upload, ...]:
+    out: list[Upload] = []
+    for step in steps:
+        uses = step.get("uses") if isinstance(step, Mapping) else None
+        with_ = step.get("with") if isinstance(step, Mapping) else None
+        if not (isinstance(uses, str) and uses.startswith("actions/upload-artifact@") and isinstance(with_, Mapping)):
+            continue
+        text = with_.get("path")
+        if not isinstance(text, str):
+            continue
+        origin = _loc(path, with_, "path")
+        try:
+            out.append(Upload(compile_text(text, UNKNOWN_WORD), origin))
+        except ExprError as exc:
+            reader.problems.append(f"{reader.shown(path)}:{origin.line}: {exc}; the step's files are not collected")
+    return tuple(out)
+
+
+def _launch_step(reader: _Reader, path: str, data: Mapping[str, Any]
+                 ) -> tuple[tuple[EnvItem, ...], LaunchStep, tuple[Upload, ...]] | None:
+    """The job env, the step that starts the fleet's launcher (the first step that calls one) and the
+    job's upload steps."""
     jobs = data.get("jobs")
     if not isinstance(jobs, Mapping):
         return None
@@ -201,7 +235,7 @@ def _launch_step(reader: _Reader, path: str, data: Mapping[str, Any]) -> tuple[t
                 script = _no_script
             launch = LaunchStep(_env_items(reader, path, step.get("env")), script, origin,
                                 _launcher_pattern(call.group("path")))
-            return _env_items(reader, path, job.get("env")), launch
+            return _env_items(reader, path, job.get("env")), launch, _uploads(reader, path, steps)
     return None
 
 
@@ -214,12 +248,12 @@ def load_template(reader: _Reader, path: str) -> Template | None:
     if data is None:
         return None
     found = _launch_step(reader, path, data)
-    job_env, launch = found if found is not None else ((), None)
+    job_env, launch, uploads = found if found is not None else ((), None, ())
     if launch is None:
         reader.problems.append(f"{reader.shown(path)}: no step calls a runner launcher "
                                "(`bash ./runners/launch_....sh`); "
                                "only the template's env: blocks are known")
-    return Template(path, _inputs(data), _env_items(reader, path, data.get("env")) + job_env, launch)
+    return Template(path, _inputs(data), _env_items(reader, path, data.get("env")) + job_env, launch, uploads)
 
 
 def bucket_of_expression(text: str) -> tuple[str, ...] | None:
