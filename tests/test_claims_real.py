@@ -111,20 +111,21 @@ STOPS_ON_THE_FULL_TREE_TOO = {
 }
 
 
-def replay(case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Repo, str]:
-    """A repository whose two commits are the case's parent and commit; returns it and the base commit."""
+def replay(case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data: Path = DATA) -> tuple[Repo, str]:
+    """A repository whose two commits are the case's parent and commit (an extract below ``data``); returns it
+    and the base commit."""
     clear_github_env(monkeypatch)
-    source = DATA / case
+    source = data / case
     # A case whose extract is missing would replay an empty repository and pass on its silence.
-    assert tree_files(source / "head", shared=DATA), f"no extract of {case} under {DATA}"
+    assert tree_files(source / "head", shared=data), f"no extract of {case} under {data}"
     repo = Repo(tmp_path / "repo")
     for part in ("common", "base"):
         if (source / part).is_dir():
-            copy_tree(source / part, repo.path, shared=DATA)
+            copy_tree(source / part, repo.path, shared=data)
     base = repo.commit({}, "parent")
-    head = tree_files(source / "head", shared=DATA)
-    repo.write({rel: None for rel in tree_files(source / "base", shared=DATA) if rel not in head})
-    copy_tree(source / "head", repo.path, shared=DATA)
+    head = tree_files(source / "head", shared=data)
+    repo.write({rel: None for rel in tree_files(source / "base", shared=data) if rel not in head})
+    copy_tree(source / "head", repo.path, shared=data)
     repo.commit({}, f"InferenceX {case}")
     return repo, base
 

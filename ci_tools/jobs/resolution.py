@@ -31,8 +31,10 @@ from ..config.resolution_rules import (
     ResolutionRule,
 )
 from ..errors import UsageError
+from ..model.repository import runner_labels_of
 from ..revision.snapshot import Snapshot
 from .job import AGENTIC, Job
+from .launcher_copies import RecipeCopy, copy_for, launcher_inputs, read_launcher, scan_copies
 from .matrix import gpu_name
 
 # Placeholders a template may use (str.format); `settings` is the job's
@@ -69,6 +71,7 @@ class RecipeResolution:
     reason: str = ""  # why the recipe is missing or external, in words
     suggestions: tuple[str, ...] = ()  # existing files close to a missing recipe's name
     alternatives: tuple[RecipeResolution, ...] = ()  # what the label's other fleets pick instead
+    copied_by: str = ""  # the launcher's copy that puts the recipe where the reference names it
 
     @property
     def missing(self) -> bool:
@@ -92,7 +95,8 @@ class RecipeResolution:
             return f"none{fleets}: {self.reason}"
         if self.kind == SRT_SLURM:
             selector = f", selector {self.selector}" if self.selector else ""
-            return f"srt-slurm recipe {self.path}{selector}{fleets}"
+            copied = f" ({self.copied_by})" if self.copied_by else ""
+            return f"srt-slurm recipe {self.path}{selector}{fleets}{copied}"
         return f"{self.path}{fleets}"
 
 
@@ -213,10 +217,14 @@ def _fill(template: str, values: Mapping[str, Any], where: str | None) -> str | 
 class Resolver:
     """Resolves jobs against one snapshot; results are shared by jobs that resolve alike."""
 
-    def __init__(self, config: ProjectConfig, files: Collection[str], labels: Mapping[str, Any] | None) -> None:
+    def __init__(self, config: ProjectConfig, files: Collection[str], labels: Mapping[str, Any] | None,
+                 snapshot: Snapshot | None = None) -> None:
         self.config = config
         self.files = files
         self.labels = labels
+        # Where the launchers are read (their copies of recipe directories); None: no launcher is read.
+        self.snapshot = snapshot
+        self._copies: dict[str, tuple[RecipeCopy, ...]] = {}
         self.rules = (*config.resolution_rules, *DEFAULT_RULES)
         self._dirs: frozenset[str] | None = None
         self._cache: dict[tuple[Any, ...], RecipeResolution] = {}
@@ -297,7 +305,7 @@ class Resolver:
         if rule.kind == SCRIPT:
             return replace(self._script(job, rule, values, inputs, fleet), missing_inputs=missing)
         if rule.kind == SRT_SLURM:
-            return replace(self._srt_slurm(rule, settings, inputs, fleet), missing_inputs=missing)
+            return replace(self._srt_slurm(job, rule, settings, inputs, fleet), missing_inputs=missing)
         return RecipeResolution(None, (), EXTERNAL, rule=rule.name, rule_source=rule.source, inputs=inputs,
                                 reason=f"rule `{rule.name}` runs every such job from outside the repository")
 
@@ -321,7 +329,18 @@ class Resolver:
         return RecipeResolution(path, tuple(candidates), SCRIPT, inputs=inputs, rule=rule.name,
                                 rule_source=rule.source, reason=reason)
 
-    def _srt_slurm(self, rule: ResolutionRule, settings: Mapping[str, str], inputs: tuple[str, ...],
+    def launcher_copies(self, fleet: str) -> tuple[RecipeCopy, ...]:
+        """The copies of recipe directories the fleet's launcher makes into its srt-slurm checkout."""
+        found = self._copies.get(fleet)
+        if found is None:
+            found = ()
+            if self.snapshot is not None:
+                path, data = read_launcher(self.snapshot, launcher_of(fleet))
+                found = scan_copies(path, data) if data is not None else ()
+            self._copies[fleet] = found
+        return found
+
+    def _srt_slurm(self, job: Job, rule: ResolutionRule, settings: Mapping[str, str], inputs: tuple[str, ...],
                    fleet: str) -> RecipeResolution:
         common: dict[str, Any] = {"kind": SRT_SLURM, "setting": rule.setting, "inputs": inputs, "rule": rule.name,
                                   "rule_source": rule.source}
@@ -332,9 +351,19 @@ class Resolver:
                 f"and this row sets none"), **common)
         written, _, selector = reference.partition(":")
         written = written.strip()
+        common.update(reference=reference, selector=selector.strip() or None)
         inside = written[len(rule.strip_prefix):] if written.startswith(rule.strip_prefix) else None
         path = posixpath.normpath(f"{rule.root}/{inside}" if inside is not None else written)
-        common.update(reference=reference, selector=selector.strip() or None)
+        copies = self.launcher_copies(fleet)
+        copy, copied = copy_for(copies, posixpath.normpath(written), launcher_inputs(job, settings),
+                                self.files) if copies else (None, None)
+        if copy is not None and copied is not None and copied != path:
+            # The launcher puts another repository directory where the reference points.
+            common["copied_by"] = copy.describe()
+            if copied in self.files:
+                return RecipeResolution(copied, (copied,), **common)
+            return RecipeResolution(None, (copied,), suggestions=self._close(copied), reason=(
+                f"{copied} does not exist, and the recipe is {written} only as {copy.describe()}"), **common)
         if path.startswith(("/", "../")) or path == "..":
             return RecipeResolution(None, (), **{**common, "kind": EXTERNAL},
                                     reason="the reference points outside the repository")
@@ -345,13 +374,17 @@ class Resolver:
             # Launchers copy the repository's recipe directories over their
             # srt-slurm checkout: a directory the repository holds is its own,
             # and a file missing from it is a recipe that was renamed or deleted.
-            names = sorted(posixpath.basename(p) for p in self.files if posixpath.dirname(p) == directory)
-            close = tuple(f"{directory}/{n}" for n in difflib.get_close_matches(posixpath.basename(path), names, n=3))
-            return RecipeResolution(None, (path,), suggestions=close, reason=(
+            return RecipeResolution(None, (path,), suggestions=self._close(path), reason=(
                 f"{path} does not exist, while the repository holds {directory}/, which {_LAUNCHERS} {_COPY} "
                 "over the srt-slurm checkout"), **common)
         return RecipeResolution(None, (path,), **{**common, "kind": EXTERNAL}, reason=(
             f"not in the repository ({path} does not exist); {_LAUNCHERS} {_TAKE} it from the srt-slurm checkout"))
+
+    def _close(self, path: str) -> tuple[str, ...]:
+        """Existing files of ``path``'s directory with names close to its name."""
+        directory = posixpath.dirname(path)
+        names = sorted(posixpath.basename(p) for p in self.files if posixpath.dirname(p) == directory)
+        return tuple(f"{directory}/{n}" for n in difflib.get_close_matches(posixpath.basename(path), names, n=3))
 
 
 def _runner_labels(snapshot: Snapshot, config: ProjectConfig) -> Mapping[str, Any] | None:
@@ -362,8 +395,7 @@ def _runner_labels(snapshot: Snapshot, config: ProjectConfig) -> Mapping[str, An
         data = yaml.load(raw.decode("utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) if raw else None
     except (yaml.YAMLError, UnicodeDecodeError):
         return None  # yaml-syntax reports it; jobs resolve as for undefined labels
-    labels = data.get("labels") if isinstance(data, dict) else None
-    return labels if isinstance(labels, dict) else None
+    return runner_labels_of(data) or None
 
 
 # One resolver per snapshot and configuration (a snapshot lists its files once).
@@ -375,7 +407,7 @@ def resolver_for(config: ProjectConfig, snapshot: Snapshot, files: Collection[st
     """The snapshot's shared resolver (a fresh one when the snapshot cannot be weakly referenced)."""
     def make() -> Resolver:
         known = labels if labels is not None else _runner_labels(snapshot, config)
-        return Resolver(config, files if files is not None else frozenset(snapshot.files()), known)
+        return Resolver(config, files if files is not None else frozenset(snapshot.files()), known, snapshot)
 
     try:
         per_config = _RESOLVERS.setdefault(snapshot, {})

@@ -65,15 +65,27 @@ class RepoData:
 
     @cached_property
     def runner_labels(self) -> dict[str, Any]:
-        runners = self.runners.value if self.runners else None
-        labels = runners.get("labels") if isinstance(runners, dict) else None
-        return dict(labels) if isinstance(labels, dict) else {}
+        return runner_labels_of(self.runners.value if self.runners else None)
 
     @cached_property
     def hardware(self) -> dict[str, Any]:
         runners = self.runners.value if self.runners else None
         hw = runners.get("hardware") if isinstance(runners, dict) else None
         return dict(hw) if isinstance(hw, dict) else {}
+
+
+def runner_labels_of(runners: Any) -> dict[str, Any]:
+    """The runner labels (label -> node names) of a runners file's data: its `labels` mapping, or the whole
+    file in the format InferenceX used until 2026-07-02 (every key a label, no `labels` or `hardware`), which
+    runners-schema reports but whose nodes still say which fleets' launchers ran a job."""
+    if not isinstance(runners, dict):
+        return {}
+    labels = runners.get("labels")
+    if isinstance(labels, dict):
+        return dict(labels)
+    if "hardware" not in runners and runners and all(isinstance(v, list) for v in runners.values()):
+        return dict(runners)
+    return {}
 
 
 def _load_file(snapshot: Snapshot, path: str, problems: list[Finding], *, required: bool,

@@ -9,15 +9,23 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from .arith import parse_int
 from .parse import Node
 
-if TYPE_CHECKING:
-    from .expand import Expander
-
 Tri = bool | None
+
+
+class Operands(Protocol):
+    """What a test needs from its shell: the text of a word, a variable, a file test (the interpreter's
+    :class:`~ci_tools.shell.expand.Expander`, or a reader of launcher conditions with fixed variables)."""
+
+    def scalar_text(self, node: Node) -> tuple[str | None, object]: ...
+
+    def scalar(self, name: str, node: Node) -> object: ...
+
+    def file_test(self, op: str, path: str | None) -> bool | None: ...
 
 
 def and3(a: Tri, b: Tri) -> Tri:
@@ -68,7 +76,7 @@ def compare(left: str | None, op: str, right: str | None, *, pattern: bool = Fal
     return None
 
 
-def unary(op: str, operand: str | None, shell: Expander, node: Node) -> Tri:
+def unary(op: str, operand: str | None, shell: Operands, node: Node) -> Tri:
     if op == "-n":
         return None if operand is None else operand != ""
     if op == "-z":
@@ -84,7 +92,7 @@ def _has_quotes(node: Node) -> bool:
     return node.type in ("string", "raw_string", "ansi_c_string") or any(_has_quotes(c) for c in node.children)
 
 
-def test_expression(shell: Expander, node: Node, double: bool) -> Tri:
+def test_expression(shell: Operands, node: Node, double: bool) -> Tri:
     """Evaluate the expression inside ``[ ]`` (``double=False``) or ``[[ ]]``."""
     t = node.type
     kids = node.children
@@ -123,7 +131,7 @@ def test_expression(shell: Expander, node: Node, double: bool) -> Tri:
     return None if text is None else text != ""
 
 
-def test_argv(args: list[str | None], shell: Expander, node: Node) -> Tri:
+def test_argv(args: list[str | None], shell: Operands, node: Node) -> Tri:
     """``test ARGS`` / ``[ ARGS ]`` given as a plain command (POSIX rules by argument count)."""
     if args and args[-1] == "]":
         args = args[:-1]

@@ -41,7 +41,7 @@ from .flow import (
 from .loops import Loops
 from .memo import CallMemo, Effects
 from .model import EarlyExit, MissingEnv, Value
-from .parse import Node, Script, parse_script
+from .parse import IfClause, Node, Script, if_clauses, parse_script
 from .pure import POSITIONAL, PureCache, pure_reads
 from .server import (
     LaunchPattern,
@@ -287,11 +287,11 @@ class Interpreter(Loops):
     # -- if / case / loops -------------------------------------------------------------------
     def _if(self, n: Node) -> Tri:
         if n.memo is None:
-            n.memo = _if_clauses(n)
+            n.memo = if_clauses(n)
         clauses, else_body = cast(_IfClauses, n.memo)
         return self._if_chain(clauses, else_body, 0)
 
-    def _if_chain(self, clauses: list[_IfClause], else_body: list[Node] | None, i: int) -> Tri:
+    def _if_chain(self, clauses: list[IfClause], else_body: list[Node] | None, i: int) -> Tri:
         # Clauses whose condition is false are passed over in a loop; an undecided one forks.
         while i < len(clauses):
             cond, body, text = clauses[i]
@@ -1131,7 +1131,7 @@ class Interpreter(Loops):
 
 # prefix assignments, words (name first), the name when static and harmless, assignments on their own.
 _CommandShape = tuple[list[Node], list[Node], "str | None", list[Node]]
-_IfClauses = tuple[list["_IfClause"], "list[Node] | None"]
+_IfClauses = tuple[list[IfClause], "list[Node] | None"]
 
 
 _EFFECTS: dict[tuple[str, ...], EffectAnalysis] = {}
@@ -1178,7 +1178,6 @@ def _newline_between(a: Node, b: Node) -> bool:
     return b"\n" in gap.replace(b"\\\n", b"")
 
 
-_IfClause = tuple[list[Node], list[Node], str]
 # (item, [(pattern, literal text or None, has glob characters, quoted)], body, condition text)
 _CaseItem = tuple[Node, list[tuple[Node, "str | None", bool, bool]], list[Node], str]
 _GLOB = re.compile(r"[*?\[]")
@@ -1196,39 +1195,6 @@ def _case_item(item: Node, word: Node | None) -> _CaseItem:
     text = f"{word.text if word is not None else ''} matches {' | '.join(p.text for p in patterns)}"
     return item, shapes, body, text
 
-
-def _if_clauses(n: Node) -> tuple[list[_IfClause], list[Node] | None]:
-    clauses: list[_IfClause] = []
-    else_body: list[Node] | None = None
-
-    def split(children: tuple[Node, ...], opener: str) -> tuple[list[Node], list[Node]]:
-        cond: list[Node] = []
-        body: list[Node] = []
-        mode = ""
-        for c in children:
-            if c.type == opener:
-                mode = "cond"
-            elif c.type == "then":
-                mode = "body"
-            elif c.type in ("elif_clause", "else_clause", "fi"):
-                break
-            elif mode == "cond":
-                cond.append(c)
-            elif mode == "body":
-                body.append(c)
-        return cond, body
-
-    def clause(children: tuple[Node, ...], opener: str) -> _IfClause:
-        cond, body = split(children, opener)
-        return cond, body, " ".join(x.text for x in cond if x.named and x.type != "comment")
-
-    clauses.append(clause(n.children, "if"))
-    for c in n.children:
-        if c.type == "elif_clause":
-            clauses.append(clause(c.children, "elif"))
-        elif c.type == "else_clause":
-            else_body = [x for x in c.children if x.type != "else"]
-    return clauses, else_body
 
 
 _HANDLERS: dict[str, Callable[[Interpreter, Node], Tri]] = {

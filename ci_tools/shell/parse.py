@@ -278,3 +278,42 @@ def _parse_by_content(path: str, source: bytes) -> Script:
 
 def cache_size() -> int:
     return len(_BY_CONTENT)
+
+
+# An `if` or `elif` clause: its condition statements, its body and the condition as written.
+IfClause = tuple[list[Node], list[Node], str]
+
+
+def if_clauses(n: Node) -> tuple[list[IfClause], list[Node] | None]:
+    """The clauses of an ``if`` statement (condition, body, condition text) and its ``else`` body, if any."""
+    clauses: list[IfClause] = []
+    else_body: list[Node] | None = None
+
+    def split(children: tuple[Node, ...], opener: str) -> tuple[list[Node], list[Node]]:
+        cond: list[Node] = []
+        body: list[Node] = []
+        mode = ""
+        for c in children:
+            if c.type == opener:
+                mode = "cond"
+            elif c.type == "then":
+                mode = "body"
+            elif c.type in ("elif_clause", "else_clause", "fi"):
+                break
+            elif mode == "cond":
+                cond.append(c)
+            elif mode == "body":
+                body.append(c)
+        return cond, body
+
+    def clause(children: tuple[Node, ...], opener: str) -> IfClause:
+        cond, body = split(children, opener)
+        return cond, body, " ".join(x.text for x in cond if x.named and x.type != "comment")
+
+    clauses.append(clause(n.children, "if"))
+    for c in n.children:
+        if c.type == "elif_clause":
+            clauses.append(clause(c.children, "elif"))
+        elif c.type == "else_clause":
+            else_body = [x for x in c.children if x.type != "else"]
+    return clauses, else_body

@@ -31,6 +31,7 @@ import weakref
 from typing import Any, Iterator, Mapping
 
 from ...config import ProjectConfig
+from ...model.repository import runner_labels_of
 from ...findings import Location
 from ...frozen import record
 from ...revision.snapshot import Snapshot
@@ -39,6 +40,7 @@ from ..job import AGENTIC, Job
 from ..matrix import seq_len_name
 from .expr import UNKNOWN, to_text, truthy
 from .launch import script_exports
+from ..launcher_copies import read_launcher
 from .launchers import LauncherVars, scan_launcher
 from .settings import load_job_env_settings
 from .workflow import UNKNOWN_WORD, Caller, InputSpec, Template, Workflows, load_workflows
@@ -276,21 +278,6 @@ def _fleets(pattern: str | None, labels: Mapping[str, Any], files: tuple[str, ..
     return out
 
 
-def _read_launcher(snapshot: Snapshot, path: str) -> tuple[str, bytes | None]:
-    """A launcher's path and text; one kept as a symbolic link (git stores the target's path as its
-    content) is followed to its target."""
-    data = snapshot.read(path)
-    for _ in range(4):
-        if data is None or b"\n" in data or len(data) > 255 or not data.strip().endswith(b".sh"):
-            break
-        target = path.rsplit("/", 1)[0] + "/" + data.strip().decode("utf-8", "replace")
-        following = snapshot.read(target)
-        if following is None:
-            break
-        path, data = target, following
-    return path, data
-
-
 class _Launchers(Mapping[str, LauncherVars]):
     """A snapshot's launchers by path, each scanned when first asked for.
 
@@ -301,7 +288,7 @@ class _Launchers(Mapping[str, LauncherVars]):
     def __init__(self, snapshot: Snapshot, paths: list[str]) -> None:
         self._sources: dict[str, tuple[str, bytes]] = {}
         for path in paths:
-            source, data = _read_launcher(snapshot, path)
+            source, data = read_launcher(snapshot, path)
             if data is not None:
                 self._sources[path] = (source, data)
         self._scanned: dict[str, LauncherVars] = {}
@@ -354,8 +341,7 @@ def runner_labels(config: ProjectConfig, snapshot: Snapshot) -> Mapping[str, Any
         data = load_yaml(raw, config.runners).value if raw is not None else None
     except YamlLoadError:
         return {}  # validation reports the file; its labels are unknown here
-    labels = data.get("labels") if isinstance(data, Mapping) else None
-    return labels if isinstance(labels, Mapping) else {}
+    return runner_labels_of(dict(data) if isinstance(data, Mapping) else None)
 
 
 _BY_SNAPSHOT: weakref.WeakKeyDictionary[Any, dict[int, JobEnvContract]] = weakref.WeakKeyDictionary()
