@@ -10,7 +10,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures" / "sweep"))
 
 from sweeplib import cli, make_repo  # noqa: E402
 
-from ci_tools.sweep.report import collect, md_escape, render_markdown  # noqa: E402
+from ci_tools.sweep.report import collect, format_number, html_escape, md_escape, render_markdown  # noqa: E402
 from ci_tools.sweep.status import StatusRecord, read_status, write_status  # noqa: E402
 
 
@@ -34,16 +34,20 @@ def _write(root: Path, record: StatusRecord, log: str = "", results: dict[str, s
 
 
 def _sample(root: Path) -> None:
+    # The job writes several JSON files; only the one RESULT_FILENAME names is its result.
     _write(root, _record("a1", "dsr1-fp8 fixed-seq-len 1024/1024 TP8/EP1 c4", "success", exit_code=0,
-                         duration_seconds=754.4, conc=4, results=("result.json",)),
-           results={"result.json": json.dumps({"tput_per_gpu": 1234.56789, "latency": {"p50": 0.25}})})
+                         duration_seconds=754.4, conc=4, results=("dsr1_c4.json", "results/other.json"),
+                         result_filename="dsr1_c4", node="mi355x-amds_03"),
+           results={"dsr1_c4.json": json.dumps({"tput_per_gpu": 18960.2, "latency": {"p50": 0.25}}),
+                    "results/other.json": json.dumps({"tput_per_gpu": 1, "latency": {"p50": 9}})})
     _write(root, _record("b2", "dsr1-fp8 fixed-seq-len 1024/1024 TP8/EP1 c8", "failed", exit_code=3,
                          duration_seconds=61, conc=8),
            log="".join(f"line {i}\n" for i in range(30)) + "error: ``` engine | failed\n")
-    _write(root, _record("c3", "glm5|<b>x</b> fixed-seq-len @team c16", "timed-out", timed_out=True, signal="SIGTERM",
-                         duration_seconds=3725, conc=16, message="ran cleanup: docker rm --force ci-tools-c3",
-                         results=("partial.json", "broken.json")),
-           results={"partial.json": json.dumps({"tput_per_gpu": 99}), "broken.json": '{"tput'})
+    _write(root, _record("c3", "glm5|<b>x</b> fixed-seq-len @team c16", "timed-out", timed_out=True, signal="SIGKILL",
+                         killed=True, duration_seconds=3725, timeout_seconds=3600, conc=16,
+                         message="ran cleanup: docker rm --force ci-tools-c3", result_filename="glm5_c16",
+                         results=("partial.json", "glm5_c16.json")),
+           results={"partial.json": json.dumps({"tput_per_gpu": 99}), "glm5_c16.json": '{"tput'})
 
 
 def test_markdown_is_exact(tmp_path: Path) -> None:
@@ -59,9 +63,10 @@ def test_markdown_is_exact(tmp_path: Path) -> None:
         "|  | Job | Runner | Launcher | Outcome | Duration | Results | tput\\_per\\_gpu | latency.p50 |\n"
         "|---|---|---|---|---|---|---|---|---|\n"
         "| ❌ | dsr1-fp8 fixed-seq-len 1024/1024 TP8/EP1 c8 | mi355x | docker | exit 3 | 1m01s | 0 |  |  |\n"
-        "| ⏱️ | glm5\\|\\<b\\>x\\</b\\> fixed-seq-len &#64;team c16 | mi355x | docker | timed out \\(SIGTERM\\) "
-        "| 1h02m05s | 2 | 99 |  |\n"
-        "| ✅ | dsr1-fp8 fixed-seq-len 1024/1024 TP8/EP1 c4 | mi355x | docker | exit 0 | 12m34s | 1 | 1235 | 0.25 |\n"
+        "| ⏱️ | glm5\\|\\<b\\>x\\</b\\> fixed-seq-len &#64;team c16 | mi355x | docker | timed out after 1h00m00s, "
+        "SIGKILL needed after SIGTERM | 1h02m05s | 2 |  |  |\n"
+        "| ✅ | dsr1-fp8 fixed-seq-len 1024/1024 TP8/EP1 c4 | mi355x \\(mi355x-amds\\_03\\) | docker | exit 0 | 12m34s "
+        "| 2 | 18,960 | 0.25 |\n"
         "\n"
         "<details><summary>dsr1-fp8 fixed-seq-len 1024/1024 TP8/EP1 c8: exit 3</summary>\n"
         "\n"
@@ -72,12 +77,39 @@ def test_markdown_is_exact(tmp_path: Path) -> None:
         "\n"
         "</details>\n"
         "\n"
-        "<details><summary>glm5\\|\\<b\\>x\\</b\\> fixed-seq-len &#64;team c16: timed out \\(SIGTERM\\)</summary>\n"
+        "<details><summary>glm5|&lt;b&gt;x&lt;/b&gt; fixed-seq-len &#64;team c16: timed out after 1h00m00s, "
+        "SIGKILL needed after SIGTERM</summary>\n"
         "\n"
         "ran cleanup: docker rm --force ci-tools-c3\n"
         "\n"
         "</details>\n"
     )
+
+
+def test_numbers_are_written_for_people() -> None:
+    assert [format_number(v) for v in (18960.2, 1234.56789, 123.45, 0.25, 0.000012346, 1e-12, 2.5e9, 0.0,
+                                       -1500.0, 1234567, 7, float("nan"))] == [
+        "18,960", "1,235", "123.5", "0.25", "0.00001235", "0.000000000001", "2,500,000,000", "0", "-1,500",
+        "1,234,567", "7", "nan"]
+
+
+def test_a_success_that_left_processes_behind_is_not_a_plain_success(tmp_path: Path) -> None:
+    root = tmp_path / "out"
+    _write(root, _record("d4", "k fixed-seq-len c1", "success", exit_code=0, leftover_processes=2, detached_processes=1,
+                         killed=True, leftovers=("4242 python3 -m sglang.launch_server --port 8888 (detached)",
+                                                 "4250 sleep 300"),
+                         message="the recipe left 2 process(es) running after it exited (1 detached from its "
+                                 "process group); they were terminated with SIGKILL"))
+    text = render_markdown(collect([root])[0], log_tail=0)
+    assert "| 🧹 | k fixed-seq-len c1 | mi355x | docker | exit 0, left 2 processes running \\(1 detached\\), " \
+           "SIGKILL needed |" in text
+    assert ("<details><summary>k fixed-seq-len c1: exit 0, left 2 processes running (1 detached), SIGKILL needed"
+            "</summary>") in text
+    assert "```text\n4242 python3 -m sglang.launch_server --port 8888 (detached)\n4250 sleep 300\n```" in text
+
+
+def test_summary_text_is_escaped_as_html_not_markdown() -> None:
+    assert html_escape("a (SIGTERM) <b>&</b> @x\n y") == "a (SIGTERM) &lt;b&gt;&amp;&lt;/b&gt; &#64;x y"
 
 
 def test_escaping_keeps_cells_inert() -> None:

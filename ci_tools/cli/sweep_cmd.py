@@ -28,7 +28,7 @@ from ..sweep.jobs import job_from_entry, load_matrix, parse_job_json, read_matri
 from ..sweep.launchers import LAUNCHERS
 from ..sweep.local import run_local
 from ..sweep.plan import GITHUB_MAX_MATRIX, plan_entries, plan_from_selection
-from ..sweep.report import collect, render_markdown
+from ..sweep.report import collect, outcome_text, render_markdown
 from ..sweep.run import Prepared, execute, plan_job, prepare
 from ..sweep.settings import SweepSettings, load_sweep_settings
 from ..sweep.status import STOPPED, SUCCESS, StatusRecord
@@ -124,8 +124,7 @@ def _print_dry_run(prepared: Prepared, ctx: SweepContext, slot_index: int) -> No
 
 
 def _summary_line(record: StatusRecord, job_dir: Path) -> str:
-    detail = {"success": "exit 0", "failed": f"exit {record.exit_code}" if record.signal is None else f"signal {record.signal}",
-              "timed-out": "timed out", "stopped": "stopped", "not-run": record.message}.get(record.status, "")
+    detail = record.message if record.status == "not-run" else outcome_text(record)
     return (f"ci-tools: {record.label}: {record.status} ({detail}) after {record.duration_seconds:.1f}s; "
             f"status record {job_dir / 'status.json'}")
 
@@ -361,8 +360,8 @@ def _iter_dirs(dirs: tuple[str, ...]) -> Iterator[Path]:
 @click.argument("dirs", nargs=-1, required=True, type=click.Path())
 @repo_options
 @click.option("--metric", "metrics", multiple=True, metavar="NAME",
-              help="A value of the recipes' result JSON to show as a column (dotted path; repeatable; "
-                   "default: sweep.report-metrics).")
+              help="A value of each job's result file ($RESULT_FILENAME.json) to show as a column (dotted path; "
+                   "repeatable; default: sweep.report-metrics).")
 @click.option("--title", default="Benchmark sweep", show_default=True)
 @click.option("--output", "-o", type=click.Path(), default=None, callback=writable_output,
               help="Write the Markdown to this file.")

@@ -1,13 +1,19 @@
-"""Status records (and the recipes' result JSON) as Markdown for the job summary and the PR comment.
+"""Status records (and each job's result file) as Markdown for the job summary and the PR comment.
 
-Every text cell comes from the benchmark repository (config keys, labels,
-log lines), so it is escaped: a config key cannot open an HTML tag, break
-the table, or mention a user.
+A job's metrics come from the one file its RESULT_FILENAME names (a job
+writes several JSON files; only that one is its result).  Every text cell
+comes from the benchmark repository (config keys, labels, log lines), so it
+is escaped: a config key cannot open an HTML tag, break the table, or
+mention a user; inside ``<summary>`` by HTML entities, since GitHub renders
+no Markdown there.  Numbers are written for people: thousands separators,
+no exponent.
 """
 
 from __future__ import annotations
 
+import html
 import json
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,11 +31,13 @@ from .status import (
     StatusRecord,
     read_status,
 )
+from .outputs import find_named
 
 # GitHub refuses comments over 65,536 characters; stay clearly below.
 MAX_REPORT_CHARS = 60_000
 LOG_TAIL_LINES = 15
 _ICONS = {SUCCESS: "✅", FAILED: "❌", TIMED_OUT: "⏱️", STOPPED: "⏹️", NOT_RUN: "⚠️"}
+_LEAKED_ICON = "🧹"  # succeeded, but left processes running that had to be ended
 _ORDER = (FAILED, TIMED_OUT, STOPPED, NOT_RUN, SUCCESS)
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~<>])")
 
@@ -38,7 +46,7 @@ _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~<>])")
 class JobReport:
     record: StatusRecord
     directory: Path
-    results: dict[str, Any]  # result file name -> parsed JSON
+    result: Any  # the parsed $RESULT_FILENAME.json, None when there is none (or it does not parse)
 
 
 def md_escape(text: str) -> str:
@@ -46,16 +54,24 @@ def md_escape(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", flat).replace("@", "&#64;")
 
 
-def _load_results(job_dir: Path) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+def html_escape(text: str) -> str:
+    """Text for inside an HTML element (``<summary>``): GitHub renders no Markdown there, so a backslash
+    escape would show; entities do not."""
+    return html.escape(" ".join(str(text).split()), quote=True).replace("@", "&#64;")
+
+
+def _load_result(job_dir: Path, record: StatusRecord) -> Any:
+    """The file named by RESULT_FILENAME, where the job left it; not any other JSON of the job's."""
     results = job_dir / RESULTS_DIR
-    if results.is_dir():
-        for path in sorted(results.rglob("*.json")):
-            try:
-                out[path.relative_to(results).as_posix()] = json.loads(path.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                continue  # a recipe that died mid-write leaves half a file; the status says so
-    return out
+    path = results / record.result_file if record.result_file else None
+    if path is None and record.result_filename:
+        path = find_named(results, f"{record.result_filename}.json")
+    if path is None or not path.is_file():
+        return None
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None  # a recipe that died mid-write leaves half a file; the status says so
 
 
 def collect(directories: Iterable[Path]) -> tuple[list[JobReport], list[str]]:
@@ -74,27 +90,39 @@ def collect(directories: Iterable[Path]) -> tuple[list[JobReport], list[str]]:
             except (OSError, ValueError, TypeError) as exc:
                 problems.append(f"{path}: {exc}")
                 continue
-            reports.append(JobReport(record, path.parent, _load_results(path.parent)))
+            reports.append(JobReport(record, path.parent, _load_result(path.parent, record)))
     reports.sort(key=lambda r: (_ORDER.index(r.record.status) if r.record.status in _ORDER else 0,
                                 r.record.config_key, r.record.scenario_type, r.record.conc or 0, r.record.label))
     return reports, problems
 
 
-def _metric(results: dict[str, Any], name: str) -> Any:
-    for data in results.values():
-        value: Any = data
-        for part in name.split("."):
-            value = value.get(part) if isinstance(value, dict) else None
-        if value is not None:
-            return value
-    return None
+def _metric(result: Any, name: str) -> Any:
+    value: Any = result
+    for part in name.split("."):
+        value = value.get(part) if isinstance(value, dict) else None
+    return value
+
+
+def format_number(value: float | int) -> str:
+    """For people: thousands separators, about four significant digits, never an exponent."""
+    if isinstance(value, int):
+        return f"{value:,}"
+    if not math.isfinite(value):
+        return str(value)
+    if value == 0:
+        return "0"
+    decimals = max(0, 3 - math.floor(math.log10(abs(value))))
+    text = f"{value:,.{decimals}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text
 
 
 def _fmt(value: Any) -> str:
     if isinstance(value, bool) or value is None:
         return "" if value is None else str(value).lower()
-    if isinstance(value, float):
-        return f"{value:.4g}" if abs(value) < 1e6 else f"{value:.0f}"
+    if isinstance(value, (int, float)):
+        return format_number(value)
     return md_escape(str(value))
 
 
@@ -104,16 +132,43 @@ def _duration(seconds: float) -> str:
     return f"{hours}h{minutes:02d}m{secs:02d}s" if hours else f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
 
 
-def _outcome(r: StatusRecord) -> str:
-    if r.status == SUCCESS:
-        return "exit 0"
+def _ending(r: StatusRecord) -> str:
+    """How the job's processes were ended after a timeout or a stop."""
+    if r.killed:
+        return "SIGKILL needed after SIGTERM"
+    return "ended by SIGTERM"
+
+
+def _leftovers(r: StatusRecord) -> str:
+    if not r.leftover_processes:
+        return ""
+    text = f"left {r.leftover_processes} process{'es' if r.leftover_processes != 1 else ''} running"
+    if r.detached_processes:
+        text += f" ({r.detached_processes} detached)"
+    return text + (", SIGKILL needed" if r.killed else ", ended by SIGTERM")
+
+
+def outcome_text(r: StatusRecord) -> str:
     if r.status == NOT_RUN:
-        return "not run"
-    if r.timed_out:
-        return "timed out" + (f" ({r.signal})" if r.signal else "")
-    if r.stopped:
-        return "stopped" + (f" ({r.signal})" if r.signal else "")
-    return f"signal {r.signal}" if r.signal else f"exit {r.exit_code}"
+        parts = ["not run"]
+    elif r.timed_out:
+        parts = [f"timed out after {_duration(r.timeout_seconds or r.duration_seconds)}", _ending(r)]
+    elif r.stopped:
+        parts = ["stopped", _ending(r)]
+    elif r.signal:
+        parts = [f"signal {r.signal}"]
+    else:
+        parts = [f"exit {r.exit_code}"]
+        if r.status == FAILED and r.exit_code == 0:
+            parts.append("no result file")
+    parts.append(_leftovers(r))
+    if r.survivors:
+        parts.append(f"{r.survivors} survived SIGKILL")
+    return ", ".join(p for p in parts if p)
+
+
+def _needs_details(r: StatusRecord) -> bool:
+    return r.status != SUCCESS or bool(r.leftover_processes or r.survivors)
 
 
 def _tail(job_dir: Path, lines: int) -> str:
@@ -146,9 +201,11 @@ def render_markdown(reports: Sequence[JobReport], *, metrics: Sequence[str] = ()
     rows: list[tuple[str, str]] = []
     for rep in reports:
         r = rep.record
-        cells = [_ICONS.get(r.status, "?"), md_escape(r.label), md_escape(r.runner), md_escape(r.launcher),
-                 md_escape(_outcome(r)), _duration(r.duration_seconds), str(len(r.results)),
-                 *(_fmt(_metric(rep.results, m)) for m in metrics)]
+        icon = _LEAKED_ICON if r.status == SUCCESS and (r.leftover_processes or r.survivors) else _ICONS.get(r.status, "?")
+        runner = f"{r.runner} ({r.node})" if r.node and r.node != r.runner else r.runner
+        cells = [icon, md_escape(r.label), md_escape(runner), md_escape(r.launcher),
+                 md_escape(outcome_text(r)), _duration(r.duration_seconds), str(len(r.results)),
+                 *(_fmt(_metric(rep.result, m)) for m in metrics)]
         rows.append((r.status, "| " + " | ".join(cells) + " |"))
     budget = max_chars - sum(len(x) + 1 for x in lines) - 400
     if sum(len(row) + 1 for _, row in rows) > budget:
@@ -166,11 +223,13 @@ def render_markdown(reports: Sequence[JobReport], *, metrics: Sequence[str] = ()
     details: list[str] = []
     for rep in reports:
         r = rep.record
-        if r.status == SUCCESS:
+        if not _needs_details(r):
             continue
-        entry = [f"<details><summary>{md_escape(r.label)}: {md_escape(_outcome(r))}</summary>", ""]
+        entry = [f"<details><summary>{html_escape(r.label)}: {html_escape(outcome_text(r))}</summary>", ""]
         if r.message:
             entry += [md_escape(r.message), ""]
+        if r.leftovers:
+            entry += [_fenced("\n".join(r.leftovers)), ""]
         tail = _tail(rep.directory, log_tail) if log_tail > 0 else ""
         if tail:
             entry += [_fenced(tail), ""]
