@@ -270,11 +270,23 @@ def test_multinode_agentic_without_offloading_has_no_suffix(full_corpus_jobs: li
                          for j in plain)
 
 
-def test_malformed_worker_blocks_keep_what_is_written(tmp_path: Path) -> None:
+def test_a_config_that_fails_its_schema_builds_no_job(tmp_path: Path) -> None:
+    """`additional-settings: 5`, `tp: "x"`, `conc-start: [1]`: no job is built from a value of the wrong type
+    (before, the matrix carried `"additional-settings": 5` to the runner); the config's schema findings say
+    why, and the other configs keep their jobs."""
+    from ci_tools.validation.validate import input_findings
+
     root = configs_copy(tmp_path)
     edit(root, '          additional-settings:\n          - "PREFILL_NODES=1"\n', "          additional-settings: 5\n")
-    [job] = jobs_of(expand(load(root)), "qwen3.5-fp8-mi355x-sglang-disagg")
-    assert job.get("prefill")["additional-settings"] == 5
+    edit(root, "- { tp: 4, conc-start: 4, conc-end: 64 }", '- { tp: "x", conc-start: [1], conc-end: 64 }')
+    repo = load(root)
+    jobs = expand(repo)
+    assert jobs_of(jobs, "qwen3.5-fp8-mi355x-sglang-disagg") == [] and jobs_of(jobs, "dsr1-fp4-mi355x-sglang") == []
+    assert len(jobs_of(jobs, "dsr1-fp4-mi355x-sglang-mtp")) > 0
+    found = {(f.data["config_key"], f.message) for f in input_findings(repo)}
+    assert ("qwen3.5-fp8-mi355x-sglang-disagg", "`additional-settings` must be a list, found the integer 5") in found
+    assert ("dsr1-fp4-mi355x-sglang", '`tp` must be an integer, found the string "x"') in found
+    assert ("dsr1-fp4-mi355x-sglang", "`conc-start` must be an integer, found a list") in found
 
 
 # -- eval marks ------------------------------------------------------------------------------
@@ -328,9 +340,9 @@ def test_ids_change_exactly_when_recipe_inputs_change(tmp_path: Path, full_corpu
     assert next(j for j in changed if j.config_key == "dsr1-fp4-mi355x-sglang").row.line == 16
 
 
-def test_malformed_rows_are_skipped_not_fatal(tmp_path: Path) -> None:
+def test_an_inverted_range_is_a_row_without_jobs_not_fatal(tmp_path: Path) -> None:
     root = configs_copy(tmp_path)
-    edit(root, "- { tp: 4, conc-start: 4, conc-end: 64 }", "- { tp: 4, conc-start: 64, conc-end: 4 }\n      - 17")
+    edit(root, "- { tp: 4, conc-start: 4, conc-end: 64 }", "- { tp: 4, conc-start: 64, conc-end: 4 }")
     jobs = jobs_of(expand(load(root)), "dsr1-fp4-mi355x-sglang")
     assert [(j.get("tp"), j.conc) for j in jobs] == [(8, c) for c in (4, 8, 16, 32, 64)]
 
@@ -413,7 +425,10 @@ def test_expansion_of_arbitrary_config_shapes_never_raises(data: dict[str, Any])
     text = yaml.safe_dump({"k": data})
     loaded = load_yaml(text, MASTER)
     file = LoadedFile(MASTER, text.encode(), loaded)
-    for job in mark_evals(expand_config(ConfigEntry("k", file, loaded.value["k"], (1, 1, 1, 2)), _real_repo())):
+    # Unchecked: the expansion itself must survive any shape (validate's rules read rows of invalid configs);
+    # the commands build no job from a config that fails its schema (test_a_config_that_fails_its_schema_...).
+    entry = ConfigEntry("k", file, loaded.value["k"], (1, 1, 1, 2))
+    for job in mark_evals(expand_config(entry, _real_repo(), checked=False)):
         assert job.concs
         json.loads(job.json_text())
         # Whatever the fields hold, the (built-in) env contract gives an environment of strings.

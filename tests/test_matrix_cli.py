@@ -161,7 +161,7 @@ def test_a_broken_master_config_refuses_to_build_a_partial_matrix(tmp_path: Path
     proc = run(tmp_path)
     assert proc.returncode == 1
     assert "configs/amd-master.yaml:2" in proc.stderr
-    assert proc.stderr.endswith("ci-tools: error: the matrix cannot be built while 1 file problem(s) remain\n")
+    assert proc.stderr.endswith("ci-tools: error: the matrix cannot be built while 1 input problem(s) remain\n")
     assert proc.stdout == ""
 
 

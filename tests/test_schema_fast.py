@@ -1,7 +1,8 @@
-"""The compiled fast schema check: in sync with the schemas, faithful to jsonschema."""
+"""The fast schema check (jsonschema-rs): faithful to python-jsonschema with ci-tools' integers."""
 
 from __future__ import annotations
 
+import datetime
 import json
 from pathlib import Path
 from typing import Any
@@ -9,19 +10,11 @@ from typing import Any
 import jsonschema
 import pytest
 
-from ci_tools.schemacheck import check as schema_check, compiled as schema_compiled
-from ci_tools.schemacheck.fast import compile_schema, render_module
+from ci_tools.revision.yamlpos import load_yaml
+from ci_tools.schemacheck import check as schema_check
+from ci_tools.schemacheck.check import FastCheck
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def test_shipped_translation_is_in_sync_with_the_schemas() -> None:
-    # Regenerate with: python -m ci_tools.schemacheck.check
-    names = schema_check.SCHEMA_NAMES
-    expected = render_module({n: schema_check.load_schema(n) for n in names},
-                             {n: schema_check.schema_digest(n) for n in names})
-    assert (ROOT / "ci_tools" / "schemacheck" / "compiled.py").read_text(encoding="utf-8") == expected
-    assert set(schema_compiled.CHECKS) == set(names)
 
 
 def test_schemas_are_package_data_and_valid_draft_2020_12() -> None:
@@ -58,17 +51,6 @@ def test_every_object_forbids_unknown_keys() -> None:
     assert open_objects == []
 
 
-@pytest.mark.parametrize("schema", [
-    {"anyOf": [{"type": "string"}]},
-    {"patternProperties": {"^x": {}}, "additionalProperties": False},
-    {"$ref": "https://example.invalid/other.json"},
-    {"format": "uri"},
-])
-def test_unsupported_keywords_are_refused(schema: dict[str, Any]) -> None:
-    with pytest.raises(ValueError, match="not supported|only local"):
-        compile_schema(schema)
-
-
 CASES: list[tuple[dict[str, Any], list[Any]]] = [
     ({"type": "integer", "minimum": 1}, [1, 0, True, 8.0, "8", None, 10**30, -1]),
     ({"type": "number", "exclusiveMinimum": 0, "maximum": 1},
@@ -88,19 +70,69 @@ CASES: list[tuple[dict[str, Any], list[Any]]] = [
     ({"type": "string", "minLength": 2, "pattern": "^[a-z]+_[0-9]+$"}, ["ab_1", "a", "AB_1", "ab_", 5, "é_1"]),
     ({"type": "array", "items": {"type": "boolean"}, "minItems": 2}, [[True, False], [True], [1, 0], "ab", []]),
     ({"minProperties": 1}, [{}, {"a": 1}, [], ""]),
+    # Integers under keys, in lists, behind references and in maps of any key: 8.0 is none of them.
+    ({"$defs": {"n": {"type": "integer"}}, "type": "object",
+      "properties": {"tp": {"$ref": "#/$defs/n"}, "conc": {"type": "array", "items": {"$ref": "#/$defs/n"}},
+                     "util": {"type": "number"}}},
+     [{"tp": 8}, {"tp": 8.0}, {"conc": [1, 2.0]}, {"util": 1.0}, {"util": 1.0, "tp": 4}]),
+    ({"type": "object", "additionalProperties": {"type": "integer"}}, [{"a": 1}, {"a": 1.0}, {"a": [1.0]}]),
 ]
 
 
 @pytest.mark.parametrize(("schema", "instances"), CASES)
 def test_fast_check_agrees_with_jsonschema(schema: dict[str, Any], instances: list[Any]) -> None:
-    fast = compile_schema(schema)
+    fast = FastCheck(schema)
     reference = schema_check.validator_class()(schema)
     for instance in instances:
         assert fast(instance) == reference.is_valid(instance), instance
 
 
+def test_values_json_has_no_type_for_go_to_the_detailed_check() -> None:
+    """A date, a set, bytes or a key that is not a string: jsonschema-rs cannot take it, python-jsonschema
+    decides (never an exception out of the fast check)."""
+    fast = FastCheck({"type": "object", "properties": {"d": {"type": "string"}}})
+    for instance in ({"d": datetime.date(2026, 2, 1)}, {"d": {1, 2}}, {"d": b"x"}, {("a",): 1}, {1: "x"}):
+        assert fast(instance) is False, instance
+
+
 def test_integers_are_real_integers_and_numbers_finite() -> None:
-    check = compile_schema({"type": "integer"})
+    check = FastCheck({"type": "integer"})
     assert [check(v) for v in (8, True, 8.0, "8")] == [True, False, False, False]
-    number = compile_schema({"type": "number"})
+    number = FastCheck({"type": "number"})
     assert [number(v) for v in (0.5, 2, float("nan"), float("-inf"), False)] == [True, True, False, False, False]
+
+
+def test_the_loader_says_where_whole_floats_are_written() -> None:
+    """The lines the fast check is spared from searching: every float with a whole value; none recorded (so
+    every instance is searched) when the node loader (aliases, merge keys, tags) read the document."""
+    text = "a:\n  tp: 8\n  u: 0.5\nb:\n  tp: 8.0\nc:\n  - x: 1\n  - y: 1.0e+3\n"
+    loaded = load_yaml(text, "t.yaml")
+    assert loaded.whole_float_lines == (5, 8)
+    assert not loaded.whole_float_within(1, 3) and loaded.whole_float_within(4, 5)
+    assert load_yaml("a: 8\nb: 8.5\n", "t.yaml").whole_float_lines == ()
+    aliased = load_yaml("a: &a {x: 1}\nb: *a\n", "t.yaml")
+    assert aliased.whole_float_lines is None and aliased.whole_float_within(1, 1)
+
+
+def test_a_whole_float_in_a_real_config_is_found_at_its_line(tmp_path: Path) -> None:
+    """`tp: 8.0` in one config of the real tree: the schema finding names it, the 207 others stay clean."""
+    from conftest import full_corpus_dir
+    from ci_tools.config import load_config
+    from ci_tools.model.repository import load_repo
+    from ci_tools.revision.snapshot import WorkTreeSnapshot
+    from ci_tools.validation.validate import check_master_files
+
+    import shutil
+
+    for rel in ("configs/amd-master.yaml", "configs/nvidia-master.yaml", "configs/runners.yaml"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(full_corpus_dir() / rel, tmp_path / rel)
+    master = tmp_path / "configs" / "amd-master.yaml"
+    lines = master.read_text(encoding="utf-8").split("\n")
+    at = next(i for i, line in enumerate(lines) if line.strip().startswith("- { tp: 8"))
+    lines[at] = lines[at].replace("tp: 8", "tp: 8.0", 1)
+    master.write_text("\n".join(lines), encoding="utf-8")
+    repo = load_repo(WorkTreeSnapshot(tmp_path), load_config(tmp_path), with_changelog=False)
+    findings = check_master_files(repo)
+    assert [(f.location.path, f.location.line, f.message) for f in findings] == [
+        ("configs/amd-master.yaml", at + 1, "`tp` must be an integer, found the number 8.0")]

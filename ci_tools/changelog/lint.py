@@ -16,7 +16,7 @@ from typing import Callable, Sequence
 from ..config import ProjectConfig
 from ..config.limit_rules import TOO_MANY_APPENDED
 from ..config.limits import Limits, too_large_finding
-from ..findings import Finding, Location, make_finding
+from ..findings import Finding, Location, Severity, make_finding
 from ..revision.yamlpos import YamlLoadError, decode_utf8
 from . import rules as R
 from .entries import NewEntry, ParsedEntries, parse_entries
@@ -157,6 +157,18 @@ def lint_changelog(change: ChangelogChange, config: ProjectConfig, *, pr_number:
     if entries:
         findings += _key_rules(entries, head_configs())
     return findings
+
+
+def read_problems(change: ChangelogChange) -> list[Finding]:
+    """What keeps the entries a change appends from being read (too large, not text, not YAML, not a list):
+    the gate's findings of that kind, for the commands that read the entries without running the gate."""
+    if change.oversized:
+        return [too_large_finding(change.path, len(change.head_bytes or b""), change.limits.max_file_bytes)]
+    if change.compared and change.base_bytes == change.head_bytes:
+        return []
+    if change.binary is not None:
+        return [_binary_finding(change, change.binary)]
+    return [f for f in change.parsed.findings if f.severity is Severity.ERROR]
 
 
 def _appended_count_rule(change: ChangelogChange, diff: HistoryDiff) -> list[Finding]:

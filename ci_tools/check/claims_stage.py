@@ -8,6 +8,7 @@ description, and the evaluation cache the check's other stages share.
 
 from __future__ import annotations
 
+from ..changelog.lint import read_problems
 from ..claims.verdict.check import check_entries, entry_inputs
 from ..claims.text.sentences import SourceText, plain_source
 from ..findings import PR_DESCRIPTION, Finding
@@ -22,17 +23,23 @@ def run_claims(ctx: CheckContext, *, pr_body: SourceText | None = None, verbose:
                load_problems: bool = False) -> list[Finding]:
     """Claims of the entries the change adds (and of ``pr_body``), plus undocumented changes.
 
-    ``load_problems``: also report the head's master configs and runners that do not load (``check``
-    reports them in its validate stage; ``claims`` alone must not be green over a file it could not read).
+    ``load_problems``: also report what cannot be read: appended changelog text that does not parse, the
+    head's master files and runners that do not load, configs that fail their schema (``check`` reports them
+    in its validate and changelog stages; ``claims`` alone must not be green over a file it could not read).
     """
     if not ctx.compared:
         return []
     change = ctx.changelog
+    # An appended text that does not parse adds no entry to read: said, not taken for "nothing appended".
+    problems = read_problems(change) if load_problems else []
     head_bytes = change.head_bytes or b""
     entries = entry_inputs(ctx.config.changelog, head_bytes.decode("utf-8", "replace"), change.added_entries)
     if not entries:
-        return []
-    problems = list(ctx.head_configs_repo.problems) if load_problems else []
+        return problems
+    if load_problems:
+        from ..validation.validate import input_findings
+
+        problems += input_findings(ctx.head_configs_repo)
     from ..claims.verdict.undocumented import undocumented_changes
 
     cache = ctx.eval_cache

@@ -55,8 +55,16 @@ def new_command(repo_dir: str | None, config_file: str | None, keys: tuple[str, 
     from ..changelog.new import NewEntrySpec, append_entry, render_entry, require_text
     from ..check.entry_keys import entry_keys
 
+    import os
+
+    from ..errors import UsageError
+
     config = get_config(repo_dir, config_file)
     path = config.root / config.changelog
+    real_root = os.path.realpath(config.root)
+    if os.path.commonpath([os.path.realpath(path), real_root]) != real_root:
+        raise UsageError("is a symbolic link that leads out of the repository; refusing to read or write through it",
+                         path=config.changelog)
     existing = path.read_bytes() if path.is_file() else None
     if not dry_run:
         require_text(config.changelog, existing)  # before any comparison: nothing is worth a corrupt append

@@ -6,7 +6,7 @@ import functools
 import os
 import sys
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar
 
 import click
 
@@ -16,6 +16,9 @@ from ..findings import Finding, Severity, filter_findings, sort_findings
 from ..report import RENDERERS
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+
+if TYPE_CHECKING:
+    from ..model.repository import RepoData
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -130,6 +133,21 @@ def finish(findings: list[Finding], fmt: str | None, select: tuple[str, ...], ig
     if summary is not None:
         click.echo(summary(kept, len(findings)), err=True)
     return EXIT_FINDINGS if any(f.severity is Severity.ERROR for f in kept) else EXIT_CLEAN
+
+
+def refuse_unreadable(repo: RepoData, keys: Iterable[str] | None = None, doing: str = "jobs cannot be built") -> None:
+    """Exit 1 with the findings when an input the jobs of ``keys`` (every config's when None) are built from
+    cannot be read: a file that does not load, a runners file or one of those configs that fails its schema."""
+    from ..validation.validate import input_findings
+
+    wanted = None if keys is None else set(keys)
+    errors = [f for f in input_findings(repo)
+              if f.severity is Severity.ERROR and (wanted is None or f.data.get("config_key", "") in wanted
+                                                   or "config_key" not in f.data)]
+    if errors:
+        click.echo(RENDERERS["text"](sort_findings(errors)), err=True, nl=False)
+        click.echo(f"ci-tools: error: {doing} while {len(errors)} input problem(s) remain", err=True)
+        raise SystemExit(EXIT_FINDINGS)
 
 
 # What a shell reports for a program stopped by SIGPIPE (128 + 13): the reader of the output left early.

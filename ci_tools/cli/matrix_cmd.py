@@ -129,16 +129,11 @@ def _refuse_empty_filters(every: list[Job], selection: Selection) -> None:
 
 
 def _fail_on_load_errors(repo: RepoData) -> None:
-    """A master file that does not load would silently drop its jobs: refuse instead."""
-    from ..findings import Severity
+    """A master file that does not load, or a config that fails its schema, would silently drop its jobs (or
+    build them from values of the wrong type): refuse instead."""
+    from .common import refuse_unreadable
 
-    errors = [f for f in repo.problems if f.severity is Severity.ERROR]
-    if errors:
-        from ..report import RENDERERS
-
-        click.echo(RENDERERS["text"](errors), err=True, nl=False)
-        click.echo(f"ci-tools: error: the matrix cannot be built while {len(errors)} file problem(s) remain", err=True)
-        raise SystemExit(1)
+    refuse_unreadable(repo, doing="the matrix cannot be built")
 
 
 def _changelog_scopes(config: ProjectConfig, head: Snapshot, base_rev: str,

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .common import finish, get_config, handle_errors, repo_options, report_options, write_output
+from .common import finish, get_config, handle_errors, refuse_unreadable, repo_options, report_options, write_output
 
 if TYPE_CHECKING:
     from ..config import ProjectConfig
@@ -36,11 +36,13 @@ def _jobs(config: ProjectConfig, snapshot: Snapshot, key: str, concs: tuple[int,
     repo = load_repo(snapshot, config, with_changelog=False)  # jobs come from the master configs alone
     keys = keys_matching([key], repo.configs)
     if not keys:
+        refuse_unreadable(repo, doing=f"no config key matches {key!r}")
         import difflib
 
         close = difflib.get_close_matches(key, list(repo.configs), n=3)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise UsageError(f"no config key matches {key!r} in {snapshot.label}{hint}")
+    refuse_unreadable(repo, keys, doing="the jobs of these configs cannot be built")
     jobs = expand(repo, keys)
     if concs:
         every = jobs
@@ -363,14 +365,17 @@ def lint_command(repo_dir: str | None, config_file: str | None, fmt: str | None,
     from ..evaluation.stats import CoverageStats, job_coverage
     from ..model.repository import load_repo
     from ..revision.snapshot import open_snapshot
+    from ..validation.validate import input_findings
 
     config = get_config(repo_dir, config_file)
     snapshot = open_snapshot(config.root, rev)
-    repo = load_repo(snapshot, config)
+    repo = load_repo(snapshot, config, with_changelog=False)
+    # What cannot be read is said: no job is built from a config that fails its schema.
+    unreadable = input_findings(repo)
     if not show_stats:
-        raise SystemExit(finish(recipe_findings(repo), fmt, select, ignore, output))
+        raise SystemExit(finish(unreadable + recipe_findings(repo), fmt, select, ignore, output))
     stats = CoverageStats()
-    findings = recipe_findings(repo, observe=lambda job, result: stats.add(job_coverage(job, result)))
+    findings = unreadable + recipe_findings(repo, observe=lambda job, result: stats.add(job_coverage(job, result)))
     by_rule = dict(sorted(Counter(f.rule for f in findings).items()))
     rendered = (json.dumps(_stats_json(stats, by_rule), indent=2) + "\n" if fmt == "json"
                 else _stats_text(stats, by_rule, snapshot.label))

@@ -21,6 +21,7 @@ from ..jobs.job import Job
 from ..jobs.matrix import expand
 from ..model.keys import keys_matching
 from ..model.repository import load_repo
+from ..validation.validate import require_readable
 from ..revision.snapshot import WorkTreeSnapshot
 from ..sweep.context import SweepContext
 from ..sweep.environment import describe
@@ -200,6 +201,7 @@ def _select_jobs(config: ProjectConfig, matrix_file: str | None, indices: str | 
         if indices is not None:
             raise UsageError("--indices selects jobs of a --matrix file")
         repo = load_repo(WorkTreeSnapshot(config.root), config, with_changelog=False)
+        require_readable(repo)
         wanted = keys_matching(keys, repo.configs) if keys else None
         if keys and not wanted:
             raise UsageError(f"no config key matches {', '.join(keys)}")

@@ -55,8 +55,10 @@ RECIPE_MISSING_ENV = register(
 )
 RECIPE_SYNTAX = register(
     "recipe-syntax",
-    summary="a recipe or a file it sources is not valid bash",
-    what="Parses each recipe a job resolves to, and every file it sources, with tree-sitter-bash and reports syntax errors at their position.",
+    summary="a recipe or a file it sources is not valid bash (an srt-slurm recipe: not readable YAML)",
+    what=("Parses each recipe a job resolves to, and every file it sources, with tree-sitter-bash and reports syntax "
+          "errors at their position; an srt-slurm recipe that is not YAML the evaluator can read (a syntax error, "
+          "aliases that expand without bound) is reported at its position too."),
     why="bash refuses the script at run time; nothing it would set can be checked either.",
     example="if [ \"$TP\" -eq 8 ]; then\n    MAX=16\n# missing `fi`",
     fix="Correct the syntax at the reported line (`bash -n FILE` shows the same error).",
@@ -149,11 +151,13 @@ def _short(text: str) -> str:
 
 
 def _syntax_location(err: str) -> Location | None:
-    """``path:line:col: bash syntax error ...`` as a Location (other evaluation errors are not findings)."""
+    """``path:line:col: bash syntax error ...`` (or ``invalid YAML``, of an srt-slurm recipe) as a Location
+    (other evaluation errors are not findings)."""
     from ..findings import Location
 
     head, sep, message = err.partition(": ")
     parts = head.rsplit(":", 2)
-    if not sep or len(parts) != 3 or not message.startswith("bash syntax error") or not parts[1].isdigit():
+    readable = message.startswith(("bash syntax error", "invalid YAML", "file is not valid UTF-8"))
+    if not sep or len(parts) != 3 or not readable or not parts[1].isdigit():
         return None
     return Location(parts[0], int(parts[1]), int(parts[2]) if parts[2].isdigit() else 0)

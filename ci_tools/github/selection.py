@@ -154,8 +154,12 @@ def select_jobs(repo: RepoData, selection: DispatchSelection) -> list[Job]:
 
 
 def _load_problems(repo: RepoData) -> list[str]:
+    """Files that do not load and configs that fail their schema (no job is built from them: a comment
+    must not be answered with a sweep that silently leaves them out)."""
+    from ..validation.validate import input_findings
+
     out = []
-    for f in repo.problems[:5]:
+    for f in input_findings(repo)[:5]:
         where = f"{f.location.path}:{f.location.line}" if f.location.line else f.location.path
         out.append(f"{where}: {f.message}")
     return out

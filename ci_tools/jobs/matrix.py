@@ -316,10 +316,10 @@ def _agentic_points(entry: ConfigEntry, data: Mapping[str, Any], top: dict[str, 
                 yield _Point(entry.key, AGENTIC, fields, loc, s_index, r_index)
 
 
-def expand_config(entry: ConfigEntry, repo: RepoData) -> list[Job]:
+def expand_config(entry: ConfigEntry, repo: RepoData, *, checked: bool = True) -> list[Job]:
     """Jobs of one master config: its fixed-seq-len blocks, then its agentic ones, rows in file order;
-    evals marked over them."""
-    return _with_evals(_points(entry, repo))
+    evals marked over them (``checked``: none when the config fails its schema)."""
+    return _with_evals(_points(entry, repo, checked=checked))
 
 
 def row_jobs(entry: ConfigEntry, repo: RepoData) -> list[Job]:
@@ -330,13 +330,19 @@ def row_jobs(entry: ConfigEntry, repo: RepoData) -> list[Job]:
     config's whole expansion.
     """
     return [Job(p.config_key, p.scenario, p.fields, p.row, p.scenario_index, p.row_index)
-            for p in _points(entry, repo, per_row=1)]
+            for p in _points(entry, repo, per_row=1, checked=False)]
 
 
-def _points(entry: ConfigEntry, repo: RepoData, per_row: int | None = None) -> list[_Point]:
-    """Every point of a config (``per_row``: at most that many concurrencies of each row)."""
+def _points(entry: ConfigEntry, repo: RepoData, per_row: int | None = None, checked: bool = True) -> list[_Point]:
+    """Every point of a config (``per_row``: at most that many concurrencies of each row).
+
+    ``checked``: none of a config that fails its schema (`tp: "x"`, `conc-start: [1]`), whose jobs would be
+    built from values of the wrong type; the commands that build jobs report it (``validate``'s rules, which
+    read a config's rows whatever its schema says, pass False)."""
     data = entry.data
     if not isinstance(data, dict) or not isinstance(data.get("scenarios"), dict):
+        return []
+    if checked and not entry.readable:
         return []
     runner = data.get("runner")
     top = {"image": data.get("image"), "model": data.get("model"), "model-prefix": data.get("model-prefix"),

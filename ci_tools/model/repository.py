@@ -50,6 +50,15 @@ class ConfigEntry:
     def loc(self) -> Location:
         return self.file.loc(self.key_span)
 
+    @cached_property
+    def readable(self) -> bool:
+        """Whether the config matches the master-config schema, so that jobs may be built from its values."""
+        from ..schemacheck.check import MASTER_CONFIG, is_valid
+
+        end = self.data.span[2] if isinstance(self.data, PosMap) else self.key_span[2]
+        whole_floats = self.file.yaml is None or self.file.yaml.whole_float_within(self.key_span[0], end)
+        return is_valid(MASTER_CONFIG, self.data, whole_floats)
+
 
 @dataclass
 class RepoData:
@@ -92,9 +101,10 @@ def _load_file(snapshot: Snapshot, path: str, problems: list[Finding], *, requir
                max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> LoadedFile | None:
     raw = snapshot.read(path)
     if raw is None:
-        if required:
+        why = getattr(snapshot, "why_absent", lambda _p: None)(path)
+        if required or why:
             problems.append(make_finding(
-                FILE_MISSING, f"file {path} does not exist in the {snapshot.label}; expected it because the configuration names it",
+                FILE_MISSING, f"file {path} {why or 'does not exist in the ' + snapshot.label}; expected it because the configuration names it",
                 Location(path), data={"path": path},
             ))
         return None

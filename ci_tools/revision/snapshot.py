@@ -54,16 +54,32 @@ class WorkTreeSnapshot:
         self.root = root
         self.label = "work tree"
         self._cache: dict[str, bytes | None] = {}
+        self._real_root = os.path.realpath(root)
+        # Paths whose symbolic links lead out of the repository, with where they lead: read as absent.
+        self.outside_links: dict[str, str] = {}
 
     def read(self, path: str) -> bytes | None:
         if path not in self._cache:
             check_inside(path)
             full = self.root / path
+            real = os.path.realpath(full)
+            if os.path.commonpath([real, self._real_root]) != self._real_root:
+                # A pull request can commit `configs/x.yaml -> /etc/passwd` or `-> ~/.ssh/id_rsa`: what a link
+                # names outside the repository is never read (and never shown in a message).
+                self.outside_links[path] = real
+                self._cache[path] = None
+                return None
             try:
                 self._cache[path] = full.read_bytes() if full.is_file() else None
             except OSError:
                 self._cache[path] = None
         return self._cache[path]
+
+    def why_absent(self, path: str) -> str | None:
+        """Why :meth:`read` gave None for a path that exists as a link (else None)."""
+        if path in self.outside_links:
+            return "is a symbolic link that leads out of the repository; it is not followed"
+        return None
 
     @cached_property
     def _files(self) -> tuple[str, ...]:

@@ -14,6 +14,7 @@ lost from view, and both positions are reported.
 
 from __future__ import annotations
 
+import bisect
 import gc
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
@@ -91,6 +92,17 @@ class LoadedYaml:
     value: Any
     duplicates: list[DuplicateKey] = field(default_factory=list)
     text: str = ""
+    # Lines holding a float with a whole value (`8.0`, `1.0e+3`), which JSON Schema takes for an integer and
+    # ci-tools does not; None when the document was not read by the event loader (lines not recorded).
+    whole_float_lines: tuple[int, ...] | None = None
+
+    def whole_float_within(self, first_line: int, last_line: int) -> bool:
+        """Whether a float with a whole value may be written between these lines (inclusive)."""
+        lines = self.whole_float_lines
+        if lines is None:
+            return True
+        at = bisect.bisect_left(lines, first_line)
+        return at < len(lines) and lines[at] <= last_line
 
 
 class _PosLoader(_BaseLoader):
@@ -171,6 +183,20 @@ _PosLoader.add_constructor("tag:yaml.org,2002:map", _construct_map)
 _PosLoader.add_constructor("tag:yaml.org,2002:seq", _construct_seq)
 
 
+def _refuse_tag(what: str) -> Callable[[Any, yaml.Node], Any]:
+    def refuse(loader: Any, node: yaml.Node) -> Any:
+        raise yaml.constructor.ConstructorError(
+            None, None, f"`{node.tag.replace('tag:yaml.org,2002:', '!!')}` makes {what}, which no setting takes; "
+            "expected a mapping, a list or a plain value", node.start_mark)
+    return refuse
+
+
+# Tags that build values JSON has no type for: a schema cannot judge them and the code that reads the
+# settings does not expect them (a set is unhashable where a value is a key), so they are refused where written.
+for _tag, _what in (("set", "a set"), ("omap", "a list of pairs"), ("pairs", "a list of pairs"), ("binary", "bytes")):
+    _PosLoader.add_constructor(f"tag:yaml.org,2002:{_tag}", _refuse_tag(_what))
+
+
 def decode_utf8(data: bytes, path: str) -> str:
     """Decode strictly; a bad byte is reported at its line and column."""
     try:
@@ -220,25 +246,28 @@ def _plain_value(text: str, mark: Any) -> Any:
         if construct is None or tag == _MERGE_TAG:
             return _NOT_PLAIN_DATA  # a merge key, or `=` (which no safe constructor builds): the node loader's
         value = _construct_scalar(construct, _SCALARS, yaml.ScalarNode(tag, text, mark, mark))
+        if type(value) is float and value.is_integer():
+            return value  # not kept: every place it is written goes through the caller, which records its line
     if len(_PLAIN_VALUES) > 100_000:
         _PLAIN_VALUES.clear()
     _PLAIN_VALUES[text] = value
     return value
 
 
-def _event_load(text: str, last_duplicate_wins: bool = False) -> tuple[Any, list[DuplicateKey]]:
+def _event_load(text: str, last_duplicate_wins: bool = False) -> tuple[Any, list[DuplicateKey], list[int]]:
     """The positioned document built straight from libyaml's events.
 
     Equal, value and positions, to composing nodes and constructing them
     (:class:`_PosLoader`), at a quarter of the cost: no node objects and no
     second walk.  Each container is read by one call that takes its events
     until its end (scalars are read inline: they are most of the events).
-    Whatever is not plain data (merge keys, explicit tags, anchors on keys,
+    Whatever is not plain data (merge keys, explicit tags, aliases,
     container keys, several documents) raises :class:`_Unusual` for the
     node-based loader to handle, errors included.
     """
     get: Callable[[], Any] = _EventParser(text).get_event
     duplicates: list[DuplicateKey] = []
+    whole_floats: list[int] = []
     anchors: dict[str, tuple[Any, Span | None]] = {}
     plain, not_data = _PLAIN_VALUES, _NOT_PLAIN_DATA
     scalar_event, alias_event = yaml.ScalarEvent, yaml.AliasEvent
@@ -256,16 +285,9 @@ def _event_load(text: str, last_duplicate_wins: bool = False) -> tuple[Any, list
             value = _plain_value(event.value, event.start_mark)
             if value is not_data:
                 raise _Unusual
+            if type(value) is float and value.is_integer():
+                whole_floats.append(event.start_mark.line + 1)
         return value
-
-    def alias(event: Any) -> tuple[Any, Span]:
-        """The anchored value itself, positions included (as when composing nodes)."""
-        if type(event) is not alias_event:
-            raise _Unusual  # pragma: no cover - libyaml emits no other event where a node belongs
-        anchored = anchors.get(event.anchor) if event.anchor is not None else None
-        if anchored is None or anchored[1] is None:
-            raise _Unusual  # undefined (the node loader words it), or a container still open (recursive data)
-        return anchored[0], anchored[1]
 
     def container(start_event: Any, is_map: bool) -> Any:
         """A mapping or a list, read from its start event to its end (one frame per level of nesting)."""
@@ -299,12 +321,7 @@ def _event_load(text: str, last_duplicate_wins: bool = False) -> tuple[Any, list
             elif kind is end:
                 break
             elif kind is alias_event:
-                value, span = alias(event)
-                if want_key:
-                    try:
-                        hash(value)
-                    except TypeError:
-                        raise _Unusual from None
+                raise _Unusual  # what aliases expand to is bounded by the node loader (alias bombs)
             elif want_key:
                 raise _Unusual  # a mapping or list used as a key
             else:
@@ -334,7 +351,7 @@ def _event_load(text: str, last_duplicate_wins: bool = False) -> tuple[Any, list
     try:
         get()  # StreamStartEvent
         if type(get()) is yaml.StreamEndEvent:  # else DocumentStartEvent
-            return None, duplicates
+            return None, duplicates, whole_floats
         event = get()
         kind = type(event)
         if kind is scalar_event:
@@ -342,20 +359,79 @@ def _event_load(text: str, last_duplicate_wins: bool = False) -> tuple[Any, list
         elif kind is map_start or kind is seq_start:
             root = container(event, kind is map_start)
         else:
-            root = alias(event)[0]
+            raise _Unusual  # an alias as the whole document
         if type(get()) is not yaml.DocumentEndEvent or type(get()) is not yaml.StreamEndEvent:
             raise _Unusual  # several documents: the node-based loader says so
-        return root, duplicates
+        return root, duplicates, whole_floats
     finally:
         # `container` calls itself, so it and its closure are a reference cycle holding the parser (libyaml's
         # buffers, tens of KiB): freed here, not left to a collector that a sweep pauses.
         del container
 
 
+# What aliases (and merge keys, which copy what an alias names) may add to a document: the nodes it would
+# have written out in full, beyond the nodes it has.  Real files stay far below it (an srt-slurm recipe's
+# `<<: *worker_environment` adds tens); nested anchors ("billion laughs") cross it after a few levels,
+# before anything reads the expansion.
+ALIAS_EXPANSION_FLOOR = 100_000
+ALIAS_EXPANSION_RATIO = 4
+
+
+def _bound_aliases(root: yaml.Node) -> None:
+    """Refuse a document whose aliases expand past the bound, at the node that crosses it, and one whose
+    alias names the mapping or list it is inside.
+
+    Each node's size written out (1 + its children's) is computed once per node, however often aliases
+    name it, so the count itself is linear in the document."""
+    distinct: set[int] = set()
+    stack = [root]
+    while stack:  # the distinct nodes, without recursion: the bound is a multiple of them
+        node = stack.pop()
+        if id(node) not in distinct:
+            distinct.add(id(node))
+            if isinstance(node, yaml.SequenceNode):
+                stack.extend(node.value)
+            elif isinstance(node, yaml.MappingNode):
+                stack.extend(part for pair in node.value for part in pair)
+    limit = len(distinct) * ALIAS_EXPANSION_RATIO + ALIAS_EXPANSION_FLOOR
+    sizes: dict[int, int] = {}
+
+    def size(node: yaml.Node) -> int:
+        found = sizes.get(id(node))
+        if found is not None:
+            if found < 0:
+                raise yaml.composer.ComposerError(
+                    None, None, "an alias names the mapping or list it is inside (recursive data); expected "
+                    "an alias of a finished part", node.start_mark)
+            return found
+        sizes[id(node)] = -1
+        total = 1
+        if isinstance(node, yaml.SequenceNode):
+            total += sum(size(child) for child in node.value)
+        elif isinstance(node, yaml.MappingNode):
+            total += sum(size(key) + size(value) for key, value in node.value)
+        if total > limit:
+            raise yaml.composer.ComposerError(
+                None, None, f"aliases expand this document past {limit:,} values (it writes {len(distinct):,}); "
+                "expected anchors that repeat a part, not nested ones that multiply it (an alias bomb)",
+                node.start_mark)
+        sizes[id(node)] = total
+        return total
+
+    try:
+        size(root)
+    finally:
+        del size  # it calls itself: a reference cycle holding every node, freed here (the collector may be paused)
+
+
 def _node_load(text: str, last_duplicate_wins: bool = False) -> tuple[Any, list[DuplicateKey]]:
     loader = _PosLoader(text, last_duplicate_wins)
     try:
-        return loader.get_single_data(), loader.duplicates
+        node = loader.get_single_node()
+        if node is None:
+            return None, loader.duplicates
+        _bound_aliases(node)
+        return loader.construct_document(node), loader.duplicates
     finally:
         loader.dispose()
 
@@ -375,11 +451,12 @@ def load_yaml(source: str | bytes, path: str, *, last_duplicate_wins: bool = Fal
     # A document is thousands of new containers and no cycle (recursive aliases are refused): the cyclic
     # collector, triggered by every few hundred of them, would only walk them again and again.
     gc.disable()
+    whole_floats: list[int] | None = None
     try:
         try:
             if _EventParser is None:
                 raise _Unusual
-            value, duplicates = _event_load(text, last_duplicate_wins)
+            value, duplicates, whole_floats = _event_load(text, last_duplicate_wins)
         except _Unusual:
             value, duplicates = _node_load(text, last_duplicate_wins)
     except yaml.MarkedYAMLError as exc:
@@ -400,7 +477,8 @@ def load_yaml(source: str | bytes, path: str, *, last_duplicate_wins: bool = Fal
     finally:
         if collecting:
             gc.enable()
-    return LoadedYaml(path=path, value=value, duplicates=duplicates, text=text)
+    return LoadedYaml(path=path, value=value, duplicates=duplicates, text=text,
+                      whole_float_lines=None if whole_floats is None else tuple(whole_floats))
 
 
 def describe_type(value: Any) -> str:

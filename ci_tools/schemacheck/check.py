@@ -1,8 +1,8 @@
 """Schema validation with positions and messages a person understands.
 
 The schemas in ``schemas/`` are the single source of shape rules.  An
-instance is first checked by the compiled fast path
-(:mod:`ci_tools.schemacheck.fast`); only when it fails does jsonschema run, with
+instance is first checked by jsonschema-rs (a compiled JSON Schema engine,
+:func:`is_valid`); only when it fails does python-jsonschema run, with
 ``iter_errors``, to find every error.  Each error's ``absolute_path`` is
 walked through the :class:`~ci_tools.revision.yamlpos.PosMap` / ``PosSeq`` containers
 to the line and column of the offending key or value, and worded from the
@@ -20,10 +20,9 @@ import json
 import math
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from ..revision.yamlpos import PosMap, PosSeq, Span, describe_type
-from .fast import compile_schema, is_integer, is_number
 
 if TYPE_CHECKING:  # jsonschema is imported only when an instance is invalid
     from jsonschema.exceptions import ValidationError
@@ -56,14 +55,108 @@ def schema_digest(name: str) -> str:
     return hashlib.sha256(_schema_text(name).encode("utf-8")).hexdigest()
 
 
-@lru_cache(maxsize=None)
-def _fast(name: str) -> Callable[[Any], bool]:
-    """The fast check: the shipped translation (ci_tools/schemacheck/compiled.py),
-    or a fresh one for a schema it does not hold."""
-    from .compiled import CHECKS
+def is_integer(value: Any) -> bool:
+    """A YAML integer: not a bool, and not a float such as 8.0."""
+    return isinstance(value, int) and not isinstance(value, bool)
 
-    check = CHECKS.get(name)
-    return check if check is not None else compile_schema(load_schema(name))
+
+def is_number(value: Any) -> bool:
+    """A finite number: YAML's ``.nan`` and ``.inf`` are not usable values."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return isinstance(value, int)
+
+
+class FastCheck:
+    """Whether an instance is valid against a schema, as python-jsonschema with ci-tools' integers judges it.
+
+    jsonschema-rs (a compiled JSON Schema engine) answers, except where the two disagree by design: JSON has
+    no type for a date, a set or a key that is not a string (jsonschema-rs refuses the value: the answer is
+    False, and python-jsonschema decides), and JSON Schema takes ``8.0`` for an integer where ci-tools does
+    not (a float with a whole value where the schema may require an integer is False too).
+    """
+
+    def __init__(self, schema: Mapping[str, Any]) -> None:
+        import jsonschema_rs
+
+        # `$schema` is left out: the class names the draft, and resolving the meta-schema URI makes
+        # jsonschema-rs build its registry of meta-schemas (5-15 ms) for nothing.
+        self._engine = jsonschema_rs.Draft202012Validator(
+            {k: v for k, v in schema.items() if k not in ("$schema", "$id")})
+        self._integer_keys = _integer_keys(schema)
+
+    def __call__(self, instance: Any, whole_floats: bool = True) -> bool:
+        """``whole_floats`` False says the instance holds no float with a whole value (the YAML loader knows
+        where they are written), which spares looking for one."""
+        try:
+            valid = bool(self._engine.is_valid(instance))
+        except (ValueError, TypeError, OverflowError, RecursionError):
+            return False
+        if valid and whole_floats and _float_for_integer(instance, self._integer_keys):
+            return False
+        return valid
+
+
+@lru_cache(maxsize=None)
+def _fast(name: str) -> FastCheck:
+    return FastCheck(load_schema(name))
+
+
+def _requires_integer(schema: Any, root: Mapping[str, Any], seen: frozenset[str] = frozenset()) -> bool:
+    """Whether ``schema`` (through references, combinators and list items, not into properties) asks for
+    an integer somewhere."""
+    if not isinstance(schema, dict):
+        return False
+    kind = schema.get("type")
+    if kind == "integer" or (isinstance(kind, list) and "integer" in kind):
+        return True
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/") and ref not in seen:
+        target: Any = root
+        for part in ref[2:].split("/"):
+            target = target.get(part, {}) if isinstance(target, dict) else {}
+        if _requires_integer(target, root, seen | {ref}):
+            return True
+    parts = [schema.get(k) for k in ("items", "if", "then", "else", "not")]
+    parts += [s for k in ("oneOf", "anyOf", "allOf") for s in schema.get(k, ())]
+    return any(_requires_integer(p, root, seen) for p in parts)
+
+
+def _integer_keys(root: Mapping[str, Any]) -> frozenset[str] | None:
+    """The keys whose values (or list items) the schema may require to be integers; None when such a value
+    can sit under any key (an ``additionalProperties`` of integers, or an integer document)."""
+    keys: set[str] = set()
+    anywhere = _requires_integer(root, root)
+
+    def walk(node: Any) -> None:
+        nonlocal anywhere
+        if isinstance(node, dict):
+            for key, sub in (node.get("properties") or {}).items():
+                if _requires_integer(sub, root):
+                    keys.add(key)
+            extra = node.get("additionalProperties")
+            if isinstance(extra, dict) and _requires_integer(extra, root):
+                anywhere = True
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(root)
+    return None if anywhere else frozenset(keys)
+
+
+def _float_for_integer(value: Any, keys: frozenset[str] | None, under: bool = False) -> bool:
+    """Whether a float with a whole value (which JSON Schema takes for an integer) sits where an integer may be
+    required (anywhere, when ``keys`` is None)."""
+    if isinstance(value, dict):
+        return any(_float_for_integer(v, keys, keys is None or k in keys) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return any(_float_for_integer(v, keys, under) for v in value)
+    return type(value) is float and value.is_integer() and (under or keys is None)
 
 
 @lru_cache(maxsize=None)
@@ -100,6 +193,8 @@ class Anchor:
     key_span: Span
     value_span: Span
     name: str
+    # False when the loader saw no float with a whole value (8.0) among the instance's lines.
+    whole_floats: bool = True
 
 
 @dataclass(frozen=True)
@@ -111,13 +206,14 @@ class SchemaProblem:
     data: Mapping[str, Any] = field(default_factory=dict)
 
 
-def is_valid(name: str, instance: Any) -> bool:
-    return bool(_fast(name)(instance))
+def is_valid(name: str, instance: Any, whole_floats: bool = True) -> bool:
+    """Whether ``instance`` is valid against schema ``name`` (see :class:`FastCheck`)."""
+    return _fast(name)(instance, whole_floats)
 
 
 def check(name: str, anchor: Anchor) -> list[SchemaProblem]:
     """Every schema problem of ``anchor.value`` against schema ``name``."""
-    if is_valid(name, anchor.value):
+    if is_valid(name, anchor.value, anchor.whole_floats):
         return []
     errors = list(_validator(name).iter_errors(anchor.value))
     problems: list[SchemaProblem] = []
@@ -315,19 +411,3 @@ def _describe(error: ValidationError, anchor: Anchor) -> list[SchemaProblem]:
         return one(f"{_title(error)} needs exactly one of conc-start+conc-end or conc-list, {found_text}", span)
     # Anything else: jsonschema's own words, still at the right place.
     return one(f"{what}: {error.message}")
-
-
-def write_compiled() -> str:
-    """Regenerate ci_tools/schemacheck/compiled.py from the shipped schemas; returns its path."""
-    from pathlib import Path
-
-    from .fast import render_module
-
-    target = Path(__file__).with_name("compiled.py")
-    text = render_module({n: load_schema(n) for n in SCHEMA_NAMES}, {n: schema_digest(n) for n in SCHEMA_NAMES})
-    target.write_text(text, encoding="utf-8")
-    return str(target)
-
-
-if __name__ == "__main__":  # pragma: no cover - maintenance entry point: python -m ci_tools.schemacheck.check
-    print(f"wrote {write_compiled()}")

@@ -21,6 +21,7 @@ from ..errors import UsageError
 from ..jobs.job import Job
 from ..model.repository import load_repo
 from ..revision.snapshot import GitSnapshot
+from ..validation.validate import require_readable
 from .jobs import job_from_entry
 
 GITHUB_MAX_MATRIX = 256
@@ -100,6 +101,7 @@ def plan_from_selection(config: ProjectConfig, rev: str, selection_text: str) ->
     if snapshot.sha != selection.sha:
         raise UsageError(f"--rev {rev} is commit {snapshot.sha}, but the selection was authorised for {selection.sha}")
     repo = load_repo(snapshot, config, with_changelog=False)
+    require_readable(repo)
     jobs = select_jobs(repo, selection)
     digest = jobs_digest(jobs)
     if len(jobs) != selection.jobs or digest != selection.jobs_digest:

@@ -25,7 +25,7 @@ from ..jobs.matrix import gpus_of, row_jobs
 from ..jobs.resolution import fleets_of
 from ..model.repository import ConfigEntry, LoadedFile, RepoData
 from ..revision.yamlpos import PosMap, PosSeq, Span
-from ..schemacheck.fast import is_integer
+from ..schemacheck.check import is_integer
 from . import rules as R
 
 # `registry/name:tag`, `name:tag` or a digest: what an image reference looks like.

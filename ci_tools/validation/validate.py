@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..findings import Finding, Rule, make_finding
+from ..findings import Finding, Rule, Severity, make_finding
 from ..model.repository import LoadedFile, RepoData
 from ..revision.yamlpos import PosMap, PosSeq, describe_type
 from ..schemacheck import check as sc
@@ -27,6 +27,11 @@ def _schema_findings(rule: Rule, schema: str, file: LoadedFile, anchor: sc.Ancho
     ]
 
 
+def _whole_floats(file: LoadedFile, first: tuple[int, int, int, int], last: tuple[int, int, int, int]) -> bool:
+    """Whether the loader saw a float with a whole value (8.0) between these spans (or cannot tell)."""
+    return file.yaml is None or file.yaml.whole_float_within(first[0], last[2])
+
+
 def _root_span(value: Any) -> tuple[int, int, int, int]:
     span = getattr(value, "span", None)
     return (span[0], span[1], span[0], span[1]) if span else _FILE_START
@@ -41,9 +46,32 @@ def check_master_files(repo: RepoData) -> list[Finding]:
         if not isinstance(root, PosMap):
             out.extend(_wrong_root(CONFIG_SCHEMA, file, "a master config file must be a mapping from config keys to configs"))
             continue
-        for key, data in root.items():
-            anchor = sc.Anchor(data, root.key_span(key), root.value_span(key), f"config `{key}`")
-            out.extend(_schema_findings(CONFIG_SCHEMA, sc.MASTER_CONFIG, file, anchor, config_key=str(key)))
+        for key in root:
+            out.extend(_config_findings(file, root, key))
+    return out
+
+
+def _config_findings(file: LoadedFile, root: PosMap, key: Any) -> list[Finding]:
+    key_span, value_span = root.key_span(key), root.value_span(key)
+    anchor = sc.Anchor(root[key], key_span, value_span, f"config `{key}`", _whole_floats(file, key_span, value_span))
+    return _schema_findings(CONFIG_SCHEMA, sc.MASTER_CONFIG, file, anchor, config_key=str(key))
+
+
+def input_findings(repo: RepoData) -> list[Finding]:
+    """What keeps jobs from being built as the files say, for the commands that build them (``matrix``,
+    ``recipe``, ``claims``, ``dispatch``, ``sweep plan``): files that do not load, a master file or runners
+    file of the wrong shape, and each master config that fails its schema (no job is built from it:
+    :attr:`~ci_tools.model.repository.ConfigEntry.readable`)."""
+    out = [p for p in repo.problems if p.severity is Severity.ERROR]
+    for file in repo.master_files:
+        if file.value is not None and not isinstance(file.value, PosMap):
+            out.extend(_wrong_root(CONFIG_SCHEMA, file, "a master config file must be a mapping from config keys to configs"))
+    for entry in [*repo.configs.values(), *repo.shadowed]:
+        root = entry.file.value
+        if not entry.readable and isinstance(root, PosMap) and entry.key in map(str, root):
+            key = next(k for k in root if str(k) == entry.key)
+            out.extend(_config_findings(entry.file, root, key))
+    out.extend(check_runners(repo))
     return out
 
 
@@ -59,7 +87,7 @@ def check_runners(repo: RepoData) -> list[Finding]:
     root = file.value
     if not isinstance(root, PosMap):
         return _wrong_root(RUNNERS_SCHEMA, file, "the runners file must be a mapping with `labels` and `hardware`")
-    anchor = sc.Anchor(root, _root_span(root), root.span, "the runners file")
+    anchor = sc.Anchor(root, _root_span(root), root.span, "the runners file", _whole_floats(file, root.span, root.span))
     return _schema_findings(RUNNERS_SCHEMA, sc.RUNNERS, file, anchor)
 
 
@@ -73,9 +101,22 @@ def check_changelog(repo: RepoData) -> list[Finding]:
     out: list[Finding] = []
     for index, entry in enumerate(root):
         span = root.item_span(index)
-        anchor = sc.Anchor(entry, span, span, f"changelog entry {index + 1}")
+        anchor = sc.Anchor(entry, span, span, f"changelog entry {index + 1}", _whole_floats(file, span, span))
         out.extend(_schema_findings(CHANGELOG_ENTRY_SCHEMA, sc.CHANGELOG_ENTRY, file, anchor, entry=index + 1))
     return out
+
+
+def require_readable(repo: RepoData) -> None:
+    """Raise a usage error naming the first of :func:`input_findings` (for the runner side, which must run
+    exactly what was planned or nothing)."""
+    from ..errors import UsageError
+
+    findings = [f for f in input_findings(repo) if f.severity is Severity.ERROR]
+    if findings:
+        first = findings[0]
+        more = f" (and {len(findings) - 1} more problem(s): `ci-tools validate` lists them)" if len(findings) > 1 else ""
+        raise UsageError(f"{first.message} [{first.rule}]; no job is built from what cannot be read{more}",
+                         path=first.location.path, line=first.location.line)
 
 
 def validate(repo: RepoData) -> list[Finding]:
