@@ -92,3 +92,14 @@ def test_a_key_that_matches_no_config_is_refused(repo: tuple[Repo, str], capsys:
     assert code == 2
     assert "--key dsr1-fp8-mi355x-atomm matches no config in the work tree (1 configs)" in err
     assert changelog(r) == E1
+
+
+def test_an_append_that_would_not_read_back_is_refused_and_nothing_is_written(tmp_path: Path) -> None:
+    """A changelog that is a mapping (or does not parse) would take the appended entry for something else:
+    before, `changelog new` wrote it anyway; now the file is left as it was."""
+    from ci_tools.cli.main import main
+
+    for text in (b"config-keys: [a]\ndescription: [x]\n", b'- config-keys: [a]\n  description: ["x\n'):
+        (tmp_path / "perf-changelog.yaml").write_bytes(text)
+        assert main(["changelog", "new", "--repo", str(tmp_path), "--key", "a", "-m", "y"]) == 2
+        assert (tmp_path / "perf-changelog.yaml").read_bytes() == text

@@ -2,7 +2,8 @@
 
 ruamel.yaml emits the entry (quoting whatever needs quoting) in the layout the
 file already uses; the entry is then appended to the file's bytes with
-exactly one blank line before it, so history stays byte-for-byte intact.
+exactly one blank line before it, so history stays byte-for-byte intact, and
+the result is read back before it is written (:func:`read_back`).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import io
 from dataclasses import dataclass
 
 from ..errors import UsageError
-from ..revision.yamlpos import YamlLoadError, decode_utf8
+from ..revision.yamlpos import YamlLoadError, decode_utf8, load_yaml
 from .layout import Layout, binary_evidence, is_blank, line_and_column
 
 
@@ -69,6 +70,24 @@ def require_text(path: str, existing: bytes | None) -> None:
     except YamlLoadError as exc:
         raise UsageError(f"{exc.message} (column {exc.column}); refusing to append to it. Fix that byte first",
                          path=path, line=exc.line) from None
+
+
+def read_back(path: str, updated: bytes, entry: bytes) -> None:
+    """Refuse a write whose result does not read as the file's entries followed by the new one.
+
+    The entry is ruamel.yaml's round-trip output, so it reads back as written; what is checked here is the
+    file around it: a changelog that is not a YAML list, or does not parse, would take the appended text as
+    something else (or stay broken), and a user's file is never written into that state.
+    """
+    try:
+        whole = load_yaml(updated, path).value
+    except YamlLoadError as exc:
+        raise UsageError(f"after the append the changelog would not parse ({exc.message}); refusing to write it. "
+                         "Fix the file first (`ci-tools validate` shows where)", path=path, line=exc.line) from None
+    wanted = load_yaml(entry, path).value
+    if not isinstance(whole, list) or not whole or whole[-1] != wanted[0]:
+        raise UsageError("the changelog is not a YAML list of entries, so the appended text would not be one of "
+                         "them; refusing to write it", path=path, line=1)
 
 
 def append_entry(existing: bytes | None, entry: bytes) -> bytes:

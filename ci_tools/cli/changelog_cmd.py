@@ -52,7 +52,7 @@ def new_command(repo_dir: str | None, config_file: str | None, keys: tuple[str, 
                 scenarios: tuple[str, ...], append_only: bool, base_rev: str | None, pr_number: int | None,
                 dry_run: bool) -> None:
     """Append a correctly separated entry to the changelog, keeping every existing byte."""
-    from ..changelog.new import NewEntrySpec, append_entry, render_entry, require_text
+    from ..changelog.new import NewEntrySpec, append_entry, read_back, render_entry, require_text
     from ..check.entry_keys import entry_keys
 
     import os
@@ -81,6 +81,7 @@ def new_command(repo_dir: str | None, config_file: str | None, keys: tuple[str, 
         click.echo(entry.decode("utf-8"), nl=False)
         return
     updated = append_entry(existing, entry)
+    read_back(config.changelog, updated, entry)
     path.write_bytes(updated)
     line = updated[: len(updated) - len(entry)].count(b"\n") + 1
     click.echo(f"appended an entry for {', '.join(keys)} at {config.changelog}:{line}", err=True)
