@@ -38,6 +38,9 @@ OPERATIONS = (
     ("get", "/repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs"),
     # Head pinning: when, by GitHub's clock, the head branch last moved.
     ("get", "/repos/{owner}/{repo}/activity"),
+    # Results baseline fallback: the artifacts of the last default-branch sweep, and one artifact's zip.
+    ("get", "/repos/{owner}/{repo}/actions/runs/{run_id}/artifacts"),
+    ("get", "/repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}"),
 )
 
 

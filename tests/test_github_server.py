@@ -233,6 +233,10 @@ class FakeGitHub:
         self.runs: list[dict[str, Any]] = []
         # Branch name -> GitHub's activity records for it, oldest first.
         self.activity: dict[str, list[dict[str, Any]]] = {}
+        # Run id -> its artifacts; artifact id -> its zip, served from a pre-signed URL outside the API.
+        self.artifacts: dict[int, list[dict[str, Any]]] = {}
+        self.archives: dict[int, bytes] = {}
+        self.blob_requests: list[dict[str, str]] = []
         self.requests: list[Recorded] = []
         self.violations: list[str] = []
         self.tolerated: set[str] = set()
@@ -270,8 +274,11 @@ class FakeGitHub:
         with self._lock:
             for store in (self.permissions, self.pulls, self.comments, self.activity):
                 store.clear()
-            for log in (self.reactions, self.dispatches, self.runs, self.requests, self.violations, self.scripted):
+            for log in (self.reactions, self.dispatches, self.runs, self.requests, self.violations, self.scripted,
+                        self.blob_requests):
                 log.clear()
+            self.artifacts.clear()
+            self.archives.clear()
             self.tolerated.clear()
             self.token_logins.clear()
             self.activity_page_cap = 100
@@ -318,6 +325,28 @@ class FakeGitHub:
         pr = self.pulls[number]
         self._record(pr["head"]["ref"], pr["head"]["sha"], sha, at, "force_push" if force else "push", actor)
         pr["head"]["sha"] = sha
+
+    def add_finished_run(self, workflow: str, *, conclusion: str = "success", branch: str = "main",
+                         title: str = "sweep") -> dict[str, Any]:
+        """A completed run of ``workflow`` on ``branch``, newest of all so far."""
+        run = SPEC.example("workflow-run-paginated")["workflow_runs"][0]
+        self._next_id += 1
+        run.update(id=self._next_id, run_number=self._next_id % 1000, event="workflow_dispatch", status="completed",
+                   conclusion=conclusion, head_branch=branch, display_title=title, created_at=self.now,
+                   updated_at=self.now, html_url=f"https://github.com/{self.repository}/actions/runs/{self._next_id}")
+        self.runs.append({"workflow": workflow, **run})
+        return run
+
+    def add_artifact(self, run_id: int, name: str, archive: bytes, *, expired: bool = False) -> dict[str, Any]:
+        artifact = SPEC.example("artifact-paginated")["artifacts"][0]
+        self._next_id += 1
+        api = f"https://api.github.com/repos/{self.repository}/actions/artifacts/{self._next_id}"
+        artifact.update(id=self._next_id, name=name, size_in_bytes=len(archive), expired=expired, url=api,
+                        archive_download_url=f"{api}/zip")
+        artifact["workflow_run"]["id"] = run_id
+        self.artifacts.setdefault(run_id, []).append(artifact)
+        self.archives[self._next_id] = archive
+        return artifact
 
     def dispatch_requests(self) -> list[Recorded]:
         return [r for r in self.requests if r.operation == "actions/create-workflow-dispatch"]
@@ -396,7 +425,9 @@ class FakeGitHub:
         if oid == "actions/list-workflow-runs":
             def wanted(run: dict[str, Any]) -> bool:
                 created = query.get("created", [""])[-1]
+                status = query.get("status", [""])[-1]
                 return (run["workflow"] == params["workflow_id"]
+                        and (not status or status in (run["status"], run["conclusion"]))
                         and run["event"] == query.get("event", [run["event"]])[-1]
                         and run["head_branch"] == query.get("branch", [run["head_branch"]])[-1]
                         and (not created.startswith(">=") or _time(run["created_at"]) >= _time(created[2:])))
@@ -405,6 +436,20 @@ class FakeGitHub:
             page = int(query.get("page", ["1"])[-1])
             return 200, {}, {"total_count": len(matching),
                              "workflow_runs": matching[(page - 1) * per_page: page * per_page]}
+        if oid == "actions/list-workflow-run-artifacts":
+            items = [a for a in self.artifacts.get(int(params["run_id"]), [])
+                     if a["name"] == query.get("name", [a["name"]])[-1]]
+            per_page = int(query.get("per_page", ["30"])[-1])
+            return 200, {}, {"total_count": len(items), "artifacts": items[:per_page]}
+        if oid == "actions/download-artifact":
+            artifact_id = int(params["artifact_id"])
+            if params["archive_format"] != "zip":
+                return 404, {}, {"message": "Not Found", "documentation_url": "x"}
+            if artifact_id not in self.archives:
+                return 404, {}, {"message": "Not Found", "documentation_url": "x"}
+            if any(a["id"] == artifact_id and a["expired"] for items in self.artifacts.values() for a in items):
+                return 410, {}, {"message": "Artifact has expired", "documentation_url": "x"}
+            return 302, {"Location": f"{self.url}/_blobs/{artifact_id}?sig=pre-signed"}, None
         if oid == "repos/list-activities":
             ref = query.get("ref", [""])[-1].removeprefix("refs/heads/")
             items = sorted(self.activity.get(ref, []), key=lambda a: _time(a["timestamp"]),
@@ -427,6 +472,19 @@ class FakeGitHub:
                 return
 
             def _serve(self) -> None:
+                if self.path.startswith("/_blobs/"):  # the storage host a download redirects to, not the API
+                    artifact_id = int(urlsplit(self.path).path.rsplit("/", 1)[1])
+                    with fake._lock:
+                        fake.blob_requests.append({k.lower(): v for k, v in self.headers.items()})
+                        if "authorization" in fake.blob_requests[-1]:
+                            fake.violations.append("the API token was sent to the artifact storage URL")
+                    data = fake.archives.get(artifact_id, b"")
+                    self.send_response(200 if data else 404)
+                    self.send_header("Content-Type", "application/zip")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                    return
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length) if length else b""
                 headers = {k: v for k, v in self.headers.items()}
@@ -498,7 +556,8 @@ HEADERS = {"Accept": "application/vnd.github+json", "X-GitHub-Api-Version": "202
 
 def test_operations_extracted_are_the_ones_the_client_uses() -> None:
     ids = sorted(op.operation_id for op in SPEC.operations)
-    assert ids == ["actions/create-workflow-dispatch", "actions/list-workflow-runs", "issues/create-comment",
+    assert ids == ["actions/create-workflow-dispatch", "actions/download-artifact", "actions/list-workflow-run-artifacts",
+                   "actions/list-workflow-runs", "issues/create-comment",
                    "issues/list-comments", "issues/update-comment", "pulls/get", "reactions/create-for-issue-comment",
                    "repos/get-collaborator-permission-level", "repos/list-activities"]
 

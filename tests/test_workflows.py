@@ -158,10 +158,21 @@ def test_sweep_workflow_shape() -> None:
     assert list(inputs) == ["sha", "pr", "selection", "requester", "key"]
     assert inputs["key"]["required"] is True
     jobs = workflow["jobs"]
-    assert list(jobs) == ["plan", "run", "report"]
+    assert list(jobs) == ["plan", "run", "results-branch", "report"]
     assert jobs["plan"]["permissions"] == {"contents": "read"}
     assert jobs["run"]["permissions"] == {"contents": "read"}
-    assert jobs["report"]["permissions"] == {"contents": "read", "pull-requests": "write"}
+    assert jobs["report"]["permissions"] == {"contents": "read", "actions": "read", "pull-requests": "write"}
+    # The one job that writes (the results branch) runs only the default branch's ci-tools on data files.
+    writer = jobs["results-branch"]
+    assert writer["permissions"] == {"contents": "write"}
+    assert all(s["with"]["ref"] == "${{ github.event.repository.default_branch }}"
+               for s in writer["steps"] if str(s.get("uses", "")).startswith("actions/checkout@"))
+    script = next(s["run"] for s in writer["steps"] if "results store append" in s.get("run", ""))
+    # Only a default-branch commit's sweep becomes a baseline.
+    assert script.index('merge-base --is-ancestor "$SHA" HEAD') < script.index("results store append")
+    assert "${{" not in script  # inputs reach the script through env, never spliced into it
+    comment = next(s["run"] for s in jobs["report"]["steps"] if "results comment" in s.get("run", ""))
+    assert '--key "$KEY" --sha "$SHA"' in comment and "${{" not in comment
     run = jobs["run"]
     assert run["runs-on"] == ["self-hosted", "${{ matrix.runner }}"]
     assert run["strategy"]["matrix"] == "${{ fromJSON(needs.plan.outputs.matrix) }}"

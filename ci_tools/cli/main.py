@@ -23,6 +23,7 @@ COMMANDS = (
     ("claims_cmd", "claims_command"),
     ("dispatch_cmd", "dispatch_group"),
     ("recipe_cmd", "recipe_group"),
+    ("results_cmd", "results_group"),
 )
 
 

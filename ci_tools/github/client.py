@@ -246,6 +246,44 @@ class GitHubClient:
             if len(runs) < 100:
                 return
 
+    def successful_runs(self, workflow: str, *, branch: str, per_page: int = 20) -> list[dict[str, Any]]:
+        """The newest successful runs of one workflow on one branch (one page, newest first)."""
+        data = self._json("GET", f"{self._base}/actions/workflows/{_seg(workflow)}/runs",
+                          params={"branch": branch, "status": "success", "per_page": per_page})
+        runs = data.get("workflow_runs") if isinstance(data, dict) else None
+        return [r for r in runs if isinstance(r, dict)] if isinstance(runs, list) else []
+
+    def run_artifacts(self, run_id: int, name: str | None = None) -> list[dict[str, Any]]:
+        """The artifacts of one workflow run (those named ``name`` only, when given); one page of 100."""
+        params: dict[str, Any] = {"per_page": 100}
+        if name:
+            params["name"] = name
+        data = self._json("GET", f"{self._base}/actions/runs/{int(run_id)}/artifacts", params=params)
+        items = data.get("artifacts") if isinstance(data, dict) else None
+        return [a for a in items if isinstance(a, dict)] if isinstance(items, list) else []
+
+    def download_artifact(self, artifact_id: int, *, max_bytes: int = 256 * 1024 * 1024) -> bytes:
+        """An artifact's zip: GitHub answers with a short-lived pre-signed URL, fetched without our token."""
+        path = f"{self._base}/actions/artifacts/{int(artifact_id)}/zip"
+        response = self.request("GET", path)
+        location = response.headers.get("location", "")
+        if response.status_code != 302 or not location:
+            raise GitHubError(f"GET {path}: expected a redirect to the archive, got HTTP {response.status_code}")
+        if not (location.startswith("https://") or (location.startswith("http://127.0.0.1:")
+                                                    and self.api_url.startswith("http://127.0.0.1:"))):
+            raise GitHubError(f"GET {path}: the archive URL is not https: {location[:80]}")
+        # The URL carries its own signature; the token must not travel to the storage host.
+        with httpx.stream("GET", location, timeout=httpx.Timeout(60.0), follow_redirects=False) as archive:
+            if archive.status_code != 200:
+                raise GitHubError(f"downloading artifact {artifact_id}: HTTP {archive.status_code}", archive.status_code)
+            chunks, size = [], 0
+            for chunk in archive.iter_bytes():
+                size += len(chunk)
+                if size > max_bytes:
+                    raise GitHubError(f"artifact {artifact_id} is larger than {max_bytes:,} bytes; not read")
+                chunks.append(chunk)
+        return b"".join(chunks)
+
     def branch_activity(self, branch: str, per_page: int = 100) -> tuple[list[dict[str, Any]], bool]:
         """The newest pushes, force-pushes and creations of one branch, as GitHub recorded them (one page),
         and whether GitHub has more (a ``rel="next"`` link: a page may hold fewer records than asked for)."""

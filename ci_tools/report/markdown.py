@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from ..findings import Finding, summarize
 
 HEADER = "| Severity | Rule | Location | Message |\n|---|---|---|---|\n"
@@ -33,3 +35,12 @@ def render(findings: list[Finding]) -> str:
     if not findings:
         return heading(findings)
     return heading(findings) + "\n" + HEADER + "".join(row(f) for f in findings)
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~<>])")
+
+
+def md_escape(text: str) -> str:
+    """Inline text from a repository made inert: one line, Markdown specials escaped, no @mention, no HTML."""
+    flat = " ".join(str(text).split())
+    return _MD_SPECIAL.sub(r"\\\1", flat).replace("@", "&#64;")
