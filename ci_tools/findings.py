@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import enum
 import importlib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
@@ -24,6 +25,14 @@ class Severity(str, enum.Enum):
     @property
     def rank(self) -> int:
         return {"error": 0, "warning": 1, "note": 2}[self.value]
+
+
+class Baseline(str, enum.Enum):
+    """A finding of ``check`` beside the same check of the base revision (SARIF's ``baselineState``)."""
+
+    NEW = "new"  # found at the head only: the change brings it
+    UNCHANGED = "unchanged"  # found at the base too: it was there before the change
+    ABSENT = "absent"  # found at the base only: the change fixes it
 
 
 # Where findings about the pull request's description are located: text that is no file of the repository.
@@ -79,6 +88,13 @@ class Finding:
     location: Location
     related: tuple[Location, ...] = ()
     data: Mapping[str, Any] = field(default_factory=dict)
+    # Set by ``check`` when it compared the head with a base; None when nothing was compared.
+    baseline: Baseline | None = None
+
+    @property
+    def counts(self) -> bool:
+        """Part of the head's result (a finding the change fixed is reported, and counts for nothing)."""
+        return self.baseline is not Baseline.ABSENT
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         loc = self.location
@@ -86,7 +102,7 @@ class Finding:
 
     def to_json(self) -> dict[str, Any]:
         loc = self.location.to_json()
-        return {
+        out = {
             "rule": self.rule,
             "severity": self.severity.value,
             "message": self.message,
@@ -98,6 +114,24 @@ class Finding:
             "related": [r.to_json() for r in self.related],
             "data": dict(self.data),
         }
+        if self.baseline is not None:
+            out["baseline"] = self.baseline.value
+        return out
+
+
+# Positions inside a message ("first defined at line 12", "entry 773", "x.yaml:5:3") move when unrelated
+# lines are added above; they are not what the finding is about.
+_POSITIONS = re.compile(r"\b(lines?|entry|entries|item|row) \d+(?:-\d+)?|(?<=\w):\d+(?::\d+)?\b")
+
+
+def finding_key(finding: Finding) -> str:
+    """What identifies a finding across revisions: rule, file and message, without positions.
+
+    SARIF's ``partialFingerprints`` (``ciToolsFindingHash/v1``) hash it, and ``check`` matches the head's
+    findings with the base's by it, so a finding whose lines moved is the same finding.
+    """
+    message = _POSITIONS.sub(lambda m: f"{m.group(1)} #" if m.group(1) else "", finding.message)
+    return "\0".join((finding.rule, finding.location.path, message))
 
 
 def sort_findings(findings: list[Finding]) -> list[Finding]:
@@ -106,10 +140,25 @@ def sort_findings(findings: list[Finding]) -> list[Finding]:
 
 
 def summarize(findings: list[Finding]) -> dict[str, int]:
+    """Counts by severity of the findings that are the head's result (not those a change fixed)."""
     counts = {"error": 0, "warning": 0, "note": 0}
+    total = 0
     for f in findings:
-        counts[f.severity.value] += 1
-    counts["total"] = len(findings)
+        if f.counts:
+            counts[f.severity.value] += 1
+            total += 1
+    counts["total"] = total
+    return counts
+
+
+def baseline_counts(findings: list[Finding]) -> dict[str, int] | None:
+    """How many findings are new, unchanged and absent; None when nothing was compared with a base."""
+    if not any(f.baseline is not None for f in findings):
+        return None
+    counts = {state.value: 0 for state in Baseline}
+    for f in findings:
+        if f.baseline is not None:
+            counts[f.baseline.value] += 1
     return counts
 
 

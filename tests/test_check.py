@@ -48,7 +48,7 @@ def test_local_run_compares_with_the_merge_base_of_main(repo: Repo, capsys: pyte
         base, None, None, None, "the merge-base with main", "feature")
     code, out, err = run(["check", "--repo", str(repo.path), "--select", "changelog-"], capsys)
     assert code == 1 and err.startswith(f"ci-tools check: base {base[:12]} (the merge-base with main) against the work tree")
-    assert err.endswith(": 1 error(s)\n") and len(err.splitlines()) == 1
+    assert err.endswith(": 1 new, 0 already on the base (1 error(s))\n") and len(err.splitlines()) == 1
     assert out.startswith("perf-changelog.yaml:6:1: error: new entry is preceded by no blank line")
 
 
@@ -207,6 +207,7 @@ def test_appended_entries_meet_the_schema_as_validate_reports_it(repo: Repo, cap
     # check reports only the appended entry (history is the base's); validate reports both, the same way.
     assert [f["line"] for f in from_check] == [7, 9]
     assert {f["data"]["entry"] for f in from_check} == {2}
+    assert all(f.pop("baseline") == "new" for f in from_check)  # the base's entries hold no appended one
     assert [f for f in from_validate if f["line"] >= 7] == from_check
     assert any(f["line"] == 5 for f in from_validate)
 

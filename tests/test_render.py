@@ -14,6 +14,7 @@ from ci_tools.report import RENDERERS, github, markdown, sarif, summary_file
 from fixture_trees import tree_files
 
 DATA = Path(__file__).resolve().parent / "data"
+RULES = "https://github.com/ci-tools/ci-tools/blob/main/docs/rules/"
 ODD_PATH = "configs/a,b:c%d.yaml"
 
 FINDINGS = [
@@ -66,10 +67,11 @@ def test_markdown_snapshot() -> None:
     assert markdown.render(FINDINGS) == (
         "### ci-tools: 1 error(s), 1 warning(s), 1 note(s)\n\n"
         "| Severity | Rule | Location | Message |\n|---|---|---|---|\n"
-        "| error | `runner-undefined` | `configs/amd-master.yaml:5:11` | runner label `cluster:mi325x-tw` is not defined |\n"
-        "| warning | `conc-range-inverted` | `configs/a,b:c%d.yaml:3:2` | start \\| end<br>second line, 50%: &lt;b&gt;"
-        "<br>related: configs/a,b:c%d.yaml:3:9 (conc-end) |\n"
-        "| note | `file-missing` | `configs/runners.yaml` | 50% of files: gone, really<br>yes |\n"
+        f"| error | [`runner-undefined`]({RULES}runner-undefined.md) | `configs/amd-master.yaml:5:11` | runner label "
+        "`cluster:mi325x-tw` is not defined |\n"
+        f"| warning | [`conc-range-inverted`]({RULES}conc-range-inverted.md) | `configs/a,b:c%d.yaml:3:2` | start \\| end"
+        "<br>second line, 50%: &lt;b&gt;<br>related: configs/a,b:c%d.yaml:3:9 (conc-end) |\n"
+        f"| note | [`file-missing`]({RULES}file-missing.md) | `configs/runners.yaml` | 50% of files: gone, really<br>yes |\n"
     )
     assert markdown.render([]) == "### ci-tools: no findings\n"
 
@@ -99,7 +101,7 @@ def test_summary_is_truncated_under_the_limit_with_a_note() -> None:
     text = summary_file.summary_text(findings)
     size = len(text.encode("utf-8"))
     assert size <= summary_file.SUMMARY_LIMIT
-    shown = text.count("| error | `recipe-missing` |")
+    shown = text.count(f"| error | [`recipe-missing`]({RULES}recipe-missing.md) |")
     assert 0 < shown < 10_000
     assert f"**{10_000 - shown} more finding(s) not shown**" in text
     assert text.startswith("### ci-tools: 10000 error(s), 0 warning(s), 0 note(s)\n")
@@ -198,7 +200,8 @@ def test_cli_defaults_to_github_inside_actions_and_writes_the_summary(
     assert code == 1
     assert out.startswith("::error file=configs/amd-master.yaml,line=5,col=11,endLine=5,endColumn=28,"
                           "title=ci-tools runner-undefined::runner label `cluster:mi325x-tw`")
-    assert "| error | `runner-undefined` | `configs/amd-master.yaml:5:11` |" in summary.read_text(encoding="utf-8")
+    assert (f"| error | [`runner-undefined`]({RULES}runner-undefined.md) | `configs/amd-master.yaml:5:11` |"
+            in summary.read_text(encoding="utf-8"))
 
 
 def test_cli_sarif_and_markdown_formats(tmp_path: Path, capsys: pytest.CaptureFixture[str],

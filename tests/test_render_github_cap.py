@@ -96,4 +96,4 @@ def test_summary_puts_errors_before_notes_so_a_cut_drops_the_least_important() -
         _finding("changelog-entry-removed", 9000)]
     text = summary_file.summary_text(findings)
     assert "more finding(s) not shown" in text
-    assert text.index("| error | `changelog-entry-removed`") < text.index("| note |")
+    assert text.index("| error | [`changelog-entry-removed`]") < text.index("| note |")

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from ..changelog.coverage import AffectedKey, ChangeInputs, Cover
     from ..changelog.lint import ChangelogChange, HeadConfigs
     from ..claims.verdict.check import EvalCache
+    from ..jobs.job import Job
     from ..model.repository import RepoData
     from ..revision.snapshot import GitSnapshot, Snapshot
 
@@ -143,6 +144,14 @@ class CheckContext:
         from ..revision.snapshot import open_snapshot
 
         return open_snapshot(self.root, self.comparison.head)
+
+    @property
+    def head_sha(self) -> str | None:
+        """The commit the head is, or holds the work tree (None outside a git repository): where report links point."""
+        from ..revision.snapshot import GitSnapshot, commit_of
+
+        snapshot = self.head_snapshot
+        return snapshot.sha if isinstance(snapshot, GitSnapshot) else commit_of(self.root, "HEAD")
 
     @cached_property
     def base_snapshot(self) -> GitSnapshot:
@@ -267,6 +276,16 @@ class CheckContext:
         return affected_keys(self.change_inputs())
 
     @cached_property
+    def changed_jobs(self) -> list[Job]:
+        """Head jobs of the affected configs whose recipe run can differ from the base's (the recipes stage's
+        jobs, at the head and, for the same points, at the base)."""
+        if not self.compared or not self.affected:
+            return []
+        from ..changelog.coverage import changed_jobs
+
+        return changed_jobs(self.change_inputs(), self.affected)
+
+    @cached_property
     def eval_cache(self) -> EvalCache:
         """Recipe evaluations of the head's jobs, shared by the stages that evaluate recipes (recipes, claims)."""
         from ..claims.verdict.check import EvalCache
@@ -315,14 +334,11 @@ def coverage_stage(ctx: CheckContext) -> list[Finding]:
 def recipe_stage(ctx: CheckContext) -> list[Finding]:
     """recipe-syntax, recipe-early-exit and recipe-missing-env for the jobs whose recipe run can differ from the
     base's (``recipe lint`` checks every job; without a base there is no change to check)."""
-    if not ctx.compared or not ctx.affected:
-        return []
-    from ..changelog.coverage import changed_jobs
-    from ..evaluation.rules import recipe_findings
-
-    jobs = changed_jobs(ctx.change_inputs(), ctx.affected)
+    jobs = ctx.changed_jobs
     if not jobs:
         return []
+    from ..evaluation.rules import recipe_findings
+
     snapshot = ctx.head_snapshot
     return recipe_findings(ctx.head_configs_repo, jobs, evaluate=lambda job: ctx.eval_cache.evaluate(job, snapshot))
 
@@ -337,6 +353,15 @@ STAGES: list[tuple[str, StageRef]] = [
     ("recipes", recipe_stage),
     ("claims", "ci_tools.check.claims_stage:claims_stage"),
 ]
+
+
+# The stages that also ask the base revision, by name: (ctx, the head's findings of the stage) -> the base's
+# findings (:mod:`ci_tools.check.baseline` says why the others have no base side).
+BaseStage = Callable[[CheckContext, list[Finding]], list[Finding]]
+BASE_STAGES: dict[str, str] = {
+    "validate": "ci_tools.check.baseline:base_validate_stage",
+    "recipes": "ci_tools.check.baseline:base_recipe_stage",
+}
 
 
 def _load_stage(ref: StageRef) -> Stage:
@@ -359,8 +384,25 @@ def _dedupe(findings: list[Finding]) -> list[Finding]:
     return out
 
 
-def run_check(ctx: CheckContext, stages: Sequence[tuple[str, StageRef]] | None = None) -> list[Finding]:
-    findings: list[Finding] = []
-    for _name, ref in STAGES if stages is None else stages:
-        findings.extend(_load_stage(ref)(ctx))
-    return _dedupe(findings)
+def run_check(ctx: CheckContext, stages: Sequence[tuple[str, StageRef]] | None = None, *,
+              against_base: bool = False) -> list[Finding]:
+    """The findings of ``stages`` (default: all) at the head.
+
+    ``against_base`` (and a base to compare with): each finding marked new or unchanged by the same
+    stages' findings at the base, and the base's findings the head lacks added, marked absent
+    (:mod:`ci_tools.check.baseline`).
+    """
+    head: list[Finding] = []
+    base: list[Finding] = []
+    compare = against_base and ctx.compared
+    for name, ref in STAGES if stages is None else stages:
+        found = _load_stage(ref)(ctx)
+        head.extend(found)
+        if compare and name in BASE_STAGES:
+            base_stage: BaseStage = _load_stage(BASE_STAGES[name])  # type: ignore[assignment]
+            base.extend(base_stage(ctx, found))
+    if not compare:
+        return _dedupe(head)
+    from .marking import mark
+
+    return mark(_dedupe(head), _dedupe(base), (ctx.base_snapshot.label, ctx.head_snapshot.label))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..findings import Finding, summarize
+from ..findings import Finding, baseline_counts, summarize
 
 if TYPE_CHECKING:
     from . import CheckContext
@@ -27,11 +27,19 @@ class CheckSummary:
     changelog: str  # "773 changelog entries (1 appended)", or why they were not counted
     findings: dict[str, int]
     hidden: int  # findings dropped by --select/--ignore
+    baseline: dict[str, int] | None = None  # new / unchanged / absent, when the base was checked too
+    suppressed: int = 0  # findings `ignore:` in .ci-tools.yaml suppressed
 
     def line(self) -> str:
         changed = "" if self.changed_files is None else f", {self.changed_files:,} file(s) changed"
         counts = [f"{self.findings[k]:,} {k}(s)" for k in ("error", "warning", "note") if self.findings[k]]
         result = ", ".join(counts) if counts else "no findings"
+        marked = self.baseline
+        if marked is not None and (counts or marked["absent"]):
+            fixed = f", {marked['absent']:,} fixed" if marked["absent"] else ""
+            result = f"{marked['new']:,} new, {marked['unchanged']:,} already on the base{fixed} ({result})"
+        if self.suppressed:
+            result += f"; {self.suppressed:,} suppressed by `ignore` in .ci-tools.yaml"
         if self.hidden:
             result += f" ({self.hidden:,} more left out by --select/--ignore)"
         return (f"ci-tools check: {self.compared}{changed}; {self.master_files} master file(s), {self.configs:,} configs, "
@@ -51,8 +59,9 @@ def _changelog_counts(ctx: CheckContext) -> str:
     return f"{total:,} changelog entries{appended}"
 
 
-def summarize_check(ctx: CheckContext, kept: list[Finding], found: int) -> CheckSummary:
-    """The summary of a finished check; ``kept`` are the findings reported, of ``found`` in all."""
+def summarize_check(ctx: CheckContext, kept: list[Finding], hidden: int, suppressed: int = 0) -> CheckSummary:
+    """The summary of a finished check; ``kept`` are the findings reported, ``hidden`` those --select/--ignore
+    left out, ``suppressed`` those ``ignore:`` in .ci-tools.yaml did."""
     from ..jobs.matrix import count_jobs
 
     comparison = ctx.comparison
@@ -67,4 +76,4 @@ def summarize_check(ctx: CheckContext, kept: list[Finding], found: int) -> Check
         changed = None
     repo = ctx.head_configs_repo
     return CheckSummary(compared, changed, len(repo.master_files), len(repo.configs), count_jobs(repo),
-                        _changelog_counts(ctx), summarize(kept), found - len(kept))
+                        _changelog_counts(ctx), summarize(kept), hidden, baseline_counts(kept), suppressed)

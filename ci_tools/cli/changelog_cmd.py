@@ -29,8 +29,9 @@ def lint_command(repo_dir: str | None, config_file: str | None, fmt: str | None,
     """Enforce the append-only rules on the changelog, head against base."""
     from ..check import changelog_stage, run_check
 
-    ctx = build_context(get_config(repo_dir, config_file), base_rev, head_rev, pr_number)
-    raise SystemExit(finish(run_check(ctx, [("changelog", changelog_stage)]), fmt, select, ignore, output))
+    config = get_config(repo_dir, config_file)
+    ctx = build_context(config, base_rev, head_rev, pr_number)
+    raise SystemExit(finish(run_check(ctx, [("changelog", changelog_stage)]), fmt, select, ignore, output, config=config))
 
 
 @changelog_group.command("new")

@@ -40,7 +40,7 @@ def claims_command(repo_dir: str | None, config_file: str | None, fmt: str | Non
             require_revision(config.root, since, "--since")
         require_revision(config.root, head_rev or "HEAD", "--head" if head_rev else "the current HEAD")
         findings = replay_history(config, since=since, head=head_rev or "HEAD", verbose=verbose)
-        raise SystemExit(finish(findings, fmt, select, ignore, output))
+        raise SystemExit(finish(findings, fmt, select, ignore, output, config=config))
     if since:
         raise UsageError("--since only applies with --history")
     from ..check import CheckContext, resolve_comparison
@@ -56,7 +56,8 @@ def claims_command(repo_dir: str | None, config_file: str | None, fmt: str | Non
     elif comparison.pr_body:  # the pull_request event's description, inside GitHub Actions
         body = pr_body_source(PR_DESCRIPTION, comparison.pr_body)
     ctx = CheckContext(config, comparison)
-    raise SystemExit(finish(run_claims(ctx, pr_body=body, verbose=verbose, load_problems=True), fmt, select, ignore, output))
+    raise SystemExit(finish(run_claims(ctx, pr_body=body, verbose=verbose, load_problems=True), fmt, select, ignore, output,
+                            config=config))
 
 
 def _shown_path(path: str, root: Path) -> str:

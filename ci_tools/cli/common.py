@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar
 
@@ -12,13 +13,14 @@ import click
 
 from ..config import ProjectConfig, load_config
 from ..errors import UsageError
-from ..findings import Finding, Severity, filter_findings, sort_findings
+from ..findings import Baseline, Finding, Severity, filter_findings, sort_findings
 from ..report import RENDERERS
 
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
-
 if TYPE_CHECKING:
+    from ..config.suppressions import Suppression
     from ..model.repository import RepoData
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -107,17 +109,44 @@ def default_format(fmt: str | None) -> str:
     return "github" if os.environ.get("GITHUB_ACTIONS") == "true" and "github" in RENDERERS else "text"
 
 
-def finish(findings: list[Finding], fmt: str | None, select: tuple[str, ...], ignore: tuple[str, ...],
-           output: str | None = None, summary: Callable[[list[Finding], int], str] | None = None) -> int:
-    """Filter, sort, render and return the exit code (1 when any error remains).
+@dataclass(frozen=True)
+class Reported:
+    """What a command reported: ``kept`` (sorted), how many ``--select``/``--ignore`` left out, and how many
+    ``ignore:`` in .ci-tools.yaml suppressed."""
 
-    ``summary`` makes the closing line from the reported findings and the
-    number found; it goes to stderr, where it cannot corrupt a JSON or SARIF
-    report on stdout.
+    kept: list[Finding]
+    hidden: int
+    suppressed: int
+
+
+def _colour(name: str, output: str | None) -> bool:
+    """Colour only for text on a terminal: never in a pipe, a file, or a CI log (NO_COLOR honoured)."""
+    env = os.environ
+    return (name == "text" and output is None and sys.stdout.isatty() and "NO_COLOR" not in env
+            and env.get("GITHUB_ACTIONS") != "true" and env.get("CI") is None and env.get("TERM") != "dumb")
+
+
+def finish(findings: list[Finding], fmt: str | None, select: tuple[str, ...], ignore: tuple[str, ...],
+           output: str | None = None, summary: Callable[[Reported], str] | None = None, *,
+           config: ProjectConfig | None = None, fail_on: str = "all", check_suppressions: bool = False,
+           head_sha: str | None = None, base_sha: str | None = None) -> int:
+    """Suppress, filter, sort, render and return the exit code (1 when an error that fails the run remains).
+
+    ``config``: its ``ignore:`` entries suppress findings (``check_suppressions``: an entry that suppressed
+    nothing is a ``config-ignore-unused`` warning).  ``fail_on``: ``new`` fails only on errors the change
+    brings (those marked unchanged were on the base already), ``all`` on every error; a finding the change
+    fixed never fails.  ``summary`` makes the closing line; it goes to stderr, where it cannot corrupt a JSON
+    or SARIF report on stdout.  ``head_sha``/``base_sha``: the commits locations link to inside Actions
+    (default: ``$GITHUB_SHA``, the commit checked out).
     """
-    kept = sort_findings(filter_findings(findings, select, ignore))
+    from ..report.context import ReportContext, actions_links
+
+    pool, suppressed = _suppress(findings, config, check_suppressions)
+    kept = sort_findings(filter_findings(pool, select, ignore))
     name = default_format(fmt)
-    rendered = RENDERERS[name](kept)
+    links = actions_links(head_sha or os.environ.get("GITHUB_SHA"), base_sha)
+    context = ReportContext(links, tuple(suppressed), _colour(name, output))
+    rendered = RENDERERS[name](kept, context)
     if output:
         write_output(output, rendered)
     elif rendered:
@@ -125,14 +154,31 @@ def finish(findings: list[Finding], fmt: str | None, select: tuple[str, ...], ig
     if name == "github":
         from ..report import summary_file
 
-        written = summary_file.write_step_summary(kept)
+        written = summary_file.write_step_summary(kept, context)
         if written is not None and written.truncated:
             click.echo(f"ci-tools: note: the job summary lists {written.rows:,} of {written.total:,} findings "
                        f"(GitHub allows {summary_file.SUMMARY_LIMIT // 1024} KiB per step); run with --format json "
                        "or sarif for all of them", err=True)
     if summary is not None:
-        click.echo(summary(kept, len(findings)), err=True)
-    return EXIT_FINDINGS if any(f.severity is Severity.ERROR for f in kept) else EXIT_CLEAN
+        click.echo(summary(Reported(kept, len(pool) - len(kept), sum(1 for f, _ in suppressed if f.counts))), err=True)
+    fails = any(f.severity is Severity.ERROR and f.counts and (fail_on == "all" or f.baseline is not Baseline.UNCHANGED)
+                for f in kept)
+    return EXIT_FINDINGS if fails else EXIT_CLEAN
+
+
+def _suppress(findings: list[Finding], config: ProjectConfig | None,
+              check_suppressions: bool) -> tuple[list[Finding], list[tuple[Finding, Suppression]]]:
+    """The findings ``ignore:`` leaves, plus a warning per entry that suppressed nothing; what it suppressed."""
+    if config is None or not config.suppressions:
+        return findings, []
+    from ..config.suppressions import apply_suppressions, unused_finding
+
+    result = apply_suppressions(findings, config.suppressions)
+    pool = list(result.kept)
+    if check_suppressions and result.unused:
+        marked = Baseline.NEW if any(f.baseline is not None for f in findings) else None
+        pool += [replace(unused_finding(s, config.shown_source), baseline=marked) for s in result.unused]
+    return pool, result.suppressed
 
 
 def refuse_unreadable(repo: RepoData, keys: Iterable[str] | None = None, doing: str = "jobs cannot be built") -> None:

@@ -373,7 +373,7 @@ def lint_command(repo_dir: str | None, config_file: str | None, fmt: str | None,
     # What cannot be read is said: no job is built from a config that fails its schema.
     unreadable = input_findings(repo)
     if not show_stats:
-        raise SystemExit(finish(unreadable + recipe_findings(repo), fmt, select, ignore, output))
+        raise SystemExit(finish(unreadable + recipe_findings(repo), fmt, select, ignore, output, config=config))
     stats = CoverageStats()
     findings = unreadable + recipe_findings(repo, observe=lambda job, result: stats.add(job_coverage(job, result)))
     by_rule = dict(sorted(Counter(f.rule for f in findings).items()))

@@ -20,4 +20,4 @@ def validate_command(repo_dir: str | None, config_file: str | None, fmt: str | N
     """Validate master configs, runners and the changelog against their schemas and cross-file rules."""
     config = get_config(repo_dir, config_file)
     repo = load_repo(open_snapshot(config.root, rev), config)
-    raise SystemExit(finish(validate(repo), fmt, select, ignore, output))
+    raise SystemExit(finish(validate(repo), fmt, select, ignore, output, config=config))

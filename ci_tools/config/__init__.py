@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from ..errors import UsageError
 from .resolution_rules import ResolutionRule, parse_rules
+from .suppressions import Suppression, read_suppressions
 
 if TYPE_CHECKING:
     from ..schemacheck.check import SchemaProblem
@@ -69,6 +70,10 @@ class ProjectConfig:
     repository_setting: str | None = None
     pr_link_pattern: str = "https://github.com/{repository}/pull/{number}"
     default_branch: str = "main"
+    # Which errors fail `check` once it compared with a base: "new" (those the change brings) or "all".
+    fail_on: str = "new"
+    # `ignore`: findings not reported, each entry with its reason.
+    suppressions: tuple[Suppression, ...] = ()
     # Paths (globs) whose changes never affect a benchmark result.
     sections: Mapping[str, Any] = field(default_factory=dict)
     source: str | None = None
@@ -93,6 +98,15 @@ class ProjectConfig:
         head = re.escape(parts[0]).replace(re.escape("{repository}"), repo)
         tail = re.escape(parts[1]) if len(parts) > 1 else ""
         return re.compile(f"^{head}(?P<number>[1-9][0-9]*){tail}$")
+
+    @property
+    def shown_source(self) -> str:
+        """The configuration file as findings name it: relative to the root when it lies inside it."""
+        source = Path(self.source) if self.source else self.root / CONFIG_FILE
+        try:
+            return source.resolve().relative_to(self.root).as_posix()
+        except ValueError:
+            return str(source)
 
     def section(self, name: str) -> Mapping[str, Any]:
         value = self.sections.get(name)
@@ -134,6 +148,7 @@ _STR_KEYS = {
     "repository": "repository_setting",
     "pr-link-pattern": "pr_link_pattern",
     "default-branch": "default_branch",
+    "fail-on": "fail_on",
 }
 _LIST_KEYS = {
     "master-configs": "master_configs",
@@ -237,6 +252,8 @@ def load_config(root: str | Path | None, config_file: str | Path | None = None) 
             kwargs.update({_TEMPLATE_KEYS[sub]: _strings(templates) for sub, templates in value.items()})
         elif key == "recipe-resolution":  # the rules' own reader words each problem with its line
             kwargs["resolution_rules"] = parse_rules(value, shown, data.key_span(key)[0])
+        elif key == "ignore":
+            kwargs["suppressions"] = read_suppressions(value, shown, value.item_span)
         else:  # a feature section: its owner reads it (the schema already checked every key in it)
             sections[key] = value
     repo = kwargs.get("repository_setting")

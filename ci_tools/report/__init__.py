@@ -10,13 +10,17 @@ calls it, since a renderer only returns text).
 from __future__ import annotations
 
 import importlib
-from typing import Callable, Iterator, Mapping
+from typing import Iterator, Mapping, Protocol
 
 from ..findings import Finding
+from .context import PLAIN, ReportContext
 
-__all__ = ["RENDERERS", "Renderer"]
+__all__ = ["RENDERERS", "Renderer", "ReportContext"]
 
-Renderer = Callable[[list[Finding]], str]
+
+class Renderer(Protocol):
+    def __call__(self, findings: list[Finding], context: ReportContext = PLAIN) -> str: ...
+
 
 # --format name -> the module under ci_tools.report whose `render` it is.
 _MODULES = {"text": "text", "json": "json_format", "github": "github", "sarif": "sarif", "markdown": "markdown"}

@@ -17,6 +17,9 @@ from __future__ import annotations
 from collections import defaultdict
 
 from ..findings import Finding, Location, Severity, summarize
+from .context import PLAIN, ReportContext
+from .groups import by_baseline
+from .text import counts_line
 
 ANNOTATIONS_PER_SEVERITY = 10
 
@@ -83,15 +86,22 @@ def most_important(findings: list[Finding], per_severity: int = ANNOTATIONS_PER_
     return [f for index, f in enumerate(findings) if index in chosen]
 
 
-def render(findings: list[Finding]) -> str:
-    shown = most_important(findings)
+def render(findings: list[Finding], context: ReportContext = PLAIN) -> str:
+    """Annotations for the change's own findings (every finding when nothing was compared with a base):
+    those already on the base or fixed by the change are in the job summary, not on the diff."""
+    current, existing, fixed = by_baseline(findings)
+    shown = most_important(current)
     lines = [annotation(f) for f in shown]
     if findings:
-        total, annotated = summarize(findings), summarize(shown)
-        lines.append(f"{total['error']} error(s), {total['warning']} warning(s), {total['note']} note(s)")
-        if len(shown) < len(findings):
+        total, annotated = summarize(current), summarize(shown)
+        lines.append(counts_line(findings))
+        if len(shown) < len(current):
             counts = ", ".join(f"{total[k] - annotated[k]:,} {k}(s)" for k in ("error", "warning", "note")
                                if total[k] > annotated[k])
             lines.append(f"not annotated: {counts} (GitHub shows {ANNOTATIONS_PER_SEVERITY} annotations of each "
                          "severity per step); every finding is in the job summary, and in --format json or sarif")
+        if existing or fixed:
+            parts = [f"{len(existing):,} already on the base revision"] if existing else []
+            parts += [f"{len(fixed):,} fixed by this change"] if fixed else []
+            lines.append(f"not annotated: {' and '.join(parts)}; they are listed in the job summary")
     return "\n".join(lines) + ("\n" if lines else "")

@@ -1,23 +1,26 @@
 """SARIF 2.1.0 for code scanning: one rule entry per rule id that occurs.
 
 Rules carry their documentation from the registry (summary, what, why,
-example, fix); results carry the primary location and the related ones.
+example, fix) and ``helpUri``, the rule's page under docs/rules/; results
+carry the primary location and the related ones (the PR description as a
+logical location).
 Paths are relative to the repository root (``%SRCROOT%``) and percent-encoded
 as URI references.  Each result carries a ``partialFingerprints`` hash of its
 rule, file and message (not its line), so code scanning keeps tracking a
-finding when unrelated lines above it move.
+finding when unrelated lines above it move, and, after ``check`` compared
+with a base, ``baselineState`` (``new`` or ``unchanged``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import re
 from typing import Any
 from urllib.parse import quote
 
 from .. import __version__
-from ..findings import Finding, Location, get_rule
+from ..findings import Finding, Location, finding_key, get_rule
+from .context import PLAIN, ReportContext, rule_url
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVELS = {"error": "error", "warning": "warning", "note": "note"}
@@ -37,6 +40,7 @@ def _rule_entry(rule_id: str) -> dict[str, Any]:
         "shortDescription": {"text": rule.summary},
         "fullDescription": {"text": rule.what},
         "help": {"text": help_text, "markdown": help_markdown},
+        "helpUri": rule_url(rule.id),
         "defaultConfiguration": {"level": _LEVELS[rule.severity.value]},
         "properties": {"family": rule.family},
     }
@@ -69,16 +73,8 @@ def _physical(location: Location) -> dict[str, Any]:
 
 
 FINGERPRINT_KEY = "ciToolsFindingHash/v1"
-# Positions inside a message ("first defined at line 12", "entry 773",
-# "x.yaml:5:3") move when unrelated lines are added above; they are not what
-# the finding is about.
-_POSITIONS = re.compile(r"\b(lines?|entry|entries|item|row) \d+(?:-\d+)?|(?<=\w):\d+(?::\d+)?\b")
-
-
-def fingerprint_content(finding: Finding) -> str:
-    """What identifies a finding across pushes: rule, file and message, without positions."""
-    message = _POSITIONS.sub(lambda m: f"{m.group(1)} #" if m.group(1) else "", finding.message)
-    return "\0".join((finding.rule, finding.location.path, message))
+# Rule, file and message without positions: the same key ``check`` matches the base's findings by.
+fingerprint_content = finding_key
 
 
 def fingerprints(findings: list[Finding]) -> list[str]:
@@ -112,12 +108,17 @@ def _result(finding: Finding, rule_index: int, fingerprint: str) -> dict[str, An
             {"id": i, **_location(r), **({"message": {"text": r.note}} if r.note else {})}
             for i, r in enumerate(finding.related)
         ]
+    if finding.baseline is not None:
+        result["baselineState"] = finding.baseline.value
     if finding.data:
         result["properties"] = {"data": json.loads(json.dumps(dict(finding.data), default=str))}
     return result
 
 
-def to_sarif(findings: list[Finding]) -> dict[str, Any]:
+def to_sarif(findings: list[Finding], context: ReportContext = PLAIN) -> dict[str, Any]:
+    """The log of a run.  Findings the change fixed (``absent``) are left out: code scanning closes an alert
+    whose result is gone by itself, and would open a new alert for a result given with that state."""
+    findings = [f for f in findings if f.counts]
     rule_ids = sorted({f.rule for f in findings})
     index = {rule_id: i for i, rule_id in enumerate(rule_ids)}
     return {
@@ -135,5 +136,5 @@ def to_sarif(findings: list[Finding]) -> dict[str, Any]:
     }
 
 
-def render(findings: list[Finding]) -> str:
-    return json.dumps(to_sarif(findings), indent=2, ensure_ascii=False) + "\n"
+def render(findings: list[Finding], context: ReportContext = PLAIN) -> str:
+    return json.dumps(to_sarif(findings, context), indent=2, ensure_ascii=False) + "\n"

@@ -297,6 +297,12 @@ def require_revision(root: Path, rev: str, option: str) -> str:
     return _commit_sha(root, _git(root), rev, option)
 
 
+def commit_of(root: Path, rev: str) -> str | None:
+    """The commit ``rev`` names, or None outside a git repository or when it names none."""
+    git = _git_at(root)
+    return None if git is None else git.commit_sha(rev)
+
+
 def rev_exists(root: Path, rev: str) -> bool:
     return _git(root).commit_sha(rev) is not None
 
