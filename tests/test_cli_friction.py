@@ -18,6 +18,7 @@ import yaml
 
 from ci_tools.findings import PR_DESCRIPTION, Finding, Location, Severity, unknown_patterns
 from ci_tools.report import github, sarif
+from conftest import full_corpus_dir
 from real_repo_support import real_origin, real_repo  # noqa: F401 - fixtures
 from test_changelog_support import E1, Repo, base_files, entry, git, new_repo, run
 
@@ -54,19 +55,19 @@ def test_output_naming_a_directory_is_one_usage_line(small: tuple[Repo, str], ca
 
 
 @pytest.mark.parametrize("command", [["matrix", KEY], ["recipe", "show", KEY]])
-def test_a_concurrency_the_key_does_not_run_says_what_it_offers(real_repo: Path, command: list[str],  # noqa: F811
+def test_a_concurrency_the_key_does_not_run_says_what_it_offers(command: list[str],
                                                                 capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run([*command, "--repo", str(real_repo), "--conc", "3"], capsys)
+    tree = str(full_corpus_dir())  # read only
+    code, out, err = run([*command, "--repo", tree, "--conc", "3"], capsys)
     assert (code, out) == (2, "")
     assert err == (f"ci-tools: error: `--conc 3` leaves none of the 5 jobs of {KEY}; they offer: scenario "
                    "fixed-seq-len; tp 8; ep 1; conc 4,8,16,32,64\n")
-    code, out, _ = run([*command, "--repo", str(real_repo), "--conc", "3", "--conc", "16"], capsys)
+    code, out, _ = run([*command, "--repo", tree, "--conc", "3", "--conc", "16"], capsys)
     assert code == 0 and "16" in out
 
 
-def test_matrix_filters_that_leave_nothing_name_every_filter(real_repo: Path,  # noqa: F811
-                                                             capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = run(["matrix", KEY, "--repo", str(real_repo), "--tp", "4", "--conc", "8"], capsys)
+def test_matrix_filters_that_leave_nothing_name_every_filter(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(["matrix", KEY, "--repo", str(full_corpus_dir()), "--tp", "4", "--conc", "8"], capsys)
     assert code == 2 and err.startswith(f"ci-tools: error: `--conc 8 --tp 4` leaves none of the 5 jobs of {KEY};")
 
 

@@ -11,6 +11,7 @@ from ci_tools.config import load_config
 from ci_tools.config.suppressions import Suppression, apply_suppressions, glob_regex
 from ci_tools.errors import UsageError
 from ci_tools.findings import Finding, Location, Severity
+from conftest import full_corpus_dir
 from real_repo_support import real_origin, real_repo  # noqa: F401 - fixtures
 from test_changelog_support import git, run
 
@@ -101,7 +102,7 @@ def test_check_counts_what_it_suppressed_lists_the_reasons_and_warns_of_a_stale_
     assert section.count("the H100 agentic recipe is being restored upstream (`.ci-tools.yaml:6`)") == 2
 
 
-def test_validate_honours_the_entries_too(real_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:  # noqa: F811
-    _write(real_repo, IGNORE)
-    code, out, _ = run(["validate", "--repo", str(real_repo), "--format", "json"], capsys)
+def test_validate_honours_the_entries_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = _write(tmp_path, IGNORE) / ".ci-tools.yaml"
+    code, out, _ = run(["validate", "--repo", str(full_corpus_dir()), "--config", str(config), "--format", "json"], capsys)
     assert code == 1 and len(json.loads(out)["findings"]) == 8  # no unused-entry warning: that is check's to give
