@@ -1,0 +1,43 @@
+"""What the Python stand-ins share: the installation they belong to and the node it pretends to be.
+
+They are run by the shims in ``<root>/bin`` as ``python3 -S -E
+<root>/lib/main.py <root> PROGRAM ARGS...`` after the shim has recorded the
+call.  They use the standard library only: the same programs run on the host,
+in the sandbox and inside an emulated container.
+"""
+
+from __future__ import annotations
+
+import os
+
+
+class Node:
+    """The node an installation pretends to be (``<root>/state/node.env``, which the bash shims source)."""
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+        values = {}
+        with open(os.path.join(root, "state", "node.env")) as f:
+            lines = f.read().splitlines()
+        for line in lines:
+            name, _, value = line.partition("=")
+            values[name] = value.strip("'")
+        self.vendor = values["VENDOR"]
+        self.gpus = int(values["GPUS"])
+        self.gpu_name = values["GPU_NAME"]
+
+    @property
+    def state(self) -> str:
+        return os.path.join(self.root, "state")
+
+
+def option_value(args: list[str], *names: str) -> str | None:
+    """The value of the last ``--name VALUE`` / ``--name=VALUE`` among ``args``."""
+    found = None
+    for i, word in enumerate(args):
+        for name in names:
+            if word == name and i + 1 < len(args):
+                found = args[i + 1]
+            elif word.startswith(name + "="):
+                found = word[len(name) + 1:]
+    return found

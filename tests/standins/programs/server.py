@@ -1,0 +1,169 @@
+"""The inference servers the recipes start: vLLM, SGLang, ATOM, TensorRT-LLM, a router.
+
+Whatever the program, the stand-in listens where the real one would
+(``--host``, ``--port`` or ATOM's ``--server-port``, else the program's
+default port; a router's ``--prometheus-port`` and LMCache's ``--http-port``
+too), logs like a server
+starting, and answers what recipes and clients poll: ``/health``,
+``/health_generate``, ``/v1/models``, ``/metrics``, ``/get_model_info``,
+``/server_info``, ``/version``, and ``POST /v1/completions``,
+``/v1/chat/completions``, ``/generate`` with a short completion (streamed as
+server-sent events when the request asks for ``stream``).  Every answer
+carries ``X-Standin-Server: host:port:pid`` so a client can tell which server
+it reached.  It runs until it is killed, like a real server.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import socketserver
+import sys
+import threading
+import time
+
+from common import Node, option_value
+
+# Default ports of the real programs, when the command line names none.
+DEFAULT_PORTS = {"vllm": 8000, "sglang": 30000, "atom": 8000, "trtllm": 8000, "router": 30000, "lmcache": 5555,
+                 "mooncake": 50051}
+
+
+def _served_model(kind: str, args: list[str]) -> str:
+    named = option_value(args, "--served-model-name")
+    if named:
+        return named.split(",")[0].split()[0] if named.split() else named
+    model = option_value(args, "--model-path", "--model")
+    if model:
+        return model
+    positional = [a for a in args if not a.startswith("-")]
+    return positional[0] if positional else "standin-model"
+
+
+def _response(status: int, body: bytes, ctype: str, identity: str) -> bytes:
+    reason = {200: "OK", 400: "Bad Request", 404: "Not Found"}.get(status, "OK")
+    head = (f"HTTP/1.1 {status} {reason}\r\nContent-Type: {ctype}\r\nContent-Length: {len(body)}\r\n"
+            f"X-Standin-Server: {identity}\r\nConnection: close\r\n\r\n")
+    return head.encode() + body
+
+
+def _json(data: object, status: int = 200) -> tuple[int, bytes, str]:
+    return status, json.dumps(data).encode(), "application/json"
+
+
+def answer(method: str, path: str, raw: bytes, model: str, argv: list[str]) -> tuple[int, bytes, str]:
+    """(status, body, content type) for one request."""
+    path = path.split("?", 1)[0]
+    if method == "GET":
+        if path in ("/health", "/health_generate", "/ping", "/readiness", "/liveness"):
+            return 200, b"", "text/plain"
+        if path == "/v1/models":
+            return _json({"object": "list", "data": [{"id": model, "object": "model", "owned_by": "standin",
+                                                      "max_model_len": 131072}]})
+        if path == "/metrics":
+            return 200, (b"# HELP standin_requests_total Requests answered.\n"
+                         b"# TYPE standin_requests_total counter\nstandin_requests_total 0\n"), "text/plain"
+        if path in ("/get_model_info", "/model_info"):
+            return _json({"model_path": model, "is_generation": True})
+        if path in ("/server_info", "/get_server_info"):
+            return _json({"model_path": model, "standin": True, "argv": argv})
+        if path == "/version":
+            return _json({"version": "0.0.0+standin"})
+        return _json({"error": f"no route {path}"}, 404)
+    try:
+        request = json.loads(raw or b"{}")
+    except ValueError:
+        return _json({"error": "request body is not JSON"}, 400)
+    if not isinstance(request, dict):
+        return _json({"error": "request body is not a JSON object"}, 400)
+    served = request.get("model") or model
+    tokens = int(request.get("max_tokens") or request.get("max_completion_tokens") or 16)
+    text = " ".join(["tok"] * min(tokens, 64))
+    usage = {"prompt_tokens": 1, "completion_tokens": tokens, "total_tokens": tokens + 1}
+    if path == "/v1/completions":
+        body: dict = {"id": "cmpl-standin", "object": "text_completion", "created": int(time.time()),
+                      "model": served, "usage": usage,
+                      "choices": [{"index": 0, "text": text, "finish_reason": "length", "logprobs": None}]}
+    elif path == "/v1/chat/completions":
+        body = {"id": "chatcmpl-standin", "object": "chat.completion", "created": int(time.time()), "model": served,
+                "usage": usage, "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
+                                             "finish_reason": "length"}]}
+    elif path == "/generate":
+        body = {"text": text, "meta_info": {"completion_tokens": tokens, "prompt_tokens": 1}}
+    elif path in ("/start_profile", "/stop_profile", "/flush_cache", "/reset_prefix_cache"):
+        return 200, b"", "text/plain"
+    else:
+        return _json({"error": f"no route {path}"}, 404)
+    if request.get("stream"):
+        return 200, b"data: " + json.dumps(body).encode() + b"\n\ndata: [DONE]\n\n", "text/event-stream"
+    return _json(body)
+
+
+class _Handler(socketserver.StreamRequestHandler):
+    def handle(self) -> None:
+        line = self.rfile.readline(65536).decode("latin-1").split()
+        if len(line) < 2:
+            return
+        length = 0
+        while True:
+            header = self.rfile.readline(65536)
+            if header in (b"\r\n", b"\n", b""):
+                break
+            name, _, value = header.decode("latin-1").partition(":")
+            if name.strip().lower() == "content-length":
+                length = int(value.strip() or 0)
+        raw = self.rfile.read(length) if length else b""
+        server = self.server
+        status, body, ctype = answer(line[0], line[1], raw, server.model, server.argv)  # type: ignore[attr-defined]
+        print(f"INFO:     {self.client_address[0]} - \"{line[0]} {line[1]}\" {status}", flush=True)
+        self.wfile.write(_response(status, body, ctype, server.identity))  # type: ignore[attr-defined]
+
+
+class _Server(socketserver.ThreadingTCPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+def _listen(host: str, port: int, model: str, argv: list[str]) -> socketserver.TCPServer:
+    httpd = _Server((host, port), _Handler)
+    httpd.identity = f"{socket.gethostname()}:{port}:{os.getpid()}"  # type: ignore[attr-defined]
+    httpd.model = model  # type: ignore[attr-defined]
+    httpd.argv = argv  # type: ignore[attr-defined]
+    return httpd
+
+
+def serve(node: Node, kind: str, args: list[str]) -> int:
+    host = option_value(args, "--host") or "0.0.0.0"
+    ports: list[int] = []
+    # The serving port (ATOM names it --server-port), then a router's separate metrics port.
+    for names in (("--port", "--server-port"), ("--prometheus-port", "--metrics-port"), ("--http-port",)):
+        text = option_value(args, *names)
+        if text is None and names[0] == "--port":
+            text = str(DEFAULT_PORTS.get(kind, 8000))
+        if text is None:
+            continue
+        try:
+            ports.append(int(text))
+        except ValueError:
+            print(f"error: argument {names[0]}: invalid int value: {text!r}", file=sys.stderr)
+            return 2
+    model = _served_model(kind, args)
+    print(f"INFO: standin {kind} server for {model} (pid {os.getpid()})", flush=True)
+    servers = []
+    for port in ports:
+        try:
+            servers.append(_listen(host, port, model, [kind, *args]))
+        except OSError as exc:
+            print(f"ERROR: [Errno {exc.errno}] error while attempting to bind on address ({host!r}, {port}): "
+                  f"{exc.strerror}", file=sys.stderr, flush=True)
+            return 1
+    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
+    for extra in servers[1:]:
+        threading.Thread(target=extra.serve_forever, daemon=True).start()
+    print(f"INFO:     Uvicorn running on http://{host}:{ports[0]} (Press CTRL+C to quit)", flush=True)
+    print("INFO:     Application startup complete.", flush=True)
+    print("The server is fired up and ready to roll!", flush=True)
+    servers[0].serve_forever()
+    return 0

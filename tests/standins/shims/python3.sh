@@ -1,0 +1,32 @@
+# python3 / python: the server modules (sglang.launch_server, atom.entrypoints.openai_server,
+# vllm.entrypoints.openai.api_server, sglang_router.launch_router) serve, utils/bench_serving/benchmark_serving.py
+# benchmarks, `-m pip` and `-m lm_eval` do nothing; everything else is the real interpreter.
+_args=("$@") _i=0
+while (( _i < ${#_args[@]} )); do
+    case "${_args[_i]}" in
+        -X|-W) _i=$((_i + 2)) ;;
+        -c|-m|-) break ;;
+        -*) _i=$((_i + 1)) ;;
+        *) break ;;
+    esac
+done
+_rest=("${_args[@]:_i}")
+_program=
+case "${_rest[0]}" in
+    -m)
+        case "${_rest[1]}" in
+            sglang.launch_server) _program=server:sglang ;;
+            atom.entrypoints.openai_server) _program=server:atom ;;
+            vllm.entrypoints.openai.api_server) _program=server:vllm ;;
+            sglang_router.launch_router) _program=server:router ;;
+            pip|lm_eval) exit 0 ;;
+        esac
+        _rest=("${_rest[@]:2}") ;;
+    *bench_serving/benchmark_serving.py|benchmark_serving.py) _program=client; _rest=("${_rest[@]:1}") ;;
+esac
+if [[ -n "$_program" ]]; then
+    STANDIN_CALL="$_standin_call" exec "$_standin_python" -S -E "$_standin_root/lib/main.py" "$_standin_root" \
+        "$_program" "${_rest[@]}"
+fi
+# The image's packages import (lib/image/sitecustomize.py); the recorded environment is the one the caller gave.
+PYTHONPATH="$_standin_root/lib/image${PYTHONPATH:+:$PYTHONPATH}" exec "$_standin_image_python" "$@"

@@ -1,0 +1,222 @@
+"""The programs standing in for a GPU fleet (tests/standins), and the sandbox real recipes run in.
+
+Each test runs real bash in a sandbox with the stand-ins first on PATH, as a
+recipe or launcher uses them, and checks what a recipe and InferenceX's own
+tools read back: the server answers its health and completion endpoints, the
+client's result file is the one InferenceX's ``benchmark_serving.py
+--save-result`` writes (and its ``utils/process_result.py`` reads it), a
+``docker run`` or ``srun --container-image`` is a container (its mounts, working
+directory and environment), Slurm jobs come and go, and nothing a recipe
+writes or starts outlives the sandbox.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import full_corpus_dir
+
+from standins.install import install
+from standins.record import read_calls
+from standins.sandbox import Sandbox, run_sandboxed, unavailable
+
+pytestmark = pytest.mark.skipif(unavailable() is not None, reason=str(unavailable()))
+
+PATH = "/standins/bin:/usr/local/bin:/usr/bin:/bin"
+# The keys benchmark_serving.py --save-result writes, in order (main() and benchmark() at 843c6254f, with
+# --percentile-metrics ttft,tpot,itl,e2el and the default --metric-percentiles 90,99,99.9).
+RESULT_KEYS = ["date", "backend", "model_id", "tokenizer_id", "best_of", "num_prompts", "request_rate", "burstiness",
+               "max_concurrency", "duration", "benchmark_start_time_unix", "benchmark_end_time_unix", "completed",
+               "total_input_tokens", "total_output_tokens", "request_throughput", "request_goodput:",
+               "output_throughput", "total_token_throughput", "input_lens", "output_lens"] + [
+    f"{stat}_{metric}_ms" for metric in ("ttft", "tpot", "itl", "e2el")
+    for stat in ("mean", "median", "std", "p90", "p99", "p99.9")]
+
+
+def _sandboxed(tmp_path: Path, script: str, *, vendor: str = "nvidia", env: dict[str, str] | None = None,
+               binds: dict[str, Path] | None = None, timeout: float = 30) -> tuple[int, str, Path]:
+    standins = install(tmp_path / "standins", vendor=vendor, gpus=8)
+    sandbox = Sandbox(tmp_path / "sandbox", binds={"/standins": standins, **(binds or {})}, hostname="node_01")
+    out = tmp_path / "out.log"
+    code = run_sandboxed(sandbox, ["bash", "-c", script], {"PATH": PATH, "HOME": "/root", **(env or {})}, "/",
+                         timeout=timeout, output=out)
+    return code, out.read_text(errors="replace"), standins
+
+
+def test_sandbox_keeps_writes_and_processes_inside(tmp_path: Path) -> None:
+    marker = f"standin-marker-{os.getpid()}-{tmp_path.name}"
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    script = f"""
+set -e
+mkdir -p /workspace && echo result > /workspace/{marker}.json
+echo leak > /usr/{marker}
+echo scratch > /tmp/{marker}
+echo kept > /shared/out.txt
+python3 -c 'import socket, time; s = socket.socket(); s.bind(("0.0.0.0", 8888)); s.listen(); time.sleep(600)' &
+bash -c 'exec -a {marker} sleep 600' &
+sleep 0.3
+echo "host=$(hostname) pid1=$(cat /proc/1/comm)"
+"""
+    code, out, _ = _sandboxed(tmp_path, script, binds={"/shared": shared})
+    assert code == 0, out
+    assert "host=node_01" in out
+    assert not Path(f"/workspace/{marker}.json").exists() and not Path(f"/usr/{marker}").exists()
+    assert (shared / "out.txt").read_text() == "kept\n"
+    assert (tmp_path / "sandbox" / "tmp" / marker).read_text() == "scratch\n"
+    # What the command left running ended with it.
+    alive = [p for p in Path("/proc").iterdir() if p.name.isdigit() and marker.encode() in _cmdline(p)]
+    assert alive == []
+
+
+def _cmdline(proc: Path) -> bytes:
+    try:
+        return (proc / "cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+def test_sandboxes_each_have_their_own_port_8888(tmp_path: Path) -> None:
+    script = "vllm serve org/m --port 8888 > /tmp/s.log 2>&1 & for i in $(seq 50); do curl -sf http://127.0.0.1:8888/health && break; /usr/bin/sleep 0.1; done; /usr/bin/sleep 1; echo up"
+    procs = []
+    for i in range(2):
+        standins = install(tmp_path / f"s{i}", vendor="nvidia")
+        sandbox = Sandbox(tmp_path / f"sb{i}", binds={"/standins": standins})
+        spec = json.dumps(sandbox.spec(["bash", "-c", script], {"PATH": PATH}, "/"))
+        procs.append(subprocess.Popen([sys.executable, "-S", "-E", str(Path(__file__).parent / "standins" / "enter.py"),
+                                       spec], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
+    outs = [p.communicate(timeout=60)[0] for p in procs]
+    assert all(p.returncode == 0 and out.strip().endswith("up") for p, out in zip(procs, outs)), outs
+
+
+def test_server_answers_and_client_writes_the_inferencex_result(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    script = """
+set -e
+cd /work
+STANDIN_TEST=1 vllm serve org/model-x --host 0.0.0.0 --port 8888 --max-num-seqs 8 --enable-expert-parallel > server.log 2>&1 &
+until curl --output /dev/null --silent --fail http://0.0.0.0:8888/health; do /usr/bin/sleep 0.05; done
+curl -sf http://0.0.0.0:8888/v1/models
+python3 /work/utils/bench_serving/benchmark_serving.py --model org/model-x --backend vllm \\
+    --base-url http://0.0.0.0:8888 --dataset-name random --random-input-len 1024 --random-output-len 128 \\
+    --random-range-ratio 0.8 --num-prompts 40 --max-concurrency 4 --request-rate inf --ignore-eos --save-result \\
+    --num-warmups 8 --percentile-metrics 'ttft,tpot,itl,e2el' --result-dir /work/ --result-filename res.json
+"""
+    code, out, standins = _sandboxed(tmp_path, script, binds={"/work": work})
+    assert code == 0, out
+    assert '"id": "org/model-x"' in out
+    result = json.loads((work / "res.json").read_text())
+    assert list(result) == RESULT_KEYS
+    assert (result["backend"], result["model_id"], result["num_prompts"], result["max_concurrency"]) == (
+        "vllm", "org/model-x", 40, 4)
+    assert result["request_rate"] == "inf" and result["completed"] == 40
+    assert all(819 <= n <= 1024 for n in result["input_lens"]) and len(result["input_lens"]) == 40
+    assert result["total_output_tokens"] == sum(result["output_lens"])
+    assert result["p99_ttft_ms"] >= result["median_ttft_ms"] > 0
+    calls = read_calls(standins / "log")
+    server = next(c for c in calls if c.name == "vllm")
+    assert server.args == ("serve", "org/model-x", "--host", "0.0.0.0", "--port", "8888", "--max-num-seqs", "8",
+                           "--enable-expert-parallel")
+    assert server.env["STANDIN_TEST"] == "1" and server.cwd == "/work"
+    client = next(c for c in calls if c.is_client())
+    reached = client.extra(".client.json")
+    assert reached is not None and reached["errors"] == []
+    assert [s.split(":")[:2] for s in reached["servers"]] == [["node_01", "8888"]]
+    # InferenceX's own result processing reads the file.
+    env = {**os.environ, "RUNNER_TYPE": "b200", "FRAMEWORK": "vllm", "PRECISION": "fp8", "SPEC_DECODING": "none",
+           "RESULT_FILENAME": "res", "ISL": "1024", "OSL": "128", "DISAGG": "false", "MODEL_PREFIX": "x",
+           "IMAGE": "vllm/vllm-openai:v0", "TP": "8", "EP_SIZE": "1", "DP_ATTENTION": "false"}
+    processed = subprocess.run([sys.executable, str(full_corpus_dir() / "utils" / "process_result.py")], cwd=work,
+                               env=env, capture_output=True, text=True)
+    agg = json.loads((work / "agg_res.json").read_text())
+    assert agg["conc"] == 4 and agg["tput_per_gpu"] == pytest.approx(result["total_token_throughput"] / 8), \
+        processed.stderr
+
+
+def test_client_without_a_server_fails_as_the_real_one(tmp_path: Path) -> None:
+    script = ("python3 /x/utils/bench_serving/benchmark_serving.py --model m --base-url http://127.0.0.1:8999 "
+              "--dataset-name random --num-prompts 10 --max-concurrency 2 --save-result --result-dir /tmp "
+              "--result-filename r.json")
+    code, out, _ = _sandboxed(tmp_path, script)
+    assert code == 1
+    assert "FAIL: request failure rate 100.0% exceeds 5% threshold (0/10 completed)" in out
+
+
+def test_docker_run_is_a_container(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "recipe.sh").write_text("echo in-recipe\n")
+    script = ("A=1 C=3 docker run --rm --network=host --name=bmk --gpus=8 --ipc=host -v /src:/workspace/ "
+              "-w /workspace/ -e A -e B=2 -e C= --entrypoint=/bin/bash img:tag "
+              "-c 'pwd; echo \"A=$A B=$B C=[$C] D=${D-unset}\"; bash recipe.sh; echo hi > from-container'")
+    code, out, standins = _sandboxed(tmp_path, script, binds={"/src": src}, env={"D": "4"})
+    assert code == 0, out
+    assert out.splitlines()[-3:] == ["/workspace", "A=1 B=2 C=[] D=unset", "in-recipe"]
+    assert (src / "from-container").read_text() == "hi\n"
+    assert [c.name for c in read_calls(standins / "log")] == ["docker"]
+
+
+def test_slurm_allocation_and_pyxis_container(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    script = """
+set -e
+JOB_ID=$(salloc --partition=compute --gres=gpu:8 --exclusive --time=180 --no-shell --job-name=node_01 2>&1 \\
+    | tee /dev/stderr | grep -oP 'Granted job allocation \\K[0-9]+')
+echo "listed=$(squeue --name=node_01 -h -o %A)"
+srun --jobid=$JOB_ID --container-image=/squash/img.sqsh --container-mounts=/src:/workspace/,/cache:/hf \\
+    --container-workdir=/workspace/ --no-container-entrypoint --export=ALL,K=V \\
+    bash -c 'echo "in=$(pwd) K=$K job=$SLURM_JOB_ID node=$SLURMD_NODENAME"; touch made-here; test -d /hf'
+scancel $JOB_ID
+echo "after=[$(squeue --name=node_01 -h -o %A)]"
+"""
+    code, out, _ = _sandboxed(tmp_path, script, binds={"/src": src})
+    assert code == 0, out
+    lines = out.splitlines()
+    assert "listed=1000" in lines and "after=[]" in lines
+    assert "in=/workspace K=V job=1000 node=node_01" in lines
+    assert (src / "made-here").exists()
+
+
+def test_gpu_tools_are_the_nodes(tmp_path: Path) -> None:
+    lib = full_corpus_dir() / "benchmarks" / "benchmark_lib.sh"
+    script = f"""
+command -v nvidia-smi || echo "no nvidia-smi"
+amd-smi static --json | python3 -c 'import json, sys; d = json.load(sys.stdin)["gpu_data"]; print(len(d), d[0]["asic"]["market_name"])'
+source /ix/benchmarks/benchmark_lib.sh
+wait_for_amd_gpu_clean
+"""
+    code, out, _ = _sandboxed(tmp_path, script, vendor="amd", binds={"/ix/benchmarks": lib.parent})
+    assert code == 0, out
+    assert "no nvidia-smi" in out and "8 AMD Instinct MI355X" in out and "GPUs clean (vram%max=0 after 10s)" in out
+    header = ("timestamp, index, power.draw [W], temperature.gpu, clocks.current.sm [MHz], clocks.current.memory [MHz], "
+              "utilization.gpu [%], utilization.memory [%]")  # what InferenceX's own tests feed its power parser
+    script = ("nvidia-smi --query-gpu=timestamp,index,power.draw,temperature.gpu,clocks.current.sm,"
+              "clocks.current.memory,utilization.gpu,utilization.memory --format=csv | head -3")
+    code, out, _ = _sandboxed(tmp_path / "nv", script)
+    lines = out.splitlines()
+    assert code == 0 and lines[0] == header, out
+    assert lines[1].split(", ")[1:3] == ["0", "120.00 W"] and lines[2].split(", ")[1] == "1"
+
+
+def test_hf_download_fills_a_checkpoint(tmp_path: Path) -> None:
+    script = """
+hf download org/model --local-dir /models/m
+hf download --repo-type dataset org/traces
+python3 -c 'import json; print(sorted(json.load(open("/models/m/model.safetensors.index.json"))["weight_map"].values()))'
+ls /models/m
+"""
+    code, out, _ = _sandboxed(tmp_path, script, env={"HF_HUB_CACHE": "/hub"})
+    assert code == 0, out
+    lines = out.splitlines()
+    assert lines[:2] == ["/models/m", "/hub/models--org--traces/snapshots/" + "0" * 40]
+    assert lines[2] == "['model-00001-of-00001.safetensors']"
+    assert lines[3:] == ["config.json", "model-00001-of-00001.safetensors", "model.safetensors.index.json",
+                         "tokenizer.json", "tokenizer_config.json"]
