@@ -60,7 +60,7 @@ def test_every_bad_field_is_named(tmp_path: Path) -> None:
         'status.state: found "ok", expected one of success, failed, timed-out, stopped, not-run',
         'results[0].metrics.interactivity: found "fast", expected a number',
         "results[0].validity.completed: found true, expected an integer",
-        'sha: found "abc", expected a 40-digit lowercase hex commit id',
+        'sha: found "abc", expected a 40-digit lowercase hex commit id, or "" (not a git checkout)',
         "runner: missing",
     ):
         assert f"{path}: {expected}" in text.splitlines(), text

@@ -126,7 +126,7 @@ class Files:
 @dataclass(frozen=True)
 class Record:
     job: JobIdentity
-    sha: str
+    sha: str  # the commit the job ran ("" when it ran from a tree that is not a git checkout)
     runner: str  # the runner's name
     node: str
     gpus: Gpus
@@ -280,8 +280,8 @@ def from_json(data: Any, path: str = RECORD_FILE) -> Record:
             r.problems.append(f"results[{i}]: found {json.dumps(item)[:60]}, expected a mapping")
     f = r.section(data, "", "files") if "files" in data else {}
     files = Files(**{name: r.get(f, "files", name, str, "") for name in ("log", "server_log", "gpu_metrics", "power")})
-    sha = r.get(data, "", "sha", str, check=lambda v: "" if len(v) == 40 and all(
-        c in "0123456789abcdef" for c in v) else "a 40-digit lowercase hex commit id")
+    sha = r.get(data, "", "sha", str, check=lambda v: "" if v == "" or len(v) == 40 and all(
+        c in "0123456789abcdef" for c in v) else "a 40-digit lowercase hex commit id, or \"\" (not a git checkout)")
     record = Record(job=job, sha=sha or "", runner=r.get(data, "", "runner", str) or "",
                     node=r.get(data, "", "node", str, ""), gpus=gpus, status=status,
                     results=tuple(results), files=files)
