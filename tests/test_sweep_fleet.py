@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -15,7 +16,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures" / "sweep"))
 
 from sweeplib import alive, cli, job_of, make_repo, planned, run_job_here, status_of  # noqa: E402
 
+from conftest import full_corpus_dir  # noqa: E402
+
 from ci_tools.jobs.env import contract as contract_module  # noqa: E402
+from ci_tools.results.metrics import canonical  # noqa: E402
+from ci_tools.results.record import load as load_record  # noqa: E402
 from ci_tools.sweep.settings import parse_sweep_settings  # noqa: E402
 
 BUILTIN = Path(contract_module.__file__).resolve().parent / "builtin"
@@ -35,8 +40,12 @@ mkdir -p "$RESULT_DIR"
 bash "benchmarks/single_node/${SCENARIO_SUBDIR}${MODEL_PREFIX}_${PRECISION}_mi355x_${FRAMEWORK}.sh"
 """
 
+# A raw client result as InferenceX's benchmark_serving.py writes it (TP8, c4, with the telemetry CSV
+# start_gpu_monitor records), which the fixture's client stands in for.
+RAW_CASE = Path(__file__).resolve().parent / "data" / "results" / "raw" / "dsr1-fp4-mi355x-sglang-1k1k-tp8-c4"
+
 # Serves on $PORT a page naming this job, reads it back as its client, writes the result to the workspace
-# (as InferenceX recipes write /workspace/$RESULT_FILENAME.json) and its server log beside it.
+# (as InferenceX recipes write /workspace/$RESULT_FILENAME.json), with the server log and GPU telemetry beside it.
 SERVING_RECIPE = """\
 #!/usr/bin/env bash
 source "$(dirname "$0")/../../benchmark_lib.sh"
@@ -45,7 +54,7 @@ mkdir -p page && echo "$RESULT_FILENAME" > page/whoami
 ${SERVER_PREFIX:-} python3 -m http.server "$PORT" --bind 127.0.0.1 --directory page > server.log 2>&1 &
 echo "$!" > "$RESULT_DIR/server.pid"
 python3 - <<'PY'
-import json, os, time, urllib.request
+import glob, json, os, shutil, time, urllib.request
 port, name = os.environ["PORT"], os.environ["RESULT_FILENAME"]
 for _ in range(200):
     try:
@@ -55,9 +64,12 @@ for _ in range(200):
         time.sleep(0.05)
 else:
     raise SystemExit(f"no server on port {port}")
-json.dump({"served_by": served, "port": int(port), "completed": 1}, open(f"{name}.json", "w"))
+raw = json.load(open(glob.glob("RAW_CASE/dsr1_*.json")[0]))
+raw.update(served_by=served, port=int(port))
+json.dump(raw, open(f"{name}.json", "w"))
+shutil.copy("RAW_CASE/gpu_metrics.csv", "gpu_metrics.csv")
 PY
-"""
+""".replace("RAW_CASE", str(RAW_CASE))
 
 LIB = """\
 check_env_vars() {
@@ -79,6 +91,7 @@ UPLOADS = """
           name: server_logs_${{ env.RESULT_FILENAME }}
           path: |
             server.log
+            gpu_metrics.csv
             results/**
             !results/*.pid
 """
@@ -117,7 +130,8 @@ def test_dry_run_prints_the_launch_step_with_its_full_environment(tmp_path: Path
     name = "ok_1k1k_fp8_vllm_tp8-pp1-dcp1-pcp1-ep1-dpafalse_disagg-false_spec-none_conc8_mi355x-amd_00"
     assert lines[0] == f"# {job.label()} (job {job.id}, launcher repository)"
     assert lines[1].startswith("# node mi355x-amd_00, port ") and lines[1].endswith(", timeout 14400 s")
-    assert lines[2] == f"# working directory: {repo.resolve()}"
+    assert lines[2].startswith("# GPUs: ")
+    assert lines[3] == f"# working directory: {repo.resolve()}"
     assert lines[-2:] == ["# command:", f"bash ./{LAUNCHER}"]
     # The workflow's part, then the runner's, then everything inherited: the full environment.
     workflow = lines[lines.index("# environment: from the workflow (as the launch step gets it)"):]
@@ -148,10 +162,10 @@ def test_the_repository_launcher_runs_in_the_checkout_and_what_the_fleet_keeps_i
     # The template's upload steps say what the fleet keeps: the result file, server.log and results/ (but
     # not the pid file it excludes); they are moved out of the checkout into the job's result directory.
     results = repo / "out" / job.id / "results"
-    assert status["results"] == [f"{name}.json", "server.log"]
+    assert status["results"] == ["gpu_metrics.csv", f"{name}.json", "server.log"]
     assert status["result-filename"] == name and status["result-file"] == f"{name}.json"
-    assert json.loads((results / f"{name}.json").read_text()) == {"served_by": name, "port": status["port"],
-                                                                 "completed": 1}
+    result = json.loads((results / f"{name}.json").read_text())
+    assert (result["served_by"], result["port"]) == (name, status["port"])
     assert not (repo / f"{name}.json").exists() and not (repo / "server.log").exists()
     # What the fleet does not keep stays where the job wrote it, and the record says so.
     assert sorted(status["uncollected"]) == ["launcher.env", "page/whoami", "results/server.pid"]
@@ -160,6 +174,36 @@ def test_the_repository_launcher_runs_in_the_checkout_and_what_the_fleet_keeps_i
     # The workflow's own GITHUB_* files are not the job's: it gets files of its own.
     assert launcher_env["GITHUB_STEP_SUMMARY"] == str(repo.resolve() / "out" / job.id / "github" / "step_summary.md")
     assert launcher_env["CI_TOOLS_SWEEP_JOB"].startswith(job.id)
+
+    # record.json: identity, commit (not a git checkout here), runner and node, outcome, and the point's
+    # validity and metrics, computed as InferenceX's process_result.py computes them from the same files.
+    record = load_record(repo / "out" / job.id / "record.json")
+    assert (record.job.job_id, record.job.config_key, record.job.concurrency, record.sha, record.node) == \
+        (job.id, "ok-fp8-mi355x-vllm", (4,), "", "mi355x-amd_01")
+    assert record.runner == "mi355x-amd_01"  # the runner names itself
+    assert (record.status.state, record.status.exit_code, record.files.server_log, record.files.gpu_metrics) == \
+        ("success", 0, "results/server.log", "results/gpu_metrics.csv")
+    [point] = record.results
+    assert (point.raw_result, point.aggregate) == (f"results/{name}.json", f"results/agg_{name}.json")
+    assert (point.validity.completed, point.validity.requested, point.validity.failure_rate) == (40, 40, 0.0)
+    original = _process_result(results, launcher_env, name, tmp_path / "original")
+    ours = json.loads((results / f"agg_{name}.json").read_text())
+    assert ours == original
+    assert point.metrics == canonical(original) and point.metrics["throughput_per_gpu"] > 0
+    assert point.validity.power_valid is bool(original["power_valid"])
+
+
+def _process_result(results: Path, env: dict[str, str], name: str, where: Path) -> dict:  # type: ignore[type-arg]
+    """InferenceX's "Process result" step on a copy of the job's files: its agg_<name>.json."""
+    where.mkdir()
+    for f in (f"{name}.json", "gpu_metrics.csv"):
+        shutil.copy(results / f, where / f)
+    run_env = {"PATH": os.environ.get("PATH", ""), **{k: os.environ[k] for k in ("TZ",) if k in os.environ}, **env}
+    proc = subprocess.run([sys.executable, str(full_corpus_dir() / "utils" / "process_result.py")], cwd=where,
+                          env=run_env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    data: dict = json.loads((where / f"agg_{name}.json").read_text())  # type: ignore[type-arg]
+    return data
 
 
 def test_concurrent_jobs_get_their_own_node_port_and_workspace(tmp_path: Path) -> None:

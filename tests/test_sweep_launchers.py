@@ -56,7 +56,7 @@ def test_docker_argv_is_exact_and_carries_no_env_values(repo: Path) -> None:
         "MODEL": "org/Ok-Model", "TP": "4", "EP_SIZE": "4", "CONC": "64", "RUNNER_NAME": "mi355x-amds_00",
         "GITHUB_WORKSPACE": str(root), "RESULT_DIR": "/workspace/results", "HF_HUB_CACHE": "/models",
         "RUN_EVAL": "false"}
-    assert int(plan.env["PORT"]) >= 8888
+    assert 0 < int(plan.env["PORT"]) < 65536
     assert plan.env["RESULT_FILENAME"].endswith("_conc64_mi355x-amds_00")
     assert plan.cleanup == ("docker", "rm", "--force", f"ci-tools-{job.id}")
     # Values travel through the environment only.

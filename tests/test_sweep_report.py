@@ -158,3 +158,23 @@ def test_cli_report_on_a_missing_directory_is_a_usage_error(tmp_path: Path) -> N
     repo = make_repo(tmp_path)
     proc = cli(repo, "sweep", "report", "nope")
     assert proc.returncode == 2 and "nope is not a directory of sweep results" in proc.stderr
+
+
+def test_canonical_metrics_come_from_record_json_with_their_units(tmp_path: Path) -> None:
+    from ci_tools.results import record as rec
+
+    root = tmp_path / "out"
+    status = _record("e5", "k-disagg fixed-seq-len c1 c2", "success", exit_code=0, result_filename="k_c1")
+    _write(root, status, results={"k_c1.json": json.dumps({"tput_per_gpu": 1})})
+    points = tuple(rec.PointResult(concurrency=c, validity=rec.Validity(c * 10, c * 10, 0.0, None, reasons),
+                                   metrics={"throughput_per_gpu": value}, raw_result=f"results/k_c{c}.json")
+                   for c, value, reasons in ((1, 18960.2, ()), (2, 2500.0, ("no request completed",))))
+    identity = rec.JobIdentity("e5", "k-disagg", "fixed-seq-len", 1024, 1024, (1, 2), {}, "none", True, "img",
+                               "mi355x", "sglang", "fp8", "m")
+    rec.save(rec.Record(identity, "", "runner-1", "mi355x-amds_00", rec.Gpus(), rec.Status("success"), points),
+             root / "e5")
+    text = render_markdown(collect([root])[0], metrics=("throughput_per_gpu", "tput_per_gpu"), log_tail=0)
+    lines = text.splitlines()
+    assert lines[4].endswith("| throughput\\_per\\_gpu \\(tok/s/GPU\\) | tput\\_per\\_gpu |")
+    assert lines[6] == ("| ✅ | k-disagg fixed-seq-len c1 c2 | mi355x | docker | exit 0, invalid: c2 no request "
+                        "completed | 0s | 0 | 18,960 / 2,500 | 1 |")

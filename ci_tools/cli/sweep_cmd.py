@@ -23,13 +23,13 @@ from ..model.keys import keys_matching
 from ..model.repository import load_repo
 from ..validation.validate import require_readable
 from ..revision.snapshot import WorkTreeSnapshot
-from ..sweep.context import SweepContext
+from ..sweep.context import SweepContext, checkout_sha
 from ..sweep.environment import describe
 from ..sweep.jobs import job_from_entry, load_matrix, parse_job_json, read_matrix
 from ..sweep.launchers import LAUNCHERS
 from ..sweep.local import run_local
 from ..sweep.plan import GITHUB_MAX_MATRIX, plan_entries, plan_from_selection
-from ..sweep.report import collect, outcome_text, render_markdown
+from ..sweep.report import DEFAULT_REPORT_METRICS, collect, outcome_text, render_markdown
 from ..sweep.run import Prepared, execute, plan_job, prepare
 from ..sweep.settings import SweepSettings, load_sweep_settings
 from ..sweep.status import STOPPED, SUCCESS, StatusRecord
@@ -95,13 +95,16 @@ def _settings(config: ProjectConfig, settings_from: str | None = None) -> SweepS
 
 
 def _context(config: ProjectConfig, settings_from: str | None, result_dir: str, grace: float | None, *,
-             parallel: int = 1, run_eval: bool = False) -> SweepContext:
+             parallel: int = 1, run_eval: bool = False, planned_sha: str = "") -> SweepContext:
     trusted = get_config(settings_from, None) if settings_from else None
     settings = load_sweep_settings(trusted or config)
     if grace is not None:
         settings = dataclasses.replace(settings, grace_seconds=grace)
+    # Records name the commit that ran: the checkout's (verified to be the pinned one on the fleet), else the
+    # one the matrix file was planned at.
+    sha = checkout_sha(config.root) or planned_sha
     return SweepContext(config, WorkTreeSnapshot(config.root), settings, Path(result_dir), dict(os.environ),
-                        parallel=parallel, run_eval=run_eval,
+                        parallel=parallel, run_eval=run_eval, sha=sha,
                         launch_root=trusted.root.resolve() if trusted is not None else None, launch_config=trusted)
 
 
@@ -115,6 +118,8 @@ def _print_dry_run(prepared: Prepared, ctx: SweepContext, slot_index: int) -> No
     click.echo(f"# {label} (job {prepared.job.id}, launcher {plan.launcher})")
     if slot is not None:
         click.echo(f"# node {slot.node}, port {slot.port}, timeout {prepared.timeout:g} s")
+    gpus = ctx.gpus()
+    click.echo(f"# GPUs: {gpus.describe() if gpus is not None else 'none listed (no nvidia-smi, amd-smi or rocm-smi)'}")
     click.echo(f"# working directory: {plan.cwd}")
     if planned.refusal:
         click.echo(f"# not run: {planned.refusal}")
@@ -153,15 +158,15 @@ def run_command(repo_dir: str | None, config_file: str | None, result_dir: str, 
         if index is None:
             raise UsageError("--matrix needs --index N (which job of the file to run)")
         matrix = read_matrix(matrix_file)
-        entries, run_eval = matrix.entries, run_eval or matrix.run_eval
+        entries, run_eval, planned_sha = matrix.entries, run_eval or matrix.run_eval, matrix.sha
         if not index < len(entries):
             raise UsageError(f"--index {index} is out of range: the matrix has {len(entries)} jobs", path=matrix_file)
         job = job_from_entry(entries[index], f"{matrix_file}[{index}]")
     else:
         assert job_json is not None
-        job = parse_job_json(job_json)
+        job, planned_sha = parse_job_json(job_json), ""
     config = get_config(repo_dir, config_file)
-    ctx = _context(config, settings_from, result_dir, grace, run_eval=run_eval)
+    ctx = _context(config, settings_from, result_dir, grace, run_eval=run_eval, planned_sha=planned_sha)
     prepared = prepare(job, ctx, launcher=launcher, timeout=timeout)
     if dry_run:
         _print_dry_run(prepared, ctx, 0)
@@ -185,13 +190,13 @@ def _parse_indices(text: str) -> list[int]:
 
 
 def _select_jobs(config: ProjectConfig, matrix_file: str | None, indices: str | None, keys: tuple[str, ...],
-                 scenario: str | None, concs: tuple[int, ...]) -> tuple[list[Job], bool]:
-    """The jobs to run, and whether the matrix file asks for evals."""
+                 scenario: str | None, concs: tuple[int, ...]) -> tuple[list[Job], bool, str]:
+    """The jobs to run, whether the matrix file asks for evals, and the commit it was planned at."""
     jobs: list[Job]
-    run_eval = False
+    run_eval, planned_sha = False, ""
     if matrix_file is not None:
         matrix = read_matrix(matrix_file)
-        entries, run_eval = matrix.entries, matrix.run_eval
+        entries, run_eval, planned_sha = matrix.entries, matrix.run_eval, matrix.sha
         chosen = _parse_indices(indices) if indices is not None else list(range(len(entries)))
         for i in chosen:
             if i >= len(entries):
@@ -212,7 +217,7 @@ def _select_jobs(config: ProjectConfig, matrix_file: str | None, indices: str | 
         jobs = [j for j in jobs if any(c in concs for c in j.concs)]
     if not jobs:
         raise UsageError("the selection leaves no job to run")
-    return jobs, run_eval
+    return jobs, run_eval, planned_sha
 
 
 @sweep_group.command("local")
@@ -234,8 +239,9 @@ def local_command(repo_dir: str | None, config_file: str | None, result_dir: str
                   concs: tuple[int, ...], parallel: int, no_progress: bool) -> None:
     """Run a selection of the matrix on this machine, one after another or -j N at once."""
     config = get_config(repo_dir, config_file)
-    jobs, matrix_eval = _select_jobs(config, matrix_file, indices, keys, scenario, concs)
-    ctx = _context(config, settings_from, result_dir, grace, parallel=parallel, run_eval=run_eval or matrix_eval)
+    jobs, matrix_eval, planned_sha = _select_jobs(config, matrix_file, indices, keys, scenario, concs)
+    ctx = _context(config, settings_from, result_dir, grace, parallel=parallel, run_eval=run_eval or matrix_eval,
+                   planned_sha=planned_sha)
     prepared = [prepare(j, ctx, launcher=launcher, timeout=timeout) for j in jobs]
     if dry_run:
         for i, p in enumerate(prepared):
@@ -362,8 +368,10 @@ def _iter_dirs(dirs: tuple[str, ...]) -> Iterator[Path]:
 @click.argument("dirs", nargs=-1, required=True, type=click.Path())
 @repo_options
 @click.option("--metric", "metrics", multiple=True, metavar="NAME",
-              help="A value of each job's result file ($RESULT_FILENAME.json) to show as a column (dotted path; "
-                   "repeatable; default: sweep.report-metrics).")
+              help="A metric to show as a column: a canonical name of record.json (throughput_per_gpu, "
+                   "interactivity, ttft_median, ...) or a dotted path in each job's result file "
+                   "($RESULT_FILENAME.json); repeatable; default: sweep.report-metrics, else "
+                   + ", ".join(DEFAULT_REPORT_METRICS) + ".")
 @click.option("--title", default="Benchmark sweep", show_default=True)
 @click.option("--output", "-o", type=click.Path(), default=None, callback=writable_output,
               help="Write the Markdown to this file.")
@@ -373,7 +381,7 @@ def report_command(dirs: tuple[str, ...], repo_dir: str | None, config_file: str
                    title: str, output: str | None, step_summary: bool) -> None:
     """Turn status records (and result JSON) under DIRS into a Markdown table."""
     if not metrics:
-        metrics = _settings(get_config(repo_dir, config_file)).report_metrics
+        metrics = _settings(get_config(repo_dir, config_file)).report_metrics or DEFAULT_REPORT_METRICS
     reports, problems = collect(_iter_dirs(dirs))
     for problem in problems:
         click.echo(f"ci-tools: warning: skipped {problem}", err=True)

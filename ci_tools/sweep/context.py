@@ -3,6 +3,8 @@ the settings, this machine's slots and the environment ci-tools was started with
 
 from __future__ import annotations
 
+import socket
+import subprocess
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,8 +14,11 @@ from ..config import ProjectConfig
 from ..jobs.env.contract import JobEnvContract, contract_for, runner_labels
 from ..jobs.job import Job
 from ..revision.snapshot import Snapshot, WorkTreeSnapshot
+from .gpus import Inventory, inventory
 from .settings import SweepSettings
 from .slots import Ports, Slot, Workspaces, node_for
+
+_NOT_LOOKED = object()
 
 
 @dataclass
@@ -29,10 +34,12 @@ class SweepContext:
     # --settings-from the trusted checkout (the pull request does not choose how it is run).
     launch_root: Path | None = None
     launch_config: ProjectConfig | None = None
+    sha: str = ""  # the commit the checkout is (the pinned one on the fleet); "" when it is not a git checkout
     ports: Ports = field(default_factory=Ports)
     workspaces: Workspaces | None = None
     _contract: JobEnvContract | None = None
     _labels: Mapping[str, Any] | None = None
+    _gpus: Any = _NOT_LOOKED
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
@@ -54,6 +61,19 @@ class SweepContext:
                 else:
                     self._contract = contract_for(self.config, self.snapshot)
             return self._contract
+
+    @property
+    def runner_name(self) -> str:
+        """The machine that runs the jobs, as records name it: the GitHub runner, else this host."""
+        return self.base_env.get("RUNNER_NAME") or socket.gethostname()
+
+    def gpus(self) -> Inventory | None:
+        """This machine's GPUs (looked up once; they do not change during a sweep)."""
+        with self._lock:
+            if self._gpus is _NOT_LOOKED:
+                self._gpus = inventory(self.base_env)
+            found: Inventory | None = self._gpus
+            return found
 
     @property
     def labels(self) -> Mapping[str, Any]:
@@ -80,7 +100,7 @@ class SweepContext:
         if node is None:
             return None
         assert self.workspaces is not None
-        port = self.ports.take() if hold else self.ports.peek(index)
+        port = self.ports.take() if hold else self.ports.peek()
         workspace = self.workspaces.get(index) if hold else self.workspaces.path(index)
         return Slot(index, node, port, workspace, not self.workspaces.copies)
 
@@ -88,3 +108,16 @@ class SweepContext:
         assert self.workspaces is not None
         self.ports.give_back(slot.port)
         self.workspaces.release(slot.index)
+
+
+def checkout_sha(root: Path) -> str:
+    """The commit a checkout is at; "" when it is not a git checkout (a copied tree)."""
+    if not (root / ".git").exists():
+        return ""
+    try:
+        proc = subprocess.run(["git", "-C", str(root), "rev-parse", "--verify", "HEAD"], capture_output=True,
+                              text=True, timeout=30, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    sha = proc.stdout.strip()
+    return sha if proc.returncode == 0 and len(sha) == 40 else ""

@@ -77,6 +77,7 @@ def matrix_entries(data: Any, source: str) -> list[Any]:
 class MatrixFile:
     entries: list[Any]
     run_eval: bool  # {"run-eval": true} at the top: the sweep was asked to run evals too
+    sha: str = ""  # {"sha": ...} at the top: the commit the sweep was planned at
 
 
 def load_matrix(path: str | Path) -> list[Any]:
@@ -94,7 +95,8 @@ def read_matrix(path: str | Path) -> MatrixFile:
     except json.JSONDecodeError as exc:
         raise UsageError(f"the matrix file is not valid JSON: {exc.msg}", path=shown, line=exc.lineno) from None
     run_eval = isinstance(data, dict) and data.get("run-eval") is True
-    return MatrixFile(matrix_entries(data, shown), run_eval)
+    sha = data.get("sha") if isinstance(data, dict) else None
+    return MatrixFile(matrix_entries(data, shown), run_eval, sha if isinstance(sha, str) else "")
 
 
 def job_at(path: str | Path, index: int) -> Job:

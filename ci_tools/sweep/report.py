@@ -31,11 +31,15 @@ from .status import (
     StatusRecord,
     read_status,
 )
+from ..results.metrics import BY_NAME
+from ..results.record import RECORD_FILE, PointResult, RecordError
+from ..results.record import load as load_record
 from .outputs import find_named
 
 # GitHub refuses comments over 65,536 characters; stay clearly below.
 MAX_REPORT_CHARS = 60_000
 LOG_TAIL_LINES = 15
+DEFAULT_REPORT_METRICS = ("throughput_per_gpu", "interactivity", "ttft_median")
 _ICONS = {SUCCESS: "✅", FAILED: "❌", TIMED_OUT: "⏱️", STOPPED: "⏹️", NOT_RUN: "⚠️"}
 _LEAKED_ICON = "🧹"  # succeeded, but left processes running that had to be ended
 _ORDER = (FAILED, TIMED_OUT, STOPPED, NOT_RUN, SUCCESS)
@@ -47,6 +51,7 @@ class JobReport:
     record: StatusRecord
     directory: Path
     result: Any  # the parsed $RESULT_FILENAME.json, None when there is none (or it does not parse)
+    points: tuple[PointResult, ...] = ()  # record.json's per-concurrency results, when it has any
 
 
 def md_escape(text: str) -> str:
@@ -90,17 +95,37 @@ def collect(directories: Iterable[Path]) -> tuple[list[JobReport], list[str]]:
             except (OSError, ValueError, TypeError) as exc:
                 problems.append(f"{path}: {exc}")
                 continue
-            reports.append(JobReport(record, path.parent, _load_result(path.parent, record)))
+            reports.append(JobReport(record, path.parent, _load_result(path.parent, record), _points(path.parent)))
     reports.sort(key=lambda r: (_ORDER.index(r.record.status) if r.record.status in _ORDER else 0,
                                 r.record.config_key, r.record.scenario_type, r.record.conc or 0, r.record.label))
     return reports, problems
 
 
-def _metric(result: Any, name: str) -> Any:
-    value: Any = result
+def _points(job_dir: Path) -> tuple[PointResult, ...]:
+    path = job_dir / RECORD_FILE
+    if not path.is_file():
+        return ()
+    try:
+        return load_record(path).results
+    except RecordError:
+        return ()  # the status record still says how the job ended
+
+
+def _metric(rep: JobReport, name: str) -> str:
+    """A canonical metric of record.json (each concurrency's, for a multinode job), else a dotted path of
+    the result file."""
+    if name in BY_NAME and rep.points:
+        values = [p.metrics.get(name) for p in rep.points]
+        return " / ".join("" if v is None else format_number(v) for v in values).strip(" /")
+    value: Any = rep.result
     for part in name.split("."):
         value = value.get(part) if isinstance(value, dict) else None
-    return value
+    return _fmt(value)
+
+
+def _header(name: str) -> str:
+    metric = BY_NAME.get(name)
+    return md_escape(f"{name} ({metric.unit})" if metric is not None else name)
 
 
 def format_number(value: float | int) -> str:
@@ -148,7 +173,13 @@ def _leftovers(r: StatusRecord) -> str:
     return text + (", SIGKILL needed" if r.killed else ", ended by SIGTERM")
 
 
-def outcome_text(r: StatusRecord) -> str:
+def _invalid(points: Sequence[PointResult]) -> str:
+    reasons = [f"c{p.concurrency} {reason}" if len(points) > 1 else reason
+               for p in points for reason in p.validity.reasons]
+    return "invalid: " + "; ".join(reasons) if reasons else ""
+
+
+def outcome_text(r: StatusRecord, points: Sequence[PointResult] = ()) -> str:
     if r.status == NOT_RUN:
         parts = ["not run"]
     elif r.timed_out:
@@ -162,6 +193,7 @@ def outcome_text(r: StatusRecord) -> str:
         if r.status == FAILED and r.exit_code == 0:
             parts.append("no result file")
     parts.append(_leftovers(r))
+    parts.append(_invalid(points))
     if r.survivors:
         parts.append(f"{r.survivors} survived SIGKILL")
     return ", ".join(p for p in parts if p)
@@ -195,7 +227,7 @@ def render_markdown(reports: Sequence[JobReport], *, metrics: Sequence[str] = ()
     if not reports:
         lines.append("No status records were found.")
         return "\n".join(lines) + "\n"
-    header = ["", "Job", "Runner", "Launcher", "Outcome", "Duration", "Results", *(md_escape(m) for m in metrics)]
+    header = ["", "Job", "Runner", "Launcher", "Outcome", "Duration", "Results", *(_header(m) for m in metrics)]
     lines.append("| " + " | ".join(header) + " |")
     lines.append("|" + "|".join(["---"] * len(header)) + "|")
     rows: list[tuple[str, str]] = []
@@ -204,8 +236,8 @@ def render_markdown(reports: Sequence[JobReport], *, metrics: Sequence[str] = ()
         icon = _LEAKED_ICON if r.status == SUCCESS and (r.leftover_processes or r.survivors) else _ICONS.get(r.status, "?")
         runner = f"{r.runner} ({r.node})" if r.node and r.node != r.runner else r.runner
         cells = [icon, md_escape(r.label), md_escape(runner), md_escape(r.launcher),
-                 md_escape(outcome_text(r)), _duration(r.duration_seconds), str(len(r.results)),
-                 *(_fmt(_metric(rep.result, m)) for m in metrics)]
+                 md_escape(outcome_text(r, rep.points)), _duration(r.duration_seconds), str(len(r.results)),
+                 *(_metric(rep, m) for m in metrics)]
         rows.append((r.status, "| " + " | ".join(cells) + " |"))
     budget = max_chars - sum(len(x) + 1 for x in lines) - 400
     if sum(len(row) + 1 for _, row in rows) > budget:
@@ -225,7 +257,7 @@ def render_markdown(reports: Sequence[JobReport], *, metrics: Sequence[str] = ()
         r = rep.record
         if not _needs_details(r):
             continue
-        entry = [f"<details><summary>{html_escape(r.label)}: {html_escape(outcome_text(r))}</summary>", ""]
+        entry = [f"<details><summary>{html_escape(r.label)}: {html_escape(outcome_text(r, rep.points))}</summary>", ""]
         if r.message:
             entry += [md_escape(r.message), ""]
         if r.leftovers:

@@ -3,6 +3,8 @@
 Layout of a job's directory (``<result-root>/<job-id>/``)::
 
     status.json   the status record (always written, even when nothing ran)
+    record.json   what the job ran and measured (ci_tools.results.record): identity, commit, runner and node,
+                  GPUs, outcome, per-concurrency validity and metrics as InferenceX's process_result.py computes them
     job.log       everything the launcher and the recipe printed, stdout and stderr merged
     results/      what the job wrote where the fleet keeps it (the workspace's ``$RESULT_FILENAME.json``,
                   ``server.log``, ``gpu_metrics.csv``, ... at their relative paths) and, with ci-tools'
@@ -29,9 +31,11 @@ from ..jobs.job import Job
 from ..jobs.resolution import RecipeResolution
 from .context import SweepContext
 from .environment import LAUNCHER, JobEnvironment, job_environment, prepare_github_files, unsupplied
+from .gpus import mismatch
 from .launchers import LAUNCHERS, REPOSITORY, LaunchPlan, LaunchRequest
-from .outputs import collect, files_under, find_named, list_workspace
+from .outputs import collect, files_under, list_workspace
 from .process import ProcessOutcome, run_in_group
+from .records import raw_results, write_record
 from .slots import Slot
 from .status import (
     FAILED,
@@ -118,6 +122,9 @@ def plan_job(prepared: Prepared, ctx: SweepContext, slot: Slot | None) -> Planne
         looked = ", ".join(resolution.candidates) or resolution.reason
         return Planned(slot, None, None, None, f"no recipe script found; looked for: {looked}")
     env = job_environment(job, contract, slot, prepared.job_dir, run_eval=ctx.run_eval)
+    gpus_needed = env.values().get("GPU_COUNT", "")
+    unfit = "" if job.multinode else mismatch(ctx.gpus(), str(job.get("runner") or ""),
+                                              int(gpus_needed) if gpus_needed.isdigit() else None)
     request = LaunchRequest(job=job, recipe=resolution.script, workspace=slot.workspace,
                             result_dir=prepared.job_dir / RESULTS_DIR, env=env.values(), node=slot.node,
                             model_cache=ctx.settings.model_cache, extra_args=_extra_args(ctx, kind),
@@ -130,7 +137,7 @@ def plan_job(prepared: Prepared, ctx: SweepContext, slot: Slot | None) -> Planne
         launcher_names = contract.launcher_names(script) if kind == REPOSITORY and script else ()
         missing = tuple(unsupplied(resolution.script, plan.env, ctx.base_env, launcher_names, ctx.config,
                                    ctx.snapshot))
-    refusal = ""
+    refusal = f"the runner's GPUs do not fit the job: {unfit}" if unfit else ""
     if missing:
         refusal = ("the recipe requires " + ", ".join(missing) + ", which neither the workflow, the runner, "
                    "the launcher nor this environment supplies")
@@ -160,13 +167,20 @@ def _record(prepared: Prepared, planned: Planned | None, launcher: str, **kwargs
                         timeout_seconds=prepared.timeout, result_filename=env.get("RESULT_FILENAME"), **kwargs)
 
 
-def _refuse(prepared: Prepared, planned: Planned) -> StatusRecord:
+def _finish(prepared: Prepared, ctx: SweepContext, planned: Planned, record: StatusRecord) -> StatusRecord:
+    """Write the status record, then ``record.json`` with the metrics of what the job left."""
+    write_status(prepared.job_dir, record)
+    env = planned.plan.env if planned.plan is not None else planned.env.values() if planned.env else {}
+    write_record(prepared.job, record, env, prepared.job_dir, sha=ctx.sha, runner=ctx.runner_name, gpus=ctx.gpus())
+    return record
+
+
+def _refuse(prepared: Prepared, ctx: SweepContext, planned: Planned) -> StatusRecord:
     (prepared.job_dir / LOG_FILE).write_text("", encoding="utf-8")
     launcher = planned.plan.launcher if planned.plan is not None else "none"
     record = _record(prepared, planned, launcher, argv=planned.plan.argv if planned.plan else (), status=NOT_RUN,
                      started_at=_now(), finished_at=_now(), message=planned.refusal, missing_env=planned.missing)
-    write_status(prepared.job_dir, record)
-    return record
+    return _finish(prepared, ctx, planned, record)
 
 
 def _messages(outcome: ProcessOutcome, cleanup: tuple[str, ...]) -> str:
@@ -194,7 +208,7 @@ def execute(prepared: Prepared, ctx: SweepContext, slot_index: int = 0, *, stop:
     try:
         planned = plan_job(prepared, ctx, slot)
         if planned.refusal or planned.plan is None:
-            return _refuse(prepared, planned)
+            return _refuse(prepared, ctx, planned)
         return _launch(prepared, ctx, planned, planned.plan, stop, echo)
     finally:
         if slot is not None:
@@ -216,8 +230,7 @@ def _launch(prepared: Prepared, ctx: SweepContext, planned: Planned, plan: Launc
     except OSError as exc:  # the launcher itself is missing or not executable
         record = _record(prepared, planned, plan.launcher, argv=plan.argv, status=NOT_RUN, started_at=started,
                          finished_at=_now(), message=f"cannot start `{plan.argv[0]}`: {exc.strerror or exc}")
-        write_status(prepared.job_dir, record)
-        return record
+        return _finish(prepared, ctx, planned, record)
     if (outcome.timed_out or outcome.stopped) and plan.cleanup:
         # The launcher client is gone, but a container or Slurm allocation may not be.
         run_in_group(plan.cleanup, env=env, cwd=plan.cwd, log_path=prepared.job_dir / "cleanup.log",
@@ -227,11 +240,13 @@ def _launch(prepared: Prepared, ctx: SweepContext, planned: Planned, plan: Launc
     _, left = collect(before, results_dir, patterns, excluded, move=True)
     status, message = _status_word(outcome), _messages(outcome, plan.cleanup)
     result_name = plan.env.get("RESULT_FILENAME")
-    found = find_named(results_dir, f"{result_name}.json") if result_name else None
+    raws = raw_results(results_dir, plan.env, prepared.job.multinode)
+    found = raws[0] if raws else None
     if status == SUCCESS and result_name and found is None and plan.env.get("EVAL_ONLY") != "true":
         # The launch step's own check: a run without its result file failed.
+        wanted = f"{result_name}_*.json" if prepared.job.multinode else f"{result_name}.json"
         status = FAILED
-        message = "; ".join(filter(None, [f"the benchmark result {result_name}.json was not written", message]))
+        message = "; ".join(filter(None, [f"the benchmark result {wanted} was not written", message]))
     record = _record(prepared, planned, plan.launcher, argv=plan.argv, status=status,
                      exit_code=outcome.exit_code, signal=outcome.signal, timed_out=outcome.timed_out,
                      stopped=outcome.stopped, killed=outcome.killed,
@@ -242,5 +257,4 @@ def _launch(prepared: Prepared, ctx: SweepContext, planned: Planned, plan: Launc
                      started_at=started, finished_at=_now(), message=message, results=files_under(results_dir),
                      result_file=found.relative_to(results_dir).as_posix() if found else None,
                      uncollected=tuple(left[:_UNCOLLECTED_SHOWN]) if planned.slot.shared_checkout else ())
-    write_status(prepared.job_dir, record)
-    return record
+    return _finish(prepared, ctx, planned, record)

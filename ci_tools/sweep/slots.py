@@ -10,7 +10,7 @@ at once; each running job holds a *slot*, and a slot stands for one runner:
   runners.yaml (slot *i* takes the label's *i*-th node), so concurrent jobs
   never share a node name (launchers derive Slurm job names and ports from
   it);
-- its port is free on this machine and held by no other running job;
+- its port is free on this machine (the kernel's pick) and held by no other running job;
 - its workspace is the repository checkout when jobs run one at a time (the
   launch step's working directory on the fleet), else a fresh copy of it
   for each job, under the result directory (on the same file system as the
@@ -21,7 +21,6 @@ at once; each running job holds a *slot*, and a slot stands for one runner:
 
 from __future__ import annotations
 
-import errno
 import shutil
 import socket
 import threading
@@ -29,7 +28,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-FIRST_PORT = 8888
 WORKSPACES_DIR = ".workspaces"
 
 
@@ -57,42 +55,37 @@ def node_for(label: str, labels: Mapping[str, Any], slot: int, parallel: int, ru
     return runner_name or None
 
 
-def port_is_free(port: int) -> bool:
+def free_port() -> int:
+    """A TCP port nothing listens on now, as the kernel picks one (a random one of its ephemeral range, so two
+    sweeps on one machine do not reach for the same port as they would counting up from 8888)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        # A port in TIME_WAIT is free for a server, which sets SO_REUSEADDR too.
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind(("0.0.0.0", port))
-        except OSError as exc:
-            if exc.errno in (errno.EADDRINUSE, errno.EACCES):
-                return False
-            raise
-    return True
+        sock.bind(("0.0.0.0", 0))
+        port: int = sock.getsockname()[1]
+        return port
 
 
 class Ports:
-    """Ports handed to running jobs: the first free one from 8888 up that no running job holds."""
+    """Ports handed to running jobs: free on this machine and held by no other running job of the sweep."""
 
-    def __init__(self, first: int = FIRST_PORT) -> None:
-        self.first = first
+    def __init__(self) -> None:
         self._held: set[int] = set()
         self._lock = threading.Lock()
 
     def take(self) -> int:
         with self._lock:
-            for port in range(self.first, 65536):
-                if port not in self._held and port_is_free(port):
+            while True:
+                port = free_port()
+                if port not in self._held:
                     self._held.add(port)
                     return port
-        raise OSError(f"no free TCP port from {self.first} up")
 
-    def peek(self, nth: int = 0) -> int:
-        """The port the ``nth`` next :meth:`take` would hand out now (jobs starting together), holding none."""
+    def peek(self) -> int:
+        """A port :meth:`take` could hand out now, holding none (for a dry run)."""
         with self._lock:
-            free = (p for p in range(self.first, 65536) if p not in self._held and port_is_free(p))
-            for _ in range(nth):
-                next(free)
-            return next(free)
+            while True:
+                port = free_port()
+                if port not in self._held:
+                    return port
 
     def give_back(self, port: int) -> None:
         with self._lock:
