@@ -57,7 +57,7 @@ def test_the_full_matrix_comment_fits_and_leads_with_flagged_points(
                                                                          sha=SHA_BASE, date="2026-08-05T00:00:00+00:00"),
                          run_url="https://github.com/o/r/actions/runs/1", artifact_url="https://github.com/o/r/actions/runs/1#artifacts")
     body = render(verdicts, frontiers, ctx)
-    assert len(body) <= 65_000 < GITHUB_LIMIT
+    assert len(body) <= len(body.encode()) <= 65_000 < GITHUB_LIMIT
     assert body.startswith(marker("comment-42") + "\n### Benchmark results for `cccccccccccc`")
     flagged = {v.key for v in verdicts if v.flagged}
     assert dropped <= flagged
@@ -97,7 +97,7 @@ def _verdicts(draw: st.DrawFn) -> list[verdict.PointVerdict]:
 def test_the_comment_never_exceeds_the_limit_and_keeps_every_flagged_point(vs: list[verdict.PointVerdict]) -> None:
     ctx = CommentContext(key="k", sha="d" * 40, baseline=Baseline({}, "nowhere"))
     body = render(vs, [], ctx)
-    assert len(body) <= 65_000
+    assert len(body.encode()) <= 65_000
     for v in vs:
         if v.flagged:
             assert md_escape(v.key.config_key) in body
@@ -145,3 +145,24 @@ def test_compare_refuses_what_it_cannot_read(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["results", "compare", str(tmp_path / "base"), str(tmp_path / "pr"),
                                       "--metric", "avg_power_per_gpu"])
     assert result.exit_code == 2 and "not a judged metric" in result.output
+
+
+def test_point_keys_tell_every_measured_point_of_the_real_matrix_apart(full_corpus_jobs: list[Job]) -> None:
+    """Two jobs share a point only when they measure the same thing: never an image, never KV offloading."""
+    from ci_tools.results import record as rec
+    from ci_tools.results.identity import identity
+    from ci_tools.results.point import key_of
+
+    seen: dict[PointKey, Job] = {}
+    shared = []
+    for job in full_corpus_jobs:
+        r = rec.Record(job=identity(job), sha="a" * 40, runner="", node="", gpus=rec.Gpus(), status=rec.Status("success"))
+        for conc in r.job.concurrency:
+            key = key_of(r, conc)
+            if key in seen:
+                other = seen[key]
+                shared.append(sorted(f for f in {*other.fields, *job.fields} if other.fields.get(f) != job.fields.get(f)))
+            seen[key] = job
+    # One multinode allocation is listed twice, once with its eval concurrency: the same point, measured twice.
+    assert shared == [["conc", "eval-conc", "run-eval"]]
+    assert any(k.kv_offloading != "none" for k in seen) and len(seen) > 2000

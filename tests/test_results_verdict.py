@@ -97,12 +97,26 @@ def test_frontier_keeps_only_undominated_points() -> None:
 def test_frontier_comparison() -> None:
     base = _front((10, 1000), (20, 800), (40, 400), (60, 100))
     slid = _front((10, 1000), (25, 700), (40, 400), (60, 100))  # another point on the same curve
-    lower = [FrontierPoint(p.x, p.y * 0.9, p.concurrency) for p in base]
     group = ("c", "fixed-seq-len", 8192, 1024)
     assert pareto.compare(group, base, slid).label == pareto.UNCHANGED
-    worse = pareto.compare(group, base, lower)
-    assert worse.label == pareto.WORSE
-    assert worse.area_change == pytest.approx(-0.10) and worse.worst_change == pytest.approx(-0.10)
-    mixed = _front((10, 1100), (20, 800), (40, 300), (60, 100))
+    # 10 % less of both: every point 10 % short of the base frontier on both axes.
+    both = [FrontierPoint(p.x * 0.9, p.y * 0.9, p.concurrency) for p in base]
+    shrunk = pareto.compare(group, base, both)
+    assert shrunk.label == pareto.WORSE
+    assert shrunk.worst_change == pytest.approx(-0.10) and shrunk.best_change == pytest.approx(-0.10)
+    # 10 % less throughput alone: partly a slide along the curve, so less than 10 % on both axes.
+    lower = pareto.compare(group, base, [FrontierPoint(p.x, p.y * 0.9, p.concurrency) for p in base])
+    assert lower.label == pareto.WORSE and -0.10 < lower.worst_change < -pareto.FLOOR  # type: ignore[operator]
+    assert lower.area_change == pytest.approx(-0.10)
+    mixed = _front((10, 1200), (20, 800), (40, 300), (60, 100))
     assert pareto.compare(group, base, mixed).label == pareto.TRADE_OFF
     assert pareto.compare(group, base, _front((100, 10))).label == pareto.NO_OVERLAP
+
+
+def test_shortfall_is_symmetric_in_log_space() -> None:
+    front = [(0.0, 3.0), (1.0, 2.0), (2.0, 0.0)]
+    import math
+    assert pareto.shortfall(FrontierPoint(math.exp(0.5), math.exp(2.5), 1), front) == pytest.approx(0.0)
+    t = pareto.shortfall(FrontierPoint(math.exp(0.5 - 0.1), math.exp(2.5 - 0.1), 1), front)
+    assert t == pytest.approx(0.1)
+    assert pareto.shortfall(FrontierPoint(math.exp(5), math.exp(-5), 1), front) is None  # its diagonal misses

@@ -113,7 +113,7 @@ def compare_command(base_dir: str, pr_dir: str, floor: float, k: float, history:
         raise UsageError(f"PR {pr_dir!r} holds no record.json")
     base = _baseline.from_points(base_points, f"the records under {base_dir}")
     verdicts = verdict.judge(base.points, pr_points, settings)
-    frontiers = pareto.compare_all(base.points, pr_points, floor=settings.floor)
+    frontiers = pareto.compare_all(base.points, pr_points)
     newest = _baseline.newest(pr_points)
     ctx = CommentContext(key="local", sha=newest.sha if newest else "", baseline=base)
     sys.exit(_report(verdicts, frontiers, ctx, fmt, output, json_output, step_summary, max_chars))
@@ -277,7 +277,7 @@ def comment_command(records: str, key: str, sha: str | None, repo: str, store_re
         base = _baseline.Baseline({}, "none: neither the results store nor a default-branch sweep's artifact "
                                        "holds a measurement of these points")
     verdicts = verdict.judge(base.points, pr_points, settings)
-    frontiers = pareto.compare_all(base.points, pr_points, floor=settings.floor)
+    frontiers = pareto.compare_all(base.points, pr_points)
     done = sum(1 for _ in Path(records).rglob("record.json")) if jobs_total is not None else None
     ctx = CommentContext(key=key, sha=sha, baseline=base, run_url=run_url, artifact_url=artifact_url,
                          plots=_plot_links(frontiers, sha, repository, plots_commit), jobs_done=done,

@@ -28,6 +28,11 @@ from .verdict import FLAGGED, INVALID, LABELS, REGRESSION, SUSPICIOUS, MetricVer
 
 GITHUB_LIMIT = 65_536
 MAX_CHARS = 65_000  # a margin for what GitHub adds when it stores the body
+
+
+def size(text: str) -> int:
+    """UTF-8 bytes: never fewer than characters, so a body within it is within GitHub's limit however it counts."""
+    return len(text.encode("utf-8"))
 MARKER = "<!-- ci-tools-results:{key} -->"
 _ICON = {"regression": "🔻", "improvement": "🟢", "suspicious": "⚠️", "no change": "·", "invalid": "❌",
          "insufficient data": "…"}
@@ -161,7 +166,7 @@ def _header(ctx: CommentContext, verdicts: Sequence[PointVerdict]) -> list[str]:
     progress = ""
     if ctx.jobs_total is not None:
         done = ctx.jobs_done or 0
-        progress = (f" Jobs reported: {done} of {ctx.jobs_total}" +
+        progress = (f" Jobs reported: {done:,} of {ctx.jobs_total:,}" +
                     (" (updated as jobs finish)." if done < ctx.jobs_total else "."))
     return [marker(ctx.key), f"### {md_escape(ctx.title)} for `{ctx.sha[:12]}`", "", base_line + (
         f" · {links}" if links else ""), "", f"**{len(verdicts):,} points:** {parts or 'none'}.{progress}", ""]
@@ -169,7 +174,7 @@ def _header(ctx: CommentContext, verdicts: Sequence[PointVerdict]) -> list[str]:
 
 def render(verdicts: Sequence[PointVerdict], frontiers: Sequence[FrontierComparison], ctx: CommentContext,
            *, max_chars: int = MAX_CHARS) -> str:
-    """The comment body, at most ``max_chars`` characters, flagged points never dropped while they fit at all."""
+    """The comment body, at most ``max_chars`` UTF-8 bytes, flagged points never dropped while they fit at all."""
     header = _header(ctx, verdicts)
     flagged = flagged_rows(verdicts)
     regressions = sum(1 for _, m in flagged if m.label == REGRESSION or (m.label == SUSPICIOUS and m.worse))
@@ -214,7 +219,7 @@ def render(verdicts: Sequence[PointVerdict], frontiers: Sequence[FrontierCompari
         lo, hi = -1, len(tables)  # the most tables that fit with this plan (-1: not even without tables)
         while lo < hi:
             mid = (lo + hi + 1) // 2
-            if len(assemble(style, frontier_mode, mid, invalid_detail)) <= max_chars:
+            if size(assemble(style, frontier_mode, mid, invalid_detail)) <= max_chars:
                 lo = mid
             else:
                 hi = mid - 1
@@ -222,4 +227,5 @@ def render(verdicts: Sequence[PointVerdict], frontiers: Sequence[FrontierCompari
             return assemble(style, frontier_mode, lo, invalid_detail)
     body = assemble(_flagged_grouped, "none", 0, False)
     note = "\n\n_Cut at GitHub's comment limit; the job summary and the JSON artifact carry every flagged point._\n"
-    return body[: max_chars - len(note)] + note
+    cut = body.encode("utf-8")[: max_chars - size(note)].decode("utf-8", "ignore")
+    return cut + note

@@ -33,4 +33,10 @@ def identity(job: Job) -> JobIdentity:
         concurrency=tuple(job.concs), parallelism=parallelism, spec_decoding=str(f.get("spec-decoding") or "none"),
         disagg=f.get("disagg") is True, image=str(f.get("image") or ""), runner_label=str(f.get("runner") or ""),
         framework=str(f.get("framework") or ""), precision=str(f.get("precision") or ""),
-        model=str(f.get("model") or ""), model_prefix=str(f.get("model-prefix") or ""))
+        model=str(f.get("model") or ""), model_prefix=str(f.get("model-prefix") or ""),
+        kv_offloading=_kv(f))
+
+
+def _kv(fields: Mapping[str, Any]) -> str:
+    kv, backend = str(fields.get("kv-offloading") or "none"), fields.get("kv-offload-backend")
+    return f"{kv}/{backend}" if kv != "none" and backend else kv

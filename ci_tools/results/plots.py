@@ -71,11 +71,11 @@ def render(figure: Figure) -> bytes:
     matplotlib.use("Agg")
     from matplotlib import pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(9, 6), dpi=100)
-    colours = plt.get_cmap("tab10")
+    fig, ax = plt.subplots(figsize=(12, 6.5), dpi=100)
+    colours = plt.get_cmap("tab20")
     configs = sorted({s.label.rsplit(" (", 1)[0] for s in figure.series})
     for s in figure.series:
-        colour = colours(configs.index(s.label.rsplit(" (", 1)[0]) % 10)
+        colour = colours(configs.index(s.label.rsplit(" (", 1)[0]) % 20)
         dashed = s.side == "base"
         ax.scatter([p.x for p in s.points], [p.y for p in s.points], s=14, color=colour,
                    marker="o" if dashed else "^", alpha=0.45 if dashed else 0.9)
@@ -86,10 +86,12 @@ def render(figure: Figure) -> bytes:
                 ax.annotate(f"c{p.concurrency}", (p.x, p.y), textcoords="offset points", xytext=(3, 3), fontsize=7,
                             color=colour)
     ax.set_xlabel("interactivity (tok/s/user)")
-    ax.set_ylabel("throughput per GPU (tok/s/GPU)")
+    ax.set_ylabel("throughput per GPU (tok/s/GPU, log scale)")
+    ax.set_yscale("log")  # concurrencies 1 to thousands span orders of magnitude of throughput
     ax.set_title(figure.title)
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=7, loc="best")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), title="dashed: base, solid: PR",
+              title_fontsize=7)
     fig.tight_layout()
     buf = io.BytesIO()
     fig.savefig(buf, format="png", metadata={"Software": None})

@@ -40,6 +40,7 @@ class PointKey:
     parallelism: str
     spec_decoding: str
     disagg: bool
+    kv_offloading: str = "none"
 
     @property
     def group(self) -> tuple[str, str, int, int]:
@@ -52,24 +53,28 @@ class PointKey:
 
     def text(self) -> str:
         spec = "" if self.spec_decoding in ("", "none") else f" spec={self.spec_decoding}"
-        return f"{self.config_key} {self.seq} {self.parallelism} c{self.concurrency}{spec}" + (" disagg" if self.disagg else "")
+        kv = "" if self.kv_offloading == "none" else f" kv={self.kv_offloading}"
+        return (f"{self.config_key} {self.seq} {self.parallelism} c{self.concurrency}{spec}{kv}"
+                + (" disagg" if self.disagg else ""))
 
     def slug(self) -> str:
         """A file name: readable prefix and a hash of every field (two keys never share a file)."""
-        body = "\0".join(str(v) for v in (self.config_key, self.scenario, self.isl, self.osl, self.concurrency,
-                                          self.parallelism, self.spec_decoding, self.disagg))
+        fields = [self.config_key, self.scenario, self.isl, self.osl, self.concurrency, self.parallelism,
+                  self.spec_decoding, self.disagg] + ([self.kv_offloading] if self.kv_offloading != "none" else [])
+        body = "\0".join(str(v) for v in fields)
         readable = re.sub(r"[^A-Za-z0-9._-]+", "-", f"{self.config_key}_{self.seq}_c{self.concurrency}")[:80]
         return f"{readable}_{hashlib.sha256(body.encode()).hexdigest()[:12]}"
 
     def to_json(self) -> dict[str, Any]:
         return {"config_key": self.config_key, "scenario": self.scenario, "isl": self.isl, "osl": self.osl,
                 "concurrency": self.concurrency, "parallelism": self.parallelism,
-                "spec_decoding": self.spec_decoding, "disagg": self.disagg}
+                "spec_decoding": self.spec_decoding, "disagg": self.disagg, "kv_offloading": self.kv_offloading}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> PointKey:
         return cls(str(data["config_key"]), str(data["scenario"]), int(data["isl"]), int(data["osl"]),
-                   int(data["concurrency"]), str(data["parallelism"]), str(data["spec_decoding"]), bool(data["disagg"]))
+                   int(data["concurrency"]), str(data["parallelism"]), str(data["spec_decoding"]), bool(data["disagg"]),
+                   str(data.get("kv_offloading", "none")))
 
 
 def _k(n: int) -> str:
@@ -123,7 +128,7 @@ class Observation:
 def key_of(record: Record, concurrency: int) -> PointKey:
     job = record.job
     return PointKey(job.config_key, job.scenario, job.isl or 0, job.osl or 0, concurrency,
-                    parallelism_text(job.parallelism), job.spec_decoding, job.disagg)
+                    parallelism_text(job.parallelism), job.spec_decoding, job.disagg, job.kv_offloading)
 
 
 def observations(record: Record, *, sweep: str = "") -> Iterable[Observation]:

@@ -69,6 +69,7 @@ class JobIdentity:
     precision: str
     model: str
     model_prefix: str = ""
+    kv_offloading: str = "none"  # agentic jobs: where the KV cache spills (dram, with its backend)
 
 
 @dataclass(frozen=True)
@@ -227,7 +228,8 @@ def _job(r: _Reader, data: dict[str, Any]) -> JobIdentity:
         spec_decoding=r.get(data, w, "spec_decoding", str) or "", disagg=bool(r.get(data, w, "disagg", bool)),
         image=r.get(data, w, "image", str) or "", runner_label=r.get(data, w, "runner_label", str) or "",
         framework=r.get(data, w, "framework", str) or "", precision=r.get(data, w, "precision", str) or "",
-        model=r.get(data, w, "model", str) or "", model_prefix=r.get(data, w, "model_prefix", str, ""))
+        model=r.get(data, w, "model", str) or "", model_prefix=r.get(data, w, "model_prefix", str, ""),
+        kv_offloading=r.get(data, w, "kv_offloading", str, "none"))
 
 
 def _result(r: _Reader, data: dict[str, Any], where: str) -> PointResult:
