@@ -9,6 +9,7 @@ import pytest
 from fixture_trees import INHERIT, SHARED, TESTS, InheritError, copy_tree, inherited_files, tree_files
 
 CLAIMS_REAL = TESTS / "data" / "claims_real"
+CHECK_REAL = TESTS / "data" / "check_real"
 
 
 def _write(root: Path, files: dict[str, str]) -> None:
@@ -69,7 +70,8 @@ def _manifests() -> list[Path]:
 
 
 def _shared_root(tree: Path) -> Path:
-    return CLAIMS_REAL if tree.is_relative_to(CLAIMS_REAL) else SHARED
+    """Extracts of real commits share files with the other extracts of their directory."""
+    return next((root for root in (CLAIMS_REAL, CHECK_REAL) if tree.is_relative_to(root)), SHARED)
 
 
 def test_every_tree_in_the_suite_resolves_and_keeps_no_copy_of_a_file_it_inherits() -> None:

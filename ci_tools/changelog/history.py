@@ -3,9 +3,11 @@
 The fast, common case is a head that starts with the base's bytes: then only
 the bytes after the base can be new, and nothing is compared line by line.
 Otherwise the two revisions are aligned entry by entry (``difflib`` over the
-entry blocks, a few hundred items), which tells apart the one legal history
-edit (a ``  pr-link:`` line replaced) from changed, removed and inserted
-entries, each with its head and base line.
+entry blocks, a few hundred items), which tells apart the legal history edits
+(a ``  pr-link:`` line replaced; blank or whitespace-only lines outside
+entries added, removed or emptied, unless the gate's whitespace policy keeps
+them as history) from changed, removed and inserted entries, each with its
+head and base line.
 """
 
 from __future__ import annotations
@@ -52,13 +54,17 @@ class HistoryDiff:
         return [e for e in self.edits if e.kind is EditKind.PR_LINK]
 
 
-def diff_history(base: Layout | None, head: Layout) -> HistoryDiff:
-    """Compare two revisions of the changelog (``base`` None: the file is new)."""
+def diff_history(base: Layout | None, head: Layout, *, gaps_editable: bool = True) -> HistoryDiff:
+    """Compare two revisions of the changelog (``base`` None: the file is new).
+
+    ``gaps_editable``: blank lines outside entries (between them, before the first, after the last)
+    are not history (see :mod:`ci_tools.changelog.policy`).
+    """
     if base is None:
         return HistoryDiff(head, None, 1, list(head.blocks), whole_file=True)
     if head.data.startswith(base.data):
         return _appended_only(base, head)
-    return _aligned(base, head)
+    return _aligned(base, head, gaps_editable)
 
 
 def _appended_only(base: Layout, head: Layout) -> HistoryDiff:
@@ -111,19 +117,23 @@ def pr_link_value(line: bytes) -> str:
 
 
 class _Aligner:
-    def __init__(self, base: Layout, head: Layout) -> None:
+    def __init__(self, base: Layout, head: Layout, gaps_editable: bool) -> None:
         self.base, self.head = base, head
+        self.gaps_editable = gaps_editable
         self.edits: list[HistoryEdit] = []
 
     def lines(self, layout: Layout, first: int, last: int) -> list[bytes]:
         return layout.lines[first - 1: last]
 
     def compare_lines(self, base_first: int, base_lines: list[bytes], head_first: int,
-                      head_lines: list[bytes], *, allow_growth: bool = False) -> None:
-        """Report the first differing line of two runs that should be equal."""
+                      head_lines: list[bytes], *, allow_growth: bool = False, outside_entries: bool = False) -> None:
+        """Report the first differing line of two runs that should be equal (``outside_entries``: lines before
+        the first entry, whose blank lines a change may edit when gaps are editable)."""
         if allow_growth and head_lines[: len(base_lines)] == base_lines:
             return
         if base_lines == head_lines:
+            return
+        if outside_entries and self.gaps_editable and _without_blanks(base_lines) == _without_blanks(head_lines):
             return
         i = _first_difference(base_lines, head_lines)
         # A run the head dropped entirely is reported at the nearest head line.
@@ -141,6 +151,8 @@ class _Aligner:
                     self.edits.append(HistoryEdit(EditKind.PR_LINK, hb.start + i, bb.start + i, head_lines[i]))
             else:
                 self.compare_lines(bb.start, base_lines, hb.start, head_lines)
+        if self.gaps_editable:
+            return  # a gap holds only blank lines, and they are not history
         base_gap = self.lines(self.base, bb.end + 1, bb.end + bb.gap)
         head_gap = self.lines(self.head, hb.end + 1, hb.end + hb.gap)
         self.compare_lines(bb.end + 1, base_gap, hb.end + 1, head_gap, allow_growth=last_base and appended_after)
@@ -149,12 +161,17 @@ class _Aligner:
         self.edits.append(HistoryEdit(EditKind.REMOVED, at_head_line, bb.start))
 
 
-def _aligned(base: Layout, head: Layout) -> HistoryDiff:
+def _without_blanks(lines: list[bytes]) -> list[bytes]:
+    return [line for line in lines if not is_blank(line)]
+
+
+def _aligned(base: Layout, head: Layout, gaps_editable: bool) -> HistoryDiff:
     import difflib  # only history edits pay for it
 
-    al = _Aligner(base, head)
+    al = _Aligner(base, head, gaps_editable)
     # The preamble (comments before the first entry) is history too.
-    al.compare_lines(1, al.lines(base, 1, base.preamble_end), 1, al.lines(head, 1, head.preamble_end))
+    al.compare_lines(1, al.lines(base, 1, base.preamble_end), 1, al.lines(head, 1, head.preamble_end),
+                     outside_entries=True)
     bblocks, hblocks = base.blocks, head.blocks
     matcher = difflib.SequenceMatcher(
         None, [base.block_bytes(b) for b in bblocks], [head.block_bytes(b) for b in hblocks], autojunk=False,

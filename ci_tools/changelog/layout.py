@@ -74,6 +74,15 @@ class Layout:
             lines.pop()  # the text after the final newline is not a line
         return lines
 
+    @cached_property
+    def lines_without_trailing_blanks(self) -> list[bytes]:
+        """The lines up to the last one that is not blank."""
+        lines = self.lines
+        end = len(lines)
+        while end and is_blank(lines[end - 1]):
+            end -= 1
+        return lines[:end]
+
     @property
     def ends_with_newline(self) -> bool:
         return self.data.endswith(b"\n")

@@ -22,6 +22,7 @@ from . import rules as R
 from .entries import NewEntry, ParsedEntries, parse_entries
 from .history import PR_LINK_PREFIX, EditKind, HistoryDiff, diff_history, pr_link_value
 from .layout import Layout, binary_evidence, is_blank, line_and_column
+from .policy import GatePolicy
 
 PLACEHOLDER = "XXX"
 
@@ -38,13 +39,15 @@ class ChangelogChange:
     """The changelog at two revisions.  ``compared`` is False when there is no base to compare with."""
 
     def __init__(self, path: str, base: bytes | None, head: bytes | None, *, compared: bool = True,
-                 base_label: str = "base revision", limits: Limits = Limits()) -> None:
+                 base_label: str = "base revision", limits: Limits = Limits(),
+                 policy: GatePolicy = GatePolicy()) -> None:
         self.path = path
         self.base_bytes = base
         self.head_bytes = head
         self.compared = compared
         self.base_label = base_label
         self.limits = limits
+        self.policy = policy
 
     @property
     def oversized(self) -> bool:
@@ -73,7 +76,7 @@ class ChangelogChange:
             return None
         if not self.compared:
             return HistoryDiff(self.head, None, 1, list(self.head.blocks), whole_file=True)
-        return diff_history(self.base, self.head)
+        return diff_history(self.base, self.head, gaps_editable=self.policy.gaps_editable)
 
     @property
     def emptied(self) -> bool:
@@ -151,7 +154,7 @@ def lint_changelog(change: ChangelogChange, config: ProjectConfig, *, pr_number:
         return findings
     findings += _appended_count_rule(change, diff)
     findings += _history_rules(change, diff, config)
-    findings += _separator_rules(path, head, diff)
+    findings += _separator_rules(path, head, diff, _history_blank_lines(change))
     entries = change.parsed.entries
     findings += _pr_link_rules(entries, config, pr_number, feature_branch)
     if entries:
@@ -339,17 +342,30 @@ def _history_rules(change: ChangelogChange, diff: HistoryDiff, config: ProjectCo
     return out
 
 
-def _separator_rules(path: str, head: Layout, diff: HistoryDiff) -> list[Finding]:
+def _history_blank_lines(change: ChangelogChange) -> int:
+    """Blank lines the base ends with that the change must keep (the whitespace policy ``history``)."""
+    base = change.base
+    if change.policy.gaps_editable or base is None or not base.lines:
+        return 0
+    return len(base.lines) - len(base.lines_without_trailing_blanks)
+
+
+def _separator_rules(path: str, head: Layout, diff: HistoryDiff, kept: int) -> list[Finding]:
+    """Exactly one blank line above each appended entry; above the first, the ``kept`` blank lines the base ends
+    with when the policy keeps them as history and they are more than one (the change then adds none)."""
     out: list[Finding] = []
     for n, block in enumerate(diff.new_blocks):
         if n == 0 and block.start == 1:
             continue  # the first entry of the file has nothing to be separated from
+        expected = max(1, kept) if n == 0 else 1
         blanks = head.blank_lines_above(block.start)
-        if blanks != 1:
+        if blanks != expected:
             found = "no blank line" if blanks == 0 else f"{blanks} blank lines"
+            why = (f"exactly {expected}, the blank lines the base ends with (history under the "
+                   "whitespace policy `history`; add none)" if expected > 1 else "exactly one blank line")
             out.append(make_finding(
-                R.SEPARATOR, f"new entry is preceded by {found}; expected exactly one blank line",
-                Location(path, block.start, 1), data={"blank_lines": blanks},
+                R.SEPARATOR, f"new entry is preceded by {found}; expected {why}",
+                Location(path, block.start, 1), data={"blank_lines": blanks, "expected": expected},
             ))
     return out
 

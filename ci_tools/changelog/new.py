@@ -1,9 +1,13 @@
-"""``changelog new``: append one correctly separated entry, never touching existing bytes.
+"""``changelog new``: append one correctly separated entry, never touching an entry's bytes.
 
 ruamel.yaml emits the entry (quoting whatever needs quoting) in the layout the
 file already uses; the entry is then appended to the file's bytes with
 exactly one blank line before it, so history stays byte-for-byte intact, and
-the result is read back before it is written (:func:`read_back`).
+the result is read back before it is written (:func:`read_back`).  A file
+that ends with more than one blank line is separated as the gate's
+whitespace policy reads it (:mod:`ci_tools.changelog.policy`): with
+``editable`` the extra blank lines become one, with ``history`` they are kept
+and are the separator.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from dataclasses import dataclass
 from ..errors import UsageError
 from ..revision.yamlpos import YamlLoadError, decode_utf8, load_yaml
 from .layout import Layout, binary_evidence, is_blank, line_and_column
+from .policy import GatePolicy
 
 
 @dataclass(frozen=True)
@@ -90,19 +95,18 @@ def read_back(path: str, updated: bytes, entry: bytes) -> None:
                          "them; refusing to write it", path=path, line=1)
 
 
-def append_entry(existing: bytes | None, entry: bytes) -> bytes:
-    """``existing`` followed by ``entry`` with exactly one blank line between them."""
+def append_entry(existing: bytes | None, entry: bytes, policy: GatePolicy = GatePolicy()) -> bytes:
+    """``existing`` followed by ``entry``, separated the way the gate accepts under ``policy``."""
     if not existing:
         return entry
     layout = Layout(existing)
-    trailing = 0
-    while trailing < len(layout.lines) and is_blank(layout.lines[len(layout.lines) - 1 - trailing]):
-        trailing += 1
+    trailing = len(layout.lines) - len(layout.lines_without_trailing_blanks)
     if trailing > 1 or (trailing == 1 and not existing.endswith(b"\n")):
-        raise UsageError(
-            f"the changelog ends with {trailing} blank lines; expected at most one, so that the new entry can be "
-            "separated by exactly one blank line without editing existing bytes. Remove the extra blank lines first",
-        )
+        if not policy.gaps_editable:
+            # The blank lines are history: they stay, and separate the new entry.
+            return existing + (b"" if existing.endswith(b"\n") else b"\n") + entry
+        kept = b"\n".join(layout.lines_without_trailing_blanks)
+        return kept + b"\n\n" + entry
     if trailing == 1:
         return existing + entry
     if existing.endswith(b"\n"):

@@ -60,7 +60,7 @@ ENTRY_COUNT = register(
 HISTORY_CHANGED = register(
     "changelog-history-changed",
     summary="an existing changelog entry was edited",
-    what="Compares the changelog at the head with the base revision: the head must start with the base's bytes. Reports every changed historical line, with the base line as a related location.",
+    what="Compares the changelog at the head with the base revision: every historical line must stay as it was, apart from a corrected pr-link and, under the default whitespace policy (`changelog-gate.whitespace-between-entries: editable` in .ci-tools.yaml), blank or whitespace-only lines outside entries, which a change may add, remove or empty as InferenceX's own check allows. Reports every changed historical line, with the base line as a related location.",
     why="The changelog is the audit trail of what changed results; rewriting it hides why old numbers differ.",
     example="   description:\n-    - \"Bump image to 0901\"\n+    - \"Bump image to 0907\"",
     fix="Restore the historical lines and describe the new change in a new entry at the end.",
@@ -87,7 +87,7 @@ NOT_AT_END = register(
 SEPARATOR = register(
     "changelog-separator",
     summary="a new changelog entry is not preceded by exactly one blank line",
-    what="Counts the blank lines directly above each appended `- config-keys:` line; exactly one is expected.",
+    what="Counts the blank lines directly above each appended `- config-keys:` line; exactly one is expected. Under the whitespace policy `history`, blank lines the base ends with are history, so above the first appended entry exactly those are expected when there are more than one (the change adds none).",
     why="One blank line between entries is the documented layout; double blank separators are how unreviewed hand edits show up in history.",
     example="  pr-link: https://github.com/OWNER/REPO/pull/1\n\n\n- config-keys:",
     fix="Leave exactly one empty line between entries (`ci-tools changelog new` does it for you).",

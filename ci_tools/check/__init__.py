@@ -244,12 +244,14 @@ class CheckContext:
     @cached_property
     def changelog(self) -> ChangelogChange:
         from ..changelog.lint import ChangelogChange
+        from ..changelog.policy import load_gate_policy
         from ..config.limits import limits_of
 
         path = self.config.changelog
         base = self.base_snapshot.read(path) if self.compared else None
         return ChangelogChange(path, base, self.head_snapshot.read(path), compared=self.compared,
-                               base_label=self.base_label, limits=limits_of(self.config))
+                               base_label=self.base_label, limits=limits_of(self.config),
+                               policy=load_gate_policy(self.config))
 
     @cached_property
     def changed_paths(self) -> frozenset[str]:

@@ -52,8 +52,9 @@ def lint_command(repo_dir: str | None, config_file: str | None, fmt: str | None,
 def new_command(repo_dir: str | None, config_file: str | None, keys: tuple[str, ...], messages: tuple[str, ...],
                 scenarios: tuple[str, ...], append_only: bool, base_rev: str | None, pr_number: int | None,
                 dry_run: bool) -> None:
-    """Append a correctly separated entry to the changelog, keeping every existing byte."""
+    """Append a correctly separated entry to the changelog, keeping every byte of its entries."""
     from ..changelog.new import NewEntrySpec, append_entry, read_back, render_entry, require_text
+    from ..changelog.policy import load_gate_policy
     from ..check.entry_keys import entry_keys
 
     import os
@@ -81,7 +82,7 @@ def new_command(repo_dir: str | None, config_file: str | None, keys: tuple[str, 
     if dry_run:
         click.echo(entry.decode("utf-8"), nl=False)
         return
-    updated = append_entry(existing, entry)
+    updated = append_entry(existing, entry, load_gate_policy(config))
     read_back(config.changelog, updated, entry)
     path.write_bytes(updated)
     line = updated[: len(updated) - len(entry)].count(b"\n") + 1

@@ -278,6 +278,7 @@ SECTION_READERS: dict[str, str] = {
     "dispatch": "ci_tools.github.auth:load_policy",
     "sweep": "ci_tools.sweep.settings:load_sweep_settings",
     "job-env": "ci_tools.jobs.env.settings:load_job_env_settings",
+    "changelog-gate": "ci_tools.changelog.policy:load_gate_policy",
 }
 
 
