@@ -92,7 +92,7 @@ def _verdicts(draw: st.DrawFn) -> list[verdict.PointVerdict]:
     return out
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(_verdicts())
 def test_the_comment_never_exceeds_the_limit_and_keeps_every_flagged_point(vs: list[verdict.PointVerdict]) -> None:
     ctx = CommentContext(key="k", sha="d" * 40, baseline=Baseline({}, "nowhere"))
