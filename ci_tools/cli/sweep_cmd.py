@@ -120,13 +120,12 @@ def _print_dry_run(prepared: Prepared, ctx: SweepContext, slot_index: int) -> No
         click.echo(f"# node {slot.node}, port {slot.port}, timeout {prepared.timeout:g} s")
     gpus = ctx.gpus()
     click.echo(f"# GPUs: {gpus.describe() if gpus is not None else 'none listed (no nvidia-smi, amd-smi or rocm-smi)'}")
-    click.echo(f"# working directory: {plan.cwd}")
+    lines = [f"# working directory: {plan.cwd}"]
     if planned.refusal:
-        click.echo(f"# not run: {planned.refusal}")
-    for line in describe(planned.env, ctx.base_env):
-        click.echo(line)
-    click.echo("# command:")
-    click.echo(shlex.join(plan.argv))
+        lines.append(f"# not run: {planned.refusal}")
+    lines += describe(planned.env, ctx.base_env)
+    lines += ["# command:", shlex.join(plan.argv)]
+    click.echo("\n".join(lines))  # one write per job: a full sweep prints ~180,000 lines
 
 
 def _summary_line(record: StatusRecord, job_dir: Path) -> str:

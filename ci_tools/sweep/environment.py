@@ -95,19 +95,29 @@ def prepare_github_files(job_dir: Path) -> None:
         (directory / leaf).touch()
 
 
-def unsupplied(recipe: str, env: Mapping[str, str], inherited: Mapping[str, str], launcher_names: Iterable[str],
-               config: ProjectConfig, snapshot: Snapshot) -> list[str]:
+def unsupplied(recipe: str, job: Job, contract: JobEnvContract, env: Mapping[str, str], inherited: Mapping[str, str],
+               launcher_names: Iterable[str], config: ProjectConfig, snapshot: Snapshot) -> list[str]:
     """Variables the recipe requires that are unset or empty in everything the job will have.
 
-    The recipe is evaluated (:mod:`ci_tools.evaluation`) with the inherited
-    environment, the job's, and the launcher's variables (present, values
-    unknown).
+    The recipe is evaluated (:mod:`ci_tools.evaluation`) with every name the
+    job will have: the values many jobs share (the workflow's job-derived
+    ones, ``RUN_EVAL``/``EVAL_ONLY``, an empty inherited value) as they are, the
+    rest (the node, the port, paths, what the launcher sets, inherited
+    values) present with values unknown.  Shared values let the evaluator
+    reuse its work from job to job, as ``recipe lint`` does over a sweep; an
+    unknown value is never taken for a missing one.
     """
     from ..evaluation.evaluate import evaluate_recipe
 
-    full: dict[str, str | None] = {**inherited, **env}
-    for name in launcher_names:
-        full[name] = None
+    full: dict[str, str | None] = {name: "" if value == "" else None for name, value in inherited.items()}
+    full.update(dict.fromkeys(env))
+    for name, var in contract.workflow_env(job).items():
+        if var.value is not None and env.get(name) == var.value:
+            full[name] = var.value
+    for name in ("RUN_EVAL", "EVAL_ONLY"):
+        if name in env:
+            full[name] = env[name]
+    full.update(dict.fromkeys(launcher_names))
     result = evaluate_recipe(recipe, full, config, snapshot)
     names: list[str] = []
     for missing in result.missing_env:

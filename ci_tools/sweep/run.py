@@ -135,8 +135,8 @@ def plan_job(prepared: Prepared, ctx: SweepContext, slot: Slot | None) -> Planne
     missing: tuple[str, ...] = ()
     if resolution.script is not None:
         launcher_names = contract.launcher_names(script) if kind == REPOSITORY and script else ()
-        missing = tuple(unsupplied(resolution.script, plan.env, ctx.base_env, launcher_names, ctx.config,
-                                   ctx.snapshot))
+        missing = tuple(unsupplied(resolution.script, job, contract, plan.env, ctx.base_env, launcher_names,
+                                   ctx.config, ctx.snapshot))
     refusal = f"the runner's GPUs do not fit the job: {unfit}" if unfit else ""
     if missing:
         refusal = ("the recipe requires " + ", ".join(missing) + ", which neither the workflow, the runner, "
