@@ -10,7 +10,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures" / "sweep"))
 
 from sweeplib import cli, make_repo  # noqa: E402
 
-from ci_tools.sweep.report import collect, format_number, html_escape, md_escape, render_markdown  # noqa: E402
+from ci_tools.report.markdown import md_escape  # noqa: E402
+from ci_tools.sweep.report import collect, format_number, html_escape, render_markdown  # noqa: E402
 from ci_tools.sweep.status import StatusRecord, read_status, write_status  # noqa: E402
 
 

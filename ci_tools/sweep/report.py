@@ -31,6 +31,7 @@ from .status import (
     StatusRecord,
     read_status,
 )
+from ..report.markdown import md_escape
 from ..results.metrics import BY_NAME
 from ..results.record import RECORD_FILE, PointResult, RecordError
 from ..results.record import load as load_record
@@ -43,7 +44,6 @@ DEFAULT_REPORT_METRICS = ("throughput_per_gpu", "interactivity", "ttft_median")
 _ICONS = {SUCCESS: "✅", FAILED: "❌", TIMED_OUT: "⏱️", STOPPED: "⏹️", NOT_RUN: "⚠️"}
 _LEAKED_ICON = "🧹"  # succeeded, but left processes running that had to be ended
 _ORDER = (FAILED, TIMED_OUT, STOPPED, NOT_RUN, SUCCESS)
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~<>])")
 
 
 @dataclass(frozen=True)
@@ -52,11 +52,6 @@ class JobReport:
     directory: Path
     result: Any  # the parsed $RESULT_FILENAME.json, None when there is none (or it does not parse)
     points: tuple[PointResult, ...] = ()  # record.json's per-concurrency results, when it has any
-
-
-def md_escape(text: str) -> str:
-    flat = " ".join(str(text).split())
-    return _MD_SPECIAL.sub(r"\\\1", flat).replace("@", "&#64;")
 
 
 def html_escape(text: str) -> str:
