@@ -79,7 +79,7 @@ def evaluate_job(job: Job, config: ProjectConfig, snapshot: Snapshot) -> RecipeE
     path = _resolve(job, config, snapshot)
     if path is None:
         return None
-    return evaluate_recipe(path, recipe_env(job, config, snapshot), config, snapshot, env_location(job))
+    return evaluate_recipe(path, recipe_env(job, config, snapshot, as_run=True), config, snapshot, env_location(job))
 
 
 def env_location(job: Job) -> Location:

@@ -29,11 +29,15 @@ if TYPE_CHECKING:  # the environment contract is imported where it is used: vali
     from .env.contract import JobEnvContract
 
 
-def recipe_env(job: Job, config: ProjectConfig, snapshot: Snapshot) -> dict[str, str | None]:
-    """Every variable the job's recipe receives; None where the value is only known at run time."""
+def recipe_env(job: Job, config: ProjectConfig, snapshot: Snapshot, as_run: bool = False) -> dict[str, str | None]:
+    """Every variable the job's recipe receives; None where the value is only known at run time.
+
+    ``as_run``: only what reaches the recipe where the fleet's launcher starts it in a `docker run`
+    container (what evaluating it needs; ``matrix --env`` shows the launch step's environment).
+    """
     from .env.contract import contract_for
 
-    return {name: var.value for name, var in contract_for(config, snapshot).recipe_env(job).items()}
+    return {name: var.value for name, var in contract_for(config, snapshot).recipe_env(job, as_run).items()}
 
 
 def job_env(job: Job, *, result_dir: str = "/workspace/results", port: str = DEFAULT_PORT, runner_name: str = "",

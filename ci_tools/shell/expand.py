@@ -163,6 +163,9 @@ class FieldBuilder:
     def __init__(self) -> None:
         self.fields: list[Field] = []
         self.current: Field | None = None
+        # Quoted "${A[@]}" / "$@" expansions that had no element: a double-quoted string made only of
+        # such expansions and empty text is no word at all (see Expander._word).
+        self.vanished = 0
 
     def add(self, piece: Piece) -> None:
         if self.current is None:
@@ -463,7 +466,10 @@ class Expander:
         if t in ("word", "number", "extglob_pattern", "regex", "test_operator"):
             fb.add(Piece(unescape_word(n.text) if t == "word" else n.text))
         elif t == "string":
-            # "..." always yields a field, even when empty; "${A[@]}" may yield several.
+            # "..." always yields a field, even when empty; "${A[@]}" may yield several, or none: bash drops
+            # the word when the quotes hold an array expansion of no element and nothing else but empty text
+            # ("${A[@]}" and "${A[@]}$EMPTY" are no word, "x${A[@]}" and "${A[@]}""" are one).
+            opened, first, vanished = fb.current is None, len(fb.fields), fb.vanished
             fb.add(Piece(""))
             chunks = n.memo if isinstance(n.memo, list) else None
             if chunks is None:
@@ -477,6 +483,10 @@ class Expander:
                     fb.add(Piece(unescape_dquoted(item), None, where))
                 else:
                     self._word(item, fb, quoted=True)
+            if opened and fb.vanished != vanished and all(
+                    p.text == "" for f in fb.fields[first:] for p in f.pieces):
+                del fb.fields[first:]
+                fb.current = None
         elif t == "raw_string":
             fb.add(Piece(n.text[1:-1], None, n.location() if "\n" in n.text else None))
         elif t == "ansi_c_string":
@@ -522,6 +532,8 @@ class Expander:
             fb.add_split(v.text, v)
 
     def _emit_all(self, items: list[Value], fb: FieldBuilder, quoted: bool, star: bool) -> None:
+        if not items and quoted and not star:
+            fb.vanished += 1
         if star and quoted:
             # "${A[*]}": one field, the items joined by spaces (each piece still names its item).
             if not items:

@@ -48,7 +48,7 @@ _COMMON = {
     "enroot": "enroot.sh", "unsquashfs": "unsquashfs.sh", "sbcast": "sbcast.sh",
 }
 _VENDOR = {"nvidia": {"nvidia-smi": "nvidia-smi.sh"}, "amd": {"amd-smi": "amd-smi.sh", "rocm-smi": "rocm-smi.sh"}}
-_LIBRARIES = ("slurm-lib.sh",)  # sourced by shims from lib/
+_LIBRARIES = ("slurm-lib.sh", "venv-lib.sh")  # sourced by shims from lib/
 
 _HEAD = """#!/bin/bash
 # Stand-in for {name} (tests/standins of ci-tools): records this call under ../log, then runs shims/{body}.

@@ -109,7 +109,7 @@ class EvalCache:
         path = resolve_recipe(job, self.config, snapshot).script
         if path is None:
             return None
-        env = recipe_env(job, self.config, snapshot)
+        env = recipe_env(job, self.config, snapshot, as_run=True)
         key = (path, self._digest(snapshot.read(path)), self._digest(snapshot.read(self.config.benchmark_lib)),
                tuple(sorted(env.items())), job.row.path, job.row.line)
 

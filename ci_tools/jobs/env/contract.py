@@ -232,16 +232,35 @@ class JobEnvContract:
         found = self.launchers.get(path)
         return () if found is None else tuple(n for n, _ in found.sets + found.fills)
 
-    def recipe_env(self, job: Job) -> dict[str, EnvVar]:
+    def recipe_env(self, job: Job, as_run: bool = False) -> dict[str, EnvVar]:
         """Everything the job's recipe receives: the workflow's variables, then what exists only at
-        run time (the fleet's launchers, configured runtime names), with unknown values."""
+        run time (the fleet's launchers, configured runtime names), with unknown values.
+
+        ``as_run``: as the recipe is started, where the fleet's launchers start it in a `docker run`
+        container: only what they pass it (``LauncherVars.passes``; the runtime names stay).
+        """
         env = self.workflow_env(job)
-        for name, var, wins in self._run_time_vars(self.launcher_paths(job)):
+        paths = self.launcher_paths(job)
+        passes = self._passes(paths) if as_run else None
+        for name, var, wins in self._run_time_vars(paths):
             if wins:
                 env[name] = var
             else:
                 env.setdefault(name, var)
+        if passes is not None:
+            runtime = {name for name, _ in self.runtime}
+            env = {name: var for name, var in env.items() if name in passes or name in runtime}
         return env
+
+    def _passes(self, paths: tuple[str, ...]) -> frozenset[str] | None:
+        """What reaches a recipe through the launchers ``paths`` when each passes a list (their union)."""
+        found: set[str] = set()
+        for path in paths:
+            launcher = self.launchers.get(path)
+            if launcher is None or launcher.passes is None:
+                return None
+            found |= launcher.passes
+        return frozenset(found) if paths else None
 
     def _run_time_vars(self, paths: tuple[str, ...]) -> tuple[tuple[str, EnvVar, bool], ...]:
         """In order, what the launchers ``paths`` set (True: it wins) or only fill in, then the runtime

@@ -11,7 +11,9 @@ value.  Every branch of the launcher counts (a variable exported for
 multinode jobs only is counted for all jobs of the fleet): the set is an
 over-approximation, values are never guessed.  ``NAME=value cmd`` counts when
 ``cmd`` starts a program that may run the recipe (``bash``, ``srun``,
-``docker``, ...), not for a builtin such as ``IFS= read``.
+``docker``, ...), not for a builtin such as ``IFS= read``.  A launcher that
+starts recipes only with ``docker run`` passes them only what its ``-e``
+options name (``passes``): the workflow's other variables never reach them.
 """
 
 from __future__ import annotations
@@ -42,6 +44,10 @@ class LauncherVars:
     path: str
     sets: tuple[tuple[str, Location], ...]
     fills: tuple[tuple[str, Location], ...]
+    # When every recipe the launcher starts runs in a `docker run` container: the names those containers
+    # take from the launcher's environment (`-e NAME`, `-e NAME=value`, `--env ...`), nothing else reaching
+    # the recipe; None when a recipe may see all of it (srun --export=ALL, bash, an --env-file).
+    passes: frozenset[str] | None = None
 
 
 def _kept_form(name: str, value: str) -> str | None:
@@ -106,6 +112,47 @@ def _items(node: Node) -> Iterator[tuple[str, str | None, Node]]:
                     yield name, value if eq else None, words[i + 1]
 
 
+# Programs that start a recipe with the launcher's whole environment (when it is not run in `docker run`).
+_OTHER_STARTS = frozenset({"srun", "sbatch", "salloc", "enroot", "apptainer", "singularity"})
+_SHELLS = frozenset({"bash", "sh", "exec", "source", "."})
+
+
+def _container_passes(nodes: list[Node]) -> frozenset[str] | None:
+    """The ``passes`` of a launcher (see :class:`LauncherVars`): the union of the ``-e`` names of its
+    ``docker run`` commands, when nothing else of it can start a recipe."""
+    runs: list[list[str]] = []
+    for node in nodes:
+        if node.type != "command":
+            continue
+        texts = [c.text for c in node.children if c.type != "variable_assignment"]
+        if not texts:
+            continue
+        program = texts[0].rsplit("/", 1)[-1]
+        if program in ("docker", "podman") and texts[1:2] == ["run"]:
+            runs.append(texts)
+        elif program in _OTHER_STARTS:
+            return None
+        elif program in _SHELLS and any("benchmarks/" in t or "$" in t for t in texts[1:]):
+            return None  # `bash "$SCRIPT"`: a recipe started outside a container
+    if not runs:
+        return None
+    names: set[str] = set()
+    for texts in runs:
+        for i, text in enumerate(texts):
+            if text == "--env-file" or text.startswith("--env-file=") or "[@]" in text or "[*]" in text:
+                return None  # names in a file or an array (`"${ENV_ARGS[@]}"`): not read here
+            if text in _ENV_OPTIONS and i + 1 < len(texts):
+                item = texts[i + 1]
+            elif text.startswith("--env="):
+                item = text.removeprefix("--env=")
+            else:
+                continue
+            name = item.strip("\"'").split("=", 1)[0]
+            if _NAME.match(name):
+                names.add(name)
+    return frozenset(names)
+
+
 def scan_launcher(path: str, source: bytes) -> LauncherVars:
     script = parse_script(path, source)
     nodes = list(_walk(script.root))
@@ -126,4 +173,5 @@ def scan_launcher(path: str, source: bytes) -> LauncherVars:
                 sets.setdefault(name, where.location())
             elif "fill" in form:
                 fills.setdefault(name, where.location())
-    return LauncherVars(path, tuple(sets.items()), tuple((n, w) for n, w in fills.items() if n not in sets))
+    return LauncherVars(path, tuple(sets.items()), tuple((n, w) for n, w in fills.items() if n not in sets),
+                        _container_passes(nodes))

@@ -27,6 +27,7 @@ import time
 import socket
 from datetime import datetime
 
+import common
 from common import Node
 
 CHAT_BACKENDS = ("openai-chat",)
@@ -226,7 +227,7 @@ def run(node: Node, argv: list[str]) -> int:
             name = os.path.join(args.result_dir, name)
         with open(name, "w", encoding="utf-8") as out:
             json.dump(saved, out)
-    call = os.environ.get("STANDIN_CALL")
+    call = common.CALL
     if call:
         with open(call + ".client.json", "w") as f:
             json.dump({"api_url": api_url, "servers": servers, "errors": errors}, f)

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import os
 
+# Where the shim recorded this call (``<root>/log/<stamp>-<pid>-<name>``), set by main.py.
+CALL: str | None = None
+
 
 class Node:
     """The node an installation pretends to be (``<root>/state/node.env``, which the bash shims source)."""

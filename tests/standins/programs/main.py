@@ -11,11 +11,14 @@ import os
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import common  # noqa: E402
 from common import Node  # noqa: E402
 
 
 def main(argv: list[str]) -> int:
     root, name, args = argv[1], argv[2], argv[3:]
+    # The shim's record of this call, for the programs that add to it; never passed on to what they start.
+    common.CALL = os.environ.pop("STANDIN_CALL", None)
     node = Node(root)
     if name == "docker":
         from docker import docker

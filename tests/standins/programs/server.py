@@ -5,7 +5,7 @@ Whatever the program, the stand-in listens where the real one would
 default port; a router's ``--prometheus-port`` and LMCache's ``--http-port``
 too), logs like a server
 starting, and answers what recipes and clients poll: ``/health``,
-``/health_generate``, ``/v1/models``, ``/metrics``, ``/get_model_info``,
+``/health_generate``, ``/healthcheck`` (LMCache), ``/v1/models``, ``/metrics``, ``/get_model_info``,
 ``/server_info``, ``/version``, and ``POST /v1/completions``,
 ``/v1/chat/completions``, ``/generate`` with a short completion (streamed as
 server-sent events when the request asks for ``stream``).  Every answer
@@ -57,7 +57,7 @@ def answer(method: str, path: str, raw: bytes, model: str, argv: list[str]) -> t
     """(status, body, content type) for one request."""
     path = path.split("?", 1)[0]
     if method == "GET":
-        if path in ("/health", "/health_generate", "/ping", "/readiness", "/liveness"):
+        if path in ("/health", "/health_generate", "/healthcheck", "/ping", "/readiness", "/liveness"):
             return 200, b"", "text/plain"
         if path == "/v1/models":
             return _json({"object": "list", "data": [{"id": model, "object": "model", "owned_by": "standin",

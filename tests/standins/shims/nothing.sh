@@ -1,6 +1,7 @@
-# pip, pip3, lm_eval, aiperf: install, evaluate and replay nothing. uv: `uv venv DIR` makes a venv whose python,
-# hf and aiperf are the stand-ins (the agentic recipes install AIPerf into one and run it from there).
+# pip, pip3, lm_eval, aiperf: install, evaluate and replay nothing. uv: `uv venv DIR` makes a venv of stand-ins
+# (lib/venv-lib.sh; the agentic recipes install AIPerf into one and run it from there).
 if [[ "${0##*/} $1" == "uv venv" ]]; then
+    . "$_standin_root/lib/venv-lib.sh"
     _dir=.venv
     shift
     while (( $# )); do
@@ -11,12 +12,6 @@ if [[ "${0##*/} $1" == "uv venv" ]]; then
         esac
         shift
     done
-    mkdir -p "$_dir/bin" && : > "$_dir/bin/activate"
-    for _tool in python python3 hf aiperf; do
-        _target=$_tool
-        [[ "$_tool" == python ]] && _target=python3
-        printf '#!/bin/bash\nexec %q "$@"\n' "$_standin_root/bin/$_target" > "$_dir/bin/$_tool"
-        chmod +x "$_dir/bin/$_tool"
-    done
+    _standin_venv "$_dir"
 fi
 exit 0

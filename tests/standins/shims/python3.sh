@@ -1,6 +1,7 @@
 # python3 / python: the server modules (sglang.launch_server, atom.entrypoints.openai_server,
 # vllm.entrypoints.openai.api_server, sglang_router.launch_router) serve, utils/bench_serving/benchmark_serving.py
-# benchmarks, `-m pip` and `-m lm_eval` do nothing; everything else is the real interpreter.
+# benchmarks, `-m pip` and `-m lm_eval` do nothing, `-m venv DIR` makes a venv of stand-ins (lib/venv-lib.sh);
+# everything else is the image's interpreter.
 _args=("$@") _i=0
 while (( _i < ${#_args[@]} )); do
     case "${_args[_i]}" in
@@ -20,6 +21,10 @@ case "${_rest[0]}" in
             vllm.entrypoints.openai.api_server) _program=server:vllm ;;
             sglang_router.launch_router) _program=server:router ;;
             pip|lm_eval) exit 0 ;;
+            venv) . "$_standin_root/lib/venv-lib.sh"
+                for _a in "${_rest[@]:2}"; do [[ "$_a" == -* ]] || _dir=$_a; done
+                _standin_venv "${_dir:?python3 -m venv: no directory}"
+                exit 0 ;;
         esac
         _rest=("${_rest[@]:2}") ;;
     *bench_serving/benchmark_serving.py|benchmark_serving.py) _program=client; _rest=("${_rest[@]:1}") ;;
