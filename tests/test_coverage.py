@@ -87,11 +87,14 @@ def test_recipe_sourced_file_and_benchmark_lib(repo: tuple[Repo, str]) -> None:
     r, base = repo
     r.write({"benchmarks/atom_env.sh": b"export ATOM_DP_LB_REQ_EQUIV=512\n"})
     assert affected(r, base) == {"dsr1-fp8-mi355x-atom": [("benchmarks/atom_env.sh", 1, f"file sourced by {ATOM} changed")]}
+    # A function no recipe calls changes no run; a variable the library exports, when sourced, changes them all.
     r.write({"benchmarks/atom_env.sh": b"export ATOM_DP_LB_REQ_EQUIV=0\n",
              "benchmarks/benchmark_lib.sh": b"#!/usr/bin/env bash\nhelper() { echo; }\n"})
+    assert affected(r, base) == {}
+    r.write({"benchmarks/benchmark_lib.sh": b"#!/usr/bin/env bash\nhelper() { :; }\nexport VLLM_USE_V1=1\n"})
     assert affected(r, base) == {
-        "dsr1-fp8-mi355x-atom": [("benchmarks/benchmark_lib.sh", 2, "benchmark_lib.sh changed")],
-        "gptoss-fp4-mi355x-vllm": [("benchmarks/benchmark_lib.sh", 2, "benchmark_lib.sh changed")],
+        "dsr1-fp8-mi355x-atom": [("benchmarks/benchmark_lib.sh", 3, "benchmark_lib.sh changed")],
+        "gptoss-fp4-mi355x-vllm": [("benchmarks/benchmark_lib.sh", 3, "benchmark_lib.sh changed")],
     }
 
 
@@ -129,13 +132,13 @@ def test_first_changed_line() -> None:
 
 def test_check_reports_each_uncovered_key_with_file_and_line(repo: tuple[Repo, str], capsys: pytest.CaptureFixture[str]) -> None:
     r, base = repo
-    r.write({"benchmarks/benchmark_lib.sh": b"#!/usr/bin/env bash\nhelper() { echo; }\n",
+    r.write({"benchmarks/benchmark_lib.sh": b"#!/usr/bin/env bash\nhelper() { :; }\nexport VLLM_USE_V1=1\n",
              "perf-changelog.yaml": E1 + b"\n" + entry("dsr1-*")})
     code, out, _ = run(["check", "--repo", str(r.path), "--base", base, "--select", "coverage-"], capsys)
     assert code == 1
     assert out == (
-        "benchmarks/benchmark_lib.sh:2:1: error: config `gptoss-fp4-mi355x-vllm` is affected by this change "
-        "(benchmark_lib.sh changed at benchmarks/benchmark_lib.sh:2) but no entry appended to perf-changelog.yaml covers it; "
+        "benchmarks/benchmark_lib.sh:3:1: error: config `gptoss-fp4-mi355x-vllm` is affected by this change "
+        "(benchmark_lib.sh changed at benchmarks/benchmark_lib.sh:3) but no entry appended to perf-changelog.yaml covers it; "
         "expected an appended entry whose config-keys match `gptoss-fp4-mi355x-vllm` [coverage-uncovered-key]\n"
         "1 error(s), 0 warning(s), 0 note(s)\n"
     )

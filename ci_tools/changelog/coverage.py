@@ -2,12 +2,15 @@
 
 A config is affected when what it generates or runs changed between the base
 and the head: its master-config entry (compared as data, so comments and
-formatting do not count), the recipe its jobs resolve to (a script or an
-srt-slurm YAML: a different path, or changed content), ``benchmark_lib.sh``, a
-file the recipe sources or reads (an llm-d recipe),
-or the launcher of its runner's fleet (``runners/launch_<fleet>.sh``, which
-starts the recipe).  Everything else (docs, tests, this toolkit, the changelog itself)
-affects no config.
+formatting do not count), the recipe its jobs resolve to (a different path,
+or changed content), ``benchmark_lib.sh``, a file the recipe sources or reads
+(an llm-d recipe), or the launcher of its runner's fleet
+(``runners/launch_<fleet>.sh``, which starts the recipe).  For shell files the
+question is whether the change alters what the config's jobs run, not whether
+the file changed (:mod:`ci_tools.changelog.run_effect`: a launcher's branch
+for another model, a guarded ``hf download``, a function the job never calls
+change nothing).  Everything else (docs, tests, this toolkit, the changelog
+itself) affects no config.
 
 The analysis starts from the set of changed paths (``git diff --name-only``),
 so a change that touches no master config and no shell file costs nothing
@@ -25,12 +28,16 @@ from ..config import ProjectConfig
 from ..findings import Finding, Location, make_finding
 from ..jobs.contract import RecipeResolution, resolve_recipe
 from ..jobs.job import SCENARIOS, Job
-from ..jobs.matrix import expand, row_jobs
+from ..jobs.matrix import expand, expand_config, row_jobs
 from ..jobs.resolution import fleet_of, recipe_roots
 from ..model.keys import match_key_glob
 from ..model.repository import ConfigEntry, RepoData
 from ..revision.snapshot import Snapshot
+from ..shell.model import RecipeEval
+from ..shell.parse import Node
 from .coverage_rules import UNCOVERED_KEY
+from .run_effect import Evaluate, RunEffect
+from .shell_diff import BASE
 
 # `source FILE` / `. FILE` at the start of a command.
 _SOURCE = re.compile(rb"""^[ \t]*(?:source|\.)[ \t]+(["']?)([^"'\s;&|)]+)\1""", re.MULTILINE)
@@ -109,6 +116,21 @@ class RecipeDeps:
             deps = (self._resolve(m.group(2).decode("utf-8", "replace"), path) for m in _SOURCE.finditer(data))
             found = self._sourced[path] = tuple(d for d in deps if d)
         return found
+
+    def sourced_by(self, recipe: str, statements: Sequence[Node]) -> dict[str, int]:
+        """Each file the recipe's top-level ``statements`` source, directly or through what they source -> the
+        index of the first statement that does."""
+        out: dict[str, int] = {}
+        for index, node in enumerate(statements):
+            for m in _SOURCE.finditer(node.script.source[node.start:node.end]):
+                first = self._resolve(m.group(2).decode("utf-8", "replace"), recipe)
+                todo = [first] if first else []
+                while todo:
+                    path = todo.pop()
+                    if path not in out:
+                        out[path] = index
+                        todo.extend(self._sources_of(path))
+        return out
 
     def closure(self, recipe: str) -> frozenset[str]:
         if recipe in self._cache:
@@ -210,10 +232,26 @@ class ChangeInputs:
     base_repo: Callable[[], RepoData]
     head_repo: Callable[[], RepoData]
     base_label: str = "base revision"
+    # How a head job's recipe is evaluated (check shares its evaluations between stages); None: on its own.
+    evaluate: Evaluate | None = None
 
     def recipe_lookups(self) -> tuple[RecipeResolver, RecipeResolver, RecipeDeps]:
         """What jobs run at the head and at the base, and what the head's recipes depend on."""
         return RecipeResolver(self.head, self.config), RecipeResolver(self.base, self.config), RecipeDeps(self.head, self.config)
+
+    def run_effect(self, head_deps: RecipeDeps) -> RunEffect:
+        """What decides whether a changed shell file changes a job's run (see :mod:`.run_effect`)."""
+        from ..evaluation.evaluate import evaluate_job
+
+        base_deps = RecipeDeps(self.base, self.config)
+
+        def evaluate(job: Job, snapshot: Snapshot) -> RecipeEval | None:
+            return evaluate_job(job, self.config, snapshot)
+
+        def sourced(side: str, recipe: str, statements: Sequence[Node]) -> dict[str, int]:
+            return (base_deps if side == BASE else head_deps).sourced_by(recipe, statements)
+
+        return RunEffect(self.base, self.head, self.evaluate or evaluate, evaluate, sourced)
 
 
 def affected_keys(inputs: ChangeInputs) -> list[AffectedKey]:
@@ -223,6 +261,7 @@ def affected_keys(inputs: ChangeInputs) -> list[AffectedKey]:
         return []
     head, base = inputs.head_repo(), inputs.base_repo()
     head_recipe, base_recipe, deps = inputs.recipe_lookups()
+    effect = inputs.run_effect(deps)
     line_cache: dict[str, int] = {}
 
     def changed_line(path: str) -> int:
@@ -250,24 +289,36 @@ def affected_keys(inputs: ChangeInputs) -> list[AffectedKey]:
                 causes.append(cause)
         if runners_changed and cause_jobs(key):
             causes.append(runners_cause(key))
-        data = head.configs[key].data
+        entry = head.configs[key]
+        data = entry.data
         runner = data.get("runner") if isinstance(data, dict) else None
+        rows = row_jobs(entry, head) if shell_changed or masters_changed else []
         if shell_changed and isinstance(runner, str):
             for launcher in launchers(head, runner):
-                if launcher in changed:
-                    causes.append(Cause(launcher, changed_line(launcher), f"launcher of runner {runner} changed",
+                found = effect.launcher_change(launcher, rows) if launcher in changed else None
+                if found is not None:
+                    line = found.line if found.side != BASE else changed_line(launcher)
+                    causes.append(Cause(launcher, line, f"launcher of runner {runner} changed",
                                         _changed_scenarios(key, head, base)))
-        if shell_changed or masters_changed:
-            # A row's recipe is the same at each of its concurrencies: one job per row gives every cause.
-            causes.extend(_recipe_causes(row_jobs(head.configs[key], head), head_recipe, base_recipe, deps, changed,
-                                         changed_line, config))
+        if rows:
+            # A row's recipe is the same at each of its concurrencies: one job per row gives every cause, and
+            # the row's jobs are evaluated only when a change can alter their server line or environment.
+            causes.extend(_recipe_causes(rows, lambda job: _row_of(entry, head, job), head_recipe, base_recipe,
+                                         deps, effect, changed, changed_line, config))
         if causes:
             out.append(AffectedKey(key, tuple(dict.fromkeys(causes))))
     return out
 
 
-def _recipe_causes(jobs: Sequence[Job], head_recipe: RecipeResolver, base_recipe: RecipeResolver, deps: RecipeDeps,
-                   changed: frozenset[str], changed_line: Callable[[str], int], config: ProjectConfig) -> list[Cause]:
+def _row_of(entry: ConfigEntry, repo: RepoData, job: Job) -> list[Job]:
+    """Every concurrency of ``job``'s row."""
+    return [j for j in expand_config(entry, repo)
+            if (j.scenario_index, j.row_index, j.scenario) == (job.scenario_index, job.row_index, job.scenario)]
+
+
+def _recipe_causes(jobs: Sequence[Job], row_of: Callable[[Job], list[Job]], head_recipe: RecipeResolver,
+                   base_recipe: RecipeResolver, deps: RecipeDeps, effect: RunEffect, changed: frozenset[str],
+                   changed_line: Callable[[str], int], config: ProjectConfig) -> list[Cause]:
     causes: list[Cause] = []
     for job in jobs:
         resolution = head_recipe.resolution(job)
@@ -277,12 +328,18 @@ def _recipe_causes(jobs: Sequence[Job], head_recipe: RecipeResolver, base_recipe
         old = base_recipe(job)
         if old is not None and old != path:
             causes.append(Cause(path, 1, f"jobs now run {path} instead of {old}", (job.scenario,)))
-        for dep in sorted(deps.closure(path) | set(resolution.inputs)):
-            if dep in changed:
-                reason = "recipe changed" if dep == path else (
-                    "benchmark_lib.sh changed" if dep == config.benchmark_lib else
-                    f"input of {path} changed" if dep in resolution.inputs else f"file sourced by {path} changed")
-                causes.append(Cause(dep, changed_line(dep), reason, (job.scenario,)))
+        closure = deps.closure(path)
+        touched = sorted((closure | set(resolution.inputs)) & changed)
+        scripts = [d for d in touched if d in closure]
+        if resolution.script is not None and scripts and old == path:
+            # A row the matrix drops (no job of the config's expansion) is judged on its first point.
+            kept = set(effect.script_causes(path, row_of(job) or [job], scripts, closure))
+            touched = [d for d in touched if d not in scripts or d in kept]
+        for dep in touched:
+            reason = "recipe changed" if dep == path else (
+                "benchmark_lib.sh changed" if dep == config.benchmark_lib else
+                f"input of {path} changed" if dep in resolution.inputs else f"file sourced by {path} changed")
+            causes.append(Cause(dep, changed_line(dep), reason, (job.scenario,)))
     return causes
 
 

@@ -266,7 +266,8 @@ class CheckContext:
         from ..changelog.coverage import ChangeInputs
 
         return ChangeInputs(self.config, self.base_snapshot, self.head_snapshot, self.changed_paths,
-                            lambda: self.base_repo, lambda: self.head_configs_repo, self.base_label)
+                            lambda: self.base_repo, lambda: self.head_configs_repo, self.base_label,
+                            evaluate=self.eval_cache.evaluate)
 
     @cached_property
     def affected(self) -> list[AffectedKey]:

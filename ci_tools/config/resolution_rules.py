@@ -77,6 +77,9 @@ class ResolutionRule:
 
 _AMD_DISAGG = ("sglang-disagg", "vllm-disagg", "atom-disagg")
 _SN = "benchmarks/single_node"
+# Before 2026-06-02 (#1571) single-node recipes lay directly under single_node/: a script candidate of
+# today's layout that no revision file matches is looked for there too (a replay of older history).
+EARLIER_SCRIPT_DIRS = ((f"{_SN}/fixed_seq_len/", f"{_SN}/"),)
 
 DEFAULT_RULES: tuple[ResolutionRule, ...] = (
     # launch_mi355x-amds.sh, IS_MULTINODE: `benchmarks/multi_node/[agentic/]<prefix>_<precision>_mi355x_<framework>.sh`

@@ -90,15 +90,15 @@ def read_launcher(snapshot: Snapshot, path: str) -> tuple[str, bytes | None]:
 
 def launcher_inputs(job: Job, settings: Mapping[str, str]) -> dict[str, str]:
     """The variables InferenceX's workflow passes a launcher that come from the job's own fields (the
-    multinode template's ``env:``, its launch step's exports of additional-settings); the others are
-    unknown here.  ``tests/test_launcher_copies.py`` holds them to the repository's env contract."""
+    templates' ``env:``, the multinode launch step's ``IS_MULTINODE`` and exports of additional-settings); the
+    others are unknown here.  ``tests/test_launcher_copies.py`` holds them to the repository's env contract."""
     f = job.fields
     out = {name: str(f[key]) for name, key in (("MODEL_PREFIX", "model-prefix"), ("PRECISION", "precision"),
                                                 ("FRAMEWORK", "framework"), ("SPEC_DECODING", "spec-decoding"))
            if isinstance(f.get(key), str)}
     out["IS_AGENTIC"] = "1" if job.scenario == AGENTIC else "0"
-    if job.multinode:
-        out["IS_MULTINODE"] = "true"
+    # The multinode template's launch step exports it; the single-node one leaves it unset, which bash reads empty.
+    out["IS_MULTINODE"] = "true" if job.multinode else ""
     out.update(settings)
     return out
 

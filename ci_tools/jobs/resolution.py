@@ -24,6 +24,7 @@ from typing import Any, Collection, Mapping
 from ..config import ProjectConfig
 from ..config.resolution_rules import (
     DEFAULT_RULES,
+    EARLIER_SCRIPT_DIRS,
     EXTERNAL,
     SCRIPT,
     SRT_SLURM,
@@ -320,6 +321,9 @@ class Resolver:
             if path is not None and path not in candidates:
                 candidates.append(path)
         path = next((c for c in candidates if c in self.files), None)
+        if path is None:  # the same name where an earlier layout kept it (the candidates stay today's)
+            path = next((earlier + c[len(now):] for c in candidates for now, earlier in EARLIER_SCRIPT_DIRS
+                         if c.startswith(now) and earlier + c[len(now):] in self.files), None)
         if path or not candidates:
             reason = "" if path else f"rule `{rule.name}` gives no candidate for this job"
         elif len(candidates) == 1:

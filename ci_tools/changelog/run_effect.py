@@ -1,0 +1,200 @@
+"""Whether a change to a shell file a job runs changes what the job runs.
+
+Coverage used to count a job as affected when any file it reads changed: a
+change that only guards ``hf download`` behind a local-path check in 89
+recipes (InferenceX ed5867f9e998) made every config they serve "affected",
+though no job's server line or environment changed.  This module decides it
+per job, from what changed (:mod:`ci_tools.changelog.shell_diff`):
+
+- **a recipe script** (single-node: the job's server is started by one of its
+  top-level statements).  A changed statement after the one that starts the
+  server (the benchmark client, its options, the result handling), or a
+  changed function called after it, changes the run: it is what produced the
+  numbers, and evaluation does not model it.  A changed statement up to the
+  server's, a changed function only called there, and a changed top-level
+  statement of a file the recipe sources before the server (``benchmark_lib.sh``)
+  change the run only if the job's evaluation says so: the recipe is
+  evaluated at the base and at the head, for every concurrency of the row,
+  and the server command lines and their environment are compared as
+  ``recipe show --diff`` compares them (:func:`ci_tools.evaluation.diff.diff_results`).
+  A changed function the job never calls changes nothing.  Where the server
+  is not started by a top-level statement of the recipe (a multinode chain, a
+  server started inside a function), or a side does not parse, or a command
+  name is not spelled out, any change counts.
+- **a launcher** (``runners/launch_<fleet>.sh``): a changed statement counts
+  for the jobs its ``if``/``elif`` conditions are not false for, decided on
+  the variables the workflow gives the launcher from the job
+  (:func:`ci_tools.jobs.launcher_copies.launcher_inputs`); a changed function
+  counts for every job.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Sequence
+
+from ..evaluation.diff import diff_results
+from ..jobs.job import Job
+from ..jobs.launcher_copies import holds, launcher_inputs
+from ..jobs.resolution import job_settings
+from ..revision.snapshot import Snapshot
+from ..shell.model import RecipeEval
+from ..shell.parse import Node
+from .shell_diff import BASE, HEAD, Change, ShellDiff, called_names, shell_diff
+
+Evaluate = Callable[[Job, Snapshot], "RecipeEval | None"]
+# (side, recipe, its top-level statements) -> each file the statements source (transitively) -> the first one's index
+Sourced = Callable[[str, str, Sequence[Node]], dict[str, int]]
+
+
+@dataclass
+class _Recipe:
+    """A recipe's reading for one side: where its server starts, and what it calls before and after."""
+
+    server: tuple[int, int] | None  # the first and last top-level statement that start a server
+    before: frozenset[str] = frozenset()
+    after: frozenset[str] = frozenset()
+    dynamic_after: bool = False
+    sourced_at: dict[str, int] = field(default_factory=dict)  # file -> top-level statement that sources it
+
+
+class RunEffect:
+    """The decisions for one change (its two snapshots), shared by every config the change touches."""
+
+    def __init__(self, base: Snapshot, head: Snapshot, evaluate_head: Evaluate, evaluate_base: Evaluate,
+                 sourced: Sourced) -> None:
+        self.base, self.head = base, head
+        self.evaluate_head, self.evaluate_base = evaluate_head, evaluate_base
+        self.sourced = sourced
+        self._evals: dict[tuple[str, str], RecipeEval | None] = {}
+
+    def diff(self, path: str) -> ShellDiff:
+        return shell_diff(path, self.base.read(path), self.head.read(path))
+
+    # -- launchers ------------------------------------------------------------------------------------------
+
+    def launcher_change(self, launcher: str, jobs: Sequence[Job]) -> Change | None:
+        """A change of the launcher that can run for one of ``jobs``, the first at the head when there is one
+        (None: none can)."""
+        change = self.diff(launcher)
+        if not change.parsed or change.functions:
+            return change.changes[0] if change.changes else Change(HEAD, 1, 1, 0)
+        values = [launcher_inputs(job, job_settings(job)) for job in jobs]
+        found = [c for c in change.changes if any(all(holds(g, v) is not False for g in c.guards) for v in values)]
+        return min(found, key=lambda c: (c.side != HEAD, c.line)) if found else None
+
+    # -- recipe scripts -------------------------------------------------------------------------------------
+
+    def _evaluated(self, side: str, job: Job) -> RecipeEval | None:
+        key = (side, job.id)
+        if key not in self._evals:
+            self._evals[key] = (self.evaluate_head if side == HEAD else self.evaluate_base)(
+                job, self.head if side == HEAD else self.base)
+        return self._evals[key]
+
+    def _recipe(self, side: str, recipe: str, job: Job, closure: Iterable[str]) -> _Recipe:
+        result = self._evaluated(side, job)
+        reading = self.diff(recipe).side(side)
+        lines = [loc.line for loc in (result.server_command if result is not None else []) if loc.path == recipe]
+        tops = [reading.top_of(line) for line in lines]
+        if not tops or None in tops or (result is not None and len(lines) != len(result.server_command)):
+            return _Recipe(None)
+        first, last = min(t for t in tops if t is not None), max(t for t in tops if t is not None)
+        before, _ = called_names(reading.statements[:last + 1])
+        after, dynamic = called_names(reading.statements[last + 1:])
+        bodies = self._bodies(side, closure)
+        return _Recipe((first, last), _through(before, bodies), _through(after, bodies), dynamic,
+                       self.sourced(side, recipe, reading.statements))
+
+    def _bodies(self, side: str, closure: Iterable[str]) -> dict[str, frozenset[str]]:
+        """Each function of the recipe's files (the side's definitions) -> the names its body calls."""
+        out: dict[str, frozenset[str]] = {}
+        for path in closure:
+            for name, node in self.diff(path).side(side).functions.items():
+                out[name] = out.get(name, frozenset()) | called_names([node])[0]
+        return out
+
+    def script_causes(self, recipe: str, jobs: Sequence[Job], touched: Sequence[str],
+                      closure: Iterable[str]) -> list[str]:
+        """The files among ``touched`` (changed files of the recipe's closure) whose change changes what
+        ``jobs`` (the concurrencies of one row) run."""
+        closure = tuple(closure)
+        readings: dict[str, _Recipe] = {}
+
+        def reading(side: str) -> _Recipe:  # the base is read (and evaluated) only for a change on its side
+            if side not in readings:
+                readings[side] = self._recipe(side, recipe, jobs[0], closure)
+            return readings[side]
+
+        definite: list[str] = []
+        pending: list[str] = []
+        for path in touched:
+            found = self._classify(path, recipe, reading)
+            if found == "run":
+                definite.append(path)
+            elif found == "evaluate":
+                pending.append(path)
+        if pending and self._evaluation_differs(jobs, pending):
+            definite.extend(pending)
+        return [p for p in touched if p in definite]
+
+    def _classify(self, path: str, recipe: str, reading: Callable[[str], _Recipe]) -> str:
+        """"run" (the change changes the run), "evaluate" (only evaluation can tell) or "" (it changes nothing).
+
+        Function calls are read at the head: a call the change adds or removes is a changed statement itself.
+        """
+        change = self.diff(path)
+        if not change.parsed:
+            return "run" if change.changes or change.functions else ""
+        verdict = ""
+        for c in change.changes:
+            server = reading(c.side).server
+            if server is None:
+                return "run"
+            if path == recipe:
+                where = "evaluate" if c.top <= server[0] else "run"
+            else:
+                at = reading(c.side).sourced_at.get(path)
+                where = "evaluate" if at is not None and at < server[0] else "run"
+            if where == "run":
+                return "run"
+            verdict = "evaluate"
+        if change.functions:
+            head = reading(HEAD)
+            if head.server is None or head.dynamic_after or change.functions & head.after:
+                return "run"
+            if change.functions & head.before:
+                verdict = "evaluate"
+        return verdict
+
+    def _evaluation_differs(self, jobs: Sequence[Job], paths: Sequence[str]) -> bool:
+        """Whether the server lines or their environment differ for one of ``jobs``, or evaluation cannot tell:
+        a side reaches no server or stops on something it cannot read, or a changed statement runs a program
+        only known at run time (it could be the server)."""
+        for job in jobs:
+            head, base = self._evaluated(HEAD, job), self._evaluated(BASE, job)
+            if head is None or base is None or not head.servers or not base.servers or head.errors or base.errors:
+                return True
+            for side, result in ((HEAD, head), (BASE, base)):
+                changed = [(p, c) for p in paths for c in self.diff(p).changes if c.side == side]
+                if any(loc.path == p and c.line <= loc.line <= c.end_line
+                       for loc in result.opaque_commands for p, c in changed):
+                    return True
+            if diff_results(base, head):
+                return True
+        return False
+
+
+def _through(names: frozenset[str], bodies: dict[str, frozenset[str]]) -> frozenset[str]:
+    """``names`` and every name the functions among them call, transitively."""
+    seen = set(names)
+    todo = [n for n in names if n in bodies]
+    while todo:
+        for called in bodies.get(todo.pop(), frozenset()):
+            if called not in seen:
+                seen.add(called)
+                todo.append(called)
+    return frozenset(seen)
+
+
+__all__ = ["RunEffect"]

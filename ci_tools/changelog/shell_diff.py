@@ -1,0 +1,192 @@
+"""What a change did to a shell file, statement by statement, and which names its statements call.
+
+Coverage asks whether a change alters a job's run, not whether a file the job
+reads changed (:mod:`ci_tools.changelog.run_effect`).  A shell file's change
+is read here from the two syntax trees:
+
+- the *functions* whose definition changed (added, removed or edited);
+- the other *statements* changed, added or removed, aligned by their text
+  without comments and with runs of whitespace as one space (a comment or a
+  re-indentation changes nothing), each with the top-level statement it
+  belongs to;
+- an ``if`` statement present on both sides is read clause by clause: a
+  clause whose condition reads the same on both sides is looked into (its
+  condition, true, guards what changed in it), a clause only one side has is
+  a change under its own condition, and every clause's guard also holds the
+  earlier clauses' conditions false.  A new ``elif`` branch for one model is
+  then a change only for the jobs whose variables do not make its condition
+  false (:func:`ci_tools.jobs.launcher_copies.holds`).
+
+A side that does not parse cleanly leaves the whole file changed.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ..jobs.launcher_copies import Guard
+from ..shell.effects import code_text
+from ..shell.parse import Node, if_clauses, parse_script
+
+BASE, HEAD = "base", "head"
+
+
+@dataclass(frozen=True)
+class Change:
+    """A changed statement: its side, lines, the top-level statement it is in, and the conditions around it."""
+
+    side: str
+    line: int
+    end_line: int
+    top: int  # index among its side's top-level statements (functions left out)
+    guards: tuple[Guard, ...] = ()
+
+
+@dataclass(frozen=True)
+class Side:
+    """One revision of the file: its top-level statements (functions left out) and its function bodies."""
+
+    statements: tuple[Node, ...]
+    functions: dict[str, Node]
+    parsed: bool
+
+    def top_of(self, line: int) -> int | None:
+        """The index of the top-level statement holding ``line`` (None: none does, e.g. a function's body)."""
+        for i, node in enumerate(self.statements):
+            if node.line <= line <= _end_line(node):
+                return i
+        return None
+
+
+@dataclass(frozen=True)
+class ShellDiff:
+    base: Side
+    head: Side
+    changes: tuple[Change, ...]
+    functions: frozenset[str]  # names whose definition changed
+
+    @property
+    def parsed(self) -> bool:
+        return self.base.parsed and self.head.parsed
+
+    def side(self, name: str) -> Side:
+        return self.head if name == HEAD else self.base
+
+
+def _end_line(node: Node) -> int:
+    return node.script.position(max(node.end - 1, node.start))[0]
+
+
+def normalized(node: Node) -> bytes:
+    """A statement's text without its comments, continued lines joined, runs of whitespace as one space."""
+    return b" ".join(code_text(node).encode("utf-8", "surrogateescape").replace(b"\\\n", b" ").split())
+
+
+def read_side(path: str, data: bytes | None) -> Side:
+    if data is None:
+        return Side((), {}, True)
+    script = parse_script(path, data)
+    statements: list[Node] = []
+    functions: dict[str, Node] = {}
+    for node in script.root.children:
+        if not node.named or node.type == "comment":
+            continue
+        if node.type == "function_definition":
+            name = node.child_of_type("word")
+            functions[name.text if name is not None else ""] = node
+        else:
+            statements.append(node)
+    return Side(tuple(statements), functions, not script.problems)
+
+
+class _Differ:
+    def __init__(self, base: Side, head: Side) -> None:
+        self.base, self.head = base, head
+        self.changes: list[Change] = []
+
+    def statements(self, base: list[Node], head: list[Node], guards: tuple[tuple[Guard, ...], tuple[Guard, ...]],
+                   tops: tuple[int | None, int | None]) -> None:
+        matcher = difflib.SequenceMatcher(None, [normalized(n) for n in base], [normalized(n) for n in head],
+                                          autojunk=False)
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            if tag == "equal":
+                continue
+            # The `if` statements of a replaced run, as many on each side, are paired in order and read clause
+            # by clause; every other statement of the run is a change.
+            b_ifs = [i for i in range(i1, i2) if base[i].type == "if_statement"]
+            h_ifs = [j for j in range(j1, j2) if head[j].type == "if_statement"]
+            paired = dict(zip(b_ifs, h_ifs)) if tag == "replace" and b_ifs and len(b_ifs) == len(h_ifs) else {}
+            for i, j in paired.items():
+                self.ifs(base[i], head[j], guards, (tops[0] if tops[0] is not None else i,
+                                                    tops[1] if tops[1] is not None else j))
+            for i in range(i1, i2):
+                if i not in paired:
+                    self.add(BASE, base[i], guards[0], tops[0] if tops[0] is not None else i)
+            for j in range(j1, j2):
+                if j not in paired.values():
+                    self.add(HEAD, head[j], guards[1], tops[1] if tops[1] is not None else j)
+
+    def add(self, side: str, node: Node, guards: tuple[Guard, ...], top: int, end: Node | None = None) -> None:
+        self.changes.append(Change(side, node.line, _end_line(end or node), top, guards))
+
+    def ifs(self, base: Node, head: Node, guards: tuple[tuple[Guard, ...], tuple[Guard, ...]],
+            tops: tuple[int, int]) -> None:
+        (b_clauses, b_else), (h_clauses, h_else) = if_clauses(base), if_clauses(head)
+        b_conds = [b"; ".join(normalized(c) for c in cond) for cond, _, _ in b_clauses]
+        h_conds = [b"; ".join(normalized(c) for c in cond) for cond, _, _ in h_clauses]
+
+        def clause_guards(clauses: list[tuple[list[Node], list[Node], str]], k: int,
+                          around: tuple[Guard, ...]) -> tuple[Guard, ...]:
+            earlier = tuple((tuple(c), False) for c, _, _ in clauses[:k])
+            return (*around, *earlier, (tuple(clauses[k][0]), True))
+
+        for k, (cond, body, _) in enumerate(h_clauses):
+            if h_conds[k] in b_conds:
+                m = b_conds.index(h_conds[k])
+                self.statements(b_clauses[m][1], body, (clause_guards(b_clauses, m, guards[0]),
+                                                        clause_guards(h_clauses, k, guards[1])), tops)
+            elif cond:
+                self.add(HEAD, cond[0], clause_guards(h_clauses, k, guards[1]), tops[1], (body or cond)[-1])
+        for m, (cond, body, _) in enumerate(b_clauses):
+            if b_conds[m] not in h_conds and cond:
+                self.add(BASE, cond[0], clause_guards(b_clauses, m, guards[0]), tops[0], (body or cond)[-1])
+        none = (tuple((tuple(c), False) for c, _, _ in b_clauses), tuple((tuple(c), False) for c, _, _ in h_clauses))
+        self.statements(b_else or [], h_else or [], ((*guards[0], *none[0]), (*guards[1], *none[1])), tops)
+
+
+def shell_diff(path: str, base: bytes | None, head: bytes | None) -> ShellDiff:
+    """The change of one shell file (``None``: the file does not exist on that side)."""
+    return _cached(path, base, head)
+
+
+@lru_cache(maxsize=256)
+def _cached(path: str, base: bytes | None, head: bytes | None) -> ShellDiff:
+    b, h = read_side(path, base), read_side(path, head)
+    differ = _Differ(b, h)
+    differ.statements(list(b.statements), list(h.statements), ((), ()), (None, None))
+    functions = frozenset(n for n in set(b.functions) | set(h.functions)
+                          if n not in b.functions or n not in h.functions
+                          or normalized(b.functions[n]) != normalized(h.functions[n]))
+    return ShellDiff(b, h, tuple(differ.changes), functions)
+
+
+def called_names(nodes: list[Node] | tuple[Node, ...]) -> tuple[frozenset[str], bool]:
+    """The command names the statements call (functions among them), and whether one is not spelled out."""
+    names: set[str] = set()
+    dynamic = False
+    stack = list(nodes)
+    while stack:
+        n = stack.pop()
+        if n.type == "command_name":
+            word = n.children[0] if n.children else None
+            if word is not None and word.type == "word" and "$" not in word.text:
+                names.add(word.text)
+            else:
+                dynamic = True
+        stack.extend(n.children)
+    return frozenset(names), dynamic
+
+
+__all__ = ["BASE", "HEAD", "Change", "ShellDiff", "Side", "called_names", "normalized", "read_side", "shell_diff"]

@@ -1,0 +1,180 @@
+"""Coverage asks whether a change alters what a config's jobs run, not whether a file they read changed.
+
+- A real commit, InferenceX ed5867f9e998 (#1317), extracted under tests/data/check_real: 89 recipes only
+  guard ``hf download "$MODEL"`` behind a local-path check.  No server line or environment changes, so no
+  config is uncovered (before: one ``coverage-uncovered-key`` error per config those recipes serve).
+- Changes of the real tree at 843c6254f that do alter a run stay uncovered without an entry: a server flag,
+  an exported variable before the server, a benchmark-client option after it (evaluation does not model the
+  client, so a change after the server always counts); a comment, and the ``hf download`` guard undone,
+  count for nothing.
+- A launcher's change counts for the jobs its branch conditions are not false for: a new ``elif`` for a
+  model no config has changes nothing; a change in the single-node branch changes every single-node job of
+  the fleet and no multinode one.
+- A shared library's function counts for the jobs that call it (a synthetic repository, small enough to
+  show each case).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from real_repo_support import real_origin, real_repo  # noqa: F401 - fixtures
+from test_changelog_support import Repo, clear_github_env, git, run
+from test_claims_real import replay
+
+DATA = Path(__file__).parent / "data" / "check_real"
+SN = "benchmarks/single_node/fixed_seq_len"
+
+
+def uncovered(path: Path, base: str, capsys: pytest.CaptureFixture[str]) -> dict[str, str]:
+    """Each uncovered config key -> the path of the first cause."""
+    code, out, err = run(["check", "--repo", str(path), "--base", base, "--format", "json",
+                          "--select", "coverage-uncovered-key"], capsys)
+    assert code in (0, 1), err
+    return {f["data"]["key"]: f["path"] for f in json.loads(out)["findings"]}
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text, (path, old)
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def commit(repo: Path, message: str) -> None:
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", message)
+
+
+def test_a_guarded_download_changes_no_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    repo, base = replay("ed5867f9e998", tmp_path, monkeypatch, data=DATA)
+    changed = git(repo.path, "diff", "--name-only", base, "HEAD").split()
+    recipes = {p for p in changed if p.startswith("benchmarks/single_node/")}
+    # The jobs run the changed recipes (kept directly under single_node/ then, on three fleets' rules) ...
+    from ci_tools.config import load_config
+    from ci_tools.jobs.contract import resolve_recipe
+    from ci_tools.jobs.matrix import expand
+    from ci_tools.model.repository import load_repo
+    from ci_tools.revision.snapshot import GitSnapshot
+
+    config, snapshot = load_config(repo.path), GitSnapshot(repo.path, "HEAD")
+    jobs = expand(load_repo(snapshot, config, with_changelog=False))
+    assert len(recipes) == 3 and {resolve_recipe(j, config, snapshot).path for j in jobs} == recipes
+    # ... and none of them runs anything else.
+    assert uncovered(repo.path, base, capsys) == {}
+
+
+def test_changes_of_real_recipes_count_when_they_alter_the_run(real_repo: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    edit(real_repo / SN / "dsr1_fp8_mi325x.sh", "--mem-fraction-static=0.8 ", "--mem-fraction-static=0.85 ")
+    edit(real_repo / SN / "dsr1_fp4_mi355x.sh", "export ROCM_QUICK_REDUCE_QUANTIZATION=INT4",
+         "export ROCM_QUICK_REDUCE_QUANTIZATION=INT8")
+    edit(real_repo / SN / "dsr1_fp4_b200.sh", "run_benchmark_serving \\\n",
+         "run_benchmark_serving \\\n    --use-chat-template \\\n")
+    edit(real_repo / SN / "qwen3.5_fp8_mi355x.sh", 'if [[ "$MODEL" != /* ]]; then hf download "$MODEL"; fi',
+         'hf download "$MODEL"')
+    edit(real_repo / SN / "dsr1_fp8_b200.sh", "\nnvidia-smi", "\n# the GPUs, for the log\nnvidia-smi")
+    commit(real_repo, "five recipes")
+    assert uncovered(real_repo, "origin/main", capsys) == {
+        "dsr1-fp8-mi325x-sglang": f"{SN}/dsr1_fp8_mi325x.sh",  # a server flag
+        "dsr1-fp4-mi355x-sglang": f"{SN}/dsr1_fp4_mi355x.sh",  # an exported variable before the server
+        "dsr1-fp4-b200-sglang": f"{SN}/dsr1_fp4_b200.sh",  # a benchmark-client option after it
+    }
+
+
+def test_a_launcher_change_counts_for_the_jobs_its_branch_runs_for(real_repo: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    edit(real_repo / "runners/launch_b300-nv.sh",
+         'elif [[ $MODEL_PREFIX == "minimaxm2.5" && $PRECISION == "fp4" && $FRAMEWORK == "dynamo-vllm" ]]; then',
+         'elif [[ $MODEL_PREFIX == "glm9" && $PRECISION == "fp4" && $FRAMEWORK == "dynamo-vllm" ]]; then\n'
+         '    export MODEL_PATH="/data/models/GLM-9"\n'
+         'elif [[ $MODEL_PREFIX == "minimaxm2.5" && $PRECISION == "fp4" && $FRAMEWORK == "dynamo-vllm" ]]; then')
+    edit(real_repo / "runners/launch_mi355x-amds.sh", "--cpus-per-task=128 --time=500 --no-shell",
+         "--cpus-per-task=96 --time=500 --no-shell")
+    commit(real_repo, "two launchers")
+    found = uncovered(real_repo, "origin/main", capsys)
+    assert set(found.values()) == {"runners/launch_mi355x-amds.sh"}  # nothing on b300: no config is glm9
+    from ci_tools.config import load_config
+    from ci_tools.model.repository import load_repo
+    from ci_tools.revision.snapshot import WorkTreeSnapshot
+
+    repo = load_repo(WorkTreeSnapshot(real_repo), load_config(real_repo), with_changelog=False)
+    amds = {k for k, e in repo.configs.items() if e.data.get("runner") in ("mi355x", "cluster:mi355x-amds")}
+    single = {k for k in amds if not repo.configs[k].data.get("multinode")}
+    assert set(found) == single and single != amds  # the salloc line is in the single-node branch
+
+
+MASTER = "".join(f"""\
+{prefix}-fp8-mi355x-vllm:
+  image: vllm/vllm-openai-rocm:v0.1
+  model: org/{prefix}
+  model-prefix: {prefix}
+  runner: mi355x
+  precision: fp8
+  framework: vllm
+  multinode: false
+  scenarios:
+    fixed-seq-len:
+    - isl: 1024
+      osl: 1024
+      search-space:
+      - {{ tp: 8, conc-start: 4, conc-end: 8 }}
+""" for prefix in ("ma", "mb"))
+LOG = b"""\
+- config-keys:
+    - ma-fp8-mi355x-vllm
+  description:
+    - "Add the configs"
+  pr-link: https://github.com/acme/bench/pull/1
+"""
+LIB = """\
+#!/usr/bin/env bash
+client_options() { echo "--num-prompts 10"; }
+warmup() { echo "--warmup 600"; }
+run_client() { python3 bench.py $(client_options) "$@"; }
+run_agentic() { python3 replay.py $(warmup) "$@"; }
+server_args() { echo "--max-num-seqs 64"; }
+"""
+RECIPE = """\
+#!/usr/bin/env bash
+source "$(dirname "$0")/../../benchmark_lib.sh"
+vllm serve "$MODEL" --tensor-parallel-size "$TP" $(server_args) &
+{client} --max-concurrency "$CONC"
+"""
+
+
+def test_a_library_function_counts_for_the_jobs_that_call_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    clear_github_env(monkeypatch)
+    repo = Repo(tmp_path / "repo")
+    files: dict[str, bytes | None] = {
+        ".ci-tools.yaml": b"repository: acme/bench\n",
+        "configs/amd-master.yaml": MASTER.encode(),
+        "configs/runners.yaml": b"labels:\n  mi355x:\n    - mi355x-amds_01\nhardware: {}\n",
+        "benchmarks/benchmark_lib.sh": LIB.encode(),
+        f"{SN}/ma_fp8_mi355x_vllm.sh": RECIPE.format(client="run_client").encode(),
+        f"{SN}/mb_fp8_mi355x_vllm.sh": RECIPE.format(client="run_agentic").encode(),
+        "perf-changelog.yaml": LOG,
+    }
+    base = repo.commit(files, "base")
+
+    def changed_lib(old: str, new: str) -> dict[str, str]:
+        repo.commit({"benchmarks/benchmark_lib.sh": LIB.replace(old, new).encode()}, f"{old} -> {new}")
+        found = uncovered(repo.path, base, capsys)
+        repo.commit({"benchmarks/benchmark_lib.sh": LIB.encode()}, "back")
+        return found
+
+    lib = "benchmarks/benchmark_lib.sh"
+    # Called through run_client, after the server: only the config whose recipe calls it.
+    assert changed_lib("--num-prompts 10", "--num-prompts 20") == {"ma-fp8-mi355x-vllm": lib}
+    assert changed_lib("--warmup 600", "--warmup 1800") == {"mb-fp8-mi355x-vllm": lib}
+    # Called before the server: what it changes there decides; a server flag is a change for both.
+    assert changed_lib("--max-num-seqs 64", "--max-num-seqs 128") == {"ma-fp8-mi355x-vllm": lib,
+                                                                       "mb-fp8-mi355x-vllm": lib}
+    assert changed_lib('server_args() { echo "--max-num-seqs 64"; }',
+                       'server_args() {\n    # the batch limit\n    echo "--max-num-seqs 64"\n}') == {}
+    # A function nobody calls.
+    assert changed_lib("#!/usr/bin/env bash\n", "#!/usr/bin/env bash\nunused() { echo 1; }\n") == {}
