@@ -13,7 +13,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures" / "sweep"))
 
-from sweeplib import alive, all_jobs, cli, job_of, make_repo, popen_cli, status_of, wait_for_file, write_matrix  # noqa: E402
+from sweeplib import alive, end_jobs_under, all_jobs, cli, job_of, make_repo, popen_cli, status_of, wait_for_file, write_matrix  # noqa: E402
 
 from ci_tools.github.selection import DispatchSelection, Target, jobs_digest  # noqa: E402
 from ci_tools.sweep.plan import plan_entries  # noqa: E402
@@ -77,6 +77,7 @@ def test_sigterm_stops_running_jobs_and_starts_no_more(repo: Path) -> None:
     finally:
         if proc.poll() is None:
             proc.kill()
+            end_jobs_under(repo)
     assert proc.returncode == 143, err
     for job in (hang, stubborn):
         assert status_of(repo / "out", job)["status"] == "stopped"

@@ -11,7 +11,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures" / "sweep"))
 
-from sweeplib import alive, cli, job_of, make_repo, popen_cli, status_of, wait_for_file, write_matrix  # noqa: E402
+from sweeplib import alive, end_jobs_under, cli, job_of, make_repo, popen_cli, status_of, wait_for_file, write_matrix  # noqa: E402
 
 from ci_tools.jobs.contract import job_env  # noqa: E402
 
@@ -97,6 +97,7 @@ def test_sigterm_to_ci_tools_stops_the_recipe_cleanly(repo: Path) -> None:
     finally:
         if proc.poll() is None:
             proc.kill()
+            end_jobs_under(repo)
     assert proc.returncode == 128 + signal.SIGTERM, err
     assert not alive(child)
     status = status_of(repo / "out", job)
