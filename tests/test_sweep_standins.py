@@ -1,4 +1,4 @@
-"""`ci-tools sweep local` on a copy of the real InferenceX tree, with the GPU fleet's programs stood in for
+"""`ci-tools sweep local -j 4` on a copy of the real InferenceX tree, with the GPU fleet's programs stood in for
 (tests/standins): the fleet's own launcher (launch_mi355x-amds.sh: salloc, srun into an enroot container,
 the recipe's /workspace mounts) runs the real recipe, which starts its server and benchmarks it."""
 
@@ -23,20 +23,20 @@ from standins.sandbox import Sandbox, run_sandboxed, unavailable
 pytestmark = pytest.mark.skipif(unavailable() is not None, reason=str(unavailable()))
 
 WORKSPACE = "/home/runner/work/InferenceX/InferenceX"
-# Each job's allocation waits until both jobs asked for theirs: the two are running at the same time
+# Each job's allocation waits until all four jobs asked for theirs: they are running at the same time
 # however slowly this machine starts them (their benchmarks take a second, the fleet's take hours).
 SALLOC_BARRIER = """#!/bin/bash
 touch "/barrier/$RUNNER_NAME"
-for _ in $(seq 600); do
-    [ "$(ls /barrier | wc -l)" -ge 2 ] && exec /standins/bin/salloc "$@"
+for _ in $(seq 1200); do
+    [ "$(ls /barrier | wc -l)" -ge 4 ] && exec /standins/bin/salloc "$@"
     /bin/sleep 0.1
 done
-echo "salloc: the other job never asked for its allocation" >&2
+echo "salloc: the other jobs never asked for their allocation" >&2
 exit 1
 """
 
 
-def test_a_real_recipe_runs_through_the_fleet_launcher_two_jobs_at_once(tmp_path: Path) -> None:
+def test_a_real_recipe_runs_through_the_fleet_launcher_four_jobs_at_once(tmp_path: Path) -> None:
     repo = tmp_path / "ix"
     shutil.copytree(full_corpus_dir(), repo, ignore=shutil.ignore_patterns("expected"))
     for path in [repo, *repo.rglob("*")]:
@@ -53,15 +53,15 @@ def test_a_real_recipe_runs_through_the_fleet_launcher_two_jobs_at_once(tmp_path
            "HF_TOKEN": "standin-secret"}
     out = tmp_path / "out.log"
     code = run_sandboxed(sandbox, [sys.executable, "-m", "ci_tools", "sweep", "local", "--key", "dsr1-fp8-mi355x-sglang",
-                                   "--conc", "32", "-j", "2", "--no-progress", "--grace", "5"],
+                                   "--conc", "32", "--conc", "64", "-j", "4", "--no-progress", "--grace", "5"],
                          env, WORKSPACE, timeout=240, output=out)
     log = out.read_text(errors="replace")
     assert code == 0, log
-    assert "2 job(s) ran: 2 succeeded, 0 did not" in log
+    assert "4 job(s) ran: 4 succeeded, 0 did not" in log
 
     results = repo / "sweep-results"
     jobs = sorted(p for p in results.iterdir() if p.is_dir() and p.name != ".workspaces")
-    assert len(jobs) == 2 and not (results / ".workspaces").exists()
+    assert len(jobs) == 4 and not (results / ".workspaces").exists()
     calls = read_calls(standins / "log")
     ports: dict[str, tuple[int, int]] = {}
     for job_dir in jobs:
@@ -70,12 +70,12 @@ def test_a_real_recipe_runs_through_the_fleet_launcher_two_jobs_at_once(tmp_path
         name = status["result-filename"]
         assert (status["launcher"], status["argv"], status["status"]) == \
             ("repository", ["bash", "./runners/launch_mi355x-amds.sh"], "success")
-        assert name.endswith(f"_conc32_{status['node']}") and status["result-file"] == f"{name}.json"
+        assert name.endswith(f"_conc{status['conc']}_{status['node']}") and status["result-file"] == f"{name}.json"
         # The recipe's /workspace/$RESULT_FILENAME.json and server.log reached the job's result directory.
         assert {f"{name}.json", "server.log", "gpu_metrics.csv"} <= set(status["results"])
         # The benchmark reached the server; the recipe left it running, and the job ended it.
         [point] = record.results
-        assert (point.validity.completed, point.validity.requested) == (320, 320)
+        assert point.validity.completed == point.validity.requested == status["conc"] * 10
         assert point.metrics["throughput_per_gpu"] > 0
         assert (record.gpus.model, record.gpus.count, record.node) == ("AMD Instinct MI355X", 8, status["node"])
         assert status["leftover-processes"] >= 1 and "sglang" in " ".join(status["leftovers"])
@@ -86,8 +86,8 @@ def test_a_real_recipe_runs_through_the_fleet_launcher_two_jobs_at_once(tmp_path
         server_port = int(server.args[server.args.index("--port") + 1])
         client_port = int(re.search(r":(\d+)$", client.args[client.args.index("--base-url") + 1]).group(1))
         ports[status["node"]] = (server_port, client_port)
-    # Two nodes of the label, two ports (the launcher's 8888 + the node's last digit): never one another's.
-    assert ports == {"mi355x-amds_00": (8888, 8888), "mi355x-amds_01": (8889, 8889)}
+    # Four nodes of the label, four ports (the launcher's 8888 + the node's last digit): never one another's.
+    assert ports == {f"mi355x-amds_0{i}": (8888 + i, 8888 + i) for i in range(4)}
 
     text = render_markdown(collect([results])[0], metrics=("throughput_per_gpu",), log_tail=0)
-    assert "**2 jobs**: 2 success" in text and text.count("| 🧹 |") == 2
+    assert "**4 jobs**: 4 success" in text and text.count("| 🧹 |") == 4
