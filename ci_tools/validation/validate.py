@@ -14,7 +14,6 @@ from ..findings import Finding, Rule, Severity, make_finding
 from ..model.repository import LoadedFile, RepoData
 from ..revision.yamlpos import PosMap, PosSeq, describe_type
 from ..schemacheck import check as sc
-from .config_checks import check_configs
 from .rules import CHANGELOG_ENTRY_SCHEMA, CONFIG_SCHEMA, RUNNERS_SCHEMA
 
 _FILE_START = (1, 1, 1, 1)
@@ -120,6 +119,10 @@ def require_readable(repo: RepoData) -> None:
 
 
 def validate(repo: RepoData) -> list[Finding]:
+    # Imported here: the commands that only need input_findings (matrix, recipe, dispatch) do not pay for the
+    # cross-file rules' imports (recipe resolution, the shell interpreter: ~55 ms).
+    from .config_checks import check_configs
+
     findings = list(repo.problems)
     findings.extend(check_master_files(repo))
     findings.extend(check_runners(repo))
