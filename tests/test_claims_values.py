@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from ci_tools.claims.text.values import (
-    Image, Number, Word, dtype_matches, image_matches, number_matches, parse_bool, parse_dtype, parse_image,
-    parse_number, parse_relative,
+    Image, Number, Word, dtype_matches, fragment_matches, image_matches, number_matches, parse_bool, parse_dtype,
+    parse_fragment, parse_image, parse_number, parse_relative,
 )
 
 
@@ -72,3 +72,24 @@ def test_images() -> None:
     assert parse_image("rocm7.2.3_..._atom20260511") is None
     assert parse_image("amd/DeepSeek-R1-0528-MXFP4") is None  # a model, not an image
     assert Word("least_tokens", "least_tokens").describe() == "least_tokens"
+
+
+def test_a_channel_tag_is_every_build_pinned_on_it() -> None:
+    # bb00055812e0: "... for MI355X on vllm/vllm-openai-rocm:nightly", the config pins one nightly build
+    nightly = parse_image("vllm/vllm-openai-rocm:nightly")
+    assert nightly is not None
+    assert image_matches(nightly, "vllm/vllm-openai-rocm:nightly-bf610c2f56764e1b30bc6065f4ceace3d6e59036")
+    assert image_matches(nightly, "vllm/vllm-openai-rocm:nightly_20260601")
+    assert not image_matches(nightly, "vllm/vllm-openai-rocm:v0.9.0")
+    assert not image_matches(nightly, "vllm/vllm-openai-rocm:nightlyish")
+    # a pinned build is not the channel, nor another build of it
+    pinned = parse_image("vllm/vllm-openai-rocm:nightly-bf610c2f")
+    assert pinned is not None and not image_matches(pinned, "vllm/vllm-openai-rocm:nightly-a6682d1d")
+
+
+def test_a_release_version_with_or_without_its_v() -> None:
+    # e43ae2f1b325: "to v1.3.0rc14", the config runs nvcr.io#nvidia/tensorrt-llm/release:1.3.0rc14
+    assert fragment_matches(parse_fragment("v1.3.0rc14"), "1.3.0rc14")
+    assert fragment_matches(parse_fragment("1.3.0rc14"), "v1.3.0rc14")
+    assert not fragment_matches(parse_fragment("v1.3.0rc14"), "1.3.0rc11")
+    assert not fragment_matches(parse_fragment("v1.3.0rc14"), "v1.3.0rc14.post1")

@@ -95,8 +95,9 @@ _SERVER_WORDS = re.compile(r"\bserver\s+(?:args|arguments|flags|options|command)
                            re.IGNORECASE)
 _ABOUT_CODE = re.compile(r"\b(?:kept|left|retained|preserved|remains?|stays?)\s+in\s+the\s+(?:script|recipe|file|code)\b",
                          re.IGNORECASE)
-# A part of an image tag: a version (v0.25.0, 0.5.14), a build date (20260709), a channel (nightly).
-_TAG_LIKE = re.compile(r"v?\d+(?:\.\d+)+[\w.-]*|\d{8}|nightly|latest|dev|nightly-[\w.-]+", re.IGNORECASE)
+# A part of an image tag: a version (v0.25.0, 0.5.14), a build date (20260709), a channel (nightly).  Not
+# "latest": "the image to latest nightly" says the newest build, whichever tag it has.
+_TAG_LIKE = re.compile(r"v?\d+(?:\.\d+)+[\w.-]*|\d{8}|nightly|dev|nightly-[\w.-]+", re.IGNORECASE)
 # Parts of a sweep a text may name in words no arm stands for ("the low-latency recipe", "the five configs").
 _SUBSET_NOUNS = {"recipe", "recipes", "config", "configs", "configuration", "configurations", "variant", "variants",
                  "topology", "topologies", "layout", "layouts", "profile", "profiles", "point", "points", "row", "rows",

@@ -350,8 +350,19 @@ def image_matches(claim: Image, actual: str) -> bool | None:
         return True
     if a.split(":", 1)[0] != c.split(":", 1)[0]:
         return None
+    if _on_channel(c.partition(":")[2], a.partition(":")[2].split("@", 1)[0]):
+        return True
     # A digest on one side only: compare the tags.
     return a.split("@", 1)[0] == c.split("@", 1)[0] and ("@" not in a or "@" not in c)
+
+
+# Tags that name a line of builds rather than one build: ``:nightly`` is every ``nightly-<commit>`` of the line.
+_CHANNELS = frozenset({"nightly", "latest", "dev"})
+
+
+def _on_channel(claimed: str, actual: str) -> bool:
+    """The claimed tag is a channel and the actual tag one pinned build of it (``nightly-bf610c2f...``)."""
+    return claimed.lower() in _CHANNELS and bool(re.match(re.escape(claimed) + r"[-_.]\w", actual, re.IGNORECASE))
 
 
 def value_words(text: str) -> tuple[str, ...]:
@@ -366,8 +377,8 @@ def parse_fragment(text: str) -> Fragment:
 def fragment_matches(claim: Fragment, actual: str) -> bool:
     """The fragment's words appear together in the value: ``mega-MoE`` in ``deep_gemm_amxf4_mega_moe``, and
     ``TRT-LLM ragged`` (trt, llm, ragged) in ``TRTLLM_RAGGED`` (glued words count as one)."""
-    words = value_words(actual)
-    want = "".join(claim.parts)
+    words = tuple(_unversioned(w) for w in value_words(actual))
+    want = "".join(_unversioned(p) for p in claim.parts)
     if not want:
         return False
     for i in range(len(words)):
@@ -379,6 +390,11 @@ def fragment_matches(claim: Fragment, actual: str) -> bool:
             if not want.startswith(joined):
                 break
     return False
+
+
+def _unversioned(word: str) -> str:
+    """``v1.3.0rc14`` and ``1.3.0rc14`` are one version (a release tag is written with or without the v)."""
+    return word[1:] if re.match(r"v\d", word) else word
 
 
 def integer_list(text: str) -> list[int] | None:
