@@ -63,7 +63,7 @@ from ci_tools.changelog.layout import Block, Layout
 from ci_tools.changelog.lint import ChangelogChange, HeadConfigs, lint_changelog
 from ci_tools.claims.verdict.check import EvalCache, check_entries, entry_inputs, entry_jobs
 from ci_tools.claims.verdict.undocumented import undocumented_changes
-from ci_tools.config import ProjectConfig, load_config
+from ci_tools.config import ProjectConfig, layout_at, load_config
 from ci_tools.errors import UsageError
 from ci_tools.findings import Finding
 from ci_tools.jobs.env.contract import contract_for
@@ -126,11 +126,17 @@ class Judged:
     config_keys: frozenset[str]
 
 
+def config_at(root: Path, head: GitSnapshot | RecordingSnapshot) -> ProjectConfig:
+    """The clone's configuration with the config paths ``head`` uses (a commit from before the master configs
+    moved to configs/ reads them from .github/configs/, as ``claims --history`` does)."""
+    return layout_at(load_config(root), head.glob)
+
+
 def judge(root: Path, commit: str) -> Judged:
     """Run the claims check of ``commit``'s new entries, recording what the jobs read."""
-    config = load_config(root)
     head = RecordingSnapshot(GitSnapshot(root, commit))
     base = RecordingSnapshot(GitSnapshot(root, head.sha + "^"))
+    config = config_at(root, head)
     head_bytes, base_bytes = head.read(config.changelog), base.read(config.changelog)
     if head_bytes is None or base_bytes is None:
         raise ExtractError(f"{config.changelog} is missing at {head.label} or at its parent; expected it at both")
@@ -464,7 +470,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         judged = judge(args.ix_clone, args.commit)
-        config = load_config(args.ix_clone)
+        config = config_at(args.ix_clone, judged.head)
         parts, log = build_extract(judged, config)
         findings = verify(judged, parts, log, config.changelog)
         summary = write_extract(parts, args.out_dir, args.out_dir.parent)

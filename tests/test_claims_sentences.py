@@ -61,7 +61,9 @@ def arm_text(arm: Arm) -> str:
     if arm.spec is not None:
         parts.append("mtp" if arm.spec else "nomtp")
     if arm.seq is not None:
-        parts.append(f"{arm.seq[0] // 1024}k{arm.seq[1] // 1024}k")
+        isl, osl = arm.seq
+        parts.append(f"{isl // 1024}k{osl // 1024}k" if isl is not None and osl is not None
+                     else f"isl{isl}" if isl is not None else f"osl{osl}")
     if arm.workers is not None:
         parts.append(f"{arm.workers[0]}P{arm.workers[1]}D")
     if arm.disagg is not None:

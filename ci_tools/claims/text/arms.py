@@ -90,7 +90,7 @@ class Arm:
     decode: Parallel = Parallel()
     offload: str | None = None  # "none" (GPU-resident), "dram", or a kv-offload-backend name
     spec: bool | None = None  # speculative decoding (MTP) or not
-    seq: tuple[int, int] | None = None  # (isl, osl)
+    seq: tuple[int | None, int | None] | None = None  # (isl, osl); None of one: any ("ISL=8192" alone)
     workers: tuple[int, int] | None = None  # (prefill, decode) num-worker: 1P4D
     disagg: bool | None = None  # prefill and decode on separate workers (P/D) or aggregated
     eval_only: bool | None = None  # the eval-only runs ("EVAL_ONLY selects ...", "for eval") or the throughput runs
@@ -163,7 +163,7 @@ class Arm:
                     return False
             if self.workers is not None:
                 counts = tuple((f.get(r) or {}).get("num-worker") for r in ("prefill", "decode"))
-                if counts != self.workers:
+                if counts != self.workers and self.workers not in node_counts(f):
                     return False
         else:
             if not self.prefill.empty or not self.decode.empty or self.workers is not None:
@@ -174,7 +174,8 @@ class Arm:
             return False
         if self.spec is not None and job_spec(job) != self.spec:
             return False
-        if self.seq is not None and (f.get("isl"), f.get("osl")) != self.seq:
+        if self.seq is not None and any(want is not None and f.get(name) != want
+                                        for name, want in zip(("isl", "osl"), self.seq)):
             return False
         if self.disagg is not None and bool(f.get("disagg")) != self.disagg:
             return False
@@ -191,6 +192,23 @@ class Arm:
         if prefill is None or decode is None:
             return None
         return replace(self, parallel=Parallel(), prefill=prefill, decode=decode)
+
+
+# GPUs per node of the fleets multinode jobs run on (GB200/GB300 trays hold 4, the other servers 8).
+_GPUS_PER_NODE = (4, 8)
+
+
+def node_counts(fields: Mapping[str, Any]) -> set[tuple[int, int]]:
+    """(prefill, decode) node counts a multinode job may have: "15P+3D" counts nodes as often as workers (15
+    prefill workers of TP4 and one decode worker of TP12 fill 15 and 3 four-GPU nodes)."""
+    gpus: list[int] = []
+    for role in ("prefill", "decode"):
+        worker = fields.get(role)
+        count, tp = (worker.get("num-worker"), worker.get("tp")) if isinstance(worker, Mapping) else (None, None)
+        if not isinstance(count, int) or not isinstance(tp, int):
+            return set()
+        gpus.append(count * tp)
+    return {(gpus[0] // n, gpus[1] // n) for n in _GPUS_PER_NODE if gpus[0] % n == 0 and gpus[1] % n == 0}
 
 
 def kinds(arm: Arm) -> set[str]:
@@ -258,6 +276,7 @@ def _merge_offload(a: str | None, b: str | None) -> str | None | bool:
 
 _PAR_PART = re.compile(r"^(?P<kind>TP|EP|DEP|TEP|DPA|DP|DCP|ATTN-DP|ADP)(?:=)?(?P<n>\d+)?$", re.IGNORECASE)
 _SEQ = re.compile(r"^(?:isl)?(?P<i>\d+)k[-/_]?(?:osl)?(?P<o>\d+)k$", re.IGNORECASE)  # 8k1k, 8K/1K, ISL8K/OSL1K
+_SEQ_ASSIGNED = re.compile(r"^isl=(?P<i>\d+)[/,]osl=(?P<o>\d+)$")
 _WORKERS = re.compile(r"^(?P<p>\d+)[pP](?P<d>\d+)[dD]$")
 _DPA_WORDS = {"dp-attention", "dp-attn", "dpa", "dp_attn", "attention-dp", "attn-dp", "dp-attn=true", "dep",
               "dp-on", "attention_dp", "dp_attention"}
@@ -415,11 +434,16 @@ def _word_arms(toks: Sequence[Tok], i: int) -> tuple[tuple[Arm, ...], int] | Non
     nxt = toks[i + 1].low if i + 1 < len(toks) else ""
     prev = toks[i - 1].low if i > 0 else ""
     if t.kind == "assign":
+        seq = _SEQ_ASSIGNED.match(low)
+        if seq:  # "isl=1024/osl=1024"
+            return (Arm(seq=(int(seq.group("i")), int(seq.group("o"))), label=t.text),), 1
         name, _, value = low.partition("=")
         if name in ("tp", "ep", "dcp", "dcp-size") and value.isdigit():
             n = int(value)
             one = Parallel(tp=n) if name == "tp" else Parallel(ep=n) if name == "ep" else Parallel(dcp=n)
             return (Arm(one, label=t.text),), 1
+        if name in ("isl", "osl") and value.isdigit():
+            return _sequence_lengths(toks, i)
         return None
     if t.kind != "word":
         return None
@@ -464,11 +488,15 @@ def _word_arms(toks: Sequence[Tok], i: int) -> tuple[tuple[Arm, ...], int] | Non
                      else Arm(decode=p, role="decode", label=label) for p in par), 2
     if par is not None:
         return tuple(Arm(p, label=t.text) for p in par), 1
-    m = re.match(r"^(?:pure|plain)[-_](?P<rest>.+)$", t.text, re.I)
+    m = re.match(r"^(?:pure|plain)[-_](?P<rest>.+)$|^(?P<only>TP\d+)[-_]only$", t.text, re.I)
+    if m and m.group("only") and (par := _parallel_token(m.group("only"))) is not None:  # "TP8-only"
+        return tuple(Arm(replace(p, dp_attn=False, bare_tp=False), label=t.text) for p in par), 1
     if m and (par := _parallel_token(m.group("rest"))) is not None:
         return tuple(Arm(replace(p, dp_attn=False, bare_tp=False), label=t.text) for p in par), 1
     if low in ("ep", "ep1") and negated or low in ("no-ep", "without-ep"):
         return (Arm(Parallel(ep=1), label=f"{prev} {t.text}" if negated else t.text),), 1
+    if low == "expert" and nxt == "parallelism":
+        return _expert_parallelism(toks, i, negated)
     m = _SEQ.match(t.text)
     if m:
         return (Arm(seq=(int(m.group("i")) * 1024, int(m.group("o")) * 1024), label=t.text),), 1
@@ -528,6 +556,46 @@ def _word_arms(toks: Sequence[Tok], i: int) -> tuple[tuple[Arm, ...], int] | Non
         spec = _SPEC_WORDS[low]
         return (Arm(spec=(not spec) if negated else spec, label=t.text),), 1
     return None
+
+
+_EP_OFF = {"disabled", "off", "false"}
+
+
+def _expert_parallelism(toks: Sequence[Tok], i: int, negated: bool) -> tuple[tuple[Arm, ...], int] | None:
+    """``when expert parallelism is disabled``, ``without expert parallelism``: the arm without EP (EP1).  Bare
+    words ("expert parallelism size") name no arm."""
+    k = i + 2
+    if k < len(toks) and toks[k].low in ("is", "=", ":"):
+        k += 1
+    state = toks[k].low if k < len(toks) else ""
+    if negated or state in _EP_OFF:
+        width = k + 1 - i if state in _EP_OFF else 2
+        return (Arm(Parallel(ep=1), label=" ".join(t.text for t in toks[i:i + width])),), width
+    return None  # "with expert parallelism enabled": EP of some size, which no Parallel says
+
+
+def _sequence_lengths(toks: Sequence[Tok], i: int) -> tuple[tuple[Arm, ...], int]:
+    """``ISL=8192, OSL=1024`` (one arm, the comma between them included), ``ISL=1024,8192 OSL=1024`` (two), a
+    lone ``ISL=8192`` (any OSL)."""
+    lengths: dict[str, list[int]] = {"isl": [], "osl": []}
+    end = k = i
+    while k < len(toks) and toks[k].kind == "assign":
+        name, _, value = toks[k].low.partition("=")
+        if name not in lengths or lengths[name] or not value.isdigit():
+            break
+        lengths[name].append(int(value))
+        k += 1
+        # More values of the same length: "ISL=1024,8192", "ISL=1024/8192".
+        while k + 1 < len(toks) and toks[k].text in (",", "/") and toks[k + 1].text.isdigit():
+            lengths[name].append(int(toks[k + 1].text))
+            k += 2
+        end = k
+        if k + 1 < len(toks) and toks[k].text == "," and toks[k + 1].kind == "assign":
+            k += 1
+    label = " ".join(t.text for t in toks[i:end])
+    isls: list[int | None] = list(lengths["isl"]) or [None]
+    osls: list[int | None] = list(lengths["osl"]) or [None]
+    return tuple(Arm(seq=(isl, osl), label=label) for isl in isls for osl in osls), end - i
 
 
 def _both_roles(toks: Sequence[Tok], i: int) -> bool:

@@ -18,6 +18,8 @@ _C_RE = re.compile(r"(?<![\w/.-])c(?P<list>\d+(?:\s*(?:/|-|–)\s*c?\d+|,\s*c\d+
 # C1/C5/C10"): a lone "C4" elsewhere may be something else (a dataset, a compiler).
 _CAPITAL_C_LIST = re.compile(r"(?<![\w/.-])C(?P<list>\d+(?:/C\d+)+)(?![\w.])")
 _CAPITAL_C = re.compile(r"(?<![\w/.-])C(?P<list>\d+(?:/C\d+)*)(?![\w.])")
+# A comparison names the jobs of a condition ("when CONC>128", "conc >= 64"), never points the sweep is said to run.
+_COMPARED = re.compile(r"(?<![\w-])conc(?:urrency)?\s*(?P<op>>=|≥|>)\s*(?P<n>\d+)(?![\w.])", re.IGNORECASE)
 _AT_LEAST = re.compile(r"\s*(?:and above|and higher|or above|or higher|or more|\+|及以上|以上)")
 _ONLY_AFTER = re.compile(r"\s*\)?\s*only\b", re.IGNORECASE)
 _ONLY_BEFORE = re.compile(r"\bonly\s+(?:at\s+|on\s+|the\s+)?$", re.IGNORECASE)
@@ -32,6 +34,7 @@ class ConcSpec:
     start: int  # character offsets in the source text
     end: int
     exhaustive: bool  # the text names every point of its arm: a list, a range, or "only"
+    condition: bool = False  # a comparison ("CONC>128"): it narrows what the clause is about and claims nothing
 
 
 def parse_conc(text: str) -> tuple[tuple[int, ...], bool]:
@@ -52,6 +55,10 @@ def conc_specs(clause: Clause) -> list[ConcSpec]:
     seen: list[tuple[int, int]] = []
     additive = bool(_ADDITIVE.search(clause.text))
     capitals = _CAPITAL_C if _CAPITAL_C_LIST.search(text, clause.start, clause.end) else _CAPITAL_C_LIST
+    for m in _COMPARED.finditer(text, clause.start, clause.end):
+        n = int(m.group("n")) + (1 if m.group("op") == ">" else 0)
+        seen.append((m.start(), m.end()))
+        out.append(ConcSpec(Concurrency(m.group(), (n,), at_least=n), m.start(), m.end(), False, condition=True))
     for rx in (_CONC_RE, _C_RE, capitals):
         for m in rx.finditer(text, clause.start, clause.end):
             a, b = m.start(), m.end()

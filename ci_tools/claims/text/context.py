@@ -49,6 +49,9 @@ _REPORT_WORDS = frozenset({
     "achieved", "scored", "scores", "ran", "saw", "seen", "succeeded", "delivered", "yielded", "outperforms",
     "characterized", "characterised", "characterizes", "sustained",
     "dominated", "tok/s", "tokens/s", "tps", "gsm8k", "exact-match", "run-to-run", "bring-up",
+    # a measured change ("+47% to +116% improvement across conc 4-256") and a failure's reproduction
+    # ("repros at 1088, e.g. tp8/ep8 dp-attn conc-2048"): what was seen, not what the sweep runs
+    "improvement", "improvements", "uplift", "speedup", "speedups", "repro", "repros", "reproduces",
 })
 _STATUS_WORDS = frozenset({"validated", "verified", "tested", "proven"})
 _DETERMINERS = frozenset({"the", "a", "an", "this", "that", "these", "those", "our", "its", "their", "locally"})
@@ -188,7 +191,12 @@ def leaves_from_open(toks: Sequence[Tok]) -> bool:
     """A ``from`` with no ``to`` after it in the clause (its ``to`` is in a later clause, if anywhere)."""
     lows = [t.low for t in toks]
     last_from = max((k for k, w in enumerate(lows) if w in FROM), default=-1)
+    if _WHOLE_RANGE.match(" ".join(lows[last_from + 1:last_from + 3])):
+        return False  # "TP8-only from conc=4-64": the range it starts is written out, no "to" is to come
     return last_from >= 0 and not any(w in TO or toks[k].kind == "arrow" for k, w in enumerate(lows) if k > last_from)
+
+
+_WHOLE_RANGE = re.compile(r"(?:conc\w*\s*[=:]?\s*|c)?\d+\s*(?:-|–|\.\.)\s*\d+(?:\s|$)")
 
 
 def _mask_changed_object(toks: Sequence[Tok], lows: Sequence[str], verb: int, value_like: Sequence[bool],

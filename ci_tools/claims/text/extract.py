@@ -340,7 +340,7 @@ class ClauseReader(SweepReaders):
         for seg in self.segments:
             for spec in seg.concs:
                 r.use_span(spec.start, spec.end)
-                if self.in_report:
+                if self.in_report or spec.condition:
                     continue
                 self.out.claims.append(Claim("concurrency", spec.value, seg.scope.without_concs(),
                                              self.source.location(spec.start, spec.end), self.clause.text,

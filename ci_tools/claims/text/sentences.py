@@ -198,9 +198,11 @@ _SENTENCE_END = re.compile(
 # number, not "and <number>") follows, so "concurrency 1, 2, 4, and 8" and
 # "[1, 4, 8]" stay whole.
 _CLAUSE_BREAK = re.compile(
-    # ... nor before a parallelism ("TP4, TP8, and DEP8 decode topologies" is one list).
+    # ... nor before a parallelism ("TP4, TP8, and DEP8 decode topologies" is one list), nor inside a condition
+    # on sequence lengths and concurrency ("when ISL=8192, OSL=1024, and CONC>128").
     r",\s+(?=(?:and\s+|or\s+|but\s+|so\s+)?(?![0-9\[]|and\s+[0-9]|or\s+[0-9])"
-    r"(?!(?:and\s+|or\s+)?(?:TP|EP|DEP|TEP|DPA?|DCP)\d)[A-Za-z\-`'\"(\u4e00-\u9fff])"
+    r"(?!(?:and\s+|or\s+)?(?:(?:TP|EP|DEP|TEP|DPA?|DCP)\d|(?:ISL|OSL|CONC)\s*(?:=|>|<|≥|≤)))"
+    r"[A-Za-z\-`'\"(\u4e00-\u9fff])"
     r"|:\s+|\s+(?:—|--|–)\s+|\s+(?:while|whereas|but|so that|so|because|since)\s+(?=[a-z])"
     # "... to 20260709 and retire the shims": a second verb starts a clause of its own.
     r"|,?\s+and\s+(?=(?:retire|remove|drop|delete|add|enable|disable|set|use|bump|switch|keep|retain|raise|lower|"

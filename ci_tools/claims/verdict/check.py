@@ -245,12 +245,16 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
     """
     claims: list[Claim] = []
     gates = gates_in(source.text for source in sources)
+    keyed: dict[int, list[Job]] = {}  # claims of a bullet headed by one config key: that key's jobs
     for source in sources:
         found: Extraction = extract(source, catalog)
         report.mentioned |= found.mentioned
         report.words |= found.words
         report.unverified.extend(found.unverified)
         claims.extend(found.claims)
+        headed = _headed_by_key(source.text, jobs)
+        if headed is not None:
+            keyed.update((id(c), headed) for c in found.claims)
     scoped = {id(c): {j.id for j in c.scope.jobs(jobs)} for c in claims if c.kind in ("recipe", "image")}
     # A concurrency list of a narrower arm (DEP16 with SimpleCPU offload at 128-384) takes its jobs out of
     # the list of the wider one (DEP16 at 32-256).
@@ -262,7 +266,7 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
         report.claims.append(claim)
         excluded = _overridden(claim, claims, {**scoped, id(claim): arm_jobs[id(claim)]} if id(claim) in arm_jobs
                                else scoped, by_id)
-        mine = _named_configs(claim.said, jobs)
+        mine = _named_configs(claim.said, keyed.get(id(claim), jobs))
         judgement = judge(claim, [j for j in mine if j.id not in excluded], evals, repo, reads)
         if judgement is None:
             continue
@@ -274,6 +278,19 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
             report.unverified.append(Unverified(phrase(claim), claim.location, "no job in scope has a known value"))
         elif outcome in ("false", "mixed"):
             report.findings.append(finding(judgement, origin))
+
+
+_KEY_HEADING = re.compile(r"\W*([A-Za-z0-9][\w.-]*)`?\s*:")
+
+
+def _headed_by_key(text: str, jobs: list[Job]) -> list[Job] | None:
+    """The jobs of the config key a bullet begins with (``minimaxm3-fp8-mi355x-vllm: 1k1k sweeps TP8 ...``):
+    what the bullet says is said of that key, not of the entry's other keys; None for a bullet without one."""
+    found = _KEY_HEADING.match(text)
+    if found is None:
+        return None
+    mine = [j for j in jobs if j.config_key == found.group(1)]
+    return mine if mine and len(mine) < len(jobs) else None
 
 
 # Key words that are also values (a dtype is a KV-cache setting as much as a model precision).
