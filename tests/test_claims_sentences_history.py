@@ -22,3 +22,9 @@ def test_sentence_of_the_history(case: dict[str, Any]) -> None:
     found = extract(plain_source("x.md", case["text"]), CATALOG)
     assert [normalise(c) for c in found.claims] == case["claims"]
 
+
+def test_a_launchers_variable_is_left_unverified_and_says_why() -> None:
+    text = "Adds SPEC_SUFFIX=_mtp to runners/launch_h100-cw.sh"
+    found = extract(plain_source("x.md", text), CATALOG)
+    assert not found.claims
+    assert [(u.phrase, u.reason) for u in found.unverified] == [("SPEC_SUFFIX", "a variable of the launcher")]

@@ -73,6 +73,13 @@ _FIX_VERBS = frozenset({"fix", "fixes", "fixed", "fixing", "avoid", "avoids", "p
 _OBJECT_SKIP = frozenset({"the", "a", "an", "every", "each", "all", "both", "its", "their", "our", "this", "that"})
 
 
+# An aside about what the model's own files hold ("(the canonical checkpoint ships no chat_template)"): the state of
+# the checkpoint, which the entry works around, not of the recipe.
+_MODEL_OWN_ASIDE = re.compile(r"\((?:the\s+)?(?:[\w.-]+\s+){0,3}(?:checkpoint|weights|model card|tokenizer|hf repo)\s+"
+                              r"(?:ships|has|have|lacks?|includes?|contains?|provides?|does|doesn't|comes)\b[^)]*\)",
+                              re.IGNORECASE)
+
+
 def reports(toks: Sequence[Tok]) -> bool:
     """The clause reports a run (what was measured or seen), not what the recipe is set to."""
     for i, t in enumerate(toks):
@@ -174,7 +181,8 @@ def mask_history(toks: Sequence[Tok], clause: Clause, value_like: Sequence[bool]
             # "from 1P1D up to 8P1D": a range of layouts; neither end is the one the change sets.
             for k in range(i, min(n, i + 3)):
                 masked[k] = True
-    for m in re.finditer(r"\((?:was|previously|formerly|from|vs\.?|default|before|old)\b[^)]*\)", clause.text, re.I):
+    for m in [*re.finditer(r"\((?:was|previously|formerly|from|vs\.?|default|before|old)\b[^)]*\)", clause.text, re.I),
+              *_MODEL_OWN_ASIDE.finditer(clause.text)]:
         a, b = clause.start + m.start(), clause.start + m.end()
         for k, t in enumerate(toks):
             if t.start >= a and t.end <= b:

@@ -78,8 +78,10 @@ _ELSEWHERE = re.compile(r"\b(?:legacy|sibling|siblings|counterpart|non-MTP entry
                         r"other config|another config|other entry|upstream)\b", re.IGNORECASE)
 # Words before an arm that make it the thing compared with ("identical to the non-MTP sibling"), and the
 # nouns after it that say it is another config, not an arm of this one.
-_COMPARED_TO = re.compile(r"\b(?:identical to|same as|mirrors|mirroring|mirror of|unlike|copied from)\b(?:\s+the)?")
-_OTHER_THING = frozenset({"sibling", "siblings", "counterpart", "entry", "recipe", "config", "key", "variant"})
+_COMPARED_TO = re.compile(r"\b(?:identical to|same as|mirrors|mirroring|mirror of|unlike|copied from|matching|"
+                          r"matches|as used|used on|used by|like)\b(?:\s+the)?")
+_OTHER_THING = frozenset({"sibling", "siblings", "counterpart", "counterparts", "entry", "entries", "recipe", "recipes",
+                          "config", "configs", "key", "keys", "variant", "variants"})
 # A clause that gives the subject of the one before its value ("...; set to 1 for Kimi-K2.5").
 _SET_TO = re.compile(r"^(?:and\s+)?(?:set|sets|setting)\s+(?:it\s+)?to\b")
 # A condition in words: "in the high-conc fast path", "when the cache is full", "only for long prompts".
@@ -90,6 +92,8 @@ _OTHER_PROGRAM = re.compile(r"\b(?:to|for|in|on|of|via|into)\s+(?:the\s+)?(?:ben
                             r"lm-eval|proxy|harness|load\s+generator)\b|\b(?:sglang[_-]router|vllm-router|"
                             r"benchmark client|aiperf|run_benchmark\w*|bench(?:mark)?_serving\w*|runner|"
                             r"launch_[\w.-]+\.sh|srtctl)\b", re.IGNORECASE)
+# A fleet's launcher, which runs before the recipe: runners/launch_gb300-nv.sh, "the three H100 launchers".
+_LAUNCHER = re.compile(r"\blaunch_[\w.-]+\.sh\b|\blaunchers?\b", re.IGNORECASE)
 # ... unless the clause says it speaks of the server's arguments.
 _SERVER_WORDS = re.compile(r"\bserver\s+(?:args|arguments|flags|options|command)|\bserve\s+(?:flags|args)\b",
                            re.IGNORECASE)
@@ -143,6 +147,8 @@ class ClauseReader(SweepReaders):
         # Set by the sentence: it speaks of another program than the server (the router, the benchmark client,
         # the runner's launcher), so the flags it names are that program's.
         self.other_program = bool(_OTHER_PROGRAM.search(clause.text))
+        # The sentence speaks of a fleet's launcher (set by the sentence): its variables are the launcher's.
+        self.about_launcher = False
         # The subjects this clause names without a value (with their notes), and the one the sentence
         # before left without a value: "Add X support to ...; set to 1 for Kimi" gives X its value.
         self.valueless: list[tuple[Mention, Unverified]] = []
@@ -213,8 +219,9 @@ class ClauseReader(SweepReaders):
         return segments
 
     def _names_a_comparison(self, g: Group) -> bool:
-        """``identical to the non-MTP agentic sibling (...)``, ``same as the STP recipe``: the arm words name what
-        this entry is compared with, not which of its jobs the clause speaks of."""
+        """``identical to the non-MTP agentic sibling (...)``, ``same as the STP recipe``, ``matching the conc-1 start
+        used on the non-MTP day-zero recipes``: the arm words name what this entry is compared with, not which of
+        its jobs the clause speaks of."""
         before = " ".join(t.low for t in self.toks[max(0, g.start - 4):g.start])
         after = [t.low for t in self.toks[g.end:g.end + 3]]
         return bool(_COMPARED_TO.search(before)) and any(w in _OTHER_THING for w in after)
@@ -423,6 +430,11 @@ class ClauseReader(SweepReaders):
                 continue
             if other_program and all(s.kind in ("flag", "key") for s in m.subjects):
                 continue  # "Pass --use-chat-template to the benchmark": a flag of another program
+            if self.about_launcher and all(s.kind in ("env", "var") for s in m.subjects):
+                # "Wire ... into runners/launch_gb300-nv.sh with SLURM_PARTITION=batch_1": the launcher's variable,
+                # set before the recipe runs (the check reads recipes, not launchers)
+                self.out.unverified.append(Unverified(m.phrase, r.loc(m.start, m.end), "a variable of the launcher"))
+                continue
             if len(m.subjects) != 1:
                 self.out.unverified.append(Unverified(m.phrase, r.loc(m.start, m.end), "the phrase fits several subjects",
                                                       tuple(sorted(s.name for s in m.subjects))))
@@ -627,8 +639,10 @@ def extract(source: SourceText, catalog: Catalog | None, base_scope: Scope | Non
         for before, reader in zip(readers, readers[1:]):
             if reader.says_unswept and not any(seg.groups for seg in reader.segments):
                 before.unswept = True
+        about_launcher = any(_LAUNCHER.search(r.clause.text) for r in readers)
         for reader in readers:
             reader.in_report = in_report
+            reader.about_launcher = about_launcher
             reader.other_program = (carried_program or reader.other_program) and not _SERVER_WORDS.search(
                 reader.clause.text)
             if about_code:

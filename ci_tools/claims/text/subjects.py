@@ -278,6 +278,13 @@ class Catalog:
             found = [s for s in self.subjects.values() if s.kind == kind and identifier_words(s.name) == canon]
             if found:
                 return found
+        if "env" in kinds and "_" in token:
+            # "FAST_WARMUP=1" for SGLANG_JIT_DEEPGEMM_FAST_WARMUP: a variable named by the last words of its name
+            # (several such variables: the phrase fits several subjects).
+            tail = "_" + token.upper()
+            found = [s for s in self.subjects.values() if s.kind == "env" and s.name.upper().endswith(tail)]
+            if found:
+                return found
         if "_" in token and token.lower() == token:
             # "scheduler_delay_factor": the models-table key that feeds --scheduler-delay-factor, a flag the
             # recipe's files spell whether or not a job passes it.

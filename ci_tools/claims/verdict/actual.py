@@ -76,6 +76,8 @@ def recipe_actual(claim: Claim, job: Job, ev: RecipeEval | None, known_keys: Seq
         return UNKNOWN
     servers = _servers(ev, claim.scope.role)
     if subject.kind == "flag":
+        if reads is not None and subject.name in reads.client_flags and not _flags(ev, servers, subject.name):
+            return UNKNOWN  # "Pass --use-chat-template for MTP acceptance": the benchmark client's flag
         return _flag_actual(claim, job, ev, servers)
     if subject.kind == "key":
         return _key_actual(claim, job, ev, servers)
@@ -90,8 +92,11 @@ def recipe_actual(claim: Claim, job: Job, ev: RecipeEval | None, known_keys: Seq
             if default is not None:
                 shown = f"the recipe leaves {subject.name} at its default {default.default}"
                 return _value_actual(claim, job, Value(default.default, default.location), shown, separator="!")
-            if reads is not None and subject.name in reads.assigned:
-                return UNKNOWN  # assigned where the evaluation did not follow (after the server starts, a branch)
+            if reads is not None and (subject.name in reads.assigned
+                                      or any(a.endswith("_" + subject.name) for a in reads.assigned)):
+                # assigned where the evaluation did not follow (after the server starts, a branch), itself or the
+                # variable the text names by its last words (NUM_MAX_TOKENS_PER_RANK of SGLANG_..._PER_RANK)
+                return UNKNOWN
             return _never_set(claim, ev, f"the recipe never sets {subject.name}")
         found = [v for v in values if v is not None]
         return _value_actual(claim, job, found[-1], f"the recipe exports {subject.name}=")

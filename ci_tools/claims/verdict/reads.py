@@ -28,6 +28,9 @@ _FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9]*(?:-[a-z0-9]+)+)\b")
 # NAME="${NAME:-a1-b01,a1-b02}" or NAME=a1-b01,a1-b02: a list of names with numbers (hosts, devices).
 _LIST = re.compile(r"^[ \t]*(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_]*)=[\"']?(?:\$\{\1:?-)?([A-Za-z0-9_.:,-]+)",
                    re.MULTILINE)
+# A command of the benchmark client or the eval harness (its flags are not the server's), one logical line.
+_CLIENT_COMMAND = re.compile(r"^[ \t]*(?:[A-Za-z_]\w*=\S*[ \t]+)*(?:run_benchmark_serving|run_eval|aiperf|lm_eval|"
+                             r"\S*benchmark_serving\.py|python3?[ \t]+(?:-m[ \t]+)?\S*bench_serving)\b.*$", re.MULTILINE)
 _LIST_ITEM = re.compile(r"[A-Za-z]+\d*(?:[-_.][A-Za-z]*\d+)+")
 _FOR = re.compile(r"\bfor\s+([A-Za-z_][A-Za-z0-9_]*)\s+in\b|\bread\s+(?:-\w+\s+)*([A-Za-z_][A-Za-z0-9_]*)")
 
@@ -58,6 +61,9 @@ class RecipeReads:
     # List settings of the files (see _LIST): name -> its items where it is written (None: written twice
     # with different items, so which one a job has is not known).
     lists: dict[str, ListSetting | None] = field(default_factory=dict)
+    # Flags the files pass to the benchmark client or the eval harness ("run_benchmark_serving ...
+    # --use-chat-template"): a text may speak of that program.
+    client_flags: frozenset[str] = frozenset()
 
     def default_of(self, name: str) -> DefaultRead | None:
         """The default a variable keeps: read with one, assigned nowhere."""
@@ -76,7 +82,9 @@ def file_reads(path: str, data: bytes) -> RecipeReads:
     assigned = {m.group(1) for m in _ASSIGN.finditer(text)}
     assigned |= {g for m in _FOR.finditer(text) for g in m.groups() if g}
     flags = frozenset(f"--{m.group(1)}" for m in _FLAG.finditer(text))
-    return RecipeReads(defaults, frozenset(assigned), flags, _lists(path, text, starts))
+    logical = text.replace("\\\n", " ")
+    client = frozenset(f"--{f.group(1)}" for m in _CLIENT_COMMAND.finditer(logical) for f in _FLAG.finditer(m.group()))
+    return RecipeReads(defaults, frozenset(assigned), flags, _lists(path, text, starts), client)
 
 
 def _location(path: str, starts: list[int], offset: int) -> Location:
@@ -107,15 +115,17 @@ def merged(parts: Iterable[RecipeReads]) -> RecipeReads:
     defaults: dict[str, DefaultRead] = {}
     assigned: set[str] = set()
     flags: set[str] = set()
+    client: set[str] = set()
     lists: dict[str, ListSetting | None] = {}
     for part in parts:
         for name, read in part.defaults.items():
             defaults.setdefault(name, read)
         assigned |= part.assigned
         flags |= part.flags
+        client |= part.client_flags
         for name, setting in part.lists.items():
             _add_list(lists, name, setting)
-    return RecipeReads(defaults, frozenset(assigned), frozenset(flags), lists)
+    return RecipeReads(defaults, frozenset(assigned), frozenset(flags), lists, frozenset(client))
 
 
 def recipe_files(ev: RecipeEval, library: str) -> list[str]:
