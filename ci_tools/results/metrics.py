@@ -212,10 +212,23 @@ def aggregate(raw: Mapping[str, Any], env: Mapping[str, str], *, gpu_metrics: Pa
     """The final ``agg_<name>.json`` (process_result.py, then power) and the power verdict behind it."""
     agg = process_result(raw, env, source=source)
     if agg["is_multinode"]:
-        measured = _power.multinode(power_dir)
+        measured = _multinode_power(raw, env, agg, power_dir, Path(source).name)
     else:
         measured = _power.single_node(gpu_metrics, raw, gpu_count(agg))
     return _power.patch(agg, measured), measured
+
+
+def _multinode_power(raw: Mapping[str, Any], env: Mapping[str, str], agg: Mapping[str, Any],
+                     power_dir: Path | None, copy_name: str) -> _power.Power:
+    """The bundle under ``LOGS/power`` of the job's workspace (``power_dir``), its results under ``LOGS``."""
+    from . import power_multinode
+
+    if power_dir is None:
+        return _power.Power(False, ("power_artifacts_missing",))
+    workspace = power_dir.parent.parent
+    return power_multinode.multinode(power_dir, power_dir.parent, raw, prefill_gpus=int(agg["num_prefill_gpu"]),
+                                     decode_gpus=int(agg["num_decode_gpu"]),
+                                     producer_sha=power_multinode.producer_pin(env, workspace), copy_name=copy_name)
 
 
 def _at(data: Mapping[str, Any], path: tuple[str, ...]) -> Any:

@@ -9,9 +9,9 @@ codes, and no energy metric.  The arithmetic follows the original statement
 by statement so that the floats are identical (``tests/test_results_metrics.py``
 runs the original on the same inputs).
 
-Multinode power bundles (``aggregate_power_multinode.py``) are not
-integrated here: a multinode job without a bundle is ``power_valid`` 0, as
-the original writes it; one with a bundle keeps that value and says so.
+A multinode job's srt-slurm power bundle is validated and integrated as
+``aggregate_power_multinode.py`` does it, by :mod:`.power_multinode` (which
+shares this integration); :func:`patch` writes either verdict.
 """
 
 from __future__ import annotations
@@ -30,6 +30,9 @@ POWER_METRIC_SCHEMA_VERSION = 2
 MAX_SAMPLE_GAP_S = 3.0
 POWER_KEYS = ("avg_power_w", "avg_total_gpu_power_w", "total_gpu_energy_j", "joules_per_successful_query",
               "joules_per_input_token", "joules_per_output_token", "joules_per_total_token")
+# A multinode aggregate's energy per role (aggregate_power_multinode.py's ROLE_METRIC_KEYS).
+ROLE_POWER_KEYS = ("prefill_gpu_energy_j", "decode_gpu_energy_j", "prefill_avg_power_w", "decode_avg_power_w",
+                   "prefill_joules_per_input_token", "decode_joules_per_output_token")
 _POWER_COL = re.compile(r"power", re.IGNORECASE)
 _POWER_EXCLUDE = re.compile(r"limit|cap|max|min", re.IGNORECASE)
 _TIME_COL = re.compile(r"time", re.IGNORECASE)
@@ -43,9 +46,10 @@ class Power:
     reasons: tuple[str, ...]
     metrics: dict[str, float] = field(default_factory=dict)
     gpus_observed: int = 0
+    failures: tuple[str, ...] = ()  # what the reasons stand for, where the original writes it out (multinode)
 
 
-def _add(reasons: list[str], reason: str) -> None:
+def add_reason(reasons: list[str], reason: str) -> None:
     if reason not in reasons:
         reasons.append(reason)
 
@@ -87,7 +91,8 @@ def _interpolate(samples: list[tuple[float, float]], at: float) -> float:
     return lp + (at - lt) / (rt - lt) * (rp - lp)
 
 
-def _energy(samples: list[tuple[float, float]], start: float, end: float) -> float:
+def integrate(samples: list[tuple[float, float]], start: float, end: float) -> float:
+    """Joules of one device over [start, end]: trapezoids, both ends interpolated (samples must bracket them)."""
     clipped = [(start, _interpolate(samples, start))]
     clipped.extend((t, p) for t, p in samples if start < t < end)
     clipped.append((end, _interpolate(samples, end)))
@@ -97,7 +102,7 @@ def _energy(samples: list[tuple[float, float]], start: float, end: float) -> flo
     return energy
 
 
-def _window(raw: Mapping[str, Any]) -> tuple[tuple[float, float, int, int, int] | None, list[str]]:
+def benchmark_window(raw: Mapping[str, Any]) -> tuple[tuple[float, float, int, int, int] | None, list[str]]:
     """(start, end, completed, input tokens, output tokens) of the raw result, or the reason it has none."""
     start, end, duration = (raw.get(k) for k in ("benchmark_start_time_unix", "benchmark_end_time_unix", "duration"))
     if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (start, end, duration)):
@@ -107,14 +112,14 @@ def _window(raw: Mapping[str, Any]) -> tuple[tuple[float, float, int, int, int] 
         return None, ["invalid_benchmark_window"]
     reasons: list[str] = []
     if abs(d - (e - s)) > max(0.5, (e - s) * 0.01):
-        _add(reasons, "benchmark_duration_mismatch")
+        add_reason(reasons, "benchmark_duration_mismatch")
     counts = []
     for key, reason in (("completed", "invalid_successful_query_count"),
                         ("total_input_tokens", "invalid_input_token_count"),
                         ("total_output_tokens", "invalid_output_token_count")):
         v = raw.get(key)
         if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
-            _add(reasons, reason)
+            add_reason(reasons, reason)
             v = 0
         counts.append(v)
     return (s, e, counts[0], counts[1], counts[2]), reasons
@@ -134,30 +139,30 @@ def _read_stream(path: Path, start: float, end: float, reasons: list[str]) -> di
             for col, reason in ((time_col, "timestamp_column_missing"), (power_col, "power_column_missing"),
                                 (gpu_col, "gpu_identity_column_missing")):
                 if not col:
-                    _add(reasons, reason)
+                    add_reason(reasons, reason)
             if time_col is None or power_col is None or gpu_col is None:
                 return None
             for row in reader:
                 t = _timestamp((row.get(time_col) or "").strip())
                 if t is None or not math.isfinite(t):
-                    _add(reasons, "invalid_timestamp_sample")
+                    add_reason(reasons, "invalid_timestamp_sample")
                     continue
                 if t < start - MAX_SAMPLE_GAP_S or t > end + MAX_SAMPLE_GAP_S:
                     continue
                 watts = _watts((row.get(power_col) or "").strip())
                 gpu = (row.get(gpu_col) or "").strip()
                 if watts is None or not math.isfinite(watts) or watts < 0:
-                    _add(reasons, "invalid_power_sample")
+                    add_reason(reasons, "invalid_power_sample")
                     continue
                 if not gpu:
                     missing_id = True
                     continue
                 raw.setdefault(gpu, {}).setdefault(t, []).append(watts)
     except (OSError, csv.Error):
-        _add(reasons, "telemetry_file_unreadable")
+        add_reason(reasons, "telemetry_file_unreadable")
         return None
     if missing_id:
-        _add(reasons, "gpu_identity_missing")
+        add_reason(reasons, "gpu_identity_missing")
     return raw
 
 
@@ -167,46 +172,46 @@ def _gpu_order(gpu: str) -> tuple[int, int | str]:
 
 def single_node(csv_path: Path | None, raw: Mapping[str, Any], expected_gpus: int) -> Power:
     """Validate and integrate one node's telemetry over the raw result's benchmark window."""
-    window, reasons = _window(raw)
+    window, reasons = benchmark_window(raw)
     if window is None:
         return Power(False, tuple(reasons))
     start, end, completed, total_in, total_out = window
     if expected_gpus <= 0:
-        _add(reasons, "invalid_expected_gpu_count")
+        add_reason(reasons, "invalid_expected_gpu_count")
     if csv_path is None or not csv_path.is_file():
-        _add(reasons, "telemetry_file_missing")
+        add_reason(reasons, "telemetry_file_missing")
         return Power(False, tuple(reasons))
     try:
         empty = csv_path.stat().st_size == 0
     except OSError:
-        _add(reasons, "telemetry_file_unreadable")
+        add_reason(reasons, "telemetry_file_unreadable")
         return Power(False, tuple(reasons))
     if empty:
-        _add(reasons, "telemetry_file_empty")
+        add_reason(reasons, "telemetry_file_empty")
         return Power(False, tuple(reasons))
     stream = _read_stream(csv_path, start, end, reasons)
     if stream is None:
         return Power(False, tuple(reasons))
     if not stream:
-        _add(reasons, "no_usable_power_samples")
+        add_reason(reasons, "no_usable_power_samples")
         return Power(False, tuple(reasons))
     gpus = sorted(stream, key=_gpu_order)
     if expected_gpus > 0 and len(gpus) != expected_gpus:
-        _add(reasons, "expected_gpu_count_mismatch")
+        add_reason(reasons, "expected_gpu_count_mismatch")
     energies: dict[str, float] = {}
     for gpu in gpus:
         samples = sorted((t, mean(values)) for t, values in stream[gpu].items())
         if len(samples) < 2:
-            _add(reasons, "insufficient_power_samples")
+            add_reason(reasons, "insufficient_power_samples")
             continue
         if samples[0][0] > start or samples[-1][0] < end:
-            _add(reasons, "benchmark_window_not_bracketed")
+            add_reason(reasons, "benchmark_window_not_bracketed")
             continue
         times = [t for t, _ in samples]
         relevant = samples[bisect.bisect_right(times, start) - 1: bisect.bisect_left(times, end) + 1]
         if max((b[0] - a[0] for a, b in zip(relevant, relevant[1:])), default=0.0) > MAX_SAMPLE_GAP_S:
-            _add(reasons, "sampling_gap_exceeded")
-        energies[gpu] = _energy(samples, start, end)
+            add_reason(reasons, "sampling_gap_exceeded")
+        energies[gpu] = integrate(samples, start, end)
     if reasons or len(energies) != len(gpus):
         return Power(False, tuple(reasons), gpus_observed=len(gpus))
     energy = sum(energies.values())
@@ -223,16 +228,10 @@ def single_node(csv_path: Path | None, raw: Mapping[str, Any], expected_gpus: in
     return Power(True, (), metrics, len(gpus))
 
 
-def multinode(power_dir: Path | None) -> Power:
-    """A multinode job: without a power bundle the original writes power_valid 0; a bundle is not integrated here."""
-    if power_dir is None or not power_dir.is_dir() or not any(power_dir.iterdir()):
-        return Power(False, ("power_artifacts_missing",))
-    return Power(False, ("multinode_power_bundle_not_integrated",))
-
-
 def patch(agg: dict[str, Any], power: Power) -> dict[str, Any]:
     """The aggregate with the power fields the original patches in (rounded as it rounds them)."""
-    out = {k: v for k, v in agg.items() if k not in POWER_KEYS and k != "power_invalid_reasons"}
+    out = {k: v for k, v in agg.items() if k not in POWER_KEYS and k not in ROLE_POWER_KEYS
+           and k != "power_invalid_reasons"}
     out["power_metric_schema_version"] = POWER_METRIC_SCHEMA_VERSION
     out["power_valid"] = int(power.valid)
     if power.valid:
