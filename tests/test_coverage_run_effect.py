@@ -94,17 +94,30 @@ def test_a_launcher_change_counts_for_the_jobs_its_branch_runs_for(real_repo: Pa
          'elif [[ $MODEL_PREFIX == "minimaxm2.5" && $PRECISION == "fp4" && $FRAMEWORK == "dynamo-vllm" ]]; then')
     edit(real_repo / "runners/launch_mi355x-amds.sh", "--cpus-per-task=128 --time=500 --no-shell",
          "--cpus-per-task=96 --time=500 --no-shell")
-    commit(real_repo, "two launchers")
+    # The multinode branch of the script launch_b200-dgxc-slurm.sh links to.
+    edit(real_repo / "runners/launch_b200-dgxc.sh", 'export EVAL_ONLY="${EVAL_ONLY:-false}"',
+         'export EVAL_ONLY="${EVAL_ONLY:-true}"')
+    commit(real_repo, "three launchers")
     found = uncovered(real_repo, "origin/main", capsys)
-    assert set(found.values()) == {"runners/launch_mi355x-amds.sh"}  # nothing on b300: no config is glm9
+    # Nothing on b300: no config is glm9.
+    assert set(found.values()) == {"runners/launch_mi355x-amds.sh", "runners/launch_b200-dgxc.sh"}
     from ci_tools.config import load_config
+    from ci_tools.jobs.resolution import fleets_of
     from ci_tools.model.repository import load_repo
     from ci_tools.revision.snapshot import WorkTreeSnapshot
 
     repo = load_repo(WorkTreeSnapshot(real_repo), load_config(real_repo), with_changelog=False)
-    amds = {k for k, e in repo.configs.items() if e.data.get("runner") in ("mi355x", "cluster:mi355x-amds")}
-    single = {k for k in amds if not repo.configs[k].data.get("multinode")}
-    assert set(found) == single and single != amds  # the salloc line is in the single-node branch
+
+    def on(fleet: str, multinode: bool) -> set[str]:
+        return {k for k, e in repo.configs.items() if bool(e.data.get("multinode")) == multinode
+                and fleet in fleets_of(str(e.data.get("runner")), repo.runner_labels)}
+
+    assert on("mi355x-amds", True)  # the salloc line is in the single-node branch: not theirs
+    assert {k for k, p in found.items() if p.endswith("mi355x-amds.sh")} == on("mi355x-amds", False)
+    # The multinode jobs of b200-dgxc nodes and, through the link, of b200-dgxc-slurm ones; no single-node job.
+    linked = {k for k, p in found.items() if p.endswith("b200-dgxc.sh")}
+    assert on("b200-dgxc-slurm", True) - on("b200-dgxc", True) and on("b200-dgxc", False)
+    assert linked == on("b200-dgxc-slurm", True) | on("b200-dgxc", True)
 
 
 MASTER = "".join(f"""\

@@ -29,6 +29,7 @@ from ..findings import Finding, Location, make_finding
 from ..jobs.contract import RecipeResolution, resolve_recipe
 from ..jobs.job import SCENARIOS, Job
 from ..jobs.matrix import expand, expand_config, row_jobs
+from ..jobs.launcher_copies import read_launcher
 from ..jobs.resolution import fleet_of, recipe_roots
 from ..model.keys import match_key_glob
 from ..model.repository import ConfigEntry, RepoData
@@ -171,10 +172,11 @@ LAUNCHER = "runners/launch_{fleet}.sh"
 
 
 def launchers(repo: RepoData, runner: str) -> list[str]:
-    """Launcher scripts of the nodes a runner label names (``mi355x-amds_04`` -> ``runners/launch_mi355x-amds.sh``)."""
+    """Launcher scripts of the nodes a runner label names (``mi355x-amds_04`` -> ``runners/launch_mi355x-amds.sh``),
+    each kept as a symbolic link followed to the script it runs (``launch_b200-dgxc-slurm.sh``)."""
     nodes = repo.runner_labels.get(runner)
     fleets = {fleet_of(n) for n in nodes if isinstance(n, str)} if isinstance(nodes, list) else set()
-    return sorted(LAUNCHER.format(fleet=f) for f in fleets)
+    return sorted({read_launcher(repo.snapshot, LAUNCHER.format(fleet=f))[0] for f in fleets})
 
 
 def is_relevant(path: str, config: ProjectConfig) -> bool:
