@@ -64,3 +64,19 @@ def test_functions_are_compared_by_name_and_calls_are_read() -> None:
 
 def test_a_side_that_does_not_parse_is_reported() -> None:
     assert not shell_diff("launch.sh", BASE, BASE + b"if then fi (\n").parsed
+
+
+def test_a_condition_rewritten_over_the_same_body_changes_only_the_jobs_it_now_decides_otherwise() -> None:
+    # InferenceX ecc908710216 narrowed `$MODEL_PREFIX == "minimaxm2.5"` to its fp4 jobs, giving fp8 a branch of
+    # its own: the fp4 jobs run what they ran before.
+    head = BASE.replace(b'elif [[ $MODEL_PREFIX == "b" ]]; then',
+                        b'elif [[ $MODEL_PREFIX == "b" && $PRECISION == "fp4" ]]; then')
+    changes = shell_diff("launch.sh", BASE, head).changes
+    assert sorted((c.side, c.line) for c in changes) == [("base", 6), ("head", 6)]
+
+    def affected(prefix: str, precision: str) -> bool:
+        values = {"MODEL_PREFIX": prefix, "PRECISION": precision}
+        return any(all(holds(g, values) is not False for g in c.guards) for c in changes)
+
+    assert [affected("b", "fp4"), affected("b", "fp8"), affected("a", "fp8"), affected("c", "fp4")] == [
+        False, True, False, False]

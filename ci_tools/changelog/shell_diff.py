@@ -142,15 +142,35 @@ class _Differ:
             earlier = tuple((tuple(c), False) for c, _, _ in clauses[:k])
             return (*around, *earlier, (tuple(clauses[k][0]), True))
 
+        def body_text(body: list[Node]) -> list[bytes]:
+            return [normalized(n) for n in body]
+
+        # A clause whose condition changed but whose body did not is paired by its body: it changes the run
+        # only of the jobs for which the two conditions differ (one enters the branch, another leaves it).
+        rewritten: dict[int, int] = {}
+        for k, (cond, body, _) in enumerate(h_clauses):
+            if h_conds[k] in b_conds:
+                continue
+            m = next((m for m, (c, b, _) in enumerate(b_clauses) if b_conds[m] not in h_conds
+                      and m not in rewritten.values() and c and body_text(b) == body_text(body)), None)
+            if m is not None and cond:
+                rewritten[k] = m
         for k, (cond, body, _) in enumerate(h_clauses):
             if h_conds[k] in b_conds:
                 m = b_conds.index(h_conds[k])
                 self.statements(b_clauses[m][1], body, (clause_guards(b_clauses, m, guards[0]),
                                                         clause_guards(h_clauses, k, guards[1])), tops)
+            elif k in rewritten:
+                m = rewritten[k]
+                old_cond, new_cond = tuple(b_clauses[m][0]), tuple(cond)
+                self.add(HEAD, cond[0], (*clause_guards(h_clauses, k, guards[1]), (old_cond, False)), tops[1],
+                         (body or cond)[-1])
+                self.add(BASE, old_cond[0], (*clause_guards(b_clauses, m, guards[0]), (new_cond, False)), tops[0],
+                         (b_clauses[m][1] or list(old_cond))[-1])
             elif cond:
                 self.add(HEAD, cond[0], clause_guards(h_clauses, k, guards[1]), tops[1], (body or cond)[-1])
         for m, (cond, body, _) in enumerate(b_clauses):
-            if b_conds[m] not in h_conds and cond:
+            if b_conds[m] not in h_conds and m not in rewritten.values() and cond:
                 self.add(BASE, cond[0], clause_guards(b_clauses, m, guards[0]), tops[0], (body or cond)[-1])
         none = (tuple((tuple(c), False) for c, _, _ in b_clauses), tuple((tuple(c), False) for c, _, _ in h_clauses))
         self.statements(b_else or [], h_else or [], ((*guards[0], *none[0]), (*guards[1], *none[1])), tops)
