@@ -5,8 +5,8 @@ the workflow templates, the fleets' launchers, ``job-env`` in
 ``.ci-tools.yaml``).  Recipe evaluation sees a variable known only at run
 time as unknown (:func:`recipe_env`); the sweep executor, which really runs a
 job, fills in what it knows itself and leaves the rest to the inherited
-environment (:func:`job_env`).  The recipe is what the launcher of the job's
-runner fleet picks (:mod:`ci_tools.jobs.resolution`).
+environment (``ci_tools.sweep.environment``).  The recipe is what the
+launcher of the job's runner fleet picks (:mod:`ci_tools.jobs.resolution`).
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from ..revision.snapshot import Snapshot
 from .job import Job
 from .resolution import RecipeResolution, Resolver, resolver_for
 
-__all__ = ["RecipeResolution", "default_runner_name", "job_env", "recipe_candidates", "recipe_env", "resolve_recipe"]
+__all__ = ["RecipeResolution", "job_env", "recipe_candidates", "recipe_env", "resolve_recipe"]
 
-# The port the sweep executor gives a recipe's server when the caller names none.
+# The port job_env gives a recipe's server when the caller names none.
 DEFAULT_PORT = "8888"
 _DEFAULTS = ProjectConfig(root=Path("."))
 
@@ -43,15 +43,15 @@ def recipe_env(job: Job, config: ProjectConfig, snapshot: Snapshot, as_run: bool
 def job_env(job: Job, *, result_dir: str = "/workspace/results", port: str = DEFAULT_PORT, runner_name: str = "",
             run_eval: bool = False, eval_only: bool = False,
             contract: JobEnvContract | None = None) -> dict[str, str]:
-    """The environment the sweep executor starts the job's recipe with.
+    """A job's environment with made-up run-time values: what evaluating a multinode script chain and tests
+    start from (``ci-tools sweep`` builds the real one in :mod:`ci_tools.sweep.environment`).
 
     The contract's known values (``contract`` None: the built-in one), with the
     runner context of ``runner_name`` (so ``RUNNER_NAME`` and the names built
-    from it are known), ``RESULT_DIR`` and ``PORT`` of this run.  Evals run
-    only when asked (``RUN_EVAL``/``EVAL_ONLY``), as InferenceX's sweeps run
+    from it are known), ``RESULT_DIR`` and ``PORT`` as given.  Evals run only
+    when asked (``RUN_EVAL``/``EVAL_ONLY``), as InferenceX's sweeps run
     throughput jobs without evals and evals as jobs of their own.  Values
-    known only elsewhere (secrets, a launcher's paths) are left to the
-    inherited environment.
+    known only elsewhere (secrets, a launcher's paths) are left out.
     """
     if contract is None:
         from .env.contract import contract_for
@@ -64,15 +64,6 @@ def job_env(job: Job, *, result_dir: str = "/workspace/results", port: str = DEF
     env["RUN_EVAL"] = "true" if run_eval else "false"
     env["EVAL_ONLY"] = "true" if eval_only else "false"
     return env
-
-
-def default_runner_name(job: Job, runner_labels: Mapping[str, Any]) -> str:
-    """The first node of the job's runner label (what RUNNER_NAME is on that fleet), else the label."""
-    label = str(job.fields.get("runner") or "")
-    nodes = runner_labels.get(label)
-    if isinstance(nodes, list) and nodes and isinstance(nodes[0], str):
-        return nodes[0]
-    return label
 
 
 def recipe_candidates(job: Job, config: ProjectConfig, snapshot: Snapshot | None = None) -> tuple[str, ...]:
