@@ -41,6 +41,8 @@ OPERATIONS = (
     # Results baseline fallback: the artifacts of the last default-branch sweep, and one artifact's zip.
     ("get", "/repos/{owner}/{repo}/actions/runs/{run_id}/artifacts"),
     ("get", "/repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}"),
+    # The results comment while a sweep runs: which of the run's jobs have ended.
+    ("get", "/repos/{owner}/{repo}/actions/runs/{run_id}/jobs"),
 )
 
 

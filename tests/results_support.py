@@ -9,8 +9,10 @@ changed commit would record.
 
 from __future__ import annotations
 
+import io
 import math
 import random
+import zipfile
 from pathlib import Path
 from typing import Iterable, Mapping
 
@@ -62,3 +64,15 @@ def write(directory: Path, records_: Iterable[rec.Record]) -> None:
         job_dir = directory / f"{r.job.job_id}-{r.sha[:7]}-{r.status.started_at[:10]}-{i}"
         job_dir.mkdir(parents=True, exist_ok=True)
         rec.save(r, job_dir)
+
+
+def zip_records(directory: Path, records_: Iterable[rec.Record], extra: Mapping[str, bytes] | None = None) -> bytes:
+    """The records as a job's results artifact: written under ``directory``, zipped as upload-artifact does."""
+    write(directory, records_)
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for path in sorted(directory.rglob("record.json")):
+            z.write(path, path.relative_to(directory).as_posix())
+        for name, data in (extra or {}).items():
+            z.writestr(name, data)
+    return buf.getvalue()

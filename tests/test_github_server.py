@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 from urllib.parse import parse_qs, unquote, urlsplit
 
 import httpx
@@ -236,6 +236,10 @@ class FakeGitHub:
         # Run id -> its artifacts; artifact id -> its zip, served from a pre-signed URL outside the API.
         self.artifacts: dict[int, list[dict[str, Any]]] = {}
         self.archives: dict[int, bytes] = {}
+        # Run id -> its jobs (the latest attempt's), in the order GitHub lists them.
+        self.jobs: dict[int, list[dict[str, Any]]] = {}
+        # Operation id -> what happens on GitHub's side before each such request is answered (a run's jobs end).
+        self.before: dict[str, Callable[[], None]] = {}
         self.blob_requests: list[dict[str, str]] = []
         self.requests: list[Recorded] = []
         self.violations: list[str] = []
@@ -279,6 +283,8 @@ class FakeGitHub:
                 log.clear()
             self.artifacts.clear()
             self.archives.clear()
+            self.jobs.clear()
+            self.before.clear()
             self.tolerated.clear()
             self.token_logins.clear()
             self.activity_page_cap = 100
@@ -347,6 +353,20 @@ class FakeGitHub:
         self.artifacts.setdefault(run_id, []).append(artifact)
         self.archives[self._next_id] = archive
         return artifact
+
+    def add_job(self, run_id: int, name: str, *, status: str = "queued") -> dict[str, Any]:
+        """A job of run ``run_id`` as the list-jobs operation shows it (the example's fields, with ours)."""
+        job = SPEC.example("job-paginated")["jobs"][0]
+        self._next_id += 1
+        # `created_at` became required after the example was written.
+        job.update(id=self._next_id, run_id=run_id, name=name, status=status, conclusion=None, completed_at=None,
+                   steps=[], workflow_name="sweep", created_at=self.now,
+                   html_url=f"https://github.com/{self.repository}/actions/runs/{run_id}/job/{self._next_id}")
+        self.jobs.setdefault(run_id, []).append(job)
+        return job
+
+    def finish_job(self, job: dict[str, Any], conclusion: str = "success") -> None:
+        job.update(status="completed", conclusion=conclusion, completed_at=self.now)
 
     def dispatch_requests(self) -> list[Recorded]:
         return [r for r in self.requests if r.operation == "actions/create-workflow-dispatch"]
@@ -440,7 +460,13 @@ class FakeGitHub:
             items = [a for a in self.artifacts.get(int(params["run_id"]), [])
                      if a["name"] == query.get("name", [a["name"]])[-1]]
             per_page = int(query.get("per_page", ["30"])[-1])
-            return 200, {}, {"total_count": len(items), "artifacts": items[:per_page]}
+            page = int(query.get("page", ["1"])[-1])
+            return 200, {}, {"total_count": len(items), "artifacts": items[(page - 1) * per_page: page * per_page]}
+        if oid == "actions/list-jobs-for-workflow-run":
+            items = self.jobs.get(int(params["run_id"]), [])
+            per_page = int(query.get("per_page", ["30"])[-1])
+            page = int(query.get("page", ["1"])[-1])
+            return 200, {}, {"total_count": len(items), "jobs": items[(page - 1) * per_page: page * per_page]}
         if oid == "actions/download-artifact":
             artifact_id = int(params["artifact_id"])
             if params["archive_format"] != "zip":
@@ -495,6 +521,8 @@ class FakeGitHub:
                     body = json.loads(raw) if raw else None
                 except ValueError:
                     body = None
+                if op is not None and op.operation_id in fake.before:
+                    fake.before[op.operation_id]()
                 prefix = f"/repos/{fake.repository}"
                 if op is not None and not split.path.startswith(prefix + "/"):
                     errors.append(f"request for another repository: {split.path}")
@@ -556,7 +584,8 @@ HEADERS = {"Accept": "application/vnd.github+json", "X-GitHub-Api-Version": "202
 
 def test_operations_extracted_are_the_ones_the_client_uses() -> None:
     ids = sorted(op.operation_id for op in SPEC.operations)
-    assert ids == ["actions/create-workflow-dispatch", "actions/download-artifact", "actions/list-workflow-run-artifacts",
+    assert ids == ["actions/create-workflow-dispatch", "actions/download-artifact",
+                   "actions/list-jobs-for-workflow-run", "actions/list-workflow-run-artifacts",
                    "actions/list-workflow-runs", "issues/create-comment",
                    "issues/list-comments", "issues/update-comment", "pulls/get", "reactions/create-for-issue-comment",
                    "repos/get-collaborator-permission-level", "repos/list-activities"]

@@ -5,9 +5,7 @@ Against the fake GitHub of test_github_server.py: every request checked against 
 
 from __future__ import annotations
 
-import io
 import random
-import zipfile
 from pathlib import Path
 from typing import Iterator
 
@@ -33,15 +31,9 @@ def _client(fake: FakeGitHub) -> GitHubClient:
 
 
 def _zip(tmp_path: Path, jobs: list[Job], extra: dict[str, bytes] | None = None) -> bytes:
-    support.write(tmp_path / "records", support.records(jobs, sha="a" * 40, date="2026-08-01T00:00:00+00:00",
-                                                       rng=random.Random(3)))
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as z:
-        for path in sorted((tmp_path / "records").rglob("record.json")):
-            z.write(path, path.relative_to(tmp_path / "records").as_posix())
-        for name, data in (extra or {}).items():
-            z.writestr(name, data)
-    return buf.getvalue()
+    return support.zip_records(tmp_path / "records", support.records(jobs, sha="a" * 40,
+                                                                     date="2026-08-01T00:00:00+00:00",
+                                                                     rng=random.Random(3)), extra)
 
 
 def test_baseline_from_the_newest_run_that_uploaded_it(fake: FakeGitHub, tmp_path: Path,

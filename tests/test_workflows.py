@@ -158,9 +158,17 @@ def test_sweep_workflow_shape() -> None:
     assert list(inputs) == ["sha", "pr", "selection", "requester", "key"]
     assert inputs["key"]["required"] is True
     jobs = workflow["jobs"]
-    assert list(jobs) == ["plan", "run", "results-branch", "report"]
+    assert list(jobs) == ["plan", "run", "watch", "results-branch", "report"]
     assert jobs["plan"]["permissions"] == {"contents": "read"}
     assert jobs["run"]["permissions"] == {"contents": "read"}
+    # The watch polls beside the run jobs (it needs the plan only) on a hosted runner, with the default branch's
+    # ci-tools; the report comes after it, so that the final comment is the last word.
+    watcher = jobs["watch"]
+    assert watcher["needs"] == "plan" and watcher["runs-on"] == "ubuntu-latest" and watcher["if"] == "inputs.pr != ''"
+    assert watcher["permissions"] == {"contents": "read", "actions": "read", "pull-requests": "write"}
+    assert all(s["with"]["ref"] == "${{ github.event.repository.default_branch }}"
+               for s in watcher["steps"] if str(s.get("uses", "")).startswith("actions/checkout@"))
+    assert watcher["timeout-minutes"] == 360 and "watch" in jobs["report"]["needs"]
     assert jobs["report"]["permissions"] == {"contents": "read", "actions": "read", "pull-requests": "write"}
     # The one job that writes (the results branch) runs only the default branch's ci-tools on data files.
     writer = jobs["results-branch"]
@@ -173,6 +181,7 @@ def test_sweep_workflow_shape() -> None:
     assert "${{" not in script  # inputs reach the script through env, never spliced into it
     comment = next(s["run"] for s in jobs["report"]["steps"] if "results comment" in s.get("run", ""))
     assert '--key "$KEY" --sha "$SHA"' in comment and "${{" not in comment
+    assert '--jobs-total "$JOBS" --final' in comment
     run = jobs["run"]
     assert run["runs-on"] == ["self-hosted", "${{ matrix.runner }}"]
     assert run["strategy"]["matrix"] == "${{ fromJSON(needs.plan.outputs.matrix) }}"

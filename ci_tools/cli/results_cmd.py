@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import click
 
@@ -16,6 +16,7 @@ from ..results import baseline as _baseline
 from ..results import export, pareto, verdict
 from ..results.comment import CommentContext, render
 from ..results.point import Observation, PointKey
+from ..results.record import RECORD_FILE
 from ..results.store import BRANCH, Store, StoreError, check_writable, manifest_for
 from .common import handle_errors
 
@@ -230,71 +231,184 @@ def _plot_links(frontiers: list[pareto.FrontierComparison], sha: str, repository
     return dict(plots.urls(plots.figures(frontiers), sha, repository=repository, commit=commit))
 
 
+def _find_baseline(keys: list[PointKey], sha: str, repo: str, store_ref: str | None,
+                   fallback: Callable[[], _baseline.Baseline | None] | None) -> _baseline.Baseline:
+    """The store's measurements of these points (not of ``sha`` itself), else ``fallback``'s (the last
+    default-branch sweep's artifact), else an empty baseline that says so."""
+    base = _store_baseline(repo, store_ref, keys, sha)
+    if base is None and fallback is not None:
+        base = fallback()
+    if base is None:
+        base = _baseline.Baseline({}, "none: neither the results store nor a default-branch sweep's artifact "
+                                      "holds a measurement of these points")
+    return base
+
+
+def _artifact_fallback(github_fallback: bool, repository: str, workflow: str,
+                       default_branch: str) -> Callable[[], _baseline.Baseline | None] | None:
+    """Reading the last default-branch sweep's baseline artifact (once, however often it is asked for)."""
+    if not github_fallback:
+        return None
+    if not repository:
+        raise UsageError("--github-fallback needs --repository OWNER/NAME (or $GITHUB_REPOSITORY)")
+    read: list[_baseline.Baseline | None] = []
+
+    def fallback() -> _baseline.Baseline | None:
+        if not read:
+            from ..github.client import GitHubClient
+            from ..github.results import baseline_from_artifacts
+
+            with GitHubClient.from_env(repository) as client:
+                read.append(baseline_from_artifacts(client, workflow=workflow, branch=default_branch))
+        return read[0]
+
+    return fallback
+
+
+def _baseline_options(func: Any) -> Any:
+    func = click.option("--repo", default=".", show_default=True, help="A clone holding the results branch.")(func)
+    func = click.option("--store-ref", default=None,
+                        help=f"The results branch to read (default: origin/{BRANCH}, else the local branch).")(func)
+    func = click.option("--github-fallback", is_flag=True,
+                        help="When the store has no measurement of these points, read the last default-branch "
+                             "sweep's baseline artifact through the REST API.")(func)
+    func = click.option("--repository", default=lambda: os.environ.get("GITHUB_REPOSITORY", ""), metavar="OWNER/NAME",
+                        help="The GitHub repository (default: $GITHUB_REPOSITORY).")(func)
+    func = click.option("--workflow", default="sweep.yml", show_default=True)(func)
+    func = click.option("--default-branch", default="main", show_default=True)(func)
+    func = click.option("--bot-login", default="github-actions[bot]", show_default=True,
+                        help="Only this account's comment with the marker is updated.")(func)
+    func = click.option("--run-url", default="")(func)
+    func = click.option("--artifact-url", default="")(func)
+    return func
+
+
+def _reported(records: Path) -> int:
+    """Jobs that reported: one record.json each."""
+    return sum(1 for _ in records.rglob(RECORD_FILE))
+
+
+def _post(repository: str, pr_number: int, body: str, key: str, bot_login: str) -> str:
+    """Post the comment, or update the one with this key's marker; its URL."""
+    from ..github.client import GitHubClient
+    from ..github.results import post_or_update
+    from ..results.comment import marker
+
+    if not repository:
+        raise UsageError("--pr needs --repository OWNER/NAME (or $GITHUB_REPOSITORY)")
+    with GitHubClient.from_env(repository) as client:
+        return str(post_or_update(client, pr_number, body, marker(key), bot_login).get("html_url", ""))
+
+
 @results_group.command("comment")
 @click.option("--records", required=True, help="The sweep's results: a directory of record.json files.")
 @click.option("--key", required=True, help="The dispatch key: one comment per key, updated in place.")
 @click.option("--sha", default=None, help="The commit the sweep ran (default: the records' newest).")
-@click.option("--repo", default=".", show_default=True, help="A clone holding the results branch.")
-@click.option("--store-ref", default=None,
-              help=f"The results branch to read (default: origin/{BRANCH}, else the local branch).")
-@click.option("--github-fallback", is_flag=True,
-              help="When the store has no measurement of these points, read the last default-branch sweep's "
-                   "baseline artifact through the REST API.")
-@click.option("--repository", default=lambda: os.environ.get("GITHUB_REPOSITORY", ""), metavar="OWNER/NAME",
-              help="The GitHub repository (default: $GITHUB_REPOSITORY).")
-@click.option("--workflow", default="sweep.yml", show_default=True)
-@click.option("--default-branch", default="main", show_default=True)
+@_baseline_options
 @click.option("--pr", "pr_number", type=click.IntRange(min=1), default=None, help="Post on this pull request.")
-@click.option("--bot-login", default="github-actions[bot]", show_default=True,
-              help="Only this account's comment with the marker is updated.")
-@click.option("--run-url", default="")
-@click.option("--artifact-url", default="")
 @click.option("--jobs-total", type=click.IntRange(min=0), default=None, help="Jobs the sweep has (for progress).")
+@click.option("--final", is_flag=True, help="The sweep has ended: jobs without a record will not report.")
 @click.option("--plots-commit", default=None, help="The results-branch commit holding this sweep's plots.")
 @_settings_options
 @_output_options
 @handle_errors
 def comment_command(records: str, key: str, sha: str | None, repo: str, store_ref: str | None, github_fallback: bool,
                     repository: str, workflow: str, default_branch: str, pr_number: int | None, bot_login: str,
-                    run_url: str, artifact_url: str, jobs_total: int | None, plots_commit: str | None, floor: float,
-                    k: float, history: int, metrics: tuple[str, ...], fmt: str, output: str | None,
+                    run_url: str, artifact_url: str, jobs_total: int | None, final: bool, plots_commit: str | None,
+                    floor: float, k: float, history: int, metrics: tuple[str, ...], fmt: str, output: str | None,
                     json_output: str | None, step_summary: bool, max_chars: int) -> None:
     """Judge a sweep against its baseline and write (and with --pr, post or update) the results comment."""
     settings = _settings(floor, k, history, metrics)
     pr_points, _ = _records(records, "--records")
     newest = _baseline.newest(pr_points)
     sha = sha or (newest.sha if newest else "")
-    base = _store_baseline(repo, store_ref, sorted(pr_points), sha)
-    if base is None and github_fallback:
-        if not repository:
-            raise UsageError("--github-fallback needs --repository OWNER/NAME (or $GITHUB_REPOSITORY)")
-        from ..github.client import GitHubClient
-        from ..github.results import baseline_from_artifacts
-
-        with GitHubClient.from_env(repository) as client:
-            base = baseline_from_artifacts(client, workflow=workflow, branch=default_branch)
-    if base is None:
-        base = _baseline.Baseline({}, "none: neither the results store nor a default-branch sweep's artifact "
-                                       "holds a measurement of these points")
+    base = _find_baseline(sorted(pr_points), sha, repo, store_ref,
+                          _artifact_fallback(github_fallback, repository, workflow, default_branch))
     verdicts = verdict.judge(base.points, pr_points, settings)
     frontiers = pareto.compare_all(base.points, pr_points)
-    done = sum(1 for _ in Path(records).rglob("record.json")) if jobs_total is not None else None
+    done = _reported(Path(records)) if jobs_total is not None else None
     ctx = CommentContext(key=key, sha=sha, baseline=base, run_url=run_url, artifact_url=artifact_url,
                          plots=_plot_links(frontiers, sha, repository, plots_commit), jobs_done=done,
-                         jobs_total=jobs_total)
+                         jobs_total=jobs_total, final=final)
     code = _report(verdicts, frontiers, ctx, fmt, output, json_output, step_summary, max_chars)
     if pr_number is not None:
-        from ..github.client import GitHubClient
-        from ..github.results import post_or_update
-        from ..results.comment import marker
-
-        if not repository:
-            raise UsageError("--pr needs --repository OWNER/NAME (or $GITHUB_REPOSITORY)")
-        body = render(verdicts, frontiers, ctx, max_chars=max_chars)
-        with GitHubClient.from_env(repository) as client:
-            posted = post_or_update(client, pr_number, body, marker(key), bot_login)
-        click.echo(f"ci-tools: results comment {posted.get('html_url', '')}", err=True)
+        url = _post(repository, pr_number, render(verdicts, frontiers, ctx, max_chars=max_chars), key, bot_login)
+        click.echo(f"ci-tools: results comment {url}", err=True)
     sys.exit(code)
+
+
+@results_group.command("watch")
+@click.option("--run-id", type=click.IntRange(min=1), required=True, help="The sweep's workflow run.")
+@click.option("--matrix", "matrix_json", required=True, metavar="JSON",
+              help="The run job's matrix as the plan job wrote it ({\"include\": [...]}): one run job per entry.")
+@click.option("--key", required=True, help="The dispatch key: one comment per key, updated in place.")
+@click.option("--sha", required=True, help="The commit the sweep runs.")
+@click.option("--pr", "pr_number", type=click.IntRange(min=1), required=True, help="The pull request to comment on.")
+@click.option("--jobs-total", type=click.IntRange(min=0), required=True, help="Benchmark jobs the sweep has.")
+@_baseline_options
+# The defaults are WatchSettings' (not imported here: the HTTP client loads only for commands that talk to GitHub).
+@click.option("--interval", type=click.FloatRange(min=1), default=None, help="Seconds between polls (default: 180).")
+@click.option("--max-polls", type=click.IntRange(min=1), default=None, help="At most this many polls (default: 120).")
+@click.option("--timeout-minutes", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Stop watching after this long (default: 345, within a hosted job's 6 h; the report job writes "
+                   "the final comment anyway).")
+@click.option("--work-dir", type=click.Path(file_okay=False), default=None,
+              help="Where the jobs' records are unpacked (default: a temporary directory).")
+@click.option("--max-chars", type=click.IntRange(min=1000), default=65_000, show_default=True)
+@_settings_options
+@handle_errors
+def watch_command(run_id: int, matrix_json: str, key: str, sha: str, pr_number: int, jobs_total: int, repo: str,
+                  store_ref: str | None, github_fallback: bool, repository: str, workflow: str, default_branch: str,
+                  bot_login: str, run_url: str, artifact_url: str, interval: float | None, max_polls: int | None,
+                  timeout_minutes: float | None, work_dir: str | None, max_chars: int, floor: float, k: float,
+                  history: int, metrics: tuple[str, ...]) -> None:
+    """Keep the results comment up to date while the sweep's run jobs finish (run beside them, not after)."""
+    import tempfile
+
+    from ..github.client import GitHubClient, RetryPolicy
+    from ..github.progress import WatchSettings, watch
+
+    settings = _settings(floor, k, history, metrics)
+    run_jobs = _matrix_entries(matrix_json)
+    if not repository:
+        raise UsageError("--repository OWNER/NAME (or $GITHUB_REPOSITORY) is needed to watch a run")
+    fallback = _artifact_fallback(github_fallback, repository, workflow, default_branch)
+
+    def publish(records: Path) -> None:
+        points, _ = _baseline.collect([records])
+        pr_points = {p: obs for p, obs in ((p, [o for o in obs if o.sha == sha]) for p, obs in points.items()) if obs}
+        base = (_find_baseline(sorted(pr_points), sha, repo, store_ref, fallback) if pr_points
+                else _baseline.Baseline({}, "read when the first job reports"))
+        verdicts = verdict.judge(base.points, pr_points, settings)
+        frontiers = pareto.compare_all(base.points, pr_points)
+        ctx = CommentContext(key=key, sha=sha, baseline=base, run_url=run_url, artifact_url=artifact_url,
+                             jobs_done=_reported(records), jobs_total=jobs_total)
+        _post(repository, pr_number, render(verdicts, frontiers, ctx, max_chars=max_chars), key, bot_login)
+
+    defaults = WatchSettings()
+    limits = WatchSettings(interval=interval or defaults.interval, max_polls=max_polls or defaults.max_polls,
+                           deadline=timeout_minutes * 60 if timeout_minutes else defaults.deadline)
+    with tempfile.TemporaryDirectory(prefix="ci-tools-watch-") as tmp:
+        records = Path(work_dir) if work_dir else Path(tmp)
+        # GitHub's longer rate-limit waits come back to the watch, which waits them between polls.
+        with GitHubClient.from_env(repository, retry=RetryPolicy(attempts=3, max_wait=60.0)) as client:
+            outcome = watch(client, run_id, run_jobs, records, lambda _: publish(records), limits,
+                            log=lambda line: click.echo(f"ci-tools: {line}", err=True))
+    click.echo(f"ci-tools: watched run {run_id}: {outcome.polls} poll(s), {outcome.updates} comment update(s); "
+               f"{outcome.reason}", err=True)
+
+
+def _matrix_entries(text: str) -> int:
+    """How many run jobs the plan's matrix makes (one per `include` entry)."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"--matrix is not JSON: {exc.msg} at character {exc.pos}") from None
+    include = data.get("include") if isinstance(data, dict) else None
+    if not isinstance(include, list) or not include:
+        raise UsageError('--matrix must be the plan\'s matrix: {"include": [{"runner": ..., "indices": ..., '
+                         '"jobs": ...}, ...]} with at least one entry')
+    return len(include)
 
 
 @results_group.command("plot")

@@ -32,10 +32,15 @@ REACTIONS = ("+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes
 
 
 class GitHubError(Exception):
-    """A request that failed for good; ``status`` is the HTTP status (0: no answer)."""
+    """A request that failed for good; ``status`` is the HTTP status (0: no answer).
 
-    def __init__(self, message: str, status: int = 0) -> None:
+    ``retry_after``: the seconds GitHub asked to wait (Retry-After, or until the rate limit resets) when that
+    was longer than the client accepts; a caller with more time, such as a poller, may wait that long itself.
+    """
+
+    def __init__(self, message: str, status: int = 0, retry_after: float | None = None) -> None:
         self.status = status
+        self.retry_after = retry_after
         super().__init__(message)
 
 
@@ -152,7 +157,8 @@ class GitHubClient:
                                            response.status_code)
                 if wait is not None and wait > self.retry.max_wait:
                     raise GitHubError(f"{what} failed: {last}; GitHub asks to wait {wait:.0f}s, "
-                                      f"more than the {self.retry.max_wait:.0f}s accepted", response.status_code)
+                                      f"more than the {self.retry.max_wait:.0f}s accepted", response.status_code,
+                                      retry_after=wait)
                 if wait is None:
                     wait = delay
             else:
@@ -253,14 +259,31 @@ class GitHubClient:
         runs = data.get("workflow_runs") if isinstance(data, dict) else None
         return [r for r in runs if isinstance(r, dict)] if isinstance(runs, list) else []
 
-    def run_artifacts(self, run_id: int, name: str | None = None) -> list[dict[str, Any]]:
-        """The artifacts of one workflow run (those named ``name`` only, when given); one page of 100."""
+    def run_artifacts(self, run_id: int, name: str | None = None, *, max_pages: int = 1) -> list[dict[str, Any]]:
+        """The artifacts of one workflow run (those named ``name`` only, when given), 100 a page."""
         params: dict[str, Any] = {"per_page": 100}
         if name:
             params["name"] = name
-        data = self._json("GET", f"{self._base}/actions/runs/{int(run_id)}/artifacts", params=params)
-        items = data.get("artifacts") if isinstance(data, dict) else None
-        return [a for a in items if isinstance(a, dict)] if isinstance(items, list) else []
+        return self._pages(f"{self._base}/actions/runs/{int(run_id)}/artifacts", "artifacts", params, max_pages)
+
+    def run_jobs(self, run_id: int, *, max_pages: int = 10) -> list[dict[str, Any]]:
+        """The jobs of a workflow run's latest attempt (a re-run's jobs replace the earlier ones), 100 a page."""
+        return self._pages(f"{self._base}/actions/runs/{int(run_id)}/jobs", "jobs",
+                           {"filter": "latest", "per_page": 100}, max_pages)
+
+    def _pages(self, path: str, key: str, params: dict[str, Any], max_pages: int) -> list[dict[str, Any]]:
+        """The ``key`` lists of up to ``max_pages`` pages, until one is short or ``total_count`` is reached."""
+        out: list[dict[str, Any]] = []
+        for page in range(1, max_pages + 1):
+            data = self._json("GET", path, params={**params, "page": page} if page > 1 else params)
+            items = data.get(key) if isinstance(data, dict) else None
+            if not isinstance(items, list):
+                break
+            out.extend(i for i in items if isinstance(i, dict))
+            total = data.get("total_count") if isinstance(data, dict) else None
+            if len(items) < int(params.get("per_page", 30)) or (isinstance(total, int) and len(out) >= total):
+                break
+        return out
 
     def download_artifact(self, artifact_id: int, *, max_bytes: int = 256 * 1024 * 1024) -> bytes:
         """An artifact's zip: GitHub answers with a short-lived pre-signed URL, fetched without our token."""

@@ -23,10 +23,14 @@ BASELINE_ARTIFACT = "results-baseline"
 MAX_MEMBERS = 20_000
 
 
-def _extract(archive: bytes, dest: Path) -> int:
+def extract_records(archive: bytes, dest: Path) -> int:
     """Unpack the record files of an artifact zip under ``dest`` (no path leaves it); returns how many."""
     count = 0
-    with zipfile.ZipFile(io.BytesIO(archive)) as z:
+    try:
+        z = zipfile.ZipFile(io.BytesIO(archive))
+    except zipfile.BadZipFile:
+        raise GitHubError("the artifact is not a zip archive") from None
+    with z:
         members = z.infolist()
         if len(members) > MAX_MEMBERS:
             raise GitHubError(f"the artifact holds {len(members):,} files, more than {MAX_MEMBERS:,}; not read")
@@ -52,8 +56,8 @@ def baseline_from_artifacts(client: GitHubClient, *, workflow: str, branch: str,
         data = client.download_artifact(int(found[0]["id"]))
         with tempfile.TemporaryDirectory(prefix="ci-tools-baseline-") as tmp:
             try:
-                _extract(data, Path(tmp))
-            except zipfile.BadZipFile:
+                extract_records(data, Path(tmp))
+            except GitHubError:
                 raise GitHubError(f"artifact {found[0]['id']} of run {run['id']} is not a zip archive") from None
             points, problems = collect([Path(tmp)], sweep=str(run["id"]))
         title = f"artifact {artifact} of {workflow} run #{run.get('run_number', run['id'])}"

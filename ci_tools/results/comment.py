@@ -48,6 +48,7 @@ class CommentContext:
     plots: Mapping[tuple[str, str, int, int], str] = field(default_factory=dict)  # group -> image URL
     jobs_done: int | None = None
     jobs_total: int | None = None
+    final: bool = False  # the sweep has ended: jobs not reported by now never will
     title: str = "Benchmark results"
 
 
@@ -166,8 +167,10 @@ def _header(ctx: CommentContext, verdicts: Sequence[PointVerdict]) -> list[str]:
     progress = ""
     if ctx.jobs_total is not None:
         done = ctx.jobs_done or 0
-        progress = (f" Jobs reported: {done:,} of {ctx.jobs_total:,}" +
-                    (" (updated as jobs finish)." if done < ctx.jobs_total else "."))
+        missing = ctx.jobs_total - done
+        progress = f" Jobs reported: {done:,} of {ctx.jobs_total:,}" + (
+            "." if missing <= 0 else f"; the sweep has ended, {missing:,} left no record." if ctx.final
+            else " (updated as jobs finish).")
     return [marker(ctx.key), f"### {md_escape(ctx.title)} for `{ctx.sha[:12]}`", "", base_line + (
         f" · {links}" if links else ""), "", f"**{len(verdicts):,} points:** {parts or 'none'}.{progress}", ""]
 
