@@ -81,9 +81,9 @@ def test_every_config_field_finding_on_the_corpus_is_a_real_disagreement(
          "the SimpleCPUOffload DRAM-offload jobs of kimik3-fp4-mi355x-vllm-agentic-mtp (2 of 3 hold)"),
         # "1P1D TP8 (conc 4-256)": the 1P1D row stops at 128.
         ("dsv4-fp4-mi355x-atom-disagg", "claim-partly-contradicted", 3562,
-         "changelog says 1P1D TP8 isl=8192/osl=1024 8192/1024 runs concurrency 4-256 (perf-changelog.yaml:3562), but "
+         "changelog says 1P1D TP8 isl=8192/osl=1024 runs concurrency 4-256 (perf-changelog.yaml:3562), but "
          "the config generates concurrency 4/8/16/32/64/128 (not 256) (configs/amd-master.yaml:1499) for the 1P1D TP8 "
-         "isl=8192/osl=1024 8192/1024 jobs of dsv4-fp4-mi355x-atom-disagg"),
+         "isl=8192/osl=1024 jobs of dsv4-fp4-mi355x-atom-disagg"),
         # Same cap as the MI300X sibling: "TP8 conc 4-512" against conc-end 256 at 8k1k.
         ("dsv4-fp8-mi325x-vllm", "claim-partly-contradicted", 4872,
          "changelog says TP8 8192/1024 runs concurrency 4-512 (perf-changelog.yaml:4872), but the config generates "

@@ -13,7 +13,7 @@ from ci_tools.claims.text.sentences import plain_source, split_clauses
 from ci_tools.claims.text.subjects import Catalog, ClaimsSettings
 from ci_tools.claims.text.arms import Arm, Parallel
 from ci_tools.claims.text.scope import Scope
-from ci_tools.claims.text.values import (Absent, ArmName, Bool, Concurrency, Count, FamilyArm, Fragment, Image, Member,
+from ci_tools.claims.text.values import (Absent, ArmName, Bool, Concurrency, Count, FamilyArm, Fragment, Image, Items, Member,
                                     Multiples, NoArm, Number, PerConc, Present, Word)
 
 DATA = Path(__file__).parent / "data"
@@ -114,6 +114,8 @@ def normalise(claim: Claim) -> list[Any]:
         value = f"multiples of {v.step}"
     elif isinstance(v, (Count, Member)):
         value = v.describe()
+    elif isinstance(v, Items):
+        value = "[" + ",".join(map(str, v.items)) + "]"
     else:  # pragma: no cover - every value type is listed above
         raise AssertionError(v)
     return [claim.kind, claim.subject.name if claim.subject else None, value, scope_text(claim.scope)]

@@ -96,6 +96,9 @@ class Arm:
     eval_only: bool | None = None  # the eval-only runs ("EVAL_ONLY selects ...", "for eval") or the throughput runs
     role: str = ""  # the server role a value of this arm is read from ("prefill" | "decode")
     label: str = field(default="", compare=False)
+    # Named only as a prefix of the settings of its clause ("added prefill X and Y"): the clauses after it
+    # are not about that role.
+    local: bool = field(default=False, compare=False)
 
     @property
     def empty(self) -> bool:
@@ -130,7 +133,8 @@ class Arm:
             role = self.role or other.role
         label = join_labels(self.label, other.label)
         return Arm(parallel, prefill, decode, out["offload"], out["spec"], out["seq"], out["workers"], out["disagg"],
-                   out["eval_only"], role, label)
+                   out["eval_only"], role, label,
+                   (self.local and (other.local or other.empty)) or (other.local and self.empty))
 
     def describe(self) -> str:
         """Every constraint of the arm, for a message saying no job has them all (its label may name fewer)."""
@@ -144,7 +148,7 @@ class Arm:
         """This arm with what it leaves open taken from ``inherited`` (its own attributes win)."""
         merged = inherited.merged(self)
         if merged is not None:
-            return merged
+            return replace(merged, role=self.role or inherited.role)  # "decode params: ...; prefill X": its own role
         out = self
         for name in ("offload", "spec", "seq", "workers", "disagg", "eval_only"):
             if getattr(out, name) is None:
@@ -285,7 +289,9 @@ _NO_DPA_WORDS = {"non-dp", "no-dp", "non-dpa", "no-dpa", "tp-only", "pure-tp", "
 BAND_NOUNS = {"band", "bands", "arm", "arms", "path", "branch", "points", "point", "rows", "row", "tier", "sweep",
                "cells", "lane", "lanes", "side", "mode", "config", "configs", "recipe", "jobs", "job", "档位"}
 ROLE_NOUNS = {"worker", "workers", "environment", "environments", "side", "server", "servers", "instance", "instances",
-              "engine", "engines", "role", "roles", "tier"}
+              "engine", "engines", "role", "roles", "tier",
+              # what a role's server is given: "decode params: ...", "prefill flags"
+              "params", "parameters", "flags", "args", "arguments", "settings", "knobs", "options", "env", "envs"}
 _NEGATIONS = {"no", "non", "without", "not"}
 _BOOL_WORDS = {"true": True, "on": True, "enabled": True, "false": False, "off": False, "disabled": False}
 # KV-offload names: (how prose writes them, lowercased) -> kv-offload-backend name, "none" or "dram".
@@ -444,6 +450,10 @@ def _word_arms(toks: Sequence[Tok], i: int) -> tuple[tuple[Arm, ...], int] | Non
             return (Arm(one, label=t.text),), 1
         if name in ("isl", "osl") and value.isdigit():
             return _sequence_lengths(toks, i)
+        labelled = _parallel_token(t.text.partition("=")[2]) if len(name) <= 2 or name in BAND_NOUNS else None
+        if labelled is not None:  # "A=TP8 (1-8), B=TP4 (16-128)": bands named by a letter
+            label = t.text.partition("=")[2]
+            return tuple(Arm(p, label=label) for p in labelled), 1
         return None
     if t.kind != "word":
         return None
@@ -507,8 +517,11 @@ def _word_arms(toks: Sequence[Tok], i: int) -> tuple[tuple[Arm, ...], int] | Non
         return (Arm(role=low, label=t.text),), 1  # a heading: "Prefill: gpu-memory-utilization 0.9->0.95"
     if low in ("prefill", "decode") and _both_roles(toks, i):
         return None  # "in prefill and decode environments": every server, no narrowing
-    if low in ("prefill", "decode") and prev in ("for", "on", "in", "(") and nxt in ("", ",", ";", ")", "and", "or", "/", "."):
+    if low in ("prefill", "decode") and prev in ("for", "on", "in", "(") and nxt in ("", ",", ";", ")", "and", "or", "/", ".",
+                                                                         "instead", "only", "too", "as", "("):
         return (Arm(role=low, label=t.text),), 1  # "0.85 for decode and 0.7 for prefill", "0.85 (decode)"
+    if low in ("prefill", "decode") and i + 1 < len(toks) and _names_a_setting(toks[i + 1]):
+        return (Arm(role=low, label=t.text, local=True),), 1  # "decode max-running-requests 18432", "prefill X=1"
     if low in ("prefill", "decode") and (nxt in ROLE_NOUNS or (i + 1 < len(toks) and _parallel_token(toks[i + 1].text))
                                          or (i > 0 and (_parallel_token(toks[i - 1].text) or _WORKERS.match(toks[i - 1].text)))):
         return (Arm(role=low, label=t.text),), 1
@@ -598,6 +611,28 @@ def _sequence_lengths(toks: Sequence[Tok], i: int) -> tuple[tuple[Arm, ...], int
     return tuple(Arm(seq=(isl, osl), label=label) for isl in isls for osl in osls), end - i
 
 
+_SETTING_SHAPE = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-_.][A-Za-z0-9]+)+|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+
+
+def _names_a_setting(t: Tok) -> bool:
+    """A flag, ``NAME=value``, or a word spelled as a setting's identifier (``max-running-requests``,
+    ``mem_fraction_static``), which is not itself the name of an arm."""
+    if t.kind in ("flag", "assign"):
+        return True
+    return t.kind == "word" and bool(_SETTING_SHAPE.fullmatch(t.text)) and _parallel_token(t.text) is None and \
+        _compound(t.text) is None and _role_split(t.text) is None and not _SEQ.match(t.text) and \
+        t.low not in _DPA_WORDS and t.low not in _NO_DPA_WORDS and t.low not in OFFLOAD_NAMES
+
+
+def names_an_arm(text: str) -> bool:
+    """The word names a layout of the sweep (``TP8``, ``8k1k``, ``1P4D``, ``decode``), never a setting's value.
+
+    (Offload and speculative-decoding names are values too: ``--kv-offload-backend mooncake``,
+    ``--speculative-algorithm EAGLE``.)"""
+    return (_parallel_token(text) is not None or _compound(text) is not None or bool(_SEQ.match(text))
+            or bool(_WORKERS.match(text)) or text.lower() in ("prefill", "decode"))
+
+
 def _both_roles(toks: Sequence[Tok], i: int) -> bool:
     """``prefill and decode``, ``decode/prefill``: the role word at ``i`` is one of a pair naming both."""
     other = "decode" if toks[i].low == "prefill" else "prefill"
@@ -608,12 +643,30 @@ def _both_roles(toks: Sequence[Tok], i: int) -> bool:
         len(before) == 2 and before[1] in ("and", "or", "/", "&") and before[0] == other)
 
 
+def _either_way(toks: Sequence[Tok]) -> set[int]:
+    """Tokens after "with and without" ("with/without", "with or without"): what the text says both ways is no
+    part of any arm ("Sweeps tp 4/8 with and without EP and dp-attn at 1k1k and 8k1k")."""
+    out: set[int] = set()
+    lows = [t.low for t in toks]
+    for i, low in enumerate(lows):
+        both = low in ("with/without", "w/wo") or (low == "with" and lows[i + 1:i + 3] in (["and", "without"],
+                                                                                           ["or", "without"]))
+        if not both:
+            continue
+        k = i + (1 if low != "with" else 3)
+        while k < len(toks) and lows[k] not in ("at", "for", "on", "in", "across", "over", ",", ";", "(", ":"):
+            out.add(k)
+            k += 1
+    return out
+
+
 def atoms(toks: Sequence[Tok], live: Sequence[bool]) -> list[Atom]:
     """Every designator of a token list, skipping tokens that are not ``live`` (masked history)."""
     out: list[Atom] = []
+    either = _either_way(toks)
     i = 0
     while i < len(toks):
-        if not live[i]:
+        if not live[i] or i in either:
             i += 1
             continue
         found = _word_arms(toks, i)

@@ -21,6 +21,7 @@ import functools
 import re
 from typing import Container, Sequence
 
+from .arms import names_an_arm
 from .sentences import Clause, SourceText
 from .subjects import CONTRACT_NAMES
 from .tokens import Tok
@@ -90,8 +91,45 @@ def reports(toks: Sequence[Tok]) -> bool:
     return False
 
 
+DROP_VERBS = frozenset({"drop", "drops", "dropped", "remove", "removes", "removed", "delete", "deletes", "deleted",
+                        "strip", "strips", "stripped"})
+# Words between a drop verb and the settings it drops ("Remove the deprecated --async-scheduling flag").
+DROP_OBJECT_GLUE = frozenset({"the", "a", "an", "deprecated", "obsolete", "unused", "redundant", "old", "stale",
+                              "explicit", "hardcoded", "hard-coded", "leftover", "extra", "now-default", "default"})
+# What a drop order drops when it is a setting: a flag, NAME=value, an UPPER_SNAKE or snake_case name, a kebab-case
+# name of three words or more (two words, "low-middle", name a part of the sweep as often as a flag).
+_SETTING_TOKEN = re.compile(r"--[A-Za-z][\w.-]*(?:=\S*)?|[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+(?:\.\w+)*(?:=\S*)?|"
+                            r"[a-z][a-z0-9]*(?:-[a-z0-9]+){2,}|[A-Za-z][\w.-]*=\S+")
+
+
+_DROPPED_TO = re.compile(r"^\s*(?:and\s+)?drop(?:s|ped)?\b(?=.*\bto\s+\d)", re.IGNORECASE)
+
+
+def drops_settings(toks: Sequence[Tok]) -> bool:
+    """The clause is an order to drop settings (``Drop --enforce-eager``, ``Remove VLLM_X=1``): what it drops is
+    the new state (no job passes them), not history."""
+    k = 1 if toks[:1] and toks[0].low == "and" else 0
+    if k >= len(toks) or toks[k].low not in DROP_VERBS:
+        return False
+    k += 1
+    while k < len(toks) and toks[k].low in DROP_OBJECT_GLUE:
+        k += 1
+    return k < len(toks) and bool(_SETTING_TOKEN.fullmatch(toks[k].text)) and not names_an_arm(toks[k].text)
+
+
 def skip_clause(whole: str, toks: Sequence[Tok]) -> bool:
-    """The clause reports history, a failure, a condition or a run, so it claims nothing about the new state."""
+    """The clause reports history, a failure, a condition or a run, so it claims nothing about the new state.
+
+    An order to drop settings is no report of removal: its verb is not read as one."""
+    if _DROPPED_TO.match(whole):
+        whole = _DROPPED_TO.sub("", whole, 1)  # "Drop GPU memory utilization to 0.82": a value lowered
+    if drops_settings(toks):
+        # ... nor the words of the order ("Remove the deprecated --x flag"), nor a parenthesis saying why
+        # ("(now enabled by default in vLLM v0.14.0)").
+        k = next(i for i, t in enumerate(toks) if t.low in DROP_VERBS) + 1
+        while toks[k].low in DROP_OBJECT_GLUE:
+            k += 1
+        whole = re.sub(r"\([^)]*\)?", "", " ".join(t.text for t in toks[k:]))
     return bool(_SKIP_CLAUSE.search(whole)) or reports(toks)
 
 

@@ -32,6 +32,7 @@ from .arms import (
 from .claim import Claim, Extraction, Unverified
 from .concs import conc_specs, doubling
 from .context import (
+    drops_settings,
     ends_with_semicolon,
     explains_previous,
     introduces_list,
@@ -49,7 +50,7 @@ from .sentences import Clause, SourceText, split_clauses
 from .subjects import Catalog
 from .sweep_readers import NOT_SWEPT, SweepReaders
 from .tokens import Reading, Tok, tokenize
-from .valueread import boolish, read_value, value_at
+from .valueread import boolish, read_value, value_at, values_not_names
 from .values import (
     ArmName,
     Bool,
@@ -76,24 +77,32 @@ _SUBJECT_WORDS = ("dp-att", "dp_att", "dp", "attention", "mtp", "speculative", "
                   "offload", "no", "non", "without", "pure", "with")
 _ELSEWHERE = re.compile(r"\b(?:legacy|sibling|siblings|counterpart|non-MTP entry|STP entry|MTP entry|base entry|"
                         r"other config|another config|other entry|upstream)\b", re.IGNORECASE)
+# A clause that likens the change to other recipes ("matching the conc-1 start used on the non-MTP day-zero
+# recipes"): what it names is theirs.
+_LIKE_OTHERS = re.compile(r"(?:matching|like|as (?:on|in|for)|same as|mirroring)\b.*\b(?:recipes|configs|entries|keys|"
+                          r"siblings|counterparts)\b", re.IGNORECASE)
 # Words before an arm that make it the thing compared with ("identical to the non-MTP sibling"), and the
 # nouns after it that say it is another config, not an arm of this one.
 _COMPARED_TO = re.compile(r"\b(?:identical to|same as|mirrors|mirroring|mirror of|unlike|copied from|matching|"
-                          r"matches|as used|used on|used by|like)\b(?:\s+the)?")
+                          r"matches|as used|used on|used by|as on|as in|like)\b(?:\s+the)?")
 _OTHER_THING = frozenset({"sibling", "siblings", "counterpart", "counterparts", "entry", "entries", "recipe", "recipes",
                           "config", "configs", "key", "keys", "variant", "variants"})
 # A clause that gives the subject of the one before its value ("...; set to 1 for Kimi-K2.5").
 _SET_TO = re.compile(r"^(?:and\s+)?(?:set|sets|setting)\s+(?:it\s+)?to\b")
 # A condition in words: "in the high-conc fast path", "when the cache is full", "only for long prompts".
 _CONDITION = re.compile(r"\b(?:when|whenever|where|only|unless|if)\b|\b(?:in|on|for|at)\s+(?:the\s+)?(?:[\w/-]+\s+){0,3}"
-                        r"(?:path|paths|branch|case|cases|regime|tail|mode)\b", re.IGNORECASE)
-# Another program than the server: its flags are not the server's.
-_OTHER_PROGRAM = re.compile(r"\b(?:to|for|in|on|of|via|into)\s+(?:the\s+)?(?:benchmark|client|router|aiperf|frontend|"
-                            r"lm-eval|proxy|harness|load\s+generator)\b|\b(?:sglang[_-]router|vllm-router|"
-                            r"benchmark client|aiperf|run_benchmark\w*|bench(?:mark)?_serving\w*|runner|"
-                            r"launch_[\w.-]+\.sh|srtctl)\b", re.IGNORECASE)
+                        r"(?:path|paths|branch|case|cases|regime|tail|mode)\b"
+                        # "Remove X from the five refreshed prefill and decode environments": some of the recipes
+                        r"|\bfrom\s+(?:the\s+)?(?:[\w/-]+\s+){0,6}(?:recipes|environments|configs|scripts|files)\b",
+                        re.IGNORECASE)
 # A fleet's launcher, which runs before the recipe: runners/launch_gb300-nv.sh, "the three H100 launchers".
 _LAUNCHER = re.compile(r"\blaunch_[\w.-]+\.sh\b|\blaunchers?\b", re.IGNORECASE)
+# Another program than the server: its flags are not the server's.  (Whole words: "runner" of
+# --moe-runner-backend is a word of a server flag.)
+_OTHER_PROGRAM = re.compile(r"(?<![\w-])(?:to|for|in|on|of|via|into)\s+(?:the\s+)?(?:benchmark|client|router|aiperf|"
+                            r"frontend|lm-eval|proxy|harness|load\s+generator)(?![\w-])|(?<![\w-])(?:sglang[_-]router|"
+                            r"vllm-router|benchmark client|aiperf|run_benchmark\w*|bench(?:mark)?_serving\w*|runner|"
+                            r"launch_[\w.-]+\.sh|srtctl)(?![\w-])", re.IGNORECASE)
 # ... unless the clause says it speaks of the server's arguments.
 _SERVER_WORDS = re.compile(r"\bserver\s+(?:args|arguments|flags|options|command)|\bserve\s+(?:flags|args)\b",
                            re.IGNORECASE)
@@ -137,9 +146,12 @@ class ClauseReader(SweepReaders):
         live_toks = [t for t, m in zip(toks, masked) if not m]
         self.rejects = rejects(said)
         self.reports = reports(live_toks)
+        # "Drop --enforce-eager and X=1": an order that drops settings; the rest of it (the parts of the sweep
+        # it names, its concurrencies) is read no more than in any other clause that drops something.
+        self.drop_order = drops_settings(live_toks)
         self.skip = silenced or skip_clause(said, live_toks) or (previous_rejects and explains_previous(clause))
         # Somebody else's layout ("the legacy 4P2D point", "the sibling's TP8 arm"): no claim that it is here.
-        self.elsewhere = bool(_ELSEWHERE.search(said))
+        self.elsewhere = bool(_ELSEWHERE.search(said)) or bool(_LIKE_OTHERS.match(said))
         # Set by the sentence: it reports a run, so the concurrencies and layouts it names are what was run.
         self.in_report = False
         # Set by the sentence: the on/off verb of a list the clause before began (this clause an item of it).
@@ -154,6 +166,7 @@ class ClauseReader(SweepReaders):
         self.valueless: list[tuple[Mention, Unverified]] = []
         self.carried: tuple[Mention, Unverified] | None = None
         # "..., but off this sweep's ladder": the clause says the arms of the one before it do not run.
+        self.mentions: list[Mention] = []  # the subjects the clause names (set when it is read)
         self.says_unswept = bool(NOT_SWEPT.match(clause.text))
         self.unswept = bool(NOT_SWEPT.search(clause.text)) and not self.says_unswept
         if self.skip:
@@ -287,7 +300,9 @@ class ClauseReader(SweepReaders):
 
     def next_inherited(self) -> Scope:
         """What the next clause of the sentence inherits: the last segment, or every arm this clause named."""
-        with_arms = [s for s in self.segments if s.arms]
+        with_arms = [s for s in self.segments if s.arms and not all(a.local for a in s.arms)]
+        if not with_arms and any(s.arms for s in self.segments):
+            return self.inherited  # "Increase prefill X ...": the role was the setting's, not the sentence's
         if len(with_arms) <= 1:
             return self.segments[-1].scope
         arms = tuple(a for s in with_arms for a in s.arms)
@@ -299,10 +314,11 @@ class ClauseReader(SweepReaders):
     def read(self) -> None:
         """Every claim of the clause: config fields first (their words are no subject's values), then subjects."""
         first = len(self.out.claims)
-        self._read_absent_arms()
-        self.read_config_fields()
-        if self.catalog is not None:
-            self._read_memberships()
+        if not self.drop_order:
+            self._read_absent_arms()
+            self.read_config_fields()
+            if self.catalog is not None:
+                self._read_memberships()
         self.read_subjects()
         # A concurrency next to a setting qualifies it ("3600 seconds at concurrency 32 and 48"): the
         # points named are where the setting applies, not every point the sweep runs.
@@ -389,7 +405,9 @@ class ClauseReader(SweepReaders):
         to = next((k for k in range(noun + 1, len(toks)) if toks[k].low in ("to", "->", "→") or toks[k].kind == "arrow"),
                   None)
         k = to + 1 if to is not None else -1
-        if 0 < k < len(toks) and r.live(k) and toks[k].kind == "word" and _TAG_LIKE.fullmatch(toks[k].text):
+        floating = k + 1 < len(toks) and toks[k].low in ("latest", "nightly", "dev") and toks[k + 1].kind == "word"
+        if 0 < k < len(toks) and r.live(k) and toks[k].kind == "word" and _TAG_LIKE.fullmatch(toks[k].text) and \
+                not floating:  # "to latest nightly: lmsysorg/...": an adjective of the tag the text goes on to name
             r.used[k] = True
             self.out.claims.append(Claim("image", parse_fragment(toks[k].text), self.scope_at(k), r.loc(k, k + 1),
                                          self.clause.text))
@@ -401,6 +419,8 @@ class ClauseReader(SweepReaders):
             return
         r = self.r
         mentions, found = find_mentions(r, self.catalog)
+        mentions, found.unknown_names = values_not_names(r, mentions, found.unknown_names)
+        self.mentions = mentions
         self.out.words |= found.words
         for m in mentions:
             for s in m.subjects:
@@ -428,19 +448,24 @@ class ClauseReader(SweepReaders):
         for m in mentions:
             if any(r.masked[k] for k in range(m.start, m.end)):
                 continue
-            if other_program and all(s.kind in ("flag", "key") for s in m.subjects):
-                continue  # "Pass --use-chat-template to the benchmark": a flag of another program
             if self.about_launcher and all(s.kind in ("env", "var") for s in m.subjects):
                 # "Wire ... into runners/launch_gb300-nv.sh with SLURM_PARTITION=batch_1": the launcher's variable,
                 # set before the recipe runs (the check reads recipes, not launchers)
                 self.out.unverified.append(Unverified(m.phrase, r.loc(m.start, m.end), "a variable of the launcher"))
+                continue
+            if other_program and all(s.kind in ("flag", "key", "env") for s in m.subjects):
+                # "Pass --use-chat-template to the benchmark": a setting of another program
+                self.out.unverified.append(Unverified(m.phrase, r.loc(m.start, m.end),
+                                                      "the clause speaks of another program than the server"))
                 continue
             if len(m.subjects) != 1:
                 self.out.unverified.append(Unverified(m.phrase, r.loc(m.start, m.end), "the phrase fits several subjects",
                                                       tuple(sorted(s.name for s in m.subjects))))
                 continue
             value = shared.get((m.start, m.end)) or read_value(r, self.catalog, m, mentions)
-            if value is None and m.via == "identifier" and _spelled_flag(self.toks[m.start]) and self._stands_alone(m.end):
+            negated = m.start > 0 and self.toks[m.start - 1].low in ("no", "without", "not")
+            if value is None and m.via == "identifier" and _spelled_flag(self.toks[m.start]) and \
+                    self._stands_alone(m.end) and not negated:
                 value = (Present(m.phrase), m.start, m.end)  # "GB-based --hicache-size": the flag is given
             if value is None and self.list_verb is not None and boolish(self.catalog, m.subjects[0], m) and \
                     self._only_names(m):
@@ -466,6 +491,43 @@ class ClauseReader(SweepReaders):
             self._read_gapped(*numeric[0])
         if not mentions and self.carried is not None:
             self._read_carried(*self.carried)
+
+    # -------------------------------------------------------- no silent drop
+
+    def unread_value(self) -> tuple[Mention, str] | None:
+        """A setting the clause names (one the recipes in scope know) beside a value, when the clause gave no
+        claim of it: the mention and why it was not read (see :func:`_no_silent_drop`)."""
+        if self.catalog is None:
+            return None
+        known = [m for m in self.mentions if m.vocab is not None or any(s.name in self.catalog.subjects
+                                                                       for s in m.subjects)]
+        if not known:
+            return None
+        names = {k for m in self.mentions for k in range(m.start, m.end)}
+        valued = any(m.attached or self.toks[m.start].text != m.phrase and any(ch.isdigit() for ch in
+                                                                                self.toks[m.start].text)
+                     for m in known) or any(
+            k not in names and t.kind == "word" and (_value_word(t) or t.low in _ON_OFF_WORDS)
+            for k, t in enumerate(self.toks))
+        if not valued:
+            return None
+        m = known[0]
+        masked = all(self.r.masked[k] for k in range(m.start, m.end))
+        if self.skip:
+            why = "the clause speaks of the past, a failure, a condition or another's words"
+        elif self.reports or self.in_report:
+            why = "the sentence reports a run, not what the recipe is set to"
+        elif self.other_program:
+            why = "the clause speaks of another program than the server"
+        elif self.elsewhere:
+            why = "the clause speaks of another config"
+        elif masked:
+            why = "the setting is named as the old state or in quoted words"
+        elif len(m.subjects) != 1:
+            why = "the phrase fits several subjects"
+        else:
+            why = "no value is tied to the setting by the words of the clause"
+        return m, why
 
     def _read_carried(self, m: Mention, note: Unverified) -> None:
         """``set to 1 for Kimi-K2.5`` after ``Add scheduler_delay_factor support ...;``: the value of the one
@@ -498,6 +560,11 @@ class ClauseReader(SweepReaders):
                 continue
             self.r.used[gap.index] = True
             self.out.claims.append(replace(claim, value=gap.value, scope=scope, location=self.r.loc(gap.index, gap.index + 1)))
+
+
+# Words that give a setting a value of their own: on or off, passed or not.
+_ON_OFF_WORDS = frozenset({"enable", "enables", "enabled", "disable", "disables", "disabled", "on", "off", "true",
+                           "false"})
 
 
 def _explicit(m: Mention, v: ClaimValue) -> bool:
@@ -548,8 +615,11 @@ def _spelled_flag(t: Tok) -> bool:
 
 
 def _value_word(t: Tok) -> bool:
-    """A token that reads as a value (for ``<verb> X to Y``: a number, a dtype, an image, a flag)."""
-    if t.kind in ("image", "flag", "assign"):
+    """A token that reads as a value (for ``<verb> X to Y``: a number, a dtype, an image, a flag with its value).
+
+    A flag without a value is the setting itself, not its old state: in "Raise --mem-fraction-static to 0.88"
+    the object of "raise" is the setting whose new value follows "to"."""
+    if t.kind in ("image", "assign") or (t.kind == "flag" and "=" in t.text):
         return True
     return t.kind == "word" and (parse_number(t.text) is not None or parse_dtype(t.text) is not None)
 
@@ -601,6 +671,7 @@ def extract(source: SourceText, catalog: Catalog | None, base_scope: Scope | Non
     listed_scope: Scope | None = None  # the scope of the clause a ":" list continued through ";" elaborates
     listed_program = False  # that clause speaks of another program than the server ("Runner: launch_x.sh ...")
     carried: tuple[Mention, Unverified] | None = None  # see ClauseReader.carried
+    every: list[ClauseReader] = []
     for sentence_clauses in by_sentence.values():
         inherited = listed_scope or base_scope or Scope()
         list_head: Scope | None = listed_scope
@@ -653,4 +724,24 @@ def extract(source: SourceText, catalog: Catalog | None, base_scope: Scope | Non
         listed_silence = silenced and continued
         listed_scope = list_head if continued else None
         listed_program = list_program and continued
+        every.extend(readers)
+    _no_silent_drop(every, out)
     return out
+
+
+def _no_silent_drop(readers: list[ClauseReader], out: Extraction) -> None:
+    """Every clause that names a known setting and a value gave a claim or a note: a clause the readings left
+    without either gets a ``claim-unverified`` note saying why (never silence)."""
+    places = [c.location for c in out.claims] + [u.location for u in out.unverified]
+    said = [(p.line, p.column, p.end_line, p.end_column) for p in places]
+    for reader in readers:
+        found = reader.unread_value()
+        if found is None:
+            continue
+        clause = reader.source.location(reader.clause.start, reader.clause.end)
+        start, end = (clause.line, clause.column), (clause.end_line, clause.end_column)
+        if any(start <= (a, b) < end or start < (c, d) <= end for a, b, c, d in said):
+            continue
+        m, why = found
+        out.unverified.append(Unverified(m.phrase, reader.r.loc(m.start, m.end), why,
+                                         tuple(sorted(s.name for s in m.subjects))))

@@ -43,13 +43,24 @@ BLOCK_FIELDS = frozenset({"dram-utilization"})
 # Words that cannot name a subject on their own: a derived match needs one other word.
 GENERIC_WORDS = {"no", "enable", "disable", "use", "set", "max", "min", "num", "size", "mode", "type", "config",
                  "path", "value", "default", "per", "total", "count", "is", "of"}
-_IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)+$")
+# An identifier: kebab-case, snake_case, UPPER_SNAKE, or a dotted key path (``moe_config.backend``).
+_IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)+(?:\.[A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)*)*$"
+                         r"|^[A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)+)+$")
 
 
+_OPERATED = re.compile(r"^([A-Za-z][\w.-]*?)[/*+](\d[\d.]*)$")
 # Hyphenated words that name things other than server flags: scenarios, configs, frameworks, hardware.
 _NOT_FLAG_WORDS = re.compile(r"fp4|fp8|bf16|mxfp|nvfp|mi3\d\d|[bh][12]00|gb[23]00|b300|rtx|sglang|vllm|trt|atom|dynamo|"
                              r"seq-len|agentic|coding|dsv4|dsr1|kimi|qwen|glm|minimax|llama|gpt|deepseek|srt-slurm|"
                              r"nvidia|amd|rocm|cuda\d|cu1\d|nightly|\.sh$|\.ya?ml$|\.py$", re.IGNORECASE)
+
+
+def names_another_thing(word: str) -> bool:
+    """A hyphenated word naming a model, hardware, a framework or a file (``MiniMax-M3-MXFP8``, ``gb300``), whose
+    parts may still be words of a setting's name."""
+    return bool(_NOT_FLAG_WORDS.search(word))
+
+
 _OTHER_PROGRAMS = {"router", "sglang_router", "sglang-router", "vllm-router", "client", "aiperf", "eval", "evals",
                    "lm-eval", "lm_eval", "frontend", "srtctl", "proxy", "harness", "run_benchmark_serving",
                    "benchmark_serving", "bench_serving"}
@@ -83,7 +94,7 @@ def _unset_subject(name: str, kind: str, r: Reading, cat: Catalog) -> Subject | 
 def _index_keys(word: str) -> list[str]:
     """The subject words a text word can stand for (see :func:`slot_has`)."""
     keys = [word]
-    for suffix in ("s", "es", "ed", "ing"):
+    for suffix in ("s", "es", "ed", "ing", "er"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
             keys.append(word[: -len(suffix)])
     return keys
@@ -91,7 +102,7 @@ def _index_keys(word: str) -> list[str]:
 
 def slot_has(slot: frozenset[str], word: str) -> bool:
     return word in slot or any(s.startswith(word) and len(word) >= 4 and word.isascii() and len(s) - len(word) <= 3
-                               and s[len(word):] in {"s", "es", "ed", "ing"} for s in slot)
+                               and s[len(word):] in {"s", "es", "ed", "ing", "er"} for s in slot)
 
 
 def find_mentions(r: Reading, cat: Catalog) -> tuple[list[Mention], Found]:
@@ -106,7 +117,16 @@ def find_mentions(r: Reading, cat: Catalog) -> tuple[list[Mention], Found]:
         name, attached = t.text, None
         if t.kind in ("flag", "assign") and "=" in t.text:
             name, _, attached = t.text.partition("=")
-        if t.kind == "flag" or t.kind == "assign" or (t.kind == "word" and _IDENTIFIER.match(t.text)):
+        operated = _OPERATED.match(t.text) if t.kind == "word" else None
+        if operated and (_IDENTIFIER.match(operated.group(1)) or operated.group(1) in cat.subjects):
+            # "MAX_NUM_SEQS/3", "max-num-seqs*2": the setting in an expression of its value
+            subjects = cat.by_identifier(operated.group(1))
+            if subjects:
+                mentions.append(Mention(i, i + 1, subjects, operated.group(1), "identifier"))
+                taken[i] = True
+                continue
+        one_word_env = t.kind == "word" and t.text.isupper() and len(t.text) > 3 and t.text in cat.subjects  # PYTHONHASHSEED
+        if t.kind == "flag" or t.kind == "assign" or (t.kind == "word" and _IDENTIFIER.match(t.text)) or one_word_env:
             subjects = [Subject("field", name.lower())] if name.lower() in BLOCK_FIELDS else cat.by_identifier(name)
             found.words.add(name)
             unset = _unset_subject(name, t.kind, r, cat)
@@ -117,7 +137,9 @@ def find_mentions(r: Reading, cat: Catalog) -> tuple[list[Mention], Found]:
                 # Spelled out, but no recipe in scope sets it: a claim about it is judged (nothing sets it).
                 mentions.append(Mention(i, i + 1, [unset], name, "identifier", attached=attached))
                 taken[i] = True
-            elif t.kind in ("flag", "assign") or name.isupper():
+            elif t.kind in ("flag", "assign") or name.isupper() or ("." in name and "_" in name):
+                # ... or a key path no structured value in scope has ("cuda_graph_config.max_batch_size"): its
+                # words are no other setting's
                 found.unknown_names.append((name, i))
                 taken[i] = True
     # Word slots (sub-words of hyphenated tokens; "KV/index" offers alternatives).
@@ -145,6 +167,7 @@ def find_mentions(r: Reading, cat: Catalog) -> tuple[list[Mention], Found]:
 def _vocabulary(r: Reading, cat: Catalog, slots: list[tuple[int, frozenset[str]]], taken: list[bool],
                 mentions: list[Mention], found: Found) -> set[int]:
     vocab_taken: set[int] = set()
+    longer: list[Mention] | None = None  # the words of identifiers, read only when a term is found
     for entry in sorted(cat.settings.vocabulary, key=lambda e: -len(e.term_words)):
         tw = entry.term_words
         if not tw:
@@ -154,6 +177,11 @@ def _vocabulary(r: Reading, cat: Catalog, slots: list[tuple[int, frozenset[str]]
                 continue
             if all(slot_has(slots[si + k][1], tw[k]) for k in range(len(tw))):
                 a, b = slots[si][0], slots[si + len(tw) - 1][0] + 1
+                if longer is None:
+                    longer = []
+                    _derived(r, cat, slots, set(), list(taken), longer)
+                if any(d.start <= a and b <= d.end and d.end - d.start > b - a for d in longer):
+                    continue  # "the dyn tool call parser": a setting's own words say more than the term
                 subjects = cat.resolve_vocabulary(entry)
                 for k in range(len(tw)):
                     vocab_taken.add(si + k)

@@ -214,6 +214,20 @@ _CLAUSE_BREAK = re.compile(
 
 # An arm's name, a colon and a number: the value of that arm ("TP: 64", "DEP8: 128", "MTP: 3").
 _LABELLED_VALUE = re.compile(r"\b(?:TP|EP|DEP|TEP|DPA?|DCP)\d*:\s+\d\Z|\b(?:MTP|STP|non-MTP)\S*:\s+\d\Z", re.IGNORECASE)
+# A setting's name and a colon ("--mem-fraction-static: 0.88", "moe_config.backend: CUTLASS", "kv-cache-dtype:
+# fp8 -> bf16"): the colon gives the setting its value, as in a YAML mapping, and starts no clause.
+_KEY_BEFORE = re.compile(r"(?:--?[A-Za-z][\w.-]*|[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)+|[A-Z][A-Z0-9]*_[A-Z0-9_]+)[`'\"]?\Z")
+_VALUE = (r"[`'\"]?[\w.+%/\[\],-]+[`'\"]?(?:\s+[KkM](?!\w))?"
+          r"(?:\s*(?:%|tokens?|seconds?|s|ms|GB|GiB|MB|MiB)(?!\w))?")
+_ONE_VALUE = re.compile(_VALUE + r"(?:\s*(?:->|→|=>)\s*" + _VALUE + r")?"
+                        r"(?:\s*[;)(]|\s*,\s|\s*\Z|\s+(?:on|for|in|at|to|across|with)\b)")
+
+
+def _keyed_value(text: str, start: int, colon: int, end: int) -> bool:
+    """``name: value`` with one value (or ``old -> new``) after the colon, up to the end of what it qualifies."""
+    return bool(_KEY_BEFORE.search(text, start, colon)) and bool(_ONE_VALUE.match(text, colon + 1, end)
+                                                                   if text[colon + 1:colon + 2] != " " else
+                                                                   _ONE_VALUE.match(text, colon + 2, end))
 
 
 def _trim(text: str, start: int, end: int) -> tuple[int, int]:
@@ -261,6 +275,8 @@ def split_clauses(source: SourceText) -> list[Clause]:
                 continue  # "(no EP, no DP-attention)" qualifies what precedes it
             if m.group().startswith(":") and _LABELLED_VALUE.search(text, s_start, m.end() + 1):
                 continue  # "from TP: 64 / DEP: 128 to 256": an arm's value, not a new clause
+            if m.group().startswith(":") and _keyed_value(text, s_start, m.start(), s_end):
+                continue  # "--mem-fraction-static: 0.85 -> 0.88": the setting's value
             cs, ce = _trim(text, pos, m.start())
             if ce > cs:
                 clauses.append(Clause(source, cs, ce, s_index, c_index))

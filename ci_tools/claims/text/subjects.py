@@ -112,6 +112,9 @@ DEFAULT_VOCABULARY: tuple[VocabularyEntry, ...] = (
     VocabularyEntry("MTP acceptance length", _MTP_ACCEPTANCE, ("golden", "synthetic", "simulated"), ("real",)),
     VocabularyEntry("acceptance length", _MTP_ACCEPTANCE, ("golden", "synthetic", "simulated"), ("real",)),
     VocabularyEntry("prefix caching", ("--enable-prefix-caching",)),
+    # c2b58030be3d: "16K batching/prefill chunks": the batched-token budget and the chunked-prefill size.
+    VocabularyEntry("batching", ("--max-num-batched-tokens",)),
+    VocabularyEntry("prefill chunk", ("--chunked-prefill-size",)),
     VocabularyEntry("draft tokens", _DRAFT_TOKENS),
     # Parsers are named in prose by what they parse ("qwen3_coder tool-call parsing").
     VocabularyEntry("tool call parser", ("--tool-call-parser",)),
@@ -262,9 +265,11 @@ class Catalog:
         if token.startswith("--"):
             return []
         if token.lower() == token and ("_" in token or "." in token):
-            path = token.replace("-", "_")
+            # A key named by its path, or by the end of its address: ``cudagraph_mode``,
+            # ``moe_config.backend``, ``speculative_config.max_draft_len`` (the flag's name in snake case).
+            wanted = token.replace("-", "_").split(".")
             keys = [s for s in self.subjects.values() if s.kind == "key"
-                    and (s.key_path == path or s.key_path.rsplit(".", 1)[-1] == path)]
+                    and _address_parts(s.name)[-len(wanted):] == wanted]
             if keys:
                 return keys
         canon = identifier_words(token)
@@ -289,6 +294,11 @@ class Catalog:
             # "scheduler_delay_factor": the models-table key that feeds --scheduler-delay-factor, a flag the
             # recipe's files spell whether or not a job passes it.
             return [Subject("flag", f) for f in sorted(self.spelled_flags) if identifier_words(f) == canon][:1]
+        if re.fullmatch(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+", token):
+            # "FAST_WARMUP=1" of SGLANG_JIT_DEEPGEMM_FAST_WARMUP: a variable named by the end of its name, when
+            # exactly one variable of the recipes ends so.
+            ends = [s for s in self.subjects.values() if s.kind in ("env", "var") and s.name.endswith("_" + token)]
+            return ends if len(ends) == 1 else []
         return []
 
     def resolve_vocabulary(self, entry: VocabularyEntry) -> list[Subject]:
@@ -314,9 +324,14 @@ class Catalog:
         return subject.name in self.boolean_flags
 
 
+def _address_parts(address: str) -> list[str]:
+    """``--speculative-config.max_draft_len`` -> [speculative_config, max_draft_len]."""
+    return [p.replace("-", "_") for p in address.lstrip("-").split(".")]
+
+
 def catalog_from(evals: Iterable[Any], settings: ClaimsSettings, valued_by: Iterable[Any] = (),
                  read_with_default: Iterable[str] = (), spelled_flags: Iterable[str] = (),
-                 lists: Mapping[str, tuple[str, ...]] | None = None) -> Catalog:
+                 lists: Mapping[str, tuple[str, ...]] | None = None, written: Iterable[str] = ()) -> Catalog:
     """Subjects of the given RecipeEval objects (None entries are skipped).
 
     ``valued_by``: the evaluations whose word-like flag and key values the catalog records (the jobs at
@@ -347,11 +362,17 @@ def catalog_from(evals: Iterable[Any], settings: ClaimsSettings, valued_by: Iter
                 keys.update(f"{flag.name}.{k.path}" for k in flag.keys if "[" not in k.path)
         for name in ev.env:
             cat.add("env", name)
+        for env in ev.server_env:  # what each server of a multinode job is given (a role's environment)
+            for name in env:
+                cat.add("env", name)
         for name in ev.variables:
             if name not in ev.env:
                 cat.add("var", name)
     for name in read_with_default:
         cat.add("env", name)  # read by the recipe's files with a default: ${NAME:-1800}
+    for name in written:
+        if name not in cat.subjects:
+            cat.add("var", name)  # written by a recipe file, given to no server: named by its identifier only
     for name in flags:
         if "." in name:
             keys.add(name)  # a key of a structured value the evaluation wrote as a flag of its own

@@ -22,15 +22,23 @@ class Tok:
         return self.text.lower()
 
 
+# "1,800", "2,097,152": one number with its thousands separators (a list has no 3-digit groups after commas).
+_THOUSANDS = r"\d{1,3}(?:,\d{3})+(?![\d,])"
 _TOKEN = re.compile(
     r"(?P<image>" + IMAGE_RE.pattern.replace("(?P<ref>", "(?:") + r")"
-    r"|(?P<flag>--[A-Za-z0-9][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_][A-Za-z0-9_-]*)*(?:=[^\s,;)\]`'\"]+)?)"
-    r"|(?P<assign>[A-Za-z_][A-Za-z0-9_]*=[^\s,;)\]、，。`'\"]+)"
+    r"|(?P<flag>--[A-Za-z0-9][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_][A-Za-z0-9_-]*)*(?:=" + _THOUSANDS + r"|=[^\s,;)\]`'\"]+)?)"
+    r"|(?P<assign>[A-Za-z_][A-Za-z0-9_]*=(?:" + _THOUSANDS + r"|[^\s,;)\]、，。`'\"]+))"
     r"|(?P<arrow>→|->|=>|⇒)"
+    r"|(?P<thousands>" + _THOUSANDS + r")"
     r"|(?P<word>[A-Za-z0-9_](?:[A-Za-z0-9_.+/%-]*[A-Za-z0-9_%])?)"
     r"|(?P<cjk>[\u4e00-\u9fff]+)"
     r"|(?P<punct>\S)"
 )
+
+
+# Marks that only set words apart (`--flag`, 'fp8', "auto"): not words of their own (what a quote says of
+# somebody else's words is read from the text itself, see context.mask_history).
+_QUOTE_MARKS = frozenset("`'\"‘’“”")
 
 
 def tokenize(clause: Clause) -> list[Tok]:
@@ -38,6 +46,10 @@ def tokenize(clause: Clause) -> list[Tok]:
     out: list[Tok] = []
     for m in _TOKEN.finditer(text, clause.start, clause.end):
         kind = m.lastgroup or "punct"
+        if kind == "thousands":
+            kind = "word"
+        elif kind == "punct" and m.group() in _QUOTE_MARKS:
+            continue
         out.append(Tok(m.group(), m.start(), m.end(), kind))
     return out
 

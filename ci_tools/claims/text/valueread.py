@@ -10,17 +10,22 @@ after a spelled ``--flag``, or after ``to``/``=``); a placeholder
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Container
 
-from .context import FROM, TO, symbolic
-from .mentions import Mention
+from .arms import names_an_arm
+from .context import DROP_OBJECT_GLUE, DROP_VERBS, FROM, TO, symbolic
+from .mentions import Mention, names_another_thing
 from .subjects import Catalog, Subject
 from .tokens import Reading
 from .values import (
+    NUMBER_WORDS,
     Absent,
     Bool,
     ClaimValue,
+    Items,
     Multiples,
+    NotPassed,
     Number,
     Word,
     parse_bool,
@@ -28,10 +33,33 @@ from .values import (
     parse_number,
     parse_relative,
     parse_word,
+    percent,
+    scaled,
 )
+
+# How a changelog sentence gives a setting its value, after the setting's name (the grammar this module reads):
+#
+#   name  [link]{0,3}  value                 --max-num-seqs 32, max-num-seqs to 32, X is now 0.88, X of 16K tokens
+#   name  [link]*  from old to value         X raised from 0.85 to 0.88, X: from 4 to 8
+#   name  [link]*  old -> value              X: 0.85 -> 0.88, X 8→1, X (0.85 -> 0.88)
+#   name=value, NAME=value                   (attached to the name's token)
+#   verb name to value                       Raise X to 0.88 (the verb's object is the setting, not an old value)
+#   value name                               32K state checkpoints, FP8 KV cache (:func:`value_before`)
+#   keep name in/on value                    Keep the indexer cache in FP4, Keep attention on TRITON_ATTN
+#
+# A value is a number (0.88, 16384, 16K, 16 K, 1,800, 88%, 88 %, 8192 tokens), a dtype (fp8, FP8, bfloat16), true or
+# false, a list ([1, 2, 4], 1,2,4, 1/2/4) or, where a link says "value" (to, =, :, is now, an arrow, from A to),
+# a name (least_tokens, FLASH_ATTN).  Quotes and backticks around either are not read (:mod:`.tokens`).
 
 FILLERS = {"to", "of", "at", "is", "are", "=", ":", "as", "be", "equal", "equals", "set", "becomes", "now", "stays",
            "remains", "the", "a", "value", "设置为", "设为", "为"}
+# A participle between a setting and its value says how it moved ("mem-fraction-static lowered to 0.8").
+PARTICIPLES = {"raised", "lowered", "increased", "decreased", "reduced", "bumped", "changed", "moved", "switched",
+               "updated", "dropped", "pinned", "capped", "tuned", "adjusted", "kept", "left", "lifted", "cut", "trimmed",
+               "grown", "shrunk", "restored", "reverted", "fixed", "held"}
+LINKS = FILLERS | PARTICIPLES
+# Links after which a word that is a name is the value ("set the balancer to least_tokens", "backend: CUTLASS").
+_VALUE_LINKS = {"to", "=", ":", "now", "becomes", "into", "设置为", "设为", "为"}
 _OFF_VERBS = {"disable", "disables", "disabled", "disabling", "without", "no"}
 _ON_VERBS = {"enable", "enables", "enabled", "enabling", "with", "add", "adds", "pass", "passes", "use", "uses"}
 _CJK_OFF = ("关闭", "禁用", "关掉")
@@ -44,6 +72,7 @@ STOPWORDS = {
     "flag", "flags", "option", "setting", "argument", "parameter", "kept", "needs", "mapping", "wired", "tested",
     "budget", "stays", "remains", "unchanged", "is", "was", "scaled", "sized", "capped", "tuned", "derived",
     "computed", "matched", "aligned", "set", "raised", "lowered", "bumped", "enabled", "disabled",
+    *PARTICIPLES, "now", "not", "no",
 }
 _UNIT_WORDS = {"token", "tokens", "seconds", "second", "s", "ms"}
 _KEEP_VERBS = {"keep", "keeps", "kept", "keeping", "leave", "leaves", "left", "leaving", "use", "uses", "using",
@@ -52,38 +81,154 @@ _KEEP_VERBS = {"keep", "keeps", "kept", "keeping", "leave", "leaves", "left", "l
 _ENUM_NOUNS = {"backend", "parser", "parsing", "kernel", "algorithm", "method", "strategy", "policy", "scheduler"}
 _NOT_NAMES = {"new", "old", "same", "default", "current", "native", "custom", "fast", "slow", "sparse", "dense",
               "fused", "shared", "separate", "single", "own", "other", "upstream", "stock", "legacy", "generic"}
+_NAME_LIKE = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)+|[A-Z][A-Z0-9]+|[a-z]+[0-9][a-z0-9]*")
 
 ValueAt = tuple[ClaimValue, int, int]  # the value and its token range [start, end)
 
 
-def value_after(r: Reading, m: Mention, names: Container[str] = frozenset()) -> ValueAt | None:
+def value_position(r: Reading, m: Mention, names: Container[str] = frozenset()) -> tuple[int, bool] | None:
+    """Where the grammar puts the value of the setting named at ``m`` (a token index), and whether a name may
+    stand there as the value; None when the words after the name are no link to a value."""
     toks = r.toks
     i = m.end
-    skipped = 0
+    skipped: list[str] = []
     if i < len(toks) and toks[i].text == "(" and r.live(i) and i + 1 < len(toks):
-        # "--max-num-seqs (1*CONC)": the value in a parenthesis right after the name.
+        # "--max-num-seqs (1*CONC)", "X (0.85 -> 0.88)": the value in a parenthesis right after the name.
         rel = parse_relative([x.text for x in toks[i + 1:i + 5]])
         num = parse_number(toks[i + 1].text)
-        if rel is not None or (num is not None and i + 2 < len(toks) and toks[i + 2].text == ")"):
+        arrow = i + 2 < len(toks) and toks[i + 2].kind == "arrow"
+        if rel is not None or arrow or (num is not None and i + 2 < len(toks) and toks[i + 2].text == ")"):
             i += 1
-    while i < len(toks) and toks[i].low in FILLERS and skipped < 3:
+    while i < len(toks) and toks[i].low in LINKS and len(skipped) < 3:
+        skipped.append(toks[i].low)
         i += 1
-        skipped += 1
+    if skipped[:1] == ["to"] and _added(r, m):
+        return None  # "Adds SPEC_SUFFIX to the three H100 launchers": where it is added, not its value
+    if skipped and skipped[-1] in ("the", "a") and i < len(toks) and toks[i].low in NUMBER_WORDS:
+        return None  # "to the three launchers": a count of things, not a value
+    after_from = False
     if i < len(toks) and toks[i].low in FROM:
         # "from TP: 64 / DEP: 128 to 256": the old value may be given per arm.
         j = next((k for k in range(i + 1, min(len(toks), i + 13)) if toks[k].low in TO or toks[k].kind == "arrow"), None)
         if j is None:
             return None
-        i = j + 1
-    if i + 1 < len(toks) and toks[i + 1].kind == "arrow":
-        i += 2  # "4 → 8": the new value
+        i, after_from = j + 1, True
+    # "4 → 8", "16 K tokens -> 32 K tokens": the new value is after the arrow.
+    arrow_at = next((k for k in range(i + 1, min(len(toks), i + 4)) if toks[k].kind == "arrow"
+                     and all(toks[x].text in ("K", "k", "M", "%") or toks[x].low in _UNIT_WORDS
+                             for x in range(i + 1, k))), None)
+    arrow = arrow_at is not None
+    if arrow_at is not None:
+        i = arrow_at + 1
     if i >= len(toks) or not r.live(i):
         return None
-    # Enum-like words only where the syntax says "value": right after a spelled
-    # --flag ("--moe-backend auto") or after "to"/"=" ("set the balancer to least_tokens").
-    direct = m.via == "identifier" and toks[m.start].kind == "flag" and skipped == 0
-    after_to = skipped == 1 and toks[m.end].low in {"to", "=", "设置为", "设为", "为"}
-    return value_at(r, i, allow_word=direct or after_to, allow_bool=True, names=names)
+    # Names only where the syntax says "value": right after a spelled --flag ("--moe-backend auto"), after a
+    # value link ("set the balancer to least_tokens", "backend: CUTLASS", "is now"), an arrow or "from A to".
+    # ... or after a setting's identifier when the word is written as a name ("attention-backend FLASHINFER_MLA",
+    # "DYN_TOKENIZER fastokens" after "use"/"pass").
+    direct = not skipped and (
+        (m.via == "identifier" and (toks[m.start].kind == "flag" or (_used_as(r, m) and m.subjects[0].name in names)))
+        # (not after a model or hardware name whose parts are words of a setting: "MiniMax-M3-MXFP8 GB300")
+        or (bool(_NAME_LIKE.fullmatch(toks[i].text)) and ("_" in toks[i].text or toks[i].text.isupper())
+            and not (m.end - m.start == 1 and names_another_thing(toks[m.start].text))
+            if m.via != "identifier" else bool(_NAME_LIKE.fullmatch(toks[i].text)))
+        # "the disaggregation transfer backend nixl": a name after a setting that takes one (not a participle:
+        # "tool-call parsing inherited from ...")
+        or (m.via != "identifier" and toks[m.end - 1].low in _ENUM_NOUNS
+            and not re.search(r"(?:ed|ing|ly)$", toks[i].low))
+        # "..., safetensors-load-strategy lazy, ...": an item of a list of settings and their values
+        or (m.via == "identifier" and _list_item(r, m) and not re.search(r"(?:ed|ing|ly)$", toks[i].low)))
+    linked = bool(skipped) and skipped[-1] in _VALUE_LINKS
+    named = bool(skipped) and skipped[-1] in ("is", "are", "at", "of") and bool(_NAME_LIKE.fullmatch(toks[i].text))
+    return i, direct or linked or named or arrow or after_from
+
+
+_ADD_VERBS = {"add", "adds", "added", "adding", "append", "appends", "appended", "wire", "wires", "wired", "copy",
+              "copies", "copied", "port", "ports", "ported", "bring", "brings", "mirror", "mirrors"}
+
+
+def _added(r: Reading, m: Mention) -> bool:
+    """The setting is what a verb of adding puts somewhere ("Add X to the launchers"): its "to" is a place."""
+    k = m.start - 1
+    while k >= 0 and r.toks[k].low in ("the", "a", "an", "new"):
+        k -= 1
+    if k < 0 or r.toks[k].low not in _ADD_VERBS:
+        return False
+    after = r.toks[m.end + 1] if m.end + 1 < len(r.toks) else None
+    return after is not None and (after.low in ("the", "a", "an", "all", "every", "both", "each") or "/" in after.text
+                                  or after.text.endswith((".sh", ".yaml", ".yml", ".py")))
+
+
+_USE_VERBS = {"use", "uses", "using", "pass", "passes", "passing", "serve", "serves", "run", "runs", "export",
+              "exports", "with"}
+
+
+def _used_as(r: Reading, m: Mention) -> bool:
+    """The setting is the object of a verb of using ("Use safetensors-load-strategy prefetch")."""
+    k = m.start - 1
+    while k >= 0 and r.toks[k].low in ("the", "a", "an"):
+        k -= 1
+    return k >= 0 and r.toks[k].low in _USE_VERBS
+
+
+def _list_item(r: Reading, m: Mention) -> bool:
+    """The setting begins an item of a list (after a comma, a colon, a parenthesis or "and")."""
+    before = [t.text.lower() for t in r.toks[max(0, m.start - 2):m.start]]
+    return m.start == 0 or before[-1] in (",", ":", "(", ";") or before == [",", "and"]
+
+
+def value_after(r: Reading, m: Mention, names: Container[str] = frozenset()) -> ValueAt | None:
+    found = value_position(r, m, names)
+    if found is None:
+        return None
+    i, allow_word = found
+    return value_at(r, i, allow_word=allow_word, allow_bool=True, names=names)
+
+
+def _number_at(r: Reading, i: int) -> ValueAt | None:
+    """A number and what is written apart from it: ``16 K``, ``88 %``, ``8192 tokens``, ``8 K tokens``."""
+    toks = r.toks
+    num = parse_number(toks[i].text)
+    if num is None:
+        return None
+    end = i + 1
+    if end < len(toks) and r.live(end) and toks[end].start == toks[i].end + 1 and toks[end].text in ("K", "k", "M"):
+        wider = scaled(num, toks[end].text, r.source.text[toks[i].start:toks[end].end])
+        if wider is not None:
+            num, end = wider, end + 1
+    elif end < len(toks) and toks[end].text == "%" and not num.unit:
+        num, end = percent(r.source.text[toks[i].start:toks[end].end], next(iter(num.candidates))), end + 1
+    unit = num.unit
+    if not unit and end < len(toks) and toks[end].low in _UNIT_WORDS:
+        unit = toks[end].low
+        end += 1
+    return Number(num.text, num.candidates, unit), i, end
+
+
+def _items_at(r: Reading, i: int) -> ValueAt | None:
+    """A list value: ``[1, 2, 4]``, ``1,2,4`` (glued), ``1/2/4``."""
+    toks = r.toks
+    t = toks[i]
+    if t.kind == "word" and "/" in t.text and all(p.isdigit() for p in t.text.split("/")) and t.text.count("/") >= 1:
+        return Items(t.text, tuple(int(p) for p in t.text.split("/"))), i, i + 1
+    bracketed = t.text == "["
+    k = i + 1 if bracketed else i
+    items: list[int] = []
+    while k < len(toks) and toks[k].text.isdigit() and r.live(k):
+        items.append(int(toks[k].text))
+        glued = k + 1 < len(toks) and toks[k + 1].text == "," and toks[k + 1].start == toks[k].end and \
+            k + 2 < len(toks) and (bracketed or toks[k + 2].start == toks[k + 1].end)
+        if not glued:
+            break
+        k += 2
+    if len(items) < 2:
+        return None
+    end = k + 1
+    if bracketed:
+        if end >= len(toks) or toks[end].text != "]":
+            return None
+        end += 1
+    return Items(r.source.text[t.start:toks[end - 1].end], tuple(items)), i, end
 
 
 def value_at(r: Reading, i: int, *, allow_word: bool, allow_bool: bool,
@@ -96,18 +241,16 @@ def value_at(r: Reading, i: int, *, allow_word: bool, allow_bool: bool,
         n = len(rel.text.split())
         if all(r.live(k) for k in range(i, i + n)):
             return rel, i, i + n
+    listed = _items_at(r, i)
+    if listed is not None:
+        return listed
     if t.kind not in ("word", "cjk"):
         return None
     if symbolic(t.text, names):
         return None  # "--ep-size EP_SIZE": a placeholder, not a value
-    num = parse_number(t.text)
-    if num is not None:
-        unit = num.unit
-        end = i + 1
-        if not unit and end < len(toks) and toks[end].low in _UNIT_WORDS:
-            unit = toks[end].low
-            end += 1
-        return Number(num.text, num.candidates, unit), i, end
+    number = _number_at(r, i)
+    if number is not None:
+        return number
     dtype = parse_dtype(t.text)
     if dtype is not None:
         return dtype, i, i + 1
@@ -119,9 +262,22 @@ def value_at(r: Reading, i: int, *, allow_word: bool, allow_bool: bool,
     glued = r.source.text[t.end:t.end + 1]
     if allow_word and t.kind == "word" and glued not in (":", "=", "{", "["):  # "mode:3+fuse": part of a larger value
         w = parse_word(t.text)
-        if w is not None and t.low not in STOPWORDS:
+        if w is not None and t.low not in STOPWORDS and not names_an_arm(t.text):
             return w, i, i + 1
     return None
+
+
+def values_not_names(r: Reading, mentions: list[Mention], unknown: list[tuple[str, int]]) -> \
+        tuple[list[Mention], list[tuple[str, int]]]:
+    """Mentions and unknown names that stand where the grammar puts another mention's value are that value:
+    ``deepseek_v4`` of "set the reasoning parser to deepseek_v4", ``FLASH_ATTN`` of "backend: FLASH_ATTN"."""
+    at: set[int] = set()
+    for m in mentions:
+        found = value_position(r, m)
+        if found is not None and found[1] and r.toks[found[0]].kind == "word":
+            at.add(found[0])
+    kept = [m for m in mentions if not (m.start in at and m.end == m.start + 1 and r.toks[m.start].kind == "word")]
+    return kept, [(name, i) for name, i in unknown if i not in at]
 
 
 def value_before(r: Reading, m: Mention) -> ValueAt | None:
@@ -146,11 +302,23 @@ def value_before(r: Reading, m: Mention) -> ValueAt | None:
     # "the dsv4 attention backend", "FlashInfer attention backend": a name before a setting that takes one.
     last = r.toks[m.end - 1].low
     if m.via in ("words", "vocabulary") and last in _ENUM_NOUNS and re.fullmatch(r"[A-Za-z][A-Za-z0-9_.]*", t.text) \
-            and t.low not in STOPWORDS and t.low not in _NOT_NAMES:
+            and t.low not in STOPWORDS and t.low not in _NOT_NAMES and not _a_verb(r, i):
         w = parse_word(t.text)
         if w is not None:
             return w, i, i + 1
     return None
+
+
+_VERBS = {"switch", "switches", "set", "sets", "use", "uses", "change", "changes", "move", "moves", "pin", "pins",
+          "keep", "keeps", "make", "makes", "enable", "enables", "disable", "disables", "select", "selects", "pick",
+          "picks", "force", "forces", "default", "defaults", "update", "updates", "bump", "bumps", "restore",
+          "replace", "add", "adds", "drop", "drops", "remove", "removes", "tune", "tunes", "align", "aligns"}
+
+
+def _a_verb(r: Reading, i: int) -> bool:
+    """The word at ``i`` is a verb ("Switch attention backend from A to B"), not a name given to the setting."""
+    first = next((k for k in range(len(r.toks)) if not r.masked[k]), 0)
+    return r.toks[i].low in _VERBS or (i == first and r.toks[i].text[:1].isupper() and r.toks[i].text[1:].islower())
 
 
 _MULTIPLES = {"multiples", "token-multiples"}
@@ -180,6 +348,29 @@ def list_step(r: Reading, m: Mention) -> ValueAt | None:
             return Multiples(r.source.text[toks[k].start:toks[j].end], int(toks[j].text)), k, j + 1
         return None
     return None
+
+
+_KEEP_IN = {"keep", "keeps", "kept", "keeping", "leave", "leaves", "left", "run", "runs", "serve", "serves", "store",
+            "stores", "hold", "holds", "put", "puts", "move", "moves", "switch", "switches"}
+
+
+def kept_in(r: Reading, m: Mention, names: Container[str] = frozenset()) -> ValueAt | None:
+    """``Keep the indexer cache in FP4`` (a dtype), ``Keep attention on TRITON_ATTN`` (a name): a verb of keeping
+    before the setting, ``in``/``on`` and the value after it."""
+    toks = r.toks
+    k = m.start - 1
+    while k >= 0 and toks[k].low in ("the", "a", "its", "their"):
+        k -= 1
+    i = m.end
+    if k < 0 or toks[k].low not in _KEEP_IN or i + 1 >= len(toks) or toks[i].low not in ("in", "on", "at"):
+        return None
+    if not r.live(i + 1):
+        return None
+    t = toks[i + 1]
+    if toks[i].low == "in":
+        dtype = parse_dtype(t.text)
+        return (dtype, i + 1, i + 2) if dtype is not None else None
+    return value_at(r, i + 1, allow_word=True, allow_bool=toks[i].low == "at", names=names)
 
 
 def default_after(r: Reading, m: Mention) -> ValueAt | None:
@@ -318,31 +509,91 @@ def inverted(subject: Subject) -> bool:
         re.match(r"^--no-disable-", subject.name))  # "--no-disable-x" turns x on
 
 
+def dropped(r: Reading, m: Mention, mentions: list[Mention]) -> ValueAt | None:
+    """``Drop --enforce-eager``, ``Remove the deprecated --async-scheduling flag``, ``drop X=1 and Y``: the
+    setting is one of the objects of a drop verb that begins the clause."""
+    if m.via != "identifier":
+        return None
+    toks = r.toks
+    nxt = toks[m.end].low if m.end < len(toks) else ""
+    if nxt in ("to", "by") or (nxt == "from" and any(t.low in TO for t in toks[m.end + 1:m.end + 5])):
+        return None  # "Drop --mem-fraction-static to 0.8", "from 0.85 to 0.8": a value lowered, not a setting dropped
+    ends = {x.end: x for x in mentions}
+    k = m.start - 1
+    while k >= 0:
+        if toks[k].low in DROP_VERBS:
+            first = next((i for i in range(len(toks)) if not r.masked[i] or i == k), k)
+            return (NotPassed(toks[k].text), k, k + 1) if k == first or (k == 1 and toks[0].low == "and") else None
+        if toks[k].low in DROP_OBJECT_GLUE or toks[k].low in _LIST_GLUE or parse_number(toks[k].text) is not None \
+                or parse_dtype(toks[k].text) is not None:
+            k -= 1  # "Drop --mem-fraction-static 0.88 and --max-total-tokens": past the first one's value
+        elif k + 1 in ends:
+            k = ends[k + 1].start - 1
+        else:
+            return None
+    return None
+
+
+_CAP_VERBS = {"cap", "caps", "capped", "capping", "limit", "limits", "limited", "limiting", "clamp", "clamps",
+              "clamped", "bound", "bounded"}
+
+
+def _capped(r: Reading, m: Mention) -> bool:
+    """A verb of capping governs the setting: "Cap X at 1024", "X capped at 512", "limit X to 64"."""
+    near = [t.low for t in r.toks[max(0, m.start - 3):m.start]] + [t.low for t in r.toks[m.end:m.end + 2]]
+    return any(w in _CAP_VERBS for w in near)
+
+
+# "the canonical checkpoint ships no chat_template": what something else has, not what the recipe passes.
+_HAS_VERBS = {"ships", "ship", "has", "have", "had", "contains", "contain", "provides", "provide", "includes",
+              "include", "carries", "carry", "needs", "need", "requires", "require", "supports", "support", "with"}
+
+
 def read_value(r: Reading, cat: Catalog, m: Mention, mentions: list[Mention]) -> ValueAt | None:
     """The value the clause gives the (single) subject of ``m``, or None."""
     subject = m.subjects[0]
-    found: ValueAt | None = None
+    found: ValueAt | None = dropped(r, m, mentions)
+    if found is not None:
+        return found
+    before = r.toks[m.start - 2].low if m.start > 1 else ""
     if (m.via == "identifier" and m.start > 0 and r.toks[m.start - 1].low in ("no", "without") and r.live(m.start - 1)
-            and not boolish(cat, subject, m)):
+            and not boolish(cat, subject, m) and before not in _HAS_VERBS):
         # "No --hf-overrides indexer-skipping knobs": the setting is not given (whatever follows names it).
         return Absent(r.toks[m.start - 1].text), m.start - 1, m.start
     if m.attached is not None:
         found = attached_value(m.attached, m, cat.subjects)
+        if found is not None and isinstance(found[0], Number) and m.end < len(r.toks) and \
+                r.toks[m.end].text in ("K", "k", "M", "%"):
+            # "max_total_tokens=2048 K tokens", "X=88 %": the rest of the number is written apart.
+            tail = r.toks[m.end]
+            number = found[0]
+            joined = percent(f"{number.text} %", next(iter(number.candidates))) if tail.text == "%" else \
+                scaled(number, tail.text, f"{number.text} {tail.text}")
+            if joined is not None and tail.start == r.toks[m.start].end + 1:
+                found = (joined, m.start, m.end + 1)
     if found is None and m.vocab is not None:
         after = value_after(r, m, cat.subjects)
         found = after if after is not None and not isinstance(after[0], Bool) else vocab_word(r, m)
     if found is None:
         found = value_after(r, m, cat.subjects)
-        if found is not None and isinstance(found[0], Bool) and not boolish(cat, subject, m):
-            found = None
+        if found is not None and isinstance(found[0], Bool) and not boolish(cat, subject, m) and \
+                found[0].text.lower() not in ("true", "false"):
+            found = None  # "--max-num-seqs on decode": a preposition; "X to True" is the value true
     if found is None:
-        found = value_before(r, m) or default_after(r, m) or list_step(r, m)
-    if found is None and boolish(cat, subject, m):
+        found = value_before(r, m) or default_after(r, m) or list_step(r, m) or kept_in(r, m, cat.subjects)
+    if found is None:
         verb = bool_verb(r, m, mentions) or bool_after(r, m, mentions)
-        if verb is not None:
+        # "Enable X", "X disabled": on/off said of any setting the text names by its identifier; "with X",
+        # "use X" only of an on/off one.
+        said = verb is not None and (boolish(cat, subject, m) or (
+            m.via == "identifier" and verb[0].text.lower().startswith(("enabl", "disabl", "turn", "switch", "on",
+                                                                       "off"))))
+        if verb is not None and said:
             found = (verb[0], verb[1], verb[1] + 1)
     if found is not None and not isinstance(found[0], (Bool, Absent)) and bool_only(cat, subject, m):
         found = None  # "TBO is a prefill-only optimisation": not a value of an on/off setting
+    if found is not None and isinstance(found[0], Number) and _capped(r, m):
+        found = (replace(found[0], at_most=True), found[1], found[2])
     if found is not None and isinstance(found[0], Word) and found[0].dtype and not takes_dtype(subject):
         found = None  # "the gfx950 MXFP4 MoE backend": a dtype names no backend
     if found is not None and isinstance(found[0], Bool) and m.via != "identifier" and inverted(subject):

@@ -24,6 +24,8 @@ CJK_NUMBERS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "八"
 DTYPES = frozenset({
     "fp4", "fp6", "fp8", "bf16", "fp16", "fp32", "int4", "int8", "mxfp4", "mxfp6", "mxfp8",
     "nvfp4", "fp8_e4m3", "fp8_e5m2", "e4m3", "e5m2", "ptpc_fp8",
+    # The names PyTorch and the servers' own flags give the same types (--mamba-ssm-dtype bfloat16).
+    "bfloat16", "float16", "float32", "float8_e4m3fn",
 })
 TRUE_WORDS = frozenset({"on", "true", "enabled", "enable", "yes"})
 FALSE_WORDS = frozenset({"off", "false", "disabled", "disable", "no", "none"})
@@ -34,7 +36,7 @@ UNIT_WORDS = frozenset({
     "checkpoint", "checkpoints", "minute", "minutes",
 })
 
-_NUM = re.compile(r"^(?P<n>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?P<suffix>[kKmM])?(?:-?(?P<unit>[a-zA-Z]+))?$")
+_NUM = re.compile(r"^(?P<n>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?P<suffix>[kKmM])?(?:-?(?P<unit>[a-zA-Z]+|%))?$")
 _REL = re.compile(r"^(?P<n>\d+(?:\.\d+)?)x$", re.IGNORECASE)
 IMAGE_RE = re.compile(
     r"(?<![\w./:-])(?P<ref>[a-z0-9][a-z0-9._-]*(?:/[a-z0-9][a-z0-9._-]*)+:[A-Za-z0-9][A-Za-z0-9._-]*"
@@ -47,9 +49,12 @@ class Number:
     text: str
     candidates: frozenset[float]
     unit: str = ""
+    # "Cap X at 1024", "limit X to 512": the most the setting may be, not its value.
+    at_most: bool = False
 
     def describe(self) -> str:
-        return f"{self.text} {self.unit}".strip()
+        shown = f"{self.text} {self.unit}".strip()
+        return f"at most {shown}" if self.at_most else shown
 
 
 @dataclass(frozen=True)
@@ -129,6 +134,14 @@ class Absent:
 
     def describe(self) -> str:
         return "left at its default"
+
+
+@dataclass(frozen=True)
+class NotPassed(Absent):
+    """The setting is dropped (``Drop --enforce-eager``, ``Remove the X=1 override``): no job passes it."""
+
+    def describe(self) -> str:
+        return "not passed"
 
 
 @dataclass(frozen=True)
@@ -219,8 +232,19 @@ class ArmName:
         return self.text
 
 
+@dataclass(frozen=True)
+class Items:
+    """A list value as prose writes it (``[1, 2, 4]``, ``1,2,4``, ``1/2/4``): the list a recipe passes."""
+
+    text: str
+    items: tuple[int, ...]
+
+    def describe(self) -> str:
+        return self.text
+
+
 ClaimValue = Union[Number, Bool, Word, PerConc, Image, Concurrency, ArmName, NoArm, FamilyArm, Present, Absent,
-                   Fragment, Multiples, Count, Member]
+                   Fragment, Multiples, Count, Member, Items]
 
 
 def _num(text: str) -> float:
@@ -245,11 +269,27 @@ def parse_number(token: str) -> Number | None:
     unit = (m.group("unit") or "").lower()
     if unit and unit not in UNIT_WORDS and unit.rstrip("s") not in UNIT_WORDS:
         return None  # "8k1k", "4x", "20260706" with a word: not a plain number
+    if unit == "%":
+        return percent(token, n)
     if suffix == "k":
         return Number(token, frozenset({n * 1000, n * 1024}), unit)
     if suffix == "m":
         return Number(token, frozenset({n * 1_000_000, n * 1024 * 1024}), unit)
     return Number(token, frozenset({n}), unit)
+
+
+def percent(text: str, n: float) -> Number:
+    """``88%``: a fraction a recipe writes as 0.88 (--mem-fraction-static), or a number of percent."""
+    return Number(text, frozenset({n / 100, n}), "%")
+
+
+def scaled(number: Number, suffix: str, text: str) -> Number | None:
+    """``16 K``, ``8 K tokens``: a number and its multiple written apart."""
+    factors = {"k": (1000, 1024), "m": (1_000_000, 1024 * 1024)}.get(suffix.lower())
+    if factors is None or number.unit or len(number.candidates) != 1:
+        return None
+    n = next(iter(number.candidates))
+    return Number(text, frozenset({n * factors[0], n * factors[1]}))
 
 
 def parse_relative(tokens: list[str]) -> PerConc | None:
@@ -320,6 +360,8 @@ def number_matches(claim: Number, actual: str) -> bool | None:
     parsed = parse_number(actual.strip().strip("'\""))
     if parsed is None:
         return None
+    if claim.at_most:
+        return all(a <= max(claim.candidates) + 1e-9 for a in parsed.candidates)
     return any(abs(a - c) < 1e-9 for a in parsed.candidates for c in claim.candidates)
 
 

@@ -24,6 +24,7 @@ from ..text.values import (
     Absent,
     Bool,
     Fragment,
+    Items,
     Member,
     Multiples,
     Number,
@@ -60,10 +61,11 @@ UNKNOWN = Actual(None, "", "", None)
 
 
 def recipe_actual(claim: Claim, job: Job, ev: RecipeEval | None, known_keys: Sequence[str] = (),
-                  reads: RecipeReads | None = None) -> Actual:
+                  reads: RecipeReads | None = None, served: frozenset[str] = frozenset()) -> Actual:
     """``known_keys``: the ``--flag.key`` addresses the recipes of every job in the claim's scope give (a job
     without one that others have does not have that setting).  ``reads``: what the job's recipe files read
-    with a default (a variable they never assign keeps it)."""
+    with a default (a variable they never assign keeps it).  ``served``: every flag a server of a job in the
+    claim's scope is given."""
     subject = claim.subject
     assert subject is not None
     if subject.kind == "list":
@@ -76,9 +78,8 @@ def recipe_actual(claim: Claim, job: Job, ev: RecipeEval | None, known_keys: Seq
         return UNKNOWN
     servers = _servers(ev, claim.scope.role)
     if subject.kind == "flag":
-        if reads is not None and subject.name in reads.client_flags and not _flags(ev, servers, subject.name):
-            return UNKNOWN  # "Pass --use-chat-template for MTP acceptance": the benchmark client's flag
-        return _flag_actual(claim, job, ev, servers)
+        other = (reads.client_flags - served) if reads is not None else frozenset()
+        return _flag_actual(claim, job, ev, servers, other)
     if subject.kind == "key":
         return _key_actual(claim, job, ev, servers)
     if subject.kind == "env":
@@ -158,7 +159,10 @@ def _flags(ev: RecipeEval, servers: Sequence[int], name: str) -> list[ServerFlag
     return [f for i in servers for f in ev.servers[i] if f.name == name]
 
 
-def _flag_actual(claim: Claim, job: Job, ev: RecipeEval, servers: Sequence[int]) -> Actual:
+def _flag_actual(claim: Claim, job: Job, ev: RecipeEval, servers: Sequence[int],
+                 spelled: frozenset[str] = frozenset()) -> Actual:
+    """``spelled``: flags the recipe's files pass to another program (``--use-chat-template`` to the benchmark
+    client) and no server of the claim's jobs is given: the text may speak of that program's."""
     subject = claim.subject
     assert subject is not None
     value = claim.value
@@ -166,7 +170,8 @@ def _flag_actual(claim: Claim, job: Job, ev: RecipeEval, servers: Sequence[int])
     if any(f.conditional for f in flags):
         return UNKNOWN
     if not flags:
-        if not absence_known(ev, servers):
+        said_on = not isinstance(value, Absent) and not (isinstance(value, Bool) and not value.on)
+        if not absence_known(ev, servers) or (subject.name in spelled and said_on):
             return UNKNOWN
         shown = f"the recipe does not pass {subject.name}"
         if isinstance(value, Bool):
@@ -380,6 +385,9 @@ def compare_text(value: Any, text: str, job: Job, shown: str, where: Location) -
     elif isinstance(value, Multiples):
         sizes = integer_list(text)
         verdict = None if sizes is None else all(n % value.step == 0 for n in sizes)
+    elif isinstance(value, Items):
+        sizes = integer_list(text)
+        verdict = None if sizes is None else sizes == list(value.items)
     else:
         verdict = None
     return Actual(verdict, shown, text, where)

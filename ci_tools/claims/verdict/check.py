@@ -198,9 +198,14 @@ def check_entries(config: ProjectConfig, head_repo: RepoData, head_snapshot: Sna
         ev = evals.get(job.id)
         if job.multinode and ev is not None and ev.server_command:  # whatever the evaluation got stuck on
             # (only single-node jobs have reads of their own, so this adds one)
-            reads[job.id] = RecipeReads({}, frozenset(), lists=cache.reads.chain_lists(ev, head_snapshot))
+            reads[job.id] = RecipeReads({}, cache.reads.recipe_names(ev, head_snapshot),
+                                        lists=cache.reads.chain_lists(ev, head_snapshot))
     lists = {name: s.items for r in reads.values() for name, s in r.lists.items() if s is not None}
-    catalog = catalog_from([*evals.values(), *extra], settings, evals.values(), defaults, spelled, lists) \
+    # Names a multinode recipe writes that no server is given (a benchmark env block's SERVED_MODEL_NAME): known
+    # by their own name, so that no variable of a server is taken for them.
+    written = {name for job in all_jobs.values() if job.multinode and (r := reads.get(job.id)) is not None
+               for name in r.assigned}
+    catalog = catalog_from([*evals.values(), *extra], settings, evals.values(), defaults, spelled, lists, written) \
         if with_recipes else None
     for entry, jobs in zip(entries, per_entry):
         if with_recipes:

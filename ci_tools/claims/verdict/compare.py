@@ -149,11 +149,14 @@ def _judge_reading(claim: Claim, jobs: Sequence[Job], evals: Mapping[str, Recipe
         return Judgement(claim, tuple(scoped), tuple(_block_actual(claim, j, repo) for j in scoped), False)
     known = sorted({a for j in scoped if (ev := evals.get(j.id)) is not None for server in ev.servers
                     for a in key_addresses(server)}) if claim.subject and claim.subject.kind == "env" else []
-    actuals = [recipe_actual(claim, j, evals.get(j.id), known, reads.get(j.id)) for j in scoped]
+    served = frozenset(f.name for j in scoped if (ev := evals.get(j.id)) is not None for server in ev.servers
+                       for f in server) if claim.subject and claim.subject.kind == "flag" else frozenset()
+    actuals = [recipe_actual(claim, j, evals.get(j.id), known, reads.get(j.id), served) for j in scoped]
     if claim.conditioned and any(a.verdict for a in actuals):
-        # Set for some jobs and never for others, and the text names a condition the checker does not read
-        # ("in the high-concurrency fast path"): where it is unset is not a contradiction.
-        actuals = [UNKNOWN if a.value == "unset" else a for a in actuals]
+        # True for some jobs, and the text names a condition the checker does not read ("in the
+        # high-concurrency fast path", "when expert parallelism is disabled", "dropped from the five refreshed
+        # environments"): where it does not hold may be outside the condition.
+        actuals = [UNKNOWN if a.verdict is False else a for a in actuals]
     return Judgement(claim, tuple(scoped), tuple(actuals), False)
 
 
@@ -312,7 +315,10 @@ def judge_concurrency(claim: Claim, jobs: Sequence[Job]) -> Judgement | None:
         # The points are those of the arms together: "TP4, TP8 and DEP8 from concurrency 1 through 1024".
         members = list(covered.values())
         label = claim.scope.label() if claim.scope.arms else ""
-        groups = _seq_groups(members) if claim.exhaustive else [("", members)]
+        # Per sequence length when the text names none; the lengths it names share its points ("tp 4/8 at 1k1k
+        # and 8k1k, conc 1-1024": 1024 may be run at one of them).
+        named_seq = any(a.seq is not None for a in claim.scope.arms)
+        groups = _seq_groups(members) if claim.exhaustive and not named_seq else [("", members)]
         for seq, group in groups:
             units.append((group[0], _conc_actual(claim, value, group, " ".join(x for x in (label, seq) if x))))
     return Judgement(claim, tuple(j for j, _ in units), tuple(a for _, a in units), False)

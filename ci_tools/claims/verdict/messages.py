@@ -8,6 +8,7 @@ from ...findings import Finding, Location, make_finding
 from ...jobs.job import Job
 from ..text.arms import Arm
 from ..text.claim import Claim
+from ..text.valueread import inverted
 from ..text.values import Bool, Concurrency, FamilyArm, Member, NoArm, Number
 from .actual import Actual
 from .compare import Judgement
@@ -38,8 +39,18 @@ def claimed(claim: Claim) -> str:
         unit = v.unit if v.unit and not v.text.lower().endswith(v.unit) else ""
         return f"{shown} {unit}".strip()
     if isinstance(v, Bool):
-        return "on" if v.on else "off"
+        return "on" if v.on != speaks_of_the_feature(claim) else "off"
     return v.describe()
+
+
+def speaks_of_the_feature(claim: Claim) -> bool:
+    """The text names what an inverted flag turns off ("Enable the radix cache" of ``--disable-radix-cache``):
+    the claim's value says whether the flag is passed, the message says what the text said of the feature."""
+    subject = claim.subject
+    if subject is None or not inverted(subject):
+        return False
+    spelled = claim.phrase.lstrip("-").replace("_", "-").lower()
+    return spelled != subject.name.lstrip("-").lower()
 
 
 def _concurrency(v: Concurrency) -> str:

@@ -20,6 +20,8 @@ from ...findings import Location
 from ...revision.snapshot import Snapshot
 from ...shell.model import RecipeEval
 
+# A variable a YAML or shell file writes: ``NAME: value`` (a key of an env block) or ``NAME=value``.
+_WRITTEN_NAME = re.compile(r"(?m)^\s*-?\s*([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\s*:|\b([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)=")
 _DEFAULT = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):?-([^}$`\"'\s]*)\}")
 _ASSIGN = re.compile(r"(?:^|[\s;&|(])(?:export\s+|local\s+|readonly\s+|declare\s+(?:-\w+\s+)*)?"
                      r"([A-Za-z_][A-Za-z0-9_]*)\+?=", re.MULTILINE)
@@ -145,6 +147,7 @@ class ReadsCache:
         # chain_lists per directory set, for the one snapshot they were read from.
         self._lists_of: Snapshot | None = None
         self._lists: dict[tuple[str, ...], dict[str, ListSetting | None]] = {}
+        self._names: dict[tuple[str, bytes], frozenset[str]] = {}
 
     def of(self, ev: RecipeEval, library: str, snapshot: Snapshot) -> RecipeReads:
         return self._merged(recipe_files(ev, library), snapshot)
@@ -166,6 +169,19 @@ class ReadsCache:
         if found is None:
             paths = sorted({p for d in dirs for p in snapshot.glob(f"{d}/*.sh" if d else "*.sh")})
             found = self._lists[dirs] = self._merged(paths, snapshot).lists
+        return found
+
+    def recipe_names(self, ev: RecipeEval, snapshot: Snapshot) -> frozenset[str]:
+        """The variable names a multinode job's recipe file writes (``SERVED_MODEL_NAME: ...`` in a YAML env block,
+        ``NAME=value``), wherever in it: one the evaluation gives no server may be set for another program."""
+        data = snapshot.read(ev.recipe) if ev.recipe else None
+        if data is None:
+            return frozenset()
+        key = (ev.recipe, hashlib.sha1(data).digest())
+        found = self._names.get(key)
+        if found is None:
+            text = data.decode("utf-8", "replace")
+            found = self._names[key] = frozenset(a or b for a, b in _WRITTEN_NAME.findall(text))
         return found
 
     def _merged(self, paths: list[str], snapshot: Snapshot) -> RecipeReads:

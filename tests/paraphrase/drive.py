@@ -1,0 +1,106 @@
+"""Every setting of a tree, planned and checked: what the bench runs in full and the test on a sample."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+from ci_tools.claims.verdict.check import EvalCache
+from ci_tools.config import ProjectConfig, load_config
+from ci_tools.jobs.contract import resolve_recipe
+from ci_tools.jobs.job import Job
+from ci_tools.jobs.matrix import expand
+from ci_tools.model.repository import RepoData, load_repo
+from ci_tools.revision.snapshot import WorkTreeSnapshot
+
+from .forms import Form, load_forms, sentences
+from .run import Outcome, check_sentences, held_out_setting
+from .settings import Discovery, Setting, discover, plan
+
+
+@dataclass
+class Tree:
+    config: ProjectConfig
+    snapshot: WorkTreeSnapshot
+    repo: RepoData
+    jobs_of: dict[str, list[Job]]
+
+
+def load_tree(root: Path) -> Tree:
+    config = load_config(root)
+    snapshot = WorkTreeSnapshot(config.root)
+    repo = load_repo(snapshot, config, with_changelog=False)
+    jobs_of: dict[str, list[Job]] = {}
+    for job in expand(repo):
+        jobs_of.setdefault(job.config_key, []).append(job)
+    return Tree(config, snapshot, repo, jobs_of)
+
+
+def discover_tree(tree: Tree) -> Discovery:
+    """Every literal setting of every job of the tree (each job's recipe evaluated once)."""
+    cache = EvalCache(tree.config)
+    jobs = [j for js in tree.jobs_of.values() for j in js]
+    evals = {j.id: cache.evaluate(j, tree.snapshot) for j in jobs}
+    kinds = {j.id: resolve_recipe(j, tree.config, tree.snapshot).kind for j in jobs if j.multinode}
+    return discover(evals, jobs, kinds, tree.snapshot)
+
+
+@dataclass
+class Run:
+    outcomes: list[Outcome] = field(default_factory=list)
+    planned: list[Setting] = field(default_factory=list)
+    unplanned: dict[str, str] = field(default_factory=dict)  # (kind name family) -> why no location could be edited
+    seconds: float = 0.0
+
+
+def check_setting(tree: Tree, setting: Setting, forms: Sequence[Form], configs: Iterable[str]) -> \
+        tuple[Setting, list[Outcome]] | str:
+    planned = plan(setting, tree.config, tree.snapshot, tree.jobs_of, configs)
+    if isinstance(planned, str):
+        return planned
+    edited, overlay, cache = planned
+    said = sentences(edited, forms, held_out_setting(edited))
+    return edited, check_sentences(tree.config, tree.repo, edited, overlay, cache, said)
+
+
+def run_all(tree: Tree, discovery: Discovery, forms: Sequence[Form] | None = None, limit: int | None = None,
+            tries: int = 3, progress: Callable[[int, int], None] | None = None) -> Run:
+    """One setting per (kind, name, family): its first location (fewest configs) that can be stated truly."""
+    forms = list(forms or load_forms())
+    run = Run()
+    start = time.perf_counter()
+    groups = sorted(discovery.candidates.items())
+    if limit is not None:
+        groups = groups[:limit]
+    for n, (group, options) in enumerate(groups):
+        why: list[str] = []
+        for candidate in options[:tries]:
+            found = check_setting(tree, candidate, forms, discovery.jobs_at[candidate.key])
+            if isinstance(found, str):
+                why.append(found)
+                continue
+            run.planned.append(found[0])
+            run.outcomes.extend(found[1])
+            break
+        else:
+            run.unplanned[" ".join(group)] = "; ".join(why)
+        if progress is not None:
+            progress(n + 1, len(groups))
+    run.seconds = time.perf_counter() - start
+    return run
+
+
+def run_sample(tree: Tree, sample: Sequence[Setting], forms: Sequence[Form] | None = None) -> Run:
+    """Settings planned before (``Setting.to_json``): each re-planned on its own config."""
+    forms = list(forms or load_forms())
+    run = Run()
+    for setting in sample:
+        found = check_setting(tree, setting, forms, [setting.config_key])
+        if isinstance(found, str):
+            run.unplanned[setting.key] = found
+            continue
+        run.planned.append(found[0])
+        run.outcomes.extend(found[1])
+    return run

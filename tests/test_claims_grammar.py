@@ -1,0 +1,186 @@
+"""How changelog sentences state a setting: every form of the grammar (claims/text/valueread.py), read.
+
+Sentence by sentence, each a way real changelogs (and the paraphrases of tests/paraphrase) state one
+setting's value; then the same forms judged against a copy of the real tree with the recipe edited, so that
+a false one is an error and the message says what the text said.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ci_tools.claims.text.extract import extract
+from ci_tools.claims.text.sentences import plain_source
+from ci_tools.claims.text.subjects import Catalog
+from ci_tools.claims.verdict.check import EntryInput, EvalCache, check_entries
+from ci_tools.findings import Finding, Location
+from paraphrase.drive import Tree, load_tree
+from paraphrase.settings import OverlaySnapshot
+from test_claims_sentences import catalog, normalise
+
+from conftest import full_corpus_dir
+
+
+def grammar_catalog() -> Catalog:
+    cat = catalog()
+    for name in ("--extra-engine-args.moe_config.backend", "--speculative-config.max_draft_len",
+                 "--extra-engine-args.kv_cache_config.dtype"):
+        cat.add("key", name)
+    cat.add("env", "PYTHONHASHSEED")
+    cat.add("env", "VLLM_HTTP_TIMEOUT_KEEP_ALIVE")
+    cat.add("flag", "--block-size")
+    cat.add("flag", "--cuda-graph-bs")
+    cat.add("flag", "--mamba-ssm-dtype")
+    cat.add("flag", "--trust-remote-code-level")
+    cat.add("flag", "--enable-cache-report", boolean=True)
+    return cat
+
+
+def claims_of(text: str) -> list[list[Any]]:
+    found = extract(plain_source("x.md", text), grammar_catalog())
+    return [normalise(c)[1:3] for c in found.claims if c.kind == "recipe"]
+
+
+@pytest.mark.parametrize("text, expected", [
+    # a verb, the setting, "to" the value: the verb's object is the setting, not its old value
+    ("Raise --mem-fraction-static to 0.88.", [["--mem-fraction-static", "0.88"]]),
+    ("Increase --mem-fraction-static to 0.88.", [["--mem-fraction-static", "0.88"]]),
+    ("Lower --mem-fraction-static to 0.88.", [["--mem-fraction-static", "0.88"]]),
+    ("Change --mem-fraction-static to 0.88.", [["--mem-fraction-static", "0.88"]]),
+    ("Raised --mem-fraction-static to 0.88.", [["--mem-fraction-static", "0.88"]]),
+    ("--mem-fraction-static raised to 0.88", [["--mem-fraction-static", "0.88"]]),
+    ("Drop mem-fraction-static to 0.8.", [["--mem-fraction-static", "0.8"]]),
+    # a colon after the setting gives its value, as in YAML; an arrow gives the new one
+    ("--mem-fraction-static: 0.85 -> 0.88", [["--mem-fraction-static", "0.88"]]),
+    ("kv-cache-dtype: fp8", [["--kv-cache-dtype", "fp8"]]),
+    ("--max-num-seqs 16 → 32 on the new image", [["--max-num-seqs", "32"]]),
+    ("--mem-fraction-static is now 0.88.", [["--mem-fraction-static", "0.88"]]),
+    # natural names, units and written-apart multiples
+    ("Use a chunked prefill size of 16K tokens.", [["--chunked-prefill-size", "16000,16384"]]),
+    ("Set the chunked prefill size to 8 K tokens.", [["--chunked-prefill-size", "8000,8192"]]),
+    ("Use 64K batching.", [["--max-num-batched-tokens", "64000,65536"]]),
+    ("Keep the indexer cache in FP4.", [["--index-cache-dtype", "fp4"]]),
+    ("Set --mem-fraction-static to 88%.", [["--mem-fraction-static", "0.88,88"]]),
+    ("Set --mem-fraction-static to 88 %.", [["--mem-fraction-static", "0.88,88"]]),
+    ("VLLM_HTTP_TIMEOUT_KEEP_ALIVE=1,800", [["VLLM_HTTP_TIMEOUT_KEEP_ALIVE", "1800"]]),
+    ("Set --max-num-seqs to 1,800.", [["--max-num-seqs", "1800"]]),
+    # "from A to" with names, dtypes and booleans; quotes and backticks are not words
+    ("Switch --attention-backend from FLASHINFER to FLASH_ATTN.", [["--attention-backend", "flash_attn"]]),
+    ("Change --kv-cache-dtype from 'auto' to 'fp8'.", [["--kv-cache-dtype", "fp8"]]),
+    ("Set `--moe-backend` to `cutlass`.", [["--moe-backend", "cutlass"]]),
+    ("Switch --enable-tbo from true to false.", [["--enable-tbo", "off"]]),
+    ("Set --mamba-ssm-dtype to float16.", [["--mamba-ssm-dtype", "float16"]]),
+    ("Set --trust-remote-code-level to True.", [["--trust-remote-code-level", "on"]]),
+    # list values
+    ("Set --cuda-graph-bs to [1, 2, 4, 8].", [["--cuda-graph-bs", "[1,2,4,8]"]]),
+    ("--cuda-graph-bs 1,2,4,8", [["--cuda-graph-bs", "[1,2,4,8]"]]),
+    # partial dotted paths of structured flags
+    ("Set moe_config.backend to CUTLASS.", [["--extra-engine-args.moe_config.backend", "cutlass"]]),
+    ("speculative_config.max_draft_len: 3", [["--speculative-config.max_draft_len", "3"]]),
+    ("Change kv_cache_config.dtype from 'auto' to 'fp8'.", [["--extra-engine-args.kv_cache_config.dtype", "fp8"]]),
+    # parentheses, two claims, a name written as the value
+    ("Retune memory for the new image (--mem-fraction-static 0.88).", [["--mem-fraction-static", "0.88"]]),
+    ("Set --max-num-seqs to 32 and --block-size to 128.", [["--max-num-seqs", "32"], ["--block-size", "128"]]),
+    ("Set the reasoning parser to deepseek_v4.", [["--reasoning-parser", "deepseek_v4"]]),
+    ("Use PYTHONHASHSEED 168.", [["PYTHONHASHSEED", "168"]]),
+    # on/off, and dropping a setting
+    ("Enable the cache report.", [["--enable-cache-report", "on"]]),
+    ("Disable ATOM_DP_LB_REQ_EQUIV.", [["ATOM_DP_LB_REQ_EQUIV", "off"]]),
+    ("Drop --enable-tbo and --max-num-seqs 32.", [["--enable-tbo", "not passed"], ["--max-num-seqs", "not passed"]]),
+    ("Remove the deprecated --disable-radix-cache flag (now enabled by default).",
+     [["--disable-radix-cache", "not passed"]]),
+])
+def test_a_form_of_the_grammar_is_read(text: str, expected: list[list[Any]]) -> None:
+    assert claims_of(text) == expected
+
+
+def test_a_role_written_before_the_setting_scopes_it_and_not_the_next_clause() -> None:
+    found = extract(plain_source("x.md", "Increase prefill mem_fraction_static to 0.85 and reduce HICACHE_RATIO to 3."),
+                    grammar_catalog())
+    assert [(c.subject.name if c.subject else "", c.scope.role) for c in found.claims] == [
+        ("--mem-fraction-static", "prefill"), ("HICACHE_RATIO", "")]
+
+
+def test_a_clause_naming_a_setting_and_a_value_is_never_silent() -> None:
+    """A setting named beside a value gives a claim or says why not (here: it is the old state)."""
+    found = extract(plain_source("x.md", "We used to run --max-num-seqs 64 with it."), grammar_catalog())
+    assert found.claims == []
+    assert [(u.phrase, u.reason) for u in found.unverified] == [
+        ("--max-num-seqs", "the clause speaks of the past, a failure, a condition or another's words")]
+
+
+# ---------------------------------------------------------------- against a copy of the real tree
+
+
+@pytest.fixture(scope="module")
+def tree() -> Tree:
+    return load_tree(full_corpus_dir())
+
+
+def judged(tree: Tree, key: str, path: str, old: str, new: str, text: str, *, body: bool = False) -> list[Finding]:
+    """The claim findings of ``text`` (a changelog bullet, or a PR body) for config ``key``, on a copy of the real
+    tree whose ``path`` has ``old`` replaced by ``new`` (once)."""
+    data = tree.snapshot.read(path)
+    assert data is not None and data.count(old.encode()) == 1, f"{path} must hold {old!r} once"
+    copy = OverlaySnapshot(tree.snapshot, {path: data.replace(old.encode(), new.encode())})
+    bullet = "Retune the recipe." if body else text
+    entry = EntryInput([key], (), [plain_source("entry.md", bullet)], Location("entry.md", 1, 1))
+    report = check_entries(tree.config, tree.repo, copy, [entry], cache=EvalCache(tree.config),  # type: ignore[arg-type]
+                           pr_body=plain_source("body.md", text) if body else None)
+    return [f for f in report.findings if f.rule.startswith("claim-") and f.rule != "claim-not-checked"]
+
+
+_SGLANG = ("dsr1-fp8-mi355x-sglang", "benchmarks/single_node/fixed_seq_len/dsr1_fp8_mi355x.sh")
+
+
+@pytest.mark.parametrize("text", [
+    "Raise --mem-fraction-static to 0.88.", "Increase --mem-fraction-static to 0.88.",
+    "Lower --mem-fraction-static to 0.88.", "Change --mem-fraction-static to 0.88.",
+    "Raised --mem-fraction-static to 0.88.", "--mem-fraction-static raised to 0.88",
+])
+def test_a_changed_value_said_with_any_verb_is_an_error_when_false(tree: Tree, text: str) -> None:
+    found = judged(tree, *_SGLANG, "--mem-fraction-static 0.8 ", "--mem-fraction-static 0.85 ", text)
+    assert [(f.rule, f.data["subject"], f.data["claimed"], f.data["actual"]) for f in found] == [
+        ("claim-contradicted", "--mem-fraction-static", "0.88", "0.85")]
+    truth = judged(tree, *_SGLANG, "--mem-fraction-static 0.8 ", "--mem-fraction-static 0.85 ",
+                   text.replace("0.88", "0.85"))
+    assert truth == []
+
+
+def test_the_new_value_of_from_a_to_b_is_judged(tree: Tree) -> None:
+    found = judged(tree, "dsv4-fp8-mi325x-vllm", "benchmarks/single_node/fixed_seq_len/dsv4_fp8_mi325x.sh",
+                   "--gpu-memory-utilization 0.9 ", "--gpu-memory-utilization 0.85 ",
+                   "Reduce --gpu-memory-utilization from 0.9 to 0.8")
+    assert [(f.rule, f.data["claimed"], f.data["actual"]) for f in found] == [("claim-contradicted", "0.8", "0.85")]
+
+
+def test_a_dtype_kept_in_words_is_judged(tree: Tree) -> None:
+    found = judged(tree, "dsv4-fp4-mi355x-atom-agentic-mtp", "benchmarks/single_node/agentic/dsv4_fp4_mi355x_atom_mtp.sh",
+                   "--index-cache-dtype fp4", "--index-cache-dtype fp8", "Keep the indexer cache in FP4.")
+    assert [(f.rule, f.data["subject"], f.data["claimed"], f.data["actual"]) for f in found] == [
+        ("claim-contradicted", "--index-cache-dtype", "FP4", "fp8")]
+
+
+def test_a_budget_named_by_what_it_budgets_is_judged(tree: Tree) -> None:
+    found = judged(tree, "minimaxm3-fp4-b300-vllm-agentic-mtp", "benchmarks/single_node/agentic/minimaxm3_fp4_b300_mtp.sh",
+                   "--max-num-batched-tokens 16384", "--max-num-batched-tokens 32768", "Use 64K batching.")
+    assert [(f.rule, f.data["subject"], f.data["actual"]) for f in found] == [
+        ("claim-contradicted", "--max-num-batched-tokens", "32768")]
+
+
+@pytest.mark.parametrize("text, says", [
+    ("Enable the radix cache.", "PR description says the radix cache is on"),
+    ("Keep the radix cache enabled.", "PR description says the radix cache is on"),
+    ("Drop --disable-radix-cache.", "PR description says --disable-radix-cache is not passed"),
+])
+def test_a_feature_said_on_against_a_flag_that_turns_it_off_says_so(tree: Tree, text: str, says: str) -> None:
+    found = judged(tree, *_SGLANG, "--mem-fraction-static 0.8 ", "--mem-fraction-static 0.8 ", text, body=True)
+    assert [f.rule for f in found] == ["claim-contradicted"]
+    assert found[0].message.startswith(says + " (body.md:1)")
+    assert "but the recipe passes --disable-radix-cache" in found[0].message
+    # ... and said the other way round, it holds.
+    opposite = text.replace("Enable", "Disable").replace("enabled", "disabled").replace("Drop", "Pass")
+    assert judged(tree, *_SGLANG, "--mem-fraction-static 0.8 ", "--mem-fraction-static 0.8 ", opposite, body=True) == []

@@ -1,0 +1,91 @@
+"""Generated paraphrases of true and false claims, on a fixed sample of the real tree's settings.
+
+``tests/paraphrase`` edits a setting in a copy of the real InferenceX tree and states the new value (a truth)
+and another (a lie) in the forms of ``tests/data/claims_paraphrase/forms.yaml``; every setting and form is run
+by ``bench/bench_claims_paraphrase.py``.  Here: the sample of ``tests/data/claims_paraphrase/sample.json`` (one
+or two settings of each recipe family, flags, keys of structured values, environment variables, on/off
+flags, roles of multinode jobs), each with a share of the forms, so that every form is said of some setting.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ci_tools.claims.text.extract import extract
+from ci_tools.claims.text.sentences import plain_source
+from paraphrase.drive import Tree, load_tree
+from paraphrase.forms import FORMS, Form, load_forms, sentences
+from paraphrase.run import Outcome, check_sentences, held_out_setting
+from paraphrase.settings import Setting, plan
+from unread import silent_clauses, spellings
+
+from conftest import full_corpus_dir
+
+SAMPLE = FORMS.parent / "sample.json"
+SHARE = 3  # each setting is said in every third applicable form (in turn)
+
+
+@pytest.fixture(scope="module")
+def tree() -> Tree:
+    return load_tree(full_corpus_dir())
+
+
+@pytest.fixture(scope="module")
+def outcomes(tree: Tree) -> list[Outcome]:
+    forms = load_forms()
+    out: list[Outcome] = []
+    for n, data in enumerate(json.loads(SAMPLE.read_text(encoding="utf-8"))):
+        setting = Setting.from_json(data)
+        planned = plan(setting, tree.config, tree.snapshot, tree.jobs_of, [setting.config_key])
+        assert not isinstance(planned, str), f"{setting.key}: {planned}"
+        edited, overlay, cache = planned
+        said = sentences(edited, forms, held_out_setting(edited))
+        share = [s for k, s in enumerate(said) if (k // 2 + n) % SHARE == 0]  # truth and lie stay together
+        out.extend(check_sentences(tree.config, tree.repo, edited, overlay, cache, share))
+    return out
+
+
+def test_the_sample_spans_families_kinds_and_every_form(outcomes: list[Outcome]) -> None:
+    families = {o.sentence.setting.family.split()[0] for o in outcomes}
+    kinds = {o.sentence.setting.kind for o in outcomes}
+    assert families >= {"single-node", "srt-slurm", "multinode"} and kinds == {"flag", "key", "env", "switch"}
+    assert {o.sentence.setting.role for o in outcomes} >= {"", "prefill", "decode"}
+    said = {o.sentence.form.id for o in outcomes}
+    assert len(said) >= 0.8 * len(load_forms()), sorted({f.id for f in load_forms()} - said)
+    assert sum(o.lie for o in outcomes) == sum(not o.lie for o in outcomes) > 120
+
+
+def test_every_lie_of_the_sample_is_caught_and_no_truth_flagged(outcomes: list[Outcome]) -> None:
+    def shown(o: Outcome) -> str:
+        return f"{o.verdict}: {o.sentence.form.id} {o.sentence.setting.key}: {o.sentence.text!r} {list(o.said)}"
+
+    assert [shown(o) for o in outcomes if o.lie and o.verdict != "caught"] == []
+    assert [shown(o) for o in outcomes if not o.lie and o.verdict == "flagged"] == []
+
+
+def test_no_generated_sentence_names_a_setting_and_a_value_in_silence(tree: Tree, outcomes: list[Outcome]) -> None:
+    """Every clause of every sentence of the sample that names a setting beside a value gives a claim or a note
+    (with the catalog of the entry's jobs, as the checker builds it)."""
+    from ci_tools.claims.text.subjects import catalog_from, ClaimsSettings
+    from ci_tools.claims.verdict.check import EvalCache
+
+    silent: list[str] = []
+    checked = 0
+    catalogs: dict[str, object] = {}
+    for o in outcomes:
+        s = o.sentence.setting
+        if s.key not in catalogs:
+            planned = plan(s, tree.config, tree.snapshot, tree.jobs_of, [s.config_key])
+            assert not isinstance(planned, str)
+            _, overlay, cache = planned
+            evals = [cache.evaluate(j, overlay) for j in tree.jobs_of[s.config_key]]  # type: ignore[arg-type]
+            catalogs[s.key] = catalog_from(evals, ClaimsSettings(), evals)
+        cat = catalogs[s.key]
+        source = plain_source("generated.md", o.sentence.text)
+        found = extract(source, cat)  # type: ignore[arg-type]
+        silent.extend(f"{s.key}: {c.text}" for c in silent_clauses(source, found, spellings(cat)))  # type: ignore
+        checked += 1
+    assert silent == [] and checked == len(outcomes)
