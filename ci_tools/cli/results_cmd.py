@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -265,7 +266,16 @@ def _artifact_fallback(github_fallback: bool, repository: str, workflow: str,
     return fallback
 
 
+def _commit(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is not None and not re.fullmatch(r"[0-9a-f]{40}", value):
+        raise click.BadParameter(f"expected a full commit id (40 lowercase hex digits), found {value!r}")
+    return value
+
+
 def _baseline_options(func: Any) -> Any:
+    func = click.option("--baseline-sha", default=None, callback=_commit, metavar="SHA",
+                        help="The sweep also ran this commit's recipes (the merge-base) beside the pull request's: "
+                             "its records are the baseline (same nodes, same day); the store is not read.")(func)
     func = click.option("--repo", default=".", show_default=True, help="A clone holding the results branch.")(func)
     func = click.option("--store-ref", default=None,
                         help=f"The results branch to read (default: origin/{BRANCH}, else the local branch).")(func)
@@ -281,6 +291,12 @@ def _baseline_options(func: Any) -> Any:
     func = click.option("--run-url", default="")(func)
     func = click.option("--artifact-url", default="")(func)
     return func
+
+
+def _sweep_points(records: str, baseline_sha: str | None) -> tuple[_baseline.Points, _baseline.Baseline | None]:
+    """The sweep's measurements; with ``baseline_sha``, the pull request's and the merge-base's as its baseline."""
+    points, _ = _records(records, "--records")
+    return _baseline.same_node(points, baseline_sha) if baseline_sha else (points, None)
 
 
 def _reported(records: Path) -> int:
@@ -312,18 +328,18 @@ def _post(repository: str, pr_number: int, body: str, key: str, bot_login: str) 
 @_settings_options
 @_output_options
 @handle_errors
-def comment_command(records: str, key: str, sha: str | None, repo: str, store_ref: str | None, github_fallback: bool,
-                    repository: str, workflow: str, default_branch: str, pr_number: int | None, bot_login: str,
+def comment_command(records: str, key: str, sha: str | None, baseline_sha: str | None, repo: str,
+                    store_ref: str | None, github_fallback: bool, repository: str, workflow: str, default_branch: str, pr_number: int | None, bot_login: str,
                     run_url: str, artifact_url: str, jobs_total: int | None, final: bool, plots_commit: str | None,
                     floor: float, k: float, history: int, metrics: tuple[str, ...], fmt: str, output: str | None,
                     json_output: str | None, step_summary: bool, max_chars: int) -> None:
     """Judge a sweep against its baseline and write (and with --pr, post or update) the results comment."""
     settings = _settings(floor, k, history, metrics)
-    pr_points, _ = _records(records, "--records")
+    pr_points, same_node = _sweep_points(records, baseline_sha)
     newest = _baseline.newest(pr_points)
     sha = sha or (newest.sha if newest else "")
-    base = _find_baseline(sorted(pr_points), sha, repo, store_ref,
-                          _artifact_fallback(github_fallback, repository, workflow, default_branch))
+    base = same_node or _find_baseline(sorted(pr_points), sha, repo, store_ref,
+                                       _artifact_fallback(github_fallback, repository, workflow, default_branch))
     verdicts = verdict.judge(base.points, pr_points, settings)
     frontiers = pareto.compare_all(base.points, pr_points)
     done = _reported(Path(records)) if jobs_total is not None else None
@@ -357,7 +373,8 @@ def comment_command(records: str, key: str, sha: str | None, repo: str, store_re
 @click.option("--max-chars", type=click.IntRange(min=1000), default=65_000, show_default=True)
 @_settings_options
 @handle_errors
-def watch_command(run_id: int, matrix_json: str, key: str, sha: str, pr_number: int, jobs_total: int, repo: str,
+def watch_command(run_id: int, matrix_json: str, key: str, sha: str, pr_number: int, jobs_total: int,
+                  baseline_sha: str | None, repo: str,
                   store_ref: str | None, github_fallback: bool, repository: str, workflow: str, default_branch: str,
                   bot_login: str, run_url: str, artifact_url: str, interval: float | None, max_polls: int | None,
                   timeout_minutes: float | None, work_dir: str | None, max_chars: int, floor: float, k: float,
@@ -376,9 +393,12 @@ def watch_command(run_id: int, matrix_json: str, key: str, sha: str, pr_number: 
 
     def publish(records: Path) -> None:
         points, _ = _baseline.collect([records])
+        same_node = None
+        if baseline_sha:
+            points, same_node = _baseline.same_node(points, baseline_sha)
         pr_points = {p: obs for p, obs in ((p, [o for o in obs if o.sha == sha]) for p, obs in points.items()) if obs}
-        base = (_find_baseline(sorted(pr_points), sha, repo, store_ref, fallback) if pr_points
-                else _baseline.Baseline({}, "read when the first job reports"))
+        base = same_node or (_find_baseline(sorted(pr_points), sha, repo, store_ref, fallback) if pr_points
+                             else _baseline.Baseline({}, "read when the first job reports"))
         verdicts = verdict.judge(base.points, pr_points, settings)
         frontiers = pareto.compare_all(base.points, pr_points)
         ctx = CommentContext(key=key, sha=sha, baseline=base, run_url=run_url, artifact_url=artifact_url,

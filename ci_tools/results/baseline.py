@@ -2,7 +2,8 @@
 
 A baseline always says where it came from and how old it is: the store's
 branch and commit and the sweep it holds last, or the workflow run whose
-artifacts were read when the store had nothing.
+artifacts were read when the store had nothing, or the merge-base's
+measurements taken in the same sweep (a same-node baseline).
 """
 
 from __future__ import annotations
@@ -84,3 +85,19 @@ def from_points(points: Points, source: str, *, url: str = "", problems: Sequenc
     last = newest(points)
     return Baseline(points, source, sha=last.sha if last else "", date=last.date if last else "", url=url,
                     problems=tuple(problems))
+
+
+def same_node(points: Points, base_sha: str) -> tuple[Points, Baseline]:
+    """A sweep that ran the merge-base ``base_sha``'s recipes beside the pull request's, split in two: the pull
+    request's measurements, and the merge-base's as the baseline (same runners, same day, same image build)."""
+    pr: Points = {}
+    base: Points = {}
+    for key, obs in points.items():
+        for o in obs:
+            (base if o.sha == base_sha else pr).setdefault(key, []).append(o)
+    # What "same node" holds for: the points whose two sides share a node (a runner label may span several).
+    shared = sum(1 for k, obs in pr.items() if {o.node for o in obs} & {o.node for o in base.get(k, ())})
+    source = (f"same-node baseline: the merge-base's recipes, run in this sweep interleaved with the pull "
+              f"request's; {shared:,} of {len(pr):,} points measured on the same node on both sides")
+    last = newest(base)
+    return pr, Baseline(base, source, sha=base_sha, date=last.date if last else "")
