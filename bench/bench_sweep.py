@@ -12,6 +12,15 @@
 3. `ci-tools sweep report` over 1,820 status records with result files (the
    size of the public full sweep), beside a baseline that only reads and
    parses the same JSON files in one Python process.
+4. `ci-tools sweep local --key dsr1-fp8-mi355x-sglang --conc 32` on a copy of
+   the real tree in a sandbox with the fleet's programs stood in for
+   (tests/standins: salloc/srun/enroot, the sglang server, the benchmark
+   client, amd-smi): both jobs through `runners/launch_mi355x-amds.sh` and the
+   real recipe, results collected and processed into record.json, the server
+   the recipe leaves running ended; beside the baseline of bash running the
+   same launcher for the same two jobs with the environment the dry run
+   prints (what the job costs without ci-tools around it). Skipped where
+   sandboxes cannot be made.
 
 Each command runs as its own process, several times; the median wall time and
 the peak RSS of the process are printed side by side.
@@ -22,6 +31,7 @@ Run: .venv/bin/python bench/bench_sweep.py [--runs N]
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import subprocess
 import sys
@@ -30,7 +40,8 @@ from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchlib import FULL_CORPUS, ROOT, THIS_BUILD, Table, bench_arguments, load_average, measure, tool_env  # noqa: E402
+from benchlib import (FULL_CORPUS, ROOT, THIS_BUILD, Measurement, Table, bench_arguments, load_average,  # noqa: E402
+                      measure, measure_each, tool_env)
 
 FIXTURE = ROOT / "tests" / "fixtures" / "sweep" / "repo"
 RECIPE = "benchmarks/single_node/fixed_seq_len/ok_fp8_mi355x_vllm.sh"
@@ -46,6 +57,75 @@ for status in sorted(Path(sys.argv[1]).rglob("status.json")):
     rows.append((record["label"], record["status"], results))
 print(len(rows))
 '''
+
+
+WORKSPACE = "/home/runner/work/InferenceX/InferenceX"
+STANDIN_KEY = "dsr1-fp8-mi355x-sglang"
+
+
+def planned_jobs(dry_run: str) -> list[tuple[dict[str, str], list[str]]]:
+    """Each job's environment and command as `sweep local --dry-run` prints them."""
+    jobs: list[tuple[dict[str, str], list[str]]] = []
+    env: dict[str, str] = {}
+    lines = dry_run.splitlines()
+    for n, line in enumerate(lines):
+        if line.startswith("# ") and ", launcher " in line:
+            env = {}
+        elif line == "# command:":
+            jobs.append((env, shlex.split(lines[n + 1])))
+        elif not line.startswith("#") and "=" in line:
+            name, value = shlex.split(line)[0].split("=", 1)
+            env[name] = value
+    return jobs
+
+
+def standin_run(tmp: Path, runs: int) -> tuple[Measurement, Measurement, str] | str:
+    """Section 4: (sweep local, bash on the launcher, what the records say), or why it was skipped."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from standins.install import install
+    from standins.sandbox import ENTER, INTERPRETER, Sandbox, run_sandboxed, unavailable
+
+    why = unavailable()
+    if why is not None:
+        return why
+    repo = tmp / "ix"
+    shutil.copytree(FULL_CORPUS, repo, ignore=shutil.ignore_patterns("expected"))
+    for path in [repo, *repo.rglob("*")]:
+        path.chmod(path.stat().st_mode | 0o200)
+    standins = install(tmp / "standins", vendor="amd", gpus=8)
+    sandbox = Sandbox(tmp / "sandbox", binds={WORKSPACE: repo, "/standins": standins})
+    env = {"PATH": "/standins/bin:/usr/local/bin:/usr/bin:/bin", "HOME": "/root", "USER": "runner",
+           "HF_TOKEN": "standin-secret"}
+    sweep = [sys.executable, "-m", "ci_tools", "sweep", "local", "--key", STANDIN_KEY, "--conc", "32",
+             "--no-progress", "--grace", "5"]
+    dry_out = tmp / "dry-run.txt"
+    if run_sandboxed(sandbox, [*sweep, "--dry-run"], env, WORKSPACE, timeout=300, output=dry_out) != 0:
+        raise SystemExit(f"sweep local --dry-run failed in the sandbox: {dry_out.read_text()[-2000:]}")
+    jobs = planned_jobs(dry_out.read_text())
+    # The baseline: what the launch step runs, job after job, with nothing of ci-tools around it.
+    script = []
+    for job_env, command in jobs:
+        job_env = {**job_env, "HF_TOKEN": env["HF_TOKEN"]}
+        files = [job_env[k] for k in ("GITHUB_ENV", "GITHUB_OUTPUT", "GITHUB_PATH") if k in job_env]
+        script += [f"mkdir -p {shlex.quote(str(Path(f).parent))} && touch {shlex.quote(f)}" for f in files]
+        script.append("env -i " + " ".join(shlex.quote(f"{k}={v}") for k, v in job_env.items()) + " "
+                      + shlex.join(command))
+    bash = ["bash", "-c", "\n".join(script)]
+    ours = ["bash", "-c", "rm -rf sweep-results && exec " + shlex.join(sweep)]
+
+    def sandboxed(argv: list[str]) -> list[str]:
+        return [INTERPRETER, "-S", "-E", str(ENTER), json.dumps(sandbox.spec(argv, env, WORKSPACE))]
+
+    sweep_local, launcher = measure_each([sandboxed(ours), sandboxed(bash)], runs, ok=(0,))
+    unwritten = [e["RESULT_FILENAME"] for e, _ in jobs if not (repo / f"{e['RESULT_FILENAME']}.json").is_file()]
+    if unwritten:  # the baseline must have run the benchmarks too, or it measures nothing comparable
+        raise SystemExit(f"bash on the launcher wrote no result file for {', '.join(unwritten)}")
+    records = [json.loads(p.read_text()) for p in sorted((repo / "sweep-results").glob("*/record.json"))]
+    said = "; ".join(
+        f"{r['job']['parallelism']['single']['tp']}x{r['job']['concurrency'][0]}: {r['status']['state']}, "
+        f"{r['results'][0]['validity']['completed']}/{r['results'][0]['validity']['requested']} requests, "
+        f"{r['status']['leftover_processes']} left running" for r in records)
+    return sweep_local, launcher, f"{len(jobs)} jobs planned, {len(records)} record.json ({said})"
 
 
 def main() -> None:
@@ -105,6 +185,7 @@ def main() -> None:
         report = measure([*ci_tools, "sweep", "report", str(sweep), "--metric", "tput_per_gpu",
                           "--output", str(Path(tmp) / "report.md")], args.runs, repo, env)
         base = measure([sys.executable, "-c", BASELINE_REPORT, str(sweep)], args.runs, repo, env)
+        standins = standin_run(Path(tmp) / "standins", args.runs)
 
     print(f"{args.runs} runs each; {load_average()}")
     table = Table(label_width=58)
@@ -116,6 +197,13 @@ def main() -> None:
     print(f"    dry run: launchers {dict(launched)}; not run: {dict(refused)}")
     table.print_row(f"ci-tools sweep report ({RECORDS} records + results)", report, base)
     table.print_row("baseline: python reading the same JSON files", base)
+    if isinstance(standins, str):
+        print(f"    sweep local with stand-ins skipped: {standins}")
+    else:
+        sweep_local, launcher, said = standins
+        table.print_row(f"ci-tools sweep local, stand-ins ({STANDIN_KEY} c32)", sweep_local, launcher)
+        table.print_row("baseline: bash on the fleet's launcher, same jobs", launcher)
+        print(f"    {said}")
 
 
 if __name__ == "__main__":
