@@ -83,11 +83,10 @@ def _std(xs: list[float]) -> float:
     return math.sqrt(sum((x - m) ** 2 for x in xs) / len(xs))
 
 
-def _percentile(xs: list[float], p: float) -> float:
-    """numpy.percentile(xs or 0, p), linear interpolation."""
-    if not xs:
+def _percentile(s: list[float], p: float) -> float:
+    """numpy.percentile(xs or 0, p), linear interpolation, of ``s`` sorted."""
+    if not s:
         return 0.0
-    s = sorted(xs)
     pos = (len(s) - 1) * p / 100.0
     lo = math.floor(pos)
     hi = min(lo + 1, len(s) - 1)
@@ -168,7 +167,8 @@ def run(node: Node, argv: list[str]) -> int:
         e2els.append(latency)
         if out > 1:
             tpots.append((latency - ttft) / (out - 1))
-        itls.extend([itl] * min(max(out - 1, 0), 8))
+        if out > 1:
+            itls.append(itl)  # every token of a request has the same gap here: one value stands for them
     concurrency = args.max_concurrency or args.num_prompts
     duration = max(sum(e2els) / max(concurrency, 1), 0.001)
     end_unix = start_unix + duration
@@ -200,7 +200,7 @@ def run(node: Node, argv: list[str]) -> int:
     for metric in ("ttft", "tpot", "itl", "e2el"):
         if metric not in selected:
             continue
-        xs = series[metric]
+        xs = sorted(series[metric])
         result[f"mean_{metric}_ms"] = _mean(xs) * 1000
         result[f"median_{metric}_ms"] = _percentile(xs, 50) * 1000
         result[f"std_{metric}_ms"] = _std(xs) * 1000

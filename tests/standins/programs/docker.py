@@ -11,7 +11,6 @@ succeed, ``info`` and ``version`` answer.
 from __future__ import annotations
 
 import os
-import socket
 import sys
 
 from common import Node
@@ -37,7 +36,7 @@ def _env_file(path: str, env: dict[str, str]) -> None:
 
 
 def parse_run(node: Node, args: list[str]) -> ContainerRun:
-    env = image_env(node, socket.gethostname())
+    env = image_env(node, os.uname().nodename)
     mounts: list[Mount] = []
     workdir = None
     entrypoint: list[str] | None = None

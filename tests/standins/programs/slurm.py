@@ -12,8 +12,6 @@ script.  Jobs are the directories shims/slurm-lib.sh keeps.
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
 import sys
 
 from common import Node
@@ -82,7 +80,7 @@ class Jobs:
 
 
 def _job_env(job: str, name: str, nodes: int = 1) -> dict[str, str]:
-    host = socket.gethostname()
+    host = os.uname().nodename
     return {"SLURM_JOB_ID": job, "SLURM_JOBID": job, "SLURM_JOB_NAME": name, "SLURM_JOB_NODELIST": host,
             "SLURM_NODELIST": host, "SLURM_JOB_NUM_NODES": str(nodes), "SLURM_NNODES": str(nodes),
             "SLURMD_NODENAME": host, "SLURM_CLUSTER_NAME": "standin", "SLURM_SUBMIT_DIR": os.getcwd()}
@@ -112,7 +110,7 @@ def srun(node: Node, args: list[str]) -> int:
         if eq:
             env[key] = value
     if "--container-image" in options:
-        base = image_env(node, socket.gethostname())
+        base = image_env(node, os.uname().nodename)
         container = ContainerRun("pyxis", options["--container-image"], command,
                                  parse_mounts(options.get("--container-mounts", "")),
                                  options.get("--container-workdir"), {**base, **env, "PATH": base["PATH"]})
@@ -122,6 +120,8 @@ def srun(node: Node, args: list[str]) -> int:
     if not command:
         print("srun: fatal: No command given to execute.", file=sys.stderr)
         return 1
+    import subprocess  # here: a container's srun, the common one, does not pay its import
+
     code = subprocess.call(command, env=env, cwd=options.get("--chdir") or None)
     if new_job:
         jobs.end(job)
@@ -170,6 +170,8 @@ def sbatch(node: Node, args: list[str]) -> int:
         key, eq, value = item.partition("=")
         if eq:
             env[key] = value
+    import subprocess
+
     if os.fork() == 0:
         os.setsid()
         with open(output, "ab") as out, open(error, "ab") if error != output else open(output, "ab") as err:

@@ -19,7 +19,12 @@ if [[ "$1" == download ]]; then
         shift
     done
     _repo=${_repo:-unknown/model}
-    _local=${_local:-$_cache/models--${_repo//\//--}/snapshots/0000000000000000000000000000000000000000}
+    if [[ -z "$_local" ]]; then
+        # The hub cache's layout: the snapshot of a revision, and refs/main naming it (what a reader of the
+        # cache resolves first).
+        _local=$_cache/models--${_repo//\//--}/snapshots/0000000000000000000000000000000000000000
+        mkdir -p "${_local%/snapshots/*}/refs" 2>/dev/null && echo 0000000000000000000000000000000000000000 > "${_local%/snapshots/*}/refs/main"
+    fi
     if mkdir -p "$_local" 2>/dev/null && [[ "$_type" == model ]]; then
         for _f in config.json tokenizer_config.json tokenizer.json; do [[ -e "$_local/$_f" ]] || echo '{}' > "$_local/$_f"; done
         [[ -e "$_local/model.safetensors.index.json" ]] || \

@@ -1,0 +1,198 @@
+"""What ci-tools states about a job's server against what bash really ran: every stated flag and variable, equal or not.
+
+ci-tools' side is the evaluation ``recipe show`` prints for the job
+(``evaluate_job``): per server, its flags in order, each with a value that is
+known, unknown (``<unknown>``: a run-time value such as ``$PORT``; not a
+statement), conditional (one side of a branch the evaluator could not
+decide) or absent (a switch); and the environment exported when the server
+starts.  Bash's side is the argv and environment the stand-in server received.
+
+A flag ci-tools states (known value, or a switch) is *equal* when bash gave the
+server that flag with that value, in the same position among the flags of that
+name (``--flag a --flag b`` is two statements).  A conditional flag is a
+statement only about its value: equal when bash gave one of its possible
+values, or did not give the flag.  A variable ci-tools states (a known,
+unconditional value the recipe or its launcher set, not the job's own
+environment) is equal when the server's environment holds that value.  Flags
+bash gave that ci-tools does not state at all are listed too (``unstated``):
+they are not in the percentage, which is about what ci-tools says.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from ci_tools.evaluation.env_values import ENV_NOTE
+from ci_tools.shell.model import RecipeEval, ServerFlag
+from ci_tools.shell.server import UNKNOWN_FLAG
+
+_NEGATIVE_NUMBER = re.compile(r"^-[0-9.]")
+# Launch forms whose first word is the model, as the server programs take it (vllm serve MODEL ...).
+MODEL_FIRST = ("vllm serve", "sglang serve", "trtllm-serve")
+
+
+def is_flag(word: str) -> bool:
+    return word.startswith("-") and word != "-" and not _NEGATIVE_NUMBER.match(word)
+
+
+def bash_flags(words: tuple[str, ...], model_first: bool) -> list[tuple[str, str | None]]:
+    """The flags of a server argv (the words after the launch form) as the program's parser sees them:
+    ``--name=value``, ``--name value`` (a next word that is not a flag), ``--name`` alone."""
+    out: list[tuple[str, str | None]] = []
+    i = 1 if model_first and words and not is_flag(words[0]) else 0
+    while i < len(words):
+        word = words[i]
+        if not is_flag(word):
+            i += 1
+            continue
+        if word.startswith("--") and "=" in word:
+            name, _, value = word.partition("=")
+            out.append((name, value))
+            i += 1
+        elif i + 1 < len(words) and not is_flag(words[i + 1]):
+            out.append((word, words[i + 1]))
+            i += 2
+        else:
+            out.append((word, None))
+            i += 1
+    return out
+
+
+@dataclass
+class Disagreement:
+    server: int
+    name: str
+    stated: str  # what ci-tools says ("--flag value", "--flag", "NAME=value")
+    actual: str  # what bash did
+
+    def __str__(self) -> str:
+        return f"server {self.server}: ci-tools states {self.stated}, bash ran {self.actual}"
+
+
+@dataclass
+class Comparison:
+    """One job: how many statements of ci-tools were checked against bash, and which were not equal."""
+
+    flags_stated: int = 0
+    flags_equal: int = 0
+    env_stated: int = 0
+    env_equal: int = 0
+    disagreements: list[Disagreement] = field(default_factory=list)
+    unstated: list[str] = field(default_factory=list)  # flags bash gave that ci-tools does not name
+    servers_stated: int = 0
+    servers_run: int = 0
+    # Server lines whose flags bash gave as ci-tools states them: the same flags in the same order, none more,
+    # every value ci-tools knows equal (a flag on an undecided side of a branch may be absent); and of those,
+    # the lines where ci-tools knows every value (no run-time value such as $PORT).
+    lines_identical: int = 0
+    lines_identical_known: int = 0
+
+    @property
+    def equal(self) -> bool:
+        return not self.disagreements
+
+
+def _shown(name: str, value: str | None) -> str:
+    return name if value is None else f"{name} {value!r}"
+
+
+def _possible(flag: ServerFlag) -> list[str | None] | None:
+    """The values ci-tools allows for a flag; None when it states nothing (unknown value or name)."""
+    if flag.name == UNKNOWN_FLAG:
+        return None
+    if flag.value is None:
+        return [None]
+    if flag.value.text is not None:
+        return [flag.value.text]
+    texts = [a.text for a in flag.value.alternatives]
+    if texts and all(t is not None for t in texts):
+        return list(texts)
+    return None
+
+
+def compare_server(index: int, flags: list[ServerFlag], words: tuple[str, ...], model_first: bool,
+                   out: Comparison) -> None:
+    actual = bash_flags(words, model_first)
+    by_name: dict[str, list[str | None]] = defaultdict(list)
+    for name, value in actual:
+        by_name[name].append(value)
+    seen: dict[str, int] = defaultdict(int)
+    stated_names = {f.name for f in flags}
+    for flag in flags:
+        possible = _possible(flag)
+        position = seen[flag.name]
+        seen[flag.name] += 1
+        if possible is None:
+            continue
+        conditional = flag.conditional or (flag.value is not None and flag.value.conditional)
+        given = by_name.get(flag.name, [])
+        out.flags_stated += 1
+        if position < len(given):
+            if given[position] in possible:
+                out.flags_equal += 1
+                continue
+            actual_text = _shown(flag.name, given[position])
+        elif conditional:
+            out.flags_equal += 1  # not given: the other side of the undecided branch
+            continue
+        else:
+            actual_text = f"no {flag.name}" if not given else f"{flag.name} only {len(given)} time(s)"
+        stated = " or ".join(_shown(flag.name, p) for p in possible) + (" (conditional)" if conditional else "")
+        out.disagreements.append(Disagreement(index, flag.name, stated, actual_text))
+    for name, values in by_name.items():
+        if name not in stated_names and UNKNOWN_FLAG not in stated_names:
+            out.unstated.extend(_shown(name, v) for v in values)
+    identical, known = _same_line(flags, actual)
+    out.lines_identical += identical
+    out.lines_identical_known += identical and known
+
+
+def _same_line(flags: list[ServerFlag], actual: list[tuple[str, str | None]]) -> tuple[bool, bool]:
+    """(bash gave the flags ci-tools states, in order and no more, with every known value; every value known)."""
+    at, known = 0, True
+    for flag in flags:
+        if flag.name == UNKNOWN_FLAG:
+            return False, False
+        possible = _possible(flag)
+        conditional = flag.conditional or (flag.value is not None and flag.value.conditional)
+        if at < len(actual) and actual[at][0] == flag.name:
+            if possible is None:
+                known = False
+            elif actual[at][1] not in possible:
+                return False, False
+            known = known and not conditional
+            at += 1
+        elif not conditional:
+            return False, False
+        else:
+            known = False
+    return at == len(actual), known
+
+
+def compare_env(index: int, result: RecipeEval, env: dict[str, str], out: Comparison) -> None:
+    for name, value in result.env_of(index).items():
+        if value.text is None or value.conditional or value.location.note == ENV_NOTE:
+            continue
+        out.env_stated += 1
+        if env.get(name) == value.text:
+            out.env_equal += 1
+        else:
+            actual = f"{name}={env[name]!r}" if name in env else f"no {name}"
+            out.disagreements.append(Disagreement(index, name, f"{name}={value.text!r}", actual))
+
+
+def compare(result: RecipeEval, servers: list[tuple[str, tuple[str, ...], dict[str, str]]]) -> Comparison:
+    """ci-tools' evaluation of a job against the servers bash started: (launch form, words after it,
+    environment) in the order they started."""
+    out = Comparison(servers_stated=len(result.servers), servers_run=len(servers))
+    for index, flags in enumerate(result.servers):
+        if index >= len(servers):
+            out.disagreements.append(Disagreement(index, "<server>", f"server {index} ({len(flags)} flags)",
+                                                  "no such server started"))
+            continue
+        form, words, env = servers[index]
+        compare_server(index, flags, words, form in MODEL_FIRST, out)
+        compare_env(index, result, env, out)
+    return out

@@ -1,0 +1,164 @@
+"""Real bash checks the recipe evaluator, on a fixed sample of real InferenceX jobs.
+
+Each job of the sample runs for real: the workflow's launch step in bash, the
+fleet's launcher, the recipe, with the stand-ins on PATH in a sandbox
+(tests/standins).  Every flag and variable ``recipe show`` states for the job
+must be what bash gave the server it started.  The sample is fixed (every
+recipe family of the tree in turn, each family's jobs spread over its list);
+bench/bench_bash_oracle.py runs every job.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import full_corpus_dir
+
+from standins.jobrun import node_for
+from standins.oracle import OracleReport, run_oracle, sample
+from standins.sandbox import unavailable
+
+pytestmark = pytest.mark.skipif(unavailable() is not None, reason=str(unavailable()))
+
+SAMPLE_SIZE = 100
+# Recipes the stand-ins do not carry: before it starts the server, the recipe needs an active RDMA device in
+# /sys/class/infiniband (kimik3 on B300 with vLLM, Mooncake), patches files of the real image's vLLM and aiter
+# installation (kimik3 on MI355X with vLLM) or reads the image's SGLang source for a fix it needs
+# (/sgl-workspace/sglang/.../multi_tokenizer_mixin.py: Qwen3.5 FP8 agentic MTP on H100 and H200).
+NOT_CARRIED = frozenset({"benchmarks/single_node/agentic/kimik3_fp4_b300_vllm_mtp.sh",
+                         "benchmarks/single_node/agentic/kimik3_fp4_mi355x_mtp.sh",
+                         "benchmarks/single_node/agentic/qwen3.5_fp8_h100_mtp.sh",
+                         "benchmarks/single_node/agentic/qwen3.5_fp8_h200_mtp.sh"})
+
+
+@pytest.fixture(scope="module")
+def report(full_corpus_repo, full_corpus_jobs) -> OracleReport:  # type: ignore[no-untyped-def]
+    from ci_tools.config import load_config
+    from ci_tools.jobs.contract import resolve_recipe
+    from ci_tools.revision.snapshot import WorkTreeSnapshot
+
+    root = full_corpus_dir()
+    config = load_config(root)
+    snapshot = WorkTreeSnapshot(config.root)
+    # A job whose runner label has no node and names no launcher runs nowhere (4 configs of the tree).
+    jobs = sample(full_corpus_jobs, config, snapshot, SAMPLE_SIZE,
+                  exclude=lambda job: resolve_recipe(job, config, snapshot).script in NOT_CARRIED
+                  or node_for(job, config, snapshot) is None)
+    # The result step (utils/process_result.py) is left out: tests/test_standins.py shows it reads the client's file.
+    return run_oracle(jobs, config, snapshot, root, workers=4, timeout=90, process=False)
+
+
+def test_the_sample_spans_the_recipe_families(report: OracleReport) -> None:
+    from ci_tools.config import load_config
+    from ci_tools.jobs.contract import resolve_recipe
+    from ci_tools.revision.snapshot import WorkTreeSnapshot
+
+    config = load_config(full_corpus_dir())
+    snapshot = WorkTreeSnapshot(config.root)
+    recipes = {resolve_recipe(o.job, config, snapshot).script for o in report.outcomes}
+    assert len(report.outcomes) == SAMPLE_SIZE >= 100
+    assert len(recipes) >= 90
+    assert {o.job.scenario for o in report.outcomes} == {"fixed-seq-len", "agentic-coding"}
+
+
+def test_every_job_of_the_sample_reaches_its_server_in_bash(report: OracleReport) -> None:
+    not_compared = [f"{o.job.label()}: {o.skipped}" for o in report.outcomes if o.comparison is None]
+    assert not not_compared, "\n".join(not_compared)
+
+
+def test_every_flag_and_variable_recipe_show_states_is_what_bash_ran(report: OracleReport) -> None:
+    totals = report.totals()
+    print(totals)  # shown with -rA, and beside a failure
+    disagreements = [f"{o.job.label()} ({o.node}): {d}" for o in report.compared
+                     for d in (o.comparison.disagreements if o.comparison else [])]
+    assert not disagreements, "\n".join(disagreements)
+    assert totals["flags_stated"] == totals["flags_equal"] > 1500
+    assert totals["env_stated"] == totals["env_equal"] > 800
+    assert totals["servers_stated"] == totals["servers_run"] == totals["lines_identical"]
+
+
+# A recipe of the tree that fails after its server, on a real runner as here: it passes a stray word to
+# run_benchmark_serving ("EP_SIZE \\" among the options), which stops with "Unknown parameter: EP_SIZE".
+FAILS_AFTER_SERVER = frozenset({"benchmarks/single_node/fixed_seq_len/qwen3.5_fp8_mi325x_mtp.sh"})
+
+
+def test_fixed_sequence_jobs_leave_their_result_where_the_workflow_looks(report: OracleReport) -> None:
+    from ci_tools.config import load_config
+    from ci_tools.jobs.contract import resolve_recipe
+    from ci_tools.revision.snapshot import WorkTreeSnapshot
+
+    config = load_config(full_corpus_dir())
+    snapshot = WorkTreeSnapshot(config.root)
+    fixed = [o for o in report.outcomes if o.job.scenario == "fixed-seq-len" and not o.job.fields.get("eval-only")]
+    missing = {resolve_recipe(o.job, config, snapshot).script: o.job.label() for o in fixed if not o.result_file}
+    assert len(fixed) > 50 and set(missing) <= FAILS_AFTER_SERVER, missing
+    assert all(o.clients_reached_own_server for o in fixed)
+
+
+# The sample runs the workflow's launch step itself; `ci-tools sweep run` runs the same launcher the same way,
+# at about 0.5 s more CPU a job (ci-tools' own start). Both must start the same servers.
+SWEEP_CASES = ("dsr1-fp8-mi355x-sglang",)
+# What differs by design: sweep's process marker and the per-job files it gives the steps.
+RUNNER_ONLY = {"CI_TOOLS_SWEEP_JOB", "GITHUB_ENV", "GITHUB_OUTPUT", "GITHUB_PATH", "GITHUB_RUN_ID",
+               "GITHUB_RUN_ATTEMPT", "MODAL_TOKEN_ID", "MODAL_TOKEN_SECRET", "SHLVL"}
+
+
+@pytest.mark.parametrize("key", SWEEP_CASES)
+def test_sweep_run_starts_the_servers_the_launch_step_starts(key: str, full_corpus_jobs, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from ci_tools.config import load_config
+    from ci_tools.revision.snapshot import WorkTreeSnapshot
+
+    from standins.jobrun import STEP, SWEEP, run_job
+
+    config = load_config(full_corpus_dir())
+    snapshot = WorkTreeSnapshot(config.root)
+    job = next(j for j in full_corpus_jobs if j.config_key == key)
+    runs = {how: run_job(job, config, snapshot, config.root, tmp_path / how, through=how, process=False, timeout=90)
+            for how in (STEP, SWEEP)}
+    assert [r.exit_code for r in runs.values()] == [0, 0]
+    step, sweep = (runs[h].servers(config.server_patterns) for h in (STEP, SWEEP))
+    assert len(step) == len(sweep) == 1
+    assert step[0][1:] == sweep[0][1:]
+    differ = {k for k in set(step[0][0].env) | set(sweep[0][0].env) if step[0][0].env.get(k) != sweep[0][0].env.get(k)}
+    assert differ <= RUNNER_ONLY, differ
+    assert all(r.result_file() is not None for r in runs.values())
+
+
+def test_the_comparison_finds_what_bash_gave_otherwise(full_corpus_jobs) -> None:  # type: ignore[no-untyped-def]
+    """compare.py against words made from recipe show's own line, then changed: each change is one finding."""
+    from ci_tools.config import load_config
+    from ci_tools.revision.snapshot import WorkTreeSnapshot
+
+    from standins.compare import compare
+    from standins.oracle import evaluate_all
+
+    config = load_config(full_corpus_dir())
+    snapshot = WorkTreeSnapshot(config.root)
+    job = next(j for j in full_corpus_jobs if j.config_key == "dsr1-fp8-mi355x-sglang")
+    result = evaluate_all([job], config, snapshot)[0]
+    assert result is not None and len(result.servers) == 1
+    flags = [f for f in result.servers[0] if f.value is None or f.value.text is not None]
+    assert len(flags) < len(result.servers[0])  # --port "$PORT": known when the job runs
+    words: list[str] = []
+    for flag in result.servers[0]:
+        words += [flag.name] if flag.value is None else [flag.name, flag.value.text or "8888"]
+    env = {name: str(v.text) for name, v in result.env.items() if v.text is not None}
+    same = compare(result, [("python3 -m sglang.launch_server", tuple(words), env)])
+    assert same.equal and same.flags_stated == same.flags_equal == len(flags) > 10
+    assert same.env_stated == same.env_equal > 5 and (same.lines_identical, same.lines_identical_known) == (1, 0)
+
+    valued = next(i for i, w in enumerate(words) if w == "--tensor-parallel-size")
+    changed = list(words)
+    changed[valued + 1] = "2"
+    del changed[changed.index("--trust-remote-code")]
+    changed += ["--not-in-the-recipe", "1"]
+    variable = next(n for n, v in result.env.items() if v.text is not None and v.location.note != "job environment")
+    other = compare(result, [("python3 -m sglang.launch_server", tuple(changed), {**env, variable: "other"})])
+    found = sorted(str(d) for d in other.disagreements)
+    assert found == sorted([f"server 0: ci-tools states --tensor-parallel-size '{job.fields['tp']}', bash ran "
+                            f"--tensor-parallel-size '2'",
+                            "server 0: ci-tools states --trust-remote-code, bash ran no --trust-remote-code",
+                            f"server 0: ci-tools states {variable}={env[variable]!r}, bash ran {variable}='other'"])
+    assert other.unstated == ["--not-in-the-recipe '1'"] and other.lines_identical == 0
+    none = compare(result, [])
+    assert [d.actual for d in none.disagreements] == ["no such server started"]
