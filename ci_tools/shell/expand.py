@@ -531,22 +531,34 @@ class Expander:
         else:
             fb.add_split(v.text, v)
 
-    def _emit_all(self, items: list[Value], fb: FieldBuilder, quoted: bool, star: bool) -> None:
+    def _emit_all(self, items: list[Value], fb: FieldBuilder, quoted: bool, star: bool, n: Node) -> None:
         if not items and quoted and not star:
             fb.vanished += 1
         if star and quoted:
-            # "${A[*]}": one field, the items joined by spaces (each piece still names its item).
+            # "${A[*]}": one field, the items joined by the first character of IFS (each piece still names
+            # its item): `$(IFS=,; echo "${URLS[*]}")` is a comma-separated list.
             if not items:
                 fb.add(Piece(""))
+            separator = self._star_separator(n) if len(items) > 1 else Piece("")
             for i, v in enumerate(items):
                 if i:
-                    fb.add(Piece(" "))
+                    fb.add(separator)
                 fb.add(Piece(v.text, v))
             return
         for i, v in enumerate(items):
             if i and quoted:
                 fb.end_field()
             self._emit(v, fb, quoted)
+
+    def _star_separator(self, n: Node) -> Piece:
+        """What joins the items of "${A[*]}" and "$*": a space while IFS is unset, else its first character
+        (nothing when IFS is empty); unknown when IFS is."""
+        if self.lookup("IFS", n) is None:
+            return Piece(" ")
+        ifs = self.scalar("IFS", n)
+        if ifs is None or ifs.text is None or ifs.conditional:
+            return Piece(None, Value(None, n.location(), False, "${IFS:0:1}"))
+        return Piece(ifs.text[:1])
 
     def _simple_expansion(self, n: Node, fb: FieldBuilder, quoted: bool) -> None:
         name_node = next((c for c in n.children if c.type in ("variable_name", "special_variable_name")), None)
@@ -555,7 +567,7 @@ class Expander:
             return
         name = name_node.text
         if name in ("@", "*"):
-            self._emit_all(self.elements(name, n), fb, quoted, star=name == "*")
+            self._emit_all(self.elements(name, n), fb, quoted, name == "*", n)
             return
         self._emit(self.scalar(name, n), fb, quoted)
 
@@ -588,7 +600,7 @@ class Expander:
             if name in ("@", "*"):
                 offset = max(offset - 1, 0)
             end = offset + nums[1] if len(nums) > 1 and nums[1] is not None else None
-            self._emit_all(items[offset:end], fb, quoted, star=(index or name) == "*")
+            self._emit_all(items[offset:end], fb, quoted, (index or name) == "*", n)
             return
         if index in ("@", "*") and not rest:
             items = self.elements(name, n)
@@ -596,7 +608,7 @@ class Expander:
                 count = None if self._open_array(name, n) else str(len(items))
                 fb.add(Piece(count, Value(count, n.location(), False, n.text)))
             else:
-                self._emit_all(items, fb, quoted, star=index == "*")
+                self._emit_all(items, fb, quoted, index == "*", n)
             return
         value = self._indexed(name, index, n)
         if length:

@@ -69,7 +69,11 @@ def _collect(n: Node, names: dict[str, None], in_expansion: bool) -> bool:
     if t == "special_variable_name":
         if n.text in ("@", "*", "#"):
             names[POSITIONAL] = None
+        if n.text == "*":
+            names["IFS"] = None  # "$*" joins with IFS's first character
         return n.text != "0"
+    if t == "subscript" and any(c.type == "word" and c.text == "*" for c in n.children):
+        names["IFS"] = None  # as "${A[*]}" does
     if t == "test_operator" and n.text in _IMPURE_TESTS:
         return False
     inner = in_expansion or t == "expansion"
