@@ -32,7 +32,7 @@ def test_parse_shows_the_understood_command(capsys: pytest.CaptureFixture[str]) 
     out = json.loads(capsys.readouterr().out)
     assert out == {"kind": "command", "command": {"action": "run", "globs": ["dsr1-*"], "conc": [64], "tp": [],
                                                   "ep": [], "scenario": None, "evals": False, "dry_run": True,
-                                                  "sha": None}}
+                                                  "sha": None, "baseline": False}}
 
 
 def test_parse_reports_errors_and_non_commands(capsys: pytest.CaptureFixture[str]) -> None:

@@ -191,7 +191,9 @@ def test_sweep_workflow_shape() -> None:
     assert '--rev "$SHA" --selection "$SELECTION"' in plan_script
     local = next(s["run"] for s in run["steps"] if "sweep local" in s.get("run", ""))
     # How the pull request's code is launched is the default branch's decision, not the pull request's.
-    assert "--repo repo --settings-from trusted" in local
+    assert '"$RUNNER_TEMP/ci-tools/bin/ci-tools" sweep local --settings-from trusted' in local
+    assert "run --repo repo --matrix plan/matrix.json" in local and "run --repo base --matrix plan/baseline.json" \
+        in local
     assert any("sweep report" in s.get("run", "") for s in jobs["report"]["steps"])
     # The plan job never checks out the pinned commit: only the default branch.
     assert all(s["with"]["ref"] == "${{ github.event.repository.default_branch }}"

@@ -272,10 +272,14 @@ def _commit(ctx: click.Context, param: click.Parameter, value: str | None) -> st
     return value
 
 
+_BASELINE_SHA = click.option(
+    "--baseline-sha", default=None, callback=_commit, metavar="SHA",
+    help="The sweep also ran this commit's recipes (the merge-base) beside the pull request's: its records are the "
+         "baseline (same nodes, same day); the store is not read.")
+
+
 def _baseline_options(func: Any) -> Any:
-    func = click.option("--baseline-sha", default=None, callback=_commit, metavar="SHA",
-                        help="The sweep also ran this commit's recipes (the merge-base) beside the pull request's: "
-                             "its records are the baseline (same nodes, same day); the store is not read.")(func)
+    func = _BASELINE_SHA(func)
     func = click.option("--repo", default=".", show_default=True, help="A clone holding the results branch.")(func)
     func = click.option("--store-ref", default=None,
                         help=f"The results branch to read (default: origin/{BRANCH}, else the local branch).")(func)
@@ -438,9 +442,10 @@ def _matrix_entries(text: str) -> int:
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None, help="Write the PNGs here.")
 @click.option("--commit-to-store", is_flag=True, help=f"Add the PNGs to the local {BRANCH} branch (plots/<sha>/).")
 @click.option("--push", "remote", default=None, metavar="REMOTE", help="Push the branch to REMOTE afterwards.")
+@_BASELINE_SHA
 @handle_errors
 def plot_command(records: str, repo: str, store_ref: str | None, out_dir: str | None, commit_to_store: bool,
-                 remote: str | None) -> None:
+                 remote: str | None, baseline_sha: str | None) -> None:
     """Draw one frontier figure per model x hardware x ISL/OSL (base and PR); prints the store commit if any."""
     try:
         import matplotlib  # noqa: F401
@@ -448,10 +453,10 @@ def plot_command(records: str, repo: str, store_ref: str | None, out_dir: str | 
         raise UsageError("plots need matplotlib: pip install 'ci-tools[plots]'") from None
     from ..results import plots
 
-    pr_points, _ = _records(records, "--records")
+    pr_points, same_node = _sweep_points(records, baseline_sha)
     newest = _baseline.newest(pr_points)
     sha = newest.sha if newest else "unknown"
-    base = _store_baseline(repo, store_ref, sorted(pr_points), sha)
+    base = same_node or _store_baseline(repo, store_ref, sorted(pr_points), sha)
     frontiers = pareto.compare_all(base.points if base else {}, pr_points)
     figs = plots.figures(frontiers)
     images = {path: plots.render(fig) for path, fig in plots.store_paths(figs, sha).items()}

@@ -324,12 +324,15 @@ def _write_github_output(values: dict[str, str]) -> None:
 @click.option("--rev", default=None, metavar="SHA", help="With --selection: the pinned commit whose configs are read.")
 @click.option("--write-matrix", type=click.Path(dir_okay=False), default=None,
               help="With --selection: write the planned jobs here, for `sweep local --matrix`.")
+@click.option("--write-baseline", type=click.Path(dir_okay=False), default=None,
+              help="With a selection that asks for a same-node baseline: write the merge-base's jobs here.")
 @click.option("--max-entries", type=click.IntRange(min=1, max=GITHUB_MAX_MATRIX), default=GITHUB_MAX_MATRIX,
               show_default=True, help="Most entries the GitHub matrix may have.")
 @click.option("--github-output", is_flag=True, help="Write `matrix` and `jobs` to $GITHUB_OUTPUT instead of stdout.")
 @handle_errors
 def plan_command(repo_dir: str | None, config_file: str | None, matrix_file: str | None, selection: str | None,
-                 rev: str | None, write_matrix: str | None, max_entries: int, github_output: bool) -> None:
+                 rev: str | None, write_matrix: str | None, write_baseline: str | None, max_entries: int,
+                 github_output: bool) -> None:
     """Group jobs into at most 256 GitHub matrix entries (a runner label and job numbers each).
 
     The jobs stay in the matrix file; the GitHub matrix only says which entry runs which of them, so a
@@ -343,14 +346,21 @@ def plan_command(repo_dir: str | None, config_file: str | None, matrix_file: str
         planned = plan_from_selection(get_config(repo_dir, config_file), rev, selection)
         data = planned.matrix_file()
         Path(write_matrix).write_text(json.dumps(data, separators=(",", ":")) + "\n", encoding="utf-8")
-        entries, source = data["jobs"], write_matrix
+        entries, source, pairs = data["jobs"], write_matrix, planned.pairs
+        if planned.baseline_sha:
+            if write_baseline is None:
+                raise UsageError("the selection asks for a same-node baseline: give --write-baseline FILE")
+            Path(write_baseline).write_text(json.dumps(planned.baseline_file(), separators=(",", ":")) + "\n",
+                                            encoding="utf-8")
+        baseline_sha, baseline_jobs = planned.baseline_sha, len(planned.baseline_jobs)
     else:
         assert matrix_file is not None
-        entries, source = load_matrix(matrix_file), matrix_file
-    planned_entries = plan_entries(entries, source, max_entries)
+        entries, source, pairs, baseline_sha, baseline_jobs = load_matrix(matrix_file), matrix_file, None, "", 0
+    planned_entries = plan_entries(entries, source, max_entries, pairs)
     matrix = json.dumps({"include": [e.to_json() for e in planned_entries]}, separators=(",", ":"))
     if github_output:
-        _write_github_output({"matrix": matrix, "jobs": str(len(entries))})
+        _write_github_output({"matrix": matrix, "jobs": str(len(entries) + baseline_jobs),
+                              **({"baseline-sha": baseline_sha} if baseline_sha else {})})
     else:
         click.echo(matrix)
 

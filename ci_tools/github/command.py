@@ -48,7 +48,7 @@ SLASH_LOOKALIKES = {
 }
 USAGE = (
     "`/run-benchmark KEY-GLOB [KEY-GLOB ...] [conc=48,64] [tp=8] [ep=8] [scenario=agentic-coding] "
-    "[evals] [dry-run] [sha=<40 hex>]`, `/run-benchmark changelog [filters]` or `/run-benchmark help`"
+    "[evals] [baseline] [dry-run] [sha=<40 hex>]`, `/run-benchmark changelog [filters]` or `/run-benchmark help`"
 )
 
 
@@ -65,6 +65,8 @@ class Command:
     evals: bool = False
     dry_run: bool = False
     sha: str | None = None
+    # Also run the merge-base's recipes for the same points on the same runners, interleaved: a same-node baseline.
+    baseline: bool = False
 
 
 @dataclass(frozen=True)
@@ -192,7 +194,7 @@ def _parse_words(words: list[str]) -> ParseResult:
     globs: list[str] = []
     seen: set[str] = set()
     values: dict[str, object] = {}
-    flags = {"evals": False, "dry-run": False}
+    flags = {"evals": False, "dry-run": False, "baseline": False}
     special: list[str] = []
     for word in words:
         name, eq, value = word.partition("=")
@@ -259,4 +261,5 @@ def _parse_words(words: list[str]) -> ParseResult:
         evals=flags["evals"],
         dry_run=flags["dry-run"],
         sha=sha if isinstance(sha, str) else None,
+        baseline=flags["baseline"],
     )

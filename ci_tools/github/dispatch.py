@@ -35,6 +35,7 @@ leaves open whether it started a run.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import subprocess
 from dataclasses import dataclass
@@ -49,6 +50,7 @@ from .auth import DispatchPolicy, effective_permission
 from .client import AmbiguousRequest, GitHubClient, GitHubError
 from .command import Command, CommandError, NotACommand, parse_comment
 from .event import CommentEvent
+from .same_node import pair_jobs
 from .pinning import (
     SHA_HINT,
     ActivityPage,
@@ -111,6 +113,8 @@ class Outcome:
 class Revisions(Protocol):
     def load(self, sha: str, *, with_changelog: bool = True) -> RepoData: ...
 
+    def merge_base(self, head: str, base: str) -> str: ...
+
 
 class GitRevisions:
     """Pinned revisions read from the local clone as git objects; fetched by SHA when missing.
@@ -147,6 +151,16 @@ class GitRevisions:
 
     def load(self, sha: str, *, with_changelog: bool = True) -> RepoData:
         return load_repo(self.snapshot(sha), self.config, with_changelog=with_changelog)
+
+    def merge_base(self, head: str, base: str) -> str:
+        """The best common ancestor of two commits (both fetched when missing)."""
+        self.snapshot(head)
+        self.snapshot(base)
+        found = subprocess.run(["git", "-C", str(self.config.root), "merge-base", head, base], capture_output=True,
+                               text=True, timeout=60, check=False).stdout.strip()
+        if not _SHA.match(found):
+            raise UsageError(f"`{head[:12]}` and `{base[:12]}` have no common ancestor in this clone")
+        return found
 
 
 def _url(answer: dict[str, Any]) -> str | None:
@@ -382,6 +396,26 @@ class Dispatcher:
             return refuse("selection too large", f"the selection names {len(selection.targets)} configs, too many "
                           "to pass to the workflow; narrow the globs.", sha=sha)
         jobs = select_jobs(head_repo_data, selection)
+        if command.baseline:
+            base_sha = (base or {}).get("sha")
+            if not isinstance(base_sha, str) or not _SHA.match(base_sha):
+                return refuse("no base commit", "GitHub did not report a base commit for this pull request.")
+            try:
+                merge_base = self.revisions.merge_base(sha, base_sha)
+                base_jobs = select_jobs(self.revisions.load(merge_base, with_changelog=False), selection)
+            except UsageError as exc:
+                return refuse("revision unavailable", f"the merge-base of `{short(sha)}` and the base "
+                              f"`{short(base_sha)}` could not be read: {exc}", sha=sha)
+            paired = len(pair_jobs(jobs, base_jobs))
+            if not paired:
+                return refuse("no baseline jobs", f"`baseline`: the merge-base `{short(merge_base)}` runs none of "
+                              "these points on the same runners, so there is nothing to compare beside them; "
+                              "drop `baseline` to compare with the results store.", sha=sha)
+            selection = dataclasses.replace(selection, baseline=merge_base, baseline_jobs=paired)
+            if selection.jobs + paired > self.policy.max_jobs:
+                return refuse("too many jobs", f"the command selects {selection.jobs} jobs and {paired} of the "
+                              f"merge-base beside them; at most {self.policy.max_jobs} can be dispatched at once "
+                              "(`dispatch.max-jobs`).", sha=sha)
         if command.dry_run:
             body = plan_reply(to, selection, jobs)
             url, _ = self._reply(event, body)

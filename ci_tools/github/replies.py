@@ -92,6 +92,9 @@ def _summary(selection: DispatchSelection) -> str:
     filters = " ".join(f"{n}={','.join(map(str, v))}" for n, v in
                        (("conc", selection.conc), ("tp", selection.tp), ("ep", selection.ep)) if v)
     extra = (f"; filters `{filters}`" if filters else "") + ("; with evals" if selection.evals else "")
+    if selection.baseline:
+        extra += (f"; beside {selection.baseline_jobs} of them, the merge-base `{selection.baseline[:12]}`'s recipes "
+                  "for the same points on the same runner, run in turn (a same-node baseline)")
     return f"{selection.jobs} job(s) of {len(selection.targets)} config(s): {keys}{extra}"
 
 

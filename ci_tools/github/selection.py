@@ -60,9 +60,14 @@ class DispatchSelection:
     evals: bool = False
     jobs: int = 0
     jobs_digest: str = ""
+    # With `baseline`: the merge-base whose recipes run the same points beside these jobs, and how many jobs
+    # that makes there (planned again from that commit by the sweep, as the jobs are from ``sha``).
+    baseline: str = ""
+    baseline_jobs: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        same_node = {"baseline": {"sha": self.baseline, "jobs": self.baseline_jobs}} if self.baseline else {}
+        return {**same_node,
             "version": SELECTION_VERSION,
             "mode": self.mode,
             "sha": self.sha,
@@ -106,7 +111,7 @@ def selection_from_json(text: str) -> DispatchSelection:
     if not isinstance(data, dict):
         raise ValueError("the selection must be a JSON object")
     expected = {"version", "mode", "sha", "targets", "conc", "tp", "ep", "evals", "jobs", "jobs-digest"}
-    if set(data) != expected:
+    if set(data) - {"baseline"} != expected:
         extra, missing = sorted(set(data) - expected), sorted(expected - set(data))
         raise ValueError(f"the selection has unexpected keys {extra} or lacks {missing}")
     if data["version"] != SELECTION_VERSION:
@@ -138,9 +143,15 @@ def selection_from_json(text: str) -> DispatchSelection:
     digest = data["jobs-digest"]
     if not isinstance(digest, str) or not re.match(r"^[0-9a-f]{64}$", digest):
         raise ValueError("`jobs-digest` must be 64 hex digits")
+    same_node = data.get("baseline", {"sha": "", "jobs": 0})
+    if "baseline" in data and (not isinstance(same_node, dict) or set(same_node) != {"sha", "jobs"}
+                               or not isinstance(same_node["sha"], str) or not _SHA.match(same_node["sha"])
+                               or not isinstance(same_node["jobs"], int) or isinstance(same_node["jobs"], bool)
+                               or same_node["jobs"] < 0):
+        raise ValueError("`baseline` must be {sha: 40 lowercase hex digits, jobs: a count}")
     return DispatchSelection(mode=data["mode"], sha=data["sha"], targets=tuple(targets), conc=_int_tuple(data["conc"], "conc"),
                      tp=_int_tuple(data["tp"], "tp"), ep=_int_tuple(data["ep"], "ep"), evals=data["evals"],
-                     jobs=jobs, jobs_digest=digest)
+                     jobs=jobs, jobs_digest=digest, baseline=same_node["sha"], baseline_jobs=same_node["jobs"])
 
 
 def jobs_digest(jobs: Iterable[Job]) -> str:

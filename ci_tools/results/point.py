@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
-from .record import Parallelism, Record
+from .record import JobIdentity, Parallelism, Record
 
 
 def parallelism_text(parallelism: Mapping[str, Parallelism]) -> str:
@@ -126,9 +126,17 @@ class Observation:
 
 
 def key_of(record: Record, concurrency: int) -> PointKey:
-    job = record.job
+    return point_key(record.job, concurrency)
+
+
+def point_key(job: JobIdentity, concurrency: int) -> PointKey:
     return PointKey(job.config_key, job.scenario, job.isl or 0, job.osl or 0, concurrency,
                     parallelism_text(job.parallelism), job.spec_decoding, job.disagg, job.kv_offloading)
+
+
+def point_keys(job: JobIdentity) -> set[PointKey]:
+    """The points a job measures: one per concurrency."""
+    return {point_key(job, c) for c in job.concurrency}
 
 
 def observations(record: Record, *, sweep: str = "") -> Iterable[Observation]:

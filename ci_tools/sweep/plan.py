@@ -14,7 +14,7 @@ approved.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from ..config import ProjectConfig
 from ..errors import UsageError
@@ -31,9 +31,15 @@ GITHUB_MAX_MATRIX = 256
 class MatrixEntry:
     runner: str
     indices: tuple[int, ...]
+    # With a same-node baseline: per index, the merge-base job run right after it (None: none).
+    baseline: tuple[int | None, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {"runner": self.runner, "indices": ",".join(map(str, self.indices)), "jobs": len(self.indices)}
+        out: dict[str, Any] = {"runner": self.runner, "indices": ",".join(map(str, self.indices)),
+                               "jobs": len(self.indices) + sum(b is not None for b in self.baseline)}
+        if self.baseline:
+            out["baseline"] = ",".join("-" if b is None else str(b) for b in self.baseline)
+        return out
 
 
 def _chunks(items: Sequence[int], count: int) -> list[tuple[int, ...]]:
@@ -46,7 +52,10 @@ def _chunks(items: Sequence[int], count: int) -> list[tuple[int, ...]]:
     return [c for c in out if c]
 
 
-def plan_entries(entries: Sequence[Any], source: str, max_entries: int = GITHUB_MAX_MATRIX) -> list[MatrixEntry]:
+def plan_entries(entries: Sequence[Any], source: str, max_entries: int = GITHUB_MAX_MATRIX,
+                 pairs: Mapping[int, int] | None = None) -> list[MatrixEntry]:
+    """The GitHub matrix: per runner label, chunks of job indices; with ``pairs`` (job index -> merge-base job
+    index), each entry also says which merge-base job runs right after each of its jobs."""
     by_runner: dict[str, list[int]] = {}
     for index, entry in enumerate(entries):
         job = job_from_entry(entry, f"{source}[{index}]")
@@ -69,7 +78,8 @@ def plan_entries(entries: Sequence[Any], source: str, max_entries: int = GITHUB_
         spare -= 1
     out: list[MatrixEntry] = []
     for runner, indices in by_runner.items():
-        out.extend(MatrixEntry(runner, chunk) for chunk in _chunks(indices, min(shares[runner], len(indices))))
+        out.extend(MatrixEntry(runner, chunk, tuple(pairs.get(i) for i in chunk) if pairs is not None else ())
+                   for chunk in _chunks(indices, min(shares[runner], len(indices))))
     return out
 
 
@@ -78,10 +88,18 @@ class PlannedSweep:
     jobs: tuple[Job, ...]
     run_eval: bool
     sha: str
+    # A same-node baseline: the merge-base, its jobs (a matrix file of their own), job index -> baseline index.
+    baseline_sha: str = ""
+    baseline_jobs: tuple[Job, ...] = ()
+    pairs: Mapping[int, int] | None = None
 
     def matrix_file(self) -> dict[str, Any]:
         """What ``sweep run --matrix`` and ``sweep local --matrix`` read back."""
         return {"sha": self.sha, "run-eval": self.run_eval, "jobs": [j.to_json() for j in self.jobs]}
+
+    def baseline_file(self) -> dict[str, Any]:
+        """The merge-base's jobs, run from its own checkout with ``sweep local --matrix``."""
+        return {"sha": self.baseline_sha, "run-eval": self.run_eval, "jobs": [j.to_json() for j in self.baseline_jobs]}
 
 
 def plan_from_selection(config: ProjectConfig, rev: str, selection_text: str) -> PlannedSweep:
@@ -91,6 +109,7 @@ def plan_from_selection(config: ProjectConfig, rev: str, selection_text: str) ->
     command; planning again from the same commit must give the same set, or
     something other than what was approved would run.
     """
+    from ..github.same_node import pair_jobs
     from ..github.selection import jobs_digest, select_jobs, selection_from_json
 
     try:
@@ -108,4 +127,16 @@ def plan_from_selection(config: ProjectConfig, rev: str, selection_text: str) ->
         raise UsageError(f"the configs of {snapshot.sha[:12]} give {len(jobs)} job(s) (digest {digest[:12]}), but the "
                          f"selection was authorised for {selection.jobs} (digest {selection.jobs_digest[:12]}); "
                          "refusing to run anything other than what was approved")
-    return PlannedSweep(tuple(jobs), selection.evals, snapshot.sha)
+    if not selection.baseline:
+        return PlannedSweep(tuple(jobs), selection.evals, snapshot.sha)
+    base = GitSnapshot(config.root, selection.baseline)
+    base_jobs = select_jobs(load_repo(base, config, with_changelog=False), selection)
+    pairs = pair_jobs(jobs, base_jobs)
+    if len(pairs) != selection.baseline_jobs:
+        raise UsageError(f"the configs of the merge-base {base.sha[:12]} pair {len(pairs)} job(s) with these, but "
+                         f"the selection was authorised for {selection.baseline_jobs}; refusing to run anything "
+                         "other than what was approved")
+    # The baseline file holds the paired merge-base jobs only, in the order of their partners.
+    order = sorted(pairs)
+    return PlannedSweep(tuple(jobs), selection.evals, snapshot.sha, base.sha,
+                        tuple(base_jobs[pairs[i]] for i in order), {i: n for n, i in enumerate(order)})
