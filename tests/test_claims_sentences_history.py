@@ -28,3 +28,19 @@ def test_a_launchers_variable_is_left_unverified_and_says_why() -> None:
     found = extract(plain_source("x.md", text), CATALOG)
     assert not found.claims
     assert [(u.phrase, u.reason) for u in found.unverified] == [("SPEC_SUFFIX", "a variable of the launcher")]
+
+
+def test_a_setting_of_the_drafter_where_no_recipe_passes_a_speculative_config_is_left_unverified() -> None:
+    without = catalog({"flags": ["--attention-backend"]})
+    found = extract(plain_source("x.md", "No attention_backend override on the drafter."), without)
+    assert not found.claims
+    assert [(u.phrase, u.reason) for u in found.unverified] == [
+        ("attention_backend", "a setting of the draft model, not the server's")]
+
+
+def test_the_concurrencies_a_setting_is_switched_for_are_noted_not_claimed() -> None:
+    text = "Switch CONC 2048/4096/8192 from --moe-a2a-backend deepep to megamoe"
+    found = extract(plain_source("x.md", text), CATALOG)
+    assert not any(c.kind == "concurrency" for c in found.claims)
+    assert ("CONC 2048/4096/8192", "the concurrencies name the recipe's branches a setting is switched for") in [
+        (u.phrase, u.reason) for u in found.unverified]

@@ -47,7 +47,7 @@ from .mentions import Mention, find_mentions, find_value_mentions
 from .scope import Scope
 from .segments import PART_NOUNS, Segment, competes, merge_where_compatible
 from .sentences import Clause, SourceText, split_clauses
-from .subjects import Catalog
+from .subjects import Catalog, Subject
 from .sweep_readers import NOT_SWEPT, SweepReaders
 from .tokens import Reading, Tok, tokenize
 from .valueread import boolish, read_value, value_at, values_not_names
@@ -95,6 +95,12 @@ _CONDITION = re.compile(r"\b(?:when|whenever|where|only|unless|if)\b|\b(?:in|on|
                         # "Remove X from the five refreshed prefill and decode environments": some of the recipes
                         r"|\bfrom\s+(?:the\s+)?(?:[\w/-]+\s+){0,6}(?:recipes|environments|configs|scripts|files)\b",
                         re.IGNORECASE)
+# The draft model of speculative decoding, whose settings are keys of the speculative config, not server flags.
+_DRAFTER = re.compile(r"\b(?:on|for|of|in)\s+the\s+(?:drafter|draft(?:\s+model|\s+head|\s+worker)?|speculator|"
+                      r"eagle3?\s+head|mtp\s+head)\b|\bdrafter'?s\b|\bdraft(?:\s+model)?'s\b", re.IGNORECASE)
+_SPECULATIVE_CONFIG = re.compile(r"^--speculative[-_]config$")
+# ... a setting named for speculative decoding is the server's own ("--num-speculative-tokens ... for the drafter").
+_OF_SPECULATION = re.compile(r"spec|draft|eagle|mtp|medusa", re.IGNORECASE)
 # A fleet's launcher, which runs before the recipe: runners/launch_gb300-nv.sh, "the three H100 launchers".
 _LAUNCHER = re.compile(r"\blaunch_[\w.-]+\.sh\b|\blaunchers?\b", re.IGNORECASE)
 # Another program than the server: its flags are not the server's.  (Whole words: "runner" of
@@ -111,6 +117,9 @@ _ABOUT_CODE = re.compile(r"\b(?:kept|left|retained|preserved|remains?|stays?)\s+
 # A part of an image tag: a version (v0.25.0, 0.5.14), a build date (20260709), a channel (nightly).  Not
 # "latest": "the image to latest nightly" says the newest build, whichever tag it has.
 _TAG_LIKE = re.compile(r"v?\d+(?:\.\d+)+[\w.-]*|\d{8}|nightly|dev|nightly-[\w.-]+", re.IGNORECASE)
+# Verbs whose object, when it is a concurrency list, names the recipe's branches a setting changes for.
+_CHANGE_VERBS_OF_BRANCHES = frozenset({"switch", "switches", "switched", "move", "moves", "moved", "change", "changes",
+                                       "changed", "route", "routes", "routed", "flip", "flips", "flipped"})
 # Parts of a sweep a text may name in words no arm stands for ("the low-latency recipe", "the five configs").
 _SUBSET_NOUNS = {"recipe", "recipes", "config", "configs", "configuration", "configurations", "variant", "variants",
                  "topology", "topologies", "layout", "layouts", "profile", "profiles", "point", "points", "row", "rows",
@@ -161,6 +170,8 @@ class ClauseReader(SweepReaders):
         self.other_program = bool(_OTHER_PROGRAM.search(clause.text))
         # The sentence speaks of a fleet's launcher (set by the sentence): its variables are the launcher's.
         self.about_launcher = False
+        # The clause speaks of the draft model's settings ("No attention_backend override on the drafter").
+        self.on_drafter = bool(_DRAFTER.search(clause.text))
         # The subjects this clause names without a value (with their notes), and the one the sentence
         # before left without a value: "Add X support to ...; set to 1 for Kimi" gives X its value.
         self.valueless: list[tuple[Mention, Unverified]] = []
@@ -358,12 +369,23 @@ class ClauseReader(SweepReaders):
                 return i
         return -1
 
+    def _branches_of_a_setting(self, k: int) -> bool:
+        """``Switch CONC 2048/4096/8192 from --moe-a2a-backend deepep to megamoe``: the concurrencies a setting
+        changes for name the recipe's branches, which the sweep need not run."""
+        return 0 < k < len(self.toks) and self.toks[k - 1].low in _CHANGE_VERBS_OF_BRANCHES and any(
+            t.kind == "flag" for t in self.toks)
+
     def read_config_fields(self) -> None:
         r = self.r
         for seg in self.segments:
             for spec in seg.concs:
                 r.use_span(spec.start, spec.end)
                 if self.in_report or spec.condition:
+                    continue
+                if self._branches_of_a_setting(r.index_at(spec.start)):
+                    self.out.unverified.append(Unverified(
+                        self.source.text[spec.start:spec.end], self.source.location(spec.start, spec.end),
+                        "the concurrencies name the recipe's branches a setting is switched for"))
                     continue
                 self.out.claims.append(Claim("concurrency", spec.value, seg.scope.without_concs(),
                                              self.source.location(spec.start, spec.end), self.clause.text,
@@ -458,6 +480,14 @@ class ClauseReader(SweepReaders):
                 self.out.unverified.append(Unverified(m.phrase, r.loc(m.start, m.end),
                                                       "the clause speaks of another program than the server"))
                 continue
+            if self.on_drafter and all(s.kind in ("flag", "env") and not _OF_SPECULATION.search(s.name)
+                                       for s in m.subjects):
+                drafter = self._drafter_key(m)
+                if drafter is None:
+                    self.out.unverified.append(Unverified(m.phrase, r.loc(m.start, m.end),
+                                                          "a setting of the draft model, not the server's"))
+                    continue
+                m = replace(m, subjects=[drafter])
             if len(m.subjects) != 1:
                 self.out.unverified.append(Unverified(m.phrase, r.loc(m.start, m.end), "the phrase fits several subjects",
                                                       tuple(sorted(s.name for s in m.subjects))))
@@ -528,6 +558,17 @@ class ClauseReader(SweepReaders):
         else:
             why = "no value is tied to the setting by the words of the clause"
         return m, why
+
+    def _drafter_key(self, m: Mention) -> Subject | None:
+        """``attention_backend`` "on the drafter": the key of the speculative config the recipes pass (None when
+        they pass none, or several)."""
+        assert self.catalog is not None
+        carriers = {s.name.partition(".")[0] for s in self.catalog.subjects.values()
+                    if _SPECULATIVE_CONFIG.search(s.name.partition(".")[0])}
+        if len(carriers) != 1:
+            return None
+        path = "_".join(re.findall(r"[a-z0-9]+", m.phrase.lower()))
+        return Subject("key", f"{carriers.pop()}.{path}")
 
     def _read_carried(self, m: Mention, note: Unverified) -> None:
         """``set to 1 for Kimi-K2.5`` after ``Add scheduler_delay_factor support ...;``: the value of the one
