@@ -7,13 +7,15 @@ from pathlib import Path
 
 from ci_tools.claims.text.arms import Arm, node_counts
 from ci_tools.claims.text.subjects import Subject
-from ci_tools.claims.text.values import Present, Word
+from ci_tools.claims.text.claim import Claim
+from ci_tools.claims.text.scope import Scope
+from ci_tools.claims.text.values import Present, Word, parse_image
 from ci_tools.claims.verdict.compare import judge
 from ci_tools.claims.verdict.reads import file_reads
 from ci_tools.findings import Location
 from ci_tools.jobs.job import FIXED, Job
-from ci_tools.shell.model import RecipeEval
-from test_claims_actual import RECIPE, claim, flag, job, repo
+from ci_tools.shell.model import RecipeEval, Value
+from test_claims_actual import HERE, RECIPE, SRT_RECIPE, claim, flag, job, repo
 
 
 def wide_ep(prefill_workers: int, decode_tp: int) -> Job:
@@ -86,4 +88,50 @@ def test_a_variable_named_by_its_last_words_and_assigned_in_a_branch_is_not_neve
     found = judge(other, jobs, evals, repo(tmp_path), reads=reads)
     assert found is not None and found.outcome == "false"
     assert found.false[0][1].text == "the recipe never sets NUM_MAX_BATCHES"
+
+
+
+def test_a_setting_named_in_words_may_be_another_setting_whose_name_ends_in_the_words_noun(tmp_path: Path) -> None:
+    # 6ccc5c7842d5: "Enabled Triton attention backend", the change's SGLANG_HACK_FLASHMLA_BACKEND=triton beside an
+    # --attention-backend compressed it left alone
+    jobs = [job()]
+    ev = RecipeEval(RECIPE, servers=[[flag("--attention-backend", "compressed", 9)]],
+                    env={"SGLANG_HACK_FLASHMLA_BACKEND": Value("triton", Location(RECIPE, 4))})
+    attention = Subject("flag", "--attention-backend")
+    found = judge(claim(attention, Word("Triton", "triton"), explicit=False), jobs, {jobs[0].id: ev}, repo(tmp_path))
+    assert found is not None and found.outcome == "true"
+    assert found.known[0][1].text == "the recipe sets SGLANG_HACK_FLASHMLA_BACKEND=triton"
+    # The flag itself named: its value is what is claimed.
+    found = judge(claim(attention, Word("triton", "triton")), jobs, {jobs[0].id: ev}, repo(tmp_path))
+    assert found is not None and found.outcome == "false"
+    # No other setting of the noun has the value: the words name the flag.
+    ev.env["SGLANG_HACK_FLASHMLA_BACKEND"] = Value("tilelang", Location(RECIPE, 4))
+    found = judge(claim(attention, Word("Triton", "triton"), explicit=False), jobs, {jobs[0].id: ev}, repo(tmp_path))
+    assert found is not None and found.outcome == "false"
+
+
+SRT_CONTAINER = """model:
+  path: deepseek-v4
+  container: lmsysorg/sglang:nightly-dev-20260527-14f81a67
+"""
+
+
+def test_an_image_claim_of_an_srt_slurm_job_holds_for_the_container_its_recipe_runs(tmp_path: Path) -> None:
+    # 7aa2b50fbfe4: srtctl runs the recipe's model.container, whatever the config's image field says
+    (tmp_path / SRT_RECIPE).parent.mkdir(parents=True)
+    (tmp_path / SRT_RECIPE).write_text(SRT_CONTAINER)
+    jobs = [job(multinode=True)]
+    jobs[0].fields["image"] = "lmsysorg/sglang:nightly-dev-cu13-20260509-9ee83034"
+    evals = {jobs[0].id: RecipeEval(SRT_RECIPE, kind="srt-slurm", servers=[[], []], roles=["prefill", "decode"])}
+    image = parse_image("lmsysorg/sglang:nightly-dev-20260527-14f81a67")
+    said = Claim("image", image, Scope(), HERE, "text")
+    found = judge(said, jobs, evals, repo(tmp_path))
+    assert found is not None and found.outcome == "true"
+    where = found.known[0][1].location
+    assert where is not None and (where.path, where.line) == (SRT_RECIPE, 3)
+    # Another image than both is still contradicted, against the config's field.
+    other = Claim("image", parse_image("lmsysorg/sglang:nightly-dev-20260601-00000000"), Scope(), HERE, "text")
+    found = judge(other, jobs, evals, repo(tmp_path))
+    assert found is not None and found.outcome == "false"
+    assert "the config uses image lmsysorg/sglang:nightly-dev-cu13-20260509-9ee83034" in found.false[0][1].text
 

@@ -66,6 +66,30 @@ def recipe_actual(claim: Claim, job: Job, ev: RecipeEval | None, known_keys: Seq
     without one that others have does not have that setting).  ``reads``: what the job's recipe files read
     with a default (a variable they never assign keeps it).  ``served``: every flag a server of a job in the
     claim's scope is given."""
+    found = _subject_actual(claim, job, ev, known_keys, reads, served)
+    if found.verdict is False and not claim.explicit and isinstance(claim.value, Word) and ev is not None:
+        return _named_alike(claim, ev) or found
+    return found
+
+
+def _named_alike(claim: Claim, ev: RecipeEval) -> Actual | None:
+    """A setting named in words ("Triton attention backend") that another setting of the job, whose name has the
+    words' last noun, has as its value (SGLANG_HACK_FLASHMLA_BACKEND=triton): the words may name that one."""
+    words = re.findall(r"[a-z0-9]+", claim.phrase.lower())
+    if not words or not isinstance(claim.value, Word):
+        return None
+    noun = words[-1]
+    envs = [*ev.server_env, ev.env]
+    settings = [(name, v) for env in envs for name, v in env.items()]
+    settings += [(f.name, f.value) for server in ev.servers for f in server if f.value is not None]
+    for name, v in settings:
+        if noun in _setting_words(name) and v.known and not v.conditional and word_matches(claim.value, v.text or ""):
+            return Actual(True, f"the recipe sets {name}={v.text}", v.text or "", v.location)
+    return None
+
+
+def _subject_actual(claim: Claim, job: Job, ev: RecipeEval | None, known_keys: Sequence[str],
+                    reads: RecipeReads | None, served: frozenset[str]) -> Actual:
     subject = claim.subject
     assert subject is not None
     if subject.kind == "list":

@@ -22,6 +22,7 @@ from typing import Any, Mapping, Sequence
 
 from ...findings import Location
 from ...jobs.job import Job
+from ...evaluation.multinode.located import Located
 from ...jobs.resolution import job_settings
 from ...model.repository import RepoData
 from ...revision.yamlpos import PosMap
@@ -89,19 +90,44 @@ def _block_actual(claim: Claim, job: Job, repo: RepoData) -> Actual:
     return compare_text(claim.value, str(value), job, f"the config sets {name}: {value}", where)
 
 
-def _image_actual(claim: Claim, job: Job, repo: RepoData) -> Actual:
+def _image_actual(claim: Claim, job: Job, repo: RepoData, ev: RecipeEval | None = None) -> Actual:
     img = claim.value
     actual = job.fields.get("image")
     if not isinstance(actual, str):
         return Actual(None, "", "", None)
     if isinstance(img, Absent):
         return Actual(None, "", "", None)  # "on its legacy image": which image that is, the text does not say
-    where = _config_location(repo, job, "image")
+    found = _image_compared(img, actual, f"the config uses image {actual}", _config_location(repo, job, "image"))
+    if found.verdict is False and ev is not None and ev.kind == "srt-slurm":
+        # srtctl runs the container its recipe names, whatever the config's image field says.
+        container = _recipe_container(repo, ev.recipe)
+        if container is not None:
+            ran = _image_compared(img, str(container.value), f"the recipe {ev.recipe} runs container {container.value}",
+                                  container.location)
+            if ran.verdict:
+                return ran
+    return found
+
+
+def _image_compared(img: object, actual: str, shown: str, where: Location) -> Actual:
     if isinstance(img, Fragment):
         tag = actual.split(":", 1)[1] if ":" in actual else actual
-        return Actual(fragment_matches(img, tag), f"the config uses image {actual}", actual, where)
+        return Actual(fragment_matches(img, tag), shown, actual, where)
     assert isinstance(img, Image)
-    return Actual(image_matches(img, actual), f"the config uses image {actual}", actual, where)
+    return Actual(image_matches(img, actual), shown, actual, where)
+
+
+def _recipe_container(repo: RepoData, path: str) -> Located | None:
+    """``model.container`` of an srt-slurm recipe (None when the recipe does not load or names none)."""
+    from ...evaluation.multinode.srt_slurm import SrtError, parse_recipe
+
+    try:
+        tree = parse_recipe(repo.snapshot, path)
+    except SrtError:
+        return None
+    model = tree.get("model")
+    container = model.get("container") if model is not None else None
+    return container if container is not None and isinstance(container.value, str) else None
 
 
 def judge(claim: Claim, jobs: Sequence[Job], evals: Mapping[str, RecipeEval | None], repo: RepoData,
@@ -144,7 +170,8 @@ def _judge_reading(claim: Claim, jobs: Sequence[Job], evals: Mapping[str, Recipe
     if not scoped:
         return None
     if claim.kind == "image":
-        return Judgement(claim, tuple(scoped), tuple(_image_actual(claim, j, repo) for j in scoped), False)
+        return Judgement(claim, tuple(scoped), tuple(_image_actual(claim, j, repo, evals.get(j.id)) for j in scoped),
+                         False)
     if claim.subject is not None and claim.subject.kind == "field":
         return Judgement(claim, tuple(scoped), tuple(_block_actual(claim, j, repo) for j in scoped), False)
     known = sorted({a for j in scoped if (ev := evals.get(j.id)) is not None for server in ev.servers
@@ -196,6 +223,15 @@ def _seq_groups(jobs: Sequence[Job]) -> list[tuple[str, list[Job]]]:
         key = f"{isl}/{osl}" if isl is not None else ""
         groups.setdefault(key, []).append(j)
     return sorted(groups.items())
+
+
+def _names_seq(label: str, seq: str) -> bool:
+    """The label already says the sequence lengths ``seq`` ("isl=8192/osl=1024", "ISL=8192", "8k1k")."""
+    isl, _, osl = seq.partition("/")
+    if not (isl.isdigit() and osl.isdigit()):
+        return False
+    words = re.findall(r"[a-z0-9]+", label.lower())
+    return isl in words or f"{int(isl) // 1024}k{int(osl) // 1024}k" in words
 
 
 def _arm_words(label: str, scope: Scope) -> str:
@@ -315,10 +351,11 @@ def judge_concurrency(claim: Claim, jobs: Sequence[Job]) -> Judgement | None:
         # The points are those of the arms together: "TP4, TP8 and DEP8 from concurrency 1 through 1024".
         members = list(covered.values())
         label = claim.scope.label() if claim.scope.arms else ""
-        # Per sequence length when the text names none; the lengths it names share its points ("tp 4/8 at 1k1k
-        # and 8k1k, conc 1-1024": 1024 may be run at one of them).
-        named_seq = any(a.seq is not None for a in claim.scope.arms)
-        groups = _seq_groups(members) if claim.exhaustive and not named_seq else [("", members)]
+        # Per sequence length when the text names none; sequence lengths it lists are arms like the others
+        # ("at 1k1k and 8k1k, conc 1-1024": the points of both together).
+        groups = _seq_groups(members)
+        if not claim.exhaustive or any(a.seq is not None for a in claim.scope.arms):
+            groups = [(groups[0][0] if len(groups) == 1 and not _names_seq(label, groups[0][0]) else "", members)]
         for seq, group in groups:
             units.append((group[0], _conc_actual(claim, value, group, " ".join(x for x in (label, seq) if x))))
     return Judgement(claim, tuple(j for j, _ in units), tuple(a for _, a in units), False)
