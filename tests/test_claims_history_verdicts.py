@@ -10,12 +10,14 @@ from ci_tools.claims.text.subjects import Subject
 from ci_tools.claims.text.claim import Claim
 from ci_tools.claims.text.scope import Scope
 from ci_tools.claims.text.values import Present, Word, parse_image
+from ci_tools.claims.verdict.changed import ChangedLines
 from ci_tools.claims.verdict.compare import judge
 from ci_tools.claims.verdict.reads import file_reads
 from ci_tools.findings import Location
 from ci_tools.jobs.job import FIXED, Job
-from ci_tools.shell.model import RecipeEval, Value
-from test_claims_actual import HERE, RECIPE, SRT_RECIPE, claim, flag, job, repo
+from ci_tools.revision.snapshot import WorkTreeSnapshot
+from ci_tools.shell.model import RecipeEval, ServerFlag, Value
+from test_claims_actual import HERE, RECIPE, SRT_RECIPE, claim, flag, job, number, repo
 
 
 def wide_ep(prefill_workers: int, decode_tp: int) -> Job:
@@ -135,3 +137,40 @@ def test_an_image_claim_of_an_srt_slurm_job_holds_for_the_container_its_recipe_r
     assert found is not None and found.outcome == "false"
     assert "the config uses image lmsysorg/sglang:nightly-dev-cu13-20260509-9ee83034" in found.false[0][1].text
 
+
+def srt_flag(name: str, text: str, line: int) -> ServerFlag:
+    return ServerFlag(name, Value(text, Location(SRT_RECIPE, line)), Location(SRT_RECIPE, line))
+
+
+def test_a_claim_that_holds_on_every_setting_the_change_wrote_speaks_of_those(tmp_path: Path) -> None:
+    # 9d59b9ef94b1: "Lower max-num-batched-tokens to 16384 ... on the high-throughput and max-throughput recipes":
+    # the change wrote 16384 to the prefill workers; the decode workers keep the 256 it did not touch.
+    base, head = tmp_path / "base", tmp_path / "head"
+    for root, prefill in ((base, 32768), (head, 16384)):
+        (root / SRT_RECIPE).parent.mkdir(parents=True)
+        (root / SRT_RECIPE).write_text(f"prefill:\n  max-num-batched-tokens: {prefill}\n"
+                                       "decode:\n  max-num-batched-tokens: 256\n")
+    changed = ChangedLines(WorkTreeSnapshot(head), WorkTreeSnapshot(base))
+    assert [changed.written(Location(SRT_RECIPE, n)) for n in (1, 2, 3, 4)] == [False, True, False, False]
+    jobs = [job(multinode=True)]
+    mnbt = claim(Subject("flag", "--max-num-batched-tokens"), number("16384"))
+    ev = RecipeEval(SRT_RECIPE, kind="srt-slurm", roles=["prefill", "decode"],
+                    servers=[[srt_flag("--max-num-batched-tokens", "16384", 2)],
+                             [srt_flag("--max-num-batched-tokens", "256", 4)]])
+    evals = {jobs[0].id: ev}
+    alone = judge(mnbt, jobs, evals, repo(head))
+    assert alone is not None and alone.outcome == "false"
+    found = judge(mnbt, jobs, evals, repo(head), changed=changed)
+    assert found is not None and found.outcome == "true"
+    assert [a.location for _, a in found.known] == [Location(SRT_RECIPE, 2)]
+    # A job whose recipe lacks the setting may be the omission the claim is checked for: still contradicted.
+    jobs.append(job(8, multinode=True))
+    evals[jobs[1].id] = RecipeEval(SRT_RECIPE, kind="srt-slurm", roles=["prefill", "decode"], servers=[[], []])
+    found = judge(mnbt, jobs, evals, repo(head), changed=changed)
+    assert found is not None and found.outcome == "false"
+    assert [a.text for _, a in found.false] == ["the recipe passes --max-num-batched-tokens 256",
+                                                 "the recipe does not pass --max-num-batched-tokens"]
+    # A claim of a value the change did not write has no such reading.
+    found = judge(claim(Subject("flag", "--max-num-batched-tokens"), number("8192")), jobs, evals, repo(head),
+                  changed=changed)
+    assert found is not None and found.outcome == "false"

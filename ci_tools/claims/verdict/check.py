@@ -29,6 +29,7 @@ from ..text.extract import extract
 from ..text.sentences import SourceText, scalar_source
 from ..text.subjects import Catalog, catalog_from, load_claims_settings
 from ..text.values import Concurrency
+from .changed import ChangedLines
 from .compare import judge
 from .gates import explained_by_a_gate, gates_in
 from .messages import finding, phrase
@@ -207,6 +208,7 @@ def check_entries(config: ProjectConfig, head_repo: RepoData, head_snapshot: Sna
                for name in r.assigned}
     catalog = catalog_from([*evals.values(), *extra], settings, evals.values(), defaults, spelled, lists, written) \
         if with_recipes else None
+    changed = ChangedLines(head_snapshot, base_snapshot) if base_snapshot is not None else None
     for entry, jobs in zip(entries, per_entry):
         if with_recipes:
             reason = _unchecked_reason(jobs, evals)
@@ -214,9 +216,10 @@ def check_entries(config: ProjectConfig, head_repo: RepoData, head_snapshot: Sna
                 report.findings.append(make_finding(
                     CLAIM_NOT_CHECKED, f"the recipe claims of this entry were not checked: {reason}", entry.location,
                     data={"config_keys": entry.patterns, "reason": reason}))
-        _check_texts(entry.descriptions, catalog, jobs, evals, head_repo, report, "changelog", reads)
+        _check_texts(entry.descriptions, catalog, jobs, evals, head_repo, report, "changelog", reads, changed)
     if pr_body is not None:
-        _check_texts([pr_body], catalog, list(all_jobs.values()), evals, head_repo, report, "PR description", reads)
+        _check_texts([pr_body], catalog, list(all_jobs.values()), evals, head_repo, report, "PR description", reads,
+                     changed)
     if verbose:
         for u in report.unverified:
             detail = f" (candidates: {', '.join(u.candidates)})" if u.candidates else ""
@@ -241,7 +244,7 @@ def _unchecked_reason(jobs: Sequence[Job], evals: Mapping[str, RecipeEval | None
 
 def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: list[Job],
                  evals: Mapping[str, RecipeEval | None], repo: RepoData, report: ClaimsReport, origin: str,
-                 reads: Mapping[str, RecipeReads]) -> None:
+                 reads: Mapping[str, RecipeReads], changed: ChangedLines | None = None) -> None:
     """The claims of one entry's bullets (or of a PR body), each judged over its jobs.
 
     A claim about part of the jobs overrides, for that part, a claim of another value about more of
@@ -272,7 +275,7 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
         excluded = _overridden(claim, claims, {**scoped, id(claim): arm_jobs[id(claim)]} if id(claim) in arm_jobs
                                else scoped, by_id)
         mine = _named_configs(claim.said, keyed.get(id(claim), jobs))
-        judgement = judge(claim, [j for j in mine if j.id not in excluded], evals, repo, reads)
+        judgement = judge(claim, [j for j in mine if j.id not in excluded], evals, repo, reads, changed)
         if judgement is None:
             continue
         outcome = judgement.outcome

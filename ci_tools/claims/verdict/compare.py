@@ -28,9 +28,11 @@ from ...model.repository import RepoData
 from ...revision.yamlpos import PosMap
 from ...shell.model import RecipeEval
 from ..text.claim import Claim
+from ..text.arms import Arm
 from ..text.scope import Scope, job_concs
 from ..text.values import Absent, Concurrency, Count, FamilyArm, Fragment, Image, NoArm, fragment_matches, image_matches
 from .actual import UNKNOWN, Actual, compare_text, key_addresses, recipe_actual
+from .changed import ChangedLines
 from .reads import RecipeReads
 
 
@@ -131,21 +133,51 @@ def _recipe_container(repo: RepoData, path: str) -> Located | None:
 
 
 def judge(claim: Claim, jobs: Sequence[Job], evals: Mapping[str, RecipeEval | None], repo: RepoData,
-          reads: Mapping[str, RecipeReads] | None = None) -> Judgement | None:
+          reads: Mapping[str, RecipeReads] | None = None, changed: ChangedLines | None = None) -> Judgement | None:
     """The claim's verdict over its jobs; None when nothing in scope can judge it.
 
     When the words allow several readings of which jobs the claim is about (:attr:`Scope.readings`, and a
     multinode parallelism named without a role read as that of both workers), the claim is judged under
     each and the most favourable verdict stands: a finding only when every reading contradicts the text.
+    With ``changed`` (the lines the change wrote), a recipe claim has one more reading: it speaks of the
+    settings the change wrote (on multinode jobs, perhaps those of one role), see :mod:`.changed`.
     """
     best: Judgement | None = None
     for scope in _readings(claim.scope, jobs):
         found = _judge_reading(replace(claim, scope=scope), jobs, evals, repo, reads or {})
         if found is None or found.outcome in ("true", "unknown"):
             return found
+        if changed is not None and claim.kind == "recipe" and _holds_where_written(found, changed):
+            return _where_written(found, changed)
         if best is None or (best.outcome == "false" and found.outcome == "mixed"):
             best = found
+    if changed is not None and claim.kind == "recipe" and best is not None and _left_alone(best):
+        # "Lower max-num-batched-tokens to 16384 on the high-throughput recipes": the change wrote it to the
+        # prefill workers only, and a sentence that names no role may speak of the workers the change wrote.
+        for scope in _role_readings(claim.scope, jobs):
+            found = _judge_reading(replace(claim, scope=scope), jobs, evals, repo, reads or {})
+            if found is not None and _holds_where_written(found, changed):
+                return _where_written(found, changed)
     return best
+
+
+def _holds_where_written(found: Judgement, changed: ChangedLines) -> bool:
+    """The claim holds on every setting of its jobs that the change wrote, and the change wrote one (see
+    :mod:`.changed`); the settings it left alone may be outside what the sentence speaks of, when they are there
+    (:func:`_left_alone`)."""
+    written = [a for _, a in found.known if changed.written(a.location)]
+    return bool(written) and all(a.verdict for a in written) and _left_alone(found)
+
+
+def _left_alone(found: Judgement) -> bool:
+    """Every setting that contradicts the claim is a value the recipe gives: a setting the recipe lacks may be the
+    omission the claim is checked for, whatever else the change wrote."""
+    return all(a.location is not None for _, a in found.false)
+
+
+def _where_written(found: Judgement, changed: ChangedLines) -> Judgement:
+    """The judgement on the settings the change wrote only (the others unknown)."""
+    return replace(found, actuals=tuple(a if changed.written(a.location) else UNKNOWN for a in found.actuals))
 
 
 def _readings(scope: Scope, jobs: Sequence[Job]) -> list[Scope]:
@@ -156,6 +188,14 @@ def _readings(scope: Scope, jobs: Sequence[Job]) -> list[Scope]:
             if both and len(both) == len(alt.arms):
                 out.append(replace(alt, arms=tuple(both), readings=()))
     return out
+
+
+def _role_readings(scope: Scope, jobs: Sequence[Job]) -> list[Scope]:
+    """For multinode jobs and a scope that names no server role, the reading of each role alone."""
+    if scope.role or not any(j.multinode for j in jobs):
+        return []
+    return [replace(scope, arms=tuple(replace(a, role=role) for a in scope.arms) or (Arm(role=role),), readings=())
+            for role in ("prefill", "decode")]
 
 
 def _judge_reading(claim: Claim, jobs: Sequence[Job], evals: Mapping[str, RecipeEval | None],

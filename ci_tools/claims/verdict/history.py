@@ -120,7 +120,8 @@ def _replay(config: ProjectConfig, commits: list[tuple[str, str | None]], verbos
         at = layout_at(config, snapshot.glob)  # a revision from before the configs moved reads them where they were
         loader = loaders.setdefault((at.master_configs, at.runners), PartialLoader(at))
         repo = loader.load(snapshot, [p for e in entries for p in e.patterns])
-        report = check_entries(at, repo, snapshot, entries, cache=cache, verbose=verbose)
+        base = GitSnapshot(config.root, parent) if parent else None
+        report = check_entries(at, repo, snapshot, entries, cache=cache, verbose=verbose, base_snapshot=base)
         # A master config or runners file that does not load at this commit is said, not skipped.
         for f in [*repo.problems, *report.findings]:
             findings.append(Finding(f.rule, f.severity, f"{f.message} [at {sha[:12]}]", f.location, f.related,
