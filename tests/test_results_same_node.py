@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import subprocess
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -56,3 +57,23 @@ def test_a_baseline_commit_must_be_a_full_commit_id(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert "--baseline-sha" in result.output and "expected a full commit id (40 lowercase hex digits), found 'HEAD~1'" \
         in result.output
+
+
+def test_the_plots_of_a_same_node_sweep_are_the_pull_requests(tmp_path: Path, full_corpus_jobs: list[Job]) -> None:
+    """The merge-base's records are newer here (each ran after its partner): without --baseline-sha the figures
+    would be filed under the merge-base's commit, drawn with the merge-base as the pull request's side."""
+    jobs = [j for j in full_corpus_jobs if j.config_key == "dsr1-fp4-mi355x-sglang"][:2]
+    rng = random.Random(8)
+    support.write(tmp_path / "sweep" / "pr", support.records(jobs, sha=PR_SHA, date="2026-08-01T01:00:00+00:00",
+                                                             rng=rng))
+    support.write(tmp_path / "sweep" / "base", support.records(jobs, sha=BASE_SHA, date="2026-08-01T02:00:00+00:00",
+                                                               rng=rng))
+    store = tmp_path / "store"
+    subprocess.run(["git", "init", "-q", str(store)], check=True, timeout=30)
+    result = CliRunner().invoke(cli, ["results", "plot", "--records", str(tmp_path / "sweep"), "--repo", str(store),
+                                      "--commit-to-store", "--baseline-sha", BASE_SHA])
+    assert result.exit_code == 0, result.output
+    commit = result.stdout.strip()
+    listed = subprocess.run(["git", "-C", str(store), "ls-tree", "--name-only", f"{commit}:plots"], check=True,
+                            capture_output=True, text=True).stdout.split()
+    assert listed == [PR_SHA]

@@ -124,6 +124,9 @@ def test_the_comment_follows_the_run_jobs_as_they_end(fake: FakeGitHub, tmp_path
     listed = [r for r in fake.requests if r.operation == "actions/list-workflow-run-artifacts"
               and r.path.endswith(f"/runs/{run_id}/artifacts")]
     assert len(listed) == 2
+    # The whole watch: 16 requests; the baseline's 3 (runs, artifacts, zip) once, then per poll the job list, and
+    # when run jobs ended, the artifact list and their zips; per update the comment's list and its write.
+    assert len(fake.requests) == 16
     jobs_query = next(r.query for r in fake.requests if r.operation == "actions/list-jobs-for-workflow-run")
     assert jobs_query == {"filter": ["latest"], "per_page": ["100"]}  # a re-run's jobs replace the earlier ones
 
