@@ -309,7 +309,7 @@ def test_write_permission_dispatches_once_with_the_pinned_sha(repo: Repo, github
         "cfg-a-mi355x-atom fixed-seq-len 1024/1024 TP8/EP1 c4\n"
         "cfg-a-mi355x-atom fixed-seq-len 1024/1024 TP8/EP1 c8\n"
         "cfg-a-mi355x-atom fixed-seq-len 1024/1024 TP8/EP1 c16\n```\n\n"
-        "Results will be reported on this pull request when the sweep finishes.\n")
+        "Results will be reported on this pull request in one comment, updated as the jobs finish.\n")
 
 
 @pytest.mark.parametrize("role", ["admin", "maintain", "write"])

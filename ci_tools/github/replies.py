@@ -115,7 +115,7 @@ def dispatched_reply(to: Addressee, selection: DispatchSelection, jobs: list[Job
     lines = [f"{DISPATCHED_HEADLINE} `{workflow}` on `{ref}` for `{selection.sha}`{_run_link(run_url)}, "
              f"requested by `{to.login}`: {_summary(selection)}.",
              "", *_plan_lines(jobs),
-             "", "Results will be reported on this pull request when the sweep finishes."]
+             "", "Results will be reported on this pull request in one comment, updated as the jobs finish."]
     return _with_marker(to, "\n".join(lines))
 
 
