@@ -128,16 +128,19 @@ def value_position(r: Reading, m: Mention, names: Container[str] = frozenset()) 
     # "DYN_TOKENIZER fastokens" after "use"/"pass").
     direct = not skipped and (
         (m.via == "identifier" and (toks[m.start].kind == "flag" or (_used_as(r, m) and m.subjects[0].name in names)))
-        # (not after a model or hardware name whose parts are words of a setting: "MiniMax-M3-MXFP8 GB300")
+        # (not after a model or hardware name whose parts are words of a setting: "MiniMax-M3-MXFP8 GB300",
+        # "DSv4 FP4 MI355X")
         or (bool(_NAME_LIKE.fullmatch(toks[i].text)) and ("_" in toks[i].text or toks[i].text.isupper())
-            and not (m.end - m.start == 1 and names_another_thing(toks[m.start].text))
+            and not all(names_another_thing(toks[k].text) for k in range(m.start, m.end))
             if m.via != "identifier" else bool(_NAME_LIKE.fullmatch(toks[i].text)))
         # "the disaggregation transfer backend nixl": a name after a setting that takes one (not a participle:
         # "tool-call parsing inherited from ...")
         or (m.via != "identifier" and toks[m.end - 1].low in _ENUM_NOUNS
             and not re.search(r"(?:ed|ing|ly)$", toks[i].low))
         # "..., safetensors-load-strategy lazy, ...": an item of a list of settings and their values
-        or (m.via == "identifier" and _list_item(r, m) and not re.search(r"(?:ed|ing|ly)$", toks[i].low)))
+        # (the word ends the item: "X hands MLA prologue tensors across streams" is a verb and its object)
+        or (m.via == "identifier" and _list_item(r, m) and not re.search(r"(?:ed|ing|ly)$", toks[i].low)
+            and (i + 1 >= len(toks) or toks[i + 1].text in (",", ";", ")", "(", ".", "and"))))
     linked = bool(skipped) and skipped[-1] in _VALUE_LINKS
     named = bool(skipped) and skipped[-1] in ("is", "are", "at", "of") and bool(_NAME_LIKE.fullmatch(toks[i].text))
     return i, direct or linked or named or arrow or after_from
