@@ -163,14 +163,25 @@ def test_a_claim_that_holds_on_every_setting_the_change_wrote_speaks_of_those(tm
     found = judge(mnbt, jobs, evals, repo(head), changed=changed)
     assert found is not None and found.outcome == "true"
     assert [a.location for _, a in found.known] == [Location(SRT_RECIPE, 2)]
-    # A job whose recipe lacks the setting may be the omission the claim is checked for: still contradicted.
+    # A job whose recipe the change wrote and which lacks the setting may be the omission the claim is checked
+    # for: still contradicted (the message quotes first what the change wrote).
     jobs.append(job(8, multinode=True))
     evals[jobs[1].id] = RecipeEval(SRT_RECIPE, kind="srt-slurm", roles=["prefill", "decode"], servers=[[], []])
     found = judge(mnbt, jobs, evals, repo(head), changed=changed)
     assert found is not None and found.outcome == "false"
     assert [a.text for _, a in found.false] == ["the recipe passes --max-num-batched-tokens 256",
                                                  "the recipe does not pass --max-num-batched-tokens"]
+    # 8876745e3449: a recipe the change did not touch at all (the c1 TP4 recipe beside the wide-EP recipes the
+    # sentence speaks of) lacking the setting is left alone too.
+    untouched = "benchmarks/multi_node/srt-slurm-recipes/c1.yaml"
+    for root in (base, head):
+        (root / untouched).write_text("prefill:\n  tp: 4\n")
+    assert not changed.touched(untouched) and changed.touched(SRT_RECIPE)
+    evals[jobs[1].id] = RecipeEval(untouched, kind="srt-slurm", roles=["prefill", "decode"], servers=[[], []])
+    found = judge(mnbt, jobs, evals, repo(head), changed=changed)
+    assert found is not None and found.outcome == "true"
     # A claim of a value the change did not write has no such reading.
     found = judge(claim(Subject("flag", "--max-num-batched-tokens"), number("8192")), jobs, evals, repo(head),
                   changed=changed)
     assert found is not None and found.outcome == "false"
+

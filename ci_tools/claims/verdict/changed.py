@@ -37,6 +37,16 @@ class ChangedLines:
             found = self._lines[where.path] = self._changed(where.path)
         return where.line in found
 
+    def touched(self, path: str) -> bool:
+        """The change wrote some line of ``path`` (or removed some)."""
+        if path not in self._lines:
+            self._lines[path] = self._changed(path)
+        if self._lines[path]:
+            return True
+        head = self.head.read(path)
+        base = self.base.read(path) if self.base is not None else None
+        return head != base
+
     def _changed(self, path: str) -> frozenset[int]:
         head = self.head.read(path)
         if head is None:

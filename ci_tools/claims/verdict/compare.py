@@ -147,32 +147,38 @@ def judge(claim: Claim, jobs: Sequence[Job], evals: Mapping[str, RecipeEval | No
         found = _judge_reading(replace(claim, scope=scope), jobs, evals, repo, reads or {})
         if found is None or found.outcome in ("true", "unknown"):
             return found
-        if changed is not None and claim.kind == "recipe" and _holds_where_written(found, changed):
+        if changed is not None and claim.kind == "recipe" and _holds_where_written(found, changed, evals):
             return _where_written(found, changed)
         if best is None or (best.outcome == "false" and found.outcome == "mixed"):
             best = found
-    if changed is not None and claim.kind == "recipe" and best is not None and _left_alone(best):
+    if changed is not None and claim.kind == "recipe" and best is not None and _left_alone(best, changed, evals):
         # "Lower max-num-batched-tokens to 16384 on the high-throughput recipes": the change wrote it to the
         # prefill workers only, and a sentence that names no role may speak of the workers the change wrote.
         for scope in _role_readings(claim.scope, jobs):
             found = _judge_reading(replace(claim, scope=scope), jobs, evals, repo, reads or {})
-            if found is not None and _holds_where_written(found, changed):
+            if found is not None and _holds_where_written(found, changed, evals):
                 return _where_written(found, changed)
+    if changed is not None and best is not None:
+        # The message quotes the first contradiction: one the change wrote, when there is one.
+        pairs = sorted(zip(best.jobs, best.actuals), key=lambda p: not changed.written(p[1].location))
+        best = replace(best, jobs=tuple(j for j, _ in pairs), actuals=tuple(a for _, a in pairs))
     return best
 
 
-def _holds_where_written(found: Judgement, changed: ChangedLines) -> bool:
+def _holds_where_written(found: Judgement, changed: ChangedLines, evals: Mapping[str, RecipeEval | None]) -> bool:
     """The claim holds on every setting of its jobs that the change wrote, and the change wrote one (see
-    :mod:`.changed`); the settings it left alone may be outside what the sentence speaks of, when they are there
+    :mod:`.changed`); the settings it left alone may be outside what the sentence speaks of
     (:func:`_left_alone`)."""
     written = [a for _, a in found.known if changed.written(a.location)]
-    return bool(written) and all(a.verdict for a in written) and _left_alone(found)
+    return bool(written) and all(a.verdict for a in written) and _left_alone(found, changed, evals)
 
 
-def _left_alone(found: Judgement) -> bool:
-    """Every setting that contradicts the claim is a value the recipe gives: a setting the recipe lacks may be the
-    omission the claim is checked for, whatever else the change wrote."""
-    return all(a.location is not None for _, a in found.false)
+def _left_alone(found: Judgement, changed: ChangedLines, evals: Mapping[str, RecipeEval | None]) -> bool:
+    """Every setting that contradicts the claim is one the change left alone: a value the recipe gives, or a
+    setting missing from a recipe the change did not touch.  A setting missing from a recipe the change wrote
+    may be the omission the claim is checked for."""
+    return all(a.location is not None or ((ev := evals.get(j.id)) is not None and not changed.touched(ev.recipe))
+               for j, a in found.false)
 
 
 def _where_written(found: Judgement, changed: ChangedLines) -> Judgement:
