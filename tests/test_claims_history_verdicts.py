@@ -185,3 +185,21 @@ def test_a_claim_that_holds_on_every_setting_the_change_wrote_speaks_of_those(tm
                   changed=changed)
     assert found is not None and found.outcome == "false"
 
+
+def test_a_flag_spelled_by_its_arguments_name_is_the_flag_passed_with_its_value(tmp_path: Path) -> None:
+    # 8e0f6588bb6d: "Add --fp8-gemm-runner-backend cutlass", the recipes pass SGLang's --fp8-gemm-backend cutlass
+    jobs = [job()]
+    evals = {jobs[0].id: RecipeEval(RECIPE, servers=[[flag("--fp8-gemm-backend", "cutlass", 48),
+                                                       flag("--disable-cuda-graph", None, 49)]])}
+    runner = Subject("flag", "--fp8-gemm-runner-backend")
+    found = judge(claim(runner, Word("cutlass", "cutlass")), jobs, evals, repo(tmp_path))
+    assert found is not None and found.outcome == "true"
+    assert found.known[0][1].text == "the recipe passes --fp8-gemm-backend cutlass"
+    # Another value than the one passed: the flag named is still not passed.
+    found = judge(claim(runner, Word("triton", "triton")), jobs, evals, repo(tmp_path))
+    assert found is not None and found.outcome == "false"
+    assert found.false[0][1].text == "the recipe does not pass --fp8-gemm-runner-backend"
+    # A word more at the end names another flag (--disable-cuda-graph-padding is not --disable-cuda-graph).
+    padding = Subject("flag", "--disable-cuda-graph-padding")
+    found = judge(claim(padding, Present("--disable-cuda-graph-padding")), jobs, evals, repo(tmp_path))
+    assert found is not None and found.outcome == "false"

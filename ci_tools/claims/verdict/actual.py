@@ -69,7 +69,30 @@ def recipe_actual(claim: Claim, job: Job, ev: RecipeEval | None, known_keys: Seq
     found = _subject_actual(claim, job, ev, known_keys, reads, served)
     if found.verdict is False and not claim.explicit and isinstance(claim.value, Word) and ev is not None:
         return _named_alike(claim, ev) or found
+    if found.verdict is False and found.value == "absent" and ev is not None:
+        return _spelled_alike(claim, job, ev) or found
     return found
+
+
+def _spelled_alike(claim: Claim, job: Job, ev: RecipeEval) -> Actual | None:
+    """A flag no server is given, spelled with one word more inside its name than a flag a server is given with
+    the value claimed (--fp8-gemm-runner-backend cutlass, the server argument fp8_gemm_runner_backend that SGLang's
+    --fp8-gemm-backend cutlass sets): the text names that flag by its argument's name."""
+    subject = claim.subject
+    if subject is None or subject.kind != "flag" or isinstance(claim.value, (Absent, Present, Bool)):
+        return None
+    words = _setting_words(subject.name)
+    for server in ev.servers:
+        for f in server:
+            passed = _setting_words(f.name)
+            inner = len(passed) == len(words) - 1 and any(words[:k] + words[k + 1:] == passed
+                                                           for k in range(1, len(words) - 1))
+            if inner and f.value is not None and f.value.known and not f.value.conditional:
+                found = compare_text(claim.value, f.value.text or "", job, f"the recipe passes {f.name} {f.value.text}",
+                                     f.value.location)
+                if found.verdict:
+                    return found
+    return None
 
 
 def _named_alike(claim: Claim, ev: RecipeEval) -> Actual | None:
