@@ -149,10 +149,17 @@ def main() -> int:
         print("disagreements (config key, name: jobs, first):")
         for (key, name), items in sorted(groups.items(), key=lambda kv: -len(kv[1])):
             print(f"  {len(items):>5}  {key} {name}\n         {items[0]}")
+    unknown = Counter(name for o in report.compared if o.comparison for name in o.comparison.unknown)
+    print(f"  flags whose value recipe show leaves to run time (no statement): {sum(unknown.values())} "
+          f"({', '.join(f'{n} {name}' for name, n in unknown.most_common(8))})")
+    print(f"  variables in a server's environment that the launch step did not start with and recipe show does "
+          f"not list (bash's own and Slurm's left out): {totals['env_unstated']}")
     unstated = Counter(f"{o.job.config_key}: {flag.split()[0]}" for o in report.compared if o.comparison
                        for flag in o.comparison.unstated)
+    unstated.update(f"{o.job.config_key}: {item.split('=')[0]}" for o in report.compared if o.comparison
+                    for item in o.comparison.env_unstated)
     if unstated:
-        print("flags recipe show does not list (config key: flag, jobs):")
+        print("flags and variables recipe show does not list (config key: name, jobs):")
         for what, n in unstated.most_common(20):
             print(f"  {n:>5}  {what}")
     skipped = Counter(_shape(o.skipped) for o in report.outcomes if o.skipped)

@@ -75,6 +75,10 @@ def test_every_flag_and_variable_recipe_show_states_is_what_bash_ran(report: Ora
     assert totals["flags_stated"] == totals["flags_equal"] > 1500
     assert totals["env_stated"] == totals["env_equal"] > 800
     assert totals["servers_stated"] == totals["servers_run"] == totals["lines_identical"]
+    # Every variable a server got beyond the launch step's environment is one recipe show lists.
+    unlisted = [f"{o.job.label()}: {v}" for o in report.compared
+                for v in (o.comparison.env_unstated if o.comparison else [])]
+    assert not unlisted, "\n".join(unlisted)
 
 
 # A recipe of the tree that fails after its server, on a real runner as here: it passes a stray word to
@@ -153,12 +157,15 @@ def test_the_comparison_finds_what_bash_gave_otherwise(full_corpus_jobs) -> None
     del changed[changed.index("--trust-remote-code")]
     changed += ["--not-in-the-recipe", "1"]
     variable = next(n for n, v in result.env.items() if v.text is not None and v.location.note != "job environment")
-    other = compare(result, [("python3 -m sglang.launch_server", tuple(changed), {**env, variable: "other"})])
+    other = compare(result, [("python3 -m sglang.launch_server", tuple(changed),
+                              {**env, variable: "other", "SET_BY_NOBODY": "1", "FROM_THE_STEP": "1"})],
+                    {"FROM_THE_STEP": "1"})
     found = sorted(str(d) for d in other.disagreements)
     assert found == sorted([f"server 0: ci-tools states --tensor-parallel-size '{job.fields['tp']}', bash ran "
                             f"--tensor-parallel-size '2'",
                             "server 0: ci-tools states --trust-remote-code, bash ran no --trust-remote-code",
                             f"server 0: ci-tools states {variable}={env[variable]!r}, bash ran {variable}='other'"])
     assert other.unstated == ["--not-in-the-recipe '1'"] and other.lines_identical == 0
+    assert other.env_unstated == ["server 0: SET_BY_NOBODY='1'"]
     none = compare(result, [])
     assert [d.actual for d in none.disagreements] == ["no such server started"]

@@ -81,6 +81,10 @@ class Comparison:
     env_equal: int = 0
     disagreements: list[Disagreement] = field(default_factory=list)
     unstated: list[str] = field(default_factory=list)  # flags bash gave that ci-tools does not name
+    # Flags whose value ci-tools leaves to run time (``--port <unknown>``): no statement, listed for the figures.
+    unknown: list[str] = field(default_factory=list)
+    # Variables of a server's environment that the launch step did not start with and recipe show does not list.
+    env_unstated: list[str] = field(default_factory=list)
     servers_stated: int = 0
     servers_run: int = 0
     # Server lines whose flags bash gave as ci-tools states them: the same flags in the same order, none more,
@@ -125,6 +129,7 @@ def compare_server(index: int, flags: list[ServerFlag], words: tuple[str, ...], 
         position = seen[flag.name]
         seen[flag.name] += 1
         if possible is None:
+            out.unknown.append(flag.name)
             continue
         conditional = flag.conditional or (flag.value is not None and flag.value.conditional)
         given = by_name.get(flag.name, [])
@@ -171,8 +176,19 @@ def _same_line(flags: list[ServerFlag], actual: list[tuple[str, str | None]]) ->
     return at == len(actual), known
 
 
-def compare_env(index: int, result: RecipeEval, env: dict[str, str], out: Comparison) -> None:
-    for name, value in result.env_of(index).items():
+# What no recipe sets: bash's own variables, the HOME and HOSTNAME docker gives a container, and what Slurm
+# gives a job step when it runs (SLURM_*).
+_RUN_TIME_ENV = frozenset({"HOSTNAME", "HOME", "PWD", "OLDPWD", "SHLVL", "_"})
+
+
+def compare_env(index: int, result: RecipeEval, env: dict[str, str], out: Comparison,
+                started: dict[str, str] | None = None) -> None:
+    stated = result.env_of(index)
+    if started is not None:
+        out.env_unstated.extend(f"server {index}: {name}={value!r}" for name, value in env.items()
+                                if name not in stated and started.get(name) != value
+                                and name not in _RUN_TIME_ENV and not name.startswith("SLURM"))
+    for name, value in stated.items():
         if value.text is None or value.conditional or value.location.note == ENV_NOTE:
             continue
         out.env_stated += 1
@@ -183,9 +199,11 @@ def compare_env(index: int, result: RecipeEval, env: dict[str, str], out: Compar
             out.disagreements.append(Disagreement(index, name, f"{name}={value.text!r}", actual))
 
 
-def compare(result: RecipeEval, servers: list[tuple[str, tuple[str, ...], dict[str, str]]]) -> Comparison:
+def compare(result: RecipeEval, servers: list[tuple[str, tuple[str, ...], dict[str, str]]],
+            started: dict[str, str] | None = None) -> Comparison:
     """ci-tools' evaluation of a job against the servers bash started: (launch form, words after it,
-    environment) in the order they started."""
+    environment) in the order they started.  ``started``: the environment the launch step started with; a
+    server's variable that is neither in it nor listed by recipe show is kept in ``env_unstated``."""
     out = Comparison(servers_stated=len(result.servers), servers_run=len(servers))
     for index, flags in enumerate(result.servers):
         if index >= len(servers):
@@ -194,5 +212,5 @@ def compare(result: RecipeEval, servers: list[tuple[str, tuple[str, ...], dict[s
             continue
         form, words, env = servers[index]
         compare_server(index, flags, words, form in MODEL_FIRST, out)
-        compare_env(index, result, env, out)
+        compare_env(index, result, env, out, started)
     return out

@@ -68,6 +68,7 @@ class OracleReport:
                 "lines_identical_known": sum(x.lines_identical_known for x in c),
                 "env_jobs_equal": sum(1 for x in c if x.env_stated == x.env_equal),
                 "jobs_equal": sum(1 for x in c if x.equal), "unstated": sum(len(x.unstated) for x in c),
+                "env_unstated": sum(len(x.env_unstated) for x in c),
                 "result_files": sum(o.result_file for o in self.outcomes),
                 "processed": sum(o.processed for o in self.outcomes)}
 
@@ -164,7 +165,7 @@ def _outcome(job: Job, node: str, run: JobRun, result: RecipeEval, patterns: tup
     if not servers:
         outcome.skipped = f"bash started no server (exit {run.exit_code}): {_last_line(run)}"
         return outcome
-    outcome.comparison = compare(result, [(form, words, call.env) for call, form, words in servers])
+    outcome.comparison = compare(result, [(form, words, call.env) for call, form, words in servers], run.env)
     return outcome
 
 
