@@ -124,6 +124,11 @@ def _build_root(spec: dict, userns: bool) -> str:
     open(f"{root}/.standin-sandbox", "w").close()  # stand-ins that emulate containers bind mounts only here
     _mount("proc", f"{root}/proc", "proc", MS_NOSUID | MS_NODEV)
     _mount(spec["tmp"], f"{root}/tmp", None, MS_BIND | MS_REC)
+    for path in spec.get("kept", ()):
+        # The caller's own environment or checkout under /tmp: seen where it is, read-only.
+        os.makedirs(root + path, exist_ok=True)
+        _mount(path, root + path, None, MS_BIND | MS_REC)
+        _mount(None, root + path, None, MS_REMOUNT | MS_BIND | MS_RDONLY)
     os.makedirs(f"{root}/dev/shm", exist_ok=True)
     try:
         # A GPU node's /dev/shm is large (recipes check it fits their CPU-side KV cache); tmpfs takes memory

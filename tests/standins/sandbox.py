@@ -22,6 +22,22 @@ from pathlib import Path
 
 ENTER = Path(__file__).resolve().parent / "enter.py"
 INTERPRETER = os.path.realpath(getattr(sys, "_base_executable", sys.executable))
+# What a sandboxed command runs of this machine's Python side: the virtual environment (its ci-tools entry
+# point) and the checkout an editable install imports from.
+_PROJECT = Path(__file__).resolve().parents[2]
+
+
+def _kept_under_tmp() -> list[str]:
+    """The environment and the checkout when they lie under /tmp, which the sandbox replaces by its scratch.
+
+    A clean clone made under /tmp (as CI may make it) would otherwise lose its own ``.venv/bin/python``
+    inside the sandbox; these paths are bound read-only at the same place.
+    """
+    kept = []
+    for path in (os.path.realpath(sys.prefix), str(_PROJECT)):
+        if (path == "/tmp" or path.startswith("/tmp/")) and path not in kept:
+            kept.append(path)
+    return kept
 
 
 @dataclass
@@ -40,7 +56,7 @@ class Sandbox:
         tmp.mkdir(parents=True, exist_ok=True)
         tmp.chmod(0o1777)
         return {"root": str(root), "tmp": str(tmp), "hostname": self.hostname, "cwd": cwd, "argv": argv,
-                "env": env, "dirs": list(self.dirs), "binds": {k: str(v) for k, v in self.binds.items()},
+                "env": env, "dirs": list(self.dirs), "kept": _kept_under_tmp(), "binds": {k: str(v) for k, v in self.binds.items()},
                 "overlays": {k: [str(lower), str(upper)] for k, (lower, upper) in self.overlays.items()}}
 
 
