@@ -165,5 +165,6 @@ def test_launcher_of_the_runners_fleet(repo: tuple[Repo, str]) -> None:
     r.write({"runners/launch_other.sh": b"#!/usr/bin/env bash\nexit 0\n"})
     assert affected(r, second) == {}  # no runner label names a node of that fleet
     r.write({"runners/launch_mi355x-amds.sh": b"#!/usr/bin/env bash\nexport HIP_VISIBLE_DEVICES=0\nbash \"$RECIPE\"\n"})
-    cause = ("runners/launch_mi355x-amds.sh", 2, "launcher of runner mi355x changed")
+    cause = ("runners/launch_mi355x-amds.sh", 2, "launcher of runner mi355x changes what the job runs: bash at "
+             "runners/launch_mi355x-amds.sh:3 starts with another environment (HIP_VISIBLE_DEVICES)")
     assert affected(r, second) == {"dsr1-fp8-mi355x-atom": [cause], "gptoss-fp4-mi355x-vllm": [cause]}

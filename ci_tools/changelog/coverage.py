@@ -8,8 +8,8 @@ or changed content), ``benchmark_lib.sh``, a file the recipe sources or reads
 (``runners/launch_<fleet>.sh``, which starts the recipe).  For shell files the
 question is whether the change alters what the config's jobs run, not whether
 the file changed (:mod:`ci_tools.changelog.run_effect`: a launcher's branch
-for another model, a guarded ``hf download``, a function the job never calls
-change nothing).  Everything else (docs, tests, this toolkit, the changelog
+for another model, a launcher's time limit or squash-file directory, a guarded
+``hf download``, a function the job never calls change nothing).  Everything else (docs, tests, this toolkit, the changelog
 itself) affects no config.
 
 The analysis starts from the set of changed paths (``git diff --name-only``),
@@ -26,6 +26,7 @@ from typing import Callable, Sequence
 
 from ..config import ProjectConfig
 from ..findings import Finding, Location, make_finding
+from ..config.resolution_rules import EXTERNAL
 from ..jobs.contract import RecipeResolution, resolve_recipe
 from ..jobs.job import SCENARIOS, Job
 from ..jobs.matrix import expand, expand_config, row_jobs
@@ -38,7 +39,7 @@ from ..shell.model import RecipeEval
 from ..shell.parse import Node
 from .coverage_rules import UNCOVERED_KEY
 from .run_effect import Evaluate, RunEffect
-from .shell_diff import BASE
+from .shell_diff import BASE, HEAD
 
 # `source FILE` / `. FILE` at the start of a command.
 _SOURCE = re.compile(rb"""^[ \t]*(?:source|\.)[ \t]+(["']?)([^"'\s;&|)]+)\1""", re.MULTILINE)
@@ -253,7 +254,13 @@ class ChangeInputs:
         def sourced(side: str, recipe: str, statements: Sequence[Node]) -> dict[str, int]:
             return (base_deps if side == BASE else head_deps).sourced_by(recipe, statements)
 
-        return RunEffect(self.base, self.head, self.evaluate or evaluate, evaluate, sourced)
+        resolvers = {BASE: RecipeResolver(self.base, self.config), HEAD: RecipeResolver(self.head, self.config)}
+
+        def resolve(job: Job, side: str) -> str | None:
+            found = resolvers[side].resolution(job)
+            return found.path or (f"the external recipe {found.reference}" if found.kind == EXTERNAL else None)
+
+        return RunEffect(self.base, self.head, self.evaluate or evaluate, evaluate, sourced, self.config, resolve)
 
 
 def affected_keys(inputs: ChangeInputs) -> list[AffectedKey]:
@@ -297,10 +304,13 @@ def affected_keys(inputs: ChangeInputs) -> list[AffectedKey]:
         rows = row_jobs(entry, head) if shell_changed or masters_changed else []
         if shell_changed and isinstance(runner, str):
             for launcher in launchers(head, runner):
-                found = effect.launcher_change(launcher, rows) if launcher in changed else None
+                # Each row's first point (a row the matrix drops too) and every job, evals too: a launcher may
+                # run them differently (jobs that give it the same values share one evaluation).
+                found = (effect.launcher_change(launcher, [*rows, *expand(head, [key])]) if launcher in changed
+                         else None)
                 if found is not None:
-                    line = found.line if found.side != BASE else changed_line(launcher)
-                    causes.append(Cause(launcher, line, f"launcher of runner {runner} changed",
+                    line = found.change.line if found.change.side != BASE else changed_line(launcher)
+                    causes.append(Cause(launcher, line, f"launcher of runner {runner} {found.why}",
                                         _changed_scenarios(key, head, base)))
         if rows:
             # A row's recipe is the same at each of its concurrencies: one job per row gives every cause, and

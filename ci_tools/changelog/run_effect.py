@@ -21,11 +21,18 @@ per job, from what changed (:mod:`ci_tools.changelog.shell_diff`):
   is not started by a top-level statement of the recipe (a multinode chain, a
   server started inside a function), or a side does not parse, or a command
   name is not spelled out, any change counts.
-- **a launcher** (``runners/launch_<fleet>.sh``): a changed statement counts
-  for the jobs its ``if``/``elif`` conditions are not false for, decided on
-  the variables the workflow gives the launcher from the job
-  (:func:`ci_tools.jobs.launcher_copies.launcher_inputs`); a changed function
-  counts for every job.
+- **a launcher** (``runners/launch_<fleet>.sh``): a changed statement can
+  count only for the jobs its ``if``/``elif`` conditions are not false for,
+  decided on the variables the workflow gives the launcher from the job
+  (:func:`ci_tools.jobs.launcher_copies.launcher_inputs`; a changed function
+  can count for every job).  For those jobs the launcher is evaluated at the
+  base and at the head (:mod:`ci_tools.evaluation.launcher_run`): the change
+  counts when the recipe the job resolves to, or the steps the launcher
+  takes (the programs it starts, their words, the environment exported to
+  them, the files it wrote) differ, scheduling options and housekeeping
+  aside.  A side that does not parse, or an evaluation that cannot tell (a
+  file sourced from outside the repository, a program known only at run
+  time, no step reached) counts, and the cause says why.
 """
 
 from __future__ import annotations
@@ -33,7 +40,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
+from ..config import ProjectConfig
 from ..evaluation.diff import diff_results
+from ..evaluation.launcher_run import LauncherEnv, LauncherRun, evaluate_launcher, launcher_env, mentioned, run_difference
 from ..jobs.job import Job
 from ..jobs.launcher_copies import holds, launcher_inputs
 from ..jobs.resolution import job_settings
@@ -45,6 +54,16 @@ from .shell_diff import BASE, HEAD, Change, ShellDiff, called_names, shell_diff
 Evaluate = Callable[[Job, Snapshot], "RecipeEval | None"]
 # (side, recipe, its top-level statements) -> each file the statements source (transitively) -> the first one's index
 Sourced = Callable[[str, str, Sequence[Node]], dict[str, int]]
+# (job, side) -> what the job's recipe resolves to there (its path, kind and the launcher's copy), for comparison
+Resolve = Callable[[Job, str], "str | None"]
+
+
+@dataclass(frozen=True)
+class LauncherEffect:
+    """A launcher change that changes a job's run: where (a changed statement, or the step that differs) and why."""
+
+    change: Change
+    why: str
 
 
 @dataclass
@@ -62,8 +81,11 @@ class RunEffect:
     """The decisions for one change (its two snapshots), shared by every config the change touches."""
 
     def __init__(self, base: Snapshot, head: Snapshot, evaluate_head: Evaluate, evaluate_base: Evaluate,
-                 sourced: Sourced) -> None:
+                 sourced: Sourced, config: ProjectConfig, resolve: Resolve) -> None:
         self.base, self.head = base, head
+        self.config = config
+        self.resolve = resolve
+        self._launcher_runs: dict[tuple[str, str, LauncherEnv], LauncherRun] = {}
         self.evaluate_head, self.evaluate_base = evaluate_head, evaluate_base
         self.sourced = sourced
         self._evals: dict[tuple[str, str], RecipeEval | None] = {}
@@ -73,15 +95,55 @@ class RunEffect:
 
     # -- launchers ------------------------------------------------------------------------------------------
 
-    def launcher_change(self, launcher: str, jobs: Sequence[Job]) -> Change | None:
-        """A change of the launcher that can run for one of ``jobs``, the first at the head when there is one
-        (None: none can)."""
+    def launcher_change(self, launcher: str, jobs: Sequence[Job]) -> LauncherEffect | None:
+        """How the launcher's change changes what one of ``jobs`` runs (None: for none of them).
+
+        A change no job's ``if``/``elif`` conditions admit changes nothing; otherwise the launcher is
+        evaluated for each job at both revisions (:mod:`ci_tools.evaluation.launcher_run`) and the recipe
+        each resolves to is compared.  Where the evaluation cannot tell, the change counts and says why.
+        """
         change = self.diff(launcher)
-        if not change.parsed or change.functions:
-            return change.changes[0] if change.changes else Change(HEAD, 1, 1, 0)
-        values = [launcher_inputs(job, job_settings(job)) for job in jobs]
-        found = [c for c in change.changes if any(all(holds(g, v) is not False for g in c.guards) for v in values)]
-        return min(found, key=lambda c: (c.side != HEAD, c.line)) if found else None
+        if not change.parsed:
+            first = change.changes[0] if change.changes else Change(HEAD, 1, 1, 0)
+            return LauncherEffect(first, "changed, and a side does not parse: what it runs cannot be told")
+        candidates = list(change.changes)
+        if not change.functions:
+            values = [launcher_inputs(job, job_settings(job)) for job in jobs]
+            candidates = [c for c in candidates if any(all(holds(g, v) is not False for g in c.guards) for v in values)]
+            if not candidates:
+                return None
+        first = min(candidates, key=lambda c: (c.side != HEAD, c.line)) if candidates else Change(HEAD, 1, 1, 0)
+        for job in jobs:
+            why = self._launcher_run_differs(launcher, job)
+            if why is not None:
+                return LauncherEffect(first, why)  # where it changed; the reason names the step that differs
+        return None
+
+    def _launcher_run_differs(self, launcher: str, job: Job) -> str | None:
+        """What differs when the launcher runs something else for ``job`` at the head, or why its evaluation
+        cannot tell; None when it runs the same."""
+        before, after = self.resolve(job, BASE), self.resolve(job, HEAD)
+        if before != after:
+            nothing = "nothing the repository holds"
+            return f"changes what the job runs: now {after or nothing} instead of {before or nothing}"
+        base, head = self._launcher_run(launcher, job, BASE), self._launcher_run(launcher, job, HEAD)
+        why = head.unknown or base.unknown
+        if why:
+            return f"changed, and its evaluation cannot tell whether the job's run changed: {why}"
+        found = run_difference(base, head)
+        return None if found is None else f"changes what the job runs: {found}"
+
+    def _launcher_run(self, launcher: str, job: Job, side: str) -> LauncherRun:
+        snapshot = self.head if side == HEAD else self.base
+        data = snapshot.read(launcher)
+        if data is None:
+            return LauncherRun(launcher, (), f"{launcher} does not exist at the {side}")
+        env = mentioned(launcher_env(job, self.config, snapshot), data)
+        key = (side, launcher, env)
+        found = self._launcher_runs.get(key)
+        if found is None:
+            found = self._launcher_runs[key] = evaluate_launcher(env, launcher, data, self.config, snapshot)
+        return found
 
     # -- recipe scripts -------------------------------------------------------------------------------------
 

@@ -1250,3 +1250,5 @@ _BUILTINS: dict[str, Callable[[Interpreter, Node, list[tuple[Field, Value]]], Tr
     "eval": Interpreter._unknown,
     "cd": Interpreter._unknown,
 }
+# The names the interpreter runs itself (everything else is an external program).
+BUILTIN_NAMES = frozenset(_BUILTINS)
