@@ -813,7 +813,21 @@ def groups(toks: Sequence[Tok], found: Sequence[Atom]) -> list[Group]:
             close()
         members = [(atom, [])]
     close()
-    return [_contrast_defaults(g) for g in out]
+    return [_contrast_defaults(g) for g in _without_glosses(toks, out)]
+
+
+def _without_glosses(toks: Sequence[Tok], found: list[Group]) -> list[Group]:
+    """``... and TP8+EP8 dp-attn (DEP)``: a parenthesis right after a list that only restates its last item is a
+    gloss of that item, not a qualifier of every item of the list."""
+    out: list[Group] = []
+    for g in found:
+        before = out[-1] if out else None
+        if (before is not None and before.arms and g.start == before.end + 1 and toks[before.end].text == "("
+                and g.end < len(toks) and toks[g.end].text == ")"
+                and all(before.arms[-1].merged(b) == before.arms[-1] for b in g.arms)):
+            continue
+        out.append(g)
+    return out
 
 
 def _group(members: list[tuple[Atom, list[str]]]) -> Group:
