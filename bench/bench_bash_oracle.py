@@ -152,8 +152,9 @@ def main() -> int:
     unknown = Counter(name for o in report.compared if o.comparison for name in o.comparison.unknown)
     print(f"  flags whose value recipe show leaves to run time (no statement): {sum(unknown.values())} "
           f"({', '.join(f'{n} {name}' for name, n in unknown.most_common(8))})")
-    print(f"  variables in a server's environment that the launch step did not start with and recipe show does "
-          f"not list (bash's own and Slurm's left out): {totals['env_unstated']}")
+    if args.through == "step":
+        print(f"  variables in a server's environment that the launch step did not start with and recipe show does "
+              f"not list (bash's own and Slurm's left out): {totals['env_unstated']}")
     unstated = Counter(f"{o.job.config_key}: {flag.split()[0]}" for o in report.compared if o.comparison
                        for flag in o.comparison.unstated)
     unstated.update(f"{o.job.config_key}: {item.split('=')[0]}" for o in report.compared if o.comparison

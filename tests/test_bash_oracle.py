@@ -22,13 +22,10 @@ pytestmark = pytest.mark.skipif(unavailable() is not None, reason=str(unavailabl
 
 SAMPLE_SIZE = 100
 # Recipes the stand-ins do not carry: before it starts the server, the recipe needs an active RDMA device in
-# /sys/class/infiniband (kimik3 on B300 with vLLM, Mooncake), patches files of the real image's vLLM and aiter
-# installation (kimik3 on MI355X with vLLM) or reads the image's SGLang source for a fix it needs
-# (/sgl-workspace/sglang/.../multi_tokenizer_mixin.py: Qwen3.5 FP8 agentic MTP on H100 and H200).
+# /sys/class/infiniband (kimik3 on B300 with vLLM, Mooncake) or patches files of the real image's vLLM and aiter
+# installation (kimik3 on MI355X with vLLM).
 NOT_CARRIED = frozenset({"benchmarks/single_node/agentic/kimik3_fp4_b300_vllm_mtp.sh",
-                         "benchmarks/single_node/agentic/kimik3_fp4_mi355x_mtp.sh",
-                         "benchmarks/single_node/agentic/qwen3.5_fp8_h100_mtp.sh",
-                         "benchmarks/single_node/agentic/qwen3.5_fp8_h200_mtp.sh"})
+                         "benchmarks/single_node/agentic/kimik3_fp4_mi355x_mtp.sh"})
 
 
 @pytest.fixture(scope="module")

@@ -42,6 +42,8 @@ from standins.record import Call, read_calls
 from standins.sandbox import Sandbox, run_sandboxed
 
 WORKSPACE = "/home/runner/work/InferenceX/InferenceX"
+IMAGE_FILES = Path(__file__).resolve().parent / "image-files"  # what the stand-in images hold of the real ones
+SGLANG_WORKSPACE = "/sgl-workspace"
 STANDINS = "/standins"
 PATH = f"{STANDINS}/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 SECRET = "standin-secret"  # what a secret the workflow passes holds (HF_TOKEN, ...)
@@ -250,8 +252,11 @@ def run_job(job: Job, config: ProjectConfig, snapshot: Snapshot, repo_root: Path
     restore_links(repo_root, written)
     launcher = repo_root / "runners" / f"launch_{fleet}.sh"
     dirs = node_dirs(launcher.read_text(errors="replace")) if launcher.exists() else ()
-    sandbox = Sandbox(scratch / "sandbox", binds={STANDINS: standins},
-                      overlays={WORKSPACE: (repo_root, written)}, hostname=node, dirs=dirs)
+    overlays = {WORKSPACE: (repo_root, written)}
+    if "sglang" in str(job.fields.get("image", "")):
+        # Files of the SGLang image that recipes read or patch before the server starts, in a layer of the job's.
+        overlays[SGLANG_WORKSPACE] = (IMAGE_FILES / SGLANG_WORKSPACE.lstrip("/"), scratch / "image-layer")
+    sandbox = Sandbox(scratch / "sandbox", binds={STANDINS: standins}, overlays=overlays, hostname=node, dirs=dirs)
     output = scratch / "output.log"
     start = time.monotonic()
     if through == SWEEP:

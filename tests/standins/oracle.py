@@ -152,7 +152,8 @@ def _ran_recipe(run: JobRun) -> str | None:
     return found
 
 
-def _outcome(job: Job, node: str, run: JobRun, result: RecipeEval, patterns: tuple[str, ...]) -> JobOutcome:
+def _outcome(job: Job, node: str, run: JobRun, result: RecipeEval, patterns: tuple[str, ...],
+             through: str) -> JobOutcome:
     servers = run.servers(patterns)
     outcome = JobOutcome(job, node, exit_code=run.exit_code, seconds=run.seconds,
                          result_file=run.result_file() is not None,
@@ -165,7 +166,10 @@ def _outcome(job: Job, node: str, run: JobRun, result: RecipeEval, patterns: tup
     if not servers:
         outcome.skipped = f"bash started no server (exit {run.exit_code}): {_last_line(run)}"
         return outcome
-    outcome.comparison = compare(result, [(form, words, call.env) for call, form, words in servers], run.env)
+    # Variables nobody lists are looked for where the launch step's environment is known: `sweep run` adds its
+    # own (GITHUB_ENV, its process marker ...) to the runner's.
+    started = run.env if through == STEP else None
+    outcome.comparison = compare(result, [(form, words, call.env) for call, form, words in servers], started)
     return outcome
 
 
@@ -224,7 +228,7 @@ def run_oracle(jobs: Iterable[Job], config: ProjectConfig, snapshot: Snapshot, r
                         _done(outcome, scratch, keep, progress)
                         continue
                     report.evaluated_ran += 1
-                outcome = _outcome(job, node, run, result, config.server_patterns)
+                outcome = _outcome(job, node, run, result, config.server_patterns, through)
             report.outcomes.append(outcome)
             _done(outcome, scratch, keep, progress)
     return report
