@@ -36,6 +36,14 @@ def grammar_catalog() -> Catalog:
     cat.add("flag", "--mamba-ssm-dtype")
     cat.add("flag", "--trust-remote-code-level")
     cat.add("flag", "--enable-cache-report", boolean=True)
+    cat.add("flag", "--enable-metrics", boolean=True)
+    cat.add("flag", "--enable-symm-mem", boolean=True)
+    cat.add("flag", "--async-scheduling", boolean=True)
+    cat.add("env", "NVSHMEM_REMOTE_TRANSPORT")
+    cat.add("flag", "--fp4-gemm-backend")
+    cat.add("flag", "--moe-runner-backend")
+    cat.values["--moe-runner-backend"] = {"flashinfer_trtllm"}
+    cat.add("key", "--attention-config.minimax_m3_msa_decode_backend")
     return cat
 
 
@@ -86,7 +94,25 @@ def claims_of(text: str) -> list[list[Any]]:
     ("Set --max-num-seqs to 32 and --block-size to 128.", [["--max-num-seqs", "32"], ["--block-size", "128"]]),
     ("Set the reasoning parser to deepseek_v4.", [["--reasoning-parser", "deepseek_v4"]]),
     ("Use PYTHONHASHSEED 168.", [["PYTHONHASHSEED", "168"]]),
+    # a noun the setting's name qualifies, a number written before the name with its unit, a quoted value
+    # with its multiple, a one-word variable before a colon, "none" as a name
+    ("Move the batched-token budget to 128 K tokens.", [["--max-num-batched-tokens", "128000,131072"]]),
+    ("Use 65536 tokens chunked prefill size.", [["--chunked-prefill-size", "65536"]]),
+    ("Change --chunked-prefill-size from '131072' to '512 K tokens'.", [["--chunked-prefill-size", "512000,524288"]]),
+    ("PYTHONHASHSEED: 168", [["PYTHONHASHSEED", "168"]]),
+    ("Set NVSHMEM_REMOTE_TRANSPORT to none.", [["NVSHMEM_REMOTE_TRANSPORT", "none"]]),
+    # the value of a setting the sentence names is that setting's, though it is another setting's value too
+    ("Set --fp4-gemm-backend to flashinfer_trtllm.", [["--fp4-gemm-backend", "flashinfer_trtllm"]]),
+    # a model name whose parts are words of a key gives that key no value
+    ("Add MiniMax-M3-MXFP8 GB300 8k1k disaggregated Dynamo-vLLM EAGLE3 MTP Pareto.", []),
+    # on/off said of a flag's one own word, or of its words abbreviated as the flag spells them
+    ("Disable the metrics.", [["--enable-metrics", "off"]]),
+    ("Turn the metrics off.", [["--enable-metrics", "off"]]),
+    ("The metrics improved by 5%.", []),
+    ("Enable the symm mem.", [["--enable-symm-mem", "on"]]),
     # on/off, and dropping a setting
+    ("Remove async-scheduling for decode.", [["--async-scheduling", "not passed"]]),
+    ("Remove prefill --enable-cache-report.", [["--enable-cache-report", "not passed"]]),
     ("Enable the cache report.", [["--enable-cache-report", "on"]]),
     ("Disable ATOM_DP_LB_REQ_EQUIV.", [["ATOM_DP_LB_REQ_EQUIV", "off"]]),
     ("Drop --enable-tbo and --max-num-seqs 32.", [["--enable-tbo", "not passed"], ["--max-num-seqs", "not passed"]]),

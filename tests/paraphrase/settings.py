@@ -188,7 +188,11 @@ def new_values(old: str, vkind: str, key: str, alternatives: Sequence[str]) -> t
         shown = [d.upper() if t.isupper() else d for d in pool]
         return shown[0], shown[1]
     if vkind == "word":
-        others = sorted({a for a in alternatives if a.lower() != t.lower() and value_kind(a, "flag", "") == "word"})
+        # Values that differ in more than case and separators: deepseek-v4 and deepseek_v4 are one name.
+        def norm(a: str) -> str:
+            return re.sub(r"[^a-z0-9]", "", a.lower())
+        by_norm = {norm(a): a for a in sorted(alternatives, reverse=True) if value_kind(a, "flag", "") == "word"}
+        others = sorted(a for n, a in by_norm.items() if n != norm(t))
         if not others:
             return None
         return others[0], (others[1] if len(others) > 1 else t)

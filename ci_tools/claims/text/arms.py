@@ -611,12 +611,12 @@ def _sequence_lengths(toks: Sequence[Tok], i: int) -> tuple[tuple[Arm, ...], int
     return tuple(Arm(seq=(isl, osl), label=label) for isl in isls for osl in osls), end - i
 
 
-_SETTING_SHAPE = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-_.][A-Za-z0-9]+)+|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+_SETTING_SHAPE = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-_.][A-Za-z0-9]+)+|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z][A-Z0-9]{5,}")
 
 
 def _names_a_setting(t: Tok) -> bool:
     """A flag, ``NAME=value``, or a word spelled as a setting's identifier (``max-running-requests``,
-    ``mem_fraction_static``), which is not itself the name of an arm."""
+    ``mem_fraction_static``, ``PYTHONUNBUFFERED``), which is not itself the name of an arm."""
     if t.kind in ("flag", "assign"):
         return True
     return t.kind == "word" and bool(_SETTING_SHAPE.fullmatch(t.text)) and _parallel_token(t.text) is None and \

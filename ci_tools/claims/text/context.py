@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Container, Sequence
+from typing import Callable, Container, Sequence
 
 from .arms import names_an_arm
 from .sentences import Clause, SourceText
@@ -105,25 +105,28 @@ _SETTING_TOKEN = re.compile(r"--[A-Za-z][\w.-]*(?:=\S*)?|[A-Za-z][A-Za-z0-9]*(?:
 _DROPPED_TO = re.compile(r"^\s*(?:and\s+)?drop(?:s|ped)?\b(?=.*\bto\s+\d)", re.IGNORECASE)
 
 
-def drops_settings(toks: Sequence[Tok]) -> bool:
+def drops_settings(toks: Sequence[Tok], known: Callable[[str], bool] = lambda word: False) -> bool:
     """The clause is an order to drop settings (``Drop --enforce-eager``, ``Remove VLLM_X=1``): what it drops is
-    the new state (no job passes them), not history."""
+    the new state (no job passes them), not history.  ``known``: a word the recipes in scope spell as a setting
+    (``async-scheduling`` of --async-scheduling), whatever its shape."""
     k = 1 if toks[:1] and toks[0].low == "and" else 0
     if k >= len(toks) or toks[k].low not in DROP_VERBS:
         return False
     k += 1
-    while k < len(toks) and toks[k].low in DROP_OBJECT_GLUE:
+    # (a role before the setting: "Remove prefill --disable-radix-cache" drops the setting, not the role)
+    while k < len(toks) and (toks[k].low in DROP_OBJECT_GLUE or toks[k].low in ("prefill", "decode")):
         k += 1
-    return k < len(toks) and bool(_SETTING_TOKEN.fullmatch(toks[k].text)) and not names_an_arm(toks[k].text)
+    return k < len(toks) and bool(_SETTING_TOKEN.fullmatch(toks[k].text) or known(toks[k].text)) and \
+        not names_an_arm(toks[k].text)
 
 
-def skip_clause(whole: str, toks: Sequence[Tok]) -> bool:
+def skip_clause(whole: str, toks: Sequence[Tok], known: Callable[[str], bool] = lambda word: False) -> bool:
     """The clause reports history, a failure, a condition or a run, so it claims nothing about the new state.
 
     An order to drop settings is no report of removal: its verb is not read as one."""
     if _DROPPED_TO.match(whole):
         whole = _DROPPED_TO.sub("", whole, 1)  # "Drop GPU memory utilization to 0.82": a value lowered
-    if drops_settings(toks):
+    if drops_settings(toks, known):
         # ... nor the words of the order ("Remove the deprecated --x flag"), nor a parenthesis saying why
         # ("(now enabled by default in vLLM v0.14.0)").
         k = next(i for i, t in enumerate(toks) if t.low in DROP_VERBS) + 1
@@ -265,9 +268,14 @@ def _mask_changed_object(toks: Sequence[Tok], lows: Sequence[str], verb: int, va
             _mask_changed_object(toks, lows, k, value_like, masked)
 
 
+# A quoted value written with its unit or multiple ('2 K tokens', "88 %"): a value, not somebody's words.
+_QUOTED_NUMBER = re.compile(r"\d[\d.,]*(?:\s*[KkM])?(?:\s*(?:%|tokens?|seconds?|s|ms))?")
+
+
 @functools.lru_cache(maxsize=512)
 def _quoted_in(text: str) -> tuple[tuple[int, int], ...]:
-    return tuple((m.start(), m.end()) for m in _QUOTED.finditer(text))
+    return tuple((m.start(), m.end()) for m in _QUOTED.finditer(text)
+                 if not _QUOTED_NUMBER.fullmatch(m.group()[1:-1].strip()))
 
 
 def _quoted_spans(source: SourceText) -> tuple[tuple[int, int], ...]:

@@ -50,7 +50,7 @@ from .sentences import Clause, SourceText, split_clauses
 from .subjects import Catalog, Subject
 from .sweep_readers import NOT_SWEPT, SweepReaders
 from .tokens import Reading, Tok, tokenize
-from .valueread import boolish, read_value, value_at, values_not_names
+from .valueread import boolish, read_value, value_at, value_slots, values_not_names
 from .values import (
     ArmName,
     Bool,
@@ -157,8 +157,9 @@ class ClauseReader(SweepReaders):
         self.reports = reports(live_toks)
         # "Drop --enforce-eager and X=1": an order that drops settings; the rest of it (the parts of the sweep
         # it names, its concurrencies) is read no more than in any other clause that drops something.
-        self.drop_order = drops_settings(live_toks)
-        self.skip = silenced or skip_clause(said, live_toks) or (previous_rejects and explains_previous(clause))
+        self.drop_order = drops_settings(live_toks, self._spelled_setting)
+        self.skip = silenced or skip_clause(said, live_toks, self._spelled_setting) or \
+            (previous_rejects and explains_previous(clause))
         # Somebody else's layout ("the legacy 4P2D point", "the sibling's TP8 arm"): no claim that it is here.
         self.elsewhere = bool(_ELSEWHERE.search(said)) or bool(_LIKE_OTHERS.match(said))
         # Set by the sentence: it reports a run, so the concurrencies and layouts it names are what was run.
@@ -308,6 +309,11 @@ class ClauseReader(SweepReaders):
             if seg.start <= i < seg.end:
                 return seg.scope
         return self.segments[-1].scope
+
+    def _spelled_setting(self, word: str) -> bool:
+        """The word is the identifier of a setting of the recipes in scope (``async-scheduling``)."""
+        return self.catalog is not None and bool(re.search(r"\w[-_]\w", word)) and \
+            bool(self.catalog.by_identifier(word))
 
     def next_inherited(self) -> Scope:
         """What the next clause of the sentence inherits: the last segment, or every arm this clause named."""
@@ -459,7 +465,9 @@ class ClauseReader(SweepReaders):
         numeric: list[tuple[Claim, int]] = []  # number-valued claims and where their text ends
         other_program = self.other_program
         # Settings named by their value first: their words are then no value of another subject.
-        taken = {k for m in mentions for k in range(m.start, m.end)}
+        # (The value of a setting the clause names is no other setting's name: "Set --fp4-gemm-backend to
+        # flashinfer_trtllm", where flashinfer_trtllm is also a value of --moe-runner-backend.)
+        taken = {k for m in mentions for k in range(m.start, m.end)} | value_slots(r, mentions, self.catalog.subjects)
         for vm in find_value_mentions(r, self.catalog, taken):
             for k in range(vm.start, vm.end):
                 r.used[k] = True
@@ -492,6 +500,9 @@ class ClauseReader(SweepReaders):
                 self.out.unverified.append(Unverified(m.phrase, r.loc(m.start, m.end), "the phrase fits several subjects",
                                                       tuple(sorted(s.name for s in m.subjects))))
                 continue
+            negative = self.catalog.negative_of(m.subjects[0]) if m.via != "identifier" else None
+            if negative is not None:
+                m = replace(m, subjects=[negative])  # "Disable the prefix caching": --no-enable-prefix-caching
             value = shared.get((m.start, m.end)) or read_value(r, self.catalog, m, mentions)
             negated = m.start > 0 and self.toks[m.start - 1].low in ("no", "without", "not")
             if value is None and m.via == "identifier" and _spelled_flag(self.toks[m.start]) and \

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .subjects import Catalog, Subject, VocabularyEntry, stem
+from .subjects import ABBREVIATIONS, Catalog, Subject, VocabularyEntry, stem
 from .tokens import Reading
 from .values import fragment_matches, parse_fragment
 
@@ -149,19 +149,51 @@ def find_mentions(r: Reading, cat: Catalog) -> tuple[list[Mention], Found]:
             continue
         if t.kind == "cjk":
             slots.append((i, frozenset({t.text})))
+            found.words.add(t.text)
             continue
         if "/" in t.text and all(p.isalpha() for p in t.text.split("/")):
             slots.append((i, frozenset(stem(p) for p in t.text.split("/"))))
             continue
         for part in re.split(r"[-_+]", t.text):
             if part:
-                slots.append((i, frozenset({stem(part)})))
-    for w in (next(iter(s)) for _, s in slots if len(s) == 1):
-        found.words.add(w)
+                # "symm mem" as the catalog spells --enable-symm-mem's words (symm, memory); a word of a
+                # compound keeps its spelling ("dp-attn" names an arm)
+                spelled = ABBREVIATIONS.get(part.lower(), ()) if part == t.text else ()
+                slots.append((i, frozenset({stem(part), *spelled}) if len(spelled) == 1 else frozenset({stem(part)})))
+                found.words.add(stem(part))
     vocab_taken = _vocabulary(r, cat, slots, taken, mentions, found)
     _derived(r, cat, slots, vocab_taken, taken, mentions)
+    _switched_word(r, cat, taken, mentions)
     mentions.sort(key=lambda m: m.start)
     return mentions, found
+
+
+_SWITCH_BEFORE = {"enable", "enables", "enabled", "enabling", "disable", "disables", "disabled", "disabling", "turn",
+                  "turns", "turned"}
+_SWITCH_AFTER = {"enabled", "disabled", "on", "off"}
+
+
+def _switched_word(r: Reading, cat: Catalog, taken: list[bool], mentions: list[Mention]) -> None:
+    """An on/off flag whose name has one word of its own (``--enable-metrics``: metrics) is named by that word
+    where an on/off verb governs it: "Disable the metrics", "the metrics disabled", "Turn the metrics off"."""
+    toks = r.toks
+    covered = {k for m in mentions for k in range(m.start, m.end)}
+    by_word: dict[str, list[Subject]] = {}
+    for name in cat.boolean_flags:
+        subject = cat.subjects.get(name)
+        words = cat.words_of(subject) if subject is not None else ()
+        if subject is not None and len(words) == 1 and words[0] not in GENERIC_WORDS and len(words[0]) >= 4:
+            by_word.setdefault(words[0], []).append(subject)
+    for i, t in enumerate(toks):
+        if t.kind != "word" or taken[i] or i in covered or r.used[i] or len(by_word.get(stem(t.text), ())) != 1:
+            continue
+        k = i - 1
+        while k >= 0 and toks[k].low in ("the", "a"):
+            k -= 1
+        before = toks[k].low if k >= 0 else ""
+        after = toks[i + 1].low if i + 1 < len(toks) else ""
+        if before in _SWITCH_BEFORE or after in _SWITCH_AFTER:
+            mentions.append(Mention(i, i + 1, by_word[stem(t.text)], t.text, "words"))
 
 
 def _vocabulary(r: Reading, cat: Catalog, slots: list[tuple[int, frozenset[str]]], taken: list[bool],
@@ -234,6 +266,11 @@ def _derived(r: Reading, cat: Catalog, slots: list[tuple[int, frozenset[str]]], 
                 full = [s for s in subjects if len(cat.words_of(s)) == best_len]
                 if len(subjects) > 1 and len(full) == 1:
                     subjects = full
+                served = [s for s in subjects if s.kind in ("flag", "key")]
+                if len(subjects) > 1 and len(served) == 1 and \
+                        all(cat.words_of(s) == cat.words_of(served[0]) for s in subjects):
+                    # KV_CACHE_DTYPE and --kv_cache_dtype: a variable spelled as the server's flag it feeds
+                    subjects = served
                 mentions.append(Mention(a, b, subjects, phrase, "words"))
             pos += best_len
         else:

@@ -215,8 +215,8 @@ _CLAUSE_BREAK = re.compile(
 # An arm's name, a colon and a number: the value of that arm ("TP: 64", "DEP8: 128", "MTP: 3").
 _LABELLED_VALUE = re.compile(r"\b(?:TP|EP|DEP|TEP|DPA?|DCP)\d*:\s+\d\Z|\b(?:MTP|STP|non-MTP)\S*:\s+\d\Z", re.IGNORECASE)
 # A setting's name and a colon ("--mem-fraction-static: 0.88", "moe_config.backend: CUTLASS", "kv-cache-dtype:
-# fp8 -> bf16"): the colon gives the setting its value, as in a YAML mapping, and starts no clause.
-_KEY_BEFORE = re.compile(r"(?:--?[A-Za-z][\w.-]*|[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)+|[A-Z][A-Z0-9]*_[A-Z0-9_]+)[`'\"]?\Z")
+# fp8 -> bf16", "PYTHONUNBUFFERED: 1"): the colon gives the setting its value, as in a YAML mapping, and starts no clause.
+_KEY_BEFORE = re.compile(r"(?:--?[A-Za-z][\w.-]*|[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)+|[A-Z][A-Z0-9]*_[A-Z0-9_]+|[A-Z][A-Z0-9]{5,})[`'\"]?\Z")
 _VALUE = (r"[`'\"]?[\w.+%/\[\],-]+[`'\"]?(?:\s+[KkM](?!\w))?"
           r"(?:\s*(?:%|tokens?|seconds?|s|ms|GB|GiB|MB|MiB)(?!\w))?")
 _ONE_VALUE = re.compile(_VALUE + r"(?:\s*(?:->|→|=>)\s*" + _VALUE + r")?"

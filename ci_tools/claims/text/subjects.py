@@ -323,6 +323,18 @@ class Catalog:
     def is_boolean(self, subject: Subject) -> bool:
         return subject.name in self.boolean_flags
 
+    def negative_of(self, subject: Subject) -> Subject | None:
+        """The flag of the recipes that turns off what ``subject`` (``--enable-prefix-caching``) turns on
+        (``--no-enable-prefix-caching``, ``--no-enable_prefix_caching``, ``--disable-prefix-caching``): a
+        recipe spells it to leave a default that is on, so a feature named in words is that flag, negated."""
+        if subject.kind != "flag" or re.match(r"^--(?:no|disable)[-_]", subject.name):
+            return None
+        base = subject.name[2:].replace("_", "-")
+        own = base[len("enable-"):] if base.startswith("enable-") else base
+        wanted = {f"--no-{base}", f"--disable-{own}", f"--no-{own}"}
+        pool = sorted({*self.spelled_flags, *(s.name for s in self.subjects.values() if s.kind == "flag")})
+        return next((Subject("flag", f) for f in pool if f.replace("_", "-") in wanted), None)
+
 
 def _address_parts(address: str) -> list[str]:
     """``--speculative-config.max_draft_len`` -> [speculative_config, max_draft_len]."""

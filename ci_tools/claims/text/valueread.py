@@ -28,6 +28,7 @@ from .values import (
     NotPassed,
     Number,
     Word,
+    normalise_word,
     parse_bool,
     parse_dtype,
     parse_number,
@@ -58,6 +59,9 @@ PARTICIPLES = {"raised", "lowered", "increased", "decreased", "reduced", "bumped
                "updated", "dropped", "pinned", "capped", "tuned", "adjusted", "kept", "left", "lifted", "cut", "trimmed",
                "grown", "shrunk", "restored", "reverted", "fixed", "held"}
 LINKS = FILLERS | PARTICIPLES
+# Nouns a setting's name qualifies before its value: "the batched-token budget to 128K", "the --foo flag to 3".
+HEAD_NOUNS = {"budget", "limit", "cap", "threshold", "setting", "flag", "option", "knob", "parameter", "variable",
+              "override"}
 # Links after which a word that is a name is the value ("set the balancer to least_tokens", "backend: CUTLASS").
 _VALUE_LINKS = {"to", "=", ":", "now", "becomes", "into", "设置为", "设为", "为"}
 _OFF_VERBS = {"disable", "disables", "disabled", "disabling", "without", "no"}
@@ -99,6 +103,8 @@ def value_position(r: Reading, m: Mention, names: Container[str] = frozenset()) 
         arrow = i + 2 < len(toks) and toks[i + 2].kind == "arrow"
         if rel is not None or arrow or (num is not None and i + 2 < len(toks) and toks[i + 2].text == ")"):
             i += 1
+    if i + 1 < len(toks) and toks[i].low in HEAD_NOUNS and toks[i + 1].low in LINKS and r.live(i):
+        i += 1  # "the batched-token budget to 128K", "the --foo flag to 3": the noun the setting's name qualifies
     while i < len(toks) and toks[i].low in LINKS and len(skipped) < 3:
         skipped.append(toks[i].low)
         i += 1
@@ -270,15 +276,21 @@ def value_at(r: Reading, i: int, *, allow_word: bool, allow_bool: bool,
     return None
 
 
+def value_slots(r: Reading, mentions: list[Mention], names: Container[str] = frozenset()) -> set[int]:
+    """The words that stand where the grammar puts a mention's value and a name may be that value."""
+    at: set[int] = set()
+    for m in mentions:
+        found = value_position(r, m, names)
+        if found is not None and found[1] and r.toks[found[0]].kind == "word":
+            at.add(found[0])
+    return at
+
+
 def values_not_names(r: Reading, mentions: list[Mention], unknown: list[tuple[str, int]]) -> \
         tuple[list[Mention], list[tuple[str, int]]]:
     """Mentions and unknown names that stand where the grammar puts another mention's value are that value:
     ``deepseek_v4`` of "set the reasoning parser to deepseek_v4", ``FLASH_ATTN`` of "backend: FLASH_ATTN"."""
-    at: set[int] = set()
-    for m in mentions:
-        found = value_position(r, m)
-        if found is not None and found[1] and r.toks[found[0]].kind == "word":
-            at.add(found[0])
+    at = value_slots(r, mentions)
     kept = [m for m in mentions if not (m.start in at and m.end == m.start + 1 and r.toks[m.start].kind == "word")]
     return kept, [(name, i) for name, i in unknown if i not in at]
 
@@ -293,6 +305,12 @@ def value_before(r: Reading, m: Mention) -> ValueAt | None:
     num = parse_number(t.text)
     if num is not None:
         return num, i, i + 1
+    if t.low in _UNIT_WORDS or t.text in ("K", "k", "M", "%"):
+        # "Use 65536 tokens chunked prefill size", "a 16 K tokens budget": the number and what is written apart
+        for j in (i - 1, i - 2):
+            number = _number_at(r, j) if j >= 0 and r.live(j) else None
+            if number is not None and number[2] == m.start:
+                return number
     dtype = parse_dtype(t.text)
     if dtype is not None:
         return dtype, i, i + 1
@@ -528,7 +546,7 @@ def dropped(r: Reading, m: Mention, mentions: list[Mention]) -> ValueAt | None:
             first = next((i for i in range(len(toks)) if not r.masked[i] or i == k), k)
             return (NotPassed(toks[k].text), k, k + 1) if k == first or (k == 1 and toks[0].low == "and") else None
         if toks[k].low in DROP_OBJECT_GLUE or toks[k].low in _LIST_GLUE or parse_number(toks[k].text) is not None \
-                or parse_dtype(toks[k].text) is not None:
+                or parse_dtype(toks[k].text) is not None or toks[k].low in ("prefill", "decode"):
             k -= 1  # "Drop --mem-fraction-static 0.88 and --max-total-tokens": past the first one's value
         elif k + 1 in ends:
             k = ends[k + 1].start - 1
@@ -581,7 +599,12 @@ def read_value(r: Reading, cat: Catalog, m: Mention, mentions: list[Mention]) ->
         found = value_after(r, m, cat.subjects)
         if found is not None and isinstance(found[0], Bool) and not boolish(cat, subject, m) and \
                 found[0].text.lower() not in ("true", "false"):
-            found = None  # "--max-num-seqs on decode": a preposition; "X to True" is the value true
+            # "--max-num-seqs on decode": a preposition; "X to True" is the value true; "Set
+            # NVSHMEM_REMOTE_TRANSPORT to none" (where the grammar says a name may stand): the name none
+            position = value_position(r, m, cat.subjects) if m.via == "identifier" and \
+                found[0].text.lower() == "none" else None
+            named = position is not None and position[1] and position[0] == found[1]
+            found = (Word(found[0].text, normalise_word(found[0].text)), found[1], found[2]) if named else None
     if found is None:
         found = value_before(r, m) or default_after(r, m) or list_step(r, m) or kept_in(r, m, cat.subjects)
     if found is None:
