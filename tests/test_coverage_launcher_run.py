@@ -5,7 +5,7 @@ for the job at the base and at the head (:mod:`ci_tools.evaluation.launcher_run`
   (an override variable the sweep never sets, salloc's time limit through a variable that defaults to the
   same value, the squash file kept in another directory): no config counts (before: every b300 config).
 - A small repository with a launcher that starts its recipe in a container: a variable exported to the
-  recipe, the image, the recipe path and a container option count; a log path, a job name, a time limit and a
+  recipe, the image, the recipe path, a container option and an in-place edit of a file count; a log path, a job name, a time limit and a
   function nobody calls do not; a launcher that sources a file the repository does not hold cannot be
   evaluated, and its change counts with the reason said.
 """
@@ -77,6 +77,7 @@ fi
 SQUASH_FILE="/squash/$(echo "$IMAGE" | tr '/:' '__').sqsh"
 enroot import -o "$SQUASH_FILE" "docker://$IMAGE"
 LOG_DIR="/logs/$RUNNER_NAME"
+sed -i 's/^batch: .*/batch: 64/' benchmarks/serve.yaml
 salloc --partition=$PARTITION -N 1 --gres=gpu:$TP --time=180 --no-shell --job-name="$RUNNER_NAME"
 JOB_ID=$(squeue --name="$RUNNER_NAME" -h -o %A | head -n1)
 srun --jobid=$JOB_ID --container-image=$SQUASH_FILE --container-mounts=$GITHUB_WORKSPACE:/workspace \\
@@ -119,6 +120,8 @@ def test_a_launcher_change_counts_when_the_evaluated_run_differs(tmp_path: Path,
     assert set(changed('"docker://$IMAGE"', '"docker://$IMAGE-debug"')) == both
     assert set(changed("bash benchmarks/", "bash -x benchmarks/")) == both
     assert set(changed("--container-workdir=/workspace", "--container-workdir=/ix")) == both
+    # A file the recipe reads, edited in place: the edit is a step of its own.
+    assert set(changed("batch: 64/", "batch: 128/")) == both
     # Scheduling and housekeeping: where the squash file and the logs are kept, the job's name, its time
     # limit (a variable nobody sets, defaulting to the same value), a function nobody calls.
     assert changed('SQUASH_FILE="/squash/', 'SQUASH_FILE="/data/squash/') == {}

@@ -44,15 +44,18 @@ from ..shell.model import Value
 from ..shell.parse import Node, parse_script
 from ..shell.state import ArrayVal, Binding
 
-# Programs that move files and logs, query the scheduler or print: no launch step.
+# Programs that print, read, make directories, remove caches or query the scheduler: no launch step.  (A
+# launcher's `cp`, `mv`, `ln`, `sed -i` and `find -exec` can rewrite what a recipe reads: they are steps.)
 HOUSEKEEPING = frozenset({
-    "echo", "printf", "cat", "ls", "mkdir", "rm", "rmdir", "cp", "mv", "ln", "touch", "chmod", "chown", "sleep",
+    "echo", "printf", "cat", "ls", "mkdir", "rm", "rmdir", "touch", "chmod", "chown", "sleep",
     "date", "tee", "head", "tail", "grep", "egrep", "sed", "awk", "cut", "tr", "sort", "uniq", "wc", "find",
     "xargs", "basename", "dirname", "realpath", "readlink", "squeue", "scontrol", "sacct", "scancel", "sinfo",
     "sstat", "flock", "unsquashfs", "sync", "kill", "pkill", "hostname", "whoami", "id", "df", "du", "stat",
     "mktemp", "tput", "column", "nvidia-smi", "rocm-smi", "amd-smi", "diff", "cmp", "test", "[", "true", "false",
     "trap", "shopt", "ulimit", "umask",
 })
+# Housekeeping unless given one of these: then they edit or run something.
+_EDITS = {"sed": ("-i", "--in-place"), "find": ("-exec", "-execdir", "-ok", "-okdir", "-delete")}
 # Scheduler options that say when, where and under which name, not what runs (True: its value may be the next
 # word, `--time 180`, when it is not written `--time=180`).
 _SCHEDULERS = frozenset({"salloc", "srun", "sbatch"})
@@ -136,8 +139,8 @@ class _LauncherInterpreter(Interpreter):
         if name_node is None:
             return super().stmt(n)
         literal = name_node.text if "$" not in name_node.text and "`" not in name_node.text else None
-        if literal is not None and (literal in self.state.functions or literal in HOUSEKEEPING
-                                    or (literal in BUILTIN_NAMES and literal != "cd")):
+        if literal is not None and literal not in _EDITS and (literal in self.state.functions or literal in HOUSEKEEPING
+                                                               or (literal in BUILTIN_NAMES and literal != "cd")):
             return super().stmt(n)
         words = [c for c in name_node.children if c.named]
         words += [c for c in n.children if c.named and c.type not in ("command_name", "variable_assignment", "comment",
@@ -154,7 +157,12 @@ class _LauncherInterpreter(Interpreter):
             self.unknown_programs.append(n.line)
             program = "?"
         program = program.rsplit("/", 1)[-1]
-        if program in self.state.functions or program in HOUSEKEEPING or (program in BUILTIN_NAMES and program != "cd"):
+        if program in _EDITS:
+            edits = _EDITS[program]
+            if not any(a.text is None or a.text.startswith(edits) for a in argv[1:]):
+                return super().stmt(n)  # a filter or a search: it prints
+        elif program in self.state.functions or program in HOUSEKEEPING or (program in BUILTIN_NAMES
+                                                                            and program != "cd"):
             return super().stmt(n)
         self._record(n, program, argv)
         if replaces:
