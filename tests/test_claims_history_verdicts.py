@@ -3,6 +3,7 @@ nodes, a benchmark client's flag, a variable named by the last words of its name
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from ci_tools.claims.text.arms import Arm, node_counts
@@ -180,6 +181,23 @@ def test_a_claim_that_holds_on_every_setting_the_change_wrote_speaks_of_those(tm
     evals[jobs[1].id] = RecipeEval(untouched, kind="srt-slurm", roles=["prefill", "decode"], servers=[[], []])
     found = judge(mnbt, jobs, evals, repo(head), changed=changed)
     assert found is not None and found.outcome == "true"
+    # 80c944e34316: a recipe the change touched (a new container) and wrote nothing of the setting in is left
+    # alone only where the text says what the setting was switched from ("from `deepep` to `megamoe`").
+    (base / untouched).write_text("model:\n  container: sglang:v1\nprefill:\n  tp: 4\n")
+    (head / untouched).write_text("model:\n  container: sglang:v2\nprefill:\n  tp: 4\n")
+    changed = ChangedLines(WorkTreeSnapshot(head), WorkTreeSnapshot(base))
+    assert changed.touched(untouched) and not changed.wrote_about(untouched, "--max-num-batched-tokens")
+    assert changed.wrote_about(SRT_RECIPE, "--max-num-batched-tokens")
+    found = judge(mnbt, jobs, evals, repo(head), changed=changed)
+    assert found is not None and found.outcome == "false"
+    switched = replace(mnbt, clause="Switch max-num-batched-tokens from `32768` to `16384` for the wide-EP configs")
+    found = judge(switched, jobs, evals, repo(head), changed=changed)
+    assert found is not None and found.outcome == "true"
+    # ... not where the change removed it from that recipe: its absence is the change's doing.
+    (base / untouched).write_text("prefill:\n  tp: 4\n  max-num-batched-tokens: 32768\n")
+    (head / untouched).write_text("prefill:\n  tp: 4\n")
+    found = judge(switched, jobs, evals, repo(head), changed=ChangedLines(WorkTreeSnapshot(head), WorkTreeSnapshot(base)))
+    assert found is not None and found.outcome == "false"
     # A claim of a value the change did not write has no such reading.
     found = judge(claim(Subject("flag", "--max-num-batched-tokens"), number("8192")), jobs, evals, repo(head),
                   changed=changed)

@@ -21,43 +21,46 @@ from ...revision.snapshot import Snapshot
 
 
 class ChangedLines:
-    """Which lines of a file the head revision wrote anew against the base (added or replaced)."""
+    """Which lines of a file the head revision wrote anew against the base (added or replaced), and the text of
+    those lines and of the lines it removed."""
 
     def __init__(self, head: Snapshot, base: Snapshot | None) -> None:
         self.head = head
         self.base = base
-        self._lines: dict[str, frozenset[int]] = {}
+        self._diffs: dict[str, tuple[frozenset[int], str]] = {}
 
     def written(self, where: Location | None) -> bool:
         """The line ``where`` points at was written by the change (a file the base lacks is written whole)."""
         if where is None or not where.path:
             return False
-        found = self._lines.get(where.path)
-        if found is None:
-            found = self._lines[where.path] = self._changed(where.path)
-        return where.line in found
+        return where.line in self._diff(where.path)[0]
 
     def touched(self, path: str) -> bool:
-        """The change wrote some line of ``path`` (or removed some)."""
-        if path not in self._lines:
-            self._lines[path] = self._changed(path)
-        if self._lines[path]:
-            return True
-        head = self.head.read(path)
-        base = self.base.read(path) if self.base is not None else None
-        return head != base
+        """The change wrote or removed some line of ``path``."""
+        return bool(self._diff(path)[1])
 
-    def _changed(self, path: str) -> frozenset[int]:
+    def wrote_about(self, path: str, name: str) -> bool:
+        """A line the change wrote into ``path`` or removed from it names the setting ``name`` (``--moe-a2a-backend``
+        as moe-a2a-backend or moe_a2a_backend; a key by the last part of its address)."""
+        bare = name.lstrip("-").rpartition(".")[2].lower()
+        text = self._diff(path)[1]
+        return bool(bare) and (bare in text or bare.replace("-", "_") in text or bare.replace("_", "-") in text)
+
+    def _diff(self, path: str) -> tuple[frozenset[int], str]:
+        found = self._diffs.get(path)
+        if found is None:
+            found = self._diffs[path] = self._changed(path)
+        return found
+
+    def _changed(self, path: str) -> tuple[frozenset[int], str]:
         head = self.head.read(path)
-        if head is None:
-            return frozenset()
-        new = head.decode("utf-8", "replace").splitlines()
+        new = head.decode("utf-8", "replace").splitlines() if head is not None else []
         old_bytes = self.base.read(path) if self.base is not None else None
-        if old_bytes is None:
-            return frozenset(range(1, len(new) + 1))
-        old = old_bytes.decode("utf-8", "replace").splitlines()
-        out: set[int] = set()
-        for tag, _, _, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
-            if tag in ("replace", "insert"):
-                out.update(range(j1 + 1, j2 + 1))
-        return frozenset(out)
+        old = old_bytes.decode("utf-8", "replace").splitlines() if old_bytes is not None else []
+        lines: set[int] = set()
+        texts: list[str] = []
+        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+            if tag != "equal":
+                lines.update(range(j1 + 1, j2 + 1))
+                texts += old[i1:i2] + new[j1:j2]
+        return frozenset(lines), "\n".join(texts).lower()

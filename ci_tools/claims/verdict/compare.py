@@ -175,10 +175,23 @@ def _holds_where_written(found: Judgement, changed: ChangedLines, evals: Mapping
 
 def _left_alone(found: Judgement, changed: ChangedLines, evals: Mapping[str, RecipeEval | None]) -> bool:
     """Every setting that contradicts the claim is one the change left alone: a value the recipe gives, or a
-    setting missing from a recipe the change did not touch.  A setting missing from a recipe the change wrote
-    may be the omission the claim is checked for."""
-    return all(a.location is not None or ((ev := evals.get(j.id)) is not None and not changed.touched(ev.recipe))
-               for j, a in found.false)
+    setting missing from a recipe the change did not touch, or (the text says what the setting was switched
+    from) from a recipe where the change wrote and removed nothing that names it: "Switch moe-a2a-backend from
+    deepep to megamoe" speaks of the recipes that had deepep.  A setting missing from a recipe the change wrote
+    may otherwise be the omission the claim is checked for."""
+    claim = found.claim
+    name = claim.subject.name if claim.subject is not None else ""
+    switched = bool(_SWITCHED_FROM.search(claim.clause))
+
+    def alone(ev: RecipeEval | None) -> bool:
+        return ev is not None and (not changed.touched(ev.recipe)
+                                   or (switched and bool(name) and not changed.wrote_about(ev.recipe, name)))
+
+    return all(a.location is not None or alone(evals.get(j.id)) for j, a in found.false)
+
+
+# "from deepep to megamoe", "from `deepep` to `megamoe`": the text names the value the setting was switched from.
+_SWITCHED_FROM = re.compile(r"\bfrom\s+[`'\"]?[\w.:/+-]+[`'\"]?\s+(?:to|->|→)\s", re.IGNORECASE)
 
 
 def _where_written(found: Judgement, changed: ChangedLines) -> Judgement:
