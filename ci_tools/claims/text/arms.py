@@ -457,6 +457,11 @@ def _word_arms(toks: Sequence[Tok], i: int) -> tuple[tuple[Arm, ...], int] | Non
         return None
     if t.kind != "word":
         return None
+    if low in ("tp", "ep", "dcp") and nxt == ":" and i + 2 < len(toks) and toks[i + 2].text.isdigit():
+        # "tp:2 ep:1", as the config's search-space writes them
+        n = int(toks[i + 2].text)
+        one = Parallel(tp=n) if low == "tp" else Parallel(ep=n) if low == "ep" else Parallel(dcp=n)
+        return (Arm(one, label=f"{t.text}:{toks[i + 2].text}"),), 3
     compound = _compound(t.text)
     if compound is not None:
         return (compound,), 1
