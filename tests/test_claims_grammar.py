@@ -44,6 +44,7 @@ def grammar_catalog() -> Catalog:
     cat.add("flag", "--moe-runner-backend")
     cat.values["--moe-runner-backend"] = {"flashinfer_trtllm"}
     cat.add("key", "--attention-config.minimax_m3_msa_decode_backend")
+    cat.add("key", "--kv-transfer-config.kv_load_failure_policy")
     return cat
 
 
@@ -105,6 +106,8 @@ def claims_of(text: str) -> list[list[Any]]:
     ("Set --fp4-gemm-backend to flashinfer_trtllm.", [["--fp4-gemm-backend", "flashinfer_trtllm"]]),
     # a model name whose parts are words of a key gives that key no value
     ("Add MiniMax-M3-MXFP8 GB300 8k1k disaggregated Dynamo-vLLM EAGLE3 MTP Pareto.", []),
+    # a word of the setting's own name is no report of a failure
+    ("Set the kv load failure policy to recompute.", [["--kv-transfer-config.kv_load_failure_policy", "recompute"]]),
     # on/off said of a flag's one own word, or of its words abbreviated as the flag spells them
     ("Disable the metrics.", [["--enable-metrics", "off"]]),
     ("Turn the metrics off.", [["--enable-metrics", "off"]]),
@@ -130,12 +133,16 @@ def test_a_role_written_before_the_setting_scopes_it_and_not_the_next_clause() -
         ("--mem-fraction-static", "prefill"), ("HICACHE_RATIO", "")]
 
 
-def test_a_clause_naming_a_setting_and_a_value_is_never_silent() -> None:
-    """A setting named beside a value gives a claim or says why not (here: it is the old state)."""
-    found = extract(plain_source("x.md", "We used to run --max-num-seqs 64 with it."), grammar_catalog())
+@pytest.mark.parametrize("text, phrase", [
+    ("We used to run --max-num-seqs 64 with it.", "--max-num-seqs"),
+    ("The kv load failure policy failed at 4 nodes.", "kv load failure policy"),
+])
+def test_a_clause_naming_a_setting_and_a_value_is_never_silent(text: str, phrase: str) -> None:
+    """A setting named beside a value gives a claim or says why not (here: the old state, a failure)."""
+    found = extract(plain_source("x.md", text), grammar_catalog())
     assert found.claims == []
     assert [(u.phrase, u.reason) for u in found.unverified] == [
-        ("--max-num-seqs", "the clause speaks of the past, a failure, a condition or another's words")]
+        (phrase, "the clause speaks of the past, a failure, a condition or another's words")]
 
 
 # ---------------------------------------------------------------- against a copy of the real tree

@@ -160,6 +160,8 @@ class ClauseReader(SweepReaders):
         self.drop_order = drops_settings(live_toks, self._spelled_setting)
         self.skip = silenced or skip_clause(said, live_toks, self._spelled_setting) or \
             (previous_rejects and explains_previous(clause))
+        if self.skip and not silenced and catalog is not None and not (previous_rejects and explains_previous(clause)):
+            self.skip = self._skipped_for_own_words(toks, masked)
         # Somebody else's layout ("the legacy 4P2D point", "the sibling's TP8 arm"): no claim that it is here.
         self.elsewhere = bool(_ELSEWHERE.search(said)) or bool(_LIKE_OTHERS.match(said))
         # Set by the sentence: it reports a run, so the concurrencies and layouts it names are what was run.
@@ -309,6 +311,17 @@ class ClauseReader(SweepReaders):
             if seg.start <= i < seg.end:
                 return seg.scope
         return self.segments[-1].scope
+
+    def _skipped_for_own_words(self, toks: list[Tok], masked: list[bool]) -> bool:
+        """The clause is still skipped when the words of the settings it names are left out: "Set the kv load
+        failure policy to recompute" reports no failure (the words are --kv_load_failure_policy's)."""
+        assert self.catalog is not None
+        named = {k for m in find_mentions(Reading(self.source, toks, list(masked), [False] * len(toks)),
+                                          self.catalog)[0] for k in range(m.start, m.end)}
+        if not named:
+            return True
+        kept = [t for k, t in enumerate(toks) if not masked[k] and k not in named]
+        return skip_clause(" ".join(t.text for t in kept), kept, self._spelled_setting)
 
     def _spelled_setting(self, word: str) -> bool:
         """The word is the identifier of a setting of the recipes in scope (``async-scheduling``)."""
