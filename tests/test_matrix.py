@@ -264,6 +264,31 @@ def test_multinode_agentic_gives_one_job_per_concurrency(full_corpus_jobs: list[
     assert len({j.id for j in jobs}) == len(jobs)
 
 
+def test_a_backend_named_alone_is_the_layout_before_the_mapping(tmp_path: Path) -> None:
+    """InferenceX wrote `kv-offload-backend: hicache` until the backend became a mapping (2026-07-13, #2096);
+    its generator then named jobs kv<mode>-<name>.  Such a revision keeps its jobs (claims --history reads
+    them); an empty name or a list is still refused."""
+    from ci_tools.validation.validate import input_findings
+
+    key = "dsv4-fp4-mi355x-sglang-disagg-agentic-hicache-mtp"
+    root = configs_copy(tmp_path)
+    text = (root / "configs/amd-master.yaml").read_text()
+    assert "kv-offload-backend: { name: hicache }" in text
+    (root / "configs/amd-master.yaml").write_text(text.replace("kv-offload-backend: { name: hicache }",
+                                                               "kv-offload-backend: hicache"))
+    repo = load(root)
+    jobs = jobs_of(expand(repo), key)
+    assert jobs and jobs[0].get("exp-name") == "dsv4_p1x8_d1x8_conc1_kvdram-hicache"
+    assert jobs[0].get("kv-offload-backend") == "hicache"
+    assert not [f for f in input_findings(repo) if f.data.get("config_key") == key]
+    for bad, message in (('""', "`kv-offload-backend` must not be empty"), ("[hicache]", "`kv-offload-backend` must be")):
+        (root / "configs/amd-master.yaml").write_text(text.replace("kv-offload-backend: { name: hicache }",
+                                                                   f"kv-offload-backend: {bad}"))
+        repo = load(root)
+        assert jobs_of(expand(repo), key) == []
+        assert any(f.message.startswith(message) for f in input_findings(repo) if f.data.get("config_key") == key)
+
+
 def test_multinode_agentic_without_offloading_has_no_suffix(full_corpus_jobs: list[Job]) -> None:
     plain = [j for j in full_corpus_jobs if j.multinode and j.scenario == AGENTIC and j.get("kv-offloading") == "none"]
     assert plain and all(re.fullmatch(r".+_p\d+x\d+(ep\d+)?(dpa)?_d\d+x\d+(ep\d+)?(dpa)?_conc\d+", j.get("exp-name"))

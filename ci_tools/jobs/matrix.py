@@ -83,7 +83,8 @@ def offload_suffix(kv_offloading: Any, backend: Any) -> str:
     """``kvnone`` or ``kv<mode>-<backend name>``."""
     if kv_offloading == "none":
         return "kvnone"
-    name = backend.get("name") if isinstance(backend, Mapping) else None
+    # A name alone is the layout before the backend became a mapping (still read on earlier revisions).
+    name = backend.get("name") if isinstance(backend, Mapping) else backend if isinstance(backend, str) else None
     return f"kv{kv_offloading}-{name}"
 
 
