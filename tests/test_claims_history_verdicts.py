@@ -94,22 +94,40 @@ def test_a_variable_named_by_its_last_words_and_assigned_in_a_branch_is_not_neve
 
 
 
-def test_a_setting_named_in_words_may_be_another_setting_whose_name_ends_in_the_words_noun(tmp_path: Path) -> None:
+def test_a_setting_named_in_words_may_be_another_setting_the_change_wrote_whose_name_ends_in_the_words_noun(
+        tmp_path: Path) -> None:
     # 6ccc5c7842d5: "Enabled Triton attention backend", the change's SGLANG_HACK_FLASHMLA_BACKEND=triton beside an
     # --attention-backend compressed it left alone
+    base, head = tmp_path / "base", tmp_path / "head"
+    for root, hack in ((base, "tilelang"), (head, "triton")):
+        (root / RECIPE).parent.mkdir(parents=True)
+        (root / RECIPE).write_text(f"#!/bin/bash\nset -e\nMODEL=m\nexport SGLANG_HACK_FLASHMLA_BACKEND={hack}\n")
+    changed = ChangedLines(WorkTreeSnapshot(head), WorkTreeSnapshot(base))
+    assert changed.written(Location(RECIPE, 4)) and not changed.written(Location(RECIPE, 3))
     jobs = [job()]
     ev = RecipeEval(RECIPE, servers=[[flag("--attention-backend", "compressed", 9)]],
                     env={"SGLANG_HACK_FLASHMLA_BACKEND": Value("triton", Location(RECIPE, 4))})
     attention = Subject("flag", "--attention-backend")
-    found = judge(claim(attention, Word("Triton", "triton"), explicit=False), jobs, {jobs[0].id: ev}, repo(tmp_path))
+    found = judge(claim(attention, Word("Triton", "triton"), explicit=False), jobs, {jobs[0].id: ev}, repo(head),
+                  changed=changed)
     assert found is not None and found.outcome == "true"
     assert found.known[0][1].text == "the recipe sets SGLANG_HACK_FLASHMLA_BACKEND=triton"
     # The flag itself named: its value is what is claimed.
-    found = judge(claim(attention, Word("triton", "triton")), jobs, {jobs[0].id: ev}, repo(tmp_path))
+    found = judge(claim(attention, Word("triton", "triton")), jobs, {jobs[0].id: ev}, repo(head), changed=changed)
     assert found is not None and found.outcome == "false"
+    # A setting the change left alone is not what its sentence reports: "Use the triton attention backend" where
+    # the change wrote something else and the recipe keeps SGLANG_HACK_FLASHMLA_BACKEND=triton (line 3, unwritten)
+    # is judged by --attention-backend, as without a change to read.
+    ev.env["SGLANG_HACK_FLASHMLA_BACKEND"] = Value("triton", Location(RECIPE, 3))
+    for given in (changed, None):
+        found = judge(claim(attention, Word("Triton", "triton"), explicit=False), jobs, {jobs[0].id: ev}, repo(head),
+                      changed=given)
+        assert found is not None and found.outcome == "false"
+        assert found.false[0][1].text == "the recipe passes --attention-backend compressed"
     # No other setting of the noun has the value: the words name the flag.
     ev.env["SGLANG_HACK_FLASHMLA_BACKEND"] = Value("tilelang", Location(RECIPE, 4))
-    found = judge(claim(attention, Word("Triton", "triton"), explicit=False), jobs, {jobs[0].id: ev}, repo(tmp_path))
+    found = judge(claim(attention, Word("Triton", "triton"), explicit=False), jobs, {jobs[0].id: ev}, repo(head),
+                  changed=changed)
     assert found is not None and found.outcome == "false"
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from ...findings import Location
 from ...jobs.job import Job
@@ -61,14 +61,16 @@ UNKNOWN = Actual(None, "", "", None)
 
 
 def recipe_actual(claim: Claim, job: Job, ev: RecipeEval | None, known_keys: Sequence[str] = (),
-                  reads: RecipeReads | None = None, served: frozenset[str] = frozenset()) -> Actual:
+                  reads: RecipeReads | None = None, served: frozenset[str] = frozenset(),
+                  written: Callable[[Location | None], bool] | None = None) -> Actual:
     """``known_keys``: the ``--flag.key`` addresses the recipes of every job in the claim's scope give (a job
     without one that others have does not have that setting).  ``reads``: what the job's recipe files read
     with a default (a variable they never assign keeps it).  ``served``: every flag a server of a job in the
-    claim's scope is given."""
+    claim's scope is given.  ``written``: whether the change being checked wrote a line (None: no change)."""
     found = _subject_actual(claim, job, ev, known_keys, reads, served)
-    if found.verdict is False and not claim.explicit and isinstance(claim.value, Word) and ev is not None:
-        return _named_alike(claim, ev) or found
+    if (found.verdict is False and not claim.explicit and isinstance(claim.value, Word) and ev is not None
+            and written is not None):
+        return _named_alike(claim, ev, written) or found
     if found.verdict is False and found.value == "absent" and ev is not None:
         return _spelled_alike(claim, job, ev) or found
     return found
@@ -95,9 +97,12 @@ def _spelled_alike(claim: Claim, job: Job, ev: RecipeEval) -> Actual | None:
     return None
 
 
-def _named_alike(claim: Claim, ev: RecipeEval) -> Actual | None:
+def _named_alike(claim: Claim, ev: RecipeEval, written: Callable[[Location | None], bool]) -> Actual | None:
     """A setting named in words ("Triton attention backend") that another setting of the job, whose name has the
-    words' last noun, has as its value (SGLANG_HACK_FLASHMLA_BACKEND=triton): the words may name that one."""
+    words' last noun, has as its value (SGLANG_HACK_FLASHMLA_BACKEND=triton) on a line the change wrote: the
+    words may name that one.  A setting the change left alone is not what its sentence reports: the job's
+    --attention-backend flashinfer does not make "Use the flashinfer moe runner backend" hold where the change
+    set --moe-runner-backend to triton."""
     words = re.findall(r"[a-z0-9]+", claim.phrase.lower())
     if not words or not isinstance(claim.value, Word):
         return None
@@ -106,7 +111,8 @@ def _named_alike(claim: Claim, ev: RecipeEval) -> Actual | None:
     settings = [(name, v) for env in envs for name, v in env.items()]
     settings += [(f.name, f.value) for server in ev.servers for f in server if f.value is not None]
     for name, v in settings:
-        if noun in _setting_words(name) and v.known and not v.conditional and word_matches(claim.value, v.text or ""):
+        if (noun in _setting_words(name) and v.known and not v.conditional and written(v.location)
+                and word_matches(claim.value, v.text or "")):
             return Actual(True, f"the recipe sets {name}={v.text}", v.text or "", v.location)
     return None
 

@@ -144,7 +144,7 @@ def judge(claim: Claim, jobs: Sequence[Job], evals: Mapping[str, RecipeEval | No
     """
     best: Judgement | None = None
     for scope in _readings(claim.scope, jobs):
-        found = _judge_reading(replace(claim, scope=scope), jobs, evals, repo, reads or {})
+        found = _judge_reading(replace(claim, scope=scope), jobs, evals, repo, reads or {}, changed)
         if found is None or found.outcome in ("true", "unknown"):
             return found
         if changed is not None and claim.kind == "recipe" and _holds_where_written(found, changed, evals):
@@ -155,7 +155,7 @@ def judge(claim: Claim, jobs: Sequence[Job], evals: Mapping[str, RecipeEval | No
         # "Lower max-num-batched-tokens to 16384 on the high-throughput recipes": the change wrote it to the
         # prefill workers only, and a sentence that names no role may speak of the workers the change wrote.
         for scope in _role_readings(claim.scope, jobs):
-            found = _judge_reading(replace(claim, scope=scope), jobs, evals, repo, reads or {})
+            found = _judge_reading(replace(claim, scope=scope), jobs, evals, repo, reads or {}, changed)
             if found is not None and _holds_where_written(found, changed, evals):
                 return _where_written(found, changed)
     if changed is not None and best is not None:
@@ -218,7 +218,7 @@ def _role_readings(scope: Scope, jobs: Sequence[Job]) -> list[Scope]:
 
 
 def _judge_reading(claim: Claim, jobs: Sequence[Job], evals: Mapping[str, RecipeEval | None],
-                   repo: RepoData, reads: Mapping[str, RecipeReads]) -> Judgement | None:
+                   repo: RepoData, reads: Mapping[str, RecipeReads], changed: ChangedLines | None) -> Judgement | None:
     if claim.kind == "concurrency":
         return judge_concurrency(claim, jobs)
     if claim.kind == "arm":
@@ -237,7 +237,8 @@ def _judge_reading(claim: Claim, jobs: Sequence[Job], evals: Mapping[str, Recipe
                     for a in key_addresses(server)}) if claim.subject and claim.subject.kind == "env" else []
     served = frozenset(f.name for j in scoped if (ev := evals.get(j.id)) is not None for server in ev.servers
                        for f in server) if claim.subject and claim.subject.kind == "flag" else frozenset()
-    actuals = [recipe_actual(claim, j, evals.get(j.id), known, reads.get(j.id), served) for j in scoped]
+    written = changed.written if changed is not None else None
+    actuals = [recipe_actual(claim, j, evals.get(j.id), known, reads.get(j.id), served, written) for j in scoped]
     if claim.conditioned and any(a.verdict for a in actuals):
         # True for some jobs, and the text names a condition the checker does not read ("in the
         # high-concurrency fast path", "when expert parallelism is disabled", "dropped from the five refreshed
