@@ -239,3 +239,22 @@ def test_a_flag_spelled_by_its_arguments_name_is_the_flag_passed_with_its_value(
     padding = Subject("flag", "--disable-cuda-graph-padding")
     found = judge(claim(padding, Present("--disable-cuda-graph-padding")), jobs, evals, repo(tmp_path))
     assert found is not None and found.outcome == "false"
+
+
+def test_changed_lines_number_the_written_lines_of_the_whole_file_past_a_shared_head_and_tail(tmp_path: Path) -> None:
+    base, head = tmp_path / "base", tmp_path / "head"
+    base.mkdir()
+    head.mkdir()
+    alike = ["- { tp: 8, conc-start: 4, conc-end: 64 }"] * 6
+    (base / "m.yaml").write_text("\n".join(["a:", *alike, "  image: v1", *alike, "end: 1"]) + "\n")
+    (head / "m.yaml").write_text("\n".join(["a:", *alike, "  image: v2", "  extra: 1", *alike, "end: 1"]) + "\n")
+    (base / "gone.yaml").write_text("x: 1\ny: 2\n")
+    (head / "gone.yaml").write_text("x: 1\n")
+    (head / "new.yaml").write_text("n: 1\nm: 2\n")
+    changed = ChangedLines(WorkTreeSnapshot(head), WorkTreeSnapshot(base))
+    assert [n for n in range(1, 17) if changed.written(Location("m.yaml", n))] == [8, 9]
+    assert changed.wrote_about("m.yaml", "image") and changed.wrote_about("m.yaml", "extra")
+    assert not changed.wrote_about("m.yaml", "conc-start")
+    assert changed.touched("gone.yaml") and not changed.written(Location("gone.yaml", 1))
+    assert changed.wrote_about("gone.yaml", "y") and not changed.wrote_about("gone.yaml", "x")
+    assert [changed.written(Location("new.yaml", n)) for n in (1, 2)] == [True, True]

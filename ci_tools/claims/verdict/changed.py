@@ -57,10 +57,19 @@ class ChangedLines:
         new = head.decode("utf-8", "replace").splitlines() if head is not None else []
         old_bytes = self.base.read(path) if self.base is not None else None
         old = old_bytes.decode("utf-8", "replace").splitlines() if old_bytes is not None else []
+        # The lines both versions begin and end with are left out of the matcher: on a master config of thousands
+        # of alike lines, where a change writes a few, its search for the longest match is what took the time.
+        start = 0
+        while start < len(old) and start < len(new) and old[start] == new[start]:
+            start += 1
+        end = 0
+        while end < len(old) - start and end < len(new) - start and old[-1 - end] == new[-1 - end]:
+            end += 1
+        old_mid, new_mid = old[start:len(old) - end], new[start:len(new) - end]
         lines: set[int] = set()
         texts: list[str] = []
-        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old_mid, new_mid, autojunk=False).get_opcodes():
             if tag != "equal":
-                lines.update(range(j1 + 1, j2 + 1))
-                texts += old[i1:i2] + new[j1:j2]
+                lines.update(range(start + j1 + 1, start + j2 + 1))
+                texts += old_mid[i1:i2] + new_mid[j1:j2]
         return frozenset(lines), "\n".join(texts).lower()
