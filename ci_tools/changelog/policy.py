@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from ..config import ProjectConfig
 from ..errors import UsageError
-from ..revision.yamlpos import PosMap
+from ..revision.yamlpos import key_line
 
 SECTION = "changelog-gate"
 EDITABLE, HISTORY = "editable", "history"
@@ -41,20 +41,13 @@ class GatePolicy:
 
 def load_gate_policy(config: ProjectConfig) -> GatePolicy:
     """The ``changelog-gate`` section, checked; errors name the file and line."""
+    config.reject_unknown_keys(SECTION, _KEYS)
     section = config.section(SECTION)
-    path = config.source
-
-    def line(key: str) -> int:
-        return section.key_span(key)[0] if isinstance(section, PosMap) and key in section else 0
-
-    for key in section:
-        if key not in _KEYS:
-            raise UsageError(f"unknown setting `{SECTION}.{key}`, expected one of: {', '.join(_KEYS)}",
-                             path=path, line=line(key))
     value = section.get("whitespace-between-entries", EDITABLE)
     if value not in WHITESPACE_CHOICES:
         raise UsageError(f"`{SECTION}.whitespace-between-entries` is {value!r}, expected one of: "
-                         f"{', '.join(WHITESPACE_CHOICES)}", path=path, line=line("whitespace-between-entries"))
+                         f"{', '.join(WHITESPACE_CHOICES)}", path=config.source,
+                         line=key_line(section, "whitespace-between-entries"))
     return GatePolicy(str(value))
 
 

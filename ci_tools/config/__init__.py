@@ -24,7 +24,7 @@ from .suppressions import Suppression, read_suppressions
 
 if TYPE_CHECKING:
     from ..schemacheck.check import SchemaProblem
-from ..revision.yamlpos import NO_SPAN, PosMap, YamlLoadError, load_yaml
+from ..revision.yamlpos import NO_SPAN, PosMap, YamlLoadError, key_line, load_yaml
 
 CONFIG_FILE = ".ci-tools.yaml"
 
@@ -111,6 +111,14 @@ class ProjectConfig:
     def section(self, name: str) -> Mapping[str, Any]:
         value = self.sections.get(name)
         return value if isinstance(value, Mapping) else {}
+
+    def reject_unknown_keys(self, name: str, allowed: tuple[str, ...], noun: str = "setting") -> None:
+        """A usage error at the first key of section ``name`` that is not ``allowed``, naming the ones that are."""
+        section = self.section(name)
+        for key in section:
+            if key not in allowed:
+                raise UsageError(f"unknown {noun} `{name}.{key}`, expected one of: {', '.join(allowed)}",
+                                 path=self.source, line=key_line(section, key))
 
 
 # Where InferenceX kept its configs before moving them to the repository root (2026-07-02, #1992):

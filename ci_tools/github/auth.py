@@ -86,10 +86,7 @@ def load_policy(config: ProjectConfig) -> DispatchPolicy:
     def fail(key: str, message: str) -> UsageError:
         return UsageError(f"dispatch.{key}: {message}", path=path, line=line(key))
 
-    for key in section:
-        if key not in _KEYS:
-            raise UsageError(f"unknown setting `dispatch.{key}`, expected one of: {', '.join(_KEYS)}", path=path,
-                             line=section.key_span(key)[0] if isinstance(section, PosMap) else 0)
+    config.reject_unknown_keys("dispatch", _KEYS)
     kwargs: dict[str, Any] = {"ref": config.default_branch}
     if "min-permission" in section:
         value = section["min-permission"]

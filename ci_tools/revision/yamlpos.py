@@ -53,6 +53,11 @@ class PosMap(dict[Any, Any]):
         return self.value_spans.get(key, self.key_span(key))
 
 
+def key_line(mapping: Any, key: Any) -> int:
+    """The line ``key`` is written on in ``mapping``; 0 when the mapping holds no position for it."""
+    return mapping.key_span(key)[0] if isinstance(mapping, PosMap) and key in mapping else 0
+
+
 class PosSeq(list[Any]):
     """A sequence that remembers where each item was written."""
 

@@ -33,7 +33,7 @@ from typing import Any, Mapping, TypeVar
 
 from ..config import ProjectConfig
 from ..errors import UsageError
-from ..revision.yamlpos import PosMap, describe_type
+from ..revision.yamlpos import describe_type, key_line
 
 LAUNCHER_KINDS = ("repository", "direct", "docker", "slurm")
 DEFAULT_TIMEOUT_MINUTES = 240.0
@@ -75,10 +75,6 @@ def _lookup(pairs: tuple[tuple[str, _T], ...], name: str, default: _T) -> _T:
     return default
 
 
-def _line(section: Mapping[str, Any], key: str) -> int:
-    return section.key_span(key)[0] if isinstance(section, PosMap) and key in section else 0
-
-
 def _kind(value: Any, where: str, path: str | None, line: int) -> str:
     if not isinstance(value, str) or value not in LAUNCHER_KINDS:
         raise UsageError(f"{where} must be one of {', '.join(LAUNCHER_KINDS)}, found {describe_type(value)}",
@@ -102,14 +98,14 @@ def parse_sweep_settings(section: Mapping[str, Any], path: str | None = None) ->
     """Validate the raw ``sweep:`` mapping; errors name the file and line."""
     kwargs: dict[str, Any] = {}
     for key, value in section.items():
-        line = _line(section, key)
+        line = key_line(section, key)
         if key == "launchers":
             if not isinstance(value, dict):
                 raise UsageError(f"`sweep.launchers` must map runner labels to a launcher ({', '.join(LAUNCHER_KINDS)}), "
                                  f"found {describe_type(value)}", path=path, line=line)
             pairs = []
             for label, kind in value.items():
-                label_line = _line(value, label) or line
+                label_line = key_line(value, label) or line
                 if not isinstance(label, str) or not label:
                     raise UsageError(f"runner label in `sweep.launchers` must be a non-empty string, found {describe_type(label)}",
                                      path=path, line=label_line)
@@ -129,7 +125,7 @@ def parse_sweep_settings(section: Mapping[str, Any], path: str | None = None) ->
                                  f"{describe_type(value)}", path=path, line=line)
             timeouts = []
             for pattern, minutes in value.items():
-                entry_line = _line(value, pattern) or line
+                entry_line = key_line(value, pattern) or line
                 if not isinstance(pattern, str) or not pattern:
                     raise UsageError(f"a config key in `sweep.timeouts` must be a non-empty string, found "
                                      f"{describe_type(pattern)}", path=path, line=entry_line)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from ...config import ProjectConfig
 from ...errors import UsageError
-from ...revision.yamlpos import PosMap, describe_type
+from ...revision.yamlpos import describe_type, key_line
 
 SECTION = "job-env"
 DEFAULT_WORKFLOW = ".github/workflows/run-sweep.yml"
@@ -33,22 +33,15 @@ class JobEnvSettings:
 
 
 def load_job_env_settings(config: ProjectConfig) -> JobEnvSettings:
+    config.reject_unknown_keys(SECTION, _KEYS, noun="key")
     section = config.section(SECTION)
     path = config.source
-
-    def line(key: str) -> int:
-        return section.key_span(key)[0] if isinstance(section, PosMap) and key in section else 0
-
-    for key in section:
-        if key not in _KEYS:
-            raise UsageError(f"unknown key `{SECTION}.{key}`, expected one of: {', '.join(_KEYS)}",
-                             path=path, line=line(key))
     workflow = section.get("workflow", DEFAULT_WORKFLOW)
     if not isinstance(workflow, str) or not workflow:
         raise UsageError(f"`{SECTION}.workflow` must be a repository path, found {describe_type(workflow)}",
-                         path=path, line=line("workflow"))
+                         path=path, line=key_line(section, "workflow"))
     runtime = section.get("runtime", [])
     if not isinstance(runtime, list) or not all(isinstance(n, str) and _NAME.match(n) for n in runtime):
         raise UsageError(f"`{SECTION}.runtime` must be a list of environment variable names, found "
-                         f"{describe_type(runtime)}", path=path, line=line("runtime"))
+                         f"{describe_type(runtime)}", path=path, line=key_line(section, "runtime"))
     return JobEnvSettings(workflow.removeprefix("./"), tuple(runtime))
