@@ -29,6 +29,9 @@ class Claim:
     conditioned: bool = False
     # The words of the clause that speak of the new state (without history, quotes and asides).
     said: str = ""
+    # The whole sentence of the clause: its other clauses may say where the setting applies ("..., allowing DP
+    # to batch more requests").
+    sentence: str = ""
 
 
 @dataclass(frozen=True)

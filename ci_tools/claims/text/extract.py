@@ -46,7 +46,7 @@ from .gapping import gapped_values
 from .mentions import Mention, find_mentions, find_value_mentions
 from .scope import Scope
 from .segments import PART_NOUNS, Segment, competes, merge_where_compatible
-from .sentences import Clause, SourceText, split_clauses
+from .sentences import Clause, SourceText, split_clauses, split_sentences
 from .subjects import Catalog, Subject
 from .sweep_readers import NOT_SWEPT, SweepReaders
 from .tokens import Reading, Tok, tokenize
@@ -306,6 +306,14 @@ class ClauseReader(SweepReaders):
         """Nothing that could be a value follows token ``k - 1`` (the end, a comma, ``and``, a parenthesis)."""
         return k >= len(self.toks) or self.toks[k].text in (",", ")", ";", "and", "(", "/", "+")
 
+    def sentence_text(self) -> str:
+        """The whole sentence this clause is part of."""
+        spans = split_sentences(self.source)
+        if self.clause.sentence < len(spans):
+            a, b = spans[self.clause.sentence]
+            return self.source.text[a:b]
+        return self.clause.text
+
     def scope_at(self, i: int) -> Scope:
         for seg in self.segments:
             if seg.start <= i < seg.end:
@@ -538,7 +546,8 @@ class ClauseReader(SweepReaders):
                 r.used[k] = True
             self.out.claims.append(Claim("recipe", v, self.scope_at(m.start), r.loc(start, end), self.clause.text,
                                          subject=m.subjects[0], phrase=m.phrase, explicit=_explicit(m, v),
-                                         conditioned=bool(_CONDITION.search(self.clause.text))))
+                                         conditioned=bool(_CONDITION.search(self.clause.text)),
+                                         sentence=self.sentence_text()))
             if isinstance(v, Number):
                 numeric.append((self.out.claims[-1], end))
         if len(numeric) == 1:

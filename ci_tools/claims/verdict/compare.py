@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from ...findings import Location
 from ...jobs.job import Job
@@ -244,7 +244,44 @@ def _judge_reading(claim: Claim, jobs: Sequence[Job], evals: Mapping[str, Recipe
         # high-concurrency fast path", "when expert parallelism is disabled", "dropped from the five refreshed
         # environments"): where it does not hold may be outside the condition.
         actuals = [UNKNOWN if a.verdict is False else a for a in actuals]
+    elif claim.subject is not None and claim.subject.kind == "flag" and any(a.verdict for a in actuals):
+        actuals = _outside_the_recipes_condition(claim, scoped, actuals, reads)
     return Judgement(claim, tuple(scoped), tuple(actuals), False)
+
+
+# Words that name a feature of a job's layout, by which a recipe passes a flag to some jobs only: DP attention,
+# expert parallelism, speculative decoding.
+_LAYOUT_WORDS: tuple[tuple[re.Pattern[str], Callable[[Job], bool]], ...] = (
+    (re.compile(r"\b(?:DPA?|DEP\d*|dp[-_ ]?attn|dp[-_ ]attention|attention[-_ ]dp|data[- ]parallel attention)\b",
+                re.IGNORECASE), lambda j: bool(j.fields.get("dp-attn"))),
+    (re.compile(r"\b(?:EP\d*|DEP\d*|TEP\d*|expert[- ]parallel\w*|wide[- ]?EP)\b", re.IGNORECASE),
+     lambda j: (j.fields.get("ep") or 1) > 1),
+    (re.compile(r"\b(?:MTP|EAGLE\d*|speculative|spec[- ]decod\w*|draft\w*)\b", re.IGNORECASE),
+     lambda j: bool(j.fields.get("spec-decoding")) and j.fields.get("spec-decoding") != "none"),
+)
+
+
+def _outside_the_recipes_condition(claim: Claim, jobs: Sequence[Job], actuals: Sequence[Actual],
+                                   reads: Mapping[str, RecipeReads]) -> list[Actual]:
+    """A flag passed as the text says to some jobs, and missing from others whose own recipe files spell it, where
+    the jobs that have it and those that lack it differ in a feature of their layout that the sentence names: the
+    recipe passes it under that condition, and the sentence speaks of where it holds ("Set
+    --prefill-delayer-max-delay-ms 5000 ..., allowing DP to batch more requests together", which the recipe adds
+    where DP attention is on).  Those jobs are unknown; a sentence that names no such feature ("Enable two batch
+    overlap") is still contradicted where the flag is missing."""
+    assert claim.subject is not None
+    name = claim.subject.name
+    passed = [j for j, a in zip(jobs, actuals) if a.verdict]
+    lacking = [j for j, a in zip(jobs, actuals) if a.verdict is False and a.value == "absent"
+               and (r := reads.get(j.id)) is not None and name in r.flags]
+    if not lacking:
+        return list(actuals)
+    said = claim.sentence or claim.clause
+    for words, has in _LAYOUT_WORDS:
+        if words.search(said) and all(has(j) for j in passed) and not any(has(j) for j in lacking):
+            out = {j.id for j in lacking}
+            return [UNKNOWN if j.id in out else a for j, a in zip(jobs, actuals)]
+    return list(actuals)
 
 
 # ---------------------------------------------------------------- arms and concurrencies
