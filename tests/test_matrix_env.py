@@ -419,3 +419,17 @@ def test_values_keep_their_type_or_are_interpolated() -> None:
     assert compile_value(0.8)(CTX) == 0.8 and to_text(0.8) == "0.8" and to_text(4.0) == "4" and to_text(None) == ""
     with pytest.raises(ExprError, match="unknown function `nope`"):
         compile_expression("nope(1)")
+
+
+def test_a_launcher_scan_is_kept_by_path_and_content() -> None:
+    """Scans are shared across the snapshots of a history: another content, or the same content at another
+    path, is scanned for itself."""
+    one = b"export MODEL_PATH=/models/x\ndocker run -e TP img\n"
+    other = b"export HF_HOME=/cache\nsrun bash \"$SCRIPT\"\n"
+    first = scan_launcher("runners/launch_a.sh", one)
+    assert [n for n, _ in first.sets] == ["MODEL_PATH"] and first.passes == frozenset({"TP"})
+    changed = scan_launcher("runners/launch_a.sh", other)
+    assert [n for n, _ in changed.sets] == ["HF_HOME"] and changed.passes is None
+    elsewhere = scan_launcher("runners/launch_b.sh", bytes(one))
+    assert elsewhere.path == "runners/launch_b.sh" and elsewhere.sets[0][1].path == "runners/launch_b.sh"
+    assert scan_launcher("runners/launch_a.sh", bytes(one)) == first

@@ -104,3 +104,30 @@ def test_branch_merge_base_and_changed_paths(tmp_path: Path) -> None:
         changed_paths(tmp_path, "nope", None)
     git(tmp_path, "checkout", "-q", "--detach")
     assert current_branch(tmp_path) is None
+
+
+def test_blob_ids_at_many_commits_come_from_one_listing_and_say_which_lack_the_file(tmp_path: Path) -> None:
+    """What a history replay asks of git at once: the changelog's blob at each commit, None where it is absent
+    or is not a file; a listed commit id reads as the revision it names."""
+    from ci_tools.revision.snapshot import blob_ids_at, read_blob_uncached
+
+    committed(tmp_path, {"other": "x"})
+    first = git(tmp_path, "rev-parse", "HEAD")
+    (tmp_path / "log.yaml").write_text("- one\n")
+    (tmp_path / "dir").mkdir()
+    (tmp_path / "dir" / "f").write_text("f\n")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-qm", "second")
+    second = git(tmp_path, "rev-parse", "HEAD")
+    (tmp_path / "log.yaml").write_text("- one\n- two\n")
+    git(tmp_path, "commit", "-qam", "third")
+    third = git(tmp_path, "rev-parse", "HEAD")
+    ids = blob_ids_at(tmp_path, [first, second, third], "log.yaml")
+    assert ids == {first: None, second: git(tmp_path, "rev-parse", "HEAD~1:log.yaml"),
+                   third: git(tmp_path, "rev-parse", "HEAD:log.yaml")}
+    assert ids[second] != ids[third]
+    assert blob_ids_at(tmp_path, [third], "dir") == {third: None}  # a tree, not a file
+    assert read_blob_uncached(tmp_path, str(ids[third])) == b"- one\n- two\n"
+    listed = GitSnapshot(tmp_path, second, listed=True)
+    assert listed.sha == second and listed.read("log.yaml") == b"- one\n" and listed.files() == ("dir/f", "log.yaml",
+                                                                                                 "other")

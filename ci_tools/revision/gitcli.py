@@ -39,9 +39,9 @@ class Git:
         self.root = root
         self._batch: subprocess.Popen[bytes] | None = None
 
-    def run(self, *args: str) -> bytes:
+    def run(self, *args: str, stdin: bytes | None = None) -> bytes:
         """The command's standard output; :class:`GitError` with its standard error when it fails."""
-        done = subprocess.run(["git", "-C", str(self.root), *args], capture_output=True, check=False)
+        done = subprocess.run(["git", "-C", str(self.root), *args], input=stdin, capture_output=True, check=False)
         if done.returncode != 0:
             raise GitError(args, done.stderr.decode("utf-8", "replace").strip())
         return done.stdout
@@ -56,6 +56,18 @@ class Git:
         except GitError:
             return None
         return out.decode("ascii", "replace").strip() or None
+
+    def blob_ids(self, names: list[str]) -> list[str | None]:
+        """The blob id each object name (``<commit>:<path>``) names, None where it names none (a missing path,
+        a directory, a submodule); one ``git cat-file --batch-check`` for them all."""
+        asked = [n for n in names if "\n" not in n]
+        out = self.run("cat-file", "--batch-check=%(objectname) %(objecttype)",
+                       stdin=b"".join(n.encode("utf-8", "surrogateescape") + b"\n" for n in asked))
+        found: dict[str, str | None] = {}
+        for name, line in zip(asked, out.decode("utf-8", "surrogateescape").splitlines()):
+            fields = line.split(" ")
+            found[name] = fields[0] if len(fields) == 2 and fields[1] == "blob" else None
+        return [found.get(n) for n in names]
 
     def blobs(self, commit: str) -> dict[str, str]:
         """path -> blob id of every file of the commit (submodules, which are commits, left out)."""

@@ -145,13 +145,15 @@ def _library_repo(root: Path) -> Any:
 class GitSnapshot:
     """The files of one commit, read with git's command line (:mod:`ci_tools.revision.gitcli`)."""
 
-    def __init__(self, root: Path, rev: str) -> None:
+    def __init__(self, root: Path, rev: str, *, listed: bool = False) -> None:
+        """``listed``: ``rev`` is a full commit id git itself listed (``git log``), taken without asking
+        git again (one process fewer per revision where a history is walked)."""
         git = _git_at(root)
         if git is None:
             raise UsageError(f"{root} is not a git repository, so revision {rev!r} cannot be read")
         self._git = git
         self.root = Path(root)
-        self.sha = _commit_sha(self.root, git, rev)
+        self.sha = rev if listed else _commit_sha(self.root, git, rev)
         self.rev = rev
         self.label = f"{rev} ({self.sha[:12]})" if rev != self.sha else self.sha[:12]
         self._cache: dict[str, bytes | None] = {}
@@ -202,6 +204,21 @@ class GitSnapshot:
 
     def glob(self, pattern: str) -> list[str]:
         return _glob(self.files(), pattern)
+
+
+def blob_ids_at(root: Path, commits: list[str], path: str) -> dict[str, str | None]:
+    """The blob id of ``path`` at each of ``commits`` (None where it is absent), from one git process."""
+    ids = _git(root).blob_ids([f"{c}:{path}" for c in commits])
+    return dict(zip(commits, ids))
+
+
+def read_blob_uncached(root: Path, blob: str) -> bytes:
+    """A blob's bytes, past the process-wide blob cache (for large files read once, such as every version of a
+    changelog in a replay)."""
+    found = _git(root).read_object(blob)
+    if found is None:
+        raise UsageError(f"blob {blob} is not in this repository; fetch the history it belongs to")
+    return found[2]
 
 
 def _shallow_boundary(repo: Any) -> frozenset[str]:

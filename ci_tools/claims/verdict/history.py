@@ -21,7 +21,7 @@ from ...config import ProjectConfig, layout_at
 from ...errors import UsageError
 from ...findings import Finding
 from ...model.partial import PartialLoader
-from ...revision.snapshot import GitSnapshot
+from ...revision.snapshot import GitSnapshot, blob_ids_at, read_blob_uncached
 from .check import EntryInput, EvalCache, check_entries, entry_inputs
 
 
@@ -102,31 +102,41 @@ def _replay(config: ProjectConfig, commits: list[tuple[str, str | None]], verbos
     findings: list[Finding] = []
     cache = EvalCache(config)
     loaders: dict[tuple[tuple[str, ...], str], PartialLoader] = {}
-    previous: tuple[str, bytes | None] | None = None  # (sha, changelog bytes) of the last commit walked
+    # The changelog's blob at every commit and first parent, asked of git at once: a parent's changelog is
+    # most often the previous commit's (with --first-parent), which is then not read again.
+    blob_at = blob_ids_at(config.root, sorted({c for sha, parent in commits for c in (sha, parent) if c}),
+                          config.changelog)
+    last: tuple[str | None, bytes | None] = (None, None)  # (blob id, bytes) of the last changelog read
     for sha, parent in commits:
-        snapshot = GitSnapshot(config.root, sha)
-        head_bytes = _read_uncached(snapshot, config.changelog)
-        # With --first-parent, the parent's changelog is the previous changelog commit's (no read needed).
-        if previous is not None and parent is not None and _same_changelog(config, previous[0], parent):
-            base_bytes = previous[1]
-        else:
-            base_bytes = _read_uncached(GitSnapshot(config.root, parent), config.changelog) if parent else None
-        previous = (sha, head_bytes)
+        head_bytes = _read_changelog(config, blob_at[sha], last)
+        base_bytes = _read_changelog(config, blob_at[parent], last) if parent else None
+        last = (blob_at[sha], head_bytes)
         if head_bytes is None:
             continue
         entries = added_in(config.changelog, base_bytes, head_bytes)
         if not entries:
             continue
+        snapshot = GitSnapshot(config.root, sha, listed=True)
         at = layout_at(config, snapshot.glob)  # a revision from before the configs moved reads them where they were
         loader = loaders.setdefault((at.master_configs, at.runners), PartialLoader(at))
         repo = loader.load(snapshot, [p for e in entries for p in e.patterns])
-        base = GitSnapshot(config.root, parent) if parent else None
+        base = GitSnapshot(config.root, parent, listed=True) if parent else None
         report = check_entries(at, repo, snapshot, entries, cache=cache, verbose=verbose, base_snapshot=base)
         # A master config or runners file that does not load at this commit is said, not skipped.
         for f in [*repo.problems, *report.findings]:
             findings.append(Finding(f.rule, f.severity, f"{f.message} [at {sha[:12]}]", f.location, f.related,
                                     {**f.data, "commit": sha}))
     return findings
+
+
+def _read_changelog(config: ProjectConfig, blob: str | None, last: tuple[str | None, bytes | None]) -> bytes | None:
+    """A changelog version by blob id, read past the process-wide blob cache (800 versions of 400 KB would stay
+    in memory); the last one read is reused."""
+    if blob is None:
+        return None
+    if blob == last[0]:
+        return last[1]
+    return read_blob_uncached(config.root, blob)
 
 
 def _refuse_shallow_history(config: ProjectConfig, commits: list[tuple[str, str | None]]) -> None:
@@ -141,18 +151,3 @@ def _refuse_shallow_history(config: ProjectConfig, commits: list[tuple[str, str 
             "left out, so every entry it holds would be checked as new. Fetch the history (`fetch-depth: 0` in "
             "actions/checkout, or `git fetch --unshallow`), or pass --since REV with a revision inside the clone"
         )
-
-
-def _read_uncached(snapshot: GitSnapshot, path: str) -> bytes | None:
-    """A changelog version, read past the process-wide blob cache (800 versions of 400 KB would stay in memory)."""
-    sha = snapshot.blob_id(path)
-    if sha is None:
-        return None
-    data: bytes = snapshot.repo.odb.stream(bytes.fromhex(sha)).read()
-    return data
-
-
-def _same_changelog(config: ProjectConfig, walked: str, parent: str) -> bool:
-    """True when ``parent`` is ``walked`` or descends from it without touching the changelog."""
-    return walked == parent or walked == _git(str(config.root), "log", "-1", "--format=%H", parent, "--",
-                                              config.changelog).strip()

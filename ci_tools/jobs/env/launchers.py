@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from ...findings import Location
-from ...shell.parse import Node, parse_script
+from ...shell.parse import Node, content_hash, parse_script
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _DECLARE_EXPORT = {"export"}
@@ -153,7 +153,24 @@ def _container_passes(nodes: list[Node]) -> frozenset[str] | None:
     return frozenset(names)
 
 
+# Scans by (path, content): every snapshot of a replayed history builds its own contract, while a launcher
+# changes in a few commits only; walking its whole tree again for each was a fifth of the replay.
+_SCANNED: dict[tuple[str, str], LauncherVars] = {}
+_SCANNED_LIMIT = 512  # distinct launcher versions kept (a whole history has a few hundred, ~1 KB each)
+
+
 def scan_launcher(path: str, source: bytes) -> LauncherVars:
+    """What the launcher at ``path`` does to the environment (see :class:`LauncherVars`), once per content."""
+    key = (path, content_hash(source))
+    found = _SCANNED.get(key)
+    if found is None:
+        if len(_SCANNED) >= _SCANNED_LIMIT:
+            _SCANNED.clear()
+        found = _SCANNED[key] = _scan(path, source)
+    return found
+
+
+def _scan(path: str, source: bytes) -> LauncherVars:
     script = parse_script(path, source)
     nodes = list(_walk(script.root))
     # What the launcher's assignments anywhere (plain ones included) do to a name: passing it on
