@@ -153,7 +153,8 @@ def tree() -> Tree:
     return load_tree(full_corpus_dir())
 
 
-def judged(tree: Tree, key: str, path: str, old: str, new: str, text: str, *, body: bool = False) -> list[Finding]:
+def judged(tree: Tree, key: str, path: str, old: str, new: str, text: str, *, body: bool = False,
+           verbose: bool = False) -> list[Finding]:
     """The claim findings of ``text`` (a changelog bullet, or a PR body) for config ``key``, on a copy of the real
     tree whose ``path`` has ``old`` replaced by ``new`` (once)."""
     data = tree.snapshot.read(path)
@@ -162,7 +163,7 @@ def judged(tree: Tree, key: str, path: str, old: str, new: str, text: str, *, bo
     bullet = "Retune the recipe." if body else text
     entry = EntryInput([key], (), [plain_source("entry.md", bullet)], Location("entry.md", 1, 1))
     report = check_entries(tree.config, tree.repo, copy, [entry], cache=EvalCache(tree.config),  # type: ignore[arg-type]
-                           pr_body=plain_source("body.md", text) if body else None)
+                           pr_body=plain_source("body.md", text) if body else None, verbose=verbose)
     return [f for f in report.findings if f.rule.startswith("claim-") and f.rule != "claim-not-checked"]
 
 
@@ -217,3 +218,65 @@ def test_a_feature_said_on_against_a_flag_that_turns_it_off_says_so(tree: Tree, 
     # ... and said the other way round, it holds.
     opposite = text.replace("Enable", "Disable").replace("enabled", "disabled").replace("Drop", "Pass")
     assert judged(tree, *_SGLANG, "--mem-fraction-static 0.8 ", "--mem-fraction-static 0.8 ", opposite, body=True) == []
+
+
+# ---------------------------------------------------------------- no setting beside a value read in silence
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Set -tp to 16.", [["-tp", "16"]]),
+    ("Sync the serve flags: -tp 16, max-num-seqs 32.", [["-tp", "16"], ["--max-num-seqs", "32"]]),
+    # a dash between words, or a flag no recipe passes with one dash, is no flag
+    ("Run the pre-tp 16 sweep.", []),
+    ("Set -ep to 16.", []),
+])
+def test_a_flag_the_recipes_spell_with_one_dash_is_read(text: str, expected: list[list[Any]]) -> None:
+    cat = grammar_catalog()
+    cat.add("flag", "-tp")
+    found = extract(plain_source("x.md", text), cat)
+    assert [normalise(c)[1:3] for c in found.claims if c.kind == "recipe"] == expected
+
+
+def test_a_structured_key_spelled_whole_in_words_is_that_key() -> None:
+    """"the enable attention dp" is enable_attention_dp, not the end of DYN_TRTLLM_ENABLE_ATTENTION_DP."""
+    cat = grammar_catalog()
+    cat.add("env", "DYN_TRTLLM_ENABLE_ATTENTION_DP")
+    cat.add("key", "--extra-engine-args.enable_attention_dp")
+    found = extract(plain_source("x.md", "Change the enable attention dp to False."), cat)
+    assert [normalise(c)[1:3] for c in found.claims] == [["--extra-engine-args.enable_attention_dp", "off"]]
+    found = extract(plain_source("x.md", "Set the trtllm enable attention dp to 1."), cat)
+    assert [normalise(c)[1:3] for c in found.claims] == [["DYN_TRTLLM_ENABLE_ATTENTION_DP", "1"]]
+
+
+def test_a_role_before_how_the_setting_is_passed_scopes_it() -> None:
+    found = extract(plain_source("x.md", "Enable --enable-metrics for decode via the server flags."), grammar_catalog())
+    assert [(c.subject.name if c.subject else "", c.scope.role) for c in found.claims] == [("--enable-metrics", "decode")]
+
+
+_ATOM_MTP = ("dsr1-fp8-mi355x-atom-mtp", "benchmarks/single_node/fixed_seq_len/dsr1_fp8_mi355x_atom_mtp.sh")
+_SGLANG_2P2D = ("glm5.2-fp8-h200-dynamo-sglang-agentic-mtp-2p2d",
+                "benchmarks/multi_node/srt-slurm-recipes/sglang/glm5.2/agentic/disagg-h200-2p2d-pcp8-tp8-dp8-mtp.yaml")
+
+
+def test_a_one_dash_flag_beside_another_setting_is_judged(tree: Tree) -> None:
+    found = judged(tree, *_ATOM_MTP, 'PARALLEL_ARGS=(-tp "$TP") #TP', 'PARALLEL_ARGS=(-tp "$TP") #TP',
+                   "Set the num speculative tokens to 3 and -tp to 16.")
+    assert [(f.rule, f.data["subject"], f.data["claimed"], f.data["actual"]) for f in found] == [
+        ("claim-contradicted", "-tp", "16", "8")]
+
+
+@pytest.mark.parametrize("text", ["Disable the dp attention for decode.", "Turn the dp attention off for decode."])
+def test_a_setting_whose_words_name_an_arm_no_job_is_of_is_judged_on_its_own(tree: Tree, text: str) -> None:
+    """The decode workers pass --enable-dp-attention, but the config's dp-attn field (what the arm "dp
+    attention" selects) is false: the words name the setting, not a part of the sweep."""
+    found = judged(tree, *_SGLANG_2P2D, "      enable-dp-attention: true", "      enable-dp-attention: true", text)
+    assert [(f.rule, f.data["subject"], f.data["claimed"]) for f in found] == [
+        ("claim-contradicted", "--enable-dp-attention", "off")]
+    assert "for all 3 decode jobs" in found[0].message
+
+
+def test_a_setting_claimed_for_a_part_of_the_sweep_no_job_is_of_says_so(tree: Tree) -> None:
+    found = judged(tree, *_SGLANG, "--mem-fraction-static 0.8 ", "--mem-fraction-static 0.85 ",
+                   "Set --mem-fraction-static to 0.88 on TP16 DP-attention.", verbose=True)
+    assert [(f.rule, f.data.get("phrase"), f.data.get("reason")) for f in found if f.rule == "claim-unverified"] == [
+        ("claim-unverified", "--mem-fraction-static", "no job of the entry is of the part of the sweep the text names")]

@@ -293,6 +293,10 @@ ROLE_NOUNS = {"worker", "workers", "environment", "environments", "side", "serve
               # what a role's server is given: "decode params: ...", "prefill flags"
               "params", "parameters", "flags", "args", "arguments", "settings", "knobs", "options", "env", "envs"}
 _NEGATIONS = {"no", "non", "without", "not"}
+# What may follow a role named after "for"/"on"/"in" that names it as the workers a setting is for: the end, a
+# list, or a phrase of how or why ("for decode via the server flags", "for prefill for the new image").
+_AFTER_A_ROLE = {"", ",", ";", ")", "and", "or", "/", ".", "instead", "only", "too", "as", "(", "via", "through",
+                 "using", "for", "with"}
 _BOOL_WORDS = {"true": True, "on": True, "enabled": True, "false": False, "off": False, "disabled": False}
 # KV-offload names: (how prose writes them, lowercased) -> kv-offload-backend name, "none" or "dram".
 OFFLOAD_NAMES: dict[str, str] = {
@@ -522,9 +526,9 @@ def _word_arms(toks: Sequence[Tok], i: int) -> tuple[tuple[Arm, ...], int] | Non
         return (Arm(role=low, label=t.text),), 1  # a heading: "Prefill: gpu-memory-utilization 0.9->0.95"
     if low in ("prefill", "decode") and _both_roles(toks, i):
         return None  # "in prefill and decode environments": every server, no narrowing
-    if low in ("prefill", "decode") and prev in ("for", "on", "in", "(") and nxt in ("", ",", ";", ")", "and", "or", "/", ".",
-                                                                         "instead", "only", "too", "as", "("):
-        return (Arm(role=low, label=t.text),), 1  # "0.85 for decode and 0.7 for prefill", "0.85 (decode)"
+    if low in ("prefill", "decode") and prev in ("for", "on", "in", "(") and nxt in _AFTER_A_ROLE:
+        # "0.85 for decode and 0.7 for prefill", "0.85 (decode)", "Enable X for decode via the server flags"
+        return (Arm(role=low, label=t.text),), 1
     if low in ("prefill", "decode") and i + 1 < len(toks) and _names_a_setting(toks[i + 1]):
         return (Arm(role=low, label=t.text, local=True),), 1  # "decode max-running-requests 18432", "prefill X=1"
     if low in ("prefill", "decode") and (nxt in ROLE_NOUNS or (i + 1 < len(toks) and _parallel_token(toks[i + 1].text))

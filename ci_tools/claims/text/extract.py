@@ -23,6 +23,7 @@ from dataclasses import replace
 
 from ...findings import Location
 from .arms import (
+    Arm,
     Group,
     atoms,
     groups,
@@ -50,7 +51,7 @@ from .sentences import Clause, SourceText, split_clauses, split_sentences
 from .subjects import Catalog, Subject
 from .sweep_readers import NOT_SWEPT, SweepReaders
 from .tokens import Reading, Tok, tokenize
-from .valueread import boolish, read_value, value_at, value_slots, values_not_names
+from .valueread import STOPWORDS, boolish, read_value, value_at, value_slots, values_not_names
 from .values import (
     ArmName,
     Bool,
@@ -547,7 +548,8 @@ class ClauseReader(SweepReaders):
             self.out.claims.append(Claim("recipe", v, self.scope_at(m.start), r.loc(start, end), self.clause.text,
                                          subject=m.subjects[0], phrase=m.phrase, explicit=_explicit(m, v),
                                          conditioned=bool(_CONDITION.search(self.clause.text)),
-                                         sentence=self.sentence_text()))
+                                         sentence=self.sentence_text(),
+                                         unnamed_scope=self._scope_without_own_words(m)))
             if isinstance(v, Number):
                 numeric.append((self.out.claims[-1], end))
         if len(numeric) == 1:
@@ -557,40 +559,64 @@ class ClauseReader(SweepReaders):
 
     # -------------------------------------------------------- no silent drop
 
-    def unread_value(self) -> tuple[Mention, str] | None:
-        """A setting the clause names (one the recipes in scope know) beside a value, when the clause gave no
-        claim of it: the mention and why it was not read (see :func:`_no_silent_drop`)."""
+    def unread_values(self) -> list[tuple[Mention, str]]:
+        """The settings the clause names (ones the recipes in scope know) in a clause with a value, that the
+        reading gave no claim or note of: each with why it was not read (see :func:`_no_silent_drop`)."""
         if self.catalog is None:
-            return None
+            return []
         known = [m for m in self.mentions if m.vocab is not None or any(s.name in self.catalog.subjects
                                                                        for s in m.subjects)]
-        if not known:
-            return None
+        if not known or not self._has_a_value():
+            return []
+        return [(m, self._why_unread(m)) for m in known]
+
+    def _has_a_value(self) -> bool:
+        """A word of the clause reads as a value: one written into a setting's name (``NAME=1``), a number, a
+        dtype, on/off, or a word after a link that gives a value (``to least_tokens``, ``-> triton``)."""
         names = {k for m in self.mentions for k in range(m.start, m.end)}
-        valued = any(m.attached or self.toks[m.start].text != m.phrase and any(ch.isdigit() for ch in
-                                                                                self.toks[m.start].text)
-                     for m in known) or any(
-            k not in names and t.kind == "word" and (_value_word(t) or t.low in _ON_OFF_WORDS)
-            for k, t in enumerate(self.toks))
-        if not valued:
-            return None
-        m = known[0]
+        if any(m.attached or self.toks[m.start].text != m.phrase and any(ch.isdigit() for ch in self.toks[m.start].text)
+               for m in self.mentions):
+            return True
+        for k, t in enumerate(self.toks):
+            if k in names or t.kind != "word":
+                continue
+            if _value_word(t) or t.low in _ON_OFF_WORDS:
+                return True
+            before = self.toks[k - 1] if k > 0 else None
+            if before is not None and (before.low in ("to", "=", ":", "now", "becomes") or before.kind == "arrow") \
+                    and t.low not in STOPWORDS:
+                return True
+        return False
+
+    def _why_unread(self, m: Mention) -> str:
         masked = all(self.r.masked[k] for k in range(m.start, m.end))
         if self.skip:
-            why = "the clause speaks of the past, a failure, a condition or another's words"
-        elif self.reports or self.in_report:
-            why = "the sentence reports a run, not what the recipe is set to"
-        elif self.other_program:
-            why = "the clause speaks of another program than the server"
-        elif self.elsewhere:
-            why = "the clause speaks of another config"
-        elif masked:
-            why = "the setting is named as the old state or in quoted words"
-        elif len(m.subjects) != 1:
-            why = "the phrase fits several subjects"
-        else:
-            why = "no value is tied to the setting by the words of the clause"
-        return m, why
+            return "the clause speaks of the past, a failure, a condition or another's words"
+        if self.reports or self.in_report:
+            return "the sentence reports a run, not what the recipe is set to"
+        if self.other_program:
+            return "the clause speaks of another program than the server"
+        if self.elsewhere:
+            return "the clause speaks of another config"
+        if masked:
+            return "the setting is named as the old state or in quoted words"
+        if len(m.subjects) != 1:
+            return "the phrase fits several subjects"
+        return "no value is tied to the setting by the words of the clause"
+
+    def _scope_without_own_words(self, m: Mention) -> Scope | None:
+        """The scope of the setting named at ``m`` when the arms its own words spell are left out (None when its
+        words spell no arm)."""
+        seg = next((s for s in self.segments if s.start <= m.start < s.end), self.segments[-1])
+        own = [g for g in seg.groups if g.start < m.end and m.start < g.end]
+        if not own:
+            return None
+        arms: list[Arm] = []
+        for g in seg.groups:
+            if g not in own:
+                arms = merge_where_compatible(arms, g.arms, keep=False) if arms else list(g.arms)
+        rest = Segment(seg.start, seg.end, arms, [], [g for g in seg.groups if g not in own], seg.concs)
+        return _own_scope(rest).merged_over(self.inherited)
 
     def _drafter_key(self, m: Mention) -> Subject | None:
         """``attention_backend`` "on the drafter": the key of the speculative config the recipes pass (None when
@@ -804,18 +830,29 @@ def extract(source: SourceText, catalog: Catalog | None, base_scope: Scope | Non
 
 
 def _no_silent_drop(readers: list[ClauseReader], out: Extraction) -> None:
-    """Every clause that names a known setting and a value gave a claim or a note: a clause the readings left
-    without either gets a ``claim-unverified`` note saying why (never silence)."""
-    places = [c.location for c in out.claims] + [u.location for u in out.unverified]
-    said = [(p.line, p.column, p.end_line, p.end_column) for p in places]
+    """Every setting a clause names beside a value gave a claim or a note: one the readings left without
+    either gets a ``claim-unverified`` note saying why (never silence)."""
+    def span(p: Location) -> tuple[tuple[int, int], tuple[int, int]]:
+        return (p.line, p.column), (p.end_line, p.end_column)
+
+    said = [span(c.location) for c in out.claims] + [span(u.location) for u in out.unverified]
+    sentences: dict[int, tuple[tuple[int, int], tuple[int, int]]] = {}
     for reader in readers:
-        found = reader.unread_value()
-        if found is None:
-            continue
-        clause = reader.source.location(reader.clause.start, reader.clause.end)
-        start, end = (clause.line, clause.column), (clause.end_line, clause.end_column)
-        if any(start <= (a, b) < end or start < (c, d) <= end for a, b, c, d in said):
-            continue
-        m, why = found
-        out.unverified.append(Unverified(m.phrase, reader.r.loc(m.start, m.end), why,
-                                         tuple(sorted(s.name for s in m.subjects))))
+        where = span(reader.source.location(reader.clause.start, reader.clause.end))
+        first, last = sentences.get(reader.clause.sentence, where)
+        sentences[reader.clause.sentence] = (min(first, where[0]), max(last, where[1]))
+    for reader in readers:
+        sentence_start, sentence_end = sentences[reader.clause.sentence]
+        read = {c.subject.name for c in out.claims if c.subject is not None
+                and sentence_start <= span(c.location)[0] < sentence_end}
+        clause_start, clause_end = span(reader.source.location(reader.clause.start, reader.clause.end))
+        recorded = any(a < clause_end and clause_start < b for a, b in said)
+        for m, why in reader.unread_values():
+            start, end = span(reader.r.loc(m.start, m.end))
+            if any(a < end and start < b for a, b in said) or any(s.name in read for s in m.subjects):
+                continue  # a claim or a note covers the name, or the sentence gave the setting a claim elsewhere
+            if recorded and (reader.skip or any(reader.r.masked[k] for k in range(m.start, m.end))):
+                continue  # the old state or quoted words beside what the clause did read
+            out.unverified.append(Unverified(m.phrase, reader.r.loc(m.start, m.end), why,
+                                             tuple(sorted(s.name for s in m.subjects))))
+            said.append((start, end))

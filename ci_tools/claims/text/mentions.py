@@ -91,6 +91,24 @@ def _unset_subject(name: str, kind: str, r: Reading, cat: Catalog) -> Subject | 
     return None
 
 
+def _single_dash_flag(r: Reading, i: int, cat: Catalog) -> tuple[str, str | None] | None:
+    """``-tp 16``, ``-tp=16``: a dash written against a name, after a space or an opening mark, that together
+    spell a flag the recipes pass with one dash (name and the value attached to it); None otherwise (a dash
+    between words, a minus sign, a flag no recipe in scope has)."""
+    toks = r.toks
+    t = toks[i]
+    if t.text != "-" or i + 1 >= len(toks) or toks[i + 1].start != t.end or toks[i + 1].kind not in ("word", "assign"):
+        return None
+    before = r.source.text[t.start - 1] if t.start > 0 else " "
+    if before.isalnum() or before in "-_.":
+        return None
+    name, _, attached = toks[i + 1].text.partition("=")
+    name = "-" + name
+    if name not in cat.subjects or r.used[i + 1]:
+        return None
+    return name, attached or None
+
+
 def _index_keys(word: str) -> list[str]:
     """The subject words a text word can stand for (see :func:`slot_has`)."""
     keys = [word]
@@ -125,6 +143,16 @@ def find_mentions(r: Reading, cat: Catalog) -> tuple[list[Mention], Found]:
                 mentions.append(Mention(i, i + 1, subjects, operated.group(1), "identifier"))
                 taken[i] = True
                 continue
+        dashed = _single_dash_flag(r, i, cat)
+        if dashed is not None:
+            # "-tp 16", "-tp=16": a flag the recipes spell with one dash (ATOM's -tp), two tokens in the text.
+            name, attached = dashed
+            mentions.append(Mention(i, i + 2, [cat.subjects[name]], name, "identifier", attached=attached))
+            taken[i] = taken[i + 1] = True
+            found.words.add(name)
+            continue
+        if i > 0 and taken[i - 1] and toks[i - 1].text == "-" and toks[i - 1].end == t.start:
+            continue  # the name of a one-dash flag read with its dash
         one_word_env = t.kind == "word" and t.text.isupper() and len(t.text) > 3 and t.text in cat.subjects  # PYTHONHASHSEED
         if t.kind == "flag" or t.kind == "assign" or (t.kind == "word" and _IDENTIFIER.match(t.text)) or one_word_env:
             subjects = [Subject("field", name.lower())] if name.lower() in BLOCK_FIELDS else cat.by_identifier(name)
@@ -257,13 +285,19 @@ def _derived(r: Reading, cat: Catalog, slots: list[tuple[int, frozenset[str]]], 
                     best_len = k
                 best[subject.name] = (subject, used_words)
         if best_len >= 2:
+            whole = _whole_names(cat, free[pos:pos + best_len])
+            if whole and not any(len(cat.words_of(s)) == best_len for s, _ in best.values()):
+                # "the enable attention dp": enable_attention_dp spelled whole, not the end of
+                # DYN_TRTLLM_ENABLE_ATTENTION_DP
+                best = {s.name: (s, words) for s, words in whole}
             a, b = free[pos][1][0], free[pos + best_len - 1][1][0] + 1
             phrase = r.source.text[toks[a].start:toks[b - 1].end]
+            whole_names = {s.name for s, _ in whole}
             groups: dict[tuple[str, ...], list[Subject]] = {}
             for subject, used_words in best.values():
                 groups.setdefault(used_words, []).append(subject)
             for used_words, subjects in groups.items():
-                full = [s for s in subjects if len(cat.words_of(s)) == best_len]
+                full = [s for s in subjects if len(cat.words_of(s)) == best_len or s.name in whole_names]
                 if len(subjects) > 1 and len(full) == 1:
                     subjects = full
                 served = [s for s in subjects if s.kind in ("flag", "key")]
@@ -275,6 +309,18 @@ def _derived(r: Reading, cat: Catalog, slots: list[tuple[int, frozenset[str]]], 
             pos += best_len
         else:
             pos += 1
+
+
+def _whole_names(cat: Catalog, run: list[tuple[int, tuple[int, frozenset[str]]]]) -> list[tuple[Subject, tuple[str, ...]]]:
+    """The subjects whose every word, the prefix their derived words leave out included, is this run of
+    consecutive word slots."""
+    out: list[tuple[Subject, tuple[str, ...]]] = []
+    for word in run[0][1][1]:
+        for subject, whole in cat.prefixed().get(word, ()):
+            if len(whole) == len(run) and all(slot_has(slot, w) for (_, (_, slot)), w in zip(run, whole)) and \
+                    all(run[k][1][0] == run[k - 1][1][0] + 1 for k in range(1, len(run))):
+                out.append((subject, whole))
+    return out
 
 
 @dataclass(frozen=True)

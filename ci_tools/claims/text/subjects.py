@@ -214,12 +214,14 @@ class Catalog:
     lists: dict[str, tuple[str, ...]] = field(default_factory=dict)
     _words: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
     _index: dict[str, list[tuple[Subject, int]]] = field(default_factory=dict, repr=False)
+    _prefixed: dict[str, list[tuple[Subject, tuple[str, ...]]]] = field(default_factory=dict, repr=False)
 
     def add(self, kind: str, name: str, boolean: bool = False) -> None:
         if kind != "flag" and name in CONTRACT_NAMES:
             return
         self._words.clear()
         self._index.clear()
+        self._prefixed.clear()
         existing = self.subjects.get(name)
         if existing is None or (existing.kind == "var" and kind == "env"):
             self.subjects[name] = Subject(kind, name)
@@ -242,15 +244,27 @@ class Catalog:
                     self._index.setdefault(w, []).append((subject, j))
         return self._index
 
-    def _derive_words(self, subject: Subject) -> tuple[str, ...]:
-        if not self.settings.abbreviations:
+    def prefixed(self) -> dict[str, list[tuple[Subject, tuple[str, ...]]]]:
+        """First word -> (subject, every word of its name) for the subjects whose words leave out a prefix that
+        says which program reads them (``enable_attention_dp``: attention, dp), to tell which subject a phrase
+        spells whole ("the enable attention dp")."""
+        if not self._prefixed:
+            for subject in self.subjects.values():
+                whole = self._derive_words(subject, strip=False)
+                if subject.kind != "var" and whole != self.words_of(subject):
+                    self._prefixed.setdefault(whole[0], []).append((subject, whole))
+            self._prefixed.setdefault("", [])
+        return self._prefixed
+
+    def _derive_words(self, subject: Subject, strip: bool = True) -> tuple[str, ...]:
+        if not self.settings.abbreviations and strip:
             return subject.words
         out: list[str] = []
         for part in re.split(r"[-_.]+", (subject.key_path or subject.name).strip("-")):
             if part:
                 low = part.lower()
                 out.extend(self.settings.abbreviations.get(low) or ABBREVIATIONS.get(low, (stem(low),)))
-        while len(out) > 1 and out[0] in _NOISE_PREFIX:
+        while strip and len(out) > 1 and out[0] in _NOISE_PREFIX:
             out.pop(0)
         return tuple(out)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ...config import ProjectConfig
@@ -276,7 +276,16 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
                                else scoped, by_id)
         mine = _named_configs(claim.said, keyed.get(id(claim), jobs))
         judgement = judge(claim, [j for j in mine if j.id not in excluded], evals, repo, reads, changed)
+        if judgement is None and claim.unnamed_scope is not None:
+            # "Disable the dp attention for decode" where no job is of the dp-attention arm: the words named the
+            # setting, not a part of the sweep.
+            judgement = judge(replace(claim, scope=claim.unnamed_scope), [j for j in mine if j.id not in excluded],
+                              evals, repo, reads, changed)
         if judgement is None:
+            if claim.kind == "recipe":
+                # A setting read beside its value is never dropped in silence: say which jobs it missed.
+                report.unverified.append(Unverified(phrase(claim), claim.location,
+                                                    "no job of the entry is of the part of the sweep the text names"))
             continue
         outcome = judgement.outcome
         if outcome == "mixed" and claim.kind == "recipe" and explained_by_a_gate(
