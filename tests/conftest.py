@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import atexit
+import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -23,6 +25,27 @@ FULL_CORPUS = ROOT / "tests" / "data" / "inferencex-843c625"
 # changelog), taken from the full tree into a directory of their own.
 _THREE_FILES = ("configs/amd-master.yaml", "configs/runners.yaml", "perf-changelog.yaml")
 _three_file_dir: Path | None = None
+
+
+def _keep_bytecode() -> None:
+    """Where the environment says not to write bytecode beside the sources (PYTHONDONTWRITEBYTECODE), keep it in
+    pytest's cache directory instead, for this process and every Python it starts.
+
+    The suite starts ci-tools (``python -m ci_tools``) and other Python programs in a few hundred processes;
+    without bytecode each of them compiles every module it imports again (about 12 s of the suite's CPU).  The
+    prefix keeps the source tree, the real InferenceX tree under tests/data included, free of ``__pycache__``;
+    bytecode is checked against its source's time and size as always, so it is never stale.
+    """
+    if not os.environ.get("PYTHONDONTWRITEBYTECODE") or os.environ.get("PYTHONPYCACHEPREFIX"):
+        return
+    prefix = str(ROOT / ".pytest_cache" / "pycache")
+    del os.environ["PYTHONDONTWRITEBYTECODE"]
+    os.environ["PYTHONPYCACHEPREFIX"] = prefix
+    sys.dont_write_bytecode = False
+    sys.pycache_prefix = prefix
+
+
+_keep_bytecode()
 
 
 def corpus_dir() -> Path:

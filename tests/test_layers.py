@@ -10,6 +10,7 @@ rule catalogue (:func:`ci_tools.findings.all_rules` imports every
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -43,6 +44,7 @@ def _module(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+@lru_cache(maxsize=1)  # the package's sources do not change while the tests run; parsed once, read by every test
 def _imports() -> dict[str, set[str]]:
     modules = {_module(p): p for p in PACKAGE.rglob("*.py")}
     graph: dict[str, set[str]] = {m: set() for m in modules}

@@ -25,7 +25,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from ci_tools.evaluation.env_values import ENV_NOTE
-from ci_tools.shell.model import RecipeEval, ServerFlag
+from ci_tools.shell.model import RecipeEval, ServerFlag, Value
 from ci_tools.shell.server import UNKNOWN_FLAG
 
 _NEGATIVE_NUMBER = re.compile(r"^-[0-9.]")
@@ -181,6 +181,19 @@ def _same_line(flags: list[ServerFlag], actual: list[tuple[str, str | None]]) ->
 _RUN_TIME_ENV = frozenset({"HOSTNAME", "HOME", "PWD", "OLDPWD", "SHLVL", "_"})
 
 
+def _env_statement(value: Value) -> bool:
+    """Whether recipe show states this variable's value (known, unconditional, not the job's own environment)."""
+    return value.text is not None and not value.conditional and value.location.note != ENV_NOTE
+
+
+def statements(result: RecipeEval) -> set[tuple[str, str]]:
+    """What ``compare`` checks of an evaluation, by name: ("flag", name) and ("variable", name)."""
+    out = {("flag", flag.name) for flags in result.servers for flag in flags if _possible(flag) is not None}
+    for index in range(len(result.servers)):
+        out.update(("variable", name) for name, value in result.env_of(index).items() if _env_statement(value))
+    return out
+
+
 def compare_env(index: int, result: RecipeEval, env: dict[str, str], out: Comparison,
                 started: dict[str, str] | None = None) -> None:
     stated = result.env_of(index)
@@ -189,7 +202,7 @@ def compare_env(index: int, result: RecipeEval, env: dict[str, str], out: Compar
                                 if name not in stated and started.get(name) != value
                                 and name not in _RUN_TIME_ENV and not name.startswith("SLURM"))
     for name, value in stated.items():
-        if value.text is None or value.conditional or value.location.note == ENV_NOTE:
+        if not _env_statement(value):
             continue
         out.env_stated += 1
         if env.get(name) == value.text:

@@ -32,7 +32,7 @@ from ci_tools.shell.collector import collection_paused
 from ci_tools.shell.model import RecipeEval
 from ci_tools.shell.stack import with_room
 
-from standins.compare import Comparison, compare
+from standins.compare import Comparison, compare, statements
 from standins.jobrun import STEP, JobRun, node_for, run_job
 
 
@@ -98,6 +98,49 @@ def sample(jobs: Iterable[Job], config: ProjectConfig, snapshot: Snapshot, size:
                 out.append(families[path][orders[path][turn]])
         turn += 1
     return out
+
+
+def features(job: Job, result: RecipeEval | None, config: ProjectConfig, snapshot: Snapshot) -> frozenset[tuple[str, ...]]:
+    """What running ``job`` checks beyond any other job: the fleet whose launcher starts it, its framework and
+    scenario with that fleet, its model and precision, each flag and variable ``recipe show`` states for it (by
+    name, as compare.py checks them), and its recipe's bash as the evaluator walks it: every kind of syntax node
+    under every kind of parent (tree-sitter-bash, operators and keywords included: ``${X:-y}``, ``$((..))``,
+    ``case``, ``[[ =~ ]]`` ...) and every command name the recipe spells."""
+    from ci_tools.jobs.contract import resolve_recipe
+    from ci_tools.jobs.resolution import fleet_of
+    from ci_tools.shell.parse import parse_script
+
+    node = node_for(job, config, snapshot)
+    fleet = fleet_of(node) if node is not None else ""
+    out: set[tuple[str, ...]] = {("fleet", fleet), ("model", str(job.fields.get("model-prefix"))),
+                                 ("precision", str(job.fields.get("precision"))),
+                                 ("framework", str(job.fields.get("framework")), job.scenario, fleet)}
+    if result is not None:
+        out.update(statements(result))
+    path = resolve_recipe(job, config, snapshot).script
+    source = snapshot.read(path) if path is not None else None
+    if path is not None and source is not None:
+        stack = [parse_script(path, source).root]
+        while stack:
+            syntax = stack.pop()
+            out.update(("syntax", syntax.type, child.type) for child in syntax.children)
+            if syntax.type == "command_name":
+                out.add(("command", syntax.text))
+            stack.extend(syntax.children)
+    return frozenset(out)
+
+
+def covering(each: list[frozenset[tuple[str, ...]]]) -> list[int]:
+    """Indices of a few of ``each`` that together have every member any of them has: the one adding the most
+    members not yet had first (ties: the earlier), until none is left; in index order."""
+    wanted = frozenset().union(*each)
+    had: set[tuple[str, ...]] = set()
+    chosen: list[int] = []
+    while had != wanted:
+        best = max(range(len(each)), key=lambda i: (len(each[i] - had), -i))
+        chosen.append(best)
+        had |= each[best]
+    return sorted(chosen)
 
 
 def _spread(n: int) -> list[int]:
