@@ -56,3 +56,18 @@ def test_anchors_fall_back_to_a_full_load(tmp_path: Path) -> None:
     config = ProjectConfig(root=tmp_path)
     repo = PartialLoader(config).load(WorkTreeSnapshot(tmp_path), ["two"])
     assert dict(repo.configs["two"].data) == {"image": "a", "model": "m"}
+
+
+def test_anchor_and_alias_marks_are_found_where_yaml_can_have_them() -> None:
+    """The mark scan finds what the regex it replaced finds: a mark at the start or after a blank (any Unicode
+    space), ``[``, ``{`` or ``,``, followed by a name character; a glob's ``*`` inside a word is no alias."""
+    import re
+
+    from ci_tools.model.partial import _has_alias
+
+    regex = re.compile(r"(?:^|[\s\[{,])[&*][A-Za-z0-9_-]|<<:")
+    cases = ["&a", "x: &a", "x&a", "[*b]", "{&c", ",*d", "a: *", "\u00a0&x", "\x1c*y", "<<: *x", "a\n&b", "**a",
+             "&&a", "& a", "*-", "*", "&", " *\u00e9", " *_", "keys: dsr1-*", "x: '2*tp'", "\t*Z", "a: b\n  <<:"]
+    assert [_has_alias(c) for c in cases] == [bool(regex.search(c)) for c in cases]
+    assert [c for c in cases if _has_alias(c)] == ["&a", "x: &a", "[*b]", "{&c", ",*d", "\u00a0&x", "\x1c*y",
+                                                     "<<: *x", "a\n&b", "*-", " *_", "\t*Z", "a: b\n  <<:"]

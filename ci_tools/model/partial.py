@@ -40,7 +40,6 @@ from .repository import (
 _KEY_LINE = re.compile(r"""^(?P<key>[A-Za-z0-9_.+-]+|"[^"\\]*"|'[^']*'):[ \t]*(?:#.*)?$""")
 K = TypeVar("K")
 V = TypeVar("V")
-_ALIAS = re.compile(r"(?:^|[\s\[{,])[&*][A-Za-z0-9_-]|<<:")
 
 
 @dataclass(frozen=True)
@@ -66,9 +65,27 @@ def split_top_level(text: str) -> list[_Piece] | None:
         if pieces:
             pieces[-1] = _Piece(pieces[-1].key, pieces[-1].start, number - 1)
         pieces.append(_Piece(key, number, len(lines)))
-    if _ALIAS.search(text):
+    if _has_alias(text):
         return None  # anchors and aliases may cross pieces: only a whole parse resolves them
     return pieces
+
+
+def _has_alias(text: str) -> bool:
+    """A merge key (``<<:``), or an anchor or alias (``&name``, ``*name``) at the start or after a blank,
+    ``[``, ``{`` or ``,``: what ``re.search(r"(?:^|[\\s\\[{,])[&*][A-Za-z0-9_-]|<<:", text)`` finds, by
+    ``str.find`` of the two marks (the regex tried its alternation at every position: 7 ms a version of a
+    400 KB master file, 754 versions in a replay of the history)."""
+    if "<<:" in text:
+        return True
+    for mark in "&*":
+        at = text.find(mark)
+        while at >= 0:
+            after = text[at + 1:at + 2]
+            if (after and after.isascii() and (after.isalnum() or after in "_-")
+                    and (at == 0 or text[at - 1].isspace() or text[at - 1] in "[{,")):
+                return True
+            at = text.find(mark, at + 1)
+    return False
 
 
 def parse_piece(lines: list[str], piece: _Piece, file: LoadedFile) -> ConfigEntry | None:

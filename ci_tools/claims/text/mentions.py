@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .subjects import ABBREVIATIONS, Catalog, Subject, VocabularyEntry, stem
 from .tokens import Reading
@@ -228,10 +229,11 @@ def _vocabulary(r: Reading, cat: Catalog, slots: list[tuple[int, frozenset[str]]
                 mentions: list[Mention], found: Found) -> set[int]:
     vocab_taken: set[int] = set()
     longer: list[Mention] | None = None  # the words of identifiers, read only when a term is found
-    for entry in sorted(cat.settings.vocabulary, key=lambda e: -len(e.term_words)):
+    present = _matchable(slots)
+    for entry in _longest_first(cat.settings.vocabulary):
         tw = entry.term_words
-        if not tw:
-            continue
+        if not tw or not all(w in present for w in tw):
+            continue  # a word of the term no slot can stand for: no match anywhere
         for si in range(len(slots) - len(tw) + 1):
             if any(si + k in vocab_taken for k in range(len(tw))):
                 continue
@@ -252,6 +254,25 @@ def _vocabulary(r: Reading, cat: Catalog, slots: list[tuple[int, frozenset[str]]
                 for k in range(a, b):
                     taken[k] = True
     return vocab_taken
+
+
+@lru_cache(maxsize=16)
+def _longest_first(vocabulary: tuple[VocabularyEntry, ...]) -> tuple[VocabularyEntry, ...]:
+    """The vocabulary, longer terms first (a settings' vocabulary is the same tuple for every text)."""
+    return tuple(sorted(vocabulary, key=lambda e: -len(e.term_words)))
+
+
+def _matchable(slots: list[tuple[int, frozenset[str]]]) -> set[str]:
+    """Every word :func:`slot_has` can find in one of ``slots``: a slot's words and those words without
+    one of the endings it allows."""
+    out: set[str] = set()
+    for _, slot in slots:
+        for s in slot:
+            out.add(s)
+            for suffix in ("s", "es", "ed", "ing", "er"):
+                if s.endswith(suffix) and len(s) - len(suffix) >= 4:
+                    out.add(s[:-len(suffix)])
+    return out
 
 
 def _derived(r: Reading, cat: Catalog, slots: list[tuple[int, frozenset[str]]], vocab_taken: set[int],

@@ -18,6 +18,7 @@ from __future__ import annotations
 import fnmatch
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Iterable, Mapping
 
 from ...config import ProjectConfig
@@ -45,6 +46,9 @@ CONTRACT_NAMES = frozenset({
 })
 
 
+# stem and identifier_words are asked the same few thousand words hundreds of thousands of times in a replay
+# of the history: pure functions of their text, kept (bounded) rather than recomputed.
+@lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
     w = word.lower()
     if len(w) > 6 and w.endswith("ency"):
@@ -56,6 +60,7 @@ def stem(word: str) -> str:
     return w
 
 
+@lru_cache(maxsize=1 << 16)
 def identifier_words(name: str) -> tuple[str, ...]:
     """``--state-checkpoint-interval-tokens`` -> (state, checkpoint, interval, token)."""
     parts = [p for p in re.split(r"[-_.]+", name.strip("-")) if p]
@@ -96,7 +101,12 @@ class VocabularyEntry:
 
     @property
     def term_words(self) -> tuple[str, ...]:
-        return tuple(stem(w) for w in re.findall(r"[A-Za-z0-9]+|[\u4e00-\u9fff]+", self.term))
+        return _term_words(self.term)
+
+
+@lru_cache(maxsize=4096)
+def _term_words(term: str) -> tuple[str, ...]:
+    return tuple(stem(w) for w in re.findall(r"[A-Za-z0-9]+|[\u4e00-\u9fff]+", term))
 
 
 _MTP_ACCEPTANCE = ("--*acceptance-length*", "--*acceptance-len*", "--*acceptance_length*", "*ACCEPTANCE_LENGTH*",
