@@ -131,3 +131,27 @@ def test_blob_ids_at_many_commits_come_from_one_listing_and_say_which_lack_the_f
     listed = GitSnapshot(tmp_path, second, listed=True)
     assert listed.sha == second and listed.read("log.yaml") == b"- one\n" and listed.files() == ("dir/f", "log.yaml",
                                                                                                  "other")
+
+
+def test_a_commit_lists_its_files_as_ls_tree_does_with_trees_shared_across_commits(tmp_path: Path) -> None:
+    """The listing is read from tree objects kept by id: a second commit that changes one file deep in a folder
+    lists its own version; a submodule (a commit in the tree) is no file."""
+    from ci_tools.revision.gitcli import Git
+
+    committed(tmp_path, {"a/b/c.sh": "1\n", "a/d.yaml": "x\n", "top": "t\n", "e/f": "f\n"})
+    (tmp_path / "l").symlink_to("a/d.yaml")
+    git(tmp_path, "update-index", "--add", "--cacheinfo", f"160000,{git(tmp_path, 'rev-parse', 'HEAD')},sub")
+    git(tmp_path, "add", "l")
+    git(tmp_path, "commit", "-qm", "link and submodule")
+    (tmp_path / "a" / "b" / "c.sh").write_text("2\n")
+    git(tmp_path, "commit", "-qam", "deep change")
+    reader = Git(tmp_path)
+    for rev in ("HEAD~2", "HEAD~1", "HEAD"):
+        listed = git(tmp_path, "ls-tree", "-r", "--full-tree", rev).splitlines()
+        expected = {line.split("\t")[1]: line.split()[2] for line in listed if line.split()[1] == "blob"}
+        found = reader.blobs(git(tmp_path, "rev-parse", rev))
+        assert list(found.items()) == list(expected.items())
+    assert "sub" not in found and found["l"] == git(tmp_path, "rev-parse", "HEAD:l")
+    assert found["a/b/c.sh"] == git(tmp_path, "rev-parse", "HEAD:a/b/c.sh") != reader.blobs(
+        git(tmp_path, "rev-parse", "HEAD~1"))["a/b/c.sh"]
+    assert found["e/f"] == reader.blobs(git(tmp_path, "rev-parse", "HEAD~2"))["e/f"]

@@ -1,9 +1,9 @@
 """A repository's git, through its command line.
 
 Reading a revision takes three things: the commit a name resolves to
-(``git rev-parse``), the files of its tree (``git ls-tree``) and the
-contents of blobs, which one ``git cat-file --batch`` process serves for
-the whole run.  Each costs a few milliseconds, where a git library costs
+(``git rev-parse``), the files of its tree and the contents of blobs; one
+``git cat-file --batch`` process serves the trees and the blobs for the
+whole run.  Each costs a few milliseconds, where a git library costs
 tens of milliseconds to import before it reads anything (``check`` runs in
 every pull request).
 """
@@ -38,6 +38,7 @@ class Git:
     def __init__(self, root: Path) -> None:
         self.root = root
         self._batch: subprocess.Popen[bytes] | None = None
+        self._trees: dict[str, tuple[tuple[str, str, str], ...]] = {}  # tree id -> its entries
 
     def run(self, *args: str, stdin: bytes | None = None) -> bytes:
         """The command's standard output; :class:`GitError` with its standard error when it fails."""
@@ -70,14 +71,42 @@ class Git:
         return [found.get(n) for n in names]
 
     def blobs(self, commit: str) -> dict[str, str]:
-        """path -> blob id of every file of the commit (submodules, which are commits, left out)."""
+        """path -> blob id of every file of the commit (submodules, which are commits, left out), in
+        ``git ls-tree -r`` order.
+
+        The tree objects are read through the blob reader, each parsed once per id: the commits of a
+        history share most of their trees, where a ``git ls-tree`` process per commit listed them all again.
+        """
+        found = self.read_object(f"{commit}^{{tree}}")
+        if found is None or found[1] != "tree":
+            raise GitError(("ls-tree", commit), f"{commit} names no tree this repository holds")
         out: dict[str, str] = {}
-        for record in self.run("ls-tree", "-r", "-z", "--full-tree", commit).split(b"\0"):
-            meta, _, path = record.partition(b"\t")
-            fields = meta.split()
-            if len(fields) == 3 and fields[1] == b"blob":
-                out[path.decode("utf-8", "surrogateescape")] = fields[2].decode("ascii")
+        self._list(self._parsed_tree(found[0], found[2]), "", out)
         return out
+
+    def _list(self, entries: tuple[tuple[str, str, str], ...], prefix: str, out: dict[str, str]) -> None:
+        for kind, name, oid in entries:
+            if kind == "blob":
+                out[prefix + name] = oid
+            elif kind == "tree":
+                self._list(self._tree(oid), f"{prefix}{name}/", out)
+
+    def _tree(self, oid: str) -> tuple[tuple[str, str, str], ...]:
+        cached = self._trees.get(oid)
+        if cached is not None:
+            return cached
+        found = self.read_object(oid)
+        if found is None or found[1] != "tree":
+            raise GitError(("cat-file", "--batch"), f"tree {oid} is missing from this repository")
+        return self._parsed_tree(oid, found[2])
+
+    def _parsed_tree(self, oid: str, data: bytes) -> tuple[tuple[str, str, str], ...]:
+        cached = self._trees.get(oid)
+        if cached is None:
+            if len(self._trees) >= _TREES_KEPT:
+                self._trees.clear()
+            cached = self._trees[oid] = _tree_entries(data, len(oid) // 2)
+        return cached
 
     def read_object(self, name: str) -> tuple[str, str, bytes] | None:
         """(id, type, contents) of the object ``name`` names (an id, or ``<commit>:<path>``); None when missing."""
@@ -112,6 +141,26 @@ class Git:
             if self._batch.stdout is not None:
                 self._batch.stdout.close()
             self._batch = None
+
+
+# Tree objects kept parsed (a few hundred a revision of a benchmark repository, most shared with the next).
+_TREES_KEPT = 8192
+
+
+def _tree_entries(data: bytes, id_size: int) -> tuple[tuple[str, str, str], ...]:
+    """(kind, name, id) of each entry of a raw tree object (``<mode> <name>\\0<id bytes>`` after one another):
+    kind ``tree`` for a directory, ``commit`` for a submodule, ``blob`` for a file or a symbolic link."""
+    out: list[tuple[str, str, str]] = []
+    at = 0
+    while at < len(data):
+        space = data.index(b" ", at)
+        nul = data.index(b"\0", space)
+        mode = data[at:space]
+        kind = "tree" if mode == b"40000" else "commit" if mode == b"160000" else "blob"
+        name = data[space + 1:nul].decode("utf-8", "surrogateescape")
+        out.append((kind, name, data[nul + 1:nul + 1 + id_size].hex()))
+        at = nul + 1 + id_size
+    return tuple(out)
 
 
 def _read_exactly(stream: IO[bytes], size: int) -> bytes:
