@@ -28,21 +28,16 @@ _three_file_dir: Path | None = None
 
 
 def _keep_bytecode() -> None:
-    """Where the environment says not to write bytecode beside the sources (PYTHONDONTWRITEBYTECODE), keep it in
-    pytest's cache directory instead, for this process and every Python it starts.
+    """Write bytecode for this process and every Python it starts, even where the environment says not to
+    (PYTHONDONTWRITEBYTECODE, set on the developers' machines).
 
     The suite starts ci-tools (``python -m ci_tools``) and other Python programs in a few hundred processes;
-    without bytecode each of them compiles every module it imports again (about 12 s of the suite's CPU).  The
-    prefix keeps the source tree, the real InferenceX tree under tests/data included, free of ``__pycache__``;
-    bytecode is checked against its source's time and size as always, so it is never stale.
+    without bytecode each of them compiles every module of ci-tools it imports again (about 12 s of the suite's
+    CPU).  Bytecode goes where Python puts it by default (``__pycache__``, ignored by git), beside the
+    installed packages' own, and is checked against its source's time and size, so it is never stale.
     """
-    if not os.environ.get("PYTHONDONTWRITEBYTECODE") or os.environ.get("PYTHONPYCACHEPREFIX"):
-        return
-    prefix = str(ROOT / ".pytest_cache" / "pycache")
-    del os.environ["PYTHONDONTWRITEBYTECODE"]
-    os.environ["PYTHONPYCACHEPREFIX"] = prefix
-    sys.dont_write_bytecode = False
-    sys.pycache_prefix = prefix
+    if os.environ.pop("PYTHONDONTWRITEBYTECODE", None):
+        sys.dont_write_bytecode = False
 
 
 _keep_bytecode()
