@@ -12,9 +12,10 @@ precision, every flag and variable name ``recipe show`` states, every kind of
 bash syntax node under every kind of parent and every command name the
 recipes spell.  So every statement name and every construct the evaluator
 reads in the 100 recipes is held to bash, at about half the processes (each
-job is 60-80 of them); a job left out adds no launcher path, name or kind of
-construct, only other values and other arrangements of the same constructs.
-bench/bench_bash_oracle.py runs every job.
+job is 60-80 of them).  A job left out adds no fleet with a framework and
+scenario, no statement name and no kind of construct; what is not run here is
+its own values and its own arrangement of those constructs, which
+bench/bench_bash_oracle.py checks: it runs every job.
 """
 
 from __future__ import annotations
