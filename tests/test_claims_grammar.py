@@ -248,9 +248,20 @@ def test_a_structured_key_spelled_whole_in_words_is_that_key() -> None:
     assert [normalise(c)[1:3] for c in found.claims] == [["DYN_TRTLLM_ENABLE_ATTENTION_DP", "1"]]
 
 
-def test_a_role_before_how_the_setting_is_passed_scopes_it() -> None:
-    found = extract(plain_source("x.md", "Enable --enable-metrics for decode via the server flags."), grammar_catalog())
+@pytest.mark.parametrize("text", [
+    "Enable --enable-metrics for decode via the server flags.",
+    "Enable --enable-metrics for decode on TP8.",
+    "Enable --enable-metrics for decode for the new image.",
+    "Retune decode: --enable-metrics on.",
+])
+def test_a_role_before_how_the_setting_is_passed_scopes_it(text: str) -> None:
+    found = extract(plain_source("x.md", text), grammar_catalog())
     assert [(c.subject.name if c.subject else "", c.scope.role) for c in found.claims] == [("--enable-metrics", "decode")]
+
+
+def test_a_role_that_is_a_word_of_a_setting_is_no_heading() -> None:
+    found = extract(plain_source("x.md", "Disable chunked prefill: --enable-metrics on."), grammar_catalog())
+    assert [(c.subject.name if c.subject else "", c.scope.role) for c in found.claims] == [("--enable-metrics", "")]
 
 
 _ATOM_MTP = ("dsr1-fp8-mi355x-atom-mtp", "benchmarks/single_node/fixed_seq_len/dsr1_fp8_mi355x_atom_mtp.sh")

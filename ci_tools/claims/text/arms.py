@@ -293,10 +293,13 @@ ROLE_NOUNS = {"worker", "workers", "environment", "environments", "side", "serve
               # what a role's server is given: "decode params: ...", "prefill flags"
               "params", "parameters", "flags", "args", "arguments", "settings", "knobs", "options", "env", "envs"}
 _NEGATIONS = {"no", "non", "without", "not"}
+# Verbs of a heading that names the workers what follows it is about ("Retune prefill: ...").
+_HEADING_VERBS = {"tune", "tunes", "tuned", "retune", "retunes", "retuned", "update", "updates", "updated", "change",
+                  "changes", "changed", "adjust", "adjusts", "adjusted", "set", "sets"}
 # What may follow a role named after "for"/"on"/"in" that names it as the workers a setting is for: the end, a
 # list, or a phrase of how or why ("for decode via the server flags", "for prefill for the new image").
 _AFTER_A_ROLE = {"", ",", ";", ")", "and", "or", "/", ".", "instead", "only", "too", "as", "(", "via", "through",
-                 "using", "for", "with"}
+                 "using", "for", "with", "on", "at", "in"}
 _BOOL_WORDS = {"true": True, "on": True, "enabled": True, "false": False, "off": False, "disabled": False}
 # KV-offload names: (how prose writes them, lowercased) -> kv-offload-backend name, "none" or "dram".
 OFFLOAD_NAMES: dict[str, str] = {
@@ -522,8 +525,9 @@ def _word_arms(toks: Sequence[Tok], i: int) -> tuple[tuple[Arm, ...], int] | Non
     m = _WORKERS.match(t.text)
     if m:
         return (Arm(workers=(int(m.group("p")), int(m.group("d"))), label=t.text),), 1
-    if low in ("prefill", "decode") and len(toks) == 1:
-        return (Arm(role=low, label=t.text),), 1  # a heading: "Prefill: gpu-memory-utilization 0.9->0.95"
+    if low in ("prefill", "decode") and (len(toks) == 1 or len(toks) == 2 and i == 1 and prev in _HEADING_VERBS):
+        # a heading: "Prefill: gpu-memory-utilization 0.9->0.95", "Retune prefill: X 0.9 -> 0.95"
+        return (Arm(role=low, label=t.text),), 1
     if low in ("prefill", "decode") and _both_roles(toks, i):
         return None  # "in prefill and decode environments": every server, no narrowing
     if low in ("prefill", "decode") and prev in ("for", "on", "in", "(") and nxt in _AFTER_A_ROLE:
