@@ -116,3 +116,27 @@ def test_an_error_in_a_history_worker_reaches_the_caller() -> None:
 
     with pytest.raises(UsageError, match="bad revision"):
         _in_worker(fails)
+
+
+def test_the_modules_a_history_worker_imported_are_imported_for_the_next_one() -> None:
+    """A worker says which ci_tools modules it imported; the parent imports them once, so the next fork has them."""
+    import sys
+
+    from ci_tools.claims.verdict.history import _in_worker, _load_here
+    from ci_tools.findings import Location, Severity
+
+    name = "ci_tools.report.rule_docs"
+    kept = sys.modules.pop(name, None)
+    try:
+        def imports() -> list[Finding]:
+            __import__(name)
+            return [Finding("r", Severity.ERROR, "found in the worker", Location("f", 1))]
+
+        found, loaded = _in_worker(imports)
+        assert [f.message for f in found] == ["found in the worker"] and name in loaded
+        assert name not in sys.modules  # the worker's import stayed in the worker
+        _load_here([*loaded, "ci_tools.no_such_module"])  # one that cannot load is passed over
+        assert name in sys.modules
+    finally:
+        if kept is not None:
+            sys.modules[name] = kept

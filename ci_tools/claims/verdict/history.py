@@ -12,9 +12,11 @@ keyed by the recipe's and the library's bytes and the job's env.
 
 from __future__ import annotations
 
+import importlib
 import os
 import pickle
 import subprocess
+import sys
 from typing import Callable
 
 from ...config import ProjectConfig, layout_at
@@ -69,18 +71,35 @@ def replay_history(config: ProjectConfig, *, since: str | None, head: str = "HEA
     findings: list[Finding] = []
     for start in range(0, len(commits), CHUNK):
         chunk = commits[start:start + CHUNK]
-        findings.extend(_in_worker(lambda: _replay(config, chunk, verbose)))
+        found, loaded = _in_worker(lambda: _replay(config, chunk, verbose))
+        findings.extend(found)
+        _load_here(loaded)
     return findings
 
 
-def _in_worker(work: Callable[[], list[Finding]]) -> list[Finding]:
-    """``work()`` run in a forked process; its result (or its exception) comes back through a pipe."""
+def _load_here(modules: list[str]) -> None:
+    """The modules a worker imported, imported once here, so that the next workers start with them (a fork
+    shares them) instead of each importing them again (the evaluation's modules are imported where they are
+    first used, never by the parent of the workers)."""
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - only a head start: a module that cannot load here fails in the worker
+            continue
+
+
+def _in_worker(work: Callable[[], list[Finding]]) -> tuple[list[Finding], list[str]]:
+    """``work()`` run in a forked process; its result (or its exception) comes back through a pipe, with the
+    names of the ci_tools modules it imported."""
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # the worker
         os.close(read_end)
+        before = set(sys.modules)
         try:
-            payload = pickle.dumps((True, work()))
+            result = work()
+            loaded = sorted(n for n in sys.modules if n not in before and n.startswith("ci_tools."))
+            payload = pickle.dumps((True, (result, loaded)))
         except BaseException as exc:  # noqa: BLE001 - handed to the parent, which raises it
             payload = pickle.dumps((False, exc))
         with os.fdopen(write_end, "wb") as out:
@@ -95,7 +114,8 @@ def _in_worker(work: Callable[[], list[Finding]]) -> list[Finding]:
     ok, result = pickle.loads(data)
     if not ok:
         raise result
-    return list(result)
+    found, loaded = result
+    return list(found), list(loaded)
 
 
 def _replay(config: ProjectConfig, commits: list[tuple[str, str | None]], verbose: bool) -> list[Finding]:
