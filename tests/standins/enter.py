@@ -5,8 +5,8 @@ Usage: python3 -S -E enter.py SPEC_JSON
 The command sees the machine's files, but every write lands in memory or in
 a directory the caller chose: the root is a tmpfs holding each top-level
 directory of ``/`` as an overlay (the host's directory below, a tmpfs above),
-``/tmp`` is the caller's scratch directory, ``spec["binds"]`` /
-``spec["overlays"]`` put the caller's directories at the paths the command
+``/tmp`` is the caller's scratch directory (a tmpfs when ``spec["tmp"]`` is
+null), ``spec["binds"]`` / ``spec["overlays"]`` put the caller's directories at the paths the command
 expects (``/home/runner/work/X/X``, ``/standins``), and ``spec["dirs"]`` are
 made empty (what the machine the command expects has: a model cache, a
 squash-file directory).  It has a network of its own
@@ -123,7 +123,11 @@ def _build_root(spec: dict, userns: bool) -> str:
             _mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY)
     open(f"{root}/.standin-sandbox", "w").close()  # stand-ins that emulate containers bind mounts only here
     _mount("proc", f"{root}/proc", "proc", MS_NOSUID | MS_NODEV)
-    _mount(spec["tmp"], f"{root}/tmp", None, MS_BIND | MS_REC)
+    if spec["tmp"] is None:  # the caller keeps nothing of /tmp: a tmpfs, gone with the sandbox
+        size = str(spec.get("tmpfs_size", "2g"))
+        _mount("tmp", f"{root}/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=" + size)
+    else:
+        _mount(spec["tmp"], f"{root}/tmp", None, MS_BIND | MS_REC)
     for path in spec.get("kept", ()):
         # The caller's own environment or checkout under /tmp: seen where it is, read-only.
         os.makedirs(root + path, exist_ok=True)

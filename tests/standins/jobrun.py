@@ -263,7 +263,8 @@ def run_job(job: Job, config: ProjectConfig, snapshot: Snapshot, repo_root: Path
     if "sglang" in str(job.fields.get("image", "")):
         # Files of the SGLang image that recipes read or patch before the server starts, in a layer of the job's.
         overlays[SGLANG_WORKSPACE] = (IMAGE_FILES / SGLANG_WORKSPACE.lstrip("/"), scratch / "image-layer")
-    sandbox = Sandbox(scratch / "sandbox", binds={STANDINS: standins}, overlays=overlays, hostname=node, dirs=dirs)
+    sandbox = Sandbox(scratch / "sandbox", binds={STANDINS: standins}, overlays=overlays, hostname=node, dirs=dirs,
+                      tmp_in_memory=True)
     output = scratch / "output.log"
     start = time.monotonic()
     if through == SWEEP:

@@ -49,14 +49,19 @@ class Sandbox:
     overlays: dict[str, tuple[Path, Path]] = field(default_factory=dict)  # path inside -> (read-only lower, upper)
     hostname: str = "standin-node"
     dirs: tuple[str, ...] = ()  # directories the command expects the machine to have, created empty inside
+    # /tmp in memory instead of in ``scratch``, for a caller that reads nothing of it afterwards: a launcher that
+    # unpacks the checkout there (launch_mi300x-amds.sh, 800 files) writes no disk, and nothing is left to delete.
+    tmp_in_memory: bool = False
 
     def spec(self, argv: list[str], env: dict[str, str], cwd: str) -> dict:
         root, tmp = self.scratch / "root", self.scratch / "tmp"
         root.mkdir(parents=True, exist_ok=True)
-        tmp.mkdir(parents=True, exist_ok=True)
-        tmp.chmod(0o1777)
-        return {"root": str(root), "tmp": str(tmp), "hostname": self.hostname, "cwd": cwd, "argv": argv,
-                "env": env, "dirs": list(self.dirs), "kept": _kept_under_tmp(), "binds": {k: str(v) for k, v in self.binds.items()},
+        if not self.tmp_in_memory:
+            tmp.mkdir(parents=True, exist_ok=True)
+            tmp.chmod(0o1777)
+        return {"root": str(root), "tmp": None if self.tmp_in_memory else str(tmp), "hostname": self.hostname,
+                "cwd": cwd, "argv": argv, "env": env, "dirs": list(self.dirs), "kept": _kept_under_tmp(),
+                "binds": {k: str(v) for k, v in self.binds.items()},
                 "overlays": {k: [str(lower), str(upper)] for k, (lower, upper) in self.overlays.items()}}
 
 
