@@ -1,12 +1,22 @@
-"""A claim is judged on the jobs its words are about.
+"""A claim is judged on the jobs its words are about, and only on the state its words say is new.
 
-Each case against the real tree's dsr1-fp4-b200-sglang (TP4 at concurrency 1-32; TP4/EP4 with DP attention at
-64-256; its recipe, benchmarks/single_node/fixed_seq_len/dsr1_fp4_b200.sh, passes --schedule-conservativeness
-3.33 with --enable-prefill-delayer only with DP attention): a sentence of a shape real changelogs write that holds
-stays silent, and its lie is still reported.
+Most cases run against the real tree's dsr1-fp4-b200-sglang (TP4 at concurrency 1-32; TP4/EP4 with DP attention
+at 64-256; its recipe, benchmarks/single_node/fixed_seq_len/dsr1_fp4_b200.sh, passes --chunked-prefill-size
+16384, or 32768 with DP attention, --scheduler-recv-interval 10 below concurrency 16 and 30 from it,
+--mem-fraction-static 0.85, and --schedule-conservativeness 3.33 with --enable-prefill-delayer only with DP
+attention), some beside dsr1-fp8-b200-sglang (--mem-fraction-static 0.82 or 0.95, image v0.5.12-cu130 where the
+FP4 key has v0.5.16-cu130): a sentence of a shape real changelogs write that holds stays silent, and its lie is
+still reported.
 
+- a default that other words make exceptions to ("X is A; for B, X is C", "30 for CONC>=16, 10 otherwise", in
+  the same sentence or another bullet, B an arm, concurrencies, a config key or a word of one, C a value, an
+  image tag or "disabled"): the default is not checked against the exception's jobs;
 - a flag the recipe passes under its own condition, which the sentence names ("... allowing DP to batch more
-  requests"): not missing from the jobs the condition leaves out.
+  requests"): not missing from the jobs the condition leaves out;
+- a contrast ("compared to TP8 ...", "instead of TP4, TP8 and TEP8", "more ... than TP8"), what a thing replaces
+  and a before-state ("... from TP8", "(from conc 1-64)", "Before this change, ...") are no claim;
+- a scope the sentence names (a concurrency band up to a bound, a sequence length, a server role, a model variant
+  or config key, an arm heading the bullet) is kept.
 """
 
 from __future__ import annotations
@@ -15,10 +25,14 @@ from typing import Any
 
 import pytest
 
+from ci_tools.claims.text.extract import extract
 from ci_tools.claims.text.sentences import plain_source
 from ci_tools.claims.verdict.check import EntryInput, EvalCache, check_entries
+from ci_tools.claims.verdict.exceptions import stated_values
 from ci_tools.findings import Finding, Location
+from ci_tools.jobs.job import FIXED, Job
 from paraphrase.drive import Tree, load_tree
+from test_claims_grammar import grammar_catalog
 
 from conftest import full_corpus_dir
 
@@ -30,13 +44,35 @@ def tree() -> Tree:
     return load_tree(full_corpus_dir())
 
 
-def findings(tree: Tree, *bullets: str) -> list[tuple[str, Any, Any]]:
-    """(rule, subject, claimed) of each claim finding of one entry of ``bullets`` for KEY on the real tree."""
-    entry = EntryInput([KEY], (), [plain_source(f"entry{i}.md", b) for i, b in enumerate(bullets)],
+def findings(tree: Tree, *bullets: str, keys: tuple[str, ...] = (KEY,)) -> list[tuple[str, Any, Any]]:
+    """(rule, subject, claimed) of each claim finding of one entry of ``bullets`` for ``keys`` on the real tree."""
+    entry = EntryInput(list(keys), (), [plain_source(f"entry{i}.md", b) for i, b in enumerate(bullets)],
                        Location("entry0.md", 1, 1))
     report = check_entries(tree.config, tree.repo, tree.snapshot, [entry], cache=EvalCache(tree.config))
     found: list[Finding] = [f for f in report.findings if f.rule.startswith("claim-") and f.rule != "claim-not-checked"]
     return [(f.rule, f.data.get("subject"), f.data.get("claimed")) for f in found]
+
+
+@pytest.mark.parametrize("bullets", [
+    ("Set --chunked-prefill-size 16384; DP-attention jobs use 32768.",),
+    ("Set --chunked-prefill-size 16384, except DP attention which uses 32768.",),
+    ("Set --chunked-prefill-size to 16384 for conc 1-32, 32768 for DP attention.",),
+    ("Chunked prefill size is 16384.", "For DP attention, chunked prefill size is 32768."),
+])
+def test_a_default_is_not_checked_against_the_jobs_of_its_stated_exception(tree: Tree, bullets: tuple[str, ...]) -> None:
+    assert findings(tree, *bullets) == []
+
+
+@pytest.mark.parametrize("bullets", [
+    # the exception's value is not what its jobs run
+    ("Set --chunked-prefill-size 16384; DP-attention jobs use 65536.",),
+    # the default is not what the other jobs run
+    ("Set --chunked-prefill-size 8192; DP attention uses 32768.",),
+    ("Chunked prefill size is 8192.", "For DP attention, chunked prefill size is 32768."),
+])
+def test_a_default_or_an_exception_that_does_not_hold_is_still_reported(tree: Tree, bullets: tuple[str, ...]) -> None:
+    found = findings(tree, *bullets)
+    assert [(rule.startswith("claim-"), subject) for rule, subject, _ in found] == [(True, "--chunked-prefill-size")]
 
 
 def test_a_flag_passed_under_the_recipes_own_condition_is_not_missing_where_the_condition_fails(tree: Tree) -> None:
@@ -48,3 +84,145 @@ def test_a_flag_passed_under_the_recipes_own_condition_is_not_missing_where_the_
         ("claim-partly-contradicted", "--schedule-conservativeness", "3.33")]
     assert findings(tree, "Set --schedule-conservativeness 4 so DP can batch more requests.") == [
         ("claim-contradicted", "--schedule-conservativeness", "4")]
+
+
+@pytest.mark.parametrize("text", [
+    "Run TP4 conc 1-32 and DEP4 conc 64-256, compared to TP8 conc 4-64 on the fp8 key.",
+    "Run TP4 conc 1-32 and DEP4 conc 64-256 as opposed to TP8 conc 4-64.",
+    "Move DP attention to TP4 from TP8.",
+    "Move the DP-attention rows up from TP2.",
+    "TP4 conc 1-32 replaces the TP8 conc 1-64 band.",
+    "Move the TP4 band to conc 1-32 (from conc 1-64).",
+    "Now TP4 at conc 1-32 (TP8 at conc 1-64 until this change).",
+    "TP8 at conc 1-64 becomes TP4 at conc 1-32.",
+    "TP8 at conc 1-64 is now TP4 at conc 1-32.",
+    "Change the TP8 sweep at conc 1-64 to TP4.",
+])
+def test_a_contrast_or_a_before_state_is_no_claim_that_its_arm_runs(tree: Tree, text: str) -> None:
+    assert findings(tree, text) == []
+
+
+def test_the_arm_a_sentence_says_runs_is_still_checked(tree: Tree) -> None:
+    assert [f[:2] for f in findings(tree, "Move DP attention to TP8 from TP4.")] == [("claim-contradicted", "tp/dp-attn")]
+    assert [f[:2] for f in findings(tree, "Change the TP4 sweep at conc 1-64 to TP8.")] == [
+        ("claim-contradicted", "tp/dp-attn")]
+
+
+def test_a_concurrency_band_up_to_a_bound_is_the_scope(tree: Tree) -> None:
+    assert findings(tree, "Set --scheduler-recv-interval 10 for concurrencies up to 8.") == []
+    assert findings(tree, "Set --scheduler-recv-interval 30 for concurrencies up to 8.") == [
+        ("claim-contradicted", "--scheduler-recv-interval", "30")]
+
+
+@pytest.mark.parametrize("text, label, role", [
+    ("Set --mem-fraction-static to 0.88 for concurrencies up to 32.", "c1-c32", ""),
+    ("Set --mem-fraction-static to 0.88 when conc < 64.", "c1-c63", ""),
+    ("Set --mem-fraction-static to 0.88 for c32 and below.", "c1-c32", ""),
+    ("Set --mem-fraction-static to 0.88 for ISL 8192.", "ISL 8192", ""),
+    ("Decode uses --mem-fraction-static 0.88.", "Decode", "decode"),
+    ("Prefill now uses --mem-fraction-static 0.88.", "Prefill", "prefill"),
+    ("Set --mem-fraction-static 0.88 in the decode command.", "decode", "decode"),
+    ("Decode-only: --mem-fraction-static 0.88.", "Decode-only", "decode"),
+    ("Tuned prefill: --mem-fraction-static 0.88.", "prefill", "prefill"),
+    ("Set --mem-fraction-static to 0.88 at 8192/1024.", "8192/1024", ""),
+    ("Set --mem-fraction-static to 0.88 for TP 8.", "TP 8", ""),
+])
+def test_the_scope_a_sentence_names_is_read(text: str, label: str, role: str) -> None:
+    found = extract(plain_source("x.md", text), grammar_catalog())
+    assert [(c.subject.name if c.subject else "", c.scope.label(), c.scope.role) for c in found.claims
+            if c.kind == "recipe"] == [
+        ("--mem-fraction-static", label, role)]
+
+
+def test_a_bullet_headed_by_an_arm_speaks_of_it_in_every_sentence() -> None:
+    found = extract(plain_source("x.md", "DEP8 arm: set --max-running-requests 256. Also set --mem-fraction-static "
+                                         "0.88."), grammar_catalog())
+    assert [(c.subject.name, c.scope.label()) for c in found.claims if c.subject] == [
+        ("--max-running-requests", "DEP8"), ("--mem-fraction-static", "DEP8")]
+    # ... and a bullet without such a heading narrows nothing
+    found = extract(plain_source("x.md", "Set --max-running-requests 256. Also set --mem-fraction-static 0.88."),
+                    grammar_catalog())
+    assert [c.scope.label() for c in found.claims] == ["", ""]
+
+
+@pytest.mark.parametrize("text", [
+    "Before this change, the recipe passed --mem-fraction-static 0.85.",
+    "Initially --mem-fraction-static 0.85; now --max-running-requests 64.",
+    "In the old recipe, --mem-fraction-static 0.85 was used.",
+    "Bump --mem-fraction-static to 0.88 from 0.85.",
+])
+def test_the_old_state_is_no_claim(text: str) -> None:
+    found = extract(plain_source("x.md", text), grammar_catalog())
+    assert [c.value for c in found.claims if c.subject and c.subject.name == "--mem-fraction-static"
+            and "0.85" in str(c.value)] == []
+
+
+@pytest.mark.parametrize("text", [
+    "Use DEP8 instead of TP4, TP8 and TEP8 at high concurrency.",
+    "DEP8 serves 2x more requests than TP8 at conc 64.",
+])
+def test_what_a_contrast_or_a_comparison_is_against_names_no_arm_of_the_claims(text: str) -> None:
+    found = extract(plain_source("x.md", text), grammar_catalog())
+    assert all("TP8" not in c.scope.label() for c in found.claims)
+
+
+@pytest.mark.parametrize("text", [
+    "For the FP4 recipe, set --mem-fraction-static 0.85.",
+    "The FP4 model uses --mem-fraction-static 0.85.",
+    "FP4: --mem-fraction-static 0.85.",
+    "For dsr1-fp4-b200-sglang, set --mem-fraction-static 0.85.",
+])
+def test_a_model_variant_named_before_the_setting_is_its_scope(tree: Tree, text: str) -> None:
+    # dsr1-fp4-b200-sglang passes --mem-fraction-static 0.85; dsr1-fp8-b200-sglang 0.82 or 0.95
+    both = (KEY, "dsr1-fp8-b200-sglang")
+    assert findings(tree, text, keys=both) == []
+    assert [f[:2] for f in findings(tree, text.replace("0.85", "0.9"), keys=both)] == [
+        ("claim-contradicted", "--mem-fraction-static")]
+
+
+def test_an_exception_may_name_a_config_by_its_key_word_or_say_the_setting_is_off(tree: Tree) -> None:
+    both = (KEY, "dsr1-fp8-b200-sglang")
+    assert findings(tree, "Set --mem-fraction-static 0.85.", "The FP8 recipe uses 0.82 at TP8 and 0.95 at TP4.",
+                    keys=both) == []
+    assert findings(tree, "Set --mem-fraction-static 0.85.", "The FP8 recipe uses 0.82 at TP8 and 0.9 at TP4.",
+                    keys=both) == [("claim-partly-contradicted", "--mem-fraction-static", "0.85")]
+    assert findings(tree, "Set --mem-fraction-static 0.85.", "dsr1-fp8-b200-sglang keeps its own 0.82 and 0.95.",
+                    keys=both) == []
+    assert findings(tree, "Enable --enable-prefill-delayer.", "Not for TP-only jobs, where it is disabled.") == []
+    assert findings(tree, "Enable --enable-prefill-delayer.") == [
+        ("claim-partly-contradicted", "--enable-prefill-delayer", "on")]
+
+
+def test_an_image_claim_keeps_the_variant_it_names_and_the_exceptions_to_it(tree: Tree) -> None:
+    # dsr1-fp4-b200-sglang runs lmsysorg/sglang:v0.5.16-cu130, dsr1-fp8-b200-sglang v0.5.12-cu130
+    both = (KEY, "dsr1-fp8-b200-sglang")
+    new = "Use image lmsysorg/sglang:v0.5.16-cu130"
+    assert findings(tree, f"{new} for the FP4 benchmark.", keys=both) == []
+    assert findings(tree, f"{new}.", "The FP8 key stays on v0.5.12-cu130.", keys=both) == []
+    assert findings(tree, f"{new}.", "The FP8 key stays on v0.5.9-cu130.", keys=both) == [
+        ("claim-partly-contradicted", "image", "lmsysorg/sglang:v0.5.16-cu130")]
+
+
+def test_the_default_a_claim_gives_the_jobs_outside_its_scope_is_checked_on_them(tree: Tree) -> None:
+    # 7fe8c8d0a4ee: "override --mem-fraction-static from 0.85 to 0.8 when ISL=8192, OSL=1024, and CONC>128 (default
+    # 0.85 elsewhere)": the default is a claim about the jobs the override leaves out
+    assert findings(tree, "Set --chunked-prefill-size 32768 with DP attention (16384 elsewhere).") == []
+    assert findings(tree, "Set --chunked-prefill-size 32768 with DP attention (default 8192 elsewhere).") == [
+        ("claim-contradicted", "--chunked-prefill-size", "8192")]
+    assert findings(tree, "Set --chunked-prefill-size 32768 with DP attention, 8192 otherwise.") == [
+        ("claim-contradicted", "--chunked-prefill-size", "8192")]
+    # a word of prose before "otherwise" is no default ("Serve shape is otherwise identical to ...")
+    assert findings(tree, "With DP attention --chunked-prefill-size is 32768; the serve shape is otherwise identical "
+                          "to the TP recipe.") == []
+
+
+def test_a_value_said_of_parts_named_together_is_said_of_the_jobs_of_all_of_them() -> None:
+    # 7fe8c8d0a4ee: "override --mem-fraction-static from 0.85 to 0.8 when ISL=8192, OSL=1024, and CONC>128": 0.8 is
+    # not what the 1k1k jobs at concurrency 256 are said to run
+    def job(isl: int, conc: int) -> Job:
+        return Job("k", FIXED, {"isl": isl, "osl": 1024, "conc": [conc], "tp": 4}, Location("c.yaml", 1))
+
+    jobs = [job(8192, 256), job(1024, 256), job(8192, 64), job(1024, 64)]
+    stated = [st for st in stated_values([plain_source("x.md", "Use 0.8 when ISL=8192, OSL=1024, and CONC>128.")], jobs)
+              if str(st.value).startswith("Number")]
+    assert [[st.admits(j) for j in jobs] for st in stated] == [[True, False, False, False]]

@@ -281,6 +281,9 @@ def _merge_offload(a: str | None, b: str | None) -> str | None | bool:
 _PAR_PART = re.compile(r"^(?P<kind>TP|EP|DEP|TEP|DPA|DP|DCP|ATTN-DP|ADP)(?:=)?(?P<n>\d+)?$", re.IGNORECASE)
 _SEQ = re.compile(r"^(?:isl)?(?P<i>\d+)k[-/_]?(?:osl)?(?P<o>\d+)k$", re.IGNORECASE)  # 8k1k, 8K/1K, ISL8K/OSL1K
 _SEQ_ASSIGNED = re.compile(r"^isl=(?P<i>\d+)[/,]osl=(?P<o>\d+)$")
+_ROLE_WORD = re.compile(r"^(prefill|decode)[-_](?:only|side|config|server|servers|worker|workers|args|flags|params|"
+                        r"env|envs|settings)$")
+_SEQ_NUMBERS = re.compile(r"^(\d{4,6})/(\d{4,6})$")
 _WORKERS = re.compile(r"^(?P<p>\d+)[pP](?P<d>\d+)[dD]$")
 _DPA_WORDS = {"dp-attention", "dp-attn", "dpa", "dp_attn", "attention-dp", "attn-dp", "dp-attn=true", "dep",
               "dp-on", "attention_dp", "dp_attention"}
@@ -291,7 +294,9 @@ BAND_NOUNS = {"band", "bands", "arm", "arms", "path", "branch", "points", "point
 ROLE_NOUNS = {"worker", "workers", "environment", "environments", "side", "server", "servers", "instance", "instances",
               "engine", "engines", "role", "roles", "tier",
               # what a role's server is given: "decode params: ...", "prefill flags"
-              "params", "parameters", "flags", "args", "arguments", "settings", "knobs", "options", "env", "envs"}
+              "params", "parameters", "flags", "args", "arguments", "settings", "knobs", "options", "env", "envs",
+              # what launches a role's servers ("the prefill command"; not "1 prefill node", a count)
+              "command", "commands", "process", "processes", "config", "block", "section", "container", "containers"}
 _NEGATIONS = {"no", "non", "without", "not"}
 # Verbs of a heading that names the workers what follows it is about ("Retune prefill: ...").
 _HEADING_VERBS = {"tune", "tunes", "tuned", "retune", "retunes", "retuned", "update", "updates", "updated", "change",
@@ -300,6 +305,9 @@ _HEADING_VERBS = {"tune", "tunes", "tuned", "retune", "retunes", "retuned", "upd
 # list, or a phrase of how or why ("for decode via the server flags", "for prefill for the new image").
 _AFTER_A_ROLE = {"", ",", ";", ")", "and", "or", "/", ".", "instead", "only", "too", "as", "(", "via", "through",
                  "using", "for", "with", "on", "at", "in"}
+# A role as the subject of its clause: "Decode uses ...", "Prefill now runs ...", "decode gets ...".
+_ROLE_VERBS = {"uses", "use", "runs", "run", "gets", "get", "passes", "pass", "keeps", "keep", "takes", "take",
+               "sets", "has", "enables", "disables", "switches", "moves", "stays", "goes", "drops", "adds"}
 _BOOL_WORDS = {"true": True, "on": True, "enabled": True, "false": False, "off": False, "disabled": False}
 # KV-offload names: (how prose writes them, lowercased) -> kv-offload-backend name, "none" or "dram".
 OFFLOAD_NAMES: dict[str, str] = {
@@ -320,7 +328,8 @@ _TRANSFER_TOO = {"mooncake", "lmcache"}
 _OFFLOAD_CONTEXT = {"offload", "offloading", "kv-offload", "dram", "cpu", "host", "tier", "l2", "hicache", "ladder",
                     "ladders", "dram-offload", "cpu-offload"}
 _SPEC_WORDS = {"mtp": True, "eagle": True, "eagle3": True, "spec-decoding": True, "speculative": True,
-               "non-mtp": False, "no-mtp": False, "stp": False, "non-spec": False}
+               "non-mtp": False, "no-mtp": False, "stp": False, "non-spec": False, "non-eagle": False,
+               "non-eagle3": False, "no-eagle": False, "no-spec": False, "non-speculative": False}
 
 
 @dataclass(frozen=True)
@@ -519,6 +528,19 @@ def _word_arms(toks: Sequence[Tok], i: int) -> tuple[tuple[Arm, ...], int] | Non
         return (Arm(Parallel(ep=1), label=f"{prev} {t.text}" if negated else t.text),), 1
     if low == "expert" and nxt == "parallelism":
         return _expert_parallelism(toks, i, negated)
+    m = _SEQ_NUMBERS.match(t.text)
+    if m and all(int(x) >= 1024 and int(x) % 1024 == 0 for x in m.groups()):
+        # "at 8192/1024": the input and output lengths in tokens
+        return (Arm(seq=(int(m.group(1)), int(m.group(2))), label=t.text),), 1
+    if low in ("tp", "ep", "dep", "tep") and i + 1 < len(toks) and toks[i + 1].text in ("1", "2", "4", "8", "16", "32") \
+            and prev != "-":  # (not "-tp 16", a flag and its value)
+        par = _parallel_token(t.text + toks[i + 1].text)
+        if par is not None:  # "for TP 8": the parallelism written apart from its size
+            return tuple(Arm(p, label=f"{t.text} {toks[i + 1].text}") for p in par), 2
+    if low in ("isl", "osl") and i + 1 < len(toks) and toks[i + 1].text.isdigit() and int(toks[i + 1].text) >= 128:
+        # "for ISL 8192": one sequence length written as a word and its number (any length of the other)
+        n = int(toks[i + 1].text)
+        return (Arm(seq=(n, None) if low == "isl" else (None, n), label=f"{t.text} {toks[i + 1].text}"),), 2
     m = _SEQ.match(t.text)
     if m:
         return (Arm(seq=(int(m.group("i")) * 1024, int(m.group("o")) * 1024), label=t.text),), 1
@@ -528,11 +550,18 @@ def _word_arms(toks: Sequence[Tok], i: int) -> tuple[tuple[Arm, ...], int] | Non
     if low in ("prefill", "decode") and (len(toks) == 1 or len(toks) == 2 and i == 1 and prev in _HEADING_VERBS):
         # a heading: "Prefill: gpu-memory-utilization 0.9->0.95", "Retune prefill: X 0.9 -> 0.95"
         return (Arm(role=low, label=t.text),), 1
+    role_word = _ROLE_WORD.match(low)
+    if role_word:  # "Decode-only: ...", "decode-side", "prefill_config"
+        return (Arm(role=role_word.group(1), label=t.text),), 1
     if low in ("prefill", "decode") and _both_roles(toks, i):
         return None  # "in prefill and decode environments": every server, no narrowing
     if low in ("prefill", "decode") and prev in ("for", "on", "in", "(") and nxt in _AFTER_A_ROLE:
         # "0.85 for decode and 0.7 for prefill", "0.85 (decode)", "Enable X for decode via the server flags"
         return (Arm(role=low, label=t.text),), 1
+    if low in ("prefill", "decode") and (i == 0 or prev in ("the", "and")) and (
+            nxt in _ROLE_VERBS or (nxt in ("now", "still", "also", "then") and i + 2 < len(toks)
+                                   and toks[i + 2].low in _ROLE_VERBS)):
+        return (Arm(role=low, label=t.text),), 1  # "Decode now uses --mem-fraction-static 0.88": the role's servers
     if low in ("prefill", "decode") and i + 1 < len(toks) and _names_a_setting(toks[i + 1]):
         return (Arm(role=low, label=t.text, local=True),), 1  # "decode max-running-requests 18432", "prefill X=1"
     if low in ("prefill", "decode") and (nxt in ROLE_NOUNS or (i + 1 < len(toks) and _parallel_token(toks[i + 1].text))

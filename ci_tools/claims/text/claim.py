@@ -35,6 +35,8 @@ class Claim:
     # Recipe: the scope without the arms the setting's own name spells ("Disable the dp attention for decode":
     # the words of --enable-dp-attention are also the dp-attention arm), judged when ``scope`` names no job.
     unnamed_scope: Scope | None = None
+    # The claim is about the jobs this scope leaves out ("(default 0.85 elsewhere)" of a claim about some jobs).
+    outside: Scope | None = None
 
 
 @dataclass(frozen=True)

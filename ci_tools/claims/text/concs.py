@@ -20,6 +20,11 @@ _CAPITAL_C_LIST = re.compile(r"(?<![\w/.-])C(?P<list>\d+(?:/C\d+)+)(?![\w.])")
 _CAPITAL_C = re.compile(r"(?<![\w/.-])C(?P<list>\d+(?:/C\d+)*)(?![\w.])")
 # A comparison names the jobs of a condition ("when CONC>128", "conc >= 64"), never points the sweep is said to run.
 _COMPARED = re.compile(r"(?<![\w-])conc(?:urrency)?\s*(?P<op>>=|≥|>)\s*(?P<n>\d+)(?![\w.])", re.IGNORECASE)
+# An upper bound names the jobs of a condition too ("conc <= 32", "concurrencies up to 32", "c32 and below").
+_AT_MOST = re.compile(r"(?<![\w-])(?:conc(?:urrenc(?:y|ies))?\s*(?P<op><=|≤|<)\s*(?P<n>\d+)|"
+                      r"conc(?:urrenc(?:y|ies))?\s+(?:of\s+)?(?:up\s+to|below|under|at\s+most|through)\s+(?P<n2>\d+)|"
+                      r"(?:conc(?:urrenc(?:y|ies))?\s*|c)(?P<n3>\d+)\s+(?:and|or)\s+(?:below|lower|under|less))(?![\w.])",
+                      re.IGNORECASE)
 _AT_LEAST = re.compile(r"\s*(?:and above|and higher|or above|or higher|or more|\+|及以上|以上)")
 _ONLY_AFTER = re.compile(r"\s*\)?\s*only\b", re.IGNORECASE)
 _ONLY_BEFORE = re.compile(r"\bonly\s+(?:at\s+|on\s+|the\s+)?$", re.IGNORECASE)
@@ -59,6 +64,11 @@ def conc_specs(clause: Clause) -> list[ConcSpec]:
         n = int(m.group("n")) + (1 if m.group("op") == ">" else 0)
         seen.append((m.start(), m.end()))
         out.append(ConcSpec(Concurrency(m.group(), (n,), at_least=n), m.start(), m.end(), False, condition=True))
+    for m in _AT_MOST.finditer(text, clause.start, clause.end):
+        n = int(m.group("n") or m.group("n2") or m.group("n3")) - (1 if m.group("op") == "<" else 0)
+        seen.append((m.start(), m.end()))
+        # every point up to the bound: a scope of the jobs that run one of them (a condition, no claim of points)
+        out.append(ConcSpec(Concurrency(m.group(), tuple(range(1, n + 1))), m.start(), m.end(), False, condition=True))
     for rx in (_CONC_RE, _C_RE, capitals):
         for m in rx.finditer(text, clause.start, clause.end):
             a, b = m.start(), m.end()

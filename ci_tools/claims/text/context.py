@@ -33,7 +33,8 @@ _REJECT = (r"kill(?:s|ed)?|crash(?:es|ed)?|ooms?|oom-kills?|oomed|oom-killed|fai
            r"broke|broken|re-attempt\w*|reattempt\w*|attempt(?:s|ed|ing)?|ruled out|postponed|deferred|"
            r"deprecat\w*|neither|nor|die|dies|died|dying")
 _SKIP_CLAUSE = re.compile(
-    r"\b(?:" + _REJECT + r"|could|would|previously|formerly|used to|originally|if|unless|was|were|tbd|todo|maybe|"
+    r"\b(?:" + _REJECT + r"|could|would|previously|formerly|used to|originally|initially|earlier|at first|"
+    r"before (?:this|the|that|these|then|now)\b|prior to (?:this|the|that)\b|in the past|if|unless|was|were|tbd|todo|maybe|"
     r"might|should|negative|claim(?:s|ed|ing)?|says|said|stating|contradict\w*|disagree\w*|"
     r"mismatch\w*|discrepanc\w*|defaults? to|by default|default(?:s|ed)? (?:of|is)|bisect\w*|gibberish|"
     r"garbled|garbage|pending|follow-up|followup|later PR|future|without (?:it|this|that|them|these))\b|n't"
@@ -188,7 +189,32 @@ def mask_history(toks: Sequence[Tok], clause: Clause, value_like: Sequence[bool]
     if lows[:1] and lows[0] in _FIX_VERBS and not any(w in TO or w == "=" for w in lows):
         # "Fix the 8k1k conc-500 straggler tail": the problem fixed, not a setting.
         return [True] * n
+    if lows[:1] == ["from"] and _previous_char(clause.source.text, clause.start) == "(":
+        # "... to conc 1-32 (from conc 1-64)": a parenthesis cut off as a clause of its own, the state before
+        return [True] * n
     for i, low in enumerate(lows):
+        if low in ("replaces", "supersedes") and not any(w in ("with", "by") for w in lows[i + 1:]):
+            # "TP4 conc 1-32 replaces the TP8 conc 1-64 band": what it replaces is the old state
+            for k in range(i, n):
+                if toks[k].text in {",", ";"}:
+                    break
+                masked[k] = True
+        if _BECOMES.get(low) is not None and 0 < i and _names_new_part(lows, i + _BECOMES[low], designated) and \
+                (low != "now" or lows[i - 1] in ("is", "are")):
+            # "TP8 at conc 1-64 becomes TP4 at conc 1-32", "the old TP8 arm is now TP4": what it was
+            end = i - 1 if low == "now" else i
+            if _only_a_part(toks, lows, 0, end, designated):
+                for k in range(i):
+                    masked[k] = True
+        if low in _CHANGE_VERBS and any(w in TO for w in lows[i + 1:]):
+            to = next(k for k in range(i + 1, n) if lows[k] in TO)
+            if _names_new_part(lows, to + 1, designated) and _only_a_part(toks, lows, i + 1, to, designated):
+                # "Change the TP8 sweep at conc 1-64 to TP4": the part it was, arm and points
+                for k in range(i + 1, to):
+                    masked[k] = True
+        if low in ("replaced", "superseded") and i + 1 < n and lows[i + 1] == "by":
+            for k in range(i):  # "TP8 is replaced by TP4"
+                masked[k] = True
         if low in FROM or (toks[i].kind == "cjk" and toks[i].text.startswith("从")):
             j = next((k for k in range(i + 1, n) if lows[k] in TO or toks[k].kind == "arrow"
                       or (toks[k].kind == "cjk" and any(toks[k].text.startswith(w) for w in TO))), None)
@@ -200,12 +226,20 @@ def mask_history(toks: Sequence[Tok], clause: Clause, value_like: Sequence[bool]
             if j is not None:
                 for k in range(i + 1, j):
                     masked[k] = True
-        if ((low in {"instead", "rather"} and i + 1 < n and lows[i + 1] in {"of", "than"})
-                or low in {"vs", "versus", "vs.", "unlike"}):
+        if _contrast_at(lows, i):
             for k in range(i, n):
-                if toks[k].text in {",", ";"}:
+                if toks[k].text in {",", ";"} and not _list_goes_on(lows, k, value_like):
                     break
                 masked[k] = True
+        if low in FROM and _before_state_from(lows, i, value_like):
+            # "Move 8k1k to DEP8 from TP8", "Bump it up from 0.85": the state before the change, no "to" after it.
+            k = i + 1
+            while k < n and lows[k] in _OBJECT_SKIP:
+                k += 1
+            while k < n and (value_like[k] or toks[k].text in {"/", ",", "and", "or"}):
+                k += 1
+            for x in range(i, k):
+                masked[x] = True
         if toks[i].kind == "arrow" and i > 0:
             masked[i - 1] = True
         if low in _CHANGE_VERBS:
@@ -223,6 +257,9 @@ def mask_history(toks: Sequence[Tok], clause: Clause, value_like: Sequence[bool]
             for k in range(i, min(n, i + 3)):
                 masked[k] = True
     for m in [*re.finditer(r"\((?:was|previously|formerly|from|vs\.?|default|before|old)\b[^)]*\)", clause.text, re.I),
+              # "(TP8 previously)", "(v0.5.9 before)", "(0.85 in the old recipe)": the old state said last
+              *re.finditer(r"\([^()]*\b(?:previously|before|formerly|originally|earlier|in the (?:old|previous|original)"
+                           r"(?:\s+[\w-]+)?|until (?:this|the|now)(?:\s+[\w-]+)?)\s*\)", clause.text, re.I),
               *_MODEL_OWN_ASIDE.finditer(clause.text)]:
         a, b = clause.start + m.start(), clause.start + m.end()
         for k, t in enumerate(toks):
@@ -234,6 +271,98 @@ def mask_history(toks: Sequence[Tok], clause: Clause, value_like: Sequence[bool]
             if t.start >= a and t.end <= b:
                 masked[k] = True
     return masked
+
+
+# Words after which a clause names what a part of the sweep is now, before them what it was (value: how many
+# words the phrase has after the first).
+_BECOMES = {"becomes": 1, "become": 1, "now": 1, "turns": 2}
+
+
+def _names_new_part(lows: Sequence[str], k: int, designated: Sequence[bool]) -> bool:
+    """What follows token ``k - 1`` is an arm ("... to TP4", "becomes TP4 at conc 1-32")."""
+    while k < len(lows) and lows[k] in _OBJECT_SKIP | {"into", "to"}:
+        k += 1
+    return k < len(lows) and designated[k]
+
+
+# Words of a phrase that names a part of the sweep and nothing else ("the old TP8 sweep at conc 1-64").
+_PART_WORDS = frozenset({"the", "a", "an", "old", "previous", "former", "existing", "current", "at", "in", "on", "for",
+                         "conc", "concurrency", "concurrencies", "and", "/", ",", "(", ")", "sweep", "sweeps", "arm",
+                         "arms", "band", "bands", "row", "rows", "point", "points", "config", "configs", "layout",
+                         "topology", "search-space", "search", "space", "lane", "tier", "path", "jobs", "job"})
+
+
+def _only_a_part(toks: Sequence[Tok], lows: Sequence[str], a: int, b: int, designated: Sequence[bool]) -> bool:
+    """Tokens [a, b) name a parallelism or layout of the sweep (with its points), and no setting: "the speculative
+    algorithm" (a word of a setting's name) or "--method" is not what a part of the sweep was."""
+    if a >= b or not any(designated[a:b]):
+        return False
+    return all(designated[k] or lows[k] in _PART_WORDS or re.fullmatch(r"c?\d+(?:[-/]c?\d+)*", lows[k])
+               for k in range(a, b)) and not any(_SPEC_WORD.fullmatch(lows[k]) for k in range(a, b))
+
+
+# Speculative decoding named as a value ("EAGLE", "mtp"): a setting's value as much as an arm.
+_SPEC_WORD = re.compile(r"mtp\d*|eagle\d*|speculative|spec|dspark|medusa")
+
+
+# A phrase that names what something is set against, not what it is: "instead of V", "rather than V", "vs V",
+# "unlike V", "compared to V", "as opposed to V", "relative to V", "in contrast to V", "in place of V".
+_CONTRAST_ONE = frozenset({"vs", "versus", "vs.", "v.", "unlike"})
+_CONTRAST_TWO = frozenset({("instead", "of"), ("rather", "than"), ("compared", "to"), ("compared", "with"),
+                           ("opposed", "to"), ("relative", "to"), ("contrast", "to"), ("contrast", "with"),
+                           ("place", "of")})
+# "prefer DEP8 over TP8": the arm not chosen.
+_PREFER = frozenset({"prefer", "prefers", "preferred", "preferring", "favor", "favors", "favored", "favour",
+                     "favours", "favoured", "choose", "chooses", "chose", "chosen", "pick", "picks", "picked"})
+
+
+# "faster than TP8", "more throughput than DEP8": what a comparison is made against.
+_COMPARATIVES = frozenset({"more", "less", "fewer", "higher", "lower", "better", "worse", "faster", "slower", "larger",
+                           "smaller", "bigger", "greater", "longer", "shorter", "cheaper", "stronger", "weaker"})
+
+
+def _list_goes_on(lows: Sequence[str], k: int, value_like: Sequence[bool]) -> bool:
+    """The comma at ``k`` goes on with a list of values or arms ("instead of TP4, TP8 and TEP8")."""
+    j = k + 1
+    if j < len(lows) and lows[j] in ("and", "or"):
+        j += 1
+    return j < len(lows) and value_like[j] and (j + 1 >= len(lows) or lows[j + 1] in (",", "and", "or", ";", ")")
+                                                 or value_like[j + 1])
+
+
+def _contrast_at(lows: Sequence[str], i: int) -> bool:
+    """A contrast phrase starts at token ``i``: what follows it (up to the next comma) is the other side."""
+    if lows[i] in _CONTRAST_ONE:
+        return True
+    if lows[i] == "than" and any(w in _COMPARATIVES or (w.endswith("er") and len(w) > 4) for w in lows[max(0, i - 3):i]):
+        return True  # "faster than TP8", "2x more requests than DEP8"
+    if i + 1 < len(lows) and (lows[i], lows[i + 1]) in _CONTRAST_TWO:
+        return lows[i] not in ("place", "contrast", "opposed") or (i > 0 and lows[i - 1] in ("in", "as"))
+    return lows[i] == "over" and any(w in _PREFER for w in lows[:i])
+
+
+# Words right before a "from" that make it the state left behind ("up from 0.85", "switched away from TP8").
+_FROM_BEFORE = frozenset({"up", "down", "away", "back", "changed", "switched", "moved", "migrated", "bumped",
+                          "raised", "lowered", "reduced", "increased", "decreased", "dropped", "cut", "grown"})
+
+
+def _before_state_from(lows: Sequence[str], i: int, value_like: Sequence[bool]) -> bool:
+    """The ``from`` at ``i`` gives the state before a change and no ``to`` follows it: after the change's ``to``
+    ("to DEP8 from TP8"), after "up/down/switched ..." ("up from 0.85"), or in a clause whose verb changes
+    something ("Move 8k1k from TP8"); a range it starts ("from conc=4-64", "from 64 up") is not one."""
+    rest = lows[i + 1:]
+    if any(w in TO for w in rest) or not rest:
+        return False
+    k = i + 1
+    while k < len(lows) and lows[k] in _OBJECT_SKIP:
+        k += 1
+    if k >= len(lows) or not value_like[k] or _WHOLE_RANGE.match(" ".join(lows[k:k + 2])):
+        return False
+    if k + 1 < len(lows) and lows[k + 1] in {"up", "upward", "upwards", "onward", "onwards", "and", "+", "or"}:
+        return False  # "from 64 up", "from c64 onward": where a band begins
+    before = lows[:i]
+    return (bool(before) and before[-1] in _FROM_BEFORE) or any(w in TO for w in before) or \
+        any(w in _CHANGE_VERBS for w in before)
 
 
 def leaves_from_open(toks: Sequence[Tok]) -> bool:

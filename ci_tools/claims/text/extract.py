@@ -91,7 +91,9 @@ _OTHER_THING = frozenset({"sibling", "siblings", "counterpart", "counterparts", 
 # A clause that gives the subject of the one before its value ("...; set to 1 for Kimi-K2.5").
 _SET_TO = re.compile(r"^(?:and\s+)?(?:set|sets|setting)\s+(?:it\s+)?to\b")
 # A condition in words: "in the high-conc fast path", "when the cache is full", "only for long prompts".
-_CONDITION = re.compile(r"\b(?:when|whenever|where|only|unless|if)\b|\b(?:in|on|for|at)\s+(?:the\s+)?(?:[\w/-]+\s+){0,3}"
+_CONDITION = re.compile(r"\b(?:when|whenever|where|only|unless|if)\b|"
+                        # a band named by what it is for ("the high-concurrency band", "at low latency")
+                        r"\b(?:low|high|mid|medium|higher|lower|max|min)[- ](?:conc\w*|latency|throughput|batch\w*)\b|\b(?:in|on|for|at)\s+(?:the\s+)?(?:[\w/-]+\s+){0,3}"
                         r"(?:path|paths|branch|case|cases|regime|tail|mode)\b"
                         # "Remove X from the five refreshed prefill and decode environments": some of the recipes
                         r"|\bfrom\s+(?:the\s+)?(?:[\w/-]+\s+){0,6}(?:recipes|environments|configs|scripts|files)\b",
@@ -761,6 +763,14 @@ def _own_scope(seg: Segment) -> Scope:
     return Scope(tuple(seg.arms), own, at_least, readings)
 
 
+# A clause that only says when: before the change ("Previously, ...", "Before this change, the recipe passed ...",
+# "In the old recipe, ..."): the clause after it is the old state.
+_HISTORY_LEAD = re.compile(r"(?:previously|formerly|originally|initially|earlier|at first|until now|so far|in the past|"
+                           r"(?:before|prior to|until)\s+(?:this|the|that|these)(?:\s+[\w#-]+){0,3}|"
+                           r"in the (?:old|previous|original|former|earlier)(?:\s+[\w#-]+){0,3})",
+                           re.IGNORECASE)
+
+
 def extract(source: SourceText, catalog: Catalog | None, base_scope: Scope | None = None) -> Extraction:
     """Every claim of one text (a description bullet, a PR body)."""
     out = Extraction()
@@ -772,8 +782,9 @@ def extract(source: SourceText, catalog: Catalog | None, base_scope: Scope | Non
     listed_program = False  # that clause speaks of another program than the server ("Runner: launch_x.sh ...")
     carried: tuple[Mention, Unverified] | None = None  # see ClauseReader.carried
     every: list[ClauseReader] = []
+    heading: Scope | None = None  # "DEP8 arm: ...": a bullet headed by an arm speaks of it in every sentence
     for sentence_clauses in by_sentence.values():
-        inherited = listed_scope or base_scope or Scope()
+        inherited = listed_scope or heading or base_scope or Scope()
         list_head: Scope | None = listed_scope
         list_program = carried_program = listed_program
         previous_rejects = False
@@ -784,7 +795,8 @@ def extract(source: SourceText, catalog: Catalog | None, base_scope: Scope | Non
             if _CONTRAST.match(clause.text):
                 inherited = base_scope or Scope()
             lead = clause.source.text[readers[-1].clause.end:clause.start] if readers else ""
-            reader = ClauseReader(clause, catalog, inherited, out, previous_rejects, silenced=silenced,
+            after_history = bool(readers) and bool(_HISTORY_LEAD.fullmatch(readers[-1].clause.text))
+            reader = ClauseReader(clause, catalog, inherited, out, previous_rejects, silenced=silenced or after_history,
                                   open_from=open_from, new_predicate=bool(re.search(r"\band\s*$", lead)))
             previous_rejects = reader.rejects or (reader.skip and previous_rejects)
             # "Measured uplift (tok/s): a, b, c; d": what the ":" introduces is part of the report.
@@ -797,6 +809,9 @@ def extract(source: SourceText, catalog: Catalog | None, base_scope: Scope | Non
             open_from = reader.leaves_from_open or (open_from and reader.r.masked[-1:] == [True])
             inherited = reader.next_inherited()
             readers.append(reader)
+        if not every and introduces_list(readers[0].clause) and len(readers[0].toks) <= 6 and \
+                readers[0].segments[0].arms and not readers[0].skip:
+            heading = readers[0].next_inherited()
         _silence_asides_and_items(readers)
         for before, reader in zip(readers, readers[1:]):
             if "," in before.clause.source.text[before.clause.end:reader.clause.start]:

@@ -31,6 +31,7 @@ from ..text.subjects import Catalog, catalog_from, load_claims_settings
 from ..text.values import Concurrency
 from .changed import ChangedLines
 from .compare import judge
+from .exceptions import elsewhere_claims, stated_values, without_stated_exceptions
 from .gates import explained_by_a_gate, gates_in
 from .messages import finding, phrase
 from .reads import ReadsCache, RecipeReads
@@ -253,16 +254,18 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
     """
     claims: list[Claim] = []
     gates = gates_in(source.text for source in sources)
+    stated = stated_values(sources, jobs)
     keyed: dict[int, list[Job]] = {}  # claims of a bullet headed by one config key: that key's jobs
     for source in sources:
         found: Extraction = extract(source, catalog)
         report.mentioned |= found.mentioned
         report.words |= found.words
         report.unverified.extend(found.unverified)
-        claims.extend(found.claims)
+        defaults = elsewhere_claims(found.claims)
+        claims.extend([*found.claims, *defaults])
         headed = _headed_by_key(source.text, jobs)
         if headed is not None:
-            keyed.update((id(c), headed) for c in found.claims)
+            keyed.update((id(c), headed) for c in [*found.claims, *defaults])
     scoped = {id(c): {j.id for j in c.scope.jobs(jobs)} for c in claims if c.kind in ("recipe", "image")}
     # A concurrency list of a narrower arm (DEP16 with SimpleCPU offload at 128-384) takes its jobs out of
     # the list of the wider one (DEP16 at 32-256).
@@ -274,7 +277,10 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
         report.claims.append(claim)
         excluded = _overridden(claim, claims, {**scoped, id(claim): arm_jobs[id(claim)]} if id(claim) in arm_jobs
                                else scoped, by_id)
-        mine = _named_configs(claim.said, keyed.get(id(claim), jobs))
+        mine = _named_configs(claim.said, keyed.get(id(claim), jobs), _lead_of(claim))
+        if claim.outside is not None:
+            outside = claim.outside
+            mine = [j for j in mine if not outside.admits(j)]
         judgement = judge(claim, [j for j in mine if j.id not in excluded], evals, repo, reads, changed)
         if judgement is None and claim.unnamed_scope is not None:
             # "Disable the dp attention for decode" where no job is of the dp-attention arm: the words named the
@@ -287,6 +293,8 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
                 report.unverified.append(Unverified(phrase(claim), claim.location,
                                                     "no job of the entry is of the part of the sweep the text names"))
             continue
+        if judgement.outcome in ("false", "mixed"):
+            judgement = without_stated_exceptions(judgement, stated, jobs)
         outcome = judgement.outcome
         if outcome == "mixed" and claim.kind == "recipe" and explained_by_a_gate(
                 {j.id for j, a in judgement.known if a.verdict}, judgement.jobs, gates):
@@ -314,22 +322,46 @@ def _headed_by_key(text: str, jobs: list[Job]) -> list[Job] | None:
 _NOT_KEY_WORDS = frozenset({"fp4", "fp8", "bf16", "fp16", "int4", "int8", "mxfp4", "nvfp4", "mxfp8"})
 
 
-def _named_configs(clause: str, jobs: list[Job]) -> list[Job]:
-    """The jobs of the configs a clause names by their key words ("all DSV4 GB300 recipes"), when the
-    entry's configs differ in those words; every job when it names none (or none of them match)."""
+# A precision named as the model's ("the FP8 model", "fp4 recipes"): a key word after all.
+_PRECISION = "(?:" + "|".join(sorted(_NOT_KEY_WORDS)) + ")"
+_VARIANT_OF = re.compile(r"\b(" + _PRECISION + r"(?:/" + _PRECISION + r")*)(?:[- ](?:model|recipe|variant|config|key|"
+                         r"checkpoint|weight|job|run|arm|version|sweep|entr(?:y|ies)|script|benchmark|image|point)s?\b|"
+                         r"\s*:)")
+
+
+def _lead_of(claim: Claim) -> str:
+    """The words of the claim's sentence before its clause ("For the FP8 model, set ..."): what they name is
+    what the clause speaks of, when the clause itself names no config."""
+    at = claim.sentence.find(claim.clause) if claim.sentence and claim.clause else -1
+    return claim.sentence[:at] if at > 0 else ""
+
+
+def _named_configs(clause: str, jobs: list[Job], lead: str = "") -> list[Job]:
+    """The jobs of the configs a clause names by their key words ("all DSV4 GB300 recipes", "the MiniMax-M3
+    FP8 model"), when the entry's configs differ in those words; failing that, those the words before the
+    clause in its sentence name (``lead``); every job when neither names one (or none of them match)."""
     keys = {j.config_key for j in jobs}
     if len(keys) < 2:
         return jobs
     parts = [set(k.split("-")) for k in keys]
     common = set(parts[0]).intersection(*parts[1:])
-    telling = set().union(*parts) - common - _NOT_KEY_WORDS
-    words = re.findall(r"(non-)?([a-z0-9.]+)", clause.lower())
-    said = {w for neg, w in words if w in telling and not neg}
-    unsaid = {w for neg, w in words if w in telling and neg}  # "non-DSpark"
-    if not said and not unsaid:
-        return jobs
-    chosen = {k for k, p in zip(keys, parts) if said <= p and not unsaid & p}
-    return [j for j in jobs if j.config_key in chosen] or jobs
+    telling = set().union(*parts) - common
+    for text in (clause, lead):
+        low = text.lower()
+        named = {k for k in keys if re.search(r"(?<![\w.-])" + re.escape(k.lower()) + r"(?![\w.-])", low)}
+        if named:  # a key written out whole ("for dsr1-fp8-b200-sglang, ...")
+            return [j for j in jobs if j.config_key in named]
+        words = re.findall(r"(non-)?([a-z0-9.]+)", low) + [("", w) for w in re.findall(r"[a-z0-9.]+(?:-[a-z0-9.]+)+", low)
+                                                            if "-" in w and not w.startswith("non-")]
+        words = [(neg, w.replace("-", "")) for neg, w in words]
+        variants = {w for m in _VARIANT_OF.finditer(low) for w in m.group(1).split("/")}
+        said = {w for neg, w in words if w in telling and not neg and (w not in _NOT_KEY_WORDS or w in variants)}
+        unsaid = {w for neg, w in words if w in telling - _NOT_KEY_WORDS and neg}  # "non-DSpark"
+        if not said and not unsaid:
+            continue
+        chosen = {k for k, p in zip(keys, parts) if said <= p and not unsaid & p}
+        return [j for j in jobs if j.config_key in chosen] or jobs
+    return jobs
 
 
 def _at_points(job: Job, value: object) -> bool:
