@@ -14,7 +14,7 @@ forms marked ``held-out``) apart from the part tuned on.
 
 Targets: lies caught >= 98 %, truths flagged <= 1 %, missed silently 0.
 
-Run: .venv/bin/python bench/bench_claims_paraphrase.py [--limit N] [--list] [--json FILE] [--write-sample FILE]
+Run: .venv/bin/python bench/bench_claims_paraphrase.py [--limit N] [--only TEXT] [--list] [--json FILE] [--write-sample FILE]
 """
 
 from __future__ import annotations
@@ -46,6 +46,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--tree", type=Path, default=FULL_CORPUS, help="the InferenceX tree (default: the committed one)")
     parser.add_argument("--limit", type=int, help="only the first N settings (in name order)")
+    parser.add_argument("--only", action="append", metavar="TEXT",
+                        help="only the settings whose kind, name or family contains TEXT (repeatable; any of them)")
     parser.add_argument("--list", action="store_true", help="list the lies missed and truths flagged (tuned part only)")
     parser.add_argument("--held-out-list", action="store_true", help="list the misses of the held-out part too")
     parser.add_argument("--json", type=Path, help="write every outcome here")
@@ -58,6 +60,9 @@ def main() -> int:
     found = time.perf_counter() - start
     print(f"settings: {len(discovery.candidates)} (kind, name, family) in {found:.1f} s; values no sentence can "
           f"state: {dict(sorted(discovery.skipped.items()))}")
+    if args.only:
+        discovery.candidates = {group: options for group, options in discovery.candidates.items()
+                                if any(text in " ".join(group) for text in args.only)}
     run = run_all(tree, discovery, limit=args.limit)
     print(f"planned {len(run.planned)} settings, {len(run.unplanned)} not stateable, {len(run.outcomes)} sentences "
           f"checked in {run.seconds:.1f} s")

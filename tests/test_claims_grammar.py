@@ -86,6 +86,9 @@ def claims_of(text: str) -> list[list[Any]]:
     # list values
     ("Set --cuda-graph-bs to [1, 2, 4, 8].", [["--cuda-graph-bs", "[1,2,4,8]"]]),
     ("--cuda-graph-bs 1,2,4,8", [["--cuda-graph-bs", "[1,2,4,8]"]]),
+    # a bracketed list after "=" is the value, not a flag given with "[1" glued to it
+    ("--cuda-graph-bs=[1, 2, 4, 8]", [["--cuda-graph-bs", "[1,2,4,8]"]]),
+    ("--cuda-graph-bs=[1,2,4,8]", [["--cuda-graph-bs", "[1,2,4,8]"]]),
     # partial dotted paths of structured flags
     ("Set moe_config.backend to CUTLASS.", [["--extra-engine-args.moe_config.backend", "cutlass"]]),
     ("speculative_config.max_draft_len: 3", [["--speculative-config.max_draft_len", "3"]]),
@@ -291,3 +294,29 @@ def test_a_setting_claimed_for_a_part_of_the_sweep_no_job_is_of_says_so(tree: Tr
                    "Set --mem-fraction-static to 0.88 on TP16 DP-attention.", verbose=True)
     assert [(f.rule, f.data.get("phrase"), f.data.get("reason")) for f in found if f.rule == "claim-unverified"] == [
         ("claim-unverified", "--mem-fraction-static", "no job of the entry is of the part of the sweep the text names")]
+
+
+_ATOM_K3 = ("kimik3-fp4-mi355x-atom-agentic-mtp", "benchmarks/single_node/agentic/kimik3_fp4_mi355x_atom_mtp.sh")
+
+
+@pytest.mark.parametrize("text, claimed", [
+    ("Disable the prefix caching.", "off"), ("Turn the prefix caching off.", "off"), ("Enable the prefix caching.", None)])
+def test_a_feature_whose_flag_the_recipe_spells_with_underscores_is_that_flag(tree: Tree, text: str,
+                                                                              claimed: str | None) -> None:
+    """The recipe passes --enable_prefix_caching, the server's parser's other spelling of the term's
+    --enable-prefix-caching: "prefix caching" names that flag, passed, and not the dashed one, absent."""
+    found = judged(tree, *_ATOM_K3, "    --enable_prefix_caching\n", "    --enable_prefix_caching\n", text)
+    assert [(f.rule, f.data["subject"], f.data["claimed"]) for f in found] == (
+        [("claim-contradicted", "--enable_prefix_caching", claimed)] if claimed else [])
+    if found:
+        assert "but the recipe passes --enable_prefix_caching (benchmarks/single_node/agentic/" in found[0].message
+
+
+def test_a_list_assigned_with_an_equals_sign_is_judged(tree: Tree) -> None:
+    found = judged(tree, "dsv4-fp4-gb200-dynamo-vllm-agentic-mtp2-agg",
+                   "benchmarks/multi_node/srt-slurm-recipes/vllm/deepseek-v4/agentic/agg-gb200-tp8-c4-mtp2-agentic.yaml",
+                   "block-size: 256", "block-size: 256",
+                   "--compilation-config.cudagraph_capture_sizes=[4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60]")
+    assert [(f.rule, f.data["subject"], f.data["claimed"]) for f in found] == [
+        ("claim-contradicted", "--compilation-config.cudagraph_capture_sizes",
+         "[4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60]")]

@@ -332,6 +332,10 @@ class Catalog:
                 found.extend(s for s in self.subjects.values() if fnmatch.fnmatchcase(s.name, pattern) and s not in found)
             elif pattern in self.subjects and self.subjects[pattern] not in found:
                 found.append(self.subjects[pattern])
+            elif pattern.startswith("--"):
+                # "--enable_prefix_caching" for the term's "--enable-prefix-caching": the server's parser takes a
+                # flag's dashes and underscores alike, so the recipe's spelling is the setting the term names.
+                found.extend(s for s in self._flags_spelled_as(pattern) if s not in found)
         if len(found) > 1:
             # An env var that feeds a flag (SYNTHETIC_ACCEPT_LEN -> --speculative-config): the server's setting.
             served = [s for s in found if s.kind in ("flag", "key")]
@@ -340,9 +344,19 @@ class Catalog:
             return found
         concrete = [p for p in entry.patterns if not any(ch in p for ch in "*?[")]
         if concrete:
-            # Named but passed by no recipe in scope: a flag whose absence is checkable.
-            return [Subject("flag" if concrete[0].startswith("--") else "env", concrete[0])]
+            # Named but passed by no recipe in scope: a flag whose absence is checkable (as the recipe's files
+            # spell it, when they do).
+            first = concrete[0]
+            if not first.startswith("--"):
+                return [Subject("env", first)]
+            spelled = [f for f in sorted(self.spelled_flags) if _flag_words(f) == _flag_words(first)]
+            return [Subject("flag", spelled[0] if spelled else first)]
         return []
+
+    def _flags_spelled_as(self, flag: str) -> list[Subject]:
+        """The flags of the recipes that are ``flag`` with dashes and underscores swapped."""
+        words = _flag_words(flag)
+        return [s for s in self.subjects.values() if s.kind == "flag" and _flag_words(s.name) == words]
 
     def is_boolean(self, subject: Subject) -> bool:
         return subject.name in self.boolean_flags
@@ -358,6 +372,11 @@ class Catalog:
         wanted = {f"--no-{base}", f"--disable-{own}", f"--no-{own}"}
         pool = sorted({*self.spelled_flags, *(s.name for s in self.subjects.values() if s.kind == "flag")})
         return next((Subject("flag", f) for f in pool if f.replace("_", "-") in wanted), None)
+
+
+def _flag_words(flag: str) -> str:
+    """A flag's name as its parser reads it: ``--enable_prefix_caching`` is ``--enable-prefix-caching``."""
+    return "--" + flag[2:].replace("_", "-")
 
 
 def _address_parts(address: str) -> list[str]:
