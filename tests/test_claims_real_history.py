@@ -23,8 +23,10 @@ CASES: dict[str, tuple[str, set[Finding]]] = {
          ("claim-partly-contradicted", 16, "concurrency/tp/dp-attn/isl/osl", "conc 16-128")}),
     "7fe8c8d0a4ee": (
         "an override judged inside its condition (when ISL=8192, OSL=1024, and CONC>128), on the key the bullet "
-        "is headed by; the condition's CONC>128 is no point the sweep is said to run",
-        set()),
+        "is headed by; the condition's CONC>128 is no point the sweep is said to run; its '(default 0.85 "
+        "elsewhere)' is judged on the jobs outside the condition, where the recipe's CONC>128 branch gives the "
+        "1k1k conc-256 job 0.8",
+        {("claim-partly-contradicted", 17, "--mem-fraction-static", "0.85")}),
 }
 
 

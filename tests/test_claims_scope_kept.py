@@ -211,6 +211,13 @@ def test_the_default_a_claim_gives_the_jobs_outside_its_scope_is_checked_on_them
         ("claim-contradicted", "--chunked-prefill-size", "8192")]
     assert findings(tree, "Set --chunked-prefill-size 32768 with DP attention, 8192 otherwise.") == [
         ("claim-contradicted", "--chunked-prefill-size", "8192")]
+    # a condition the claim names ("when", "only if") is read into its scope, so the jobs outside it are the
+    # default's and a value other than the default there contradicts it
+    # (the recipe: --scheduler-recv-interval 1 with DP attention, else 30 from CONC 16 up and 10 below; the TP4 jobs
+    # run conc 1-32): the TP4 jobs at conc 16 and 32 contradict the default, those below it hold it
+    assert findings(tree, "Set --scheduler-recv-interval 1 when DP attention is on (default 10 elsewhere).") == [
+        ("claim-partly-contradicted", "--scheduler-recv-interval", "10")]
+    assert findings(tree, "Set --chunked-prefill-size 32768 when DP attention is on (default 16384 elsewhere).") == []
     # a word of prose before "otherwise" is no default ("Serve shape is otherwise identical to ...")
     assert findings(tree, "With DP attention --chunked-prefill-size is 32768; the serve shape is otherwise identical "
                           "to the TP recipe.") == []

@@ -238,5 +238,8 @@ def elsewhere_claims(claims: Sequence[Claim]) -> list[Claim]:
             continue
         if type(value) is not type(claim.value) or value == claim.value:
             continue  # another kind of value than the claim's (a word where it says a number) is no default of it
-        out.append(replace(claim, value=value, scope=Scope(), outside=claim.scope, unnamed_scope=None))
+        # The condition the claim was read with is what the default's jobs lie outside of: where the recipe runs
+        # another value there, it is no longer a condition the checker did not read.
+        out.append(replace(claim, value=value, scope=Scope(), outside=claim.scope, unnamed_scope=None,
+                           conditioned=False))
     return out
