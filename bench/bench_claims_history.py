@@ -43,7 +43,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_claims_judged as window  # noqa: E402
-from benchlib import ROOT, THIS_BUILD, file_at, require  # noqa: E402
+from benchlib import ROOT, THIS_BUILD, file_at, read_report, require  # noqa: E402
 
 HISTORY = ROOT / "tests" / "data" / "ix-judged-history"
 PARTS = ("window", "tuning", "heldback")
@@ -249,7 +249,7 @@ def main() -> int:
     ix = args.ix.resolve()
     require(ix / ".git")
     if args.report:
-        report = json.loads(args.report.read_text())
+        report = read_report(args.report)
     else:
         with tempfile.TemporaryDirectory() as tmp:
             out = Path(tmp) / "report.json"

@@ -43,7 +43,7 @@ from typing import Any
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchlib import ROOT, THIS_BUILD, file_at  # noqa: E402
+from benchlib import ROOT, THIS_BUILD, file_at, read_report  # noqa: E402
 
 JUDGED = ROOT / "tests" / "data" / "ix-judged"
 SINCE = "1c08b4369e6d"
@@ -277,7 +277,7 @@ def main() -> int:
     parser.add_argument("--list", action="store_true", help="list every finding with its verdict, and every miss")
     args = parser.parse_args()
     if args.report:
-        report = json.loads(args.report.read_text())
+        report = read_report(args.report)
         text = BulletText(args.text_from.resolve() if args.text_from else None)
     else:
         text = BulletText(args.ix.resolve())

@@ -78,6 +78,16 @@ def require(*paths: Path) -> None:
         raise SystemExit(2)
 
 
+def read_report(path: Path) -> Any:
+    """The JSON report a `--report FILE` option names; exit 2 with what was wrong when it is missing or not JSON."""
+    require(path)
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        print(f"{path}: not a JSON report of `ci-tools claims --history --format json` ({exc})", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
 # --- measuring ---------------------------------------------------------------------------------------------
 
 
