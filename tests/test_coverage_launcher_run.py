@@ -19,9 +19,7 @@ import pytest
 
 from real_repo_support import real_origin, real_repo  # noqa: F401 - fixtures
 from test_changelog_support import Repo, clear_github_env, run
-from test_coverage_run_effect import commit, edit, uncovered
-
-SN = "benchmarks/single_node/fixed_seq_len"
+from test_coverage_run_effect import SN, adding_log, commit, edit, two_model_master, uncovered
 
 
 def test_scheduling_and_an_unset_override_in_the_real_b300_launcher_change_no_run(
@@ -37,29 +35,8 @@ def test_scheduling_and_an_unset_override_in_the_real_b300_launcher_change_no_ru
     assert uncovered(real_repo, "origin/main", capsys) == {}
 
 
-MASTER = "".join(f"""\
-{prefix}-fp8-h100-vllm:
-  image: vllm/vllm-openai:v0.1
-  model: org/{prefix}
-  model-prefix: {prefix}
-  runner: h100
-  precision: fp8
-  framework: vllm
-  multinode: false
-  scenarios:
-    fixed-seq-len:
-    - isl: 1024
-      osl: 1024
-      search-space:
-      - {{ tp: 8, conc-start: 4, conc-end: 8 }}
-""" for prefix in ("ma", "mb"))
-LOG = b"""\
-- config-keys:
-    - ma-fp8-h100-vllm
-  description:
-    - "Add the configs"
-  pr-link: https://github.com/acme/bench/pull/1
-"""
+MASTER = two_model_master("h100", "vllm/vllm-openai:v0.1")
+LOG = adding_log("ma-fp8-h100-vllm")
 RECIPE = """\
 #!/usr/bin/env bash
 vllm serve "$MODEL" --tensor-parallel-size "$TP" &

@@ -122,12 +122,14 @@ def test_a_launcher_change_counts_for_the_jobs_its_branch_runs_for(real_repo: Pa
     assert tilert and linked == (on("b200-dgxc-slurm", True) | on("b200-dgxc", True)) - tilert
 
 
-MASTER = "".join(f"""\
-{prefix}-fp8-mi355x-vllm:
-  image: vllm/vllm-openai-rocm:v0.1
+def two_model_master(runner: str, image: str) -> str:
+    """A master config of two vLLM keys, ma-fp8-<runner>-vllm and mb-fp8-<runner>-vllm, one job row each."""
+    return "".join(f"""\
+{prefix}-fp8-{runner}-vllm:
+  image: {image}
   model: org/{prefix}
   model-prefix: {prefix}
-  runner: mi355x
+  runner: {runner}
   precision: fp8
   framework: vllm
   multinode: false
@@ -138,13 +140,21 @@ MASTER = "".join(f"""\
       search-space:
       - {{ tp: 8, conc-start: 4, conc-end: 8 }}
 """ for prefix in ("ma", "mb"))
-LOG = b"""\
+
+
+def adding_log(key: str) -> bytes:
+    """A changelog of the one entry that added ``key``."""
+    return f"""\
 - config-keys:
-    - ma-fp8-mi355x-vllm
+    - {key}
   description:
     - "Add the configs"
   pr-link: https://github.com/acme/bench/pull/1
-"""
+""".encode()
+
+
+MASTER = two_model_master("mi355x", "vllm/vllm-openai-rocm:v0.1")
+LOG = adding_log("ma-fp8-mi355x-vllm")
 LIB = """\
 #!/usr/bin/env bash
 client_options() { echo "--num-prompts 10"; }
