@@ -139,9 +139,8 @@ class _LauncherInterpreter(Interpreter):
         if name_node is None:
             return super().stmt(n)
         literal = name_node.text if "$" not in name_node.text and "`" not in name_node.text else None
-        if literal is not None and literal not in _EDITS and (literal in self.state.functions or literal in HOUSEKEEPING
-                                                               or (literal in BUILTIN_NAMES and literal != "cd")):
-            return super().stmt(n)
+        if literal is not None and literal not in _EDITS and self._no_step(literal):
+            return super().stmt(n)  # spelled out: known before its words are evaluated
         words = [c for c in name_node.children if c.named]
         words += [c for c in n.children if c.named and c.type not in ("command_name", "variable_assignment", "comment",
                                                                       "file_redirect", "heredoc_redirect",
@@ -161,8 +160,7 @@ class _LauncherInterpreter(Interpreter):
             edits = _EDITS[program]
             if not any(a.text is None or a.text.startswith(edits) for a in argv[1:]):
                 return super().stmt(n)  # a filter or a search: it prints
-        elif program in self.state.functions or program in HOUSEKEEPING or (program in BUILTIN_NAMES
-                                                                            and program != "cd"):
+        elif self._no_step(program):
             return super().stmt(n)
         self._record(n, program, argv)
         if replaces:
@@ -170,6 +168,12 @@ class _LauncherInterpreter(Interpreter):
         if program == "cd" or self.sink is not None:
             return super().stmt(n)  # the directory changes; a command substitution's output stays unknown
         return None  # its exit status is known only when it runs (a script it starts is not followed)
+
+    def _no_step(self, program: str) -> bool:
+        """A function of the launcher, a housekeeping program or a builtin other than ``cd``: evaluated, not
+        recorded."""
+        return program in self.state.functions or program in HOUSEKEEPING or (program in BUILTIN_NAMES
+                                                                             and program != "cd")
 
     def _record(self, n: Node, program: str, argv: list[Value]) -> None:
         vars = self.state.vars
