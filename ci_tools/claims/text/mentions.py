@@ -119,9 +119,13 @@ def _index_keys(word: str) -> list[str]:
     return keys
 
 
+# The endings a slot's word may have beyond the word it stands for ("caches" for "cache").
+_ENDINGS = ("s", "es", "ed", "ing", "er")
+
+
 def slot_has(slot: frozenset[str], word: str) -> bool:
     return word in slot or any(s.startswith(word) and len(word) >= 4 and word.isascii() and len(s) - len(word) <= 3
-                               and s[len(word):] in {"s", "es", "ed", "ing", "er"} for s in slot)
+                               and s[len(word):] in _ENDINGS for s in slot)
 
 
 def find_mentions(r: Reading, cat: Catalog) -> tuple[list[Mention], Found]:
@@ -269,7 +273,7 @@ def _matchable(slots: list[tuple[int, frozenset[str]]]) -> set[str]:
     for _, slot in slots:
         for s in slot:
             out.add(s)
-            for suffix in ("s", "es", "ed", "ing", "er"):
+            for suffix in _ENDINGS:
                 if s.endswith(suffix) and len(s) - len(suffix) >= 4:
                     out.add(s[:-len(suffix)])
     return out
