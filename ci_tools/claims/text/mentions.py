@@ -211,14 +211,12 @@ def _switched_word(r: Reading, cat: Catalog, taken: list[bool], mentions: list[M
     where an on/off verb governs it: "Disable the metrics", "the metrics disabled", "Turn the metrics off"."""
     toks = r.toks
     covered = {k for m in mentions for k in range(m.start, m.end)}
-    by_word: dict[str, list[Subject]] = {}
-    for name in cat.boolean_flags:
-        subject = cat.subjects.get(name)
-        words = cat.words_of(subject) if subject is not None else ()
-        if subject is not None and len(words) == 1 and words[0] not in GENERIC_WORDS and len(words[0]) >= 4:
-            by_word.setdefault(words[0], []).append(subject)
+    by_word = cat.one_word_switches()
     for i, t in enumerate(toks):
-        if t.kind != "word" or taken[i] or i in covered or r.used[i] or len(by_word.get(stem(t.text), ())) != 1:
+        if t.kind != "word" or taken[i] or i in covered or r.used[i]:
+            continue
+        word = stem(t.text)
+        if word in GENERIC_WORDS or len(word) < 4 or len(by_word.get(word, ())) != 1:
             continue
         k = i - 1
         while k >= 0 and toks[k].low in ("the", "a"):
@@ -226,7 +224,7 @@ def _switched_word(r: Reading, cat: Catalog, taken: list[bool], mentions: list[M
         before = toks[k].low if k >= 0 else ""
         after = toks[i + 1].low if i + 1 < len(toks) else ""
         if before in _SWITCH_BEFORE or after in _SWITCH_AFTER:
-            mentions.append(Mention(i, i + 1, by_word[stem(t.text)], t.text, "words"))
+            mentions.append(Mention(i, i + 1, by_word[word], t.text, "words"))
 
 
 def _vocabulary(r: Reading, cat: Catalog, slots: list[tuple[int, frozenset[str]]], taken: list[bool],

@@ -225,6 +225,7 @@ class Catalog:
     _words: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
     _index: dict[str, list[tuple[Subject, int]]] = field(default_factory=dict, repr=False)
     _prefixed: dict[str, list[tuple[Subject, tuple[str, ...]]]] = field(default_factory=dict, repr=False)
+    _switches: dict[str, list[Subject]] | None = field(default=None, repr=False)
 
     def add(self, kind: str, name: str, boolean: bool = False) -> None:
         if kind != "flag" and name in CONTRACT_NAMES:
@@ -232,6 +233,7 @@ class Catalog:
         self._words.clear()
         self._index.clear()
         self._prefixed.clear()
+        self._switches = None
         existing = self.subjects.get(name)
         if existing is None or (existing.kind == "var" and kind == "env"):
             self.subjects[name] = Subject(kind, name)
@@ -253,6 +255,18 @@ class Catalog:
                 for j, w in enumerate(self.words_of(subject)):
                     self._index.setdefault(w, []).append((subject, j))
         return self._index
+
+    def one_word_switches(self) -> dict[str, list[Subject]]:
+        """Word -> the on/off flags whose name has that one word of its own (``--enable-metrics``: metrics).
+        Read once per catalog (after its subjects and ``boolean_flags`` are set), not once per clause."""
+        if self._switches is None:
+            self._switches = {}
+            for name in self.boolean_flags:
+                subject = self.subjects.get(name)
+                words = self.words_of(subject) if subject is not None else ()
+                if subject is not None and len(words) == 1:
+                    self._switches.setdefault(words[0], []).append(subject)
+        return self._switches
 
     def prefixed(self) -> dict[str, list[tuple[Subject, tuple[str, ...]]]]:
         """First word -> (subject, every word of its name) for the subjects whose words leave out a prefix that
