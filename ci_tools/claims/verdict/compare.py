@@ -28,7 +28,7 @@ from ...model.repository import RepoData
 from ...revision.yamlpos import PosMap
 from ...shell.model import RecipeEval
 from ..text.claim import Claim
-from ..text.arms import Arm
+from ..text.arms import Arm, job_spec
 from ..text.scope import Scope, job_concs
 from ..text.values import Absent, Concurrency, Count, FamilyArm, Fragment, Image, NoArm, fragment_matches, image_matches
 from .actual import UNKNOWN, Actual, compare_text, key_addresses, recipe_actual
@@ -256,8 +256,7 @@ _LAYOUT_WORDS: tuple[tuple[re.Pattern[str], Callable[[Job], bool]], ...] = (
                 re.IGNORECASE), lambda j: bool(j.fields.get("dp-attn"))),
     (re.compile(r"\b(?:EP\d*|DEP\d*|TEP\d*|expert[- ]parallel\w*|wide[- ]?EP)\b", re.IGNORECASE),
      lambda j: (j.fields.get("ep") or 1) > 1),
-    (re.compile(r"\b(?:MTP|EAGLE\d*|speculative|spec[- ]decod\w*|draft\w*)\b", re.IGNORECASE),
-     lambda j: bool(j.fields.get("spec-decoding")) and j.fields.get("spec-decoding") != "none"),
+    (re.compile(r"\b(?:MTP|EAGLE\d*|speculative|spec[- ]decod\w*|draft\w*)\b", re.IGNORECASE), job_spec),
 )
 
 
