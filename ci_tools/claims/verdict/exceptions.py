@@ -202,13 +202,14 @@ def without_stated_exceptions(judgement: Judgement, stated: Sequence[Stated], jo
     value the text gives its part, and that part is not every job of the entry."""
     if not stated or judgement.claim.kind not in ("recipe", "image"):
         return judgement
+    # A part every job of the entry belongs to is no exception: asked once, not again for each contradiction.
+    parts = [s for s in stated if not all(s.admits(j) for j in jobs)]
+    subject = judgement.claim.subject.name if judgement.claim.subject is not None else ""
     actuals = list(judgement.actuals)
     for n, (job, actual) in enumerate(zip(judgement.jobs, judgement.actuals)):
         if actual.verdict is not False or not actual.value or actual.value in ("unset", "partly"):
             continue
-        subject = judgement.claim.subject.name if judgement.claim.subject is not None else ""
-        if any(s.admits(job) and s.gives(actual, job, judgement.claim.kind, subject)
-               and not all(s.admits(j) for j in jobs) for s in stated):
+        if any(s.admits(job) and s.gives(actual, job, judgement.claim.kind, subject) for s in parts):
             actuals[n] = UNKNOWN
     return Judgement(judgement.claim, judgement.jobs, tuple(actuals), judgement.existential)
 
