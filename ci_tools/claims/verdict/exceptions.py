@@ -220,10 +220,10 @@ _ELSEWHERE = re.compile(r"(?:\bdefaults?\s+(?:to\s+|of\s+|is\s+)?)?(?P<v>[\w.%-]
                         re.IGNORECASE)
 
 
-# What a default is written as: a number, a dtype, an identifier-like name (fp8_e4m3, flashinfer_trtllm) or on/off;
-# not a word of prose ("Serve shape is otherwise identical").
+# What a default is written as: a number, an identifier-like name (fp8_e4m3, flashinfer_trtllm, and so a dtype: fp8,
+# bf16, int4) or on/off; not a word of prose ("Serve shape is otherwise identical").
 _VALUE_SHAPE = re.compile(r"[\d.]+%?|\d[\w.]*|[A-Za-z][\w.-]*[\d_.-][\w.-]*|on|off|true|false|enabled|disabled|auto|"
-                          r"none|fp8|fp4|bf16|fp16|int8|int4", re.IGNORECASE)
+                          r"none", re.IGNORECASE)
 
 
 def elsewhere_claims(claims: Sequence[Claim]) -> list[Claim]:
