@@ -83,6 +83,10 @@ _STATE_WORDS = {"off": False, "disabled": False, "unset": False, "dropped": Fals
                 "enabled": True}
 
 
+# An image tag written alone: "v0.5.16-cu130", "0.5.12.post1", "1.2-rc1".
+_TAG = re.compile(r"v\d+(?:\.\w+)+(?:-[\w.]+)*|\d+(?:\.\w+){2,}(?:-[\w.]+)*|\d+(?:\.\w+)+-[\w.]+")
+
+
 def _setting_words(name: str) -> str:
     return name.lower().lstrip("-").replace("-", "_").rsplit(".", 1)[-1]
 
@@ -93,7 +97,7 @@ def _stated_value(text: str) -> ClaimValue | None:
         text = text.partition("=")[2]
     if text.lower() in _STATE_WORDS:
         return Bool(text, _STATE_WORDS[text.lower()])
-    if IMAGE_RE.fullmatch(text) or re.fullmatch(r"v\d+(?:\.\w+)+(?:-[\w.]+)*|\d+(?:\.\w+){2,}(?:-[\w.]+)*|\d+(?:\.\w+)+-[\w.]+", text):
+    if IMAGE_RE.fullmatch(text) or _TAG.fullmatch(text):
         return Word(text, text)  # an image or its tag ("v0.5.16-cu130"): compared as written
     return parse_number(text) or parse_dtype(text) or parse_word(text)
 
