@@ -7,8 +7,15 @@ changelog entries (or a report it wrote is read), and each error and warning is 
   (scored as ``bench_claims_judged.py`` scores them);
 - tuning: earlier commits whose full id does not begin with 0-4, judged finding by finding in
   ``tests/data/ix-judged-history/tuning.yaml``;
-- held-back: earlier commits whose full id begins with 0, 1, 2, 3 or 4
-  (``tests/data/ix-judged-history/heldback.yaml``), which the checker is not tuned on.
+- held-back: earlier commits whose full id begins with 0, 1, 2, 3 or 4, which the checker is not tuned on,
+  in two parts by when they were first measured: ``heldback`` (2026-05-01 to the window,
+  ``tests/data/ix-judged-history/heldback.yaml``) and ``heldback-older`` (the changelog's start to the move of
+  the master configs' blocks under ``scenarios:``, first checked once :mod:`ci_tools.model.older_layout` read
+  that layout; ``heldback-older.yaml``).
+
+The held-back parts are shown as figures only: their findings, unjudged rows and messages are listed with
+``--show-heldback`` alone (for whoever judges them), so that a run of this bench does not show them to whoever
+changes the checker.
 
 A finding is matched onto a judged record by commit, line, subject and claimed value (not by its message),
 so a reworded message keeps its verdict; a record says whether its claim disagrees with every job it is
@@ -22,7 +29,7 @@ message has changed since, the record is listed to be read again.  Every finding
 through a polarity check: a message that says the changelog turns a setting off while the words it points at
 turn it on (or the reverse) is listed.
 
-Run: .venv/bin/python bench/bench_claims_history.py --ix CLONE [--report FILE] [--list] [--strict]
+Run: .venv/bin/python bench/bench_claims_history.py --ix CLONE [--report FILE] [--list] [--strict] [--show-heldback]
 (CLONE: a clone of SemiAnalysisAI/InferenceX; without --report the replay runs, ~2 min on a busy machine)
 """
 
@@ -46,7 +53,10 @@ import bench_claims_judged as window  # noqa: E402
 from benchlib import ROOT, THIS_BUILD, file_at, read_report, require  # noqa: E402
 
 HISTORY = ROOT / "tests" / "data" / "ix-judged-history"
-PARTS = ("window", "tuning", "heldback")
+PARTS = ("window", "tuning", "heldback", "heldback-older")
+HELD_BACK_PARTS = ("heldback", "heldback-older")
+# The commit that moved the master configs' blocks from `seq-len-configs:` to `scenarios:` (2026-05-01).
+OLDER_LAYOUT_ENDS = "b7ae44045763aea560f63d0edcbcd5336acb59bf"
 HELD_BACK_PREFIXES = tuple("01234")
 SCORED_RULES = ("claim-contradicted", "claim-partly-contradicted", "yaml-syntax")
 DISAGREEMENTS = ("all", "some", "none")
@@ -87,9 +97,9 @@ class Record:
 
 
 def load_records() -> list[Record]:
-    """The judged records of both parts, each checked for the fields and the part rule it must keep."""
+    """The judged records of every judged part, each checked for the fields and the part rule it must keep."""
     records: list[Record] = []
-    for part in ("tuning", "heldback"):
+    for part in PARTS[1:]:
         path = HISTORY / f"{part}.yaml"
         require(path)
         for i, item in enumerate(yaml.safe_load(path.read_text(encoding="utf-8"))["findings"]):
@@ -100,7 +110,7 @@ def load_records() -> list[Record]:
             commit = str(item["commit"])
             if not re.fullmatch(r"[0-9a-f]{40}", commit):
                 raise SystemExit(f"{where}: commit {commit!r} is not a full 40-hex id")
-            if commit.startswith(HELD_BACK_PREFIXES) != (part == "heldback"):
+            if commit.startswith(HELD_BACK_PREFIXES) != (part in HELD_BACK_PARTS):
                 raise SystemExit(f"{where}: commit {commit[:12]} belongs to the other part")
             if item["disagreement"] not in DISAGREEMENTS or item["wording"] not in WORDINGS:
                 raise SystemExit(f"{where}: disagreement must be one of {DISAGREEMENTS}, wording one of {WORDINGS}")
@@ -233,10 +243,18 @@ def replay(ix: Path, out: Path) -> None:
                     "--output", str(out)], check=False, cwd=ix)
 
 
-def part_of(commit: str, in_window: set[str]) -> str:
+def older_layout_commits(ix: Path) -> set[str]:
+    """Commits before the master configs' blocks moved under ``scenarios:``."""
+    return set(subprocess.run(["git", "-C", str(ix), "rev-list", f"{OLDER_LAYOUT_ENDS}^"], capture_output=True,
+                              text=True, check=True).stdout.split())
+
+
+def part_of(commit: str, in_window: set[str], older: set[str]) -> str:
     if commit in in_window:
         return "window"
-    return "heldback" if commit.startswith(HELD_BACK_PREFIXES) else "tuning"
+    if not commit.startswith(HELD_BACK_PREFIXES):
+        return "tuning"
+    return "heldback-older" if commit in older else "heldback"
 
 
 def main() -> int:
@@ -245,6 +263,8 @@ def main() -> int:
     parser.add_argument("--report", type=Path, help="the JSON report of an earlier `claims --history` over the clone")
     parser.add_argument("--list", action="store_true", help="list every finding with its verdict")
     parser.add_argument("--strict", action="store_true", help="exit 1 while any finding is unjudged")
+    parser.add_argument("--show-heldback", action="store_true",
+                        help="also list the held-back parts' findings (for judging them; figures are always shown)")
     args = parser.parse_args()
     ix = args.ix.resolve()
     require(ix / ".git")
@@ -258,7 +278,8 @@ def main() -> int:
     records = load_records()
     entries, verdicts, _ = window.load_judged()
     text = window.BulletText(ix)
-    dates, in_window = history_dates(ix), window_commits(ix)
+    dates, in_window, older = history_dates(ix), window_commits(ix), older_layout_commits(ix)
+    hidden = Counter[str]()  # held-back rows left out of the listing without --show-heldback
     tallies = {part: Tally() for part in PARTS}
     months: dict[str, Counter[str]] = {}
     changelogs: dict[str, str | None] = {}
@@ -268,14 +289,17 @@ def main() -> int:
         if finding["severity"] not in ("error", "warning"):
             continue
         commit = str(finding["data"].get("commit", ""))
-        part = part_of(commit, in_window)
+        part = part_of(commit, in_window, older)
+        shown = args.show_heldback or part not in HELD_BACK_PARTS
         months.setdefault(dates.get(commit, "?")[:7], Counter())[finding["severity"]] += 1
         tally = tallies[part]
         key = f"{commit[:12]}:{finding['line']} {finding['data'].get('subject')} = {finding['data'].get('claimed')}"
         if commit not in changelogs:
             changelogs[commit] = file_at(ix, commit, "perf-changelog.yaml")
         mismatch = polarity_mismatch(finding, changelogs[commit])
-        if mismatch:
+        if mismatch and not shown:
+            hidden["polarity"] += 1
+        elif mismatch:
             polarity.append(f"  {part:8s} {key}: {mismatch}")
         if finding["rule"] not in SCORED_RULES:
             continue
@@ -291,13 +315,17 @@ def main() -> int:
                     tally.mechanisms[str(record.data.get("mechanism", "?"))] += 1
                 elif message_core(finding["message"]) == record.data["message"]:
                     tally.wording[str(record.data["wording"])] += 1
-                else:
+                elif shown:
                     tally.recheck.append(key)
+                else:
+                    hidden["recheck"] += 1
         if verdict is None:
-            tally.unjudged.append(f"  {part:8s} {finding['severity']:7s} {key}  {finding['message'][:200]}")
+            tally.unjudged.append(f"  {part:8s} {finding['severity']:7s} {key}  {finding['message'][:200]}"
+                                  if shown else "")
         else:
             tally.verdicts[finding["severity"]][verdict] += 1
-        rows.append(f"  {(verdict or '?')[0]} {part:8s} {finding['severity']:7s} {key}  {finding['message'][:150]}")
+        if shown:
+            rows.append(f"  {(verdict or '?')[0]} {part:8s} {finding['severity']:7s} {key}  {finding['message'][:150]}")
     print(f"replay: {report['summary']['error']} errors, {report['summary']['warning']} warnings, "
           f"{report['summary']['note']} notes over the whole history")
     print("errors / warnings by month of the commit:")
@@ -310,6 +338,9 @@ def main() -> int:
         lost = [r for r in gone if r.data["disagreement"] != "none"]
         print(f"judged findings no longer given: {len(gone) - len(lost)} false ones gone, {len(lost)} true ones lost")
         for r in lost:
+            if r.part in HELD_BACK_PARTS and not args.show_heldback:
+                hidden["lost"] += 1
+                continue
             print(f"  lost {r.part:8s} {r.commit[:12]}:{r.data['line']} {r.subject} = {r.claimed}")
     if polarity:
         print(f"messages whose on/off reading is the opposite of the words they point at: {len(polarity)}")
@@ -321,7 +352,11 @@ def main() -> int:
     unjudged = [row for part in PARTS for row in tallies[part].unjudged]
     if unjudged:
         print(f"unjudged findings ({len(unjudged)}): judge them before stating a figure")
-        print("\n".join(unjudged))
+        print("\n".join(row for row in unjudged if row))
+    hidden["unjudged"] = sum(1 for row in unjudged if not row)
+    if +hidden:
+        print("held-back rows not listed (--show-heldback lists them): " +
+              ", ".join(f"{n} {what}" for what, n in sorted(hidden.items()) if n))
     if args.list:
         print("findings (t true, f false, p half, ? unjudged):")
         print("\n".join(rows))

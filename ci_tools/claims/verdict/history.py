@@ -22,6 +22,7 @@ from typing import Callable
 from ...config import ProjectConfig, layout_at
 from ...errors import UsageError
 from ...findings import Finding
+from ...model.older_layout import read_older_layout
 from ...model.partial import PartialLoader
 from ...revision.snapshot import GitSnapshot, blob_ids_at, read_blob_uncached
 from .check import EntryInput, EvalCache, check_entries, entry_inputs
@@ -139,7 +140,8 @@ def _replay(config: ProjectConfig, commits: list[tuple[str, str | None]], verbos
         snapshot = GitSnapshot(config.root, sha, listed=True)
         at = layout_at(config, snapshot.glob)  # a revision from before the configs moved reads them where they were
         loader = loaders.setdefault((at.master_configs, at.runners), PartialLoader(at))
-        repo = loader.load(snapshot, [p for e in entries for p in e.patterns])
+        # A revision from before the blocks moved under `scenarios:` is read as its own generator read it.
+        repo = read_older_layout(loader.load(snapshot, [p for e in entries for p in e.patterns]))
         base = GitSnapshot(config.root, parent, listed=True) if parent else None
         report = check_entries(at, repo, snapshot, entries, cache=cache, verbose=verbose, base_snapshot=base)
         # A master config or runners file that does not load at this commit is said, not skipped.
