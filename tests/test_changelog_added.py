@@ -134,3 +134,36 @@ def test_at_most_the_limit_of_added_entries_is_parsed() -> None:
     found = added_entries(PATH, Layout(base.encode()), Layout(head.encode()), limit=2)
     assert [e.config_keys[0][0] for e in found] == ["k0", "k1"]
     assert [e.line for e in found] == [7, 13]
+
+
+def _chain(*revisions: str) -> list[list[str]]:
+    """What each revision adds over the one before, walked as a replay walks history: each head's bytes object
+    is the next step's base (so the base's entry contents come from the step before)."""
+    data = [r.encode() for r in revisions]
+    out = []
+    for base, head in zip(data, data[1:]):
+        found = added_entries(PATH, Layout(base), Layout(head))
+        out.append([str(e.get("description")[0]) for e in found])
+    return out
+
+
+def test_a_chain_of_revisions_gives_what_each_step_alone_gives() -> None:
+    a_extended = A.replace("Bump the image.", "Bump the image and the model.")
+    revisions = [
+        A,
+        A + "\n" + B,  # appended
+        A + "\n" + C,  # B replaced mid-file: the base's last entry is gone, C is new
+        A + "\n" + C + "\n" + B,  # B re-appended: new again, since the step's base no longer has it
+        A + "\n" + C + "\n" + B + "\n" + A,  # a verbatim copy of an entry the base has: nothing new
+        a_extended + "\n" + C + "\n" + B + "\n" + A,  # the first entry edited: added in its new wording
+        a_extended + "\n" + C + "\n" + B,  # the copy dropped at the end: nothing new
+        a_extended + "\n" + C + "\n" + B + "\n" + A,  # A is still the first entry's old wording: not in the base
+        a_extended + "\n" + C + "\n" + B + "\n" + A + "    - \"And the tag.\"\n",  # the last entry extended
+        a_extended + "\n" + C + "\n" + B + "\n" + A + "    - \"And the tag.\"\n" + "\n" + A,  # its old text
+    ]
+    chained = _chain(*revisions)
+    alone = [[d for _, _, d in added(base, head)] for base, head in zip(revisions, revisions[1:])]
+    assert chained == alone == [
+        ["Raise max-num-seqs to 256."], ["Use FP8 KV cache."], ["Raise max-num-seqs to 256."], [],
+        ["Bump the image and the model."], [], ["Bump the image."], ["Bump the image."], ["Bump the image."],
+    ]

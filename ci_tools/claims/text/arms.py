@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any, Mapping, Sequence
 
 from ...jobs.job import Job
@@ -68,8 +69,13 @@ class Parallel:
             return replace(self, dp_attn=False, bare_tp=False)
         return replace(self, bare_tp=False)
 
+    @cached_property
+    def _as_matched(self) -> Parallel:
+        # Built once per constraint: a scope asks it of every job of an entry (hundreds of times a claim).
+        return self.finished()
+
     def admits(self, fields: Mapping[str, Any]) -> bool:
-        p = self.finished()
+        p = self._as_matched
         if p.tp is not None and fields.get("tp") != p.tp:
             return False
         if p.ep is not None and (fields.get("ep") or 1) != p.ep:
@@ -154,6 +160,11 @@ class Arm:
             if getattr(out, name) is None:
                 out = replace(out, **{name: getattr(inherited, name)})
         return out
+
+    @cached_property
+    def as_matched(self) -> Arm:
+        """:func:`finish` of this arm, built once: a scope matches every job of an entry against it."""
+        return finish(self)
 
     def admits(self, job: Job) -> bool:
         f = job.fields

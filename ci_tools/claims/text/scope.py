@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from ...jobs.job import Job
-from .arms import Arm, finish, share_unnamed
+from .arms import Arm, share_unnamed
 
 
 @dataclass(frozen=True)
@@ -79,7 +79,7 @@ class Scope:
         return " ".join(parts)
 
     def admits(self, job: Job) -> bool:
-        if self.arms and not any(finish(a).admits(job) for a in self.arms):
+        if self.arms and not any(a.as_matched.admits(job) for a in self.arms):
             return False
         concs = job.concs
         if self.concs is not None and not (set(concs) & self.concs):

@@ -420,6 +420,9 @@ def catalog_from(evals: Iterable[Any], settings: ClaimsSettings, valued_by: Iter
     valued: set[str] = set()
     flags: set[str] = set()
     keys: set[str] = set()
+    subjects = cat.subjects
+    # Every job of an entry gives mostly the same names: a name already known as what it would be added as is
+    # not added again (Catalog.add would change nothing), which keeps a replay from a million calls.
     for ev in evals:
         if ev is None:
             continue
@@ -429,13 +432,13 @@ def catalog_from(evals: Iterable[Any], settings: ClaimsSettings, valued_by: Iter
                 if flag.value is not None:
                     valued.add(flag.name)
                 keys.update(f"{flag.name}.{k.path}" for k in flag.keys if "[" not in k.path)
-        for name in ev.env:
-            cat.add("env", name)
-        for env in ev.server_env:  # what each server of a multinode job is given (a role's environment)
+        for env in (ev.env, *ev.server_env):  # a server_env: what each server of a multinode job is given
             for name in env:
-                cat.add("env", name)
+                known = subjects.get(name)
+                if known is None or known.kind == "var":
+                    cat.add("env", name)
         for name in ev.variables:
-            if name not in ev.env:
+            if name not in ev.env and name not in subjects:
                 cat.add("var", name)
     for name in read_with_default:
         cat.add("env", name)  # read by the recipe's files with a default: ${NAME:-1800}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 
 from ...findings import Location
 from .sentences import Clause, SourceText
@@ -17,8 +18,8 @@ class Tok:
     end: int
     kind: str  # flag | assign | image | word | cjk | arrow | punct
 
-    @property
-    def low(self) -> str:
+    @cached_property
+    def low(self) -> str:  # asked of each token many times over (a million times in a replay of the history)
         return self.text.lower()
 
 

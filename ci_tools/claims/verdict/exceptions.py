@@ -134,7 +134,7 @@ def stated_values(sources: Iterable[SourceText], jobs: Sequence[Job]) -> list[St
             designated = {k for a in found for k in range(a.start, a.end)}
             value_like = [k in designated or _value_token(t) for k, t in enumerate(toks)]
             masked = mask_history(toks, clause, value_like, False, [k in designated for k in range(len(toks))])
-            live = atoms(toks, [not m for m in masked])
+            live = atoms(toks, [not m for m in masked]) if any(masked) else found  # nothing masked: the same
             specs = conc_specs(clause)
             place: dict[int, Stated] = {a.start: Stated(Scope(a.arms), anywhere) for a in live}
             for spec in specs:
