@@ -48,6 +48,19 @@ def test_a_layout_that_is_not_plain_is_not_split() -> None:
     assert pieces is not None and [(p.key, p.start, p.end) for p in pieces] == [("q-key", 2, 4), ("b", 5, 7)]
 
 
+def test_pieces_are_numbered_from_the_lines_at_column_0_only() -> None:
+    def split(text: str) -> list[tuple[str, int, int]] | None:
+        pieces = split_top_level(text)
+        return None if pieces is None else [(p.key, p.start, p.end) for p in pieces]
+
+    assert split("a:\n  x: 1\n---\n\tb: 1\n#c\nb:\n  - 1") == [("a", 1, 5), ("b", 6, 7)]  # "---": a marker
+    assert split("\n\n  x: 1\nk:\n") == [("k", 4, 5)]  # the first key after blank and indented lines
+    assert split("k:\r\n  x: 1\r\nl:\r\n") == [("k", 1, 2), ("l", 3, 4)]  # CRLF lines
+    assert split("k:\n\r\n") is None  # a line holding only "\r" at column 0 is no key line
+    assert split("") == [] and split("\n\n") == []
+    assert split("k:\n...\nl: 1\n") is None  # "l: 1": an inline value
+
+
 def test_anchors_fall_back_to_a_full_load(tmp_path: Path) -> None:
     (tmp_path / "configs").mkdir()
     (tmp_path / "configs" / "x-master.yaml").write_text(

@@ -192,7 +192,7 @@ class Arm:
         if self.seq is not None and any(want is not None and f.get(name) != want
                                         for name, want in zip(("isl", "osl"), self.seq)):
             return False
-        if self.disagg is not None and bool(f.get("disagg")) != self.disagg:
+        if self.disagg is not None and job_disagg(f) != self.disagg:
             return False
         if self.eval_only is not None and bool(f.get("eval-only")) != self.eval_only:
             return False
@@ -207,6 +207,15 @@ class Arm:
         if prefill is None or decode is None:
             return None
         return replace(self, parallel=Parallel(), prefill=prefill, decode=decode)
+
+
+def job_disagg(fields: Mapping[str, Any]) -> bool:
+    """Whether prefill and decode run on separate workers: a row of a disaggregated config with no decode
+    worker ("1P0D", the aggregated low-latency recipe) serves both on its prefill worker."""
+    if not fields.get("disagg"):
+        return False
+    decode = fields.get("decode")
+    return not (isinstance(decode, Mapping) and decode.get("num-worker") == 0)
 
 
 # GPUs per node of the fleets multinode jobs run on (GB200/GB300 trays hold 4, the other servers 8).

@@ -42,6 +42,10 @@ class ConcSpec:
     condition: bool = False  # a comparison ("CONC>128"): it narrows what the clause is about and claims nothing
 
 
+# A colon right after a concurrency that opens its clause: the concurrency labels what follows.
+_LABEL_AFTER = re.compile(r"[ \t]*:(?![\d/])")
+
+
 def parse_conc(text: str) -> tuple[tuple[int, ...], bool]:
     body = text.strip().strip("[]")
     is_range = bool(re.search(r"\d\s*(?:-|–|\.\.|\bto\b|\bthrough\b)\s*c?\d", body))
@@ -82,6 +86,12 @@ def conc_specs(clause: Clause) -> list[ConcSpec]:
             if tail:
                 b = tail.end()
             seen.append((a, b))
+            if "=" in text[a:b] and _LABEL_AFTER.match(text, b) and not text[clause.start:a].strip(" \t-*•("):
+                # "conc=2048/4096: mega_moe deepep backend; ...": the recipe's branch (CONC=2048) that the
+                # settings after it are for, a condition; not points the sweep is said to run ("conc 4096: drop
+                # the 4p2d arm" names a point of the sweep)
+                out.append(ConcSpec(Concurrency(text[a:b], values, is_range, at_least), a, b, False, condition=True))
+                continue
             only = bool(_ONLY_AFTER.match(text, b, clause.end) or _ONLY_BEFORE.search(text, clause.start, a))
             exhaustive = at_least is None and (only or ((is_range or len(values) > 1) and not additive))
             out.append(ConcSpec(Concurrency(text[a:b], values, is_range, at_least), a, b, exhaustive))

@@ -25,6 +25,7 @@ from .arms import names_an_arm
 from .sentences import Clause, SourceText
 from .subjects import CONTRACT_NAMES
 from .tokens import Tok
+from .values import parse_dtype, parse_number
 
 # A clause reporting what failed, was tried, was removed, was the case before, or what would be.
 _REJECT = (r"kill(?:s|ed)?|crash(?:es|ed)?|ooms?|oom-kills?|oomed|oom-killed|fail(?:s|ed|ing|ure|ures)?|hang(?:s|ing)?|"
@@ -37,7 +38,9 @@ _SKIP_CLAUSE = re.compile(
     r"before (?:this|the|that|these|then|now)\b|prior to (?:this|the|that)\b|in the past|if|unless|was|were|tbd|todo|maybe|"
     r"might|should|negative|claim(?:s|ed|ing)?|says|said|stating|contradict\w*|disagree\w*|"
     r"mismatch\w*|discrepanc\w*|defaults? to|by default|default(?:s|ed)? (?:of|is)|bisect\w*|gibberish|"
-    r"garbled|garbage|pending|follow-up|followup|later PR|future|without (?:it|this|that|them|these))\b|n't"
+    r"garbled|garbage|pending|follow-up|followup|later PR|future|without (?:it|this|that|them|these)|"
+    # a plan: "Sweep will expand to TP=4/8 conc 4-256 once PR3 and PR4 land"
+    r"will(?=[^.;]*\b(?:once|when|after|as soon as)\b))\b|n't"
     r"|之前|此前|以前|原先|曾经|删除|移除|去掉|不|未|没有|若|如果",
     re.IGNORECASE,
 )
@@ -242,6 +245,9 @@ def mask_history(toks: Sequence[Tok], clause: Clause, value_like: Sequence[bool]
                 masked[x] = True
         if toks[i].kind == "arrow" and i > 0:
             masked[i - 1] = True
+        if low == "to" and old_value_before_to(toks, lows, i):
+            # "Switch block-size 64 to 1 gpu-memory-utilization 0.95 to 0.90": a from-to without its "from"
+            masked[i - 1] = True
         if low in _CHANGE_VERBS:
             _mask_changed_object(toks, lows, i, value_like, masked)
         if low in {"fix", "fixes", "fixing", "avoid", "avoids", "avoiding", "prevent", "prevents", "preventing",
@@ -271,6 +277,30 @@ def mask_history(toks: Sequence[Tok], clause: Clause, value_like: Sequence[bool]
             if t.start >= a and t.end <= b:
                 masked[k] = True
     return masked
+
+
+# Words before "A to B" that make it a range of points ("conc 4 to 64", "between 1 to 8"), not a change of value.
+_RANGE_LEADS = frozenset({"conc", "concurrency", "concurrencies", "c", "isl", "osl", "tp", "ep", "dp", "pp", "between",
+                          "from", "at", "for", "in", "on", "of", "with", "over", "across", "and", "or", ",", "/",
+                          "range", "ranges", "band", "bands", "nodes", "gpus", "workers", "x", "by", "up"})
+
+
+def _value_kind(text: str) -> str | None:
+    return "number" if parse_number(text) is not None else "dtype" if parse_dtype(text) is not None else None
+
+
+def old_value_before_to(toks: Sequence[Tok], lows: Sequence[str], i: int) -> bool:
+    """``<setting> A to B`` at the "to" ``i``: A and B values of one kind right around it, after a setting's
+    spelled name (a flag, or a name joined by ``-``/``_``: "block-size 64 to 1", "MAX_NUM_SEQS 128 to 256")."""
+    if not 1 < i < len(toks) - 1:
+        return False
+    kind = _value_kind(toks[i - 1].text)
+    if kind is None or kind != _value_kind(toks[i + 1].text):
+        return False
+    name = toks[i - 2]
+    if lows[i - 2] in _RANGE_LEADS or _value_kind(name.text) is not None:
+        return False
+    return name.kind == "flag" or (name.kind == "word" and any(c in name.text for c in "-_"))
 
 
 # Words after which a clause names what a part of the sweep is now, before them what it was (value: how many

@@ -30,6 +30,10 @@ _NOT_A_TOTAL = frozenset({"of", "add", "adds", "added", "adding", "append", "app
 _COUNT_NOUNS = frozenset({"config", "configs", "configurations", "points", "cells", "topology", "topologies"})
 
 
+# Words that cannot stand between a count and what it counts ("1 for DEP configs" counts nothing).
+_NOT_IN_A_COUNT = frozenset({"for", "to", "on", "in", "at", "with", "of", "per", "across", "over", "into", "by"})
+
+
 def _count_word(t: Tok) -> int | None:
     if t.kind != "word":
         return None
@@ -161,6 +165,8 @@ class SweepReaders:
                          if toks[k].low in _COUNT_NOUNS and (n == 1 or toks[k].low.endswith("s"))), None)
             if noun is None or not all(toks[k].kind == "word" and (old or r.live(k)) for k in range(i + 1, noun + 1)):
                 continue
+            if any(toks[k].low in _NOT_IN_A_COUNT for k in range(i + 1, noun)):
+                continue  # "reduce MTP to 1 for DEP configs": the number is a value, the configs where it is set
             if noun + 1 < len(toks) and toks[noun + 1].low == "of":
                 continue
             end = noun + 1

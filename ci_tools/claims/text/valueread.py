@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Container
 
 from .arms import names_an_arm
-from .context import DROP_OBJECT_GLUE, DROP_VERBS, FROM, TO, symbolic
+from .context import DROP_OBJECT_GLUE, DROP_VERBS, FROM, TO, old_value_before_to, symbolic
 from .mentions import Mention, names_another_thing
 from .subjects import Catalog, Subject
 from .tokens import Reading
@@ -126,6 +126,8 @@ def value_position(r: Reading, m: Mention, names: Container[str] = frozenset()) 
     arrow = arrow_at is not None
     if arrow_at is not None:
         i = arrow_at + 1
+    elif i + 2 < len(toks) and toks[i + 1].low == "to" and old_value_before_to(toks, [t.low for t in toks], i + 1):
+        i, after_from = i + 2, True  # "block-size 64 to 1": the value before "to" is the old one
     if i >= len(toks) or not r.live(i):
         return None
     # Names only where the syntax says "value": right after a spelled --flag ("--moe-backend auto"), after a
@@ -163,9 +165,15 @@ def _added(r: Reading, m: Mention) -> bool:
         k -= 1
     if k < 0 or r.toks[k].low not in _ADD_VERBS:
         return False
-    after = r.toks[m.end + 1] if m.end + 1 < len(r.toks) else None
+    to = m.end + 1 if m.end < len(r.toks) and r.toks[m.end].low in HEAD_NOUNS else m.end  # "Add --x flag to ..."
+    after = r.toks[to + 1] if to + 1 < len(r.toks) else None
     return after is not None and (after.low in ("the", "a", "an", "all", "every", "both", "each") or "/" in after.text
-                                  or after.text.endswith((".sh", ".yaml", ".yml", ".py")))
+                                  or after.text.endswith((".sh", ".yaml", ".yml", ".py")) or bool(_PLACE.match(after.text)))
+
+
+# A fleet's GPU or a launcher program after "add X to": where the setting is added, never its value.
+_PLACE = re.compile(r"(?:mi\d{3}x?|[abhl]\d{2,3}|gb\d{3}|salloc|sbatch|srun|launchers?|scripts?|recipes?|"
+                    r"workflows?|templates?)$", re.I)
 
 
 _USE_VERBS = {"use", "uses", "using", "pass", "passes", "passing", "serve", "serves", "run", "runs", "export",

@@ -1,0 +1,97 @@
+"""Wordings of the InferenceX changelog before 2026-05-01 that the checker misread, each on the real tree: a from-to
+without "from", a plan, a concurrency that labels a branch, "add X flag to <fleet>", a value "for <arm> configs",
+an aggregated row of a disaggregated config."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import full_corpus_dir
+from test_claims_seed import git, run_claims
+
+SINGLE = "dsv4-fp4-mi355x-vllm"  # TP8, 8k1k, conc 4-512; its recipe passes --gpu-memory-utilization 0.8
+DEP = "dsv4-fp4-mi355x-atom"  # has DEP (dp-attn) rows
+DISAGG = "dsv4-fp4-gb200-dynamo-vllm-mtp2"  # 8k1k; its conc-1 row is 1P0D: prefill TP8, no decode worker
+
+# (key, sentence), each its own entry; the test names what each must (not) give.
+SENTENCES = [
+    (SINGLE, "Switch gpu-memory-utilization 0.95 to 0.8"),  # cdcf0df19dce: the to-value is the claim
+    (SINGLE, "Switch gpu-memory-utilization 0.8 to 0.95"),
+    (SINGLE, "Sweep will expand to conc 4-1024 once ROCm PR3 lands"),  # a1adf12b018d: a plan
+    (SINGLE, "Sweep conc 4-1024"),
+    (SINGLE, "conc=2048/4096: use the mega_moe deepep backend"),  # e3a85218d645: the branch the settings are for
+    (SINGLE, "Add --exclusive flag to MI355X single-node salloc to prevent node sharing"),  # d5a013b70788
+    (DEP, "Use MTP=2 for conc smaller than 128 and reduce MTP to 1 for DEP configs"),  # fcd11136cc50
+    (DISAGG, "Recipes cover 8k/1k aggregate TP8 low-latency conc=1"),  # ef5dee445aaa: the 1P0D row
+]
+ENTRY = """
+- config-keys:
+    - {key}
+  description:
+    - "{text}"
+  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/{n}
+"""
+
+
+@pytest.fixture(scope="module")
+def findings(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str, Any]]]:
+    """The errors and warnings of each sentence, by its text, from one check of one commit appending them all."""
+    repo = tmp_path_factory.mktemp("older-wordings") / "ix"
+    shutil.copytree(full_corpus_dir(), repo)
+    for path in [repo, *repo.rglob("*")]:
+        path.chmod(path.stat().st_mode | 0o200)
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "base")
+    changelog = repo / "perf-changelog.yaml"
+    before = changelog.read_text(encoding="utf-8")
+    lines = {}
+    text = before
+    for n, (key, sentence) in enumerate(SENTENCES):
+        text += ENTRY.format(key=key, text=sentence, n=9100 + n)
+        lines[text.count("\n") - 1] = sentence  # the description line
+    changelog.write_text(text, encoding="utf-8")
+    git(repo, "commit", "-q", "-am", "entries")
+    _, report = run_claims(repo, "--base", "HEAD~1", "--head", "HEAD")
+    out: dict[str, list[dict[str, Any]]] = {sentence: [] for _, sentence in SENTENCES}
+    for f in report["findings"]:
+        if f["severity"] in ("error", "warning"):
+            out[lines[f["line"]]].append(f)
+    return out
+
+
+def claimed(found: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
+    return [(f["rule"], str(f["data"].get("subject")), str(f["data"].get("claimed"))) for f in found]
+
+
+def test_a_from_to_without_from_claims_the_value_after_to(findings: dict[str, list[dict[str, Any]]]) -> None:
+    assert findings["Switch gpu-memory-utilization 0.95 to 0.8"] == []
+    assert claimed(findings["Switch gpu-memory-utilization 0.8 to 0.95"]) == [
+        ("claim-contradicted", "--gpu-memory-utilization", "0.95")]
+
+
+def test_a_plan_claims_nothing_about_the_sweep(findings: dict[str, list[dict[str, Any]]]) -> None:
+    assert findings["Sweep will expand to conc 4-1024 once ROCm PR3 lands"] == []
+    assert [f["data"]["claimed"] for f in findings["Sweep conc 4-1024"]] == ["conc 4-1024"]
+
+
+def test_a_concurrency_that_labels_settings_is_a_condition(findings: dict[str, list[dict[str, Any]]]) -> None:
+    assert findings["conc=2048/4096: use the mega_moe deepep backend"] == []
+
+
+def test_the_fleet_a_flag_is_added_to_is_no_value_of_it(findings: dict[str, list[dict[str, Any]]]) -> None:
+    assert findings["Add --exclusive flag to MI355X single-node salloc to prevent node sharing"] == []
+
+
+def test_a_value_for_some_configs_is_no_count_of_them(findings: dict[str, list[dict[str, Any]]]) -> None:
+    found = findings["Use MTP=2 for conc smaller than 128 and reduce MTP to 1 for DEP configs"]
+    assert found == []  # was: "the DEP sweep has 1 configs, but the config generates 10 jobs"
+
+
+def test_an_aggregated_row_of_a_disaggregated_config_is_the_aggregate_arm(
+        findings: dict[str, list[dict[str, Any]]]) -> None:
+    assert findings["Recipes cover 8k/1k aggregate TP8 low-latency conc=1"] == []
