@@ -167,3 +167,37 @@ def test_a_chain_of_revisions_gives_what_each_step_alone_gives() -> None:
         ["Raise max-num-seqs to 256."], ["Use FP8 KV cache."], ["Raise max-num-seqs to 256."], [],
         ["Bump the image and the model."], [], ["Bump the image."], ["Bump the image."], ["Bump the image."],
     ]
+
+
+# An entry as InferenceX wrote it before its changelog became lists (abdb40a28246, #343), and as #343 rewrote it.
+BLOCK_STYLE = """- config-keys:
+    - gptoss-fp4-*-trt
+  description: |
+    - Upgrade GPT-OSS TRT images from 'release:1.1.0rc2.post2' to '1.2.0rc0.post1'
+    - Change kv_cache_config.dtype from 'auto' to 'fp8' in
+      benchmarks/gptoss_fp4_b200_trt_slurm.sh
+    PR: https://github.com/InferenceMAX/InferenceMAX/pull/110
+"""
+LIST_STYLE = """- config-keys:
+    - gptoss-fp4-*-trt
+  description:
+    - "Upgrade GPT-OSS TRT images from 'release:1.1.0rc2.post2' to '1.2.0rc0.post1'"
+    - "Change kv_cache_config.dtype from 'auto' to 'fp8' in benchmarks/gptoss_fp4_b200_trt_slurm.sh"
+  pr-link: https://github.com/InferenceMAX/InferenceMAX/pull/110
+"""
+
+
+def test_an_entry_re_formatted_with_the_same_words_adds_nothing() -> None:
+    assert added(A + "\n" + BLOCK_STYLE, A + "\n" + LIST_STYLE) == []
+    edited = LIST_STYLE.replace("'fp8'", "'fp4'")  # one word changed: the entry says something else now
+    assert [d for _, _, d in added(A + "\n" + BLOCK_STYLE, A + "\n" + edited)] == [
+        "Upgrade GPT-OSS TRT images from 'release:1.1.0rc2.post2' to '1.2.0rc0.post1'"]
+
+
+
+def test_a_re_indented_copy_under_another_link_is_no_new_entry() -> None:
+    # InferenceX 6cca39e13df4 (#1180) re-appended #1166's entry, re-indented; re-ingests append copies so too
+    again = B.replace("pull/2", "pull/1180").replace("    - dsr1-fp4-mi355x-sglang", "   - dsr1-fp4-mi355x-sglang")
+    assert added(A + "\n" + B, A + "\n" + B + "\n" + again) == []
+    assert added(A + "\n" + B, A + "\n" + B.replace("Raise", "Lower") + "\n" + again) == [
+        (1 + A.count("\n") + 1, ["dsr1-fp4-mi355x-sglang"], "Lower max-num-seqs to 256.")]
