@@ -15,7 +15,10 @@ from test_claims_seed import git, run_claims
 
 SINGLE = "dsv4-fp4-mi355x-vllm"  # TP8, 8k1k, conc 4-512; its recipe passes --gpu-memory-utilization 0.8
 DEP = "dsv4-fp4-mi355x-atom"  # has DEP (dp-attn) rows
-DISAGG = "dsv4-fp4-gb200-dynamo-vllm-mtp2"  # 8k1k; its conc-1 row is 1P0D: prefill TP8, no decode worker
+DISAGG = "dsv4-fp4-gb200-dynamo-vllm-mtp2"  # 8k1k; its conc-1 row is 1P0D: prefill TP8, no decode worker; its
+# conc 16/32/64 row one DEP8 prefill and four TP8 decode workers
+B300 = "dsv4-fp4-b300-sglang"  # its recipe passes --moe-runner-backend flashinfer_mxfp4 on ep=4 only
+VARIED = "qwen3.5-fp4-b200-trt"  # TP2, TP4, TP8 rows; dp-attn on some TP4 and TP8 rows, none on TP2
 
 # (key, sentence), each its own entry; the test names what each must (not) give.
 SENTENCES = [
@@ -27,6 +30,11 @@ SENTENCES = [
     (SINGLE, "Add --exclusive flag to MI355X single-node salloc to prevent node sharing"),  # d5a013b70788
     (DEP, "Use MTP=2 for conc smaller than 128 and reduce MTP to 1 for DEP configs"),  # fcd11136cc50
     (DISAGG, "Recipes cover 8k/1k aggregate TP8 low-latency conc=1"),  # ef5dee445aaa: the 1P0D row
+    (DISAGG, "Low-latency bridge 1P DEP8 + 4D TP8 no-offload conc=16/32/64"),  # ef5dee445aaa: that row's points
+    (DISAGG, "Low-latency bridge 1P DEP8 + 4D TP8 no-offload conc=16/32/64/128"),
+    (B300, "ep=8 naming convention in yaml distinguishes mega_moe from existing flashinfer_mxfp4 ep=4 entries"),
+    (VARIED, "Expand from tp1 to tp2/tp4/tp8 with expert parallel and dp-attn variants"),  # 79bd988e9286
+    (VARIED, "Expand from tp1 to tp2/tp4/tp8 with dp-attn"),
 ]
 ENTRY = """
 - config-keys:
@@ -95,3 +103,21 @@ def test_a_value_for_some_configs_is_no_count_of_them(findings: dict[str, list[d
 def test_an_aggregated_row_of_a_disaggregated_config_is_the_aggregate_arm(
         findings: dict[str, list[dict[str, Any]]]) -> None:
     assert findings["Recipes cover 8k/1k aggregate TP8 low-latency conc=1"] == []
+
+
+def test_worker_counts_before_each_role_keep_the_row(findings: dict[str, list[dict[str, Any]]]) -> None:
+    assert findings["Low-latency bridge 1P DEP8 + 4D TP8 no-offload conc=16/32/64"] == []
+    found = findings["Low-latency bridge 1P DEP8 + 4D TP8 no-offload conc=16/32/64/128"]
+    assert len(found) == 1 and "1P DEP8 + 4D TP8" in found[0]["message"] and "(not 128)" in found[0]["message"]
+
+
+def test_what_a_setting_is_set_apart_from_is_the_other_side(findings: dict[str, list[dict[str, Any]]]) -> None:
+    assert findings["ep=8 naming convention in yaml distinguishes mega_moe from existing flashinfer_mxfp4 ep=4 "
+                    "entries"] == []
+
+
+def test_variants_beside_an_arm_do_not_narrow_it(findings: dict[str, list[dict[str, Any]]]) -> None:
+    assert findings["Expand from tp1 to tp2/tp4/tp8 with expert parallel and dp-attn variants"] == []
+    # without "variants", dp-attn qualifies every TP: TP2 has none
+    found = findings["Expand from tp1 to tp2/tp4/tp8 with dp-attn"]
+    assert len(found) == 1 and "no job is tp2/tp4/tp8 dp-attn" in found[0]["message"]

@@ -469,6 +469,26 @@ def _role_split(text: str) -> tuple[str, str] | None:
     return m.group("b"), m.group("role2").lower()
 
 
+_COUNTED_ROLE = re.compile(r"^(\d+)([pd])$", re.I)
+_COUNTED_ROLE_GLUE = frozenset({"+", "/", ",", "and", "with", "w/", "&"})
+
+
+def _counted_roles(toks: Sequence[Tok], i: int) -> tuple[tuple[Arm, ...], int] | None:
+    """``1P DEP8 + 4D TP8``: each role's worker count before its parallelism, both roles joined (5 tokens)."""
+    if i + 4 >= len(toks) or toks[i + 2].low not in _COUNTED_ROLE_GLUE:
+        return None
+    first, second = _COUNTED_ROLE.match(toks[i].text), _COUNTED_ROLE.match(toks[i + 3].text)
+    if first is None or second is None or {first.group(2).lower(), second.group(2).lower()} != {"p", "d"}:
+        return None
+    pars = _parallel_token(toks[i + 1].text), _parallel_token(toks[i + 4].text)
+    if pars[0] is None or pars[1] is None or len(pars[0]) != 1 or len(pars[1]) != 1:
+        return None
+    by_role = {m.group(2).lower(): (int(m.group(1)), par[0]) for m, par in ((first, pars[0]), (second, pars[1]))}
+    label = " ".join(t.text for t in toks[i:i + 5])
+    return (Arm(prefill=by_role["p"][1], decode=by_role["d"][1], workers=(by_role["p"][0], by_role["d"][0]),
+                disagg=True, label=label),), 5
+
+
 def _word_arms(toks: Sequence[Tok], i: int) -> tuple[tuple[Arm, ...], int] | None:
     """The arm(s) the word at ``i`` names, and how many tokens the name takes."""
     t = toks[i]
@@ -493,6 +513,9 @@ def _word_arms(toks: Sequence[Tok], i: int) -> tuple[tuple[Arm, ...], int] | Non
         return None
     if t.kind != "word":
         return None
+    counted = _counted_roles(toks, i)
+    if counted is not None:
+        return counted
     if low in ("tp", "ep", "dcp") and nxt == ":" and i + 2 < len(toks) and toks[i + 2].text.isdigit():
         # "tp:2 ep:1", as the config's search-space writes them
         n = int(toks[i + 2].text)

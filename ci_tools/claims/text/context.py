@@ -245,6 +245,13 @@ def mask_history(toks: Sequence[Tok], clause: Clause, value_like: Sequence[bool]
                 masked[x] = True
         if toks[i].kind == "arrow" and i > 0:
             masked[i - 1] = True
+        if low in _VARIANTS and i > 0:
+            # "tp1/tp2/tp4/tp8 with expert parallel and dp-attn variants": alternatives some jobs have beside the
+            # arm, neither a narrowing of it nor settings every job runs
+            j = next((k for k in range(i - 1, max(-1, i - 9), -1) if lows[k] in _OFFERED_WITH), None)
+            if j is not None:
+                for k in range(j + 1, i + 1):
+                    masked[k] = True
         if low == "to" and old_value_before_to(toks, lows, i):
             # "Switch block-size 64 to 1 gpu-memory-utilization 0.95 to 0.90": a from-to without its "from"
             masked[i - 1] = True
@@ -278,6 +285,10 @@ def mask_history(toks: Sequence[Tok], clause: Clause, value_like: Sequence[bool]
                 masked[k] = True
     return masked
 
+
+# Words after which a list of designators or settings is offered as alternatives ("with EP and dp-attn variants").
+_VARIANTS = frozenset({"variant", "variants", "options", "flavors", "flavours", "alternatives"})
+_OFFERED_WITH = frozenset({"with", "w/", "plus", "including", "incl."})
 
 # Words before "A to B" that make it a range of points ("conc 4 to 64", "between 1 to 8"), not a change of value.
 _RANGE_LEADS = frozenset({"conc", "concurrency", "concurrencies", "c", "isl", "osl", "tp", "ep", "dp", "pp", "between",
@@ -368,7 +379,14 @@ def _contrast_at(lows: Sequence[str], i: int) -> bool:
         return True  # "faster than TP8", "2x more requests than DEP8"
     if i + 1 < len(lows) and (lows[i], lows[i + 1]) in _CONTRAST_TWO:
         return lows[i] not in ("place", "contrast", "opposed") or (i > 0 and lows[i - 1] in ("in", "as"))
+    if lows[i] == "from" and any(w in _SET_APART for w in lows[:i]):
+        return True  # "distinguishes mega_moe from existing flashinfer_mxfp4 ep=4 entries": the other side
     return lows[i] == "over" and any(w in _PREFER for w in lows[:i])
+
+
+# Verbs that set one thing apart from another: what follows their "from" is the other thing.
+_SET_APART = frozenset({"distinguish", "distinguishes", "distinguished", "distinguishing", "differs", "differ",
+                        "different", "differently", "separates", "separate", "apart", "distinct"})
 
 
 # Words right before a "from" that make it the state left behind ("up from 0.85", "switched away from TP8").
