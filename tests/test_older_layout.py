@@ -76,12 +76,21 @@ ENTRY = """
 """
 
 
-def _older_history(full_corpus_copy: Path) -> tuple[Path, str]:
+def _older_history(full_corpus_copy: Path, flat_recipe: bool = False) -> tuple[Path, str]:
+    """The real tree with one config in the older layout (and, ``flat_recipe``, its recipe where recipes lay
+    before 2026-02-19: directly under benchmarks/, sourcing benchmark_lib.sh beside it), then two entries."""
     repo = full_corpus_copy
     master = repo / "configs" / "amd-master.yaml"
     text = master.read_text(encoding="utf-8")
     assert text.startswith(NEWER)
     master.write_text(OLDER + text[len(NEWER):], encoding="utf-8")
+    if flat_recipe:
+        recipe = repo / "benchmarks" / "single_node" / "fixed_seq_len" / "dsr1_fp4_mi355x.sh"
+        script = recipe.read_text(encoding="utf-8")
+        assert 'source "$(dirname "$0")/../../benchmark_lib.sh"' in script
+        (repo / "benchmarks" / "dsr1_fp4_mi355x.sh").write_text(
+            script.replace("/../../benchmark_lib.sh", "/benchmark_lib.sh"), encoding="utf-8")
+        recipe.unlink()
     git(repo, "init", "-q", "-b", "main")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "the tree with one config in the older layout")
@@ -103,6 +112,16 @@ def test_history_checks_the_claims_of_an_entry_whose_config_is_in_the_older_layo
     message = report["findings"][0]["message"]
     assert "--mem-fraction-static=0.8" in message or "--mem-fraction-static 0.8" in message
     assert "for all 10 jobs of dsr1-fp4-mi355x-sglang" in message
+
+
+def test_history_finds_a_recipe_where_recipes_lay_before_they_moved_under_single_node(
+        full_corpus_copy: Path) -> None:
+    repo, base = _older_history(full_corpus_copy, flat_recipe=True)
+    code, report = run_claims(repo, "--history", "--since", base)
+    assert code == 1
+    assert [(f["rule"], f["data"].get("subject"), f["data"].get("claimed")) for f in report["findings"]] == [
+        ("claim-contradicted", "--mem-fraction-static", "0.9")]
+    assert "benchmarks/dsr1_fp4_mi355x.sh" in report["findings"][0]["message"]
 
 
 def test_validate_still_refuses_the_older_layout_today(full_corpus_copy: Path) -> None:

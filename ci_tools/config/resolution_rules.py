@@ -77,9 +77,11 @@ class ResolutionRule:
 
 _AMD_DISAGG = ("sglang-disagg", "vllm-disagg", "atom-disagg")
 _SN = "benchmarks/single_node"
-# Before 2026-06-02 (#1571) single-node recipes lay directly under single_node/: a script candidate of
-# today's layout that no revision file matches is looked for there too (a replay of older history).
-EARLIER_SCRIPT_DIRS = ((f"{_SN}/fixed_seq_len/", f"{_SN}/"),)
+# Before 2026-06-02 (#1571) single-node recipes lay directly under single_node/, and before 2026-02-19 (#666)
+# directly under benchmarks/: a script candidate of today's layout that no revision file matches is looked for
+# there too (a replay of older history), in that order.
+EARLIER_SCRIPT_DIRS = ((f"{_SN}/fixed_seq_len/", f"{_SN}/"), (f"{_SN}/fixed_seq_len/", "benchmarks/"),
+                       (f"{_SN}/", "benchmarks/"))
 
 DEFAULT_RULES: tuple[ResolutionRule, ...] = (
     # launch_mi355x-amds.sh, IS_MULTINODE: `benchmarks/multi_node/[agentic/]<prefix>_<precision>_mi355x_<framework>.sh`
