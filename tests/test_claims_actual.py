@@ -291,3 +291,35 @@ def test_a_recipe_family_is_the_jobs_whose_recipe_file_names_it(tmp_path: Path) 
     assert j.false[0][1].text.startswith("the low-latency recipe 1k1k_stp_lowlat_0.yaml runs 1P1D")
     none = judge_arms(Claim("arm", FamilyArm("TP8 long-context", "long-context"), Scope((tp8,)), HERE, "text"), jobs)
     assert none is None
+
+
+def test_reads_kept_across_revisions_follow_each_revision_s_bytes(tmp_path: Path) -> None:
+    """One ReadsCache over two commits of a real git repository: the recipe's bytes differ, so do its reads,
+    though its path and the other file are the same (the cache is keyed by blob id, then by the set of files)."""
+    import subprocess
+
+    from ci_tools.claims.verdict.reads import ReadsCache
+    from ci_tools.revision.snapshot import GitSnapshot
+
+    def commit(recipe: str) -> str:
+        (tmp_path / RECIPE).write_text(recipe)
+        subprocess.run(["git", "-C", str(tmp_path), "add", "-A"], check=True)
+        subprocess.run(["git", "-C", str(tmp_path), "-c", "user.email=a@b", "-c", "user.name=t", "commit", "-qm", "x"],
+                       check=True)
+        return subprocess.run(["git", "-C", str(tmp_path), "rev-parse", "HEAD"], capture_output=True, text=True,
+                              check=True).stdout.strip()
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / "benchmarks").mkdir()
+    (tmp_path / "benchmarks/benchmark_lib.sh").write_text('run_eval() { lm_eval --top-p "$1"; }\n')
+    first = commit('MAX=${MAX_NUM_SEQS:-256}\nserve --max-num-seqs "$MAX"\n')
+    second = commit('MAX=${MAX_NUM_SEQS:-512}\nserve --max-num-seqs "$MAX" --enforce-eager\n')
+    ev = RecipeEval(RECIPE, servers=[[flag("--max-num-seqs", "256", 2)]], server_command=[Location(RECIPE, 2)])
+    cache = ReadsCache()
+    lib = "benchmarks/benchmark_lib.sh"
+    at_first, at_second = (cache.of(ev, lib, GitSnapshot(tmp_path, sha, listed=True)) for sha in (first, second))
+    assert at_first.defaults["MAX_NUM_SEQS"].default == "256" and at_second.defaults["MAX_NUM_SEQS"].default == "512"
+    assert cache.server_flags(ev, lib, GitSnapshot(tmp_path, first, listed=True)) == {"--max-num-seqs"}
+    assert cache.server_flags(ev, lib, GitSnapshot(tmp_path, second, listed=True)) == {"--max-num-seqs",
+                                                                                       "--enforce-eager"}
+    assert cache.of(ev, lib, GitSnapshot(tmp_path, first, listed=True)) is at_first  # the same bytes: kept

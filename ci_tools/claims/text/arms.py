@@ -459,9 +459,14 @@ def _compound(text: str) -> Arm | None:
     return None
 
 
+_ROLE_SPLIT = re.compile(r"^(?P<a>.+?)[-_](?P<role>prefill|decode)$|^(?P<role2>prefill|decode)[-_](?P<b>.+)$", re.I)
+
+
 def _role_split(text: str) -> tuple[str, str] | None:
     """``DEP2-prefill`` -> (DEP2, prefill); ``decode-TP8`` -> (TP8, decode)."""
-    m = re.match(r"^(?P<a>.+?)[-_](?P<role>prefill|decode)$|^(?P<role2>prefill|decode)[-_](?P<b>.+)$", text, re.I)
+    if "prefill" not in text.lower() and "decode" not in text.lower():
+        return None  # the pattern below needs one of the two words (asked of every word of every clause)
+    m = _ROLE_SPLIT.match(text)
     if not m:
         return None
     if m.group("role"):
@@ -487,6 +492,9 @@ def _counted_roles(toks: Sequence[Tok], i: int) -> tuple[tuple[Arm, ...], int] |
     label = " ".join(t.text for t in toks[i:i + 5])
     return (Arm(prefill=by_role["p"][1], decode=by_role["d"][1], workers=(by_role["p"][0], by_role["d"][0]),
                 disagg=True, label=label),), 5
+
+
+_PURE_OR_ONLY = re.compile(r"^(?:pure|plain)[-_](?P<rest>.+)$|^(?P<only>TP\d+)[-_]only$", re.I)
 
 
 def _word_arms(toks: Sequence[Tok], i: int) -> tuple[tuple[Arm, ...], int] | None:
@@ -562,7 +570,7 @@ def _word_arms(toks: Sequence[Tok], i: int) -> tuple[tuple[Arm, ...], int] | Non
                      else Arm(decode=p, role="decode", label=label) for p in par), 2
     if par is not None:
         return tuple(Arm(p, label=t.text) for p in par), 1
-    m = re.match(r"^(?:pure|plain)[-_](?P<rest>.+)$|^(?P<only>TP\d+)[-_]only$", t.text, re.I)
+    m = _PURE_OR_ONLY.match(t.text)
     if m and m.group("only") and (par := _parallel_token(m.group("only"))) is not None:  # "TP8-only"
         return tuple(Arm(replace(p, dp_attn=False, bare_tp=False), label=t.text) for p in par), 1
     if m and (par := _parallel_token(m.group("rest"))) is not None:

@@ -455,7 +455,14 @@ def catalog_from(evals: Iterable[Any], settings: ClaimsSettings, valued_by: Iter
     return cat
 
 
+# A value that can name its setting: words joined by ``_`` or ``-`` (not a number, path or JSON).
+_NAMING_VALUE = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)+")
+
+
 def _add_value(cat: Catalog, name: str, text: str) -> None:
-    """Record a value that can name its setting: words joined by ``_`` or ``-`` (not a number, path or JSON)."""
-    if re.fullmatch(r"[A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)+", text):
+    """Record a value that can name its setting (see _NAMING_VALUE)."""
+    known = cat.values.get(name)
+    if known is not None and text in known:
+        return  # every job of an entry passes mostly the same values
+    if _NAMING_VALUE.fullmatch(text):
         cat.values.setdefault(name, set()).add(text)

@@ -436,7 +436,7 @@ def fragment_matches(claim: Fragment, actual: str) -> bool:
 
 def _unversioned(word: str) -> str:
     """``v1.3.0rc14`` and ``1.3.0rc14`` are one version (a release tag is written with or without the v)."""
-    return word[1:] if re.match(r"v\d", word) else word
+    return word[1:] if word[:1] == "v" and word[1:2].isdecimal() else word  # re.match(r"v\d", word)
 
 
 def integer_list(text: str) -> list[int] | None:

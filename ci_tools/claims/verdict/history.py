@@ -60,7 +60,7 @@ def added_in(path: str, base: bytes | None, head: bytes) -> list[EntryInput]:
 
 # Commits replayed by one worker process: what its caches hold (every version of every recipe, library and
 # master config it read) dies with it, so a replay of a long history stays within a bounded memory.
-CHUNK = 60
+CHUNK = 100
 
 
 def replay_history(config: ProjectConfig, *, since: str | None, head: str = "HEAD", verbose: bool = False) -> list[Finding]:

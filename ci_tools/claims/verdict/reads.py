@@ -148,6 +148,7 @@ class ReadsCache:
         self._lists_of: Snapshot | None = None
         self._lists: dict[tuple[str, ...], dict[str, ListSetting | None]] = {}
         self._names: dict[tuple[str, bytes], frozenset[str]] = {}
+        self._merged_of: dict[tuple[tuple[str, bytes], ...], RecipeReads] = {}  # the same files: the same reads
 
     def of(self, ev: RecipeEval, library: str, snapshot: Snapshot) -> RecipeReads:
         return self._merged(recipe_files(ev, library), snapshot)
@@ -185,14 +186,22 @@ class ReadsCache:
         return found
 
     def _merged(self, paths: list[str], snapshot: Snapshot) -> RecipeReads:
-        parts: list[RecipeReads] = []
+        keys: list[tuple[str, bytes]] = []
+        blob_id = getattr(snapshot, "blob_id", None)
         for path in paths:
             data = snapshot.read(path)
             if data is None:
                 continue
-            key = (path, hashlib.sha1(data).digest())
-            found = self._files.get(key)
-            if found is None:
-                found = self._files[key] = file_reads(path, data)
-            parts.append(found)
-        return merged(parts)
+            # A revision's blob id names the bytes already (every job of a replay asks for the same files).
+            blob = blob_id(path) if callable(blob_id) else None
+            key = (path, b"blob:" + blob.encode() if blob else hashlib.sha1(data).digest())
+            if key not in self._files:
+                self._files[key] = file_reads(path, data)
+            keys.append(key)
+        whole = tuple(keys)
+        found = self._merged_of.get(whole)
+        if found is None:
+            if len(self._merged_of) >= 4096:
+                self._merged_of.clear()
+            found = self._merged_of[whole] = merged([self._files[k] for k in keys])
+        return found
