@@ -20,6 +20,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from ..bounded import BoundedDict
 from ..revision.yamlpos import PosSeq, YamlLoadError, load_yaml
 from .entries import NewEntry
 from .history import PR_LINK_PREFIX
@@ -30,7 +31,7 @@ from .layout import Block, Layout
 # indentation, a `|` block turned into a list, lines re-wrapped, "--flag: V" written "--flag V").
 _NOT_WORDS = re.compile(rb"https?://\S+|[^A-Za-z0-9]+")
 # _words by the block's bytes: most blocks of a revision are blocks of the revision before, unchanged.
-_WORDS_OF: dict[bytes, bytes] = {}
+_WORDS_OF: BoundedDict[bytes, bytes] = BoundedDict(4096)
 
 
 def _words(layout: Layout, block: Block) -> bytes:
@@ -41,10 +42,9 @@ def _words(layout: Layout, block: Block) -> bytes:
     raw = b"\n".join(lines)
     found = _WORDS_OF.get(raw)
     if found is None:
-        if len(_WORDS_OF) >= 4096:
-            _WORDS_OF.clear()  # a changelog holds about a thousand entries; a replay's memory stays bounded
-        found = _WORDS_OF[raw] = _NOT_WORDS.sub(b"", b" ".join(
-            line for line in lines if not line.startswith(PR_LINK_PREFIX) and not line.lstrip().startswith(b"PR:")))
+        # a changelog holds about a thousand entries; a replay's memory stays bounded
+        found = _WORDS_OF.put(raw, _NOT_WORDS.sub(b"", b" ".join(
+            line for line in lines if not line.startswith(PR_LINK_PREFIX) and not line.lstrip().startswith(b"PR:"))))
     return found
 
 

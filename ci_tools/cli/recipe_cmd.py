@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..bounded import BoundedDict
 from .common import finish, get_config, handle_errors, refuse_unreadable, repo_options, report_options, write_output
 
 if TYPE_CHECKING:
@@ -66,13 +67,11 @@ def _location_json(loc: Location) -> dict[str, Any]:
     """``loc.to_json()``, built once per location object (a sweep's values share a few thousand)."""
     found = _LOCATION_JSON.get(id(loc))
     if found is None or found[0] is not loc:
-        if len(_LOCATION_JSON) > 200_000:
-            _LOCATION_JSON.clear()
-        found = _LOCATION_JSON[id(loc)] = (loc, loc.to_json())
+        found = _LOCATION_JSON.put(id(loc), (loc, loc.to_json()))
     return found[1]
 
 
-_LOCATION_JSON: dict[int, tuple[Location, dict[str, Any]]] = {}
+_LOCATION_JSON: BoundedDict[int, tuple[Location, dict[str, Any]]] = BoundedDict(200_000)
 
 
 def _value_json(v: Value | None) -> dict[str, Any] | None:

@@ -6,6 +6,7 @@ interpreter with them, and the first dispatches to the second.
 
 from __future__ import annotations
 
+from ..bounded import BoundedDict
 from ..shell.model import Value
 from ..shell.relocate import JOB_ENV
 
@@ -13,7 +14,7 @@ ENV_NOTE = "job environment"
 RUNTIME_NOTE = f"{ENV_NOTE}, set at run time"
 
 # Jobs of one config share most of their environment: its values are built once.
-_ENV_VALUES: dict[tuple[str, str | None], Value] = {}
+_ENV_VALUES: BoundedDict[tuple[str, str | None], Value] = BoundedDict(200_000)
 
 
 def env_value(name: str, text: str | None) -> Value:
@@ -25,10 +26,8 @@ def env_value(name: str, text: str | None) -> Value:
     key = (name, text)
     found = _ENV_VALUES.get(key)
     if found is None:
-        if len(_ENV_VALUES) > 200_000:
-            _ENV_VALUES.clear()
         note = ENV_NOTE if text is not None else RUNTIME_NOTE
-        found = _ENV_VALUES[key] = Value(text, JOB_ENV, expression=f"${name} ({note})")
+        found = _ENV_VALUES.put(key, Value(text, JOB_ENV, expression=f"${name} ({note})"))
     return found
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
+from ..bounded import BoundedDict
 from ..config import ProjectConfig
 from ..findings import Location
 from ..jobs.contract import recipe_env, resolve_recipe
@@ -17,7 +18,7 @@ from ..shell.state import ArrayVal
 from .env_values import ENV_NOTE, env_value
 
 # A job's search-space row as the location of its environment, one object per row.
-_ROW_LOCATIONS: dict[Location, Location] = {}
+_ROW_LOCATIONS: BoundedDict[Location, Location] = BoundedDict(100_000)
 
 
 def evaluate_recipe(path: str, env: Mapping[str, str | Value | None], config: ProjectConfig, snapshot: Snapshot,
@@ -87,9 +88,7 @@ def env_location(job: Job) -> Location:
     row = job.row
     where = _ROW_LOCATIONS.get(row)
     if where is None:
-        if len(_ROW_LOCATIONS) > 100_000:
-            _ROW_LOCATIONS.clear()
-        where = _ROW_LOCATIONS[row] = Location(row.path, row.line, row.column, row.end_line, row.end_column, ENV_NOTE)
+        where = _ROW_LOCATIONS.put(row, Location(row.path, row.line, row.column, row.end_line, row.end_column, ENV_NOTE))
     return where
 
 

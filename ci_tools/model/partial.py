@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Iterable, TypeVar
+from typing import Iterable
 
+from ..bounded import LeastRecentlyStored
 from ..config import ProjectConfig
 from ..config.limits import limits_of
 from ..findings import Finding
@@ -38,8 +38,6 @@ from .repository import (
 )
 
 _KEY_LINE = re.compile(r"""^(?P<key>[A-Za-z0-9_.+-]+|"[^"\\]*"|'[^']*'):[ \t]*(?:#.*)?$""")
-K = TypeVar("K")
-V = TypeVar("V")
 
 
 @dataclass(frozen=True)
@@ -121,20 +119,6 @@ def parse_piece(lines: list[str], piece: _Piece, file: LoadedFile) -> ConfigEntr
     return ConfigEntry(piece.key, file, loaded.value[key], loaded.value.key_span(key))
 
 
-class _Lru(OrderedDict[K, V]):
-    """A small least-recently-stored cache: a replay over hundreds of revisions keeps memory flat."""
-
-    def __init__(self, limit: int) -> None:
-        super().__init__()
-        self.limit = limit
-
-    def put(self, key: K, value: V) -> V:
-        self[key] = value
-        if len(self) > self.limit:
-            self.popitem(last=False)
-        return value
-
-
 def _identity(snapshot: Snapshot, path: str, raw: bytes) -> str:
     """A file's identity across revisions: its git blob id when the snapshot has one, else its digest."""
     blob_id = getattr(snapshot, "blob_id", None)
@@ -148,9 +132,9 @@ class PartialLoader:
     def __init__(self, config: ProjectConfig, *, limit: int = 4096) -> None:
         self.config = config
         self._max_bytes = limits_of(config).max_file_bytes
-        self._files: _Lru[str, tuple[list[str], list[_Piece] | None]] = _Lru(64)
-        self._parsed: _Lru[tuple[str, int, str], ConfigEntry | None] = _Lru(limit)
-        self._runners: _Lru[str, tuple[LoadedFile | None, list[Finding]]] = _Lru(64)
+        self._files: LeastRecentlyStored[str, tuple[list[str], list[_Piece] | None]] = LeastRecentlyStored(64)
+        self._parsed: LeastRecentlyStored[tuple[str, int, str], ConfigEntry | None] = LeastRecentlyStored(limit)
+        self._runners: LeastRecentlyStored[str, tuple[LoadedFile | None, list[Finding]]] = LeastRecentlyStored(64)
 
     def load(self, snapshot: Snapshot, patterns: Iterable[str]) -> RepoData:
         """The configs ``patterns`` select, as a full load would give them (falls back to one when unsure)."""

@@ -15,6 +15,8 @@ import subprocess
 from pathlib import Path
 from typing import IO
 
+from ..bounded import BoundedDict
+
 
 class GitError(Exception):
     """A git command that failed; ``message`` is what git said."""
@@ -38,7 +40,7 @@ class Git:
     def __init__(self, root: Path) -> None:
         self.root = root
         self._batch: subprocess.Popen[bytes] | None = None
-        self._trees: dict[str, tuple[tuple[str, str, str], ...]] = {}  # tree id -> its entries
+        self._trees: BoundedDict[str, tuple[tuple[str, str, str], ...]] = BoundedDict(_TREES_KEPT)  # id -> entries
 
     def run(self, *args: str, stdin: bytes | None = None) -> bytes:
         """The command's standard output; :class:`GitError` with its standard error when it fails."""
@@ -103,9 +105,7 @@ class Git:
     def _parsed_tree(self, oid: str, data: bytes) -> tuple[tuple[str, str, str], ...]:
         cached = self._trees.get(oid)
         if cached is None:
-            if len(self._trees) >= _TREES_KEPT:
-                self._trees.clear()
-            cached = self._trees[oid] = _tree_entries(data, len(oid) // 2)
+            cached = self._trees.put(oid, _tree_entries(data, len(oid) // 2))
         return cached
 
     def read_object(self, name: str) -> tuple[str, str, bytes] | None:

@@ -21,6 +21,8 @@ from typing import Any, Callable, Iterator
 
 import yaml
 
+from ..bounded import BoundedDict
+
 try:  # libyaml is optional in PyYAML builds; fall back to the pure-Python one.
     from yaml import CSafeLoader as _BaseLoader
 except ImportError:  # pragma: no cover - depends on the build
@@ -234,7 +236,7 @@ _MERGE_TAG = "tag:yaml.org,2002:merge"
 _NOT_PLAIN_DATA: Any = object()
 # Plain scalars repeat (`8`, `true`, `none`, image names): each text is resolved and built once.  The values
 # are immutable (str, int, float, bool, None, dates), so sharing them between documents is safe.
-_PLAIN_VALUES: dict[str, Any] = {}
+_PLAIN_VALUES: BoundedDict[str, Any] = BoundedDict(100_000)
 
 
 def _plain_value(text: str, mark: Any) -> Any:
@@ -253,10 +255,7 @@ def _plain_value(text: str, mark: Any) -> Any:
         value = _construct_scalar(construct, _SCALARS, yaml.ScalarNode(tag, text, mark, mark))
         if type(value) is float and value.is_integer():
             return value  # not kept: every place it is written goes through the caller, which records its line
-    if len(_PLAIN_VALUES) > 100_000:
-        _PLAIN_VALUES.clear()
-    _PLAIN_VALUES[text] = value
-    return value
+    return _PLAIN_VALUES.put(text, value)
 
 
 def _event_load(text: str, last_duplicate_wins: bool = False) -> tuple[Any, list[DuplicateKey], list[int]]:

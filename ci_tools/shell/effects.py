@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from typing import Callable
 
+from ..bounded import BoundedDict
 from .parse import Node
 from .server import LaunchPattern
 
@@ -50,18 +51,16 @@ def may_launch(text: str, patterns: tuple[LaunchPattern, ...]) -> bool:
     """
     entry = _MAY_LAUNCH.get(id(patterns))
     if entry is None or entry[0] is not patterns:
-        entry = _MAY_LAUNCH[id(patterns)] = (patterns, {})
+        entry = _MAY_LAUNCH[id(patterns)] = (patterns, BoundedDict(50_000))
     answers = entry[1]
     found = answers.get(text)
     if found is None:
-        if len(answers) > 50_000:
-            answers.clear()
-        found = answers[text] = _may_launch(text, patterns)
+        found = answers.put(text, _may_launch(text, patterns))
     return found
 
 
 # Source texts are asked about again for every job: the answer is kept per text (per pattern tuple).
-_MAY_LAUNCH: dict[int, tuple[tuple[LaunchPattern, ...], dict[str, bool]]] = {}
+_MAY_LAUNCH: dict[int, tuple[tuple[LaunchPattern, ...], BoundedDict[str, bool]]] = {}
 
 
 def _may_launch(text: str, patterns: tuple[LaunchPattern, ...]) -> bool:

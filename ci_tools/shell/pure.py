@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from ..bounded import BoundedDict
 from .parse import Node
 
 # The pseudo-name under which a word that reads $1, $@, $# ... depends on the positional parameters.
@@ -84,8 +85,7 @@ class PureCache:
     """What pure words and tests gave, by node and by the identity of the bindings they read."""
 
     def __init__(self, limit: int = 200_000) -> None:
-        self._entries: dict[tuple[Any, ...], tuple[tuple[object, ...], Any]] = {}
-        self._limit = limit
+        self._entries: BoundedDict[tuple[Any, ...], tuple[tuple[object, ...], Any]] = BoundedDict(limit)
 
     def get(self, key: tuple[Any, ...], inputs: tuple[object, ...], make: Callable[[], Any]) -> Any:
         """The result for ``key`` (node, context, ids of ``inputs``), computed by ``make`` the first time.
@@ -95,8 +95,4 @@ class PureCache:
         found = self._entries.get(key)
         if found is not None:
             return found[1]
-        result = make()
-        if len(self._entries) >= self._limit:
-            self._entries.clear()
-        self._entries[key] = (inputs, result)
-        return result
+        return self._entries.put(key, (inputs, make()))[1]

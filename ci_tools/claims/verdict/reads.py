@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable
 
+from ...bounded import BoundedDict
 from ...findings import Location
 from ...revision.snapshot import Snapshot
 from ...shell.model import RecipeEval
@@ -148,7 +149,8 @@ class ReadsCache:
         self._lists_of: Snapshot | None = None
         self._lists: dict[tuple[str, ...], dict[str, ListSetting | None]] = {}
         self._names: dict[tuple[str, bytes], frozenset[str]] = {}
-        self._merged_of: dict[tuple[tuple[str, bytes], ...], RecipeReads] = {}  # the same files: the same reads
+        # the same files: the same reads
+        self._merged_of: BoundedDict[tuple[tuple[str, bytes], ...], RecipeReads] = BoundedDict(4096)
 
     def of(self, ev: RecipeEval, library: str, snapshot: Snapshot) -> RecipeReads:
         return self._merged(recipe_files(ev, library), snapshot)
@@ -201,7 +203,5 @@ class ReadsCache:
         whole = tuple(keys)
         found = self._merged_of.get(whole)
         if found is None:
-            if len(self._merged_of) >= 4096:
-                self._merged_of.clear()
-            found = self._merged_of[whole] = merged([self._files[k] for k in keys])
+            found = self._merged_of.put(whole, merged([self._files[k] for k in keys]))
         return found

@@ -25,6 +25,7 @@ import posixpath
 import re
 from typing import Mapping
 
+from ...bounded import BoundedDict
 from ...config import ProjectConfig
 from ...findings import Location
 from ...jobs.job import Job
@@ -132,16 +133,14 @@ class _Containers:
         return out
 
 
-_SHARED: dict[Value, Value] = {}
+_SHARED: BoundedDict[Value, Value] = BoundedDict(50_000)
 
 
 def _shared(value: Value) -> Value:
     """One object for equal values of every job (what is computed from it is then reused, see recipes.pure)."""
     found = _SHARED.get(value)
     if found is None:
-        if len(_SHARED) > 50_000:
-            _SHARED.clear()
-        found = _SHARED[value] = value
+        found = _SHARED.put(value, value)
     return found
 
 

@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
+from ...bounded import BoundedDict
 from ...findings import Location
 from ...shell.expand import Field
 from ...shell.model import Value
@@ -60,9 +61,7 @@ def string_mounts(string_node: Node, expand: Callable[[list[Node]], list[tuple[F
     volumes = _VOLUMES.get(raw)
     if volumes is None:
         # the same string for every job of the script: read once (only its expansion differs)
-        if len(_VOLUMES) > 1_000:
-            _VOLUMES.clear()
-        volumes = _VOLUMES[raw] = _volumes(raw[1:-1])
+        volumes = _VOLUMES.put(raw, _volumes(raw[1:-1]))
     where = string_node.location()
     out: list[Mount] = []
     for v in volumes:
@@ -72,7 +71,7 @@ def string_mounts(string_node: Node, expand: Callable[[list[Node]], list[tuple[F
     return out
 
 
-_VOLUMES: dict[str, tuple[_Volume, ...]] = {}
+_VOLUMES: BoundedDict[str, tuple[_Volume, ...]] = BoundedDict(1_000)
 
 
 def _volumes(quoted: str) -> tuple[_Volume, ...]:

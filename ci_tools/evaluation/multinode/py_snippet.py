@@ -45,6 +45,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
+from ...bounded import BoundedDict
 from ...findings import Location
 from ...revision.yamlpos import YamlLoadError, load_yaml
 from ...shell.model import Value
@@ -461,7 +462,7 @@ class _Outcome:
 
 
 # Jobs of one model run the same program against the same files: its outcome is reused when what it read agrees.
-_OUTCOMES: dict[tuple[str, Location], list[_Outcome]] = {}
+_OUTCOMES: BoundedDict[tuple[str, Location], list[_Outcome]] = BoundedDict(512)
 
 
 def model_snippet(program: str, read_text: Any, env: Mapping[str, str], where: Location,
@@ -498,9 +499,9 @@ def model_snippet(program: str, read_text: Any, env: Mapping[str, str], where: L
     def source_of(path: str) -> bytes | None:
         return next((data for _, repo_path, data in opened if repo_path == path), None)
 
-    if key not in _OUTCOMES and len(_OUTCOMES) >= 512:
-        _OUTCOMES.clear()
-    outcomes = _OUTCOMES.setdefault(key, [])
+    outcomes = _OUTCOMES.get(key)
+    if outcomes is None:
+        outcomes = _OUTCOMES.put(key, [])
     model = _Model(tree, read_yaml, recording, where, source_of)
     try:
         assignments = model.run()

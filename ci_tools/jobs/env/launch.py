@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Mapping
 
+from ...bounded import BoundedDict
 from ...config import ProjectConfig
 from ...findings import Location
 from ...revision.snapshot import Snapshot
@@ -23,7 +24,7 @@ from ...shell.state import ArrayVal
 from .workflow import UNKNOWN_VAR
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_CACHE: dict[tuple[str, str, tuple[tuple[str, str | None], ...]], dict[str, str | None]] = {}
+_CACHE: BoundedDict[tuple[str, str, tuple[tuple[str, str | None], ...]], dict[str, str | None]] = BoundedDict(10_000)
 
 
 def script_exports(script: str, env: Mapping[str, str | None], origin: Location, config: ProjectConfig,
@@ -50,7 +51,4 @@ def script_exports(script: str, env: Mapping[str, str | None], origin: Location,
         text = value.text if not value.conditional else None
         if name not in env or env[name] != text:
             out[name] = text
-    if len(_CACHE) > 10_000:
-        _CACHE.clear()
-    _CACHE[key] = out
-    return out
+    return _CACHE.put(key, out)

@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterator
 
+from ...bounded import BoundedDict
 from ...findings import Location
 from ...shell.parse import Node, content_hash, parse_script
 
@@ -155,8 +156,8 @@ def _container_passes(nodes: list[Node]) -> frozenset[str] | None:
 
 # Scans by (path, content): every snapshot of a replayed history builds its own contract, while a launcher
 # changes in a few commits only; walking its whole tree again for each was a fifth of the replay.
-_SCANNED: dict[tuple[str, str], LauncherVars] = {}
-_SCANNED_LIMIT = 512  # distinct launcher versions kept (a whole history has a few hundred, ~1 KB each)
+# Distinct launcher versions kept (a whole history has a few hundred, ~1 KB each).
+_SCANNED: BoundedDict[tuple[str, str], LauncherVars] = BoundedDict(512)
 
 
 def scan_launcher(path: str, source: bytes) -> LauncherVars:
@@ -164,9 +165,7 @@ def scan_launcher(path: str, source: bytes) -> LauncherVars:
     key = (path, content_hash(source))
     found = _SCANNED.get(key)
     if found is None:
-        if len(_SCANNED) >= _SCANNED_LIMIT:
-            _SCANNED.clear()
-        found = _SCANNED[key] = _scan(path, source)
+        found = _SCANNED.put(key, _scan(path, source))
     return found
 
 
