@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ci_tools.claims.verdict.check import ClaimsReport, _check_texts
 from ci_tools.claims.text.sentences import plain_source
-from ci_tools.claims.text.subjects import Catalog, ClaimsSettings
+from ci_tools.claims.text.subjects import Catalog, ClaimsSettings, Subject
 from ci_tools.config import ProjectConfig
 from ci_tools.findings import Location
 from ci_tools.jobs.job import AGENTIC, Job
@@ -60,3 +60,14 @@ def test_key_words_of_the_configs_narrow_a_claim_to_them(tmp_path: Path) -> None
     # Words no config key has leave every job in scope.
     assert check("Set --max-num-seqs 64 on B300.", jobs, evals, tmp_path) == [
         ("claim-partly-contradicted", 1, "changelog says --max-num-seqs is 64")]
+
+
+def test_the_negative_flag_of_a_feature_is_its_first_spelling_and_follows_what_the_catalog_holds() -> None:
+    cat = Catalog(settings=ClaimsSettings(), spelled_flags=frozenset({"--no-enable_prefix_caching"}))
+    cat.add("flag", "--enable-prefix-caching", boolean=True)
+    enable = Subject("flag", "--enable-prefix-caching")
+    assert cat.negative_of(enable) == Subject("flag", "--no-enable_prefix_caching")
+    cat.add("flag", "--disable-prefix-caching", boolean=True)  # sorts first: "--d" < "--n"
+    assert cat.negative_of(enable) == Subject("flag", "--disable-prefix-caching")
+    assert cat.negative_of(Subject("flag", "--disable-prefix-caching")) is None  # already a negative
+    assert cat.negative_of(Subject("flag", "--enable-metrics")) is None

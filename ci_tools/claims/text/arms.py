@@ -464,7 +464,8 @@ _ROLE_SPLIT = re.compile(r"^(?P<a>.+?)[-_](?P<role>prefill|decode)$|^(?P<role2>p
 
 def _role_split(text: str) -> tuple[str, str] | None:
     """``DEP2-prefill`` -> (DEP2, prefill); ``decode-TP8`` -> (TP8, decode)."""
-    if "prefill" not in text.lower() and "decode" not in text.lower():
+    low = text.lower()
+    if "prefill" not in low and "decode" not in low:
         return None  # the pattern below needs one of the two words (asked of every word of every clause)
     m = _ROLE_SPLIT.match(text)
     if not m:

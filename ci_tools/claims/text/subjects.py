@@ -226,6 +226,7 @@ class Catalog:
     _index: dict[str, list[tuple[Subject, int]]] = field(default_factory=dict, repr=False)
     _prefixed: dict[str, list[tuple[Subject, tuple[str, ...]]]] = field(default_factory=dict, repr=False)
     _switches: dict[str, list[Subject]] | None = field(default=None, repr=False)
+    _flag_spellings: dict[str, str] | None = field(default=None, repr=False)
 
     def add(self, kind: str, name: str, boolean: bool = False) -> None:
         if kind != "flag" and name in CONTRACT_NAMES:
@@ -234,6 +235,7 @@ class Catalog:
         self._index.clear()
         self._prefixed.clear()
         self._switches = None
+        self._flag_spellings = None
         existing = self.subjects.get(name)
         if existing is None or (existing.kind == "var" and kind == "env"):
             self.subjects[name] = Subject(kind, name)
@@ -384,8 +386,13 @@ class Catalog:
         base = subject.name[2:].replace("_", "-")
         own = base[len("enable-"):] if base.startswith("enable-") else base
         wanted = {f"--no-{base}", f"--disable-{own}", f"--no-{own}"}
-        pool = sorted({*self.spelled_flags, *(s.name for s in self.subjects.values() if s.kind == "flag")})
-        return next((Subject("flag", f) for f in pool if f.replace("_", "-") in wanted), None)
+        if self._flag_spellings is None:
+            # Each flag as its parser reads it -> the first spelling of it in name order, once per catalog.
+            self._flag_spellings = {}
+            for f in sorted({*self.spelled_flags, *(s.name for s in self.subjects.values() if s.kind == "flag")}):
+                self._flag_spellings.setdefault(f.replace("_", "-"), f)
+        found = [self._flag_spellings[w] for w in wanted if w in self._flag_spellings]
+        return Subject("flag", min(found)) if found else None
 
 
 def _flag_words(flag: str) -> str:
