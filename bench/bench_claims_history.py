@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
 import subprocess
 import sys
@@ -215,6 +216,13 @@ class Tally:
             half = f" + {counts['partly']} half" if counts["partly"] else ""
             out.append(f"  {name:8s} {severity}s: {counts['true']}{half} of {total} true "
                        f"({counts['false']} false): precision {shown}")
+        counts = self.verdicts["error"] + self.verdicts["warning"]
+        total = sum(counts.values())
+        if total:
+            true = counts["true"] + 0.5 * counts["partly"]
+            low, high = wilson(true, total)
+            out.append(f"  {name:8s} both: {true:g} of {total} true, precision {true / total:.0%} "
+                       f"(95 % Wilson interval {low:.0%}-{high:.0%})")
         state = "figures final" if not self.unjudged else f"{len(self.unjudged)} UNJUDGED: figures provisional"
         out.append(f"  {name:8s} {state}")
         if self.wording:
@@ -225,6 +233,14 @@ class Tally:
             out.append(f"  {name:8s} false findings by mechanism: " +
                        ", ".join(f"{k} {v}" for k, v in self.mechanisms.most_common()))
         return out
+
+
+def wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a proportion: what a precision measured on a few dozen findings can be."""
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def history_dates(ix: Path) -> dict[str, str]:

@@ -143,3 +143,13 @@ def test_recipe_outputs_compared_without_the_jobs_a_change_evaluates_differently
         assert bench_recipes._digest(before, fmt) != bench_recipes._digest(after, fmt)
         other = shown("not reached", "b")[index]  # another job differs: still caught
         assert bench_recipes._digest(before, fmt, changed) != bench_recipes._digest(other, fmt, changed)
+
+
+def test_a_precision_of_few_findings_is_given_with_its_wilson_interval() -> None:
+    import bench_claims_history  # noqa: E402 - bench/ is on the path above
+
+    # reference values of the Wilson score interval at 95 % (z = 1.96)
+    low, high = bench_claims_history.wilson(17, 28)
+    assert (round(low, 3), round(high, 3)) == (0.424, 0.764)
+    assert bench_claims_history.wilson(10, 10)[1] == 1.0 and round(bench_claims_history.wilson(10, 10)[0], 3) == 0.722
+    assert bench_claims_history.wilson(0, 5)[0] == 0.0
