@@ -113,3 +113,39 @@ def test_a_launcher_change_counts_when_the_evaluated_run_differs(tmp_path: Path,
     found = changed('PARTITION="gpu"', 'PARTITION="gpu"\nsource "$TOOLS_DIR/env.sh"')
     assert set(found) == both
     assert "its evaluation cannot tell whether the job's run changed" in found["ma-fp8-h100-vllm"]
+
+
+def test_a_virtual_environment_the_launcher_makes_and_activates_keeps_its_run_known(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    # As launch_gb300-nv.sh does: a venv made at run time, then `source "$VENV_DIR/bin/activate"` (no such file
+    # in the repository): the activation's effect is known, so the launcher's run still is.
+    venv = LAUNCHER.replace('PARTITION="gpu"\n', 'PARTITION="gpu"\n'
+                            'VENV_DIR="${GITHUB_WORKSPACE}/.venv-srt-${GITHUB_RUN_ID:-manual}"\n'
+                            'uv venv --seed "$VENV_DIR"\nsource "$VENV_DIR/bin/activate"\n')
+    clear_github_env(monkeypatch)
+    repo = Repo(tmp_path / "repo")
+    launcher = "runners/launch_h100-cw.sh"
+    base = repo.commit({
+        ".ci-tools.yaml": b"repository: acme/bench\n",
+        "configs/nvidia-master.yaml": MASTER.encode(),
+        "configs/runners.yaml": b"labels:\n  h100:\n    - h100-cw_01\nhardware: {}\n",
+        f"{SN}/ma_fp8_h100_vllm.sh": RECIPE.encode(),
+        f"{SN}/mb_fp8_h100_vllm.sh": RECIPE.encode(),
+        launcher: venv.encode(),
+        "perf-changelog.yaml": LOG,
+    }, "base")
+
+    def changed(old: str, new: str) -> dict[str, str]:
+        repo.commit({launcher: venv.replace(old, new, 1).encode()}, f"{old} -> {new}")
+        code, out, err = run(["check", "--repo", str(repo.path), "--base", base, "--format", "json",
+                              "--select", "coverage-uncovered-key"], capsys)
+        assert code in (0, 1), err
+        repo.commit({launcher: venv.encode()}, "back")
+        return {f["data"]["key"]: f["message"] for f in json.loads(out)["findings"]}
+
+    assert changed('LOG_DIR="/logs/', 'LOG_DIR="/scratch/logs/') == {}  # was: cannot tell, every key
+    found = changed('export MODEL_PATH="/models/ma"', 'export MODEL_PATH="/models/ma-v2"')
+    assert set(found) == {"ma-fp8-h100-vllm"} and "(MODEL_PATH)" in found["ma-fp8-h100-vllm"]
+    # the environment the activation exports reaches the programs started after it
+    assert set(changed('source "$VENV_DIR/bin/activate"', 'source "$VENV_DIR-b/bin/activate"')) == {
+        "ma-fp8-h100-vllm", "mb-fp8-h100-vllm"}

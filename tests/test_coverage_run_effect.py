@@ -94,9 +94,10 @@ def test_a_launcher_change_counts_for_the_jobs_its_branch_runs_for(real_repo: Pa
          'elif [[ $MODEL_PREFIX == "minimaxm2.5" && $PRECISION == "fp4" && $FRAMEWORK == "dynamo-vllm" ]]; then')
     edit(real_repo / "runners/launch_mi355x-amds.sh", "--cpus-per-task=128 --time=500 --no-shell",
          "--cpus-per-task=96 --time=500 --no-shell")
-    # The multinode branch of the script launch_b200-dgxc-slurm.sh links to.
+    # The multinode branch of the script launch_b200-dgxc-slurm.sh links to: a variable exported to what it starts
+    # (flipping the default of EVAL_ONLY would change nothing: the workflow sets EVAL_ONLY for every job).
     edit(real_repo / "runners/launch_b200-dgxc.sh", 'export EVAL_ONLY="${EVAL_ONLY:-false}"',
-         'export EVAL_ONLY="${EVAL_ONLY:-true}"')
+         'export EVAL_ONLY="${EVAL_ONLY:-false}"\n    export NCCL_DEBUG=INFO')
     commit(real_repo, "three launchers")
     found = uncovered(real_repo, "origin/main", capsys)
     # Nothing on b300: no config is glm9.

@@ -31,8 +31,9 @@ per job, from what changed (:mod:`ci_tools.changelog.shell_diff`):
   takes (the programs it starts, their words, the environment exported to
   them, the files it wrote) differ, scheduling options and housekeeping
   aside.  A side that does not parse, or an evaluation that cannot tell (a
-  file sourced from outside the repository, a program known only at run
-  time, no step reached) counts, and the cause says why.
+  file sourced from outside the repository other than a virtual
+  environment's ``bin/activate``, a program known only at run time, no step
+  reached) counts, and the cause says why.
 """
 
 from __future__ import annotations

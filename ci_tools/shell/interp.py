@@ -1060,6 +1060,8 @@ class Interpreter(Loops):
             return False
         field, value = argv[1]
         path = self._resolve_source(n, field, value)
+        if path is None and self._activate_venv(n, field, value):
+            return True
         if path is None:
             self.errors.append(f"{n.script.path}:{n.line}: cannot resolve `{n.text}`; what it defines is unknown")
             return None
@@ -1084,6 +1086,26 @@ class Interpreter(Loops):
         key = ("source", id(script.root), self.state.positional, self.status_needed > 0, self.subshell_depth > 0,
                id(self.guards[-1][0]) if self.guards else 0, *self.memo_context())
         return self._recorded(key, None, run)
+
+    def _activate_venv(self, n: Node, field: Field, value: Value) -> bool:
+        """``source <dir>/bin/activate`` of a Python virtual environment the script makes at run time (``uv venv
+        "$VENV_DIR"``; the file is not in the repository): every activate script exports ``VIRTUAL_ENV`` (the
+        directory) and ``PATH`` with the directory's ``bin`` first, and unsets ``PYTHONHOME``; nothing else a
+        later step can see.  False for any other file."""
+        written = value.text if value.text is not None else "".join(p.text or "" for p in field.pieces)
+        if not written.endswith("/bin/activate"):
+            return False
+        where = n.location()
+        venv = value.text[: -len("/bin/activate")] if value.text is not None else None
+        known_path = self.state.vars.get("PATH")
+        path = (f"{venv}/bin:{known_path.text}" if venv is not None and isinstance(known_path, Value)
+                and known_path.text is not None else None)
+        self.state.vars["VIRTUAL_ENV"] = Value(venv, where, expression=f"the directory of {n.text}")
+        self.state.vars["PATH"] = Value(path, where, expression=f"PATH with the bin of {n.text} first")
+        self.state.exported |= {"VIRTUAL_ENV", "PATH"}
+        self.state.vars.pop("PYTHONHOME", None)
+        self.state.exported.discard("PYTHONHOME")
+        return True
 
     def _resolve_source(self, n: Node, field: Field, value: Value) -> str | None:
         here = posixpath.dirname(n.script.path)
