@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -63,31 +64,38 @@ srun --jobid=$JOB_ID --container-image=$SQUASH_FILE --container-mounts=$GITHUB_W
 """
 
 
-def test_a_launcher_change_counts_when_the_evaluated_run_differs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                                capsys: pytest.CaptureFixture[str]) -> None:
-    clear_github_env(monkeypatch)
-    repo = Repo(tmp_path / "repo")
-    files: dict[str, bytes | None] = {
+def _launcher_repo(path: Path, launcher_text: str, capsys: pytest.CaptureFixture[str]) -> Callable[[str, str],
+                                                                                         dict[str, str]]:
+    """A repository of two vLLM keys on h100 whose launcher is ``launcher_text``; the function it returns commits
+    the launcher with ``old`` replaced by ``new``, checks, restores it, and gives the keys that count (-> why)."""
+    repo = Repo(path)
+    launcher = "runners/launch_h100-cw.sh"
+    base = repo.commit({
         ".ci-tools.yaml": b"repository: acme/bench\n",
         "configs/nvidia-master.yaml": MASTER.encode(),
         "configs/runners.yaml": b"labels:\n  h100:\n    - h100-cw_01\nhardware: {}\n",
         f"{SN}/ma_fp8_h100_vllm.sh": RECIPE.encode(),
         f"{SN}/mb_fp8_h100_vllm.sh": RECIPE.encode(),
-        "runners/launch_h100-cw.sh": LAUNCHER.encode(),
+        launcher: launcher_text.encode(),
         "perf-changelog.yaml": LOG,
-    }
-    base = repo.commit(files, "base")
-    launcher = "runners/launch_h100-cw.sh"
+    }, "base")
 
     def changed(old: str, new: str) -> dict[str, str]:
-        assert old in LAUNCHER, old
-        repo.commit({launcher: LAUNCHER.replace(old, new, 1).encode()}, f"{old} -> {new}")
+        assert old in launcher_text, old
+        repo.commit({launcher: launcher_text.replace(old, new, 1).encode()}, f"{old} -> {new}")
         code, out, err = run(["check", "--repo", str(repo.path), "--base", base, "--format", "json",
                               "--select", "coverage-uncovered-key"], capsys)
         assert code in (0, 1), err
-        repo.commit({launcher: LAUNCHER.encode()}, "back")
+        repo.commit({launcher: launcher_text.encode()}, "back")
         return {f["data"]["key"]: f["message"] for f in json.loads(out)["findings"]}
 
+    return changed
+
+
+def test_a_launcher_change_counts_when_the_evaluated_run_differs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    clear_github_env(monkeypatch)
+    changed = _launcher_repo(tmp_path / "repo", LAUNCHER, capsys)
     both = {"ma-fp8-h100-vllm", "mb-fp8-h100-vllm"}
     # What the job runs: the environment its recipe receives (one model's branch), the image, the recipe,
     # a container option.
@@ -123,25 +131,7 @@ def test_a_virtual_environment_the_launcher_makes_and_activates_keeps_its_run_kn
                             'VENV_DIR="${GITHUB_WORKSPACE}/.venv-srt-${GITHUB_RUN_ID:-manual}"\n'
                             'uv venv --seed "$VENV_DIR"\nsource "$VENV_DIR/bin/activate"\n')
     clear_github_env(monkeypatch)
-    repo = Repo(tmp_path / "repo")
-    launcher = "runners/launch_h100-cw.sh"
-    base = repo.commit({
-        ".ci-tools.yaml": b"repository: acme/bench\n",
-        "configs/nvidia-master.yaml": MASTER.encode(),
-        "configs/runners.yaml": b"labels:\n  h100:\n    - h100-cw_01\nhardware: {}\n",
-        f"{SN}/ma_fp8_h100_vllm.sh": RECIPE.encode(),
-        f"{SN}/mb_fp8_h100_vllm.sh": RECIPE.encode(),
-        launcher: venv.encode(),
-        "perf-changelog.yaml": LOG,
-    }, "base")
-
-    def changed(old: str, new: str) -> dict[str, str]:
-        repo.commit({launcher: venv.replace(old, new, 1).encode()}, f"{old} -> {new}")
-        code, out, err = run(["check", "--repo", str(repo.path), "--base", base, "--format", "json",
-                              "--select", "coverage-uncovered-key"], capsys)
-        assert code in (0, 1), err
-        repo.commit({launcher: venv.encode()}, "back")
-        return {f["data"]["key"]: f["message"] for f in json.loads(out)["findings"]}
+    changed = _launcher_repo(tmp_path / "repo", venv, capsys)
 
     assert changed('LOG_DIR="/logs/', 'LOG_DIR="/scratch/logs/') == {}  # was: cannot tell, every key
     found = changed('export MODEL_PATH="/models/ma"', 'export MODEL_PATH="/models/ma-v2"')
