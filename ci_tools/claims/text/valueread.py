@@ -66,6 +66,8 @@ HEAD_NOUNS = {"budget", "limit", "cap", "threshold", "setting", "flag", "option"
 _VALUE_LINKS = {"to", "=", ":", "now", "becomes", "into", "设置为", "设为", "为"}
 _OFF_VERBS = {"disable", "disables", "disabled", "disabling", "without", "no"}
 _ON_VERBS = {"enable", "enables", "enabled", "enabling", "with", "add", "adds", "pass", "passes", "use", "uses"}
+# Words that may stand between an on/off verb and its subject: a role and an article.
+_BETWEEN_VERB_AND_SUBJECT = frozenset({"prefill", "decode", "the"})
 _CJK_OFF = ("关闭", "禁用", "关掉")
 _CJK_ON = ("开启", "启用", "打开")
 _LIST_GLUE = {"and", ",", "/", "the", "both", "&", "和", "及", "以及", "also", "+"}
@@ -103,8 +105,9 @@ def value_position(r: Reading, m: Mention, names: Container[str] = frozenset()) 
         arrow = i + 2 < len(toks) and toks[i + 2].kind == "arrow"
         if rel is not None or arrow or (num is not None and i + 2 < len(toks) and toks[i + 2].text == ")"):
             i += 1
-    if i + 1 < len(toks) and toks[i].low in HEAD_NOUNS and toks[i + 1].low in LINKS and r.live(i):
-        i += 1  # "the batched-token budget to 128K", "the --foo flag to 3": the noun the setting's name qualifies
+    if i + 1 < len(toks) and toks[i].low in HEAD_NOUNS and (toks[i + 1].low in LINKS or toks[i + 1].low in FROM) \
+            and r.live(i):
+        i += 1  # "the batched-token budget to 128K" (or "from 8192 to 32K"): the noun the setting's name qualifies
     while i < len(toks) and toks[i].low in LINKS and len(skipped) < 3:
         skipped.append(toks[i].low)
         i += 1
@@ -444,6 +447,9 @@ def bool_verb(r: Reading, m: Mention, mentions: list[Mention]) -> tuple[Bool, in
             return Bool(t.text, True), i
         if low in _LIST_GLUE or r.used[i]:
             i -= 1  # "FP8 KV caches and prefix caching": past another claim's value
+            continue
+        if low in _BETWEEN_VERB_AND_SUBJECT:
+            i -= 1  # "Enable prefill NCCL_MNNVL_ENABLE", "Disable the decode X": the role is the claim's scope
             continue
         ended = next((x for x in mentions if x.end == i + 1), None)
         if ended is not None:

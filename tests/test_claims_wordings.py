@@ -1,6 +1,11 @@
-"""Wordings of the InferenceX changelog before 2026-05-01 that the checker misread, each on the real tree: a from-to
-without "from", a plan, a concurrency that labels a branch, "add X flag to <fleet>", a value "for <arm> configs",
-an aggregated row of a disaggregated config."""
+"""Wordings read as they are meant, each on the real tree, from one check of one commit appending them all.
+
+From the InferenceX changelog before 2026-05-01, which the checker misread: a from-to without "from", a plan,
+a concurrency that labels a branch, "add X flag to <fleet>", a value "for <arm> configs", an aggregated row of a
+disaggregated config, worker counts before each role, "distinguishes A from B", "with ... variants".  From the
+generated paraphrases: a role between an on/off verb and its subject ("Enable prefill X"), a setting's head noun
+before "from A to B" ("the batched-token budget from 8192 to 32K").
+"""
 
 from __future__ import annotations
 
@@ -18,6 +23,7 @@ DEP = "dsv4-fp4-mi355x-atom"  # has DEP (dp-attn) rows
 DISAGG = "dsv4-fp4-gb200-dynamo-vllm-mtp2"  # 8k1k; its conc-1 row is 1P0D: prefill TP8, no decode worker; its
 # conc 16/32/64 row one DEP8 prefill and four TP8 decode workers
 B300 = "dsv4-fp4-b300-sglang"  # its recipe passes --moe-runner-backend flashinfer_mxfp4 on ep=4 only
+BUDGET = "dsv4-fp4-b200-vllm"  # its recipe passes --max-num-batched-tokens 2048 (8k1k) or the ISL
 VARIED = "qwen3.5-fp4-b200-trt"  # TP2, TP4, TP8 rows; dp-attn on some TP4 and TP8 rows, none on TP2
 
 # (key, sentence), each its own entry; the test names what each must (not) give.
@@ -35,6 +41,10 @@ SENTENCES = [
     (B300, "ep=8 naming convention in yaml distinguishes mega_moe from existing flashinfer_mxfp4 ep=4 entries"),
     (VARIED, "Expand from tp1 to tp2/tp4/tp8 with expert parallel and dp-attn variants"),  # 79bd988e9286
     (VARIED, "Expand from tp1 to tp2/tp4/tp8 with dp-attn"),
+    (DISAGG, "Disable prefill NCCL_MNNVL_ENABLE."),  # every prefill worker's environment sets it to 1
+    (DISAGG, "Enable prefill NCCL_MNNVL_ENABLE."),
+    (BUDGET, "Change the batched-token budget from 8192 to 123456."),
+    (BUDGET, "Change the batched-token budget from 8192 to 2048."),  # 8192 at 8k1k up to conc 128
 ]
 ENTRY = """
 - config-keys:
@@ -48,7 +58,7 @@ ENTRY = """
 @pytest.fixture(scope="module")
 def findings(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str, Any]]]:
     """The errors and warnings of each sentence, by its text, from one check of one commit appending them all."""
-    repo = tmp_path_factory.mktemp("older-wordings") / "ix"
+    repo = tmp_path_factory.mktemp("wordings") / "ix"
     shutil.copytree(full_corpus_dir(), repo)
     for path in [repo, *repo.rglob("*")]:
         path.chmod(path.stat().st_mode | 0o200)
@@ -121,3 +131,17 @@ def test_variants_beside_an_arm_do_not_narrow_it(findings: dict[str, list[dict[s
     # without "variants", dp-attn qualifies every TP: TP2 has none
     found = findings["Expand from tp1 to tp2/tp4/tp8 with dp-attn"]
     assert len(found) == 1 and "no job is tp2/tp4/tp8 dp-attn" in found[0]["message"]
+
+
+def test_a_role_between_an_on_off_verb_and_its_subject_scopes_the_claim(
+        findings: dict[str, list[dict[str, Any]]]) -> None:
+    assert claimed(findings["Disable prefill NCCL_MNNVL_ENABLE."]) == [
+        ("claim-contradicted", "NCCL_MNNVL_ENABLE", "off")]
+    assert findings["Enable prefill NCCL_MNNVL_ENABLE."] == []
+
+
+def test_a_head_noun_before_from_a_to_b_keeps_the_value_after_to(findings: dict[str, list[dict[str, Any]]]) -> None:
+    assert claimed(findings["Change the batched-token budget from 8192 to 123456."]) == [
+        ("claim-contradicted", "--max-num-batched-tokens", "123456")]
+    assert claimed(findings["Change the batched-token budget from 8192 to 2048."]) == [
+        ("claim-partly-contradicted", "--max-num-batched-tokens", "2048")]
