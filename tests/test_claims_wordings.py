@@ -4,7 +4,8 @@ From the InferenceX changelog before 2026-05-01, which the checker misread: a fr
 a concurrency that labels a branch, "add X flag to <fleet>", a value "for <arm> configs", an aggregated row of a
 disaggregated config, worker counts before each role, "distinguishes A from B", "with ... variants".  From the
 generated paraphrases: a role between an on/off verb and its subject ("Enable prefill X"), a setting's head noun
-before "from A to B" ("the batched-token budget from 8192 to 32K").
+before "from A to B" ("the batched-token budget from 8192 to 32K"), a snake-case name that is also a flag's
+("attention_backend" of --attention-backend, not of a structured flag's key).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ DEP = "dsv4-fp4-mi355x-atom"  # has DEP (dp-attn) rows
 DISAGG = "dsv4-fp4-gb200-dynamo-vllm-mtp2"  # 8k1k; its conc-1 row is 1P0D: prefill TP8, no decode worker; its
 # conc 16/32/64 row one DEP8 prefill and four TP8 decode workers
 B300 = "dsv4-fp4-b300-sglang"  # its recipe passes --moe-runner-backend flashinfer_mxfp4 on ep=4 only
+DSPARK = "kimik3-fp4-b300-vllm-agentic-dspark"  # --attention-backend and speculative-config.attention_backend
 BUDGET = "dsv4-fp4-b200-vllm"  # its recipe passes --max-num-batched-tokens 2048 (8k1k) or the ISL
 VARIED = "qwen3.5-fp4-b200-trt"  # TP2, TP4, TP8 rows; dp-attn on some TP4 and TP8 rows, none on TP2
 
@@ -45,6 +47,8 @@ SENTENCES = [
     (DISAGG, "Enable prefill NCCL_MNNVL_ENABLE."),
     (BUDGET, "Change the batched-token budget from 8192 to 123456."),
     (BUDGET, "Change the batched-token budget from 8192 to 2048."),  # 8192 at 8k1k up to conc 128
+    (DSPARK, "Set attention_backend to FLASHINFER_MLA."),
+    (DSPARK, "Set attention_backend to TOKENSPEED_MLA."),
 ]
 ENTRY = """
 - config-keys:
@@ -145,3 +149,10 @@ def test_a_head_noun_before_from_a_to_b_keeps_the_value_after_to(findings: dict[
         ("claim-contradicted", "--max-num-batched-tokens", "123456")]
     assert claimed(findings["Change the batched-token budget from 8192 to 2048."]) == [
         ("claim-partly-contradicted", "--max-num-batched-tokens", "2048")]
+
+
+def test_a_snake_case_name_of_a_flag_is_the_flag_not_a_nested_key_that_ends_so(
+        findings: dict[str, list[dict[str, Any]]]) -> None:
+    assert claimed(findings["Set attention_backend to FLASHINFER_MLA."]) == [
+        ("claim-contradicted", "--attention-backend", "FLASHINFER_MLA")]
+    assert findings["Set attention_backend to TOKENSPEED_MLA."] == []

@@ -304,6 +304,14 @@ class Catalog:
             return [self.subjects[token]]
         if token.startswith("--"):
             return []
+        if token.lower() == token and "_" in token and "." not in token:
+            # "attention_backend" where the recipes pass --attention-backend: that flag (its argument's name), not
+            # a key of a structured flag that ends so (--speculative-config.attention_backend is named with its
+            # path: "speculative_config.attention_backend").
+            flag = "--" + token.replace("_", "-")
+            flags = [s for s in self.subjects.values() if s.kind == "flag" and _flag_words(s.name) == flag]
+            if flags:
+                return flags
         if token.lower() == token and ("_" in token or "." in token):
             # A key named by its path, or by the end of its address: ``cudagraph_mode``,
             # ``moe_config.backend``, ``speculative_config.max_draft_len`` (the flag's name in snake case).
