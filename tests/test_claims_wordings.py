@@ -4,7 +4,8 @@ From the InferenceX changelog before 2026-05-01, which the checker misread: a fr
 a concurrency that labels a branch, "add X flag to <fleet>", a value "for <arm> configs", an aggregated row of a
 disaggregated config, worker counts before each role, "distinguishes A from B", "with ... variants".  From the
 generated paraphrases: a role between an on/off verb and its subject ("Enable prefill X"), a setting's head noun
-before "from A to B" ("the batched-token budget from 8192 to 32K"), a snake-case name that is also a flag's
+before "from A to B" ("the batched-token budget from 8192 to 32K"), a program word that is
+a word of the setting's own name ("the moe runner backend" names no runner), a snake-case name that is also a flag's
 ("attention_backend" of --attention-backend, not of a structured flag's key).
 """
 
@@ -47,6 +48,9 @@ SENTENCES = [
     (DISAGG, "Enable prefill NCCL_MNNVL_ENABLE."),
     (BUDGET, "Change the batched-token budget from 8192 to 123456."),
     (BUDGET, "Change the batched-token budget from 8192 to 2048."),  # 8192 at 8k1k up to conc 128
+    (B300, "Keep the moe runner backend on flashinfer_cutedsl."),
+    (B300, "Keep the moe runner backend on flashinfer_mxfp4."),
+    (B300, "Runner: launch_b300-nv.sh updated; --moe-runner-backend flashinfer_cutedsl added for its path."),
     (DSPARK, "Set attention_backend to FLASHINFER_MLA."),
     (DSPARK, "Set attention_backend to TOKENSPEED_MLA."),
 ]
@@ -156,3 +160,14 @@ def test_a_snake_case_name_of_a_flag_is_the_flag_not_a_nested_key_that_ends_so(
     assert claimed(findings["Set attention_backend to FLASHINFER_MLA."]) == [
         ("claim-contradicted", "--attention-backend", "FLASHINFER_MLA")]
     assert findings["Set attention_backend to TOKENSPEED_MLA."] == []
+
+
+def test_a_word_of_the_setting_s_own_name_is_no_other_program(findings: dict[str, list[dict[str, Any]]]) -> None:
+    found = findings["Keep the moe runner backend on flashinfer_cutedsl."]
+    assert [f["data"]["subject"] for f in found] == ["--moe-runner-backend"]  # was: "speaks of another program"
+    # the recipe passes flashinfer_mxfp4 on its ep=4 jobs only: a partial contradiction, now checked
+    assert claimed(findings["Keep the moe runner backend on flashinfer_mxfp4."]) == [
+        ("claim-partly-contradicted", "--moe-runner-backend", "flashinfer_mxfp4")]
+    # a program named by the clause before still makes the settings after it that program's
+    assert findings["Runner: launch_b300-nv.sh updated; --moe-runner-backend flashinfer_cutedsl added for its "
+                    "path."] == []

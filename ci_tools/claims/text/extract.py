@@ -317,6 +317,15 @@ class ClauseReader(SweepReaders):
             return self.source.text[a:b]
         return self.clause.text
 
+    def _program_named_beside(self, m: Mention) -> bool:
+        """The other program the clause speaks of is not only a word of the setting's own name ("the moe runner
+        backend" names no runner); a program carried from the clause before counts."""
+        text = self.clause.source.text
+        a, b = self.toks[m.start].start, self.toks[m.end - 1].end
+        named = [(found.start(), found.end()) for found in _OTHER_PROGRAM.finditer(text, self.clause.start,
+                                                                                   self.clause.end)]
+        return not named or any(not (a <= start and end <= b) for start, end in named)
+
     def scope_at(self, i: int) -> Scope:
         for seg in self.segments:
             if seg.start <= i < seg.end:
@@ -507,7 +516,8 @@ class ClauseReader(SweepReaders):
                 # set before the recipe runs (the check reads recipes, not launchers)
                 self.out.unverified.append(Unverified(m.phrase, r.loc(m.start, m.end), "a variable of the launcher"))
                 continue
-            if other_program and all(s.kind in ("flag", "key", "env") for s in m.subjects):
+            if other_program and all(s.kind in ("flag", "key", "env") for s in m.subjects) and \
+                    self._program_named_beside(m):
                 # "Pass --use-chat-template to the benchmark": a setting of another program
                 self.out.unverified.append(Unverified(m.phrase, r.loc(m.start, m.end),
                                                       "the clause speaks of another program than the server"))
