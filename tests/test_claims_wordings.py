@@ -3,7 +3,8 @@
 From the InferenceX changelog before 2026-05-01, which the checker misread: a from-to without "from", a plan,
 a concurrency that labels a branch, "add X flag to <fleet>", a value "for <arm> configs", an aggregated row of a
 disaggregated config, worker counts before each role, "distinguishes A from B", "with ... variants".  From the
-generated paraphrases: a role between an on/off verb and its subject ("Enable prefill X"), a setting's head noun
+generated paraphrases: a role between an on/off or keeping verb and its subject ("Enable prefill X", "Keep
+prefill X on V"), a setting's head noun
 before "from A to B" ("the batched-token budget from 8192 to 32K"), a program word that is
 a word of the setting's own name ("the moe runner backend" names no runner), a snake-case name that is also a flag's
 ("attention_backend" of --attention-backend, not of a structured flag's key).
@@ -25,6 +26,7 @@ DEP = "dsv4-fp4-mi355x-atom"  # has DEP (dp-attn) rows
 DISAGG = "dsv4-fp4-gb200-dynamo-vllm-mtp2"  # 8k1k; its conc-1 row is 1P0D: prefill TP8, no decode worker; its
 # conc 16/32/64 row one DEP8 prefill and four TP8 decode workers
 B300 = "dsv4-fp4-b300-sglang"  # its recipe passes --moe-runner-backend flashinfer_mxfp4 on ep=4 only
+MINIMAX = "minimaxm3-fp4-gb200-dynamo-vllm-agentic-agg-mtp"  # prefill's msa decode backend: not FLASHINFER
 DSPARK = "kimik3-fp4-b300-vllm-agentic-dspark"  # --attention-backend and speculative-config.attention_backend
 BUDGET = "dsv4-fp4-b200-vllm"  # its recipe passes --max-num-batched-tokens 2048 (8k1k) or the ISL
 VARIED = "qwen3.5-fp4-b200-trt"  # TP2, TP4, TP8 rows; dp-attn on some TP4 and TP8 rows, none on TP2
@@ -51,6 +53,7 @@ SENTENCES = [
     (B300, "Keep the moe runner backend on flashinfer_cutedsl."),
     (B300, "Keep the moe runner backend on flashinfer_mxfp4."),
     (B300, "Runner: launch_b300-nv.sh updated; --moe-runner-backend flashinfer_cutedsl added for its path."),
+    (MINIMAX, "Keep prefill minimax_m3_msa_decode_backend on FLASHINFER."),
     (DSPARK, "Set attention_backend to FLASHINFER_MLA."),
     (DSPARK, "Set attention_backend to TOKENSPEED_MLA."),
 ]
@@ -146,6 +149,10 @@ def test_a_role_between_an_on_off_verb_and_its_subject_scopes_the_claim(
     assert claimed(findings["Disable prefill NCCL_MNNVL_ENABLE."]) == [
         ("claim-contradicted", "NCCL_MNNVL_ENABLE", "off")]
     assert findings["Enable prefill NCCL_MNNVL_ENABLE."] == []
+    # ... and between a verb of keeping and its subject
+    assert [(f["data"]["subject"], f["data"]["claimed"]) for f in findings[
+        "Keep prefill minimax_m3_msa_decode_backend on FLASHINFER."]] == [
+        ("--attention-config.minimax_m3_msa_decode_backend", "FLASHINFER")]
 
 
 def test_a_head_noun_before_from_a_to_b_keeps_the_value_after_to(findings: dict[str, list[dict[str, Any]]]) -> None:

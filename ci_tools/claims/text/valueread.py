@@ -66,8 +66,10 @@ HEAD_NOUNS = {"budget", "limit", "cap", "threshold", "setting", "flag", "option"
 _VALUE_LINKS = {"to", "=", ":", "now", "becomes", "into", "设置为", "设为", "为"}
 _OFF_VERBS = {"disable", "disables", "disabled", "disabling", "without", "no"}
 _ON_VERBS = {"enable", "enables", "enabled", "enabling", "with", "add", "adds", "pass", "passes", "use", "uses"}
+# The roles a word before a setting may give it ("Enable prefill X", "Keep decode X on V").
+_ROLE_WORDS = frozenset({"prefill", "decode"})
 # Words that may stand between an on/off verb and its subject: a role and an article.
-_BETWEEN_VERB_AND_SUBJECT = frozenset({"prefill", "decode", "the"})
+_BETWEEN_VERB_AND_SUBJECT = _ROLE_WORDS | {"the"}
 _CJK_OFF = ("关闭", "禁用", "关掉")
 _CJK_ON = ("开启", "启用", "打开")
 _LIST_GLUE = {"and", ",", "/", "the", "both", "&", "和", "及", "以及", "also", "+"}
@@ -391,8 +393,8 @@ def kept_in(r: Reading, m: Mention, names: Container[str] = frozenset()) -> Valu
     before the setting, ``in``/``on`` and the value after it."""
     toks = r.toks
     k = m.start - 1
-    while k >= 0 and toks[k].low in ("the", "a", "its", "their"):
-        k -= 1
+    while k >= 0 and (toks[k].low in ("the", "a", "its", "their") or toks[k].low in _ROLE_WORDS):
+        k -= 1  # "Keep prefill X on V": the role is the claim's scope
     i = m.end
     if k < 0 or toks[k].low not in _KEEP_IN or i + 1 >= len(toks) or toks[i].low not in ("in", "on", "at"):
         return None
