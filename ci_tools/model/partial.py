@@ -16,7 +16,6 @@ the result is always the one a full load gives for those keys.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass
 from typing import Iterable
@@ -25,7 +24,7 @@ from ..bounded import LeastRecentlyStored
 from ..config import ProjectConfig
 from ..config.limits import limits_of
 from ..findings import Finding
-from ..revision.snapshot import Snapshot
+from ..revision.snapshot import Snapshot, content_id
 from ..revision.yamlpos import LoadedYaml, PosMap, YamlLoadError, load_yaml
 from .keys import keys_matching
 from .repository import (
@@ -119,13 +118,6 @@ def parse_piece(lines: list[str], piece: _Piece, file: LoadedFile) -> ConfigEntr
     return ConfigEntry(piece.key, file, loaded.value[key], loaded.value.key_span(key))
 
 
-def _identity(snapshot: Snapshot, path: str, raw: bytes) -> str:
-    """A file's identity across revisions: its git blob id when the snapshot has one, else its digest."""
-    blob_id = getattr(snapshot, "blob_id", None)
-    found = blob_id(path) if callable(blob_id) else None
-    return str(found) if found else hashlib.sha1(raw).hexdigest()
-
-
 class PartialLoader:
     """RepoData holding only the configs some key patterns select, cached across revisions by blob id."""
 
@@ -144,7 +136,7 @@ class PartialLoader:
             raw = snapshot.read(path)
             if raw is None or len(raw) > self._max_bytes:
                 return self._full(snapshot)  # a missing or oversized file: the full load words the finding
-            blob = _identity(snapshot, path, raw)
+            blob = content_id(snapshot, path, raw)
             found = self._files.get(blob)
             if found is None:
                 try:
@@ -186,7 +178,7 @@ class PartialLoader:
     def _load_runners(self, snapshot: Snapshot, repo: RepoData) -> LoadedFile | None:
         path = self.config.runners
         raw = snapshot.read(path)
-        blob = _identity(snapshot, path, raw) if raw is not None else f"missing:{path}"
+        blob = content_id(snapshot, path, raw) if raw is not None else f"missing:{path}"
         found = self._runners.get(blob)
         if found is None:
             problems: list[Finding] = []

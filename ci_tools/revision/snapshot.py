@@ -8,6 +8,7 @@ a file unchanged between base and head is read once.
 from __future__ import annotations
 
 import fnmatch
+import hashlib
 import os
 from functools import cached_property
 from pathlib import Path
@@ -204,6 +205,14 @@ class GitSnapshot:
 
     def glob(self, pattern: str) -> list[str]:
         return _glob(self.files(), pattern)
+
+
+def content_id(snapshot: Snapshot, path: str, data: bytes) -> str:
+    """The identity of a file's bytes across revisions: its git blob id when the snapshot has one (no hashing:
+    a replay asks for the same files at every commit), else a digest of ``data`` (what it read at ``path``)."""
+    blob_id = getattr(snapshot, "blob_id", None)
+    found = blob_id(path) if callable(blob_id) else None
+    return str(found) if found else hashlib.sha1(data).hexdigest()
 
 
 def blob_ids_at(root: Path, commits: list[str], path: str) -> dict[str, str | None]:

@@ -10,7 +10,6 @@ the same way, scoped to every appended entry's jobs.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -21,7 +20,7 @@ from ...jobs.job import Job
 from ...jobs.matrix import expand
 from ...model.keys import keys_matching
 from ...model.repository import RepoData
-from ...revision.snapshot import Snapshot
+from ...revision.snapshot import Snapshot, content_id
 from ...revision.yamlpos import PosMap, PosSeq
 from ...shell.model import RecipeEval
 from ..text.claim import Claim, Extraction, Unverified
@@ -90,17 +89,12 @@ class EvalCache:
         self._evaluate = evaluate
         self.reads = ReadsCache()
         self._cache: dict[tuple[Any, ...], RecipeEval | None] = {}
-        self._digests: dict[int, str] = {}
 
-    def _digest(self, data: bytes | None) -> str:
-        if data is None:
-            return ""
-        key = id(data)
-        found = self._digests.get(key)
-        if found is None:
-            found = hashlib.sha1(data).hexdigest()
-            self._digests[key] = found
-        return found
+    @staticmethod
+    def _content(snapshot: Snapshot, path: str) -> str:
+        """The file's bytes as a key (its blob id in a replay): "" when it does not exist."""
+        data = snapshot.read(path)
+        return "" if data is None else content_id(snapshot, path, data)
 
     def evaluate(self, job: Job, snapshot: Snapshot) -> RecipeEval | None:
         from ...jobs.contract import recipe_env, resolve_recipe
@@ -112,7 +106,7 @@ class EvalCache:
         if path is None:
             return None
         env = recipe_env(job, self.config, snapshot, as_run=True)
-        key = (path, self._digest(snapshot.read(path)), self._digest(snapshot.read(self.config.benchmark_lib)),
+        key = (path, self._content(snapshot, path), self._content(snapshot, self.config.benchmark_lib),
                tuple(sorted(env.items())), job.row.path, job.row.line)
 
         def evaluate_script() -> RecipeEval:

@@ -10,7 +10,6 @@ where the evaluation does not follow) is not known to keep its default.
 from __future__ import annotations
 
 import bisect
-import hashlib
 import posixpath
 import re
 from dataclasses import dataclass, field
@@ -18,7 +17,7 @@ from typing import Iterable
 
 from ...bounded import BoundedDict
 from ...findings import Location
-from ...revision.snapshot import Snapshot
+from ...revision.snapshot import Snapshot, content_id
 from ...shell.model import RecipeEval
 
 # A variable a YAML or shell file writes: ``NAME: value`` (a key of an env block) or ``NAME=value``.
@@ -144,13 +143,13 @@ class ReadsCache:
     """Reads per file blob, shared by every job and revision that uses the same bytes."""
 
     def __init__(self) -> None:
-        self._files: dict[tuple[str, bytes], RecipeReads] = {}
+        self._files: dict[tuple[str, str], RecipeReads] = {}
         # chain_lists per directory set, for the one snapshot they were read from.
         self._lists_of: Snapshot | None = None
         self._lists: dict[tuple[str, ...], dict[str, ListSetting | None]] = {}
-        self._names: dict[tuple[str, bytes], frozenset[str]] = {}
+        self._names: dict[tuple[str, str], frozenset[str]] = {}
         # the same files: the same reads
-        self._merged_of: BoundedDict[tuple[tuple[str, bytes], ...], RecipeReads] = BoundedDict(4096)
+        self._merged_of: BoundedDict[tuple[tuple[str, str], ...], RecipeReads] = BoundedDict(4096)
 
     def of(self, ev: RecipeEval, library: str, snapshot: Snapshot) -> RecipeReads:
         return self._merged(recipe_files(ev, library), snapshot)
@@ -180,7 +179,7 @@ class ReadsCache:
         data = snapshot.read(ev.recipe) if ev.recipe else None
         if data is None:
             return frozenset()
-        key = (ev.recipe, hashlib.sha1(data).digest())
+        key = (ev.recipe, content_id(snapshot, ev.recipe, data))
         found = self._names.get(key)
         if found is None:
             text = data.decode("utf-8", "replace")
@@ -188,15 +187,12 @@ class ReadsCache:
         return found
 
     def _merged(self, paths: list[str], snapshot: Snapshot) -> RecipeReads:
-        keys: list[tuple[str, bytes]] = []
-        blob_id = getattr(snapshot, "blob_id", None)
+        keys: list[tuple[str, str]] = []
         for path in paths:
             data = snapshot.read(path)
             if data is None:
                 continue
-            # A revision's blob id names the bytes already (every job of a replay asks for the same files).
-            blob = blob_id(path) if callable(blob_id) else None
-            key = (path, b"blob:" + blob.encode() if blob else hashlib.sha1(data).digest())
+            key = (path, content_id(snapshot, path, data))
             if key not in self._files:
                 self._files[key] = file_reads(path, data)
             keys.append(key)
