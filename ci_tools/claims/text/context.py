@@ -252,7 +252,7 @@ def mask_history(toks: Sequence[Tok], clause: Clause, value_like: Sequence[bool]
             if j is not None:
                 for k in range(j + 1, i + 1):
                     masked[k] = True
-        if low == "to" and old_value_before_to(toks, lows, i):
+        if low == "to" and old_value_before_to(toks, i):
             # "Switch block-size 64 to 1 gpu-memory-utilization 0.95 to 0.90": a from-to without its "from"
             masked[i - 1] = True
         if low in _CHANGE_VERBS:
@@ -300,7 +300,7 @@ def _value_kind(text: str) -> str | None:
     return "number" if parse_number(text) is not None else "dtype" if parse_dtype(text) is not None else None
 
 
-def old_value_before_to(toks: Sequence[Tok], lows: Sequence[str], i: int) -> bool:
+def old_value_before_to(toks: Sequence[Tok], i: int) -> bool:
     """``<setting> A to B`` at the "to" ``i``: A and B values of one kind right around it, after a setting's
     spelled name (a flag, or a name joined by ``-``/``_``: "block-size 64 to 1", "MAX_NUM_SEQS 128 to 256")."""
     if not 1 < i < len(toks) - 1:
@@ -309,7 +309,7 @@ def old_value_before_to(toks: Sequence[Tok], lows: Sequence[str], i: int) -> boo
     if kind is None or kind != _value_kind(toks[i + 1].text):
         return False
     name = toks[i - 2]
-    if lows[i - 2] in _RANGE_LEADS or _value_kind(name.text) is not None:
+    if name.low in _RANGE_LEADS or _value_kind(name.text) is not None:
         return False
     return name.kind == "flag" or (name.kind == "word" and any(c in name.text for c in "-_"))
 

@@ -131,7 +131,7 @@ def value_position(r: Reading, m: Mention, names: Container[str] = frozenset()) 
     arrow = arrow_at is not None
     if arrow_at is not None:
         i = arrow_at + 1
-    elif i + 2 < len(toks) and toks[i + 1].low == "to" and old_value_before_to(toks, [t.low for t in toks], i + 1):
+    elif i + 2 < len(toks) and toks[i + 1].low == "to" and old_value_before_to(toks, i + 1):
         i, after_from = i + 2, True  # "block-size 64 to 1": the value before "to" is the old one
     if i >= len(toks) or not r.live(i):
         return None
