@@ -7,7 +7,8 @@ generated paraphrases: a role between an on/off or keeping verb and its subject 
 prefill X on V"), a setting's head noun
 before "from A to B" ("the batched-token budget from 8192 to 32K"), a program word that is
 a word of the setting's own name ("the moe runner backend" names no runner), a snake-case name that is also a flag's
-("attention_backend" of --attention-backend, not of a structured flag's key).
+("attention_backend" of --attention-backend, not of a structured flag's key).  And a setting that is a dimension
+of the matrix (--enable-dp-attention) claimed on, missing only where the config runs without that dimension.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ B300 = "dsv4-fp4-b300-sglang"  # its recipe passes --moe-runner-backend flashinf
 MINIMAX = "minimaxm3-fp4-gb200-dynamo-vllm-agentic-agg-mtp"  # prefill's msa decode backend: not FLASHINFER
 DSPARK = "kimik3-fp4-b300-vllm-agentic-dspark"  # --attention-backend and speculative-config.attention_backend
 BUDGET = "dsv4-fp4-b200-vllm"  # its recipe passes --max-num-batched-tokens 2048 (8k1k) or the ISL
+SGL_DISAGG = "dsv4-fp4-gb300-dynamo-sglang"  # DEP workers pass --enable-dp-attention; its TP4-only row does not
 VARIED = "qwen3.5-fp4-b200-trt"  # TP2, TP4, TP8 rows; dp-attn on some TP4 and TP8 rows, none on TP2
 
 # (key, sentence), each its own entry; the test names what each must (not) give.
@@ -56,6 +58,8 @@ SENTENCES = [
     (MINIMAX, "Keep prefill minimax_m3_msa_decode_backend on FLASHINFER."),
     (DSPARK, "Set attention_backend to FLASHINFER_MLA."),
     (DSPARK, "Set attention_backend to TOKENSPEED_MLA."),
+    (SGL_DISAGG, "Disagg flag set (nixl transfer backend, enable-dp-attention + moe-a2a-backend deepep) cross-checked "
+                 "against PR 75"),  # 504048f136a1
 ]
 ENTRY = """
 - config-keys:
@@ -178,3 +182,12 @@ def test_a_word_of_the_setting_s_own_name_is_no_other_program(findings: dict[str
     # a program named by the clause before still makes the settings after it that program's
     assert findings["Runner: launch_b300-nv.sh updated; --moe-runner-backend flashinfer_cutedsl added for its "
                     "path."] == []
+
+
+def test_a_dimension_s_setting_is_not_missing_where_the_matrix_runs_without_it(
+        findings: dict[str, list[dict[str, Any]]]) -> None:
+    found = findings["Disagg flag set (nixl transfer backend, enable-dp-attention + moe-a2a-backend deepep) "
+                     "cross-checked against PR 75"]
+    # the clause is read (its transfer backend is mooncake), but the TP4-only row, dp-attn false in the config,
+    # is no job that lacks --enable-dp-attention against the text
+    assert claimed(found) == [("claim-contradicted", "--disaggregation-transfer-backend", "nixl")]

@@ -1,0 +1,61 @@
+"""Settings that are a dimension of the matrix: ``--enable-dp-attention`` is what a ``dp-attn: true`` point runs.
+
+"Disagg flag set (nixl transfer backend, enable-dp-attention + moe-a2a-backend
+deepep)" says the DP-attention workers pass the flag; a recipe of a point the
+config runs with ``dp-attn: false`` does not pass it by design, and the config
+says so itself.  A claim turning such a setting on, true wherever the matrix
+runs the dimension, is no partial contradiction where the matrix does not.
+The other direction is left alone: a point of the dimension without the flag
+is a real disagreement.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable
+
+from ...jobs.job import Job
+from ..text.values import Bool, Present
+from .compare import Judgement
+
+_ROLES = ("prefill", "decode")
+
+
+def _dp_attention(fields: Any) -> bool:
+    return isinstance(fields, dict) and fields.get("dp-attn") is True
+
+
+def _expert_parallel(fields: Any) -> bool:
+    return isinstance(fields, dict) and isinstance(fields.get("ep"), int) and fields["ep"] > 1
+
+
+# A setting's name (flag, variable, key, as the catalog spells it) -> whether a point's fields run its dimension.
+_DIMENSIONS: tuple[tuple[re.Pattern[str], Callable[[Any], bool]], ...] = (
+    (re.compile(r"(?:^|[-_.])(?:enable[-_])?dp[-_]?attn?(?:ention)?$", re.I), _dp_attention),
+    (re.compile(r"(?:^|[-_.])enable[-_](?:expert[-_]parallel(?:ism)?|ep[-_]moe)$", re.I), _expert_parallel),
+)
+
+
+def _runs(job: Job, runs_dimension: Callable[[Any], bool], role: str) -> bool:
+    """The point runs the dimension (a multinode point: in the role named, else in either role)."""
+    if not job.multinode:
+        return runs_dimension(dict(job.fields))
+    roles = (role,) if role in _ROLES else _ROLES
+    return any(runs_dimension(dict(job.fields.get(r) or {})) for r in roles)
+
+
+def explained_by_the_matrix(judgement: Judgement) -> bool:
+    """The claim turns on a dimension's setting, holds on some jobs, and every job it fails on is a point the
+    config runs without that dimension."""
+    claim = judgement.claim
+    on = isinstance(claim.value, Present) or (isinstance(claim.value, Bool) and claim.value.on)
+    if claim.kind != "recipe" or claim.subject is None or not on:
+        return False
+    runs_dimension = next((test for pattern, test in _DIMENSIONS if pattern.search(claim.subject.name)), None)
+    if runs_dimension is None:
+        return False
+    known = judgement.known
+    failing = [job for job, actual in known if actual.verdict is False]
+    holding = [job for job, actual in known if actual.verdict]
+    role = claim.scope.role
+    return bool(failing) and bool(holding) and not any(_runs(job, runs_dimension, role) for job in failing)
