@@ -31,6 +31,7 @@ from ..text.values import Concurrency
 from .changed import ChangedLines
 from .compare import judge
 from .dimensions import explained_by_the_matrix
+from .new_recipe import added_recipe_jobs, holds_on_the_added_recipe
 from .exceptions import elsewhere_claims, stated_values, without_stated_exceptions
 from .gates import explained_by_a_gate, gates_in
 from .messages import finding, phrase
@@ -249,6 +250,7 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
     """
     claims: list[Claim] = []
     gates = gates_in(source.text for source in sources)
+    added = added_recipe_jobs((source.text for source in sources), jobs, evals, changed)
     stated = stated_values(sources, jobs)
     keyed: dict[int, list[Job]] = {}  # claims of a bullet headed by one config key: that key's jobs
     for source in sources:
@@ -296,6 +298,9 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
             continue  # set exactly where the entry says it is gated to ("(isl>=8192 && conc>=64)")
         if outcome == "mixed" and explained_by_the_matrix(judgement):
             continue  # --enable-dp-attention missing only on the points the config runs without DP attention
+        if outcome == "mixed" and claim.kind == "recipe" and holds_on_the_added_recipe(
+                [(j.id, a.verdict) for j, a in judgement.known], added):
+            continue  # said of the recipe the entry adds, which sets it; the key's other recipes keep their own
         if outcome == "unknown" and claim.kind == "recipe":
             report.unverified.append(Unverified(phrase(claim), claim.location, "no job in scope has a known value"))
         elif outcome in ("false", "mixed"):
