@@ -87,6 +87,21 @@ def test_a_channel_tag_is_every_build_pinned_on_it() -> None:
     assert pinned is not None and not image_matches(pinned, "vllm/vllm-openai-rocm:nightly-a6682d1d")
 
 
+def test_a_tag_ending_in_a_commit_id_written_with_its_first_hex_digits() -> None:
+    # vllm/vllm-openai-rocm:nightly-09663abde0f5... of the real tree, as prose writes it
+    full = "vllm/vllm-openai-rocm:nightly-09663abde0f50944a8d5ea30120666024b503faa"
+    for short in ("vllm/vllm-openai-rocm:nightly-09663ab", "vllm/vllm-openai-rocm:nightly-09663abde0f5"):
+        img = parse_image(short)
+        assert img is not None and image_matches(img, full), short
+    for other in ("vllm/vllm-openai-rocm:nightly-09663ac", "vllm/vllm-openai-rocm:dev-09663ab",
+                  "vllm/vllm-openai-rocm:nightly-0966"):
+        img = parse_image(other)
+        assert img is not None and not image_matches(img, full), other
+    # a date is no commit id: its first digits are another date
+    dated = parse_image("lmsysorg/sglang-rocm:v0.5.16-rocm720-mi35x-2026072")
+    assert dated is not None and not image_matches(dated, "lmsysorg/sglang-rocm:v0.5.16-rocm720-mi35x-20260726")
+
+
 def test_a_release_version_with_or_without_its_v() -> None:
     # e43ae2f1b325: "to v1.3.0rc14", the config runs nvcr.io#nvidia/tensorrt-llm/release:1.3.0rc14
     assert fragment_matches(parse_fragment("v1.3.0rc14"), "1.3.0rc14")

@@ -8,7 +8,8 @@ prefill X on V"), a setting's head noun
 before "from A to B" ("the batched-token budget from 8192 to 32K"), a program word that is
 a word of the setting's own name ("the moe runner backend" names no runner), a snake-case name that is also a flag's
 ("attention_backend" of --attention-backend, not of a structured flag's key).  And a setting that is a dimension
-of the matrix (--enable-dp-attention) claimed on, missing only where the config runs without that dimension.
+of the matrix (--enable-dp-attention) claimed on, missing only where the config runs without that dimension; a flag
+of an installer's command line ("pip install --no-deps --pre vllm").
 """
 
 from __future__ import annotations
@@ -60,6 +61,9 @@ SENTENCES = [
     (DSPARK, "Set attention_backend to TOKENSPEED_MLA."),
     (SGL_DISAGG, "Disagg flag set (nixl transfer backend, enable-dp-attention + moe-a2a-backend deepep) cross-checked "
                  "against PR 75"),  # 504048f136a1
+    (SINGLE, "Reinstall aiter via pip install --no-build-isolation"),
+    (SINGLE, "Install with pip install --no-deps --pre vllm"),
+    (SINGLE, "Serve with --no-build-isolation"),
 ]
 ENTRY = """
 - config-keys:
@@ -191,3 +195,10 @@ def test_a_dimension_s_setting_is_not_missing_where_the_matrix_runs_without_it(
     # the clause is read (its transfer backend is mooncake), but the TP4-only row, dp-attn false in the config,
     # is no job that lacks --enable-dp-attention against the text
     assert claimed(found) == [("claim-contradicted", "--disaggregation-transfer-backend", "nixl")]
+
+
+def test_a_flag_of_an_installer_s_command_line_is_not_the_server_s(findings: dict[str, list[dict[str, Any]]]) -> None:
+    assert findings["Reinstall aiter via pip install --no-build-isolation"] == []
+    assert findings["Install with pip install --no-deps --pre vllm"] == []  # was: "--pre is vllm"
+    assert claimed(findings["Serve with --no-build-isolation"]) == [
+        ("claim-contradicted", "--no-build-isolation", "on")]

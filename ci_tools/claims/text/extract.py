@@ -106,12 +106,14 @@ _SPECULATIVE_CONFIG = re.compile(r"^--speculative[-_]config$")
 _OF_SPECULATION = re.compile(r"spec|draft|eagle|mtp|medusa", re.IGNORECASE)
 # A fleet's launcher, which runs before the recipe: runners/launch_gb300-nv.sh, "the three H100 launchers".
 _LAUNCHER = re.compile(r"\blaunch_[\w.-]+\.sh\b|\blaunchers?\b", re.IGNORECASE)
-# Another program than the server: its flags are not the server's.  (Whole words: "runner" of
-# --moe-runner-backend is a word of a server flag.)
+# Another program than the server: its flags are not the server's ("pip install --no-deps --pre vllm": pip's).
+# (Whole words: "runner" of --moe-runner-backend is a word of a server flag.)
 _OTHER_PROGRAM = re.compile(r"(?<![\w-])(?:to|for|in|on|of|via|into)\s+(?:the\s+)?(?:benchmark|client|router|aiperf|"
                             r"frontend|lm-eval|proxy|harness|load\s+generator)(?![\w-])|(?<![\w-])(?:sglang[_-]router|"
                             r"vllm-router|benchmark client|aiperf|run_benchmark\w*|bench(?:mark)?_serving\w*|runner|"
-                            r"launch_[\w.-]+\.sh|srtctl)(?![\w-])", re.IGNORECASE)
+                            r"launch_[\w.-]+\.sh|srtctl|pip3?\s+install|uv\s+pip|apt(?:-get)?\s+install|salloc|srun|sbatch|"
+                            r"docker\s+(?:run|pull|build)|git\s+(?:clone|checkout|fetch|apply)|huggingface-cli|wget|"
+                            r"curl)(?![\w-])", re.IGNORECASE)
 # ... unless the clause says it speaks of the server's arguments.
 _SERVER_WORDS = re.compile(r"\bserver\s+(?:args|arguments|flags|options|command)|\bserve\s+(?:flags|args)\b",
                            re.IGNORECASE)

@@ -64,7 +64,8 @@ def names_another_thing(word: str) -> bool:
 
 _OTHER_PROGRAMS = {"router", "sglang_router", "sglang-router", "vllm-router", "client", "aiperf", "eval", "evals",
                    "lm-eval", "lm_eval", "frontend", "srtctl", "proxy", "harness", "run_benchmark_serving",
-                   "benchmark_serving", "bench_serving"}
+                   "benchmark_serving", "bench_serving", "pip", "pip3", "apt", "apt-get", "salloc", "srun", "sbatch",
+                   "huggingface-cli", "wget", "curl"}
 _FLAG_LIST_WORDS = {"args", "arguments", "flags", "flag", "options", "knobs", "switches", "serve", "server"}
 
 

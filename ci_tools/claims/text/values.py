@@ -394,12 +394,28 @@ def image_matches(claim: Image, actual: str) -> bool | None:
         return None
     if _on_channel(c.partition(":")[2], a.partition(":")[2].split("@", 1)[0]):
         return True
+    if _abbreviated_commit(c.partition(":")[2].split("@", 1)[0], a.partition(":")[2].split("@", 1)[0]):
+        return True
     # A digest on one side only: compare the tags.
     return a.split("@", 1)[0] == c.split("@", 1)[0] and ("@" not in a or "@" not in c)
 
 
 # Tags that name a line of builds rather than one build: ``:nightly`` is every ``nightly-<commit>`` of the line.
 _CHANNELS = frozenset({"nightly", "latest", "dev"})
+
+
+# A commit id that ends a tag (``nightly-09663abde0f5...``): prose writes its first seven or more hex digits.
+_COMMIT_TAIL = re.compile(r"[0-9a-f]{7,64}$")
+
+
+def _abbreviated_commit(claimed: str, actual: str) -> bool:
+    """The claimed tag is the actual one with the commit id it ends in shortened (``nightly-09663ab``).  A run of
+    digits only is a date or a build number, whose prefix is another date (``2026051`` of ``20260511``)."""
+    short, full = _COMMIT_TAIL.search(claimed), _COMMIT_TAIL.search(actual)
+    if short is None or full is None or full.group().isdigit():
+        return False
+    return (claimed[:short.start()] == actual[:full.start()] and len(short.group()) < len(full.group())
+            and full.group().startswith(short.group()))
 
 
 def _on_channel(claimed: str, actual: str) -> bool:
