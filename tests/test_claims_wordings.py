@@ -9,7 +9,8 @@ before "from A to B" ("the batched-token budget from 8192 to 32K"), a program wo
 a word of the setting's own name ("the moe runner backend" names no runner), a snake-case name that is also a flag's
 ("attention_backend" of --attention-backend, not of a structured flag's key).  And a setting that is a dimension
 of the matrix (--enable-dp-attention) claimed on, missing only where the config runs without that dimension; a flag
-of an installer's command line ("pip install --no-deps --pre vllm").
+of an installer's command line ("pip install --no-deps --pre vllm"); the arms a clause excepts ("for all configs
+except ep=8", "everywhere but the ep=8 rows", "Except for ep=8, ...").
 """
 
 from __future__ import annotations
@@ -64,6 +65,13 @@ SENTENCES = [
     (SINGLE, "Reinstall aiter via pip install --no-build-isolation"),
     (SINGLE, "Install with pip install --no-deps --pre vllm"),
     (SINGLE, "Serve with --no-build-isolation"),
+    (B300, "--moe-runner-backend flashinfer_mxfp4 for all configs except ep=8"),
+    (B300, "--moe-runner-backend flashinfer_mxfp4 everywhere but the ep=8 rows"),
+    (B300, "--moe-runner-backend flashinfer_mxfp4, with the exception of ep=8"),
+    (B300, "Except for ep=8, use --moe-runner-backend flashinfer_mxfp4"),
+    (B300, "Use --moe-runner-backend flashinfer_mxfp4 but not on ep=8"),
+    (B300, "--moe-runner-backend flashinfer_cutedsl apart from ep=8"),
+    (B300, "--moe-runner-backend flashinfer_mxfp4 for all configs"),
 ]
 ENTRY = """
 - config-keys:
@@ -202,3 +210,27 @@ def test_a_flag_of_an_installer_s_command_line_is_not_the_server_s(findings: dic
     assert findings["Install with pip install --no-deps --pre vllm"] == []  # was: "--pre is vllm"
     assert claimed(findings["Serve with --no-build-isolation"]) == [
         ("claim-contradicted", "--no-build-isolation", "on")]
+
+
+EXCEPTED = ["--moe-runner-backend flashinfer_mxfp4 for all configs except ep=8",
+            "--moe-runner-backend flashinfer_mxfp4 everywhere but the ep=8 rows",
+            "--moe-runner-backend flashinfer_mxfp4, with the exception of ep=8",
+            "Except for ep=8, use --moe-runner-backend flashinfer_mxfp4",
+            "Use --moe-runner-backend flashinfer_mxfp4 but not on ep=8"]
+
+
+@pytest.mark.parametrize("sentence", EXCEPTED)
+def test_the_arms_a_clause_excepts_are_where_its_claim_does_not_hold(
+        findings: dict[str, list[dict[str, Any]]], sentence: str) -> None:
+    # the ep=8 (mega_moe) jobs pass no --moe-runner-backend; "except ep=8" once read as a claim about them alone
+    assert findings[sentence] == []
+
+
+def test_a_claim_with_an_exception_is_judged_on_the_jobs_outside_it(
+        findings: dict[str, list[dict[str, Any]]]) -> None:
+    found = findings["--moe-runner-backend flashinfer_cutedsl apart from ep=8"]
+    assert claimed(found) == [("claim-contradicted", "--moe-runner-backend", "flashinfer_cutedsl")]
+    assert "flashinfer_mxfp4" in found[0]["message"] and "for all 3 jobs" in found[0]["message"]
+    # without the exception, the ep=8 jobs are a partial contradiction
+    assert claimed(findings["--moe-runner-backend flashinfer_mxfp4 for all configs"]) == [
+        ("claim-partly-contradicted", "--moe-runner-backend", "flashinfer_mxfp4")]

@@ -32,6 +32,7 @@ from .arms import (
 )
 from .claim import Claim, Extraction, Unverified
 from .concs import conc_specs, doubling
+from .excepted import excepted_part, excepts_the_clause_before, is_only_an_exception
 from .context import (
     drops_settings,
     ends_with_semicolon,
@@ -154,6 +155,13 @@ class ClauseReader(SweepReaders):
         designated = {k for a in self.all_atoms for k in range(a.start, a.end)}
         value_like = [k in designated or _value_word(t) for k, t in enumerate(toks)]
         masked = mask_history(toks, clause, value_like, open_from, [k in designated for k in range(len(toks))])
+        # "... for all configs except ep=8": the excepted arms are where the claims do not hold, not their scope.
+        self.excepted_words = excepted_part(toks, masked, self.all_atoms)
+        self.excepted: Scope | None = None
+        self.unmasked = list(masked)  # before the exception's words are masked (see excepts_the_clause_before)
+        if self.excepted_words is not None:
+            start, end, self.excepted = self.excepted_words
+            masked = [m or start <= k < end for k, m in enumerate(masked)]
         self.leaves_from_open = leaves_from_open(toks)
         # What the clause says of the new state, without what it says of the old one ("instead of the default 8").
         said = " ".join(t.text for t, m in zip(toks, masked) if not m)
@@ -377,6 +385,8 @@ class ClauseReader(SweepReaders):
         said = " ".join(t.text for t, m in zip(self.toks, self.r.masked) if not m)
         for n in range(first, len(self.out.claims)):
             claim = replace(self.out.claims[n], said=said)
+            if self.excepted is not None and claim.kind in ("recipe", "image") and claim.outside is None:
+                claim = replace(claim, outside=self.excepted)
             if claim.kind == "concurrency" and claim.exhaustive and self._qualifies_a_setting(claim):
                 claim = replace(claim, exhaustive=False)
             self.out.claims[n] = claim
@@ -825,6 +835,16 @@ def extract(source: SourceText, catalog: Catalog | None, base_scope: Scope | Non
                 readers[0].segments[0].arms and not readers[0].skip:
             heading = readers[0].next_inherited()
         _silence_asides_and_items(readers)
+        for before, reader in zip(readers, readers[1:]):
+            # "..., with the exception of ep=8", "... everywhere but the ep=8 rows": a clause that is only an
+            # exception says where the clause before does not hold.
+            excepted = excepts_the_clause_before(source.text[before.clause.end:reader.clause.start], reader.toks,
+                                                 reader.unmasked, reader.all_atoms, reader.excepted_words)
+            if excepted is not None and before.excepted is None:
+                before.excepted = excepted
+            elif before is readers[0] and is_only_an_exception(before.toks, before.excepted_words) and \
+                    reader.excepted is None:
+                reader.excepted = before.excepted  # "Except for ep=8, use ...": of the clause after it
         for before, reader in zip(readers, readers[1:]):
             if "," in before.clause.source.text[before.clause.end:reader.clause.start]:
                 reader.list_verb = before.list_verb or before.list_verb_after()

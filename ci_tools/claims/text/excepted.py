@@ -1,0 +1,95 @@
+"""The part of the sweep a clause excepts: "--moe-runner-backend flashinfer_mxfp4 for all configs except ep=8".
+
+The arms after "except", "excluding", "apart from", "other than", "save for", "with the exception of",
+"everywhere but" or "but not" are where the clause's setting does not hold: the claim is about the jobs
+outside them (``Claim.outside``), and they are no scope of the claim.  Without this, "except ep=8" read the
+claim as one about the ep=8 jobs, the very ones it leaves out.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from .arms import Arm, Atom
+from .scope import Scope
+from .tokens import Tok
+
+# Each marker as its lower-case words; the longest is tried first where two begin alike.
+_MARKERS: tuple[tuple[str, ...], ...] = tuple(sorted((
+    ("except",), ("except", "for"), ("excepting",), ("excluding",), ("apart", "from"), ("other", "than"),
+    ("other", "than", "for"), ("other", "than", "on"), ("save", "for"), ("with", "the", "exception", "of"),
+    ("everywhere", "but"), ("but", "not"), ("but", "not", "for"), ("but", "not", "on"), ("but", "not", "in"),
+), key=len, reverse=True))
+# Words between the marker and the arms, and nouns after them, that belong to the excepted part.
+_LEAD = frozenset({"the", "on", "for", "in", "at"})
+_GLUE = frozenset({",", "and", "or", "/", "nor"})
+_NOUNS = frozenset({"row", "rows", "config", "configs", "job", "jobs", "point", "points", "arm", "arms", "case", "cases",
+                    "variant", "variants", "recipe", "recipes", "entry", "entries", "one", "ones"})
+
+
+def excepted_part(toks: Sequence[Tok], masked: Sequence[bool],
+                  found: Sequence[Atom]) -> tuple[int, int, Scope] | None:
+    """(start, end, scope): the token range of the first marker with the arms it excepts, and those arms as a
+    scope (alternatives); None when the clause has no marker directly followed by an arm."""
+    starts = {a.start: a for a in found}
+    low = [t.low for t in toks]
+    for i in range(len(toks)):
+        if masked[i]:
+            continue
+        marker = next((m for m in _MARKERS if tuple(low[i:i + len(m)]) == m), None)
+        if marker is None:
+            continue
+        k = i + len(marker)
+        while k < len(toks) and low[k] in _LEAD:
+            k += 1
+        arms: list[Arm] = []
+        while k in starts:
+            atom = starts[k]
+            arms.extend(atom.arms)
+            k = atom.end
+            if k < len(toks) and low[k] in _GLUE and k + 1 in starts:
+                k += 1
+        if not arms:
+            continue
+        while k < len(toks) and low[k] in _NOUNS:
+            k += 1
+        return i, k, Scope(tuple(arms))
+    return None
+
+
+# A clause of arms that says it keeps a value of its own ("; the ep=8 configs override it").
+_OWN_VALUE = (("override", "it"), ("overrides", "it"), ("override", "this"), ("overrides", "this"), ("override",),
+              ("overrides",), ("differ",), ("differs",))
+
+
+def excepts_the_clause_before(lead: str, toks: Sequence[Tok], masked: Sequence[bool], found: Sequence[Atom],
+                              excepted: tuple[int, int, Scope] | None) -> Scope | None:
+    """The arms a clause excepts from the one before it, when the clause is nothing but that exception:
+    "... everywhere but the ep=8 rows", "... but not on ep=8" (split at "but", which ``lead``, the text between the
+    clauses, holds), ", with the exception of ep=8", ", the ep=8 configs override it"."""
+    if excepted is not None and is_only_an_exception(toks, excepted):
+        return excepted[2]
+    low = [t.low for t in toks]
+    tail = next((len(v) for v in _OWN_VALUE if tuple(low[len(low) - len(v):]) == v), 0)
+    lead_words = lead.lower().split()
+    if not tail and lead_words[-1:] != ["but"]:
+        return None
+    arms: list[Arm] = []
+    k = 0
+    starts = {a.start: a for a in found}
+    end = len(toks) - tail
+    while k < end:
+        if k in starts:
+            arms.extend(starts[k].arms)
+            k = starts[k].end
+        elif low[k] in _LEAD or low[k] in _GLUE or low[k] in _NOUNS or (k == 0 and low[k] == "not"):
+            k += 1
+        else:
+            return None
+    return Scope(tuple(arms)) if arms and k == end and not any(masked[:end]) else None
+
+
+def is_only_an_exception(toks: Sequence[Tok], excepted: tuple[int, int, Scope] | None) -> bool:
+    """The clause is a marker and its arms, nothing else ("Except for ep=8, use ..."): it excepts them from the
+    clause after it."""
+    return excepted is not None and excepted[0] == 0 and excepted[1] == len(toks)
