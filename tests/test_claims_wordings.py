@@ -10,7 +10,9 @@ a word of the setting's own name ("the moe runner backend" names no runner), a s
 ("attention_backend" of --attention-backend, not of a structured flag's key).  And a setting that is a dimension
 of the matrix (--enable-dp-attention) claimed on, missing only where the config runs without that dimension; a flag
 of an installer's command line ("pip install --no-deps --pre vllm"); the arms a clause excepts ("for all configs
-except ep=8", "everywhere but the ep=8 rows", "Except for ep=8, ...").
+except ep=8", "everywhere but the ep=8 rows", "Except for ep=8, ..."); "Stop passing X" drops X; a clause that ends
+in "before" tells the old state; a word of prose after a setting only ever given numbers is no value of it; a first
+clause "If/When ..." is a condition of the clause after it.
 """
 
 from __future__ import annotations
@@ -72,6 +74,14 @@ SENTENCES = [
     (B300, "Use --moe-runner-backend flashinfer_mxfp4 but not on ep=8"),
     (B300, "--moe-runner-backend flashinfer_cutedsl apart from ep=8"),
     (B300, "--moe-runner-backend flashinfer_mxfp4 for all configs"),
+    (B300, "Stop passing --moe-runner-backend flashinfer_mxfp4 on EP8"),
+    (B300, "Stop passing --moe-runner-backend on TP4"),
+    (B300, "The EP8 rows had --moe-runner-backend flashinfer_mxfp4 before; TP4 rows keep it"),
+    (DEP, "--max-num-seqs follows CONC (up to 2048)"),
+    (DEP, "--max-num-seqs ranges from 16 to 2048"),
+    (DEP, "If DP_ATTENTION=true and CONC>=64, pass --enable-tbo"),
+    (DEP, "When CONC>=64, export GPU_MAX_HW_QUEUES=8"),
+    (DEP, "Set --max-num-seqs to 4096"),
 ]
 ENTRY = """
 - config-keys:
@@ -234,3 +244,35 @@ def test_a_claim_with_an_exception_is_judged_on_the_jobs_outside_it(
     # without the exception, the ep=8 jobs are a partial contradiction
     assert claimed(findings["--moe-runner-backend flashinfer_mxfp4 for all configs"]) == [
         ("claim-partly-contradicted", "--moe-runner-backend", "flashinfer_mxfp4")]
+
+
+def test_stop_passing_drops_the_setting_where_the_clause_says(findings: dict[str, list[dict[str, Any]]]) -> None:
+    assert findings["Stop passing --moe-runner-backend flashinfer_mxfp4 on EP8"] == []  # the EP8 jobs pass none
+    found = findings["Stop passing --moe-runner-backend on TP4"]
+    assert claimed(found) == [("claim-contradicted", "--moe-runner-backend", "not passed")]
+
+
+def test_a_clause_that_ends_in_before_tells_the_old_state(findings: dict[str, list[dict[str, Any]]]) -> None:
+    assert findings["The EP8 rows had --moe-runner-backend flashinfer_mxfp4 before; TP4 rows keep it"] == []
+
+
+def test_a_word_of_prose_is_no_value_of_a_setting_given_numbers(findings: dict[str, list[dict[str, Any]]]) -> None:
+    assert findings["--max-num-seqs follows CONC (up to 2048)"] == []  # was: "--max-num-seqs is follows"
+    assert findings["--max-num-seqs ranges from 16 to 2048"] == []  # was: "--max-num-seqs is ranges"
+    # where "to" puts a value, it is still read
+    assert [f["data"]["claimed"] for f in findings["Set --max-num-seqs to 4096"]] == ["4096"]
+
+
+def test_a_leading_if_clause_is_the_condition_of_the_clause_after_it(
+        findings: dict[str, list[dict[str, Any]]]) -> None:
+    # the recipe passes --enable-tbo on its dp-attention jobs at CONC>=64 only
+    assert findings["If DP_ATTENTION=true and CONC>=64, pass --enable-tbo"] == []
+    assert claimed(findings["When CONC>=64, export GPU_MAX_HW_QUEUES=8"]) == [
+        ("claim-partly-contradicted", "GPU_MAX_HW_QUEUES", "8")]
+
+
+def test_a_message_says_what_each_job_that_disagrees_does(findings: dict[str, list[dict[str, Any]]]) -> None:
+    # 12 jobs pass no --max-num-seqs, 12 pass their concurrency: one job's words are not said of all 24
+    (found,) = findings["Set --max-num-seqs to 4096"]
+    assert "the recipe does not pass --max-num-seqs on 12 of them and the recipe passes --max-num-seqs" in found["message"]
+    assert "(other values: " in found["message"] and "on 12 for all 24 jobs" in found["message"]

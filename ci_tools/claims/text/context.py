@@ -35,7 +35,8 @@ _REJECT = (r"kill(?:s|ed)?|crash(?:es|ed)?|ooms?|oom-kills?|oomed|oom-killed|fai
            r"deprecat\w*|neither|nor|die|dies|died|dying")
 _SKIP_CLAUSE = re.compile(
     r"\b(?:" + _REJECT + r"|could|would|previously|formerly|used to|originally|initially|earlier|at first|"
-    r"before (?:this|the|that|these|then|now)\b|prior to (?:this|the|that)\b|in the past|if|unless|was|were|tbd|todo|maybe|"
+    r"before (?:this|the|that|these|then|now)\b|before(?=\s*$)|prior to (?:this|the|that)\b|in the past|if|unless|was|were|"
+    r"tbd|todo|maybe|"
     r"might|should|negative|claim(?:s|ed|ing)?|says|said|stating|contradict\w*|disagree\w*|"
     r"mismatch\w*|discrepanc\w*|defaults? to|by default|default(?:s|ed)? (?:of|is)|bisect\w*|gibberish|"
     r"garbled|garbage|pending|follow-up|followup|later PR|future|without (?:it|this|that|them|these)|"
@@ -106,6 +107,10 @@ _SETTING_TOKEN = re.compile(r"--[A-Za-z][\w.-]*(?:=\S*)?|[A-Za-z][A-Za-z0-9]*(?:
                             r"[a-z][a-z0-9]*(?:-[a-z0-9]+){2,}|[A-Za-z][\w.-]*=\S+")
 
 
+# "Stop passing X", "stops setting X": the order of a drop verb in two words.
+STOP_VERBS = frozenset({"stop", "stops", "stopped", "cease", "ceases", "ceased"})
+STOPPED_GERUNDS = frozenset({"passing", "setting", "using", "exporting", "sending", "forwarding"})
+
 _DROPPED_TO = re.compile(r"^\s*(?:and\s+)?drop(?:s|ped)?\b(?=.*\bto\s+\d)", re.IGNORECASE)
 
 
@@ -114,7 +119,9 @@ def drops_settings(toks: Sequence[Tok], known: Callable[[str], bool] = lambda wo
     the new state (no job passes them), not history.  ``known``: a word the recipes in scope spell as a setting
     (``async-scheduling`` of --async-scheduling), whatever its shape."""
     k = 1 if toks[:1] and toks[0].low == "and" else 0
-    if k >= len(toks) or toks[k].low not in DROP_VERBS:
+    if k + 1 < len(toks) and toks[k].low in STOP_VERBS and toks[k + 1].low in STOPPED_GERUNDS:
+        k += 1  # "Stop passing --x on EP8": an order to drop it there
+    elif k >= len(toks) or toks[k].low not in DROP_VERBS:
         return False
     k += 1
     # (a role before the setting: "Remove prefill --disable-radix-cache" drops the setting, not the role)
@@ -133,7 +140,7 @@ def skip_clause(whole: str, toks: Sequence[Tok], known: Callable[[str], bool] = 
     if drops_settings(toks, known):
         # ... nor the words of the order ("Remove the deprecated --x flag"), nor a parenthesis saying why
         # ("(now enabled by default in vLLM v0.14.0)").
-        k = next(i for i, t in enumerate(toks) if t.low in DROP_VERBS) + 1
+        k = next(i for i, t in enumerate(toks) if t.low in DROP_VERBS or t.low in STOPPED_GERUNDS) + 1
         while toks[k].low in DROP_OBJECT_GLUE:
             k += 1
         whole = re.sub(r"\([^)]*\)?", "", " ".join(t.text for t in toks[k:]))

@@ -99,6 +99,8 @@ _CONDITION = re.compile(r"\b(?:when|whenever|where|only|unless|if)\b|"
                         # "Remove X from the five refreshed prefill and decode environments": some of the recipes
                         r"|\bfrom\s+(?:the\s+)?(?:[\w/-]+\s+){0,6}(?:recipes|environments|configs|scripts|files)\b",
                         re.IGNORECASE)
+# A first clause that is a condition of the clause after it: "If DP_ATTENTION=true and CONC>=64, pass --enable-tbo".
+_CONDITION_LEAD = re.compile(r"^(?:if|when|whenever|once|where|unless)\b", re.IGNORECASE)
 # The draft model of speculative decoding, whose settings are keys of the speculative config, not server flags.
 _DRAFTER = re.compile(r"\b(?:on|for|of|in)\s+the\s+(?:drafter|draft(?:\s+model|\s+head|\s+worker)?|speculator|"
                       r"eagle3?\s+head|mtp\s+head)\b|\bdrafter'?s\b|\bdraft(?:\s+model)?'s\b", re.IGNORECASE)
@@ -156,6 +158,9 @@ class ClauseReader(SweepReaders):
         value_like = [k in designated or _value_word(t) for k, t in enumerate(toks)]
         masked = mask_history(toks, clause, value_like, open_from, [k in designated for k in range(len(toks))])
         # "... for all configs except ep=8": the excepted arms are where the claims do not hold, not their scope.
+        # Set by the sentence: the clause before it is a condition ("If X=1 and CONC>=64, ..."), which this one's
+        # settings hold under.
+        self.under_condition = False
         self.excepted_words = excepted_part(toks, masked, self.all_atoms)
         self.excepted: Scope | None = None
         self.unmasked = list(masked)  # before the exception's words are masked (see excepts_the_clause_before)
@@ -387,6 +392,8 @@ class ClauseReader(SweepReaders):
             claim = replace(self.out.claims[n], said=said)
             if self.excepted is not None and claim.kind in ("recipe", "image") and claim.outside is None:
                 claim = replace(claim, outside=self.excepted)
+            if self.under_condition and claim.kind == "recipe":
+                claim = replace(claim, conditioned=True)
             if claim.kind == "concurrency" and claim.exhaustive and self._qualifies_a_setting(claim):
                 claim = replace(claim, exhaustive=False)
             self.out.claims[n] = claim
@@ -840,6 +847,8 @@ def extract(source: SourceText, catalog: Catalog | None, base_scope: Scope | Non
             # exception says where the clause before does not hold.
             excepted = excepts_the_clause_before(source.text[before.clause.end:reader.clause.start], reader.toks,
                                                  reader.unmasked, reader.all_atoms, reader.excepted_words)
+            if before is readers[0] and _CONDITION_LEAD.match(before.clause.text):
+                reader.under_condition = True  # "If DP_ATTENTION=true and CONC>=64, pass --enable-tbo"
             if excepted is not None and before.excepted is None:
                 before.excepted = excepted
             elif before is readers[0] and is_only_an_exception(before.toks, before.excepted_words) and \

@@ -218,6 +218,10 @@ class Catalog:
     # Word-like values the recipes of the jobs in scope give each flag or key ("deep_gemm_amxf4_mega_moe",
     # "TRTLLM_RAGGED"): a text may name the setting by its value alone ("mega-MoE").
     values: dict[str, set[str]] = field(default_factory=dict)
+    # Flags and keys the recipes give a number in some job, and those they give anything else in some job: a
+    # setting only ever given numbers takes no word of prose as its value ("--max-num-seqs follows CONC").
+    numbered: set[str] = field(default_factory=set)
+    worded: set[str] = field(default_factory=set)
     # Flags the recipes' files spell (see RecipeReads.flags): named by identifier only.
     spelled_flags: frozenset[str] = frozenset()
     # List settings of the recipes' scripts (RecipeReads.lists): name -> items, for items the text adds.
@@ -385,6 +389,10 @@ class Catalog:
     def is_boolean(self, subject: Subject) -> bool:
         return subject.name in self.boolean_flags
 
+    def takes_numbers_only(self, subject: Subject) -> bool:
+        """Every value the recipes in scope give the setting is a number."""
+        return subject.name in self.numbered and subject.name not in self.worded
+
     def negative_of(self, subject: Subject) -> Subject | None:
         """The flag of the recipes that turns off what ``subject`` (``--enable-prefix-caching``) turns on
         (``--no-enable-prefix-caching``, ``--no-enable_prefix_caching``, ``--disable-prefix-caching``): a
@@ -474,10 +482,14 @@ def catalog_from(evals: Iterable[Any], settings: ClaimsSettings, valued_by: Iter
 _NAMING_VALUE = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)+")
 
 
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+
+
 def _add_value(cat: Catalog, name: str, text: str) -> None:
-    """Record a value that can name its setting (see _NAMING_VALUE)."""
+    """Record whether a value is a number, and a value that can name its setting (see _NAMING_VALUE)."""
     known = cat.values.get(name)
     if known is not None and text in known:
         return  # every job of an entry passes mostly the same values
+    (cat.numbered if _NUMBER.fullmatch(text) else cat.worded).add(name)
     if _NAMING_VALUE.fullmatch(text):
         cat.values.setdefault(name, set()).add(text)

@@ -14,10 +14,10 @@ from dataclasses import replace
 from typing import Container
 
 from .arms import names_an_arm
-from .context import DROP_OBJECT_GLUE, DROP_VERBS, FROM, TO, old_value_before_to, symbolic
+from .context import DROP_OBJECT_GLUE, DROP_VERBS, FROM, STOP_VERBS, STOPPED_GERUNDS, TO, old_value_before_to, symbolic
 from .mentions import Mention, names_another_thing
 from .subjects import Catalog, Subject
-from .tokens import Reading
+from .tokens import Reading, Tok
 from .values import (
     NUMBER_WORDS,
     Absent,
@@ -535,6 +535,12 @@ def _names_a_kind(m: Mention) -> bool:
     return m.vocab is not None and m.vocab.term.split()[-1].lower() in _ENUM_NOUNS
 
 
+def _prose_word(t: Tok) -> bool:
+    """A lower-case word of letters only (``follows``, ``up``, ``between``): prose, where no link ("to", "=", ":")
+    puts a value."""
+    return t.text.isalpha() and t.text.islower()
+
+
 def takes_dtype(subject: Subject) -> bool:
     name = subject.name.lower()
     return any(w in name for w in ("dtype", "cache", "kv", "quant", "precision", "type"))
@@ -547,8 +553,8 @@ def inverted(subject: Subject) -> bool:
 
 
 def dropped(r: Reading, m: Mention, mentions: list[Mention]) -> ValueAt | None:
-    """``Drop --enforce-eager``, ``Remove the deprecated --async-scheduling flag``, ``drop X=1 and Y``: the
-    setting is one of the objects of a drop verb that begins the clause."""
+    """``Drop --enforce-eager``, ``Remove the deprecated --async-scheduling flag``, ``drop X=1 and Y``, ``Stop passing
+    --x``: the setting is one of the objects of a drop verb that begins the clause."""
     if m.via != "identifier":
         return None
     toks = r.toks
@@ -558,9 +564,11 @@ def dropped(r: Reading, m: Mention, mentions: list[Mention]) -> ValueAt | None:
     ends = {x.end: x for x in mentions}
     k = m.start - 1
     while k >= 0:
-        if toks[k].low in DROP_VERBS:
-            first = next((i for i in range(len(toks)) if not r.masked[i] or i == k), k)
-            return (NotPassed(toks[k].text), k, k + 1) if k == first or (k == 1 and toks[0].low == "and") else None
+        if toks[k].low in DROP_VERBS or (toks[k].low in STOPPED_GERUNDS and k > 0 and toks[k - 1].low in STOP_VERBS):
+            verb = k - 1 if toks[k].low in STOPPED_GERUNDS else k  # "Stop passing --x"
+            first = next((i for i in range(len(toks)) if not r.masked[i] or i == verb), verb)
+            return (NotPassed(toks[k].text), verb, k + 1) if verb == first or (verb == 1 and toks[0].low == "and") \
+                else None
         if toks[k].low in DROP_OBJECT_GLUE or toks[k].low in _LIST_GLUE or parse_number(toks[k].text) is not None \
                 or parse_dtype(toks[k].text) is not None or toks[k].low in ("prefill", "decode"):
             k -= 1  # "Drop --mem-fraction-static 0.88 and --max-total-tokens": past the first one's value
@@ -638,6 +646,9 @@ def read_value(r: Reading, cat: Catalog, m: Mention, mentions: list[Mention]) ->
         found = (replace(found[0], at_most=True), found[1], found[2])
     if found is not None and isinstance(found[0], Word) and found[0].dtype and not takes_dtype(subject):
         found = None  # "the gfx950 MXFP4 MoE backend": a dtype names no backend
+    if found is not None and isinstance(found[0], Word) and found[1] == m.end and _prose_word(r.toks[found[1]]) and \
+            cat.takes_numbers_only(subject):
+        found = None  # "--max-num-seqs follows CONC", "... ranges from 16 to 2048": a word of prose, not a count
     if found is not None and isinstance(found[0], Bool) and m.via != "identifier" and inverted(subject):
         # "radix cache disabled" is --disable-radix-cache passed.
         b = found[0]

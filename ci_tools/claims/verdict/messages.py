@@ -128,6 +128,29 @@ def _subject(claim: Claim, false: list[tuple[Job, Actual]]) -> str:
     return "/".join(fields) or "tp/ep/dp-attn"
 
 
+_NOT_GIVEN = ("absent", "unset")
+
+
+def _instead(false: list[tuple[Job, Actual]]) -> str:
+    """What the files say instead, for every job that disagrees: the first one's words, and how many of them do
+    something else ("does not pass --max-num-seqs on 12 of them and passes --max-num-seqs 64 (other values: 16,
+    32, ...) on 12"), so that one job's words are never said of all."""
+    first = false[0][1]
+    said = f"{first.text}{_at(first.location)}"
+    if all(a.text == first.text for _, a in false):
+        return said
+    not_given = [a for _, a in false if a.value in _NOT_GIVEN]
+    given = [a for _, a in false if a.value not in _NOT_GIVEN]
+    lead = given[0] if given else first
+    values = list(dict.fromkeys(a.value for a in given if a.value))
+    others = [v for v in values if v != lead.value]
+    shown = ", ".join(others[:4]) + (", ..." if len(others) > 4 else "")
+    also = f" (other values: {shown})" if others else ""
+    if not_given and given:
+        return f"{not_given[0].text} on {len(not_given)} of them and {lead.text}{_at(lead.location)}{also} on {len(given)}"
+    return f"{said}{also}"
+
+
 def finding(j: Judgement, origin: str) -> Finding:
     claim = j.claim
     false = j.false
@@ -141,11 +164,11 @@ def finding(j: Judgement, origin: str) -> Finding:
         if j.outcome == "false":
             n = len(j.jobs)
             who = f"the only {label}job of {_keys(j.jobs)}" if n == 1 else f"all {n} {label}jobs of {_keys(j.jobs)}"
-            message = f"{origin} says {statement(claim)}{_at(claim.location)}, but {first.text}{_at(first.location)} for {who}"
+            message = f"{origin} says {statement(claim)}{_at(claim.location)}, but {_instead(false)} for {who}"
             rule = CLAIM_CONTRADICTED
         else:
             shown = ", ".join(job.label() for job, _ in false[:4]) + (", ..." if len(false) > 4 else "")
-            message = (f"{origin} says {statement(claim)}{_at(claim.location)}, but {first.text}{_at(first.location)} "
+            message = (f"{origin} says {statement(claim)}{_at(claim.location)}, but {_instead(false)} "
                        f"for {len(false)} of {len(j.jobs)} {label}jobs of {_keys(j.jobs)}: {shown}")
             rule = CLAIM_PARTLY_CONTRADICTED
     related: list[Location] = []
