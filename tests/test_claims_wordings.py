@@ -12,7 +12,9 @@ of the matrix (--enable-dp-attention) claimed on, missing only where the config 
 of an installer's command line ("pip install --no-deps --pre vllm"); the arms a clause excepts ("for all configs
 except ep=8", "everywhere but the ep=8 rows", "Except for ep=8, ..."); "Stop passing X" drops X; a clause that ends
 in "before" tells the old state; a word of prose after a setting only ever given numbers is no value of it; a first
-clause "If/When ..." is a condition of the clause after it.
+clause "If/When ..." is a condition of the clause after it.  From the forms added to the generator and measured
+blind: a word of prose glued to its value ends a setting named in words ("the gpu memory utilization=0.8"), and "Turn
+on/off X" says on/off before the setting.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ MINIMAX = "minimaxm3-fp4-gb200-dynamo-vllm-agentic-agg-mtp"  # prefill's msa dec
 DSPARK = "kimik3-fp4-b300-vllm-agentic-dspark"  # --attention-backend and speculative-config.attention_backend
 BUDGET = "dsv4-fp4-b200-vllm"  # its recipe passes --max-num-batched-tokens 2048 (8k1k) or the ISL
 SGL_DISAGG = "dsv4-fp4-gb300-dynamo-sglang"  # DEP workers pass --enable-dp-attention; its TP4-only row does not
+METRICS = "dsv4-fp4-b200-sglang-agentic-hicache-mtp"  # its recipe passes --enable-metrics
 VARIED = "qwen3.5-fp4-b200-trt"  # TP2, TP4, TP8 rows; dp-attn on some TP4 and TP8 rows, none on TP2
 
 # (key, sentence), each its own entry; the test names what each must (not) give.
@@ -82,6 +85,13 @@ SENTENCES = [
     (DEP, "If DP_ATTENTION=true and CONC>=64, pass --enable-tbo"),
     (DEP, "When CONC>=64, export GPU_MAX_HW_QUEUES=8"),
     (DEP, "Set --max-num-seqs to 4096"),
+    (SINGLE, "Keep the gpu memory utilization=0.8."),
+    (SINGLE, "Keep the gpu memory utilization=0.7."),
+    (SINGLE, "Align the flags with the sibling recipe: GPU memory utilization=70 %."),
+    (DEP, "Turn on ATOM_DISABLE_MMAP."),
+    (DEP, "Turn off ATOM_DISABLE_MMAP."),
+    (METRICS, "Turn off the metrics."),
+    (METRICS, "Turn on the metrics."),
 ]
 ENTRY = """
 - config-keys:
@@ -276,3 +286,19 @@ def test_a_message_says_what_each_job_that_disagrees_does(findings: dict[str, li
     (found,) = findings["Set --max-num-seqs to 4096"]
     assert "the recipe does not pass --max-num-seqs on 12 of them and the recipe passes --max-num-seqs" in found["message"]
     assert "(other values: " in found["message"] and "on 12 for all 24 jobs" in found["message"]
+
+
+def test_a_word_glued_to_its_value_ends_a_setting_named_in_words(findings: dict[str, list[dict[str, Any]]]) -> None:
+    assert findings["Keep the gpu memory utilization=0.8."] == []
+    assert claimed(findings["Keep the gpu memory utilization=0.7."]) == [
+        ("claim-contradicted", "--gpu-memory-utilization", "0.7")]
+    # ... with a percent written apart from it
+    (found,) = findings["Align the flags with the sibling recipe: GPU memory utilization=70 %."]
+    assert found["data"]["subject"] == "--gpu-memory-utilization" and "is 70 %" in found["message"]
+
+
+def test_turn_on_or_off_before_the_setting(findings: dict[str, list[dict[str, Any]]]) -> None:
+    assert findings["Turn on ATOM_DISABLE_MMAP."] == []  # the recipe exports ATOM_DISABLE_MMAP=true
+    assert claimed(findings["Turn off ATOM_DISABLE_MMAP."]) == [("claim-contradicted", "ATOM_DISABLE_MMAP", "off")]
+    assert findings["Turn on the metrics."] == []
+    assert claimed(findings["Turn off the metrics."]) == [("claim-contradicted", "--enable-metrics", "off")]

@@ -177,8 +177,11 @@ class Sentence:
     held_out: bool
 
 
-_POLAR = {"{Enable}": ("Enable", "Disable"), "{enabled}": ("enabled", "disabled"), "{on}": ("on", "off"),
-          "{Add}": ("Add", "Drop"), "{Pass}": ("Pass", "Remove")}
+_POLAR = {"{Enable}": ("Enable", "Disable"), "{Enabled}": ("Enabled", "Disabled"), "{enabled}": ("enabled", "disabled"),
+          "{on}": ("on", "off"), "{Add}": ("Add", "Drop"), "{Pass}": ("Pass", "Remove"),
+          "{Start}": ("Start passing", "Stop passing")}
+# The slots that say on/off of a feature (not of a flag passed or not): said of a feature's or a variable's name.
+_FEATURE_POLAR = ("{Enable}", "{Enabled}", "{enabled}", "{on}")
 
 
 def _scope_phrases(s: Setting, spelling: str) -> list[tuple[str, str]]:
@@ -206,7 +209,7 @@ def applies(form: Form, s: Setting) -> bool:
             return False
     names = subject_spellings(s)
     allowed = [k for k in names if not form.subjects or k in form.subjects]
-    if s.kind == "switch" and any(p in form.text for p in ("{Enable}", "{enabled}", "{on}")):
+    if s.kind == "switch" and any(p in form.text for p in _FEATURE_POLAR):
         allowed = [k for k in allowed if k in ("feature", "env")]
     return bool(allowed)
 
@@ -226,11 +229,16 @@ def sentences(s: Setting, forms: Sequence[Form], held_setting: bool) -> list[Sen
             continue
         allowed = [k for k in names if not form.subjects or k in form.subjects]
         polar = any(p in form.text for p in _POLAR)
-        if s.kind == "switch" and polar and any(p in form.text for p in ("{Enable}", "{enabled}", "{on}")):
+        if s.kind == "switch" and polar and any(p in form.text for p in _FEATURE_POLAR):
             allowed = [k for k in allowed if k in ("feature", "env")]
         spelling = _pick(sorted(allowed), s.key, form.id, "subject")
         name = names[spelling]
-        prefix, suffix = _pick(_scope_phrases(s, spelling), s.key, form.id, "scope")
+        scopes = _scope_phrases(s, spelling)
+        if "{S2}" in form.text:
+            # the second setting's value is the one it has on the jobs the scope names: a scope written before {S}
+            # alone ("prefill X=1") would leave it unscoped
+            scopes = [p for p in scopes if not p[0]] or scopes
+        prefix, suffix = _pick(scopes, s.key, form.id, "scope")
         if s.kind == "switch":
             vspell = "flag"
             truth_text = lie_text = ""

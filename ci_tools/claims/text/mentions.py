@@ -11,7 +11,7 @@ the extractor reports it as unverified, never as a claim.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from .subjects import ABBREVIATIONS, Catalog, Subject, VocabularyEntry, stem
@@ -134,6 +134,8 @@ def find_mentions(r: Reading, cat: Catalog) -> tuple[list[Mention], Found]:
     found = Found(set(), [], [])
     toks = r.toks
     taken = [False] * len(toks)
+    # "the max num tokens=16K": a word of prose glued to its value, the last word of a setting named in words.
+    prose_assigned: dict[int, tuple[str, str]] = {}
     # Identifiers first: --flag, --flag=v, NAME=v, NAME, max-num-seqs.
     for i, t in enumerate(toks):
         if r.used[i]:
@@ -141,6 +143,10 @@ def find_mentions(r: Reading, cat: Catalog) -> tuple[list[Mention], Found]:
         name, attached = t.text, None
         if t.kind in ("flag", "assign") and "=" in t.text:
             name, _, attached = t.text.partition("=")
+        if t.kind == "assign" and _PROSE_WORD.fullmatch(name) and i > 0 and toks[i - 1].kind == "word" and \
+                not cat.by_identifier(name) and name.lower() not in BLOCK_FIELDS:
+            prose_assigned[i] = (name, attached or "")
+            continue
         operated = _OPERATED.match(t.text) if t.kind == "word" else None
         if operated and (_IDENTIFIER.match(operated.group(1)) or operated.group(1) in cat.subjects):
             # "MAX_NUM_SEQS/3", "max-num-seqs*2": the setting in an expression of its value
@@ -179,6 +185,11 @@ def find_mentions(r: Reading, cat: Catalog) -> tuple[list[Mention], Found]:
     # Word slots (sub-words of hyphenated tokens; "KV/index" offers alternatives).
     slots: list[tuple[int, frozenset[str]]] = []
     for i, t in enumerate(toks):
+        if i in prose_assigned:
+            word = prose_assigned[i][0]
+            slots.append((i, frozenset({stem(word)})))
+            found.words.add(stem(word))
+            continue
         if taken[i] or r.used[i] or t.kind not in ("word", "cjk"):
             continue
         if t.kind == "cjk":
@@ -198,8 +209,19 @@ def find_mentions(r: Reading, cat: Catalog) -> tuple[list[Mention], Found]:
     vocab_taken = _vocabulary(r, cat, slots, taken, mentions, found)
     _derived(r, cat, slots, vocab_taken, taken, mentions)
     _switched_word(r, cat, taken, mentions)
+    for i, (name, value) in prose_assigned.items():
+        named = [n for n, m in enumerate(mentions) if m.end == i + 1 and m.via != "identifier" and m.attached is None]
+        if named:
+            m = mentions[named[0]]
+            mentions[named[0]] = replace(m, attached=value, phrase=m.phrase.partition("=")[0])
+        elif not any(m.start <= i < m.end for m in mentions):
+            found.unknown_names.append((name, i))  # no setting's words end in it: a name no recipe in scope has
     mentions.sort(key=lambda m: m.start)
     return mentions, found
+
+
+# A plain lower-case word (not an identifier: no "_", no capitals, no digits).
+_PROSE_WORD = re.compile(r"[a-z]+")
 
 
 _SWITCH_BEFORE = {"enable", "enables", "enabled", "enabling", "disable", "disables", "disabled", "disabling", "turn",
@@ -209,7 +231,8 @@ _SWITCH_AFTER = {"enabled", "disabled", "on", "off"}
 
 def _switched_word(r: Reading, cat: Catalog, taken: list[bool], mentions: list[Mention]) -> None:
     """An on/off flag whose name has one word of its own (``--enable-metrics``: metrics) is named by that word
-    where an on/off verb governs it: "Disable the metrics", "the metrics disabled", "Turn the metrics off"."""
+    where an on/off verb governs it: "Disable the metrics", "the metrics disabled", "Turn the metrics off", "Turn off
+    the metrics"."""
     toks = r.toks
     covered = {k for m in mentions for k in range(m.start, m.end)}
     by_word = cat.one_word_switches()
@@ -224,7 +247,8 @@ def _switched_word(r: Reading, cat: Catalog, taken: list[bool], mentions: list[M
             k -= 1
         before = toks[k].low if k >= 0 else ""
         after = toks[i + 1].low if i + 1 < len(toks) else ""
-        if before in _SWITCH_BEFORE or after in _SWITCH_AFTER:
+        turned = before in ("on", "off") and k > 0 and toks[k - 1].low in _SWITCH_BEFORE  # "Turn off the metrics"
+        if before in _SWITCH_BEFORE or after in _SWITCH_AFTER or turned:
             mentions.append(Mention(i, i + 1, by_word[word], t.text, "words"))
 
 

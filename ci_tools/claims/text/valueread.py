@@ -422,6 +422,9 @@ def default_after(r: Reading, m: Mention) -> ValueAt | None:
     return None
 
 
+_TURN = frozenset({"turn", "turns", "turned", "switch", "switches", "switched"})
+
+
 def bool_verb(r: Reading, m: Mention, mentions: list[Mention]) -> tuple[Bool, int] | None:
     """A verb before a (list of) subject(s): ``disable EPLB and TBO``, ``关闭 TBO 和 EPLB``."""
     starts = {x.start: x for x in mentions}
@@ -432,8 +435,10 @@ def bool_verb(r: Reading, m: Mention, mentions: list[Mention]) -> tuple[Bool, in
         if r.masked[i]:
             return None
         low = t.low
-        if low in _OFF_VERBS or (low == "off" and i > 0 and toks[i - 1].low in {"turn", "turns", "switch"}):
+        if low in _OFF_VERBS or (low == "off" and i > 0 and toks[i - 1].low in _TURN):
             return Bool(t.text, False), i
+        if low == "on" and i > 0 and toks[i - 1].low in _TURN:
+            return Bool(t.text, True), i  # "Turn on X"
         if low in {"turn", "switch"} and i + 1 < len(toks) and toks[i + 1].low == "on":
             return Bool(t.text, True), i
         if t.kind == "cjk":
@@ -614,7 +619,7 @@ def read_value(r: Reading, cat: Catalog, m: Mention, mentions: list[Mention]) ->
             number = found[0]
             joined = percent(f"{number.text} %", next(iter(number.candidates))) if tail.text == "%" else \
                 scaled(number, tail.text, f"{number.text} {tail.text}")
-            if joined is not None and tail.start == r.toks[m.start].end + 1:
+            if joined is not None and tail.start == r.toks[m.end - 1].end + 1:
                 found = (joined, m.start, m.end + 1)
     if found is None and m.vocab is not None:
         after = value_after(r, m, cat.subjects)
