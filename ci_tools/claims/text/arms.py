@@ -177,7 +177,7 @@ class Arm:
                 if not want.empty and not (isinstance(w, Mapping) and want.admits(w)):
                     return False
             if self.workers is not None:
-                counts = tuple((f.get(r) or {}).get("num-worker") for r in ("prefill", "decode"))
+                counts = tuple((f.get(r) or {}).get("num-worker") for r in ROLES)
                 if counts != self.workers and self.workers not in node_counts(f):
                     return False
         else:
@@ -226,7 +226,7 @@ def node_counts(fields: Mapping[str, Any]) -> set[tuple[int, int]]:
     """(prefill, decode) node counts a multinode job may have: "15P+3D" counts nodes as often as workers (15
     prefill workers of TP4 and one decode worker of TP12 fill 15 and 3 four-GPU nodes)."""
     gpus: list[int] = []
-    for role in ("prefill", "decode"):
+    for role in ROLES:
         worker = fields.get(role)
         count, tp = (worker.get("num-worker"), worker.get("tp")) if isinstance(worker, Mapping) else (None, None)
         if not isinstance(count, int) or not isinstance(tp, int):
@@ -311,6 +311,9 @@ _NO_DPA_WORDS = {"non-dp", "no-dp", "non-dpa", "no-dpa", "tp-only", "pure-tp", "
                  "non-dp-attention", "no-dp-attention"}
 BAND_NOUNS = {"band", "bands", "arm", "arms", "path", "branch", "points", "point", "rows", "row", "tier", "sweep",
                "cells", "lane", "lanes", "side", "mode", "config", "configs", "recipe", "jobs", "job", "档位"}
+# The two server roles of a disaggregated job, in the matrix's order, and as words a text names them by.
+ROLES = ("prefill", "decode")
+ROLE_WORDS = frozenset(ROLES)
 ROLE_NOUNS = {"worker", "workers", "environment", "environments", "side", "server", "servers", "instance", "instances",
               "engine", "engines", "role", "roles", "tier",
               # what a role's server is given: "decode params: ...", "prefill flags"
@@ -432,7 +435,7 @@ def _compound(text: str) -> Arm | None:
                 return None
             role = "prefill" if rm.group("role").lower() == "p" else "decode"
             counts[role], roles[role] = int(rm.group("n")), par[0]
-        if set(counts) != {"prefill", "decode"}:
+        if set(counts) != ROLE_WORDS:
             return None
         return Arm(prefill=roles["prefill"], decode=roles["decode"],
                    workers=(counts["prefill"], counts["decode"]), label=text)
@@ -475,8 +478,11 @@ def _role_split(text: str) -> tuple[str, str] | None:
     return m.group("b"), m.group("role2").lower()
 
 
+# Words that may stand between the designators of one group.
+_GLUE_MERGE = {"/", ",", "+", "-", "with", "w/", "&"}
 _COUNTED_ROLE = re.compile(r"^(\d+)([pd])$", re.I)
-_COUNTED_ROLE_GLUE = frozenset({"+", "/", ",", "and", "with", "w/", "&"})
+# "1P DEP8 + 4D TP8", "1P DEP8 and 4D TP8": the glue of one group, and "and" (not "-": "1P-DEP8" is one word).
+_COUNTED_ROLE_GLUE = frozenset(_GLUE_MERGE - {"-"}) | {"and"}
 
 
 def _counted_roles(toks: Sequence[Tok], i: int) -> tuple[tuple[Arm, ...], int] | None:
@@ -564,7 +570,7 @@ def _word_arms(toks: Sequence[Tok], i: int) -> tuple[tuple[Arm, ...], int] | Non
             return arms, 1
     negated = prev in _NEGATIONS or (prev in ("kv", "any", "cpu", "host") and i > 1 and toks[i - 2].low in _NEGATIONS)
     par = _parallel_token(t.text)
-    if par is not None and nxt in ("prefill", "decode"):
+    if par is not None and nxt in ROLE_WORDS:
         # "DEP4 prefill / DEP8 decode": the parallelism of that role's workers.
         label = f"{t.text} {toks[i + 1].text}"
         return tuple(Arm(prefill=p, role="prefill", label=label) if nxt == "prefill"
@@ -599,24 +605,24 @@ def _word_arms(toks: Sequence[Tok], i: int) -> tuple[tuple[Arm, ...], int] | Non
     m = _WORKERS.match(t.text)
     if m:
         return (Arm(workers=(int(m.group("p")), int(m.group("d"))), label=t.text),), 1
-    if low in ("prefill", "decode") and (len(toks) == 1 or len(toks) == 2 and i == 1 and prev in _HEADING_VERBS):
+    if low in ROLE_WORDS and (len(toks) == 1 or len(toks) == 2 and i == 1 and prev in _HEADING_VERBS):
         # a heading: "Prefill: gpu-memory-utilization 0.9->0.95", "Retune prefill: X 0.9 -> 0.95"
         return (Arm(role=low, label=t.text),), 1
     role_word = _ROLE_WORD.match(low)
     if role_word:  # "Decode-only: ...", "decode-side", "prefill_config"
         return (Arm(role=role_word.group(1), label=t.text),), 1
-    if low in ("prefill", "decode") and _both_roles(toks, i):
+    if low in ROLE_WORDS and _both_roles(toks, i):
         return None  # "in prefill and decode environments": every server, no narrowing
-    if low in ("prefill", "decode") and prev in ("for", "on", "in", "(") and nxt in _AFTER_A_ROLE:
+    if low in ROLE_WORDS and prev in ("for", "on", "in", "(") and nxt in _AFTER_A_ROLE:
         # "0.85 for decode and 0.7 for prefill", "0.85 (decode)", "Enable X for decode via the server flags"
         return (Arm(role=low, label=t.text),), 1
-    if low in ("prefill", "decode") and (i == 0 or prev in ("the", "and")) and (
+    if low in ROLE_WORDS and (i == 0 or prev in ("the", "and")) and (
             nxt in _ROLE_VERBS or (nxt in ("now", "still", "also", "then") and i + 2 < len(toks)
                                    and toks[i + 2].low in _ROLE_VERBS)):
         return (Arm(role=low, label=t.text),), 1  # "Decode now uses --mem-fraction-static 0.88": the role's servers
-    if low in ("prefill", "decode") and i + 1 < len(toks) and _names_a_setting(toks[i + 1]):
+    if low in ROLE_WORDS and i + 1 < len(toks) and _names_a_setting(toks[i + 1]):
         return (Arm(role=low, label=t.text, local=True),), 1  # "decode max-running-requests 18432", "prefill X=1"
-    if low in ("prefill", "decode") and (nxt in ROLE_NOUNS or (i + 1 < len(toks) and _parallel_token(toks[i + 1].text))
+    if low in ROLE_WORDS and (nxt in ROLE_NOUNS or (i + 1 < len(toks) and _parallel_token(toks[i + 1].text))
                                          or (i > 0 and (_parallel_token(toks[i - 1].text) or _WORKERS.match(toks[i - 1].text)))):
         return (Arm(role=low, label=t.text),), 1
     if low in _DPA_WORDS or (low == "dp" and nxt in ("attention", "attn")) or (low in ("attention", "attn") and nxt == "dp"):
@@ -724,7 +730,7 @@ def names_an_arm(text: str) -> bool:
     (Offload and speculative-decoding names are values too: ``--kv-offload-backend mooncake``,
     ``--speculative-algorithm EAGLE``.)"""
     return (_parallel_token(text) is not None or _compound(text) is not None or bool(_SEQ.match(text))
-            or bool(_WORKERS.match(text)) or text.lower() in ("prefill", "decode"))
+            or bool(_WORKERS.match(text)) or text.lower() in ROLE_WORDS)
 
 
 def _both_roles(toks: Sequence[Tok], i: int) -> bool:
@@ -787,8 +793,6 @@ def _bare_tp(toks: Sequence[Tok], live: Sequence[bool], found: list[Atom]) -> li
     return sorted([*found, *extra], key=lambda a: a.start)
 
 
-# Words that may stand between the designators of one group.
-_GLUE_MERGE = {"/", ",", "+", "-", "with", "w/", "&"}
 _GLUE_LIST = {"and", "or", "vs", "vs.", "versus", "both", "either", "和", "及", "或"}
 _GLUE_SKIP = {"the", "a", "an", "at", "on", "native", "plain", "pure", "full", "single", "one", "each", "every", "all",
               "attention", "moe"}

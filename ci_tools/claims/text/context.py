@@ -21,7 +21,7 @@ import functools
 import re
 from typing import Callable, Container, Sequence
 
-from .arms import names_an_arm
+from .arms import ROLE_WORDS, names_an_arm
 from .sentences import Clause, SourceText
 from .subjects import CONTRACT_NAMES
 from .tokens import Tok
@@ -125,7 +125,7 @@ def drops_settings(toks: Sequence[Tok], known: Callable[[str], bool] = lambda wo
         return False
     k += 1
     # (a role before the setting: "Remove prefill --disable-radix-cache" drops the setting, not the role)
-    while k < len(toks) and (toks[k].low in DROP_OBJECT_GLUE or toks[k].low in ("prefill", "decode")):
+    while k < len(toks) and (toks[k].low in DROP_OBJECT_GLUE or toks[k].low in ROLE_WORDS):
         k += 1
     return k < len(toks) and bool(_SETTING_TOKEN.fullmatch(toks[k].text) or known(toks[k].text)) and \
         not names_an_arm(toks[k].text)

@@ -20,6 +20,7 @@ _MARKERS: tuple[tuple[str, ...], ...] = tuple(sorted((
     ("other", "than", "for"), ("other", "than", "on"), ("save", "for"), ("with", "the", "exception", "of"),
     ("everywhere", "but"), ("but", "not"), ("but", "not", "for"), ("but", "not", "on"), ("but", "not", "in"),
 ), key=len, reverse=True))
+_FIRST_WORDS = frozenset(m[0] for m in _MARKERS)
 # Words between the marker and the arms, and nouns after them, that belong to the excepted part.
 _LEAD = frozenset({"the", "on", "for", "in", "at"})
 _GLUE = frozenset({",", "and", "or", "/", "nor"})
@@ -34,7 +35,7 @@ def excepted_part(toks: Sequence[Tok], masked: Sequence[bool],
     starts = {a.start: a for a in found}
     low = [t.low for t in toks]
     for i in range(len(toks)):
-        if masked[i]:
+        if masked[i] or low[i] not in _FIRST_WORDS:
             continue
         marker = next((m for m in _MARKERS if tuple(low[i:i + len(m)]) == m), None)
         if marker is None:

@@ -211,7 +211,7 @@ class ClauseReader(SweepReaders):
     def _segments(self) -> list[Segment]:
         r = self.r
         live = [not m for m in r.masked]
-        found = groups(self.toks, atoms(self.toks, live))
+        found = groups(self.toks, self.all_atoms if all(live) else atoms(self.toks, live))  # nothing masked: the same
         parens = _parentheses(self.toks)
         specs = [spec for spec in conc_specs(self.clause) if not r.masked_span(spec.start, spec.end)]
         spec_at = [r.index_at(spec.start) for spec in specs]

@@ -483,6 +483,7 @@ _NAMING_VALUE = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)+")
 
 
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+_NUMBER_STARTS = frozenset("-0123456789")
 
 
 def _add_value(cat: Catalog, name: str, text: str) -> None:
@@ -490,6 +491,6 @@ def _add_value(cat: Catalog, name: str, text: str) -> None:
     known = cat.values.get(name)
     if known is not None and text in known:
         return  # every job of an entry passes mostly the same values
-    (cat.numbered if _NUMBER.fullmatch(text) else cat.worded).add(name)
+    (cat.numbered if text[:1] in _NUMBER_STARTS and _NUMBER.fullmatch(text) else cat.worded).add(name)
     if _NAMING_VALUE.fullmatch(text):
         cat.values.setdefault(name, set()).add(text)

@@ -13,7 +13,7 @@ import re
 from dataclasses import replace
 from typing import Container
 
-from .arms import names_an_arm
+from .arms import ROLE_WORDS, names_an_arm
 from .context import DROP_OBJECT_GLUE, DROP_VERBS, FROM, STOP_VERBS, STOPPED_GERUNDS, TO, old_value_before_to, symbolic
 from .mentions import Mention, names_another_thing
 from .subjects import Catalog, Subject
@@ -66,10 +66,9 @@ HEAD_NOUNS = {"budget", "limit", "cap", "threshold", "setting", "flag", "option"
 _VALUE_LINKS = {"to", "=", ":", "now", "becomes", "into", "设置为", "设为", "为"}
 _OFF_VERBS = {"disable", "disables", "disabled", "disabling", "without", "no"}
 _ON_VERBS = {"enable", "enables", "enabled", "enabling", "with", "add", "adds", "pass", "passes", "use", "uses"}
-# The roles a word before a setting may give it ("Enable prefill X", "Keep decode X on V").
-_ROLE_WORDS = frozenset({"prefill", "decode"})
-# Words that may stand between an on/off verb and its subject: a role and an article.
-_BETWEEN_VERB_AND_SUBJECT = _ROLE_WORDS | {"the"}
+# Words that may stand between an on/off verb and its subject: a role ("Enable prefill X", "Keep decode X on V")
+# and an article.
+_BETWEEN_VERB_AND_SUBJECT = ROLE_WORDS | {"the"}
 _CJK_OFF = ("关闭", "禁用", "关掉")
 _CJK_ON = ("开启", "启用", "打开")
 _LIST_GLUE = {"and", ",", "/", "the", "both", "&", "和", "及", "以及", "also", "+"}
@@ -393,7 +392,7 @@ def kept_in(r: Reading, m: Mention, names: Container[str] = frozenset()) -> Valu
     before the setting, ``in``/``on`` and the value after it."""
     toks = r.toks
     k = m.start - 1
-    while k >= 0 and (toks[k].low in ("the", "a", "its", "their") or toks[k].low in _ROLE_WORDS):
+    while k >= 0 and (toks[k].low in ("the", "a", "its", "their") or toks[k].low in ROLE_WORDS):
         k -= 1  # "Keep prefill X on V": the role is the claim's scope
     i = m.end
     if k < 0 or toks[k].low not in _KEEP_IN or i + 1 >= len(toks) or toks[i].low not in ("in", "on", "at"):
@@ -575,7 +574,7 @@ def dropped(r: Reading, m: Mention, mentions: list[Mention]) -> ValueAt | None:
             return (NotPassed(toks[k].text), verb, k + 1) if verb == first or (verb == 1 and toks[0].low == "and") \
                 else None
         if toks[k].low in DROP_OBJECT_GLUE or toks[k].low in _LIST_GLUE or parse_number(toks[k].text) is not None \
-                or parse_dtype(toks[k].text) is not None or toks[k].low in ("prefill", "decode"):
+                or parse_dtype(toks[k].text) is not None or toks[k].low in ROLE_WORDS:
             k -= 1  # "Drop --mem-fraction-static 0.88 and --max-total-tokens": past the first one's value
         elif k + 1 in ends:
             k = ends[k + 1].start - 1

@@ -19,6 +19,7 @@ from ...findings import Location
 from ...jobs.job import Job
 from ...shell.model import RecipeEval, ServerFlag, Value, split_address
 from ...shell.server import UNKNOWN_FLAG
+from ..text.arms import ROLES
 from ..text.claim import Claim
 from ..text.values import (
     Absent,
@@ -189,7 +190,7 @@ def _worker_setting(job: Job, name: str, role: str) -> _Setting | None:
     if not job.multinode:
         return None
     found: list[str] = []
-    for worker in (role,) if role else ("prefill", "decode"):
+    for worker in (role,) if role else ROLES:
         settings = (job.fields.get(worker) or {}).get("additional-settings") or []
         for item in settings:
             if isinstance(item, str) and item.startswith(f"{name}="):

@@ -32,7 +32,7 @@ from .changed import ChangedLines
 from .compare import judge
 from .dimensions import explained_by_the_matrix
 from .new_recipe import added_recipe_jobs, holds_on_the_added_recipe
-from .exceptions import elsewhere_claims, stated_values, without_stated_exceptions
+from .exceptions import Stated, elsewhere_claims, stated_values, without_stated_exceptions
 from .gates import explained_by_a_gate, gates_in
 from .messages import finding, phrase
 from .reads import ReadsCache, RecipeReads
@@ -251,7 +251,7 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
     claims: list[Claim] = []
     gates = gates_in(source.text for source in sources)
     added = added_recipe_jobs((source.text for source in sources), jobs, evals, changed)
-    stated = stated_values(sources, jobs)
+    stated: list[Stated] | None = None  # read when a claim first disagrees: most entries have none
     keyed: dict[int, list[Job]] = {}  # claims of a bullet headed by one config key: that key's jobs
     for source in sources:
         found: Extraction = extract(source, catalog)
@@ -291,6 +291,7 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
                                                     "no job of the entry is of the part of the sweep the text names"))
             continue
         if judgement.outcome in ("false", "mixed"):
+            stated = stated_values(sources, jobs) if stated is None else stated
             judgement = without_stated_exceptions(judgement, stated, jobs)
         outcome = judgement.outcome
         if outcome == "mixed" and claim.kind == "recipe" and explained_by_a_gate(

@@ -28,7 +28,7 @@ from ...model.repository import RepoData
 from ...revision.yamlpos import PosMap
 from ...shell.model import RecipeEval
 from ..text.claim import Claim
-from ..text.arms import Arm, job_spec
+from ..text.arms import ROLES, Arm, job_spec
 from ..text.scope import Scope, job_concs
 from ..text.values import Absent, Concurrency, Count, FamilyArm, Fragment, Image, NoArm, fragment_matches, image_matches
 from .actual import UNKNOWN, Actual, compare_text, key_addresses, recipe_actual
@@ -214,7 +214,7 @@ def _role_readings(scope: Scope, jobs: Sequence[Job]) -> list[Scope]:
     if scope.role or not any(j.multinode for j in jobs):
         return []
     return [replace(scope, arms=tuple(replace(a, role=role) for a in scope.arms) or (Arm(role=role),), readings=())
-            for role in ("prefill", "decode")]
+            for role in ROLES]
 
 
 def _judge_reading(claim: Claim, jobs: Sequence[Job], evals: Mapping[str, RecipeEval | None],

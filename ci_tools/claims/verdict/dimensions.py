@@ -15,11 +15,9 @@ import re
 from typing import Any, Callable
 
 from ...jobs.job import Job
+from ..text.arms import ROLES
 from ..text.values import Bool, Present
 from .compare import Judgement
-
-_ROLES = ("prefill", "decode")
-
 
 def _dp_attention(fields: Any) -> bool:
     return isinstance(fields, dict) and fields.get("dp-attn") is True
@@ -40,7 +38,7 @@ def _runs(job: Job, runs_dimension: Callable[[Any], bool], role: str) -> bool:
     """The point runs the dimension (a multinode point: in the role named, else in either role)."""
     if not job.multinode:
         return runs_dimension(dict(job.fields))
-    roles = (role,) if role in _ROLES else _ROLES
+    roles = (role,) if role in ROLES else ROLES
     return any(runs_dimension(dict(job.fields.get(r) or {})) for r in roles)
 
 
