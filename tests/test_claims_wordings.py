@@ -14,7 +14,8 @@ except ep=8", "everywhere but the ep=8 rows", "Except for ep=8, ..."); "Stop pas
 in "before" tells the old state; a word of prose after a setting only ever given numbers is no value of it; a first
 clause "If/When ..." is a condition of the clause after it.  From the forms added to the generator and measured
 blind: a word of prose glued to its value ends a setting named in words ("the gpu memory utilization=0.8"), and "Turn
-on/off X" says on/off before the setting.
+on/off X" says on/off before the setting.  From probes of a key with several recipe files: the recipes a sentence
+names by their file names or by the words of those names before "recipe(s)" are the jobs it speaks of.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ DSPARK = "kimik3-fp4-b300-vllm-agentic-dspark"  # --attention-backend and specul
 BUDGET = "dsv4-fp4-b200-vllm"  # its recipe passes --max-num-batched-tokens 2048 (8k1k) or the ISL
 SGL_DISAGG = "dsv4-fp4-gb300-dynamo-sglang"  # DEP workers pass --enable-dp-attention; its TP4-only row does not
 METRICS = "dsv4-fp4-b200-sglang-agentic-hicache-mtp"  # its recipe passes --enable-metrics
+RECIPES = "dsv4-fp4-gb200-dynamo-vllm"  # five srt-slurm recipes: low-latency, low-middle-curve, three MegaMOE ones
 VARIED = "qwen3.5-fp4-b200-trt"  # TP2, TP4, TP8 rows; dp-attn on some TP4 and TP8 rows, none on TP2
 
 # (key, sentence), each its own entry; the test names what each must (not) give.
@@ -92,6 +94,15 @@ SENTENCES = [
     (DEP, "Turn off ATOM_DISABLE_MMAP."),
     (METRICS, "Turn off the metrics."),
     (METRICS, "Turn on the metrics."),
+    (RECIPES, "Set decode gpu-memory-utilization to 0.85 on the low-middle-curve recipe"),
+    (RECIPES, "Set decode gpu-memory-utilization to 0.95 on the low-middle-curve recipe"),
+    (RECIPES, "MegaMOE recipes: moe-backend deep_gemm_mega_moe, TORCH_SYMMMEM=NVSHMEM"),
+    (RECIPES, "Use --moe-backend deep_gemm_mega_moe on the low-latency recipe"),
+    (RECIPES, "Set prefill gpu-memory-utilization to 0.95 for the high-throughput and max-throughput recipes"),
+    (RECIPES, "In disagg-gb200-low-latency.yaml and disagg-gb200-low-middle-curve.yaml, prefill gpu-memory-utilization "
+              "is 0.8"),
+    (RECIPES, "In disagg-gb200-low-latency.yaml and disagg-gb200-max-tpt-megamoe.yaml, prefill gpu-memory-utilization "
+              "is 0.8"),
 ]
 ENTRY = """
 - config-keys:
@@ -302,3 +313,20 @@ def test_turn_on_or_off_before_the_setting(findings: dict[str, list[dict[str, An
     assert claimed(findings["Turn off ATOM_DISABLE_MMAP."]) == [("claim-contradicted", "ATOM_DISABLE_MMAP", "off")]
     assert findings["Turn on the metrics."] == []
     assert claimed(findings["Turn off the metrics."]) == [("claim-contradicted", "--enable-metrics", "off")]
+
+
+def test_the_recipes_a_sentence_names_are_the_jobs_it_speaks_of(findings: dict[str, list[dict[str, Any]]]) -> None:
+    assert findings["Set decode gpu-memory-utilization to 0.85 on the low-middle-curve recipe"] == []
+    assert findings["MegaMOE recipes: moe-backend deep_gemm_mega_moe, TORCH_SYMMMEM=NVSHMEM"] == []
+    assert findings["Set prefill gpu-memory-utilization to 0.95 for the high-throughput and max-throughput "
+                    "recipes"] == []
+    assert findings["In disagg-gb200-low-latency.yaml and disagg-gb200-low-middle-curve.yaml, prefill "
+                    "gpu-memory-utilization is 0.8"] == []
+    # said of one recipe, and false there: an error about its job alone
+    (found,) = findings["Set decode gpu-memory-utilization to 0.95 on the low-middle-curve recipe"]
+    assert found["rule"] == "claim-contradicted" and "disagg-gb200-low-middle-curve.yaml" in found["message"]
+    assert claimed(findings["Use --moe-backend deep_gemm_mega_moe on the low-latency recipe"]) == [
+        ("claim-contradicted", "--moe-backend", "deep_gemm_mega_moe")]
+    (found,) = findings["In disagg-gb200-low-latency.yaml and disagg-gb200-max-tpt-megamoe.yaml, prefill "
+                        "gpu-memory-utilization is 0.8"]
+    assert found["rule"] == "claim-partly-contradicted" and "for 1 of 2 " in found["message"]

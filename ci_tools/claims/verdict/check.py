@@ -31,6 +31,7 @@ from ..text.values import Concurrency
 from .changed import ChangedLines
 from .compare import judge
 from .dimensions import explained_by_the_matrix
+from .named_recipes import named_recipe_jobs
 from .new_recipe import added_recipe_jobs, holds_on_the_added_recipe
 from .exceptions import Stated, elsewhere_claims, stated_values, without_stated_exceptions
 from .gates import explained_by_a_gate, gates_in
@@ -275,6 +276,7 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
         excluded = _overridden(claim, claims, {**scoped, id(claim): arm_jobs[id(claim)]} if id(claim) in arm_jobs
                                else scoped, by_id)
         mine = _named_configs(claim.said, keyed.get(id(claim), jobs), _lead_of(claim))
+        mine = named_recipe_jobs((claim.said, _lead_of(claim)), mine, evals)
         if claim.outside is not None:
             outside = claim.outside
             mine = [j for j in mine if not outside.admits(j)]

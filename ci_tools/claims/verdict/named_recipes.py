@@ -1,0 +1,72 @@
+"""The recipes a sentence names: "on the low-middle-curve recipe", "the MegaMOE recipes", "in dsv4_fp8_h200.sh".
+
+A config key whose jobs run several recipe files (a multinode key's srt-slurm recipes: ``disagg-gb200-low-latency``,
+``disagg-gb200-low-middle-curve``, ``disagg-gb200-max-tpt-megamoe``) is spoken of recipe by recipe: "Set decode
+gpu-memory-utilization to 0.85 on the low-middle-curve recipe" is said of the jobs of that file, not of the key's
+others.  Two ways of naming them are read: a file name ("dsv4_fp8_h200.sh and dsv4_fp8_h200_mtp.sh"), and the
+words right before "recipe(s)" that are words of the files' names ("the high-throughput and max-throughput
+recipes"; "throughput" as the names shorten it, ``tpt``), each conjunct a recipe of its own.  Words that are no
+file's ("update the resident recipes") name none, and the claim keeps every job.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePosixPath
+from typing import Mapping, Sequence
+
+from ...jobs.job import Job
+from ...shell.model import RecipeEval
+
+_WORD = re.compile(r"[a-z0-9]+")
+# How recipe file names shorten the words prose writes in full.
+_SHORT = {"throughput": "tpt"}
+_FILE = re.compile(r"([\w.-]+)\.(?:ya?ml|sh)\b", re.IGNORECASE)
+_RECIPE_NOUN = re.compile(r"\brecipes?\b", re.IGNORECASE)
+_CONJUNCTIONS = frozenset({"and", "or"})
+
+
+def _file_words(path: str) -> frozenset[str]:
+    return frozenset(_WORD.findall(PurePosixPath(path).stem.lower()))
+
+
+def _named_files(text: str, files: Mapping[str, frozenset[str]]) -> set[str]:
+    """The files whose name (stem) the text writes out."""
+    stems = {PurePosixPath(m.group(0)).stem.lower() for m in _FILE.finditer(text)}
+    return {path for path in files if PurePosixPath(path).stem.lower() in stems}
+
+
+def _named_by_words(text: str, files: Mapping[str, frozenset[str]]) -> set[str]:
+    """The files the words right before each "recipe(s)" name, one conjunct at a time."""
+    known = frozenset().union(*files.values())
+    telling = known - frozenset.intersection(*files.values())
+    chosen: set[str] = set()
+    for noun in _RECIPE_NOUN.finditer(text):
+        words = [_SHORT.get(w, w) for w in _WORD.findall(text[:noun.start()].lower())]
+        conjuncts: list[set[str]] = [set()]
+        for word in reversed(words):
+            if word in _CONJUNCTIONS:
+                conjuncts.append(set())
+            elif word in known:
+                conjuncts[-1].add(word)
+            else:
+                break
+        for conjunct in conjuncts:
+            said = conjunct & telling
+            if said:
+                chosen |= {path for path, own in files.items() if said <= own}
+    return chosen
+
+
+def named_recipe_jobs(texts: Sequence[str], jobs: list[Job], evals: Mapping[str, RecipeEval | None]) -> list[Job]:
+    """The jobs of the recipe files the first of ``texts`` that names some does (the clause, then the words before
+    it); every job when none names one, or they name every file."""
+    recipes = {job.id: ev.recipe for job in jobs if (ev := evals.get(job.id)) is not None and ev.recipe}
+    files = {path: _file_words(path) for path in set(recipes.values())}
+    if len(files) < 2:
+        return jobs
+    for text in texts:
+        chosen = (_named_files(text, files) or _named_by_words(text, files)) if text else set()
+        if chosen:
+            return [job for job in jobs if recipes.get(job.id) in chosen] if len(chosen) < len(files) else jobs
+    return jobs
