@@ -15,7 +15,10 @@ in "before" tells the old state; a word of prose after a setting only ever given
 clause "If/When ..." is a condition of the clause after it.  From the forms added to the generator and measured
 blind: a word of prose glued to its value ends a setting named in words ("the gpu memory utilization=0.8"), and "Turn
 on/off X" says on/off before the setting.  From probes of a key with several recipe files: the recipes a sentence
-names by their file names or by the words of those names before "recipe(s)" are the jobs it speaks of.
+names by their file names or by the words of those names before "recipe(s)" are the jobs it speaks of.  From
+probes of a default with exceptions per concurrency: "8192 at conc 1/32 and 16384 at conc 512" (a number another
+concurrency follows is no point of the list before), "65536 (8192 for conc<=32, 16384 for conc 512)" (an aside of
+values for concurrencies is no scope of the clause), "except at conc 1, 32 and 512".
 """
 
 from __future__ import annotations
@@ -103,6 +106,10 @@ SENTENCES = [
               "is 0.8"),
     (RECIPES, "In disagg-gb200-low-latency.yaml and disagg-gb200-max-tpt-megamoe.yaml, prefill gpu-memory-utilization "
               "is 0.8"),
+    (B300, "chunked-prefill-size 65536 by default; 8192 at conc 1/32 and 16384 at conc 512"),
+    (B300, "Use chunked-prefill-size 65536 (8192 for conc<=32, 16384 for conc 512)"),
+    (B300, "Set chunked-prefill-size to 65536 except at conc 1, 32 and 512"),
+    (B300, "Set chunked-prefill-size to 32768 except at conc 1, 32 and 512"),
 ]
 ENTRY = """
 - config-keys:
@@ -330,3 +337,12 @@ def test_the_recipes_a_sentence_names_are_the_jobs_it_speaks_of(findings: dict[s
     (found,) = findings["In disagg-gb200-low-latency.yaml and disagg-gb200-max-tpt-megamoe.yaml, prefill "
                         "gpu-memory-utilization is 0.8"]
     assert found["rule"] == "claim-partly-contradicted" and "for 1 of 2 " in found["message"]
+
+
+def test_a_default_with_exceptions_per_concurrency(findings: dict[str, list[dict[str, Any]]]) -> None:
+    # the recipe passes 8192 at conc 1 and 32, 16384 at 512, 65536 above
+    assert findings["chunked-prefill-size 65536 by default; 8192 at conc 1/32 and 16384 at conc 512"] == []
+    assert findings["Use chunked-prefill-size 65536 (8192 for conc<=32, 16384 for conc 512)"] == []
+    assert findings["Set chunked-prefill-size to 65536 except at conc 1, 32 and 512"] == []
+    (found,) = findings["Set chunked-prefill-size to 32768 except at conc 1, 32 and 512"]
+    assert found["rule"] == "claim-contradicted" and "--chunked-prefill-size 65536" in found["message"]

@@ -5,10 +5,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .scope import Scope
 from .sentences import Clause
 from .values import Concurrency
 
-_CONC_LIST = r"\[?\s*\d+(?:\s*(?:,\s*(?:and\s+|or\s+)?|/|\s+and\s+|\s+or\s+|\.\.|-|–|\s+to\s+|\s+through\s+)\s*\d+)*\s*\]?"
+# A number that another concurrency follows is the value of a setting there, not a point of this list ("8192 at conc
+# 1/32 and 16384 at conc 512": the list is 1/32).
+_VALUE_AT = r"(?!\d|\s+(?:at|for|on|in|with)\s+(?:conc|c\d))"
+_CONC_LIST = (r"\[?\s*\d+(?:\s*(?:,\s*(?:and\s+|or\s+)?|/|\s+and\s+|\s+or\s+|\.\.|-|–|\s+to\s+|\s+through\s+)\s*\d+"
+              + _VALUE_AT + r")*\s*\]?")
 _CONC_RE = re.compile(
     r"(?<![\w-])(?:conc(?:urrenc(?:y|ies))?(?:-list)?|并发)\s*(?:=|:|of|-(?=\d))?\s*(?P<list>" + _CONC_LIST + r")(?![\w.])",
     re.IGNORECASE,
@@ -97,6 +102,16 @@ def conc_specs(clause: Clause) -> list[ConcSpec]:
             out.append(ConcSpec(Concurrency(text[a:b], values, is_range, at_least), a, b, exhaustive))
     out.sort(key=lambda s: s.start)
     return out
+
+
+def conc_scope(spec: ConcSpec) -> Scope:
+    """The jobs a concurrency spec names: its points, every point of its range, or those at its bound and above."""
+    value = spec.value
+    if value.at_least is not None:
+        return Scope(conc_min=value.at_least)
+    if value.is_range:
+        return Scope(concs=frozenset(range(value.values[0], value.values[-1] + 1)))
+    return Scope(concs=frozenset(value.values))
 
 
 def doubling(lo: int, hi: int) -> list[int]:

@@ -1,4 +1,5 @@
-"""The part of the sweep a clause excepts: "--moe-runner-backend flashinfer_mxfp4 for all configs except ep=8".
+"""The part of the sweep a clause excepts: "--moe-runner-backend flashinfer_mxfp4 for all configs except ep=8",
+"65536 except at conc 1, 32 and 512".
 
 The arms after "except", "excluding", "apart from", "other than", "save for", "with the exception of",
 "everywhere but" or "but not" are where the clause's setting does not hold: the claim is about the jobs
@@ -11,6 +12,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from .arms import Arm, Atom
+from .concs import ConcSpec, conc_scope
 from .scope import Scope
 from .tokens import Tok
 
@@ -28,11 +30,13 @@ _NOUNS = frozenset({"row", "rows", "config", "configs", "job", "jobs", "point", 
                     "variant", "variants", "recipe", "recipes", "entry", "entries", "one", "ones"})
 
 
-def excepted_part(toks: Sequence[Tok], masked: Sequence[bool],
-                  found: Sequence[Atom]) -> tuple[int, int, Scope] | None:
-    """(start, end, scope): the token range of the first marker with the arms it excepts, and those arms as a
-    scope (alternatives); None when the clause has no marker directly followed by an arm."""
+def excepted_part(toks: Sequence[Tok], masked: Sequence[bool], found: Sequence[Atom],
+                  concs: Sequence[ConcSpec] = ()) -> tuple[int, int, Scope] | None:
+    """(start, end, scope): the token range of the first marker with the arms (or the concurrencies: "except at
+    conc 1, 32 and 512") it excepts, and those as a scope (alternatives); None when the clause has no marker
+    directly followed by one."""
     starts = {a.start: a for a in found}
+    spec_at = {k: spec for spec in concs for k, t in enumerate(toks) if t.start == spec.start}
     low = [t.low for t in toks]
     for i in range(len(toks)):
         if masked[i] or low[i] not in _FIRST_WORDS:
@@ -43,6 +47,10 @@ def excepted_part(toks: Sequence[Tok], masked: Sequence[bool],
         k = i + len(marker)
         while k < len(toks) and low[k] in _LEAD:
             k += 1
+        if k in spec_at and k not in starts:
+            spec = spec_at[k]
+            end = next((j for j in range(k, len(toks)) if toks[j].start >= spec.end), len(toks))
+            return i, end, conc_scope(spec)
         arms: list[Arm] = []
         while k in starts:
             atom = starts[k]

@@ -161,7 +161,7 @@ class ClauseReader(SweepReaders):
         # Set by the sentence: the clause before it is a condition ("If X=1 and CONC>=64, ..."), which this one's
         # settings hold under.
         self.under_condition = False
-        self.excepted_words = excepted_part(toks, masked, self.all_atoms)
+        self.excepted_words = excepted_part(toks, masked, self.all_atoms, conc_specs(clause))
         self.excepted: Scope | None = None
         self.unmasked = list(masked)  # before the exception's words are masked (see excepts_the_clause_before)
         if self.excepted_words is not None:
@@ -213,7 +213,9 @@ class ClauseReader(SweepReaders):
         live = [not m for m in r.masked]
         found = groups(self.toks, self.all_atoms if all(live) else atoms(self.toks, live))  # nothing masked: the same
         parens = _parentheses(self.toks)
-        specs = [spec for spec in conc_specs(self.clause) if not r.masked_span(spec.start, spec.end)]
+        asides = _value_asides(self.toks, parens)
+        specs = [spec for spec in conc_specs(self.clause) if not r.masked_span(spec.start, spec.end)
+                 and not any(a <= r.index_at(spec.start) < b for a, b in asides)]
         spec_at = [r.index_at(spec.start) for spec in specs]
         segments = [Segment(0, len(self.toks))]
         anchor: Group | None = None  # the last group a parenthetical after it may define
@@ -753,6 +755,22 @@ def _value_word(t: Tok) -> bool:
     if t.kind in ("image", "assign") or (t.kind == "flag" and "=" in t.text):
         return True
     return t.kind == "word" and (parse_number(t.text) is not None or parse_dtype(t.text) is not None)
+
+
+# "(8192 for conc<=32, 16384 for conc 512)": a value for a concurrency, inside a parenthesis.
+_VALUE_FOR_CONC = re.compile(r"\d[\w.]*\s+(?:for|at|on|in)\s+(?:conc|c\d)", re.IGNORECASE)
+
+
+def _value_asides(toks: list[Tok], parens: dict[int, int]) -> list[tuple[int, int]]:
+    """The token ranges of parentheses that give values for concurrencies ("65536 (8192 for conc<=32, 16384 for
+    conc 512)"): exceptions to the clause's value, whose concurrencies are no part of the sweep the clause speaks
+    of (the exceptions themselves are read by :mod:`..verdict.exceptions`)."""
+    out: list[tuple[int, int]] = []
+    for start, end in parens.items():
+        inside = " ".join(t.text for t in toks[start + 1:end])
+        if _VALUE_FOR_CONC.search(inside):
+            out.append((start, end))
+    return out
 
 
 def _parentheses(toks: list[Tok]) -> dict[int, int]:

@@ -22,7 +22,7 @@ from ...findings import Location
 from ...jobs.job import Job
 from ..text.arms import atoms
 from ..text.claim import Claim
-from ..text.concs import ConcSpec, conc_specs
+from ..text.concs import ConcSpec, conc_scope, conc_specs
 from ..text.context import mask_history
 from ..text.scope import Scope
 from ..text.sentences import SourceText, split_clauses
@@ -67,15 +67,6 @@ class Stated:
             tag = self.value.text if isinstance(self.value, Word) else ""
             return len(tag) >= 4 and any(c.isdigit() for c in tag) and tag in actual.value
         return compare_text(self.value, actual.value, job, "", _NOWHERE).verdict is True
-
-
-def _conc_scope(spec: ConcSpec) -> Scope:
-    value = spec.value
-    if value.at_least is not None:
-        return Scope(conc_min=value.at_least)
-    if value.is_range:
-        return Scope(concs=frozenset(range(value.values[0], value.values[-1] + 1)))
-    return Scope(concs=frozenset(value.values))
 
 
 # On/off words that state a setting's state (not "on TP8", "no EP", "without DP attention", which name arms).
@@ -140,7 +131,7 @@ def stated_values(sources: Iterable[SourceText], jobs: Sequence[Job]) -> list[St
             for spec in specs:
                 k = next((k for k, t in enumerate(toks) if t.start >= spec.start), None)
                 if k is not None and not masked[k]:
-                    place.setdefault(k, Stated(_conc_scope(spec), anywhere))
+                    place.setdefault(k, Stated(conc_scope(spec), anywhere))
             for k, t in enumerate(toks):
                 word = t.low.strip(":`'\"")
                 keys = key_words.get(word.replace("-", "")) or (frozenset({word}) if word in whole_keys else None)
@@ -161,10 +152,12 @@ def stated_values(sources: Iterable[SourceText], jobs: Sequence[Job]) -> list[St
                     continue
                 # the parts named together nearest to it in its clause, else in its sentence
                 near = [r for r in runs if r[2] == clause_index] or runs
-                # on a tie, the part after it when a preposition leads there ("0.82 at TP8 and 0.95 at TP4")
+                # on a tie, the part after it when a preposition leads there ("0.82 at TP8 and 0.95 at TP4"); right
+                # after that preposition, whatever is nearer before ("8192 for conc<=32, 16384 for conc 512")
                 ahead = i + 1 < len(items) and items[i + 1][0].low in _LEADS
-                first, last, _, parts = min(near, key=lambda r: (min(abs(r[0] - i), abs(r[1] - i)),
-                                                                 (r[0] < i) if ahead else (r[0] > i)))
+                led = [r for r in near if ahead and r[0] == i + 2]
+                first, last, _, parts = led[0] if led else min(
+                    near, key=lambda r: (min(abs(r[0] - i), abs(r[1] - i)), (r[0] < i) if ahead else (r[0] > i)))
                 out.append(replace(parts[0], value=value, setting=_setting_of(t, items[i - 1][0] if i else None),
                                    also=tuple(parts[1:])))
     return out
