@@ -18,7 +18,9 @@ on/off X" says on/off before the setting.  From probes of a key with several rec
 names by their file names or by the words of those names before "recipe(s)" are the jobs it speaks of.  From
 probes of a default with exceptions per concurrency: "8192 at conc 1/32 and 16384 at conc 512" (a number another
 concurrency follows is no point of the list before), "65536 (8192 for conc<=32, 16384 for conc 512)" (an aside of
-values for concurrencies is no scope of the clause), "except at conc 1, 32 and 512".
+values for concurrencies is no scope of the clause), "except at conc 1, 32 and 512"; and of roles: the arms a
+contrast names ("unlike decode") are where the claim does not hold, a role before a verb after "recipe" is the
+clause's subject, "0.8 / 0.9 for prefill / decode" gives each part its own value (not read as one).
 """
 
 from __future__ import annotations
@@ -110,6 +112,9 @@ SENTENCES = [
     (B300, "Use chunked-prefill-size 65536 (8192 for conc<=32, 16384 for conc 512)"),
     (B300, "Set chunked-prefill-size to 65536 except at conc 1, 32 and 512"),
     (B300, "Set chunked-prefill-size to 32768 except at conc 1, 32 and 512"),
+    (RECIPES, "On the low-latency recipe prefill uses 0.8 gpu-memory-utilization, unlike decode (0.9)"),
+    (RECIPES, "On the low-latency recipe prefill uses gpu-memory-utilization 0.9, unlike decode"),
+    (RECIPES, "Low-latency recipe: gpu-memory-utilization 0.8 / 0.9 for prefill / decode"),
 ]
 ENTRY = """
 - config-keys:
@@ -346,3 +351,11 @@ def test_a_default_with_exceptions_per_concurrency(findings: dict[str, list[dict
     assert findings["Set chunked-prefill-size to 65536 except at conc 1, 32 and 512"] == []
     (found,) = findings["Set chunked-prefill-size to 32768 except at conc 1, 32 and 512"]
     assert found["rule"] == "claim-contradicted" and "--chunked-prefill-size 65536" in found["message"]
+
+
+def test_a_contrast_names_where_the_claim_does_not_hold(findings: dict[str, list[dict[str, Any]]]) -> None:
+    # the low-latency recipe's prefill workers pass 0.8, its decode workers 0.9
+    assert findings["On the low-latency recipe prefill uses 0.8 gpu-memory-utilization, unlike decode (0.9)"] == []
+    assert findings["Low-latency recipe: gpu-memory-utilization 0.8 / 0.9 for prefill / decode"] == []
+    (found,) = findings["On the low-latency recipe prefill uses gpu-memory-utilization 0.9, unlike decode"]
+    assert found["rule"] == "claim-contradicted" and "--gpu-memory-utilization 0.8" in found["message"]

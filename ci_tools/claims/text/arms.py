@@ -329,6 +329,10 @@ _HEADING_VERBS = {"tune", "tunes", "tuned", "retune", "retunes", "retuned", "upd
 _AFTER_A_ROLE = {"", ",", ";", ")", "and", "or", "/", ".", "instead", "only", "too", "as", "(", "via", "through",
                  "using", "for", "with", "on", "at", "in"}
 # A role as the subject of its clause: "Decode uses ...", "Prefill now runs ...", "decode gets ...".
+# What may stand before a role that is the subject of its clause ("the prefill uses", "..., while decode keeps",
+# "On the low-latency recipe prefill uses"); not a word of a feature's name ("chunked prefill uses 8192 tokens").
+_BEFORE_A_ROLE_SUBJECT = frozenset({"the", "and", ",", ";", ":", "while", "whereas", "but", "recipe", "recipes", "config",
+                                    "configs"})
 _ROLE_VERBS = {"uses", "use", "runs", "run", "gets", "get", "passes", "pass", "keeps", "keep", "takes", "take",
                "sets", "has", "enables", "disables", "switches", "moves", "stays", "goes", "drops", "adds"}
 _BOOL_WORDS = {"true": True, "on": True, "enabled": True, "false": False, "off": False, "disabled": False}
@@ -616,7 +620,7 @@ def _word_arms(toks: Sequence[Tok], i: int) -> tuple[tuple[Arm, ...], int] | Non
     if low in ROLE_WORDS and prev in ("for", "on", "in", "(") and nxt in _AFTER_A_ROLE:
         # "0.85 for decode and 0.7 for prefill", "0.85 (decode)", "Enable X for decode via the server flags"
         return (Arm(role=low, label=t.text),), 1
-    if low in ROLE_WORDS and (i == 0 or prev in ("the", "and")) and (
+    if low in ROLE_WORDS and (i == 0 or prev in _BEFORE_A_ROLE_SUBJECT) and (
             nxt in _ROLE_VERBS or (nxt in ("now", "still", "also", "then") and i + 2 < len(toks)
                                    and toks[i + 2].low in _ROLE_VERBS)):
         return (Arm(role=low, label=t.text),), 1  # "Decode now uses --mem-fraction-static 0.88": the role's servers

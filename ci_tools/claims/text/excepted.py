@@ -2,7 +2,8 @@
 "65536 except at conc 1, 32 and 512".
 
 The arms after "except", "excluding", "apart from", "other than", "save for", "with the exception of",
-"everywhere but" or "but not" are where the clause's setting does not hold: the claim is about the jobs
+"everywhere but" or "but not", and those a contrast names ("unlike", "as opposed to", "compared to", "versus",
+"rather than"), are where the clause's setting does not hold: the claim is about the jobs
 outside them (``Claim.outside``), and they are no scope of the claim.  Without this, "except ep=8" read the
 claim as one about the ep=8 jobs, the very ones it leaves out.
 """
@@ -21,6 +22,9 @@ _MARKERS: tuple[tuple[str, ...], ...] = tuple(sorted((
     ("except",), ("except", "for"), ("excepting",), ("excluding",), ("apart", "from"), ("other", "than"),
     ("other", "than", "for"), ("other", "than", "on"), ("save", "for"), ("with", "the", "exception", "of"),
     ("everywhere", "but"), ("but", "not"), ("but", "not", "for"), ("but", "not", "on"), ("but", "not", "in"),
+    # a contrast: what the arms after it run differs ("prefill uses 0.8, unlike decode (0.9)")
+    ("unlike",), ("as", "opposed", "to"), ("in", "contrast", "to"), ("in", "contrast", "with"), ("compared", "to"),
+    ("compared", "with"), ("versus",), ("vs",), ("vs.",), ("rather", "than"),
 ), key=len, reverse=True))
 _FIRST_WORDS = frozenset(m[0] for m in _MARKERS)
 # Words between the marker and the arms, and nouns after them, that belong to the excepted part.

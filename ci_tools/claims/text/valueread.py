@@ -212,6 +212,8 @@ def _number_at(r: Reading, i: int) -> ValueAt | None:
     num = parse_number(toks[i].text)
     if num is None:
         return None
+    if i + 2 < len(toks) and toks[i + 1].text == "/" and parse_number(toks[i + 2].text) is not None:
+        return None  # "0.8 / 0.9 for prefill / decode": a value for each part, in turn, not one value
     end = i + 1
     if end < len(toks) and r.live(end) and toks[end].start == toks[i].end + 1 and toks[end].text in ("K", "k", "M"):
         wider = scaled(num, toks[end].text, r.source.text[toks[i].start:toks[end].end])
