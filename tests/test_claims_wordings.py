@@ -20,7 +20,9 @@ probes of a default with exceptions per concurrency: "8192 at conc 1/32 and 1638
 concurrency follows is no point of the list before), "65536 (8192 for conc<=32, 16384 for conc 512)" (an aside of
 values for concurrencies is no scope of the clause), "except at conc 1, 32 and 512"; and of roles: the arms a
 contrast names ("unlike decode") are where the claim does not hold, a role before a verb after "recipe" is the
-clause's subject, "0.8 / 0.9 for prefill / decode" gives each part its own value (not read as one).
+clause's subject, "0.8 / 0.9 for prefill / decode" gives each part its own value (not read as one); a number
+"up to", "max" or "or fewer" is a bound, which jobs that do not pass the setting neither keep nor break; "is gone"
+and "is replaced" tell the old state, and a verb of change after a setting ("changes from") is no value of it.
 """
 
 from __future__ import annotations
@@ -115,6 +117,13 @@ SENTENCES = [
     (RECIPES, "On the low-latency recipe prefill uses 0.8 gpu-memory-utilization, unlike decode (0.9)"),
     (RECIPES, "On the low-latency recipe prefill uses gpu-memory-utilization 0.9, unlike decode"),
     (RECIPES, "Low-latency recipe: gpu-memory-utilization 0.8 / 0.9 for prefill / decode"),
+    (B300, "--cuda-graph-max-bs 1088 max"),
+    (B300, "Up to 1088 --cuda-graph-max-bs"),
+    (B300, "--cuda-graph-max-bs of 1088 or fewer"),
+    (B300, "Cap --cuda-graph-max-bs at 256"),
+    (B300, "--moe-runner-backend flashinfer_cutedsl is gone; TP4 uses flashinfer_mxfp4"),
+    (B300, "TP4 --moe-runner-backend changes from flashinfer_cutedsl"),
+    (B300, "The flashinfer_cutedsl MoE runner backend that TP4 used is replaced"),
 ]
 ENTRY = """
 - config-keys:
@@ -359,3 +368,19 @@ def test_a_contrast_names_where_the_claim_does_not_hold(findings: dict[str, list
     assert findings["Low-latency recipe: gpu-memory-utilization 0.8 / 0.9 for prefill / decode"] == []
     (found,) = findings["On the low-latency recipe prefill uses gpu-memory-utilization 0.9, unlike decode"]
     assert found["rule"] == "claim-contradicted" and "--gpu-memory-utilization 0.8" in found["message"]
+
+
+def test_a_bound_is_no_value_and_is_kept_below_it(findings: dict[str, list[dict[str, Any]]]) -> None:
+    # the recipe passes --cuda-graph-max-bs 288, 544 or 1088 on its megamoe branches, none on the others
+    for sentence in ("--cuda-graph-max-bs 1088 max", "Up to 1088 --cuda-graph-max-bs",
+                     "--cuda-graph-max-bs of 1088 or fewer"):
+        assert findings[sentence] == [], sentence
+    # a cap the megamoe branches exceed (288, 544); the branches that pass none neither keep nor break it
+    (found,) = findings["Cap --cuda-graph-max-bs at 256"]
+    assert found["rule"] == "claim-partly-contradicted" and "--cuda-graph-max-bs 288" in found["message"]
+
+
+def test_the_old_state_in_other_words(findings: dict[str, list[dict[str, Any]]]) -> None:
+    assert findings["--moe-runner-backend flashinfer_cutedsl is gone; TP4 uses flashinfer_mxfp4"] == []
+    assert findings["TP4 --moe-runner-backend changes from flashinfer_cutedsl"] == []  # was: "is changes"
+    assert findings["The flashinfer_cutedsl MoE runner backend that TP4 used is replaced"] == []

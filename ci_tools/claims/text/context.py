@@ -32,7 +32,7 @@ _REJECT = (r"kill(?:s|ed)?|crash(?:es|ed)?|ooms?|oom-kills?|oomed|oom-killed|fai
            r"reject(?:s|ed)?|cannot|can't|tried|no longer|regress\w*|remov(?:e|es|ed|ing)|drop(?:s|ped|ping)?|"
            r"delet(?:e|es|ed|ing)|exclud(?:e|es|ed|ing)|retir(?:e|es|ed|ing)|revert(?:s|ed|ing)?|not|never|"
            r"broke|broken|re-attempt\w*|reattempt\w*|attempt(?:s|ed|ing)?|ruled out|postponed|deferred|"
-           r"deprecat\w*|neither|nor|die|dies|died|dying")
+           r"deprecat\w*|neither|nor|die|dies|died|dying|gone|(?:is|was|are|were|gets|got)\s+replaced")
 _SKIP_CLAUSE = re.compile(
     r"\b(?:" + _REJECT + r"|could|would|previously|formerly|used to|originally|initially|earlier|at first|"
     r"before (?:this|the|that|these|then|now)\b|before(?=\s*$)|prior to (?:this|the|that)\b|in the past|if|unless|was|were|"
@@ -65,7 +65,7 @@ _QUOTED = re.compile(r"(?<![\w])'[^'\n]*\s[^'\n]*'(?![\w])|\"[^\"\n]*\s[^\"\n]*\
 FROM = {"from", "从"}
 TO = {"to", "into", "为", "到", "改为", "切换为", "切换到", "换成", "变为"}
 # Verbs whose direct object is the old state when a "to"/"into" follows: "scale TP2 to TP4".
-_CHANGE_VERBS = frozenset({
+CHANGE_VERBS = frozenset({
     "scale", "scales", "scaled", "scaling", "move", "moves", "moved", "moving", "switch", "switches", "switched",
     "switching", "change", "changes", "changed", "changing", "bump", "bumps", "bumped", "bumping", "raise",
     "raises", "raised", "raising", "lower", "lowers", "lowered", "lowering", "increase", "increases",
@@ -216,7 +216,7 @@ def mask_history(toks: Sequence[Tok], clause: Clause, value_like: Sequence[bool]
             if _only_a_part(toks, lows, 0, end, designated):
                 for k in range(i):
                     masked[k] = True
-        if low in _CHANGE_VERBS and any(w in TO for w in lows[i + 1:]):
+        if low in CHANGE_VERBS and any(w in TO for w in lows[i + 1:]):
             to = next(k for k in range(i + 1, n) if lows[k] in TO)
             if _names_new_part(lows, to + 1, designated) and _only_a_part(toks, lows, i + 1, to, designated):
                 # "Change the TP8 sweep at conc 1-64 to TP4": the part it was, arm and points
@@ -262,7 +262,7 @@ def mask_history(toks: Sequence[Tok], clause: Clause, value_like: Sequence[bool]
         if low == "to" and old_value_before_to(toks, i):
             # "Switch block-size 64 to 1 gpu-memory-utilization 0.95 to 0.90": a from-to without its "from"
             masked[i - 1] = True
-        if low in _CHANGE_VERBS:
+        if low in CHANGE_VERBS:
             _mask_changed_object(toks, lows, i, value_like, masked)
         if low in {"fix", "fixes", "fixing", "avoid", "avoids", "avoiding", "prevent", "prevents", "preventing",
                    "workaround", "work-around"} and i > 0 and lows[i - 1] in {"to", "that", "which", "for", "and"}:
@@ -417,7 +417,7 @@ def _before_state_from(lows: Sequence[str], i: int, value_like: Sequence[bool]) 
         return False  # "from 64 up", "from c64 onward": where a band begins
     before = lows[:i]
     return (bool(before) and before[-1] in _FROM_BEFORE) or any(w in TO for w in before) or \
-        any(w in _CHANGE_VERBS for w in before)
+        any(w in CHANGE_VERBS for w in before)
 
 
 def leaves_from_open(toks: Sequence[Tok]) -> bool:

@@ -14,7 +14,8 @@ from dataclasses import replace
 from typing import Container
 
 from .arms import ROLE_WORDS, names_an_arm
-from .context import DROP_OBJECT_GLUE, DROP_VERBS, FROM, STOP_VERBS, STOPPED_GERUNDS, TO, old_value_before_to, symbolic
+from .context import (CHANGE_VERBS, DROP_OBJECT_GLUE, DROP_VERBS, FROM, STOP_VERBS, STOPPED_GERUNDS, TO,
+                      old_value_before_to, symbolic)
 from .mentions import Mention, names_another_thing
 from .subjects import Catalog, Subject
 from .tokens import Reading, Tok
@@ -595,6 +596,18 @@ def _capped(r: Reading, m: Mention) -> bool:
     return any(w in _CAP_VERBS for w in near)
 
 
+_BOUND_BEFORE = (("up", "to"), ("at", "most"), ("max",), ("maximum",), ("<=",), ("≤",))
+_BOUND_AFTER = (("max",), ("maximum",), ("or", "fewer"), ("or", "less"), ("or", "lower"), ("or", "below"), ("at", "most"))
+
+
+def _a_bound(r: Reading, start: int, end: int, m: Mention) -> bool:
+    """The number at [start, end) is a bound, not the value: "up to 1088", "1088 max", "1088 or fewer" (a word of the
+    setting's own name is none: "Use 64 max num seqs")."""
+    low = [t.low if not m.start <= k < m.end else "" for k, t in enumerate(r.toks)]
+    return any(tuple(low[max(0, start - len(w)):start]) == w for w in _BOUND_BEFORE) or \
+        any(tuple(low[end:end + len(w)]) == w for w in _BOUND_AFTER)
+
+
 # "the canonical checkpoint ships no chat_template": what something else has, not what the recipe passes.
 _HAS_VERBS = {"ships", "ship", "has", "have", "had", "contains", "contain", "provides", "provide", "includes",
               "include", "carries", "carry", "needs", "need", "requires", "require", "supports", "support", "with"}
@@ -648,13 +661,15 @@ def read_value(r: Reading, cat: Catalog, m: Mention, mentions: list[Mention]) ->
             found = (verb[0], verb[1], verb[1] + 1)
     if found is not None and not isinstance(found[0], (Bool, Absent)) and bool_only(cat, subject, m):
         found = None  # "TBO is a prefill-only optimisation": not a value of an on/off setting
-    if found is not None and isinstance(found[0], Number) and _capped(r, m):
+    if found is not None and isinstance(found[0], Number) and (_capped(r, m) or _a_bound(r, found[1], found[2], m)):
         found = (replace(found[0], at_most=True), found[1], found[2])
     if found is not None and isinstance(found[0], Word) and found[0].dtype and not takes_dtype(subject):
         found = None  # "the gfx950 MXFP4 MoE backend": a dtype names no backend
     if found is not None and isinstance(found[0], Word) and found[1] == m.end and _prose_word(r.toks[found[1]]) and \
-            cat.takes_numbers_only(subject):
-        found = None  # "--max-num-seqs follows CONC", "... ranges from 16 to 2048": a word of prose, not a count
+            (cat.takes_numbers_only(subject) or r.toks[found[1]].low in CHANGE_VERBS):
+        # "--max-num-seqs follows CONC", "... ranges from 16 to 2048": a word of prose, not a count; "X changes from
+        # A": a verb, whatever the setting takes
+        found = None
     if found is not None and isinstance(found[0], Bool) and m.via != "identifier" and inverted(subject):
         # "radix cache disabled" is --disable-radix-cache passed.
         b = found[0]
