@@ -1,0 +1,102 @@
+"""Probe sentences against the real tree: truths flagged and lies caught, per sentence.
+
+``tests/data/claims_probes.txt`` holds hand-written bullets, each marked true or false of the real tree
+(``tests/data/inferencex-843c625``): wordings tried one family at a time (exceptions, contrasts, old states, bounds,
+conditions, drops, recipe names, defaults with exceptions per concurrency).  The bench appends them as entries to
+a throwaway git copy of the tree, one commit per config key (as a change appends its entries), runs ``claims`` on
+each, and reports how many truths drew an error or a warning and how many lies did, listing each miss.
+
+Run: .venv/bin/python bench/bench_claims_probes.py [--list]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchlib import FULL_CORPUS, GIT_ENV, ROOT, THIS_BUILD, require  # noqa: E402
+
+PROBES = ROOT / "tests" / "data" / "claims_probes.txt"
+
+
+def load() -> list[tuple[bool, str, str]]:
+    """(true of the tree, config key, sentence) of each probe line."""
+    out = []
+    for n, line in enumerate(PROBES.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        parts = line.split("|", 2)
+        if len(parts) != 3 or parts[0] not in ("T", "L"):
+            raise SystemExit(f"{PROBES}:{n}: expected T|key|sentence or L|key|sentence, found {line!r}")
+        out.append((parts[0] == "T", parts[1], parts[2]))
+    return out
+
+
+def git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(repo), "-c", "commit.gpgsign=false", *args], check=True, capture_output=True,
+                   env=GIT_ENV)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--list", action="store_true", help="list every probe with what the check said")
+    args = parser.parse_args()
+    require(PROBES)
+    probes = load()
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = Path(tmp) / "ix"
+        shutil.copytree(FULL_CORPUS, repo)
+        for path in [repo, *repo.rglob("*")]:
+            path.chmod(path.stat().st_mode | 0o200)
+        git(repo, "init", "-q", "-b", "main")
+        git(repo, "add", "-A")
+        git(repo, "commit", "-q", "-m", "base")
+        said: dict[int, list[str]] = {n: [] for n in range(len(probes))}
+        keys = list(dict.fromkeys(key for _, key, _ in probes))
+        for key in keys:
+            # one commit per config key, as a change appends its entries: the entries of one commit share the
+            # catalog of subjects their jobs' recipes set
+            changelog = repo / "perf-changelog.yaml"
+            text = changelog.read_text(encoding="utf-8")
+            line_of: dict[int, int] = {}
+            for n, (_, k, sentence) in enumerate(probes):
+                if k != key:
+                    continue
+                text += f"\n- config-keys:\n    - {key}\n  description:\n    - {json.dumps(sentence, ensure_ascii=False)}\n"
+                line_of[text.count("\n")] = n
+                text += f"  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/{80000 + n}\n"
+            changelog.write_text(text, encoding="utf-8")
+            git(repo, "commit", "-q", "-am", f"probes of {key}")
+            proc = subprocess.run([*THIS_BUILD, "claims", "--repo", str(repo), "--base", "HEAD~1", "--head", "HEAD",
+                                   "--format", "json"], capture_output=True, text=True, cwd=repo)
+            if proc.returncode not in (0, 1):
+                raise SystemExit(f"claims failed ({proc.returncode}): {proc.stderr.strip()[-400:]}")
+            for f in json.loads(proc.stdout)["findings"]:
+                n = line_of.get(f["line"])
+                if n is not None and f["severity"] in ("error", "warning"):
+                    said[n].append(f"{f['severity']}: {f['message'][:160]}")
+    truths = [n for n, p in enumerate(probes) if p[0]]
+    lies = [n for n, p in enumerate(probes) if not p[0]]
+    flagged = [n for n in truths if said[n]]
+    caught = [n for n in lies if said[n]]
+    print(f"probes: {len(probes)} ({len(truths)} truths, {len(lies)} lies)")
+    print(f"truths flagged: {len(flagged)} of {len(truths)}; lies caught: {len(caught)} of {len(lies)}")
+    for n in range(len(probes)):
+        miss = (n in flagged) or (n in lies and n not in caught)
+        if miss or args.list:
+            truth, key, sentence = probes[n]
+            tag = ("TRUTH FLAGGED" if n in flagged else "truth") if truth else ("lie caught" if said[n] else "LIE MISSED")
+            print(f"  {tag:13s} [{key}] {sentence}")
+            for s in said[n]:
+                print(f"      {s}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
