@@ -72,3 +72,17 @@ def test_the_gate_never_reads_lines_of_an_oversized_head() -> None:
     change = ChangelogChange(CHANGELOG, E1, E1 + b"\n" + entry() * 10, limits=Limits(max_file_bytes=len(E1)))
     assert change.oversized and change.diff is None and change.new_entries == []
     assert change.head is None  # no reader gets a line of it
+
+
+def test_claims_alone_says_which_entries_past_the_limit_it_did_not_read(real_repo: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    path = real_repo / CHANGELOG
+    path.write_bytes(_grow_past(path.read_bytes(), 1_000_000))
+    (real_repo / ".ci-tools.yaml").write_text("limits:\n  max-file-bytes: 2000000\n  max-appended-entries: 2\n",
+                                              encoding="utf-8")
+    code, out, _ = run(["claims", "--repo", str(real_repo), "--base", "HEAD", "--format", "json",
+                        "--select", "changelog-too-many-entries"], capsys)
+    findings = json.loads(out)["findings"]
+    # without it, `claims` passed the entries from the third on in silence (`check` said so in its gate only)
+    assert code == 1 and [f["rule"] for f in findings] == ["changelog-too-many-entries"]
+    assert findings[0]["data"]["limit"] == 2 and "from this one on are not checked for claims" in findings[0]["message"]

@@ -163,15 +163,17 @@ def lint_changelog(change: ChangelogChange, config: ProjectConfig, *, pr_number:
 
 
 def read_problems(change: ChangelogChange) -> list[Finding]:
-    """What keeps the entries a change appends from being read (too large, not text, not YAML, not a list):
-    the gate's findings of that kind, for the commands that read the entries without running the gate."""
+    """What keeps the entries a change appends from being read (too large, not text, not YAML, not a list, more
+    than the limit): the gate's findings of that kind, for the commands that read the entries without the gate."""
     if change.oversized:
         return [too_large_finding(change.path, len(change.head_bytes or b""), change.limits.max_file_bytes)]
     if change.compared and change.base_bytes == change.head_bytes:
         return []
     if change.binary is not None:
         return [_binary_finding(change, change.binary)]
-    return [f for f in change.parsed.findings if f.severity is Severity.ERROR]
+    # past the limit the entries are not read: said, or `claims` alone would pass them in silence
+    beyond = _appended_count_rule(change, change.diff) if change.compared and change.diff is not None else []
+    return [f for f in change.parsed.findings if f.severity is Severity.ERROR] + beyond
 
 
 def _appended_count_rule(change: ChangelogChange, diff: HistoryDiff) -> list[Finding]:
