@@ -143,7 +143,7 @@ def find_mentions(r: Reading, cat: Catalog) -> tuple[list[Mention], Found]:
         name, attached = t.text, None
         if t.kind in ("flag", "assign") and "=" in t.text:
             name, _, attached = t.text.partition("=")
-        if t.kind == "assign" and _PROSE_WORD.fullmatch(name) and i > 0 and toks[i - 1].kind == "word" and \
+        if t.kind == "assign" and is_prose_word(name) and i > 0 and toks[i - 1].kind == "word" and \
                 not cat.by_identifier(name) and name.lower() not in BLOCK_FIELDS:
             prose_assigned[i] = (name, attached or "")
             continue
@@ -220,8 +220,9 @@ def find_mentions(r: Reading, cat: Catalog) -> tuple[list[Mention], Found]:
     return mentions, found
 
 
-# A plain lower-case word (not an identifier: no "_", no capitals, no digits).
-_PROSE_WORD = re.compile(r"[a-z]+")
+def is_prose_word(text: str) -> bool:
+    """A plain lower-case word of letters (not an identifier: no "_", no capitals, no digits)."""
+    return text.isalpha() and text.islower()
 
 
 _SWITCH_BEFORE = {"enable", "enables", "enabled", "enabling", "disable", "disables", "disabled", "disabling", "turn",

@@ -16,9 +16,9 @@ from typing import Container
 from .arms import ROLE_WORDS, names_an_arm
 from .context import (CHANGE_VERBS, DROP_OBJECT_GLUE, DROP_VERBS, FROM, STOP_VERBS, STOPPED_GERUNDS, TO,
                       old_value_before_to, symbolic)
-from .mentions import Mention, names_another_thing
+from .mentions import Mention, is_prose_word, names_another_thing
 from .subjects import Catalog, Subject
-from .tokens import Reading, Tok
+from .tokens import Reading
 from .values import (
     NUMBER_WORDS,
     Absent,
@@ -542,12 +542,6 @@ def _names_a_kind(m: Mention) -> bool:
     return m.vocab is not None and m.vocab.term.split()[-1].lower() in _ENUM_NOUNS
 
 
-def _prose_word(t: Tok) -> bool:
-    """A lower-case word of letters only (``follows``, ``up``, ``between``): prose, where no link ("to", "=", ":")
-    puts a value."""
-    return t.text.isalpha() and t.text.islower()
-
-
 def takes_dtype(subject: Subject) -> bool:
     name = subject.name.lower()
     return any(w in name for w in ("dtype", "cache", "kv", "quant", "precision", "type"))
@@ -665,7 +659,7 @@ def read_value(r: Reading, cat: Catalog, m: Mention, mentions: list[Mention]) ->
         found = (replace(found[0], at_most=True), found[1], found[2])
     if found is not None and isinstance(found[0], Word) and found[0].dtype and not takes_dtype(subject):
         found = None  # "the gfx950 MXFP4 MoE backend": a dtype names no backend
-    if found is not None and isinstance(found[0], Word) and found[1] == m.end and _prose_word(r.toks[found[1]]) and \
+    if found is not None and isinstance(found[0], Word) and found[1] == m.end and is_prose_word(r.toks[found[1]].text) and \
             (cat.takes_numbers_only(subject) or r.toks[found[1]].low in CHANGE_VERBS):
         # "--max-num-seqs follows CONC", "... ranges from 16 to 2048": a word of prose, not a count; "X changes from
         # A": a verb, whatever the setting takes

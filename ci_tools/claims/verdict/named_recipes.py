@@ -26,7 +26,8 @@ _RECIPE_NOUN = re.compile(r"\brecipes?\b", re.IGNORECASE)
 _CONJUNCTIONS = frozenset({"and", "or"})
 
 
-def _file_words(path: str) -> frozenset[str]:
+def file_words(path: str) -> frozenset[str]:
+    """The words of a recipe file's name (its stem): ``disagg-gb200-max-tpt-megamoe.yaml`` -> disagg, gb200, max, ..."""
     return frozenset(_WORD.findall(PurePosixPath(path).stem.lower()))
 
 
@@ -62,7 +63,7 @@ def named_recipe_jobs(texts: Sequence[str], jobs: list[Job], evals: Mapping[str,
     """The jobs of the recipe files the first of ``texts`` that names some does (the clause, then the words before
     it); every job when none names one, or they name every file."""
     recipes = {job.id: ev.recipe for job in jobs if (ev := evals.get(job.id)) is not None and ev.recipe}
-    files = {path: _file_words(path) for path in set(recipes.values())}
+    files = {path: file_words(path) for path in set(recipes.values())}
     if len(files) < 2:
         return jobs
     for text in texts:

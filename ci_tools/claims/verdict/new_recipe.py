@@ -14,20 +14,16 @@ them apart ("MegaMOE max-throughput": ``max-tpt-megamoe``, not
 from __future__ import annotations
 
 import re
-from pathlib import PurePosixPath
 from typing import Iterable, Mapping
 
 from ...jobs.job import Job
 from ...shell.model import RecipeEval
 from .changed import ChangedLines
+from .named_recipes import file_words
 
 # "Add ... recipe", "adds two recipes", "New ... recipe": the entry says it brings a recipe in.
 _ADDS_A_RECIPE = re.compile(r"\b(?:add(?:s|ed|ing)?|introduc(?:e|es|ed|ing)|new)\b[^.;:]*?\brecipes?\b", re.I)
 _WORD = re.compile(r"[a-z0-9]+")
-
-
-def _words(path: str) -> frozenset[str]:
-    return frozenset(_WORD.findall(PurePosixPath(path).stem.lower()))
 
 
 def added_recipe_jobs(texts: Iterable[str], jobs: Iterable[Job], evals: Mapping[str, RecipeEval | None],
@@ -47,7 +43,7 @@ def added_recipe_jobs(texts: Iterable[str], jobs: Iterable[Job], evals: Mapping[
         return frozenset(next(iter(by_recipe.values())))
     if not by_recipe:
         return frozenset()
-    names = {recipe: _words(recipe) for recipe in by_recipe}
+    names = {recipe: file_words(recipe) for recipe in by_recipe}
     telling = frozenset().union(*names.values()) - frozenset.intersection(*names.values())
     said = set(_WORD.findall(text.lower()))
     chosen = [recipe for recipe, words in names.items() if words & telling & said]
