@@ -124,6 +124,8 @@ SENTENCES = [
     (B300, "--moe-runner-backend flashinfer_cutedsl is gone; TP4 uses flashinfer_mxfp4"),
     (B300, "TP4 --moe-runner-backend changes from flashinfer_cutedsl"),
     (B300, "The flashinfer_cutedsl MoE runner backend that TP4 used is replaced"),
+    (B300, "--moe-runner-backend flashinfer_mxfp4 (ep=8 keeps mega_moe)"),
+    (B300, "--moe-runner-backend flashinfer_cutedsl (ep=8 keeps mega_moe)"),
 ]
 ENTRY = """
 - config-keys:
@@ -384,3 +386,10 @@ def test_the_old_state_in_other_words(findings: dict[str, list[dict[str, Any]]])
     assert findings["--moe-runner-backend flashinfer_cutedsl is gone; TP4 uses flashinfer_mxfp4"] == []
     assert findings["TP4 --moe-runner-backend changes from flashinfer_cutedsl"] == []  # was: "is changes"
     assert findings["The flashinfer_cutedsl MoE runner backend that TP4 used is replaced"] == []
+
+
+def test_a_parenthesis_that_gives_arms_their_own_value_excepts_them(
+        findings: dict[str, list[dict[str, Any]]]) -> None:
+    assert findings["--moe-runner-backend flashinfer_mxfp4 (ep=8 keeps mega_moe)"] == []  # was: an error on ep=8
+    (found,) = findings["--moe-runner-backend flashinfer_cutedsl (ep=8 keeps mega_moe)"]
+    assert found["rule"] == "claim-contradicted" and "for all 3 jobs" in found["message"]

@@ -41,6 +41,9 @@ def excepted_part(toks: Sequence[Tok], masked: Sequence[bool], found: Sequence[A
     directly followed by one."""
     starts = {a.start: a for a in found}
     spec_at = {k: spec for spec in concs for k, t in enumerate(toks) if t.start == spec.start}
+    aside = _aside_of_its_own(toks, masked, starts)
+    if aside is not None:
+        return aside
     low = [t.low for t in toks]
     for i in range(len(toks)):
         if masked[i] or low[i] not in _FIRST_WORDS:
@@ -106,3 +109,33 @@ def is_only_an_exception(toks: Sequence[Tok], excepted: tuple[int, int, Scope] |
     """The clause is a marker and its arms, nothing else ("Except for ep=8, use ..."): it excepts them from the
     clause after it."""
     return excepted is not None and excepted[0] == 0 and excepted[1] == len(toks)
+
+
+# "(ep=8 keeps mega_moe)", "(TP4 uses 0.85)": a parenthesis that gives some arms a value of their own.
+_OWN_VALUE_VERBS = frozenset({"keeps", "keep", "uses", "use", "stays", "stay", "runs", "run", "gets", "get", "has",
+                              "have", "passes", "pass", "overrides", "override", "differs", "differ"})
+
+
+def _aside_of_its_own(toks: Sequence[Tok], masked: Sequence[bool], starts: dict[int, Atom]) -> tuple[int, int, Scope] | None:
+    """A parenthesis of arms and a verb of their own value ("--moe-runner-backend flashinfer_mxfp4 (ep=8 keeps
+    mega_moe)"): those arms are where the clause's claim does not hold."""
+    for i, t in enumerate(toks):
+        if t.text != "(" or masked[i]:
+            continue
+        close = next((j for j in range(i + 1, len(toks)) if toks[j].text == ")"), None)
+        if close is None:
+            return None
+        k = i + 1
+        while k < close and toks[k].low in _LEAD:
+            k += 1
+        arms: list[Arm] = []
+        while k in starts and starts[k].end <= close:
+            arms.extend(starts[k].arms)
+            k = starts[k].end
+            if k < close and toks[k].low in _GLUE and k + 1 in starts:
+                k += 1
+        while k < close and toks[k].low in _NOUNS:
+            k += 1
+        if arms and k < close and toks[k].low in _OWN_VALUE_VERBS:
+            return i, close + 1, Scope(tuple(arms))
+    return None
