@@ -126,6 +126,8 @@ SENTENCES = [
     (B300, "The flashinfer_cutedsl MoE runner backend that TP4 used is replaced"),
     (B300, "--moe-runner-backend flashinfer_mxfp4 (ep=8 keeps mega_moe)"),
     (B300, "--moe-runner-backend flashinfer_cutedsl (ep=8 keeps mega_moe)"),
+    (B300, "Default --moe-runner-backend is flashinfer_mxfp4; the ep=8 configs override it"),
+    (B300, "Default --moe-runner-backend is flashinfer_cutedsl; the ep=8 configs override it"),
 ]
 ENTRY = """
 - config-keys:
@@ -392,4 +394,11 @@ def test_a_parenthesis_that_gives_arms_their_own_value_excepts_them(
         findings: dict[str, list[dict[str, Any]]]) -> None:
     assert findings["--moe-runner-backend flashinfer_mxfp4 (ep=8 keeps mega_moe)"] == []  # was: an error on ep=8
     (found,) = findings["--moe-runner-backend flashinfer_cutedsl (ep=8 keeps mega_moe)"]
+    assert found["rule"] == "claim-contradicted" and "for all 3 jobs" in found["message"]
+
+
+def test_a_sentence_of_arms_that_override_excepts_them_from_the_one_before(
+        findings: dict[str, list[dict[str, Any]]]) -> None:
+    assert findings["Default --moe-runner-backend is flashinfer_mxfp4; the ep=8 configs override it"] == []
+    (found,) = findings["Default --moe-runner-backend is flashinfer_cutedsl; the ep=8 configs override it"]
     assert found["rule"] == "claim-contradicted" and "for all 3 jobs" in found["message"]

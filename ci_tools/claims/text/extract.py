@@ -830,7 +830,9 @@ def extract(source: SourceText, catalog: Catalog | None, base_scope: Scope | Non
     carried: tuple[Mention, Unverified] | None = None  # see ClauseReader.carried
     every: list[ClauseReader] = []
     heading: Scope | None = None  # "DEP8 arm: ...": a bullet headed by an arm speaks of it in every sentence
+    previous_claims = (0, 0)  # the range of out.claims the sentence before gave
     for sentence_clauses in by_sentence.values():
+        first_claim = len(out.claims)
         inherited = listed_scope or heading or base_scope or Scope()
         list_head: Scope | None = listed_scope
         list_program = carried_program = listed_program
@@ -899,8 +901,24 @@ def extract(source: SourceText, catalog: Catalog | None, base_scope: Scope | Non
         listed_scope = list_head if continued else None
         listed_program = list_program and continued
         every.extend(readers)
+        overriding = _overrides_the_sentence_before(readers)
+        if overriding is not None:
+            # "Default X is V; the ep=8 configs override it": those arms are where the sentence before does not hold
+            for n in range(*previous_claims):
+                claim = out.claims[n]
+                if claim.kind in ("recipe", "image") and claim.outside is None:
+                    out.claims[n] = replace(claim, outside=overriding)
+        previous_claims = (first_claim, len(out.claims))
     _no_silent_drop(every, out)
     return out
+
+
+def _overrides_the_sentence_before(readers: list[ClauseReader]) -> Scope | None:
+    """The arms a sentence of one clause names as keeping their own value ("the ep=8 configs override it")."""
+    if len(readers) != 1:
+        return None
+    r = readers[0]
+    return excepts_the_clause_before("", r.toks, r.unmasked, r.all_atoms, r.excepted_words)
 
 
 def _no_silent_drop(readers: list[ClauseReader], out: Extraction) -> None:
