@@ -58,19 +58,25 @@ def excepted_part(toks: Sequence[Tok], masked: Sequence[bool], found: Sequence[A
             spec = spec_at[k]
             end = next((j for j in range(k, len(toks)) if toks[j].start >= spec.end), len(toks))
             return i, end, conc_scope(spec)
-        arms: list[Arm] = []
-        while k in starts:
-            atom = starts[k]
-            arms.extend(atom.arms)
-            k = atom.end
-            if k < len(toks) and low[k] in _GLUE and k + 1 in starts:
-                k += 1
+        arms, k = _arms_from(low, starts, k, len(toks))
         if not arms:
             continue
-        while k < len(toks) and low[k] in _NOUNS:
-            k += 1
         return i, k, Scope(tuple(arms))
     return None
+
+
+def _arms_from(low: Sequence[str], starts: dict[int, Atom], k: int, stop: int) -> tuple[list[Arm], int]:
+    """The arms named from token ``k`` on (before ``stop``), joined by glue ("ep=8 and TP4"), with the nouns after
+    them ("rows", "configs"); and the token after them."""
+    arms: list[Arm] = []
+    while k in starts and starts[k].end <= stop:
+        arms.extend(starts[k].arms)
+        k = starts[k].end
+        if k < stop and low[k] in _GLUE and k + 1 in starts:
+            k += 1
+    while arms and k < stop and low[k] in _NOUNS:
+        k += 1
+    return arms, k
 
 
 # A clause of arms that says it keeps a value of its own ("; the ep=8 configs override it").
@@ -128,14 +134,7 @@ def _aside_of_its_own(toks: Sequence[Tok], masked: Sequence[bool], starts: dict[
         k = i + 1
         while k < close and toks[k].low in _LEAD:
             k += 1
-        arms: list[Arm] = []
-        while k in starts and starts[k].end <= close:
-            arms.extend(starts[k].arms)
-            k = starts[k].end
-            if k < close and toks[k].low in _GLUE and k + 1 in starts:
-                k += 1
-        while k < close and toks[k].low in _NOUNS:
-            k += 1
+        arms, k = _arms_from([t.low for t in toks], starts, k, close)
         if arms and k < close and toks[k].low in _OWN_VALUE_VERBS:
             return i, close + 1, Scope(tuple(arms))
     return None

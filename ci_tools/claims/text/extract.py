@@ -157,11 +157,13 @@ class ClauseReader(SweepReaders):
         designated = {k for a in self.all_atoms for k in range(a.start, a.end)}
         value_like = [k in designated or _value_word(t) for k, t in enumerate(toks)]
         masked = mask_history(toks, clause, value_like, open_from, [k in designated for k in range(len(toks))])
-        # "... for all configs except ep=8": the excepted arms are where the claims do not hold, not their scope.
+        # Every concurrency spec of the clause, masked or not (each reader filters them as it needs).
+        self.concs = conc_specs(clause)
         # Set by the sentence: the clause before it is a condition ("If X=1 and CONC>=64, ..."), which this one's
         # settings hold under.
         self.under_condition = False
-        self.excepted_words = excepted_part(toks, masked, self.all_atoms, conc_specs(clause))
+        # "... for all configs except ep=8": the excepted arms are where the claims do not hold, not their scope.
+        self.excepted_words = excepted_part(toks, masked, self.all_atoms, self.concs)
         self.excepted: Scope | None = None
         self.unmasked = list(masked)  # before the exception's words are masked (see excepts_the_clause_before)
         if self.excepted_words is not None:
@@ -214,7 +216,7 @@ class ClauseReader(SweepReaders):
         found = groups(self.toks, self.all_atoms if all(live) else atoms(self.toks, live))  # nothing masked: the same
         parens = _parentheses(self.toks)
         asides = _value_asides(self.toks, parens)
-        specs = [spec for spec in conc_specs(self.clause) if not r.masked_span(spec.start, spec.end)
+        specs = [spec for spec in self.concs if not r.masked_span(spec.start, spec.end)
                  and not any(a <= r.index_at(spec.start) < b for a, b in asides)]
         spec_at = [r.index_at(spec.start) for spec in specs]
         segments = [Segment(0, len(self.toks))]

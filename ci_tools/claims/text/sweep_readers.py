@@ -15,7 +15,7 @@ from dataclasses import replace
 
 from .arms import Arm, Atom, Group, groups
 from .claim import Claim, Extraction
-from .concs import conc_specs
+from .concs import ConcSpec
 from .scope import Scope
 from .segments import PART_NOUNS, Segment, merge_where_compatible
 from .sentences import Clause, SourceText
@@ -84,6 +84,7 @@ class SweepReaders:
     out: Extraction
     toks: list[Tok]
     all_atoms: list[Atom]
+    concs: list[ConcSpec]
     r: Reading
     segments: list[Segment]
     skip: bool
@@ -102,7 +103,7 @@ class SweepReaders:
         toks = self.toks
         if not self.unswept and not any(t.low in _DROP_VERBS for t in toks):
             return
-        if self.reports or any(re.fullmatch(r"\d+(?:/\d+)*", t.text) for t in toks) or conc_specs(self.clause) \
+        if self.reports or any(re.fullmatch(r"\d+(?:/\d+)*", t.text) for t in toks) or self.concs \
                 or (self.skip and not self.rejects):
             return
         found = groups(toks, self.all_atoms)

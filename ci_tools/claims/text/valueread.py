@@ -441,8 +441,6 @@ def bool_verb(r: Reading, m: Mention, mentions: list[Mention]) -> tuple[Bool, in
             return Bool(t.text, False), i
         if low == "on" and i > 0 and toks[i - 1].low in _TURN:
             return Bool(t.text, True), i  # "Turn on X"
-        if low in {"turn", "switch"} and i + 1 < len(toks) and toks[i + 1].low == "on":
-            return Bool(t.text, True), i
         if t.kind == "cjk":
             if any(t.text.endswith(v) or t.text.startswith(v) for v in _CJK_OFF):
                 return Bool(t.text, False), i

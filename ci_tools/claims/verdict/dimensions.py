@@ -12,34 +12,35 @@ is a real disagreement.
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from ...jobs.job import Job
 from ..text.arms import ROLES
 from ..text.values import Bool, Present
 from .compare import Judgement
 
-def _dp_attention(fields: Any) -> bool:
-    return isinstance(fields, dict) and fields.get("dp-attn") is True
+def _dp_attention(fields: Mapping[str, Any]) -> bool:
+    return fields.get("dp-attn") is True
 
 
-def _expert_parallel(fields: Any) -> bool:
-    return isinstance(fields, dict) and isinstance(fields.get("ep"), int) and fields["ep"] > 1
+def _expert_parallel(fields: Mapping[str, Any]) -> bool:
+    ep = fields.get("ep")
+    return isinstance(ep, int) and ep > 1
 
 
 # A setting's name (flag, variable, key, as the catalog spells it) -> whether a point's fields run its dimension.
-_DIMENSIONS: tuple[tuple[re.Pattern[str], Callable[[Any], bool]], ...] = (
+_DIMENSIONS: tuple[tuple[re.Pattern[str], Callable[[Mapping[str, Any]], bool]], ...] = (
     (re.compile(r"(?:^|[-_.])(?:enable[-_])?dp[-_]?attn?(?:ention)?$", re.I), _dp_attention),
     (re.compile(r"(?:^|[-_.])enable[-_](?:expert[-_]parallel(?:ism)?|ep[-_]moe)$", re.I), _expert_parallel),
 )
 
 
-def _runs(job: Job, runs_dimension: Callable[[Any], bool], role: str) -> bool:
+def _runs(job: Job, runs_dimension: Callable[[Mapping[str, Any]], bool], role: str) -> bool:
     """The point runs the dimension (a multinode point: in the role named, else in either role)."""
     if not job.multinode:
-        return runs_dimension(dict(job.fields))
+        return runs_dimension(job.fields)
     roles = (role,) if role in ROLES else ROLES
-    return any(runs_dimension(dict(job.fields.get(r) or {})) for r in roles)
+    return any(isinstance(fields := job.fields.get(r), Mapping) and runs_dimension(fields) for r in roles)
 
 
 def explained_by_the_matrix(judgement: Judgement) -> bool:
