@@ -6,7 +6,7 @@ conditions, drops, recipe names, defaults with exceptions per concurrency).  The
 a throwaway git copy of the tree, one commit per config key (as a change appends its entries), runs ``claims`` on
 each, and reports how many truths drew an error or a warning and how many lies did, listing each miss.
 
-Run: .venv/bin/python bench/bench_claims_probes.py [--list]
+Run: .venv/bin/python bench/bench_claims_probes.py [--list] [--probes FILE]
 """
 
 from __future__ import annotations
@@ -25,15 +25,15 @@ from benchlib import FULL_CORPUS, GIT_ENV, ROOT, THIS_BUILD, require  # noqa: E4
 PROBES = ROOT / "tests" / "data" / "claims_probes.txt"
 
 
-def load() -> list[tuple[bool, str, str]]:
+def load(probes: Path) -> list[tuple[bool, str, str]]:
     """(true of the tree, config key, sentence) of each probe line."""
     out = []
-    for n, line in enumerate(PROBES.read_text(encoding="utf-8").splitlines(), 1):
+    for n, line in enumerate(probes.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip() or line.startswith("#"):
             continue
         parts = line.split("|", 2)
         if len(parts) != 3 or parts[0] not in ("T", "L"):
-            raise SystemExit(f"{PROBES}:{n}: expected T|key|sentence or L|key|sentence, found {line!r}")
+            raise SystemExit(f"{probes}:{n}: expected T|key|sentence or L|key|sentence, found {line!r}")
         out.append((parts[0] == "T", parts[1], parts[2]))
     return out
 
@@ -46,9 +46,11 @@ def git(repo: Path, *args: str) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--list", action="store_true", help="list every probe with what the check said")
+    parser.add_argument("--probes", type=Path, default=PROBES,
+                        help="a probe file of the same form, to try a new wording family before it joins the kept one")
     args = parser.parse_args()
-    require(PROBES)
-    probes = load()
+    require(args.probes)
+    probes = load(args.probes)
     with tempfile.TemporaryDirectory() as tmp:
         repo = Path(tmp) / "ix"
         shutil.copytree(FULL_CORPUS, repo)

@@ -23,6 +23,10 @@ contrast names ("unlike decode") are where the claim does not hold, a role befor
 clause's subject, "0.8 / 0.9 for prefill / decode" gives each part its own value (not read as one); a number
 "up to", "max" or "or fewer" is a bound, which jobs that do not pass the setting neither keep nor break; "is gone"
 and "is replaced" tell the old state, and a verb of change after a setting ("changes from") is no value of it.
+From probes of defaults with exceptions per arm and role: "above/below conc N" is a bound of the jobs, not conc N;
+a flag in the old part of a change ("from --flag A to B", "moved off --flag A to B") takes the value after "to";
+the arm another arm mirrors is no scope; values joined by "or" are alternatives; "prefill's X" is the role's own;
+an aside about another config ("(the MTP key keeps ...)") is that config's; "the old ... sweep" is the state before.
 """
 
 from __future__ import annotations
@@ -47,6 +51,9 @@ BUDGET = "dsv4-fp4-b200-vllm"  # its recipe passes --max-num-batched-tokens 2048
 SGL_DISAGG = "dsv4-fp4-gb300-dynamo-sglang"  # DEP workers pass --enable-dp-attention; its TP4-only row does not
 METRICS = "dsv4-fp4-b200-sglang-agentic-hicache-mtp"  # its recipe passes --enable-metrics
 RECIPES = "dsv4-fp4-gb200-dynamo-vllm"  # five srt-slurm recipes: low-latency, low-middle-curve, three MegaMOE ones
+AMD_SGL = "dsr1-fp4-mi355x-sglang"  # conc 4-64; --chunked-prefill-size 196608, 32768 above conc 32 (8k1k)
+BY_TP = "dsr1-fp8-b200-sglang"  # TP8 --mem-fraction-static 0.82, TP4 0.95; --attention-backend trtllm_mla
+QWEN_ATOM = "qwen3.5-fp8-mi355x-atom"  # TP2, TP4 and TP8 at conc 4-256
 VARIED = "qwen3.5-fp4-b200-trt"  # TP2, TP4, TP8 rows; dp-attn on some TP4 and TP8 rows, none on TP2
 
 # (key, sentence), each its own entry; the test names what each must (not) give.
@@ -128,6 +135,22 @@ SENTENCES = [
     (B300, "--moe-runner-backend flashinfer_cutedsl (ep=8 keeps mega_moe)"),
     (B300, "Default --moe-runner-backend is flashinfer_mxfp4; the ep=8 configs override it"),
     (B300, "Default --moe-runner-backend is flashinfer_cutedsl; the ep=8 configs override it"),
+    (AMD_SGL, "chunked-prefill-size 196608, dropping to 32768 above conc 32"),
+    (AMD_SGL, "chunked-prefill-size 196608 below conc 64"),
+    (AMD_SGL, "chunked-prefill-size 65536 above conc 32"),
+    (AMD_SGL, "Search-space: tp=8 and tp=4 over conc 4-64"),  # 2120 of the changelog: "over" a range is no bound
+    (BY_TP, "Moved off --attention-backend flashinfer to trtllm_mla"),
+    (BY_TP, "Migrated off --attention-backend trtllm_mla onto flashinfer"),
+    (BY_TP, "Switch from --attention-backend trtllm_mla to flashinfer"),
+    (BY_TP, "TP4 mirrors TP8 except for --mem-fraction-static 0.95"),
+    (BY_TP, "TP4 mirrors TP8 except for --mem-fraction-static 0.9"),
+    (DEP, "-tp 4 or 8, never 2"),
+    (DEP, "-tp 2 or 4"),
+    (RECIPES, "Low-latency recipe: prefill's max-num-seqs is 16"),
+    (RECIPES, "Low-latency recipe: decode's max-num-seqs is 16"),
+    (QWEN_ATOM, "TP2/TP4/TP8 at conc 4-256 (the MTP key keeps TP8 conc 4-128)"),
+    (QWEN_ATOM, "TP2/TP4/TP8 at conc 4-512 (the MTP key keeps TP8 conc 4-128)"),
+    (QWEN_ATOM, "The old -tp 8 only sweep now also runs TP2 and TP4"),
 ]
 ENTRY = """
 - config-keys:
@@ -402,3 +425,54 @@ def test_a_sentence_of_arms_that_override_excepts_them_from_the_one_before(
     assert findings["Default --moe-runner-backend is flashinfer_mxfp4; the ep=8 configs override it"] == []
     (found,) = findings["Default --moe-runner-backend is flashinfer_cutedsl; the ep=8 configs override it"]
     assert found["rule"] == "claim-contradicted" and "for all 3 jobs" in found["message"]
+
+
+def test_a_concurrency_above_or_below_a_number_is_a_bound_of_the_jobs(
+        findings: dict[str, list[dict[str, Any]]]) -> None:
+    # "above conc 32" had been read as conc 32 itself, "below conc 64" as conc 64
+    assert findings["chunked-prefill-size 196608, dropping to 32768 above conc 32"] == []
+    assert findings["chunked-prefill-size 196608 below conc 64"] == []
+    (found,) = findings["chunked-prefill-size 65536 above conc 32"]
+    assert found["rule"] == "claim-contradicted" and "--chunked-prefill-size 32768" in found["message"]
+    assert "c33+" in found["message"]
+    assert findings["Search-space: tp=8 and tp=4 over conc 4-64"] == []
+
+
+def test_a_setting_named_in_the_old_part_takes_the_value_after_to(
+        findings: dict[str, list[dict[str, Any]]]) -> None:
+    assert findings["Moved off --attention-backend flashinfer to trtllm_mla"] == []  # was: flashinfer claimed
+    for sentence in ("Migrated off --attention-backend trtllm_mla onto flashinfer",
+                     "Switch from --attention-backend trtllm_mla to flashinfer"):  # was: unread
+        assert claimed(findings[sentence]) == [("claim-contradicted", "--attention-backend", "flashinfer")], sentence
+
+
+def test_the_arm_an_arm_mirrors_is_no_scope(findings: dict[str, list[dict[str, Any]]]) -> None:
+    assert findings["TP4 mirrors TP8 except for --mem-fraction-static 0.95"] == []  # was: an error on TP8
+    (found,) = findings["TP4 mirrors TP8 except for --mem-fraction-static 0.9"]
+    assert found["rule"] == "claim-contradicted" and "--mem-fraction-static 0.95" in found["message"]
+    assert "TP4 jobs" in found["message"]
+
+
+def test_values_joined_by_or_are_alternatives(findings: dict[str, list[dict[str, Any]]]) -> None:
+    assert findings["-tp 4 or 8, never 2"] == []  # was: -tp 4 claimed, a warning on the TP8 jobs
+    (found,) = findings["-tp 2 or 4"]
+    assert found["rule"] == "claim-partly-contradicted" and "-tp is 2 or 4" in found["message"]
+    assert "-tp 8" in found["message"]
+
+
+def test_a_possessive_role_is_the_role_s_own(findings: dict[str, list[dict[str, Any]]]) -> None:
+    # the low-latency recipe: prefill --max-num-seqs 16, decode 256
+    assert findings["Low-latency recipe: prefill's max-num-seqs is 16"] == []  # was: an error on decode
+    (found,) = findings["Low-latency recipe: decode's max-num-seqs is 16"]
+    assert found["rule"] == "claim-contradicted" and "--max-num-seqs 256" in found["message"]
+    assert "decode job" in found["message"]
+
+
+def test_an_aside_about_another_config_is_not_this_one_s(findings: dict[str, list[dict[str, Any]]]) -> None:
+    assert findings["TP2/TP4/TP8 at conc 4-256 (the MTP key keeps TP8 conc 4-128)"] == []  # was: 2 warnings
+    (found,) = findings["TP2/TP4/TP8 at conc 4-512 (the MTP key keeps TP8 conc 4-128)"]
+    assert "4-512" in found["message"] and "not 512" in found["message"]
+
+
+def test_a_phrase_after_the_old_names_the_state_before(findings: dict[str, list[dict[str, Any]]]) -> None:
+    assert findings["The old -tp 8 only sweep now also runs TP2 and TP4"] == []  # was: -tp 8 claimed

@@ -624,6 +624,9 @@ def _word_arms(toks: Sequence[Tok], i: int) -> tuple[tuple[Arm, ...], int] | Non
             nxt in _ROLE_VERBS or (nxt in ("now", "still", "also", "then") and i + 2 < len(toks)
                                    and toks[i + 2].low in _ROLE_VERBS)):
         return (Arm(role=low, label=t.text),), 1  # "Decode now uses --mem-fraction-static 0.88": the role's servers
+    if low in ROLE_WORDS and nxt == "s" and toks[i + 1].start == t.end + 1:
+        # "prefill's max-num-seqs", "decode's 256": the role's own (the apostrophe is no token)
+        return (Arm(role=low, label=t.text, local=True),), 2
     if low in ROLE_WORDS and i + 1 < len(toks) and _names_a_setting(toks[i + 1]):
         return (Arm(role=low, label=t.text, local=True),), 1  # "decode max-running-requests 18432", "prefill X=1"
     if low in ROLE_WORDS and (nxt in ROLE_NOUNS or (i + 1 < len(toks) and _parallel_token(toks[i + 1].text))

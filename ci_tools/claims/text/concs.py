@@ -23,11 +23,22 @@ _C_RE = re.compile(r"(?<![\w/.-])c(?P<list>\d+(?:\s*(?:/|-|–)\s*c?\d+|,\s*c\d+
 # C1/C5/C10"): a lone "C4" elsewhere may be something else (a dataset, a compiler).
 _CAPITAL_C_LIST = re.compile(r"(?<![\w/.-])C(?P<list>\d+(?:/C\d+)+)(?![\w.])")
 _CAPITAL_C = re.compile(r"(?<![\w/.-])C(?P<list>\d+(?:/C\d+)*)(?![\w.])")
-# A comparison names the jobs of a condition ("when CONC>128", "conc >= 64"), never points the sweep is said to run.
-_COMPARED = re.compile(r"(?<![\w-])conc(?:urrency)?\s*(?P<op>>=|≥|>)\s*(?P<n>\d+)(?![\w.])", re.IGNORECASE)
-# An upper bound names the jobs of a condition too ("conc <= 32", "concurrencies up to 32", "c32 and below").
+_CONC_WORD = r"conc(?:urrenc(?:y|ies))?"
+# One number, not the start of a list or range ("over conc 4-64" is the range the sweep runs over, not a bound).
+_ONE_NUMBER = r"(?P<{}>\d+)(?![\w.]|\s*(?:-|–|/|\.\.|,\s*\d|\s+(?:to|and|or|through)\s+\d))"
+_ABOVE_WORDS = r"(?:above|over|beyond|past|exceeding|(?:greater|more|higher|larger)\s+than)"
+_BELOW_WORDS = r"(?:below|under|(?:less|lower|smaller|fewer)\s+than)"
+# A comparison names the jobs of a condition ("when CONC>128", "conc >= 64", "above conc 32"), never points the
+# sweep is said to run.
+_COMPARED = re.compile(r"(?<![\w-])(?:conc(?:urrency)?\s*(?P<op>>=|≥|>)\s*(?P<n>\d+)(?![\w.])|"
+                       r"(?:" + _ABOVE_WORDS + r"\s+(?:" + _CONC_WORD + r"\s*=?\s*|c)|" + _CONC_WORD + r"\s+" +
+                       _ABOVE_WORDS + r"\s+)" + _ONE_NUMBER.format("above") + ")", re.IGNORECASE)
+# An upper bound names the jobs of a condition too ("conc <= 32", "concurrencies up to 32", "c32 and below",
+# "below conc 64"); "below" and "under" leave the number out.
 _AT_MOST = re.compile(r"(?<![\w-])(?:conc(?:urrenc(?:y|ies))?\s*(?P<op><=|≤|<)\s*(?P<n>\d+)|"
-                      r"conc(?:urrenc(?:y|ies))?\s+(?:of\s+)?(?:up\s+to|below|under|at\s+most|through)\s+(?P<n2>\d+)|"
+                      r"conc(?:urrenc(?:y|ies))?\s+(?:of\s+)?(?:up\s+to|at\s+most|through)\s+(?P<n2>\d+)|"
+                      r"(?:(?:conc(?:urrenc(?:y|ies))?\s+(?:of\s+)?" + _BELOW_WORDS + r"\s+)|" + _BELOW_WORDS +
+                      r"\s+(?:" + _CONC_WORD + r"\s*=?\s*|c))" + _ONE_NUMBER.format("below") + "|"
                       r"(?:conc(?:urrenc(?:y|ies))?\s*|c)(?P<n3>\d+)\s+(?:and|or)\s+(?:below|lower|under|less))(?![\w.])",
                       re.IGNORECASE)
 _AT_LEAST = re.compile(r"\s*(?:and above|and higher|or above|or higher|or more|\+|及以上|以上)")
@@ -70,11 +81,14 @@ def conc_specs(clause: Clause) -> list[ConcSpec]:
     additive = bool(_ADDITIVE.search(clause.text))
     capitals = _CAPITAL_C if _CAPITAL_C_LIST.search(text, clause.start, clause.end) else _CAPITAL_C_LIST
     for m in _COMPARED.finditer(text, clause.start, clause.end):
-        n = int(m.group("n")) + (1 if m.group("op") == ">" else 0)
+        n = int(m.group("above")) + 1 if m.group("above") else int(m.group("n")) + (1 if m.group("op") == ">" else 0)
         seen.append((m.start(), m.end()))
         out.append(ConcSpec(Concurrency(m.group(), (n,), at_least=n), m.start(), m.end(), False, condition=True))
     for m in _AT_MOST.finditer(text, clause.start, clause.end):
-        n = int(m.group("n") or m.group("n2") or m.group("n3")) - (1 if m.group("op") == "<" else 0)
+        if m.group("below"):
+            n = int(m.group("below")) - 1
+        else:
+            n = int(m.group("n") or m.group("n2") or m.group("n3")) - (1 if m.group("op") == "<" else 0)
         seen.append((m.start(), m.end()))
         # every point up to the bound: a scope of the jobs that run one of them (a condition, no claim of points)
         out.append(ConcSpec(Concurrency(m.group(), tuple(range(1, n + 1))), m.start(), m.end(), False, condition=True))

@@ -85,6 +85,12 @@ _MODEL_OWN_ASIDE = re.compile(r"\((?:the\s+)?(?:[\w.-]+\s+){0,3}(?:checkpoint|we
                               r"(?:ships|has|have|lacks?|includes?|contains?|provides?|does|doesn't|comes)\b[^)]*\)",
                               re.IGNORECASE)
 
+# An aside about another config ("(the MTP key keeps TP8 conc 4-128)", "(the sibling entry runs TP4)"): its arms,
+# points and values are that config's.
+_OTHER_CONFIG_ASIDE = re.compile(r"\((?:the\s+|its\s+)?(?:[\w.-]+\s+){0,2}(?:key|sibling|counterpart|entry|config)(?:'s)?\s+"
+                                 r"(?:keeps|has|uses|runs|stays|remains|is|sweeps|covers|passes|sets)\b[^)]*\)",
+                                 re.IGNORECASE)
+
 
 def reports(toks: Sequence[Tok]) -> bool:
     """The clause reports a run (what was measured or seen), not what the recipe is set to."""
@@ -229,8 +235,18 @@ def mask_history(toks: Sequence[Tok], clause: Clause, value_like: Sequence[bool]
             j = next((k for k in range(i + 1, n) if lows[k] in TO or toks[k].kind == "arrow"
                       or (toks[k].kind == "cjk" and any(toks[k].text.startswith(w) for w in TO))), None)
             if j is not None:
-                for k in range(i + 1, j):
+                _mask_old_part(toks, i + 1, j, masked)
+        if low in _OLD_WORDS and 0 < i and lows[i - 1] in _DETERMINERS:
+            # "The old -tp 8 only sweep now also runs TP2 and TP4": what the phrase names is the old state
+            head = _old_phrase_head(lows, i + 1)
+            if head is not None:
+                for k in range(i, head + 1):
                     masked[k] = True
+        if low == "off" and 0 < i and lows[i - 1] in _MOVE_VERBS:
+            # "Moved off --attention-backend flashinfer to trtllm_mla": what it moved off is the state before
+            j = next((k for k in range(i + 1, n) if lows[k] in TO or lows[k] == "onto"), None)
+            if j is not None:
+                _mask_old_part(toks, i + 1, j, masked)
         if low in {"replace", "replaces", "replacing", "替换"}:
             j = next((k for k in range(i + 1, n) if lows[k] in {"with", "by", "为"}), None)
             if j is not None:
@@ -280,7 +296,7 @@ def mask_history(toks: Sequence[Tok], clause: Clause, value_like: Sequence[bool]
               # "(TP8 previously)", "(v0.5.9 before)", "(0.85 in the old recipe)": the old state said last
               *re.finditer(r"\([^()]*\b(?:previously|before|formerly|originally|earlier|in the (?:old|previous|original)"
                            r"(?:\s+[\w-]+)?|until (?:this|the|now)(?:\s+[\w-]+)?)\s*\)", clause.text, re.I),
-              *_MODEL_OWN_ASIDE.finditer(clause.text)]:
+              *_MODEL_OWN_ASIDE.finditer(clause.text), *_OTHER_CONFIG_ASIDE.finditer(clause.text)]:
         a, b = clause.start + m.start(), clause.start + m.end()
         for k, t in enumerate(toks):
             if t.start >= a and t.end <= b:
@@ -292,6 +308,33 @@ def mask_history(toks: Sequence[Tok], clause: Clause, value_like: Sequence[bool]
                 masked[k] = True
     return masked
 
+
+# "the old/previous/former ... sweep": a noun phrase that names the state before.
+_OLD_WORDS = frozenset({"old", "previous", "former", "original", "prior", "earlier"})
+_DETERMINERS = frozenset({"the", "its", "their", "this", "that", "these", "those"})
+_OLD_HEADS = frozenset({"sweep", "sweeps", "arm", "arms", "band", "bands", "row", "rows", "config", "configs",
+                        "layout", "topology", "recipe", "recipes", "setting", "settings", "value", "values", "image",
+                        "flag", "flags", "default", "defaults", "grid", "ladder", "search-space", "path", "lane"})
+
+
+def _old_phrase_head(lows: Sequence[str], k: int) -> int | None:
+    """The last head noun of the phrase that starts at ``k`` ("-tp 8 only sweep"), within a few words and before
+    any clause break; None when none closes it there (the phrase is not read as a noun phrase)."""
+    head = None
+    for j in range(k, min(len(lows), k + 7)):
+        if lows[j] in {",", ";", ":", "(", ")", "is", "are", "was", "were", "now"}:
+            break
+        if lows[j] in _OLD_HEADS:
+            head = j
+        elif head is not None:
+            break
+    return head
+
+
+# Verbs whose "off" names what was left ("move off X to Y", "migrated off X onto Y"), unlike "switch off X".
+_MOVE_VERBS = frozenset({"move", "moves", "moved", "moving", "migrate", "migrates", "migrated", "migrating",
+                         "switch", "switches", "switched", "switching", "port", "ports", "ported", "porting",
+                         "transition", "transitions", "transitioned", "transitioning"})
 
 # Words after which a list of designators or settings is offered as alternatives ("with EP and dp-attn variants").
 _VARIANTS = frozenset({"variant", "variants", "options", "flavors", "flavours", "alternatives"})
@@ -430,6 +473,23 @@ def leaves_from_open(toks: Sequence[Tok]) -> bool:
 
 
 _WHOLE_RANGE = re.compile(r"(?:conc\w*\s*[=:]?\s*|c)?\d+\s*(?:-|–|\.\.)\s*\d+(?:\s|$)")
+
+
+def starts_old_part(toks: Sequence[Tok], k: int) -> bool:
+    """Token ``k`` opens the old part of a change ("from --flag A to B", "moved off --flag A to B")."""
+    if k < 1:
+        return False
+    before = toks[k - 1].low
+    return toks[k].kind == "flag" and (before in FROM or (before == "off" and k > 1 and toks[k - 2].low in _MOVE_VERBS))
+
+
+def _mask_old_part(toks: Sequence[Tok], start: int, to: int, masked: list[bool]) -> None:
+    """Mask the old state between ``from``/``off`` and ``to``, except a flag a value follows there: in "from
+    --attention-backend flashinfer to trtllm_mla" the flag is the setting the new value is of, while in "from
+    --enable-foo to --enable-bar" the flag itself is the old state."""
+    for k in range(start, to):
+        if not (toks[k].kind == "flag" and k + 1 < to):
+            masked[k] = True
 
 
 def _mask_changed_object(toks: Sequence[Tok], lows: Sequence[str], verb: int, value_like: Sequence[bool],

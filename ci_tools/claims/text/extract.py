@@ -221,7 +221,7 @@ class ClauseReader(SweepReaders):
         spec_at = [r.index_at(spec.start) for spec in specs]
         segments = [Segment(0, len(self.toks))]
         anchor: Group | None = None  # the last group a parenthetical after it may define
-        found = [g for g in found if not self._names_a_comparison(g)]
+        found = [g for n, g in enumerate(found) if not self._names_a_comparison(g, after_an_arm=n > 0)]
         for n, g in enumerate(found):
             cur = segments[-1]
             after = found[n + 1].start if n + 1 < len(found) else len(self.toks)
@@ -267,13 +267,13 @@ class ClauseReader(SweepReaders):
             seg.scope = own if fresh else own.merged_over(self.inherited)
         return segments
 
-    def _names_a_comparison(self, g: Group) -> bool:
+    def _names_a_comparison(self, g: Group, after_an_arm: bool) -> bool:
         """``identical to the non-MTP agentic sibling (...)``, ``same as the STP recipe``, ``matching the conc-1 start
-        used on the non-MTP day-zero recipes``: the arm words name what this entry is compared with, not which of
-        its jobs the clause speaks of."""
+        used on the non-MTP day-zero recipes``, ``TP4 mirrors TP8 except for ...``: the arm words name what this
+        entry, or the arm named before them, is compared with, not which of its jobs the clause speaks of."""
         before = " ".join(t.low for t in self.toks[max(0, g.start - 4):g.start])
         after = [t.low for t in self.toks[g.end:g.end + 3]]
-        return bool(_COMPARED_TO.search(before)) and any(w in _OTHER_THING for w in after)
+        return bool(_COMPARED_TO.search(before)) and (after_an_arm or any(w in _OTHER_THING for w in after))
 
     def _attaches(self, g: Group) -> bool:
         """``for both TP4 and TEP4``, ``with SimpleCPU``, ``to native RCCL DEP``: qualifies the segment before."""

@@ -15,7 +15,7 @@ from typing import Container
 
 from .arms import ROLE_WORDS, names_an_arm
 from .context import (CHANGE_VERBS, DROP_OBJECT_GLUE, DROP_VERBS, FROM, STOP_VERBS, STOPPED_GERUNDS, TO,
-                      old_value_before_to, symbolic)
+                      old_value_before_to, starts_old_part, symbolic)
 from .mentions import Mention, is_prose_word, names_another_thing
 from .subjects import Catalog, Subject
 from .tokens import Reading
@@ -118,7 +118,13 @@ def value_position(r: Reading, m: Mention, names: Container[str] = frozenset()) 
     if skipped and skipped[-1] in ("the", "a") and i < len(toks) and toks[i].low in NUMBER_WORDS:
         return None  # "to the three launchers": a count of things, not a value
     after_from = False
-    if i < len(toks) and toks[i].low in FROM:
+    # "Switch from --attention-backend flashinfer to trtllm_mla": the name opens the old part, the new value follows
+    # its "to" ("decoupled from --max-num-seqs (1*CONC)", with no "to", gives the setting's value as it is)
+    to = next((k for k in range(i + 1, min(len(toks), i + 6)) if toks[k].low in TO or toks[k].low == "onto"), None) \
+        if starts_old_part(toks, m.start) and i < len(toks) and toks[i].low not in TO else None
+    if to is not None:
+        i, after_from = to + 1, True
+    elif i < len(toks) and toks[i].low in FROM:
         # "from TP: 64 / DEP: 128 to 256": the old value may be given per arm.
         j = next((k for k in range(i + 1, min(len(toks), i + 13)) if toks[k].low in TO or toks[k].kind == "arrow"), None)
         if j is None:
@@ -226,7 +232,15 @@ def _number_at(r: Reading, i: int) -> ValueAt | None:
     if not unit and end < len(toks) and toks[end].low in _UNIT_WORDS:
         unit = toks[end].low
         end += 1
-    return Number(num.text, num.candidates, unit), i, end
+    candidates = num.candidates
+    while end + 1 < len(toks) and toks[end].low == "or" and r.live(end + 1) and not unit:
+        # "-tp 4 or 8": either value holds (a job passing one of them keeps the claim)
+        other = parse_number(toks[end + 1].text)
+        if other is None or other.unit:
+            break
+        candidates, end = candidates | other.candidates, end + 2
+    text = num.text if candidates is num.candidates else r.source.text[toks[i].start:toks[end - 1].end]
+    return Number(text, candidates, unit), i, end
 
 
 def _items_at(r: Reading, i: int) -> ValueAt | None:
