@@ -2,9 +2,10 @@
 
 ``tests/data/claims_probes.txt`` holds hand-written bullets, each marked true or false of the real tree
 (``tests/data/inferencex-843c625``): wordings tried one family at a time (exceptions, contrasts, old states, bounds,
-conditions, drops, recipe names, defaults with exceptions per concurrency).  The bench appends them as entries to
-a throwaway git copy of the tree, one commit per config key (as a change appends its entries), runs ``claims`` on
-each, and reports how many truths drew an error or a warning and how many lies did, listing each miss.
+conditions, drops, recipe names, defaults with exceptions per concurrency, arm or role).  The bench appends them as
+entries to a throwaway git copy of the tree (``A || B``: one entry of two bullets), one commit per config key (as a
+change appends its entries), runs ``claims`` on each, and reports how many truths drew an error or a warning and
+how many lies did, listing each miss.
 
 Run: .venv/bin/python bench/bench_claims_probes.py [--list] [--probes FILE]
 """
@@ -23,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchlib import FULL_CORPUS, GIT_ENV, ROOT, THIS_BUILD, require  # noqa: E402
 
 PROBES = ROOT / "tests" / "data" / "claims_probes.txt"
+BULLETS = " || "  # between the bullets of one entry
 
 
 def load(probes: Path) -> list[tuple[bool, str, str]]:
@@ -70,8 +72,10 @@ def main() -> int:
             for n, (_, k, sentence) in enumerate(probes):
                 if k != key:
                     continue
-                text += f"\n- config-keys:\n    - {key}\n  description:\n    - {json.dumps(sentence, ensure_ascii=False)}\n"
-                line_of[text.count("\n")] = n
+                text += f"\n- config-keys:\n    - {key}\n  description:\n"
+                for bullet in sentence.split(BULLETS):  # "A || B": one entry of two bullets
+                    text += f"    - {json.dumps(bullet, ensure_ascii=False)}\n"
+                    line_of[text.count("\n")] = n
                 text += f"  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/{80000 + n}\n"
             changelog.write_text(text, encoding="utf-8")
             git(repo, "commit", "-q", "-am", f"probes of {key}")

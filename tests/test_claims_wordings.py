@@ -86,6 +86,11 @@ SENTENCES = [
     (SINGLE, "Reinstall aiter via pip install --no-build-isolation"),
     (SINGLE, "Install with pip install --no-deps --pre vllm"),
     (SINGLE, "Serve with --no-build-isolation"),
+    (SINGLE, "The wheel is installed with --no-deps to keep torch"),
+    (SINGLE, "Containers start with --privileged and --network host"),
+    (SINGLE, "Run hf download with --max-workers 16"),
+    (SINGLE, "Use --no-deps"),
+    (SINGLE, "Pass --enable-foo-bar"),
     (B300, "--moe-runner-backend flashinfer_mxfp4 for all configs except ep=8"),
     (B300, "--moe-runner-backend flashinfer_mxfp4 everywhere but the ep=8 rows"),
     (B300, "--moe-runner-backend flashinfer_mxfp4, with the exception of ep=8"),
@@ -289,6 +294,13 @@ def test_a_flag_of_an_installer_s_command_line_is_not_the_server_s(findings: dic
     assert findings["Install with pip install --no-deps --pre vllm"] == []  # was: "--pre is vllm"
     assert claimed(findings["Serve with --no-build-isolation"]) == [
         ("claim-contradicted", "--no-build-isolation", "on")]
+    # a flag no recipe passes, in a clause of installing, downloading or containers, or an installer's or a
+    # container runtime's own flag: that tool's (each had been an error: "the recipe does not pass --no-deps")
+    for sentence in ("The wheel is installed with --no-deps to keep torch",
+                     "Containers start with --privileged and --network host", "Run hf download with --max-workers 16",
+                     "Use --no-deps"):
+        assert findings[sentence] == [], sentence
+    assert claimed(findings["Pass --enable-foo-bar"]) == [("claim-contradicted", "--enable-foo-bar", "on")]
 
 
 EXCEPTED = ["--moe-runner-backend flashinfer_mxfp4 for all configs except ep=8",

@@ -67,17 +67,36 @@ _OTHER_PROGRAMS = {"router", "sglang_router", "sglang-router", "vllm-router", "c
                    "benchmark_serving", "bench_serving", "pip", "pip3", "apt", "apt-get", "salloc", "srun", "sbatch",
                    "huggingface-cli", "wget", "curl"}
 _FLAG_LIST_WORDS = {"args", "arguments", "flags", "flag", "options", "knobs", "switches", "serve", "server"}
+# Words of installing, building, downloading or starting containers: a flag no recipe's server has, named in such a
+# clause ("The wheel is installed with --no-deps", "Containers start with --privileged"), is that tool's.
+_TOOL_WORDS = {"install", "installs", "installed", "installing", "reinstall", "reinstalls", "reinstalled",
+               "reinstalling", "uninstall", "uninstalled", "wheel", "wheels", "build", "builds", "built", "building",
+               "rebuild", "rebuilt", "compile", "compiled", "compiling", "download", "downloads", "downloaded",
+               "downloading", "container", "containers", "docker", "requirements", "requirements.txt", "hf"}
+# Flags of package installers and container runtimes: not a server's, unless a recipe in scope passes them to one
+# or the clause says the server takes it ("Serve with --no-build-isolation").
+_SERVER_WORDS = {"serve", "serves", "served", "serving", "server", "servers"}
+_TOOL_FLAGS = {"--no-deps", "--pre", "--upgrade", "--force-reinstall", "--no-build-isolation", "--no-cache-dir",
+               "--extra-index-url", "--index-url", "--find-links", "--user", "--break-system-packages", "--no-binary",
+               "--only-binary", "--editable", "--ignore-installed", "--no-install-recommends", "--privileged",
+               "--network", "--ipc", "--shm-size", "--gpus", "--cap-add", "--security-opt", "--group-add",
+               "--ulimit", "--entrypoint", "--local-dir"}
 
 
 def _unset_subject(name: str, kind: str, r: Reading, cat: Catalog) -> Subject | None:
     """A subject for an identifier no recipe in scope sets: a spelled ``--flag``, an environment variable
     (``NAME_WITH_PARTS``), or a bare flag name in a list of server arguments (``disable-radix-cache``).
 
-    Not in a clause about another program (``sglang_router (--pd-disaggregation)``, the benchmark client),
-    and not a vocabulary term written with hyphens (``two-batch-overlap``).
+    Not in a clause about another program (``sglang_router (--pd-disaggregation)``, the benchmark client, an
+    installer or a container), not a flag of such a tool, and not a vocabulary term written with hyphens
+    (``two-batch-overlap``).
     """
     if any(t.low in _OTHER_PROGRAMS for t in r.toks):
         return None
+    if kind == "flag":
+        said = {t.low for t in r.toks}
+        if not said.isdisjoint(_TOOL_WORDS) or (name in _TOOL_FLAGS and said.isdisjoint(_SERVER_WORDS)):
+            return None  # an installer's, a downloader's or a container's flag
     if any(name in values for values in cat.values.values()):
         return None  # "FULL_DECODE_ONLY": a value of a setting, which names that setting (find_value_mentions)
     if kind == "flag":
