@@ -25,6 +25,7 @@ from benchlib import FULL_CORPUS, GIT_ENV, ROOT, THIS_BUILD, require  # noqa: E4
 
 PROBES = ROOT / "tests" / "data" / "claims_probes.txt"
 BULLETS = " || "  # between the bullets of one entry
+PER_COMMIT = 90
 
 
 def load(probes: Path) -> list[tuple[bool, str, str]]:
@@ -63,20 +64,22 @@ def main() -> int:
         git(repo, "commit", "-q", "-m", "base")
         said: dict[int, list[str]] = {n: [] for n in range(len(probes))}
         keys = list(dict.fromkeys(key for _, key, _ in probes))
-        for key in keys:
-            # one commit per config key, as a change appends its entries: the entries of one commit share the
-            # catalog of subjects their jobs' recipes set
+        # one commit per config key (in parts of at most PER_COMMIT entries, as a change that appends more is not
+        # read past limits.max-appended-entries), as a change appends its entries: the entries of one commit share
+        # the catalog of subjects their jobs' recipes set
+        batches = [(key, part) for key in keys
+                   for ns in [[n for n, p in enumerate(probes) if p[1] == key]]
+                   for part in (ns[i:i + PER_COMMIT] for i in range(0, len(ns), PER_COMMIT))]
+        for key, part in batches:
             changelog = repo / "perf-changelog.yaml"
             text = changelog.read_text(encoding="utf-8")
             line_of: dict[int, int] = {}
-            for n, (_, k, sentence) in enumerate(probes):
-                if k != key:
-                    continue
+            for number in part:
                 text += f"\n- config-keys:\n    - {key}\n  description:\n"
-                for bullet in sentence.split(BULLETS):  # "A || B": one entry of two bullets
+                for bullet in probes[number][2].split(BULLETS):  # "A || B": one entry of two bullets
                     text += f"    - {json.dumps(bullet, ensure_ascii=False)}\n"
-                    line_of[text.count("\n")] = n
-                text += f"  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/{80000 + n}\n"
+                    line_of[text.count("\n")] = number
+                text += f"  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/{80000 + number}\n"
             changelog.write_text(text, encoding="utf-8")
             git(repo, "commit", "-q", "-am", f"probes of {key}")
             proc = subprocess.run([*THIS_BUILD, "claims", "--repo", str(repo), "--base", "HEAD~1", "--head", "HEAD",

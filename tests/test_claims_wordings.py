@@ -26,7 +26,10 @@ and "is replaced" tell the old state, and a verb of change after a setting ("cha
 From probes of defaults with exceptions per arm and role: "above/below conc N" is a bound of the jobs, not conc N;
 a flag in the old part of a change ("from --flag A to B", "moved off --flag A to B") takes the value after "to";
 the arm another arm mirrors is no scope; values joined by "or" are alternatives; "prefill's X" is the role's own;
-an aside about another config ("(the MTP key keeps ...)") is that config's; "the old ... sweep" is the state before.
+an aside about another config ("(the MTP key keeps ...)") is that config's; "the old ... sweep" is the state before;
+"outside X" and "(X excepted)" set arms apart; "non-X rows", "the remaining rows", "TP>4" and "the smaller TP" name
+jobs by a condition the reader leaves unresolved; "TP=4 → --flag V" gives the arm's value; "V or higher" is a floor
+and "from A to B depending on TP" a range over the jobs, neither a value.
 """
 
 from __future__ import annotations
@@ -56,6 +59,7 @@ BY_TP = "dsr1-fp8-b200-sglang"  # TP8 --mem-fraction-static 0.82, TP4 0.95; --at
 QWEN_ATOM = "qwen3.5-fp8-mi355x-atom"  # TP2, TP4 and TP8 at conc 4-256
 VARIED = "qwen3.5-fp4-b200-trt"  # TP2, TP4, TP8 rows; dp-attn on some TP4 and TP8 rows, none on TP2
 
+PER_COMMIT = 90
 # (key, sentence), each its own entry; the test names what each must (not) give.
 SENTENCES = [
     (SINGLE, "Switch gpu-memory-utilization 0.95 to 0.8"),  # cdcf0df19dce: the to-value is the claim
@@ -156,6 +160,18 @@ SENTENCES = [
     (QWEN_ATOM, "TP2/TP4/TP8 at conc 4-256 (the MTP key keeps TP8 conc 4-128)"),
     (QWEN_ATOM, "TP2/TP4/TP8 at conc 4-512 (the MTP key keeps TP8 conc 4-128)"),
     (QWEN_ATOM, "The old -tp 8 only sweep now also runs TP2 and TP4"),
+    (BY_TP, "--mem-fraction-static 0.82 outside TP4"),
+    (BY_TP, "--mem-fraction-static 0.85 outside TP4"),
+    (BY_TP, "--mem-fraction-static 0.82 (TP4 excepted)"),
+    (BY_TP, "--mem-fraction-static 0.82 on all non-TP4 rows"),
+    (BY_TP, "--mem-fraction-static 0.82 on the remaining rows"),
+    (BY_TP, "--mem-fraction-static 0.82 for TP>4"),
+    (BY_TP, "--mem-fraction-static 0.85 for TP>4"),
+    (BY_TP, "--mem-fraction-static 0.95 on the smaller TP"),
+    (BY_TP, "TP=4 → --mem-fraction-static 0.95; TP=8 → 0.82"),
+    (BY_TP, "TP=4 → --mem-fraction-static 0.9; TP=8 → 0.82"),
+    (BY_TP, "--mem-fraction-static 0.82 or higher"),
+    (BY_TP, "--chunked-prefill-size from 8192 to 32768 depending on TP"),
 ]
 ENTRY = """
 - config-keys:
@@ -177,19 +193,21 @@ def findings(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[st
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "base")
     changelog = repo / "perf-changelog.yaml"
-    before = changelog.read_text(encoding="utf-8")
-    lines = {}
-    text = before
-    for n, (key, sentence) in enumerate(SENTENCES):
-        text += ENTRY.format(key=key, text=sentence, n=9100 + n)
-        lines[text.count("\n") - 1] = sentence  # the description line
-    changelog.write_text(text, encoding="utf-8")
-    git(repo, "commit", "-q", "-am", "entries")
-    _, report = run_claims(repo, "--base", "HEAD~1", "--head", "HEAD")
     out: dict[str, list[dict[str, Any]]] = {sentence: [] for _, sentence in SENTENCES}
-    for f in report["findings"]:
-        if f["severity"] in ("error", "warning"):
-            out[lines[f["line"]]].append(f)
+    # In commits of at most PER_COMMIT entries: a change that appends more is not read past the limit
+    # (limits.max-appended-entries, 100).
+    for first in range(0, len(SENTENCES), PER_COMMIT):
+        lines = {}
+        text = changelog.read_text(encoding="utf-8")
+        for n, (key, sentence) in enumerate(SENTENCES[first:first + PER_COMMIT], first):
+            text += ENTRY.format(key=key, text=sentence, n=9100 + n)
+            lines[text.count("\n") - 1] = sentence  # the description line
+        changelog.write_text(text, encoding="utf-8")
+        git(repo, "commit", "-q", "-am", "entries")
+        _, report = run_claims(repo, "--base", "HEAD~1", "--head", "HEAD")
+        for f in report["findings"]:
+            if f["severity"] in ("error", "warning"):
+                out[lines[f["line"]]].append(f)
     return out
 
 
@@ -488,3 +506,33 @@ def test_an_aside_about_another_config_is_not_this_one_s(findings: dict[str, lis
 
 def test_a_phrase_after_the_old_names_the_state_before(findings: dict[str, list[dict[str, Any]]]) -> None:
     assert findings["The old -tp 8 only sweep now also runs TP2 and TP4"] == []  # was: -tp 8 claimed
+
+
+def test_arms_set_apart_in_other_words(findings: dict[str, list[dict[str, Any]]]) -> None:
+    # TP8 passes --mem-fraction-static 0.82, TP4 0.95: each of these had drawn a finding on the TP4 jobs
+    for sentence in ("--mem-fraction-static 0.82 outside TP4", "--mem-fraction-static 0.82 (TP4 excepted)"):
+        assert findings[sentence] == [], sentence
+    (found,) = findings["--mem-fraction-static 0.85 outside TP4"]
+    assert found["rule"] == "claim-contradicted" and "--mem-fraction-static 0.82" in found["message"]
+    assert "0.95" not in found["message"]  # the TP4 jobs are outside the claim
+
+
+def test_jobs_named_by_what_they_are_not_or_a_comparison_are_a_condition(
+        findings: dict[str, list[dict[str, Any]]]) -> None:
+    # the jobs such words name are not resolved: where the claim holds on some jobs, the others may be outside
+    for sentence in ("--mem-fraction-static 0.82 on all non-TP4 rows", "--mem-fraction-static 0.82 on the remaining rows",
+                     "--mem-fraction-static 0.82 for TP>4", "--mem-fraction-static 0.95 on the smaller TP"):
+        assert findings[sentence] == [], sentence
+    (found,) = findings["--mem-fraction-static 0.85 for TP>4"]  # holds nowhere
+    assert found["rule"] == "claim-contradicted"
+
+
+def test_an_arm_before_an_arrow_to_a_setting_is_its_scope(findings: dict[str, list[dict[str, Any]]]) -> None:
+    assert findings["TP=4 → --mem-fraction-static 0.95; TP=8 → 0.82"] == []  # was: the arm read as an old state
+    (found,) = findings["TP=4 → --mem-fraction-static 0.9; TP=8 → 0.82"]
+    assert found["rule"] == "claim-contradicted" and "TP=4 jobs" in found["message"]
+
+
+def test_a_floor_or_a_range_over_jobs_is_no_value(findings: dict[str, list[dict[str, Any]]]) -> None:
+    assert findings["--mem-fraction-static 0.82 or higher"] == []  # was: 0.82 claimed, TP4's 0.95 against it
+    assert findings["--chunked-prefill-size from 8192 to 32768 depending on TP"] == []  # was: 32768 claimed

@@ -266,7 +266,8 @@ def mask_history(toks: Sequence[Tok], clause: Clause, value_like: Sequence[bool]
                 k += 1
             for x in range(i, k):
                 masked[x] = True
-        if toks[i].kind == "arrow" and i > 0:
+        if toks[i].kind == "arrow" and i > 0 and not (designated[i - 1] and i + 1 < n and toks[i + 1].kind == "flag"):
+            # (not "TP=4 → --mem-fraction-static 0.95": the arm a setting's value is given for)
             masked[i - 1] = True
         if low in _VARIANTS and i > 0:
             # "tp1/tp2/tp4/tp8 with expert parallel and dp-attn variants": alternatives some jobs have beside the

@@ -2,7 +2,7 @@
 "65536 except at conc 1, 32 and 512".
 
 The arms after "except", "excluding", "apart from", "other than", "save for", "with the exception of",
-"everywhere but" or "but not", and those a contrast names ("unlike", "as opposed to", "compared to", "versus",
+"everywhere but", "but not" or "outside", those a parenthesis sets apart ("(TP4 excepted)"), and those a contrast names ("unlike", "as opposed to", "compared to", "versus",
 "rather than"), are where the clause's setting does not hold: the claim is about the jobs
 outside them (``Claim.outside``), and they are no scope of the claim.  Without this, "except ep=8" read the
 claim as one about the ep=8 jobs, the very ones it leaves out.
@@ -24,7 +24,7 @@ _MARKERS: tuple[tuple[str, ...], ...] = tuple(sorted((
     ("everywhere", "but"), ("but", "not"), ("but", "not", "for"), ("but", "not", "on"), ("but", "not", "in"),
     # a contrast: what the arms after it run differs ("prefill uses 0.8, unlike decode (0.9)")
     ("unlike",), ("as", "opposed", "to"), ("in", "contrast", "to"), ("in", "contrast", "with"), ("compared", "to"),
-    ("compared", "with"), ("versus",), ("vs",), ("vs.",), ("rather", "than"),
+    ("compared", "with"), ("versus",), ("vs",), ("vs.",), ("rather", "than"), ("outside",), ("outside", "of"),
 ), key=len, reverse=True))
 _FIRST_WORDS = frozenset(m[0] for m in _MARKERS)
 # Words between the marker and the arms, and nouns after them, that belong to the excepted part.
@@ -122,6 +122,10 @@ _OWN_VALUE_VERBS = frozenset({"keeps", "keep", "uses", "use", "stays", "stay", "
                               "have", "passes", "pass", "overrides", "override", "differs", "differ"})
 
 
+# "(TP4 excepted)", "(TP4 aside)": a parenthesis that sets arms apart.
+_SET_APART = frozenset({"excepted", "aside", "excluded", "exempt", "exempted", "apart"})
+
+
 def _aside_of_its_own(toks: Sequence[Tok], masked: Sequence[bool], starts: dict[int, Atom]) -> tuple[int, int, Scope] | None:
     """A parenthesis of arms and a verb of their own value ("--moe-runner-backend flashinfer_mxfp4 (ep=8 keeps
     mega_moe)"): those arms are where the clause's claim does not hold."""
@@ -135,6 +139,6 @@ def _aside_of_its_own(toks: Sequence[Tok], masked: Sequence[bool], starts: dict[
         while k < close and toks[k].low in _LEAD:
             k += 1
         arms, k = _arms_from([t.low for t in toks], starts, k, close)
-        if arms and k < close and toks[k].low in _OWN_VALUE_VERBS:
+        if arms and k < close and (toks[k].low in _OWN_VALUE_VERBS or toks[k].low in _SET_APART):
             return i, close + 1, Scope(tuple(arms))
     return None

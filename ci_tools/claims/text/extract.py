@@ -97,7 +97,13 @@ _CONDITION = re.compile(r"\b(?:when|whenever|where|only|unless|if)\b|"
                         r"\b(?:low|high|mid|medium|higher|lower|max|min)[- ](?:conc\w*|latency|throughput|batch\w*)\b|\b(?:in|on|for|at)\s+(?:the\s+)?(?:[\w/-]+\s+){0,3}"
                         r"(?:path|paths|branch|case|cases|regime|tail|mode)\b"
                         # "Remove X from the five refreshed prefill and decode environments": some of the recipes
-                        r"|\bfrom\s+(?:the\s+)?(?:[\w/-]+\s+){0,6}(?:recipes|environments|configs|scripts|files)\b",
+                        r"|\bfrom\s+(?:the\s+)?(?:[\w/-]+\s+){0,6}(?:recipes|environments|configs|scripts|files)\b"
+                        # jobs named by what they are not or by a comparison the reader does not resolve: "on the
+                        # remaining rows", "for TP>4", "on the smaller TP", "on all non-TP4 rows"
+                        r"|\b(?:remaining|rest\s+of\s+the|other)\s+(?:[\w/-]+\s+)?(?:rows|configs|arms|jobs|points|"
+                        r"cases|ones|runs|bands)\b|\b(?:tp|ep|dp|pp)\s*(?:>=|<=|!=|>|<|≥|≤|≠)\s*\d|"
+                        r"\b(?:smaller|larger|bigger|lower|higher|small|large|big)\s+(?:tp|ep|dp)\b|"
+                        r"\bnon-(?:tp|ep|dp|dep|tep|dpa|mtp)\w*",
                         re.IGNORECASE)
 # A first clause that is a condition of the clause after it: "If DP_ATTENTION=true and CONC>=64, pass --enable-tbo".
 _CONDITION_LEAD = re.compile(r"^(?:if|when|whenever|once|where|unless)\b", re.IGNORECASE)

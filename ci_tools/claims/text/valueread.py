@@ -614,6 +614,36 @@ def _a_bound(r: Reading, start: int, end: int, m: Mention) -> bool:
         any(tuple(low[end:end + len(w)]) == w for w in _BOUND_AFTER)
 
 
+_FLOOR_BEFORE = (("at", "least"), ("min",), ("minimum",), (">=",), ("≥",))
+_FLOOR_AFTER = (("or", "higher"), ("or", "more"), ("or", "above"), ("or", "greater"), ("or", "larger"), ("at", "least"),
+                ("min",), ("minimum",), ("and", "up"), ("and", "above"))
+
+
+def _a_floor(r: Reading, start: int, end: int, m: Mention) -> bool:
+    """The number at [start, end) is the least the setting may be: "at least 0.8", "0.82 or higher", "0.82+" (a "+"
+    written against it: "X=1 + --flag" joins two settings)."""
+    toks = r.toks
+    low = [t.low if not m.start <= k < m.end else "" for k, t in enumerate(toks)]
+    glued_plus = end < len(toks) and toks[end].text == "+" and toks[end].start == toks[end - 1].end
+    return glued_plus or any(tuple(low[max(0, start - len(w)):start]) == w for w in _FLOOR_BEFORE) or \
+        any(tuple(low[end:end + len(w)]) == w for w in _FLOOR_AFTER)
+
+
+# After "from A to B": the values differ by jobs, nothing changed from A ("from 8192 to 32768 depending on TP").
+_BY_JOB = (("depending", "on"), ("depending", "upon"), ("according", "to"), ("based", "on"), ("per",), ("by",),
+           ("across",))
+
+
+def _a_range_by(r: Reading, start: int, end: int) -> bool:
+    k = start - 1
+    while k >= 0 and r.toks[k].low not in TO:
+        k -= 1
+    if k < 1 or not any(t.low in FROM for t in r.toks[max(0, k - 4):k]):
+        return False
+    low = [t.low for t in r.toks[end:end + 2]]
+    return any(tuple(low[:len(w)]) == w for w in _BY_JOB)
+
+
 # "the canonical checkpoint ships no chat_template": what something else has, not what the recipe passes.
 _HAS_VERBS = {"ships", "ship", "has", "have", "had", "contains", "contain", "provides", "provide", "includes",
               "include", "carries", "carry", "needs", "need", "requires", "require", "supports", "support", "with"}
@@ -669,6 +699,10 @@ def read_value(r: Reading, cat: Catalog, m: Mention, mentions: list[Mention]) ->
         found = None  # "TBO is a prefill-only optimisation": not a value of an on/off setting
     if found is not None and isinstance(found[0], Number) and (_capped(r, m) or _a_bound(r, found[1], found[2], m)):
         found = (replace(found[0], at_most=True), found[1], found[2])
+    elif found is not None and isinstance(found[0], Number) and _a_floor(r, found[1], found[2], m):
+        found = None  # "0.82 or higher", "at least 0.8": a floor, which no job's value is claimed to equal
+    elif found is not None and isinstance(found[0], Number) and _a_range_by(r, found[1], found[2]):
+        found = None  # "from 8192 to 32768 depending on TP": the values the jobs range over, no change
     if found is not None and isinstance(found[0], Word) and found[0].dtype and not takes_dtype(subject):
         found = None  # "the gfx950 MXFP4 MoE backend": a dtype names no backend
     if found is not None and isinstance(found[0], Word) and found[1] == m.end and is_prose_word(r.toks[found[1]].text) and \
