@@ -3,9 +3,9 @@
 ``tests/data/claims_probes.txt`` holds hand-written bullets, each marked true or false of the real tree
 (``tests/data/inferencex-843c625``): wordings tried one family at a time (exceptions, contrasts, old states, bounds,
 conditions, drops, recipe names, defaults with exceptions per concurrency, arm or role).  The bench appends them as
-entries to a throwaway git copy of the tree (``A || B``: one entry of two bullets), one commit per config key (as a
-change appends its entries), runs ``claims`` on each, and reports how many truths drew an error or a warning and
-how many lies did, listing each miss.
+entries to a throwaway git copy of the tree (``A || B``: one entry of two bullets; a key ``a+b``: an entry of two
+config keys), one commit per config key (as a change appends its entries), runs ``claims`` on each, and reports how
+many truths drew an error or a warning and how many lies did, listing each miss.
 
 Run: .venv/bin/python bench/bench_claims_probes.py [--list] [--probes FILE]
 """
@@ -26,6 +26,7 @@ from benchlib import FULL_CORPUS, GIT_ENV, ROOT, THIS_BUILD, require  # noqa: E4
 PROBES = ROOT / "tests" / "data" / "claims_probes.txt"
 BULLETS = " || "  # between the bullets of one entry
 PER_COMMIT = 90
+KEYS = "+"  # between the config keys of one entry
 
 
 def load(probes: Path) -> list[tuple[bool, str, str]]:
@@ -75,7 +76,8 @@ def main() -> int:
             text = changelog.read_text(encoding="utf-8")
             line_of: dict[int, int] = {}
             for number in part:
-                text += f"\n- config-keys:\n    - {key}\n  description:\n"
+                listed = "".join(f"    - {k}\n" for k in key.split(KEYS))  # "a+b": an entry of two config keys
+                text += f"\n- config-keys:\n{listed}  description:\n"
                 for bullet in probes[number][2].split(BULLETS):  # "A || B": one entry of two bullets
                     text += f"    - {json.dumps(bullet, ensure_ascii=False)}\n"
                     line_of[text.count("\n")] = number

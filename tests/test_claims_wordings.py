@@ -29,7 +29,9 @@ the arm another arm mirrors is no scope; values joined by "or" are alternatives;
 an aside about another config ("(the MTP key keeps ...)") is that config's; "the old ... sweep" is the state before;
 "outside X" and "(X excepted)" set arms apart; "non-X rows", "the remaining rows", "TP>4" and "the smaller TP" name
 jobs by a condition the reader leaves unresolved; "TP=4 → --flag V" gives the arm's value; "V or higher" is a floor
-and "from A to B depending on TP" a range over the jobs, neither a value.
+and "from A to B depending on TP" a range over the jobs, neither a value.  From probes of entries of two keys: a
+vendor named for its hardware ("for the AMD key", "NVIDIA: ...") is the configs that run on it, and a setting named by
+its value ("B200: trtllm_mla attention") is said of the configs the words before its clause name.
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ RECIPES = "dsv4-fp4-gb200-dynamo-vllm"  # five srt-slurm recipes: low-latency, l
 AMD_SGL = "dsr1-fp4-mi355x-sglang"  # conc 4-64; --chunked-prefill-size 196608, 32768 above conc 32 (8k1k)
 BY_TP = "dsr1-fp8-b200-sglang"  # TP8 --mem-fraction-static 0.82, TP4 0.95; --attention-backend trtllm_mla
 QWEN_ATOM = "qwen3.5-fp8-mi355x-atom"  # TP2, TP4 and TP8 at conc 4-256
+TWO_VENDORS = f"{BY_TP}+{AMD_SGL}"  # one entry of both keys: B200 (trtllm_mla attention) and MI355X (aiter)
 VARIED = "qwen3.5-fp4-b200-trt"  # TP2, TP4, TP8 rows; dp-attn on some TP4 and TP8 rows, none on TP2
 
 PER_COMMIT = 90
@@ -172,6 +175,11 @@ SENTENCES = [
     (BY_TP, "TP=4 → --mem-fraction-static 0.9; TP=8 → 0.82"),
     (BY_TP, "--mem-fraction-static 0.82 or higher"),
     (BY_TP, "--chunked-prefill-size from 8192 to 32768 depending on TP"),
+    (TWO_VENDORS, "SGLANG_USE_AITER=1 for the AMD key"),
+    (TWO_VENDORS, "SGLANG_USE_AITER=1 for the NVIDIA key"),
+    (TWO_VENDORS, "AMD: aiter attention; NVIDIA: trtllm_mla attention"),
+    (TWO_VENDORS, "B200: trtllm_mla attention"),
+    (TWO_VENDORS, "MI355X: --cuda-graph-max-bs=128"),
 ]
 ENTRY = """
 - config-keys:
@@ -200,7 +208,7 @@ def findings(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[st
         lines = {}
         text = changelog.read_text(encoding="utf-8")
         for n, (key, sentence) in enumerate(SENTENCES[first:first + PER_COMMIT], first):
-            text += ENTRY.format(key=key, text=sentence, n=9100 + n)
+            text += ENTRY.format(key="\n    - ".join(key.split("+")), text=sentence, n=9100 + n)  # "a+b": two keys
             lines[text.count("\n") - 1] = sentence  # the description line
         changelog.write_text(text, encoding="utf-8")
         git(repo, "commit", "-q", "-am", "entries")
@@ -536,3 +544,15 @@ def test_an_arm_before_an_arrow_to_a_setting_is_its_scope(findings: dict[str, li
 def test_a_floor_or_a_range_over_jobs_is_no_value(findings: dict[str, list[dict[str, Any]]]) -> None:
     assert findings["--mem-fraction-static 0.82 or higher"] == []  # was: 0.82 claimed, TP4's 0.95 against it
     assert findings["--chunked-prefill-size from 8192 to 32768 depending on TP"] == []  # was: 32768 claimed
+
+
+def test_a_vendor_named_for_its_hardware_scopes_the_claim(findings: dict[str, list[dict[str, Any]]]) -> None:
+    # an entry of a B200 and an MI355X key: each had drawn a warning on the other vendor's jobs
+    assert findings["SGLANG_USE_AITER=1 for the AMD key"] == []
+    (found,) = findings["SGLANG_USE_AITER=1 for the NVIDIA key"]
+    assert found["rule"] == "claim-contradicted" and "dsr1-fp8-b200-sglang" in found["message"]
+    assert "mi355x" not in found["message"]
+    assert findings["AMD: aiter attention; NVIDIA: trtllm_mla attention"] == []
+    # a setting named by its value takes the words before its clause as the configs it speaks of, as any other
+    assert findings["B200: trtllm_mla attention"] == []
+    assert findings["MI355X: --cuda-graph-max-bs=128"] == []  # "cuda" of a flag's name names no vendor

@@ -18,6 +18,7 @@ record, never a claim.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import replace
 
@@ -334,13 +335,17 @@ class ClauseReader(SweepReaders):
         """Nothing that could be a value follows token ``k - 1`` (the end, a comma, ``and``, a parenthesis)."""
         return k >= len(self.toks) or self.toks[k].text in (",", ")", ";", "and", "(", "/", "+")
 
-    def sentence_text(self) -> str:
-        """The whole sentence this clause is part of."""
+    @functools.cached_property
+    def _sentence(self) -> str:
         spans = split_sentences(self.source)
         if self.clause.sentence < len(spans):
             a, b = spans[self.clause.sentence]
             return self.source.text[a:b]
         return self.clause.text
+
+    def sentence_text(self) -> str:
+        """The whole sentence this clause is part of (read once per clause: every claim of it carries it)."""
+        return self._sentence
 
     def _program_named_beside(self, m: Mention) -> bool:
         """The other program the clause speaks of is not only a word of the setting's own name ("the moe runner
@@ -480,7 +485,8 @@ class ClauseReader(SweepReaders):
             img = parse_image(t.text)
             if img is not None:
                 r.used[i] = True
-                self.out.claims.append(Claim("image", img, self.scope_at(i), r.loc(i, i + 1), self.clause.text))
+                self.out.claims.append(Claim("image", img, self.scope_at(i), r.loc(i, i + 1), self.clause.text,
+                                             sentence=self.sentence_text()))
         self._image_tag_fragment()
 
     def _image_tag_fragment(self) -> None:
@@ -500,7 +506,7 @@ class ClauseReader(SweepReaders):
                 not floating:  # "to latest nightly: lmsysorg/...": an adjective of the tag the text goes on to name
             r.used[k] = True
             self.out.claims.append(Claim("image", parse_fragment(toks[k].text), self.scope_at(k), r.loc(k, k + 1),
-                                         self.clause.text))
+                                         self.clause.text, sentence=self.sentence_text()))
 
     # -------------------------------------------------------- subjects
 
@@ -536,7 +542,7 @@ class ClauseReader(SweepReaders):
             # Named by its value: the text says the jobs use it, so a job without the setting contradicts it.
             self.out.claims.append(Claim("recipe", parse_fragment(vm.text), self.scope_at(vm.start),
                                          r.loc(vm.start, vm.end), self.clause.text, subject=vm.subject,
-                                         phrase=vm.subject.name, explicit=True))
+                                         phrase=vm.subject.name, explicit=True, sentence=self.sentence_text()))
         for m in mentions:
             if any(r.masked[k] for k in range(m.start, m.end)):
                 continue
@@ -689,7 +695,8 @@ class ClauseReader(SweepReaders):
         if note in self.out.unverified:
             self.out.unverified.remove(note)
         self.out.claims.append(Claim("recipe", v, self.scope_at(start), r.loc(start, end), self.clause.text,
-                                     subject=m.subjects[0], phrase=m.phrase, explicit=_explicit(m, v)))
+                                     subject=m.subjects[0], phrase=m.phrase, explicit=_explicit(m, v),
+                                     sentence=self.sentence_text()))
 
     def _read_gapped(self, claim: Claim, end: int) -> None:
         """The same setting's values for the other arms the clause names ("0.85 on decode and 0.7 on prefill")."""

@@ -363,10 +363,30 @@ def _named_configs(clause: str, jobs: list[Job], lead: str = "") -> list[Job]:
         said = {w for neg, w in words if w in telling and not neg and (w not in _NOT_KEY_WORDS or w in variants)}
         unsaid = {w for neg, w in words if w in telling - _NOT_KEY_WORDS and neg}  # "non-DSpark"
         if not said and not unsaid:
+            by_vendor = _of_vendor(low, jobs)
+            if by_vendor is not None:
+                return by_vendor
             continue
         chosen = {k for k, p in zip(keys, parts) if said <= p and not unsaid & p}
         return [j for j in jobs if j.config_key in chosen] or jobs
     return jobs
+
+
+# A vendor named for its hardware ("AMD: aiter attention; NVIDIA: trtllm_mla", "for the AMD key"), not as where
+# something came from ("ported from the NVIDIA recipe").
+_VENDOR = re.compile(r"(?<!from )(?<!from the )(?<!like )(?<!unlike )(?<![\w-])(amd|rocm|nvidia|cuda)(?![\w-])")
+_AMD_RUNNER = re.compile(r"(?:cluster:)?mi\d")
+
+
+def _of_vendor(low: str, jobs: list[Job]) -> list[Job] | None:
+    """The jobs on the hardware of the one vendor the words name, when the entry's configs run on both; None
+    otherwise."""
+    named = {"amd" if v in ("amd", "rocm") else "nvidia" for v in _VENDOR.findall(low)}
+    if len(named) != 1:
+        return None
+    amd = named == {"amd"}
+    mine = [j for j in jobs if bool(_AMD_RUNNER.match(str(j.fields.get("runner") or ""))) == amd]
+    return mine if 0 < len(mine) < len(jobs) else None
 
 
 def _at_points(job: Job, value: object) -> bool:
