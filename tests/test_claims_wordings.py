@@ -31,7 +31,9 @@ an aside about another config ("(the MTP key keeps ...)") is that config's; "the
 jobs by a condition the reader leaves unresolved; "TP=4 → --flag V" gives the arm's value; "V or higher" is a floor
 and "from A to B depending on TP" a range over the jobs, neither a value.  From probes of entries of two keys: a
 vendor named for its hardware ("for the AMD key", "NVIDIA: ...") is the configs that run on it, and a setting named by
-its value ("B200: trtllm_mla attention") is said of the configs the words before its clause name.
+its value ("B200: trtllm_mla attention") is said of the configs the words before its clause name.  From probes of an
+agentic key: a KV-offload backend's own setting ("--hicache-ratio 8") is not missing where the matrix runs without
+offload, and a value after ", or" is for other jobs ("8192, or 8192 * TP with DP attention").
 """
 
 from __future__ import annotations
@@ -54,7 +56,8 @@ MINIMAX = "minimaxm3-fp4-gb200-dynamo-vllm-agentic-agg-mtp"  # prefill's msa dec
 DSPARK = "kimik3-fp4-b300-vllm-agentic-dspark"  # --attention-backend and speculative-config.attention_backend
 BUDGET = "dsv4-fp4-b200-vllm"  # its recipe passes --max-num-batched-tokens 2048 (8k1k) or the ISL
 SGL_DISAGG = "dsv4-fp4-gb300-dynamo-sglang"  # DEP workers pass --enable-dp-attention; its TP4-only row does not
-METRICS = "dsv4-fp4-b200-sglang-agentic-hicache-mtp"  # its recipe passes --enable-metrics
+METRICS = "dsv4-fp4-b200-sglang-agentic-hicache-mtp"  # its recipe passes --enable-metrics; its kv-offloading: dram
+# rows pass --hicache-ratio 8 (the others no --hicache-* flag), --chunked-prefill-size 8192 (8192 * TP with DP attention)
 RECIPES = "dsv4-fp4-gb200-dynamo-vllm"  # five srt-slurm recipes: low-latency, low-middle-curve, three MegaMOE ones
 AMD_SGL = "dsr1-fp4-mi355x-sglang"  # conc 4-64; --chunked-prefill-size 196608, 32768 above conc 32 (8k1k)
 BY_TP = "dsr1-fp8-b200-sglang"  # TP8 --mem-fraction-static 0.82, TP4 0.95; --attention-backend trtllm_mla
@@ -180,6 +183,10 @@ SENTENCES = [
     (TWO_VENDORS, "AMD: aiter attention; NVIDIA: trtllm_mla attention"),
     (TWO_VENDORS, "B200: trtllm_mla attention"),
     (TWO_VENDORS, "MI355X: --cuda-graph-max-bs=128"),
+    (METRICS, "--hicache-ratio 8 for the offload arms; the GPU-resident row has no HiCache"),
+    (METRICS, "--hicache-ratio 4 for the offload arms"),
+    (METRICS, "--chunked-prefill-size 8192, or 8192 * TP with DP attention"),
+    (METRICS, "--chunked-prefill-size 4096, or 8192 * TP with DP attention"),
 ]
 ENTRY = """
 - config-keys:
@@ -556,3 +563,18 @@ def test_a_vendor_named_for_its_hardware_scopes_the_claim(findings: dict[str, li
     # a setting named by its value takes the words before its clause as the configs it speaks of, as any other
     assert findings["B200: trtllm_mla attention"] == []
     assert findings["MI355X: --cuda-graph-max-bs=128"] == []  # "cuda" of a flag's name names no vendor
+
+
+def test_a_kv_offload_backend_s_setting_is_not_missing_where_the_matrix_runs_no_offload(
+        findings: dict[str, list[dict[str, Any]]]) -> None:
+    # was: "the recipe does not pass --hicache-ratio for 5 of 12 jobs" (the GPU-resident row)
+    assert findings["--hicache-ratio 8 for the offload arms; the GPU-resident row has no HiCache"] == []
+    (found,) = findings["--hicache-ratio 4 for the offload arms"]
+    assert found["rule"] == "claim-contradicted" and "--hicache-ratio 8" in found["message"]
+
+
+def test_another_value_after_comma_or_is_for_other_jobs(findings: dict[str, list[dict[str, Any]]]) -> None:
+    # was: an error on the DP-attention jobs, the scope of the alternative taken for the first value's
+    assert findings["--chunked-prefill-size 8192, or 8192 * TP with DP attention"] == []
+    (found,) = findings["--chunked-prefill-size 4096, or 8192 * TP with DP attention"]
+    assert found["rule"] == "claim-contradicted"

@@ -242,6 +242,10 @@ def mask_history(toks: Sequence[Tok], clause: Clause, value_like: Sequence[bool]
             if head is not None:
                 for k in range(i, head + 1):
                     masked[k] = True
+        if low == "or" and 0 < i < n - 1 and toks[i - 1].text == "," and toks[i + 1].text[:1].isdigit():
+            # "8192, or 8192 * TP with DP attention": another value, for other jobs, said to the end of the clause
+            for k in range(i, n):
+                masked[k] = True
         if low == "off" and 0 < i and lows[i - 1] in _MOVE_VERBS:
             # "Moved off --attention-backend flashinfer to trtllm_mla": what it moved off is the state before
             j = next((k for k in range(i + 1, n) if lows[k] in TO or lows[k] == "onto"), None)

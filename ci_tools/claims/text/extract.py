@@ -104,7 +104,9 @@ _CONDITION = re.compile(r"\b(?:when|whenever|where|only|unless|if)\b|"
                         r"|\b(?:remaining|rest\s+of\s+the|other)\s+(?:[\w/-]+\s+)?(?:rows|configs|arms|jobs|points|"
                         r"cases|ones|runs|bands)\b|\b(?:tp|ep|dp|pp)\s*(?:>=|<=|!=|>|<|≥|≤|≠)\s*\d|"
                         r"\b(?:smaller|larger|bigger|lower|higher|small|large|big)\s+(?:tp|ep|dp)\b|"
-                        r"\bnon-(?:tp|ep|dp|dep|tep|dpa|mtp)\w*",
+                        r"\bnon-(?:tp|ep|dp|dep|tep|dpa|mtp)\w*"
+                        # another value for other jobs: "65536, or 8192 / 16384 on the low and mid bands"
+                        r"|,\s*or\s+\d",
                         re.IGNORECASE)
 # A first clause that is a condition of the clause after it: "If DP_ATTENTION=true and CONC>=64, pass --enable-tbo".
 _CONDITION_LEAD = re.compile(r"^(?:if|when|whenever|once|where|unless)\b", re.IGNORECASE)

@@ -5,8 +5,10 @@ deepep)" says the DP-attention workers pass the flag; a recipe of a point the
 config runs with ``dp-attn: false`` does not pass it by design, and the config
 says so itself.  A claim turning such a setting on, true wherever the matrix
 runs the dimension, is no partial contradiction where the matrix does not.
-The other direction is left alone: a point of the dimension without the flag
-is a real disagreement.
+So is a value of the KV-offload backend's own settings ("--hicache-ratio 8"),
+where only the ``kv-offloading: dram`` points pass them.  The other direction
+is left alone: a point of the dimension without the flag, or with another
+value, is a real disagreement.
 """
 
 from __future__ import annotations
@@ -28,10 +30,16 @@ def _expert_parallel(fields: Mapping[str, Any]) -> bool:
     return isinstance(ep, int) and ep > 1
 
 
+def _kv_offload(fields: Mapping[str, Any]) -> bool:
+    return fields.get("kv-offloading") == "dram"
+
+
 # A setting's name (flag, variable, key, as the catalog spells it) -> whether a point's fields run its dimension.
 _DIMENSIONS: tuple[tuple[re.Pattern[str], Callable[[Mapping[str, Any]], bool]], ...] = (
     (re.compile(r"(?:^|[-_.])(?:enable[-_])?dp[-_]?attn?(?:ention)?$", re.I), _dp_attention),
     (re.compile(r"(?:^|[-_.])enable[-_](?:expert[-_]parallel(?:ism)?|ep[-_]moe)$", re.I), _expert_parallel),
+    # the KV-offload backend's own settings ("--hicache-ratio 8"): what a `kv-offloading: dram` point runs with
+    (re.compile(r"(?:^|[-_.])(?:hicache|lmcache|mooncake)(?:[-_.]|$)", re.I), _kv_offload),
 )
 
 
@@ -48,13 +56,17 @@ def explained_by_the_matrix(judgement: Judgement) -> bool:
     config runs without that dimension."""
     claim = judgement.claim
     on = isinstance(claim.value, Present) or (isinstance(claim.value, Bool) and claim.value.on)
-    if claim.kind != "recipe" or claim.subject is None or not on:
+    off = isinstance(claim.value, Bool) and not claim.value.on
+    if claim.kind != "recipe" or claim.subject is None or off:
         return False
     runs_dimension = next((test for pattern, test in _DIMENSIONS if pattern.search(claim.subject.name)), None)
     if runs_dimension is None:
         return False
     known = judgement.known
-    failing = [job for job, actual in known if actual.verdict is False]
+    failing = [(job, actual) for job, actual in known if actual.verdict is False]
     holding = [job for job, actual in known if actual.verdict]
     role = claim.scope.role
-    return bool(failing) and bool(holding) and not any(_runs(job, runs_dimension, role) for job in failing)
+    # a value ("--hicache-ratio 8"): only where the setting is not passed at all, not where it has another value
+    absent = on or all(actual.value == "absent" for _, actual in failing)
+    return bool(failing) and bool(holding) and absent and not any(_runs(job, runs_dimension, role)
+                                                                  for job, _ in failing)
