@@ -200,3 +200,35 @@ def test_usage_errors(tmp_path: Path, args: tuple[str, ...], message: str) -> No
                           capture_output=True, text=True, cwd=repo)
     assert proc.returncode == 2
     assert message in proc.stderr
+
+
+CODE_AND_TEMPLATE = """
+<!-- Template: list every setting you changed, e.g. ATOM_DP_LB_REQ_EQUIV=0 -->
+
+Repro of the old crash, for reference:
+
+```bash
+ATOM_DP_LB_REQ_EQUIV=0 python3 -m atom.entrypoints.openai_server --state-checkpoint-interval-tokens 32768
+```
+
+Before: `ATOM_DP_LB_REQ_EQUIV=0`. After: `ATOM_DP_LB_REQ_EQUIV=512`.
+"""
+
+
+def test_pr_description_code_blocks_template_comments_and_before_labels_claim_nothing(tmp_path: Path) -> None:
+    # The corrected description, plus a template comment, a fenced repro and a "Before:" label that each give
+    # values the recipe does not have (each was an error): they say what was, or what somebody might write.
+    repo, base = seed_repo(tmp_path, changelog="perf-changelog.corrected.yaml")
+    body = tmp_path / "pr_body.md"
+    body.write_text((DATA / "variants" / "pr_body.corrected.md").read_text(encoding="utf-8") + CODE_AND_TEMPLATE,
+                    encoding="utf-8")
+    code, report = run_claims(repo, "--base", base, "--head", "HEAD", "--pr-body", str(body))
+    assert (code, errors(report)) == (0, [])
+    # the same words as prose are claims, and checked
+    body.write_text(body.read_text(encoding="utf-8") + "\nSet ATOM_DP_LB_REQ_EQUIV=0 for the DEP band.\n",
+                    encoding="utf-8")
+    code, report = run_claims(repo, "--base", base, "--head", "HEAD", "--pr-body", str(body))
+    lines = body.read_text(encoding="utf-8").splitlines()
+    assert code == 1
+    assert [(f["data"]["subject"], lines[f["line"] - 1]) for f in errors(report)] == [
+        ("ATOM_DP_LB_REQ_EQUIV", "Set ATOM_DP_LB_REQ_EQUIV=0 for the DEP band.")]

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 from ..changelog.lint import read_problems
 from ..claims.verdict.check import check_entries, entry_inputs
+from ..claims.text.markdown import prose_of
 from ..claims.text.sentences import SourceText, plain_source
 from ..findings import PR_DESCRIPTION, Finding
 from . import CheckContext
 
 
 def pr_body_source(path: str, text: str) -> SourceText:
-    return plain_source(path, text)
+    """A PR description as the claims checker reads it: its prose, without code blocks and template comments."""
+    return plain_source(path, prose_of(text))
 
 
 def run_claims(ctx: CheckContext, *, pr_body: SourceText | None = None, verbose: bool = False,

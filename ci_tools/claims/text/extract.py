@@ -830,6 +830,7 @@ def _own_scope(seg: Segment) -> Scope:
 # A clause that only says when: before the change ("Previously, ...", "Before this change, the recipe passed ...",
 # "In the old recipe, ..."): the clause after it is the old state.
 _HISTORY_LEAD = re.compile(r"(?:previously|formerly|originally|initially|earlier|at first|until now|so far|in the past|"
+                           r"before|old|was|"  # a label: "Before: `--mem-fraction-static 0.9`. After: ..."
                            r"(?:before|prior to|until)\s+(?:this|the|that|these)(?:\s+[\w#-]+){0,3}|"
                            r"in the (?:old|previous|original|former|earlier)(?:\s+[\w#-]+){0,3})",
                            re.IGNORECASE)

@@ -1,0 +1,24 @@
+"""The prose of a Markdown text (a PR description): fenced code blocks and HTML comments blanked out.
+
+A code block in a PR description is a command run, a log, a repro or the old command line, and an HTML comment is
+the PR template's own guidance: neither is what the change claims of its recipes.  They are replaced by spaces
+(line breaks kept), so that every finding on the prose keeps its line and column.
+"""
+
+from __future__ import annotations
+
+import re
+
+# A fenced block: ``` or ~~~ at a line's start (up to three spaces in) to the same fence, or to the text's end.
+_FENCED = re.compile(r"^[ ]{0,3}(?P<fence>`{3,}|~{3,})[^\n]*\n.*?(?:^[ ]{0,3}(?P=fence)[ \t]*$|\Z)",
+                     re.MULTILINE | re.DOTALL)
+_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
+
+
+def _blank(match: re.Match[str]) -> str:
+    return re.sub(r"[^\n]", " ", match.group())
+
+
+def prose_of(text: str) -> str:
+    """``text`` with its fenced code blocks and HTML comments replaced by spaces, line breaks kept."""
+    return _COMMENT.sub(_blank, _FENCED.sub(_blank, text))
