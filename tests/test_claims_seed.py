@@ -202,31 +202,33 @@ def test_usage_errors(tmp_path: Path, args: tuple[str, ...], message: str) -> No
     assert message in proc.stderr
 
 
-CODE_AND_TEMPLATE = """
-<!-- Template: list every setting you changed, e.g. ATOM_DP_LB_REQ_EQUIV=0 -->
+# Each gives a value the recipe does not have, and each was an error: what was, what another change did, or what
+# somebody might write.
+NOT_CLAIMS = {
+    "template comment": "<!-- Template: list every setting you changed, e.g. ATOM_DP_LB_REQ_EQUIV=0 -->\n",
+    "fenced repro": "Repro of the old crash:\n\n```bash\nATOM_DP_LB_REQ_EQUIV=0 python3 -m atom.entrypoints.openai_server "
+                    "--state-checkpoint-interval-tokens 32768\n```\n",
+    "before label": "Before: `ATOM_DP_LB_REQ_EQUIV=0`. After: `ATOM_DP_LB_REQ_EQUIV=512`.\n",
+    "bold before label": "- **Before**: `ATOM_DP_LB_REQ_EQUIV=0` / **After**: `ATOM_DP_LB_REQ_EQUIV=512`\n",
+    "past relative aside": "Related: #2778 (which set `ATOM_DP_LB_REQ_EQUIV=0`).\n",
+}
 
-Repro of the old crash, for reference:
 
-```bash
-ATOM_DP_LB_REQ_EQUIV=0 python3 -m atom.entrypoints.openai_server --state-checkpoint-interval-tokens 32768
-```
-
-Before: `ATOM_DP_LB_REQ_EQUIV=0`. After: `ATOM_DP_LB_REQ_EQUIV=512`.
-"""
-
-
-def test_pr_description_code_blocks_template_comments_and_before_labels_claim_nothing(tmp_path: Path) -> None:
-    # The corrected description, plus a template comment, a fenced repro and a "Before:" label that each give
-    # values the recipe does not have (each was an error): they say what was, or what somebody might write.
+@pytest.mark.parametrize("name", sorted(NOT_CLAIMS))
+def test_pr_description_words_that_claim_nothing(tmp_path: Path, name: str) -> None:
     repo, base = seed_repo(tmp_path, changelog="perf-changelog.corrected.yaml")
     body = tmp_path / "pr_body.md"
-    body.write_text((DATA / "variants" / "pr_body.corrected.md").read_text(encoding="utf-8") + CODE_AND_TEMPLATE,
+    body.write_text((DATA / "variants" / "pr_body.corrected.md").read_text(encoding="utf-8") + "\n" + NOT_CLAIMS[name],
                     encoding="utf-8")
     code, report = run_claims(repo, "--base", base, "--head", "HEAD", "--pr-body", str(body))
     assert (code, errors(report)) == (0, [])
-    # the same words as prose are claims, and checked
-    body.write_text(body.read_text(encoding="utf-8") + "\nSet ATOM_DP_LB_REQ_EQUIV=0 for the DEP band.\n",
-                    encoding="utf-8")
+
+
+def test_pr_description_prose_after_a_code_block_is_still_checked(tmp_path: Path) -> None:
+    repo, base = seed_repo(tmp_path, changelog="perf-changelog.corrected.yaml")
+    body = tmp_path / "pr_body.md"
+    body.write_text((DATA / "variants" / "pr_body.corrected.md").read_text(encoding="utf-8") + "\n"
+                    + NOT_CLAIMS["fenced repro"] + "\nSet ATOM_DP_LB_REQ_EQUIV=0 for the DEP band.\n", encoding="utf-8")
     code, report = run_claims(repo, "--base", base, "--head", "HEAD", "--pr-body", str(body))
     lines = body.read_text(encoding="utf-8").splitlines()
     assert code == 1

@@ -91,6 +91,11 @@ _OTHER_CONFIG_ASIDE = re.compile(r"\((?:the\s+|its\s+)?(?:[\w.-]+\s+){0,2}(?:key
                                  r"(?:keeps|has|uses|runs|stays|remains|is|sweeps|covers|passes|sets)\b[^)]*\)",
                                  re.IGNORECASE)
 
+# A relative clause in the past about what the text just named ("#1240 (which set --attention-backend flashinfer)"):
+# what that did, not what this change sets.
+_PAST_RELATIVE_ASIDE = re.compile(r"\((?:which|that)\s+(?:set|used|had|was|were|passed|ran|added|introduced|switched|"
+                                  r"changed|moved|pinned|enabled|disabled)\b[^()]*\)", re.IGNORECASE)
+
 
 def reports(toks: Sequence[Tok]) -> bool:
     """The clause reports a run (what was measured or seen), not what the recipe is set to."""
@@ -301,7 +306,8 @@ def mask_history(toks: Sequence[Tok], clause: Clause, value_like: Sequence[bool]
               # "(TP8 previously)", "(v0.5.9 before)", "(0.85 in the old recipe)": the old state said last
               *re.finditer(r"\([^()]*\b(?:previously|before|formerly|originally|earlier|in the (?:old|previous|original)"
                            r"(?:\s+[\w-]+)?|until (?:this|the|now)(?:\s+[\w-]+)?)\s*\)", clause.text, re.I),
-              *_MODEL_OWN_ASIDE.finditer(clause.text), *_OTHER_CONFIG_ASIDE.finditer(clause.text)]:
+              *_MODEL_OWN_ASIDE.finditer(clause.text), *_OTHER_CONFIG_ASIDE.finditer(clause.text),
+              *_PAST_RELATIVE_ASIDE.finditer(clause.text)]:
         a, b = clause.start + m.start(), clause.start + m.end()
         for k, t in enumerate(toks):
             if t.start >= a and t.end <= b:

@@ -862,7 +862,8 @@ def extract(source: SourceText, catalog: Catalog | None, base_scope: Scope | Non
             if _CONTRAST.match(clause.text):
                 inherited = base_scope or Scope()
             lead = clause.source.text[readers[-1].clause.end:clause.start] if readers else ""
-            after_history = bool(readers) and bool(_HISTORY_LEAD.fullmatch(readers[-1].clause.text))
+            # (a label's Markdown emphasis aside: "**Before**: ...")
+            after_history = bool(readers) and bool(_HISTORY_LEAD.fullmatch(readers[-1].clause.text.strip("*_-• ")))
             reader = ClauseReader(clause, catalog, inherited, out, previous_rejects, silenced=silenced or after_history,
                                   open_from=open_from, new_predicate=bool(re.search(r"\band\s*$", lead)))
             previous_rejects = reader.rejects or (reader.skip and previous_rejects)
