@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from conftest import full_corpus_dir
+from real_repo_support import real_origin, real_repo  # noqa: F401 - fixtures
 from test_claims_seed import git, run_claims
 
 BODY = Path(__file__).parent / "data" / "pr_body_markdown.md"
@@ -25,19 +25,13 @@ ENTRY = """
 """
 
 
-@pytest.fixture(scope="module")
-def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("prbody") / "ix"
-    shutil.copytree(full_corpus_dir(), root)
-    for path in [root, *root.rglob("*")]:
-        path.chmod(path.stat().st_mode | 0o200)
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "base")
-    changelog = root / "perf-changelog.yaml"
+@pytest.fixture
+def repo(real_repo: Path) -> Path:
+    """The real tree with one entry about dsr1-fp8-b200-sglang appended in a commit of its own."""
+    changelog = real_repo / "perf-changelog.yaml"
     changelog.write_text(changelog.read_text(encoding="utf-8") + ENTRY, encoding="utf-8")
-    git(root, "commit", "-q", "-am", "entry")
-    return root
+    git(real_repo, "commit", "-q", "-am", "entry")
+    return real_repo
 
 
 def errors_and_warnings(report: dict[str, Any]) -> list[dict[str, Any]]:
