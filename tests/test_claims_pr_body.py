@@ -47,7 +47,8 @@ def test_a_markdown_description_s_code_before_labels_and_other_pr_claim_nothing(
 
 def test_its_prose_is_still_checked(repo: Path, tmp_path: Path) -> None:
     body = tmp_path / "body.md"
-    body.write_text(BODY.read_text(encoding="utf-8") + "\nUse --attention-backend flashinfer on TP8.\n", encoding="utf-8")
+    body.write_text(BODY.read_text(encoding="utf-8") + "\nUse --attention-backend flashinfer on TP8.\n",
+                    encoding="utf-8")
     code, report = run_claims(repo, "--base", "HEAD~1", "--head", "HEAD", "--pr-body", str(body))
     found = errors_and_warnings(report)
     assert code == 1 and [(f["rule"], f["line"], f["data"]["claimed"]) for f in found] == [

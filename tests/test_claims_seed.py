@@ -206,8 +206,8 @@ def test_usage_errors(tmp_path: Path, args: tuple[str, ...], message: str) -> No
 # somebody might write.
 NOT_CLAIMS = {
     "template comment": "<!-- Template: list every setting you changed, e.g. ATOM_DP_LB_REQ_EQUIV=0 -->\n",
-    "fenced repro": "Repro of the old crash:\n\n```bash\nATOM_DP_LB_REQ_EQUIV=0 python3 -m atom.entrypoints.openai_server "
-                    "--state-checkpoint-interval-tokens 32768\n```\n",
+    "fenced repro": "Repro of the old crash:\n\n```bash\nATOM_DP_LB_REQ_EQUIV=0 python3 -m "
+                    "atom.entrypoints.openai_server --state-checkpoint-interval-tokens 32768\n```\n",
     "before label": "Before: `ATOM_DP_LB_REQ_EQUIV=0`. After: `ATOM_DP_LB_REQ_EQUIV=512`.\n",
     "bold before label": "- **Before**: `ATOM_DP_LB_REQ_EQUIV=0` / **After**: `ATOM_DP_LB_REQ_EQUIV=512`\n",
     "past relative aside": "Related: #2778 (which set `ATOM_DP_LB_REQ_EQUIV=0`).\n",

@@ -57,7 +57,8 @@ DSPARK = "kimik3-fp4-b300-vllm-agentic-dspark"  # --attention-backend and specul
 BUDGET = "dsv4-fp4-b200-vllm"  # its recipe passes --max-num-batched-tokens 2048 (8k1k) or the ISL
 SGL_DISAGG = "dsv4-fp4-gb300-dynamo-sglang"  # DEP workers pass --enable-dp-attention; its TP4-only row does not
 METRICS = "dsv4-fp4-b200-sglang-agentic-hicache-mtp"  # its recipe passes --enable-metrics; its kv-offloading: dram
-# rows pass --hicache-ratio 8 (the others no --hicache-* flag), --chunked-prefill-size 8192 (8192 * TP with DP attention)
+# rows pass --hicache-ratio 8 (the others no --hicache-* flag), --chunked-prefill-size 8192 (8192 * TP with DP
+# attention)
 RECIPES = "dsv4-fp4-gb200-dynamo-vllm"  # five srt-slurm recipes: low-latency, low-middle-curve, three MegaMOE ones
 AMD_SGL = "dsr1-fp4-mi355x-sglang"  # conc 4-64; --chunked-prefill-size 196608, 32768 above conc 32 (8k1k)
 BY_TP = "dsr1-fp8-b200-sglang"  # TP8 --mem-fraction-static 0.82, TP4 0.95; --attention-backend trtllm_mla
@@ -535,8 +536,9 @@ def test_arms_set_apart_in_other_words(findings: dict[str, list[dict[str, Any]]]
 def test_jobs_named_by_what_they_are_not_or_a_comparison_are_a_condition(
         findings: dict[str, list[dict[str, Any]]]) -> None:
     # the jobs such words name are not resolved: where the claim holds on some jobs, the others may be outside
-    for sentence in ("--mem-fraction-static 0.82 on all non-TP4 rows", "--mem-fraction-static 0.82 on the remaining rows",
-                     "--mem-fraction-static 0.82 for TP>4", "--mem-fraction-static 0.95 on the smaller TP"):
+    for sentence in ("--mem-fraction-static 0.82 on all non-TP4 rows",
+                     "--mem-fraction-static 0.82 on the remaining rows", "--mem-fraction-static 0.82 for TP>4",
+                     "--mem-fraction-static 0.95 on the smaller TP"):
         assert findings[sentence] == [], sentence
     (found,) = findings["--mem-fraction-static 0.85 for TP>4"]  # holds nowhere
     assert found["rule"] == "claim-contradicted"

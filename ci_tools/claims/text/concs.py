@@ -23,7 +23,7 @@ _C_RE = re.compile(r"(?<![\w/.-])c(?P<list>\d+(?:\s*(?:/|-|–)\s*c?\d+|,\s*c\d+
 # C1/C5/C10"): a lone "C4" elsewhere may be something else (a dataset, a compiler).
 _CAPITAL_C_LIST = re.compile(r"(?<![\w/.-])C(?P<list>\d+(?:/C\d+)+)(?![\w.])")
 _CAPITAL_C = re.compile(r"(?<![\w/.-])C(?P<list>\d+(?:/C\d+)*)(?![\w.])")
-_CONC_WORD = r"conc(?:urrenc(?:y|ies))?"
+_CONC_WORD = r"conc(?:urrenc(?:y|ies))?"  # "conc", "concurrency", "concurrencies"
 # One number, not the start of a list or range ("over conc 4-64" is the range the sweep runs over, not a bound).
 _ONE_NUMBER = r"(?P<{}>\d+)(?![\w.]|\s*(?:-|–|/|\.\.|,\s*\d|\s+(?:to|and|or|through)\s+\d))"
 _ABOVE_WORDS = r"(?:above|over|beyond|past|exceeding|(?:greater|more|higher|larger)\s+than)"
@@ -35,11 +35,11 @@ _COMPARED = re.compile(r"(?<![\w-])(?:conc(?:urrency)?\s*(?P<op>>=|≥|>)\s*(?P<
                        _ABOVE_WORDS + r"\s+)" + _ONE_NUMBER.format("above") + ")", re.IGNORECASE)
 # An upper bound names the jobs of a condition too ("conc <= 32", "concurrencies up to 32", "c32 and below",
 # "below conc 64"); "below" and "under" leave the number out.
-_AT_MOST = re.compile(r"(?<![\w-])(?:conc(?:urrenc(?:y|ies))?\s*(?P<op><=|≤|<)\s*(?P<n>\d+)|"
-                      r"conc(?:urrenc(?:y|ies))?\s+(?:of\s+)?(?:up\s+to|at\s+most|through)\s+(?P<n2>\d+)|"
-                      r"(?:(?:conc(?:urrenc(?:y|ies))?\s+(?:of\s+)?" + _BELOW_WORDS + r"\s+)|" + _BELOW_WORDS +
+_AT_MOST = re.compile(r"(?<![\w-])(?:" + _CONC_WORD + r"\s*(?P<op><=|≤|<)\s*(?P<n>\d+)|"
+                      + _CONC_WORD + r"\s+(?:of\s+)?(?:up\s+to|at\s+most|through)\s+(?P<n2>\d+)|"
+                      r"(?:(?:" + _CONC_WORD + r"\s+(?:of\s+)?" + _BELOW_WORDS + r"\s+)|" + _BELOW_WORDS +
                       r"\s+(?:" + _CONC_WORD + r"\s*=?\s*|c))" + _ONE_NUMBER.format("below") + "|"
-                      r"(?:conc(?:urrenc(?:y|ies))?\s*|c)(?P<n3>\d+)\s+(?:and|or)\s+(?:below|lower|under|less))(?![\w.])",
+                      r"(?:" + _CONC_WORD + r"\s*|c)(?P<n3>\d+)\s+(?:and|or)\s+(?:below|lower|under|less))(?![\w.])",
                       re.IGNORECASE)
 _AT_LEAST = re.compile(r"\s*(?:and above|and higher|or above|or higher|or more|\+|及以上|以上)")
 _ONLY_AFTER = re.compile(r"\s*\)?\s*only\b", re.IGNORECASE)

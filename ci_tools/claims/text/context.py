@@ -87,8 +87,8 @@ _MODEL_OWN_ASIDE = re.compile(r"\((?:the\s+)?(?:[\w.-]+\s+){0,3}(?:checkpoint|we
 
 # An aside about another config ("(the MTP key keeps TP8 conc 4-128)", "(the sibling entry runs TP4)"): its arms,
 # points and values are that config's.
-_OTHER_CONFIG_ASIDE = re.compile(r"\((?:the\s+|its\s+)?(?:[\w.-]+\s+){0,2}(?:key|sibling|counterpart|entry|config)(?:'s)?\s+"
-                                 r"(?:keeps|has|uses|runs|stays|remains|is|sweeps|covers|passes|sets)\b[^)]*\)",
+_OTHER_CONFIG_ASIDE = re.compile(r"\((?:the\s+|its\s+)?(?:[\w.-]+\s+){0,2}(?:key|sibling|counterpart|entry|config)"
+                                 r"(?:'s)?\s+(?:keeps|has|uses|runs|stays|remains|is|sweeps|covers|passes|sets)\b[^)]*\)",
                                  re.IGNORECASE)
 
 # A relative clause in the past about what the text just named ("#1240 (which set --attention-backend flashinfer)"):

@@ -2,8 +2,8 @@
 "65536 except at conc 1, 32 and 512".
 
 The arms after "except", "excluding", "apart from", "other than", "save for", "with the exception of",
-"everywhere but", "but not" or "outside", those a parenthesis sets apart ("(TP4 excepted)"), and those a contrast names ("unlike", "as opposed to", "compared to", "versus",
-"rather than"), are where the clause's setting does not hold: the claim is about the jobs
+"everywhere but", "but not" or "outside", those a parenthesis sets apart ("(TP4 excepted)"), and those a contrast
+names ("unlike", "as opposed to", "compared to", "versus", "rather than"), are where the clause's setting does not hold: the claim is about the jobs
 outside them (``Claim.outside``), and they are no scope of the claim.  Without this, "except ep=8" read the
 claim as one about the ep=8 jobs, the very ones it leaves out.
 """

@@ -75,7 +75,7 @@ _TOOL_WORDS = {"install", "installs", "installed", "installing", "reinstall", "r
                "downloading", "container", "containers", "docker", "requirements", "requirements.txt", "hf"}
 # Flags of package installers and container runtimes: not a server's, unless a recipe in scope passes them to one
 # or the clause says the server takes it ("Serve with --no-build-isolation").
-_SERVER_WORDS = {"serve", "serves", "served", "serving", "server", "servers"}
+_SERVING_WORDS = {"serve", "serves", "served", "serving", "server", "servers"}
 _TOOL_FLAGS = {"--no-deps", "--pre", "--upgrade", "--force-reinstall", "--no-build-isolation", "--no-cache-dir",
                "--extra-index-url", "--index-url", "--find-links", "--user", "--break-system-packages", "--no-binary",
                "--only-binary", "--editable", "--ignore-installed", "--no-install-recommends", "--privileged",
@@ -95,7 +95,7 @@ def _unset_subject(name: str, kind: str, r: Reading, cat: Catalog) -> Subject | 
         return None
     if kind == "flag":
         said = {t.low for t in r.toks}
-        if not said.isdisjoint(_TOOL_WORDS) or (name in _TOOL_FLAGS and said.isdisjoint(_SERVER_WORDS)):
+        if not said.isdisjoint(_TOOL_WORDS) or (name in _TOOL_FLAGS and said.isdisjoint(_SERVING_WORDS)):
             return None  # an installer's, a downloader's or a container's flag
     if any(name in values for values in cat.values.values()):
         return None  # "FULL_DECODE_ONLY": a value of a setting, which names that setting (find_value_mentions)
