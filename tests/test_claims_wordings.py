@@ -188,6 +188,8 @@ SENTENCES = [
     (METRICS, "--hicache-ratio 4 for the offload arms"),
     (METRICS, "--chunked-prefill-size 8192, or 8192 * TP with DP attention"),
     (METRICS, "--chunked-prefill-size 4096, or 8192 * TP with DP attention"),
+    (BY_TP, "--max-running-requests 128 (32 for tp=4)"),
+    (BY_TP, "--max-running-requests 256 (32 for tp=4)"),
 ]
 ENTRY = """
 - config-keys:
@@ -580,3 +582,11 @@ def test_another_value_after_comma_or_is_for_other_jobs(findings: dict[str, list
     assert findings["--chunked-prefill-size 8192, or 8192 * TP with DP attention"] == []
     (found,) = findings["--chunked-prefill-size 4096, or 8192 * TP with DP attention"]
     assert found["rule"] == "claim-contradicted"
+
+
+def test_a_parenthesis_of_a_value_for_arms_excepts_them(findings: dict[str, list[dict[str, Any]]]) -> None:
+    # TP8 passes --max-running-requests 128, TP4 32: the parenthesis had been read as the claim's scope (TP4) and
+    # the exception at once, leaving no job to check, so the false 256 went unreported
+    assert findings["--max-running-requests 128 (32 for tp=4)"] == []
+    (found,) = findings["--max-running-requests 256 (32 for tp=4)"]
+    assert found["rule"] == "claim-contradicted" and "--max-running-requests 128" in found["message"]

@@ -16,6 +16,7 @@ from .arms import Arm, Atom
 from .concs import ConcSpec, conc_scope
 from .scope import Scope
 from .tokens import Tok
+from .values import parse_number
 
 # Each marker as its lower-case words; the longest is tried first where two begin alike.
 _MARKERS: tuple[tuple[str, ...], ...] = tuple(sorted((
@@ -128,7 +129,8 @@ _SET_APART = frozenset({"excepted", "aside", "excluded", "exempt", "exempted", "
 
 def _aside_of_its_own(toks: Sequence[Tok], masked: Sequence[bool], starts: dict[int, Atom]) -> tuple[int, int, Scope] | None:
     """A parenthesis of arms and a verb of their own value ("--moe-runner-backend flashinfer_mxfp4 (ep=8 keeps
-    mega_moe)"): those arms are where the clause's claim does not hold."""
+    mega_moe)"), or of a value and the arms it is for ("0.8 (0.75 on TP4)"): those arms are where the clause's
+    claim does not hold."""
     for i, t in enumerate(toks):
         if t.text != "(" or masked[i]:
             continue
@@ -138,7 +140,13 @@ def _aside_of_its_own(toks: Sequence[Tok], masked: Sequence[bool], starts: dict[
         k = i + 1
         while k < close and toks[k].low in _LEAD:
             k += 1
-        arms, k = _arms_from([t.low for t in toks], starts, k, close)
+        low = [t.low for t in toks]
+        arms, k = _arms_from(low, starts, k, close)
         if arms and k < close and (toks[k].low in _OWN_VALUE_VERBS or toks[k].low in _SET_APART):
             return i, close + 1, Scope(tuple(arms))
+        if i + 3 <= close and parse_number(toks[i + 1].text) is not None and low[i + 2] in _LEAD:
+            # "free_gpu_memory_fraction 0.8 (0.75 on TP4)", "128 (32 for tp=4)": a value the arms have instead
+            arms, k = _arms_from(low, starts, i + 3, close)
+            if arms and k == close:
+                return i, close + 1, Scope(tuple(arms))
     return None
