@@ -33,7 +33,9 @@ and "from A to B depending on TP" a range over the jobs, neither a value.  From 
 vendor named for its hardware ("for the AMD key", "NVIDIA: ...") is the configs that run on it, and a setting named by
 its value ("B200: trtllm_mla attention") is said of the configs the words before its clause name.  From probes of an
 agentic key: a KV-offload backend's own setting ("--hicache-ratio 8") is not missing where the matrix runs without
-offload, and a value after ", or" is for other jobs ("8192, or 8192 * TP with DP attention").
+offload, and a value after ", or" is for other jobs ("8192, or 8192 * TP with DP attention").  From probes of the old
+state in other words: "Undoes X", "Switching away from X", "No more X", "had X until this PR", "Last week's run used X",
+"... is over", "In #1234 we set X", "Old value X", and a dropped value ("Stop using --flag V") are no claims of X.
 """
 
 from __future__ import annotations
@@ -67,6 +69,15 @@ TWO_VENDORS = f"{BY_TP}+{AMD_SGL}"  # one entry of both keys: B200 (trtllm_mla a
 VARIED = "qwen3.5-fp4-b200-trt"  # TP2, TP4, TP8 rows; dp-attn on some TP4 and TP8 rows, none on TP2
 
 PER_COMMIT = 90
+# The old state in other words, each about dsr1_fp8_b200.sh (trtllm_mla attention, TP8 --mem-fraction-static 0.82):
+# each had given an error or a warning on the old value.
+OLD_STATES = ["Undoes --attention-backend flashinfer", "Switching away from --attention-backend flashinfer",
+              "No more --attention-backend flashinfer", "TP8 had --mem-fraction-static 0.9 until this PR",
+              "Up to this PR, TP8 used --mem-fraction-static 0.9", "Last week's run used --attention-backend flashinfer",
+              "The --attention-backend flashinfer experiment is over; trtllm_mla stays",
+              "In #1234 we set --mem-fraction-static 0.9; this sets 0.82 on TP8",
+              "Old value --mem-fraction-static 0.9; new value 0.82 on TP8", "Stop using --attention-backend flashinfer",
+              "Dropped --attention-backend flashinfer in favour of trtllm_mla"]
 # (key, sentence), each its own entry; the test names what each must (not) give.
 SENTENCES = [
     (SINGLE, "Switch gpu-memory-utilization 0.95 to 0.8"),  # cdcf0df19dce: the to-value is the claim
@@ -190,6 +201,8 @@ SENTENCES = [
     (METRICS, "--chunked-prefill-size 4096, or 8192 * TP with DP attention"),
     (BY_TP, "--max-running-requests 128 (32 for tp=4)"),
     (BY_TP, "--max-running-requests 256 (32 for tp=4)"),
+    *[(BY_TP, sentence) for sentence in OLD_STATES],
+    (BY_TP, "Drop --enable-flashinfer-allreduce-fusion"),
 ]
 ENTRY = """
 - config-keys:
@@ -590,3 +603,14 @@ def test_a_parenthesis_of_a_value_for_arms_excepts_them(findings: dict[str, list
     assert findings["--max-running-requests 128 (32 for tp=4)"] == []
     (found,) = findings["--max-running-requests 256 (32 for tp=4)"]
     assert found["rule"] == "claim-contradicted" and "--max-running-requests 128" in found["message"]
+
+
+@pytest.mark.parametrize("sentence", OLD_STATES)
+def test_the_old_state_said_by_undoing_leaving_or_dating_it(findings: dict[str, list[dict[str, Any]]],
+                                                             sentence: str) -> None:
+    assert findings[sentence] == []
+
+
+def test_a_dropped_setting_is_still_a_claim(findings: dict[str, list[dict[str, Any]]]) -> None:
+    (found,) = findings["Drop --enable-flashinfer-allreduce-fusion"]  # the recipe still passes it
+    assert found["rule"] == "claim-contradicted" and "is not passed" in found["message"]

@@ -40,11 +40,20 @@ _SKIP_CLAUSE = re.compile(
     r"might|should|negative|claim(?:s|ed|ing)?|says|said|stating|contradict\w*|disagree\w*|"
     r"mismatch\w*|discrepanc\w*|defaults? to|by default|default(?:s|ed)? (?:of|is)|bisect\w*|gibberish|"
     r"garbled|garbage|pending|follow-up|followup|later PR|future|without (?:it|this|that|them|these)|"
+    # what was undone or left, and until when ("Undoes X", "Switching away from X", "No more X", "TP8 had X until
+    # this PR", "The X experiment is over", "Last week's run used X")
+    r"undo(?:es|ne|ing)?|undid|away from|no more|had(?!\s+been\b)|(?:is|are) over|"
+    r"until (?:this|the|that|now)\b|up to (?:this|the|that) (?:pr|change|commit)|last (?:week|night|sweep|run)|"
+    r"yesterday|"
     # a plan: "Sweep will expand to TP=4/8 conc 4-256 once PR3 and PR4 land"
     r"will(?=[^.;]*\b(?:once|when|after|as soon as)\b))\b|n't"
     r"|之前|此前|以前|原先|曾经|删除|移除|去掉|不|未|没有|若|如果",
     re.IGNORECASE,
 )
+# A clause labelled as the old state ("Prior --mem-fraction-static: 0.9", "Old value X 0.9"), or as another PR's
+# ("In #1234 we set X 0.9").
+_OLD_LABEL = re.compile(r"\s*(?:(?:prior|old|former|previous)(?:\s+(?:values?\b|settings?\b|defaults?\b|--)|\s*$)|"
+                        r"in\s+#\s*\d+\s*,?\s*(?:we|it|they|this|that|the)\b)", re.IGNORECASE)
 # A clause that drops or rejects something: a clause after its ":" explains why, and is silent too.
 _REJECTS = re.compile(r"\b(?:" + _REJECT + r")\b|n't", re.IGNORECASE)
 # Reports of a run: what was measured or observed, not what the recipe is set to.  A word of this
@@ -155,12 +164,12 @@ def skip_clause(whole: str, toks: Sequence[Tok], known: Callable[[str], bool] = 
         while toks[k].low in DROP_OBJECT_GLUE:
             k += 1
         whole = re.sub(r"\([^)]*\)?", "", " ".join(t.text for t in toks[k:]))
-    return bool(_SKIP_CLAUSE.search(whole)) or reports(toks)
+    return bool(_SKIP_CLAUSE.search(whole)) or bool(_OLD_LABEL.match(whole)) or reports(toks)
 
 
 def rejects(whole: str) -> bool:
     """The clause drops, rejects or reports a failure of something (a clause after its ``:`` explains it)."""
-    return bool(_REJECTS.search(whole))
+    return bool(_REJECTS.search(whole)) or bool(_OLD_LABEL.match(whole))
 
 
 def _next_char(text: str, i: int) -> str:

@@ -568,6 +568,25 @@ def inverted(subject: Subject) -> bool:
 def dropped(r: Reading, m: Mention, mentions: list[Mention]) -> ValueAt | None:
     """``Drop --enforce-eager``, ``Remove the deprecated --async-scheduling flag``, ``drop X=1 and Y``, ``Stop passing
     --x``: the setting is one of the objects of a drop verb that begins the clause."""
+    verb = _drop_verb_of(r, m, mentions)
+    if verb is None:
+        return None
+    k, at = verb
+    return NotPassed(r.toks[k].text), at, k + 1
+
+
+def drops_a_value(r: Reading, m: Mention, mentions: list[Mention]) -> bool:
+    """The drop verb's object is a value of the setting, not the setting ("Stop using --attention-backend flashinfer",
+    "Dropped --attention-backend flashinfer in favour of trtllm_mla"): neither the value nor its absence is the new
+    state."""
+    toks = r.toks
+    return toks[m.start].kind == "flag" and m.end < len(toks) and toks[m.end].kind == "word" and \
+        parse_number(toks[m.end].text) is None and toks[m.end].low not in _NOT_A_DROPPED_VALUE and \
+        _drop_verb_of(r, m, mentions) is not None
+
+
+def _drop_verb_of(r: Reading, m: Mention, mentions: list[Mention]) -> tuple[int, int] | None:
+    """(the drop verb's token, where the claim starts) when ``m`` is an object of a drop verb beginning the clause."""
     if m.via != "identifier":
         return None
     toks = r.toks
@@ -580,8 +599,7 @@ def dropped(r: Reading, m: Mention, mentions: list[Mention]) -> ValueAt | None:
         if toks[k].low in DROP_VERBS or (toks[k].low in STOPPED_GERUNDS and k > 0 and toks[k - 1].low in STOP_VERBS):
             verb = k - 1 if toks[k].low in STOPPED_GERUNDS else k  # "Stop passing --x"
             first = next((i for i in range(len(toks)) if not r.masked[i] or i == verb), verb)
-            return (NotPassed(toks[k].text), verb, k + 1) if verb == first or (verb == 1 and toks[0].low == "and") \
-                else None
+            return (k, verb) if verb == first or (verb == 1 and toks[0].low == "and") else None
         if toks[k].low in DROP_OBJECT_GLUE or toks[k].low in _LIST_GLUE or parse_number(toks[k].text) is not None \
                 or parse_dtype(toks[k].text) is not None or toks[k].low in ROLE_WORDS:
             k -= 1  # "Drop --mem-fraction-static 0.88 and --max-total-tokens": past the first one's value
@@ -590,6 +608,14 @@ def dropped(r: Reading, m: Mention, mentions: list[Mention]) -> ValueAt | None:
         else:
             return None
     return None
+
+
+# Words after a dropped flag that are no value of it ("Drop --enforce-eager everywhere", "Remove --x and --y").
+_NOT_A_DROPPED_VALUE = frozenset({"and", "or", "on", "for", "in", "from", "at", "with", "by", "to", "as", "since",
+                                  "because", "which", "that", "now", "again", "too", "also", "here", "where", "when",
+                                  "if", "so", "flag", "flags", "option", "options", "setting", "settings", "argument",
+                                  "arguments", "everywhere", "entirely", "completely", "altogether", "anymore",
+                                  "the", "a", "an", "of", "it", "them", "prefill", "decode"})
 
 
 _CAP_VERBS = {"cap", "caps", "capped", "capping", "limit", "limits", "limited", "limiting", "clamp", "clamps",
@@ -652,6 +678,8 @@ _HAS_VERBS = {"ships", "ship", "has", "have", "had", "contains", "contain", "pro
 def read_value(r: Reading, cat: Catalog, m: Mention, mentions: list[Mention]) -> ValueAt | None:
     """The value the clause gives the (single) subject of ``m``, or None."""
     subject = m.subjects[0]
+    if drops_a_value(r, m, mentions):
+        return None
     found: ValueAt | None = dropped(r, m, mentions)
     if found is not None:
         return found
