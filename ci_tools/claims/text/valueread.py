@@ -565,24 +565,21 @@ def inverted(subject: Subject) -> bool:
         re.match(r"^--no-disable-", subject.name))  # "--no-disable-x" turns x on
 
 
-def dropped(r: Reading, m: Mention, mentions: list[Mention]) -> ValueAt | None:
+def dropped(r: Reading, m: Mention, mentions: list[Mention]) -> ValueAt | None | bool:
     """``Drop --enforce-eager``, ``Remove the deprecated --async-scheduling flag``, ``drop X=1 and Y``, ``Stop passing
-    --x``: the setting is one of the objects of a drop verb that begins the clause."""
+    --x``: the setting is one of the objects of a drop verb that begins the clause (its value: not passed).  True
+    when the object is a value of the setting ("Stop using --attention-backend flashinfer", "Dropped X flashinfer
+    in favour of trtllm_mla"): neither that value nor the setting's absence is the new state; None when no drop
+    verb governs the setting."""
     verb = _drop_verb_of(r, m, mentions)
     if verb is None:
         return None
-    k, at = verb
-    return NotPassed(r.toks[k].text), at, k + 1
-
-
-def drops_a_value(r: Reading, m: Mention, mentions: list[Mention]) -> bool:
-    """The drop verb's object is a value of the setting, not the setting ("Stop using --attention-backend flashinfer",
-    "Dropped --attention-backend flashinfer in favour of trtllm_mla"): neither the value nor its absence is the new
-    state."""
     toks = r.toks
-    return toks[m.start].kind == "flag" and m.end < len(toks) and toks[m.end].kind == "word" and \
-        parse_number(toks[m.end].text) is None and toks[m.end].low not in _NOT_A_DROPPED_VALUE and \
-        _drop_verb_of(r, m, mentions) is not None
+    if toks[m.start].kind == "flag" and m.end < len(toks) and toks[m.end].kind == "word" and \
+            parse_number(toks[m.end].text) is None and toks[m.end].low not in _NOT_A_DROPPED_VALUE:
+        return True
+    k, at = verb
+    return NotPassed(toks[k].text), at, k + 1
 
 
 def _drop_verb_of(r: Reading, m: Mention, mentions: list[Mention]) -> tuple[int, int] | None:
@@ -678,11 +675,12 @@ _HAS_VERBS = {"ships", "ship", "has", "have", "had", "contains", "contain", "pro
 def read_value(r: Reading, cat: Catalog, m: Mention, mentions: list[Mention]) -> ValueAt | None:
     """The value the clause gives the (single) subject of ``m``, or None."""
     subject = m.subjects[0]
-    if drops_a_value(r, m, mentions):
-        return None
-    found: ValueAt | None = dropped(r, m, mentions)
-    if found is not None:
-        return found
+    drop = dropped(r, m, mentions)
+    if drop is True:
+        return None  # a value dropped, not the setting
+    if isinstance(drop, tuple):
+        return drop
+    found: ValueAt | None = None
     before = r.toks[m.start - 2].low if m.start > 1 else ""
     if (m.via == "identifier" and m.start > 0 and r.toks[m.start - 1].low in ("no", "without") and r.live(m.start - 1)
             and not boolish(cat, subject, m) and before not in _HAS_VERBS):
