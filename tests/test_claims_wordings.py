@@ -77,7 +77,8 @@ OLD_STATES = ["Undoes --attention-backend flashinfer", "Switching away from --at
               "The --attention-backend flashinfer experiment is over; trtllm_mla stays",
               "In #1234 we set --mem-fraction-static 0.9; this sets 0.82 on TP8",
               "Old value --mem-fraction-static 0.9; new value 0.82 on TP8", "Stop using --attention-backend flashinfer",
-              "Dropped --attention-backend flashinfer in favour of trtllm_mla"]
+              "Dropped --attention-backend flashinfer in favour of trtllm_mla",
+              "Prior --mem-fraction-static: 0.9. New: 0.82 (TP8)"]
 # (key, sentence), each its own entry; the test names what each must (not) give.
 SENTENCES = [
     (SINGLE, "Switch gpu-memory-utilization 0.95 to 0.8"),  # cdcf0df19dce: the to-value is the claim

@@ -52,7 +52,7 @@ _SKIP_CLAUSE = re.compile(
 )
 # A clause labelled as the old state ("Prior --mem-fraction-static: 0.9", "Old value X 0.9"), or as another PR's
 # ("In #1234 we set X 0.9").
-_OLD_LABEL = re.compile(r"\s*(?:(?:prior|old|former|previous)(?:\s+(?:values?\b|settings?\b|defaults?\b|--)|\s*$)|"
+_OLD_LABEL = re.compile(r"\s*(?:(?:prior|old|former|previous)(?:\s+(?:values?\b|settings?\b|defaults?\b|--)|\s*:|\s*$)|"
                         r"in\s+#\s*\d+\s*,?\s*(?:we|it|they|this|that|the)\b)", re.IGNORECASE)
 # A clause that drops or rejects something: a clause after its ":" explains why, and is silent too.
 _REJECTS = re.compile(r"\b(?:" + _REJECT + r")\b|n't", re.IGNORECASE)
