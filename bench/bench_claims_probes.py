@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchlib import FULL_CORPUS, GIT_ENV, ROOT, THIS_BUILD, require  # noqa: E402
+from benchlib import ROOT, THIS_BUILD, committed_tree, git, require  # noqa: E402
 
 PROBES = ROOT / "tests" / "data" / "claims_probes.txt"
 BULLETS = " || "  # between the bullets of one entry
@@ -42,11 +41,6 @@ def load(probes: Path) -> list[tuple[bool, str, str]]:
     return out
 
 
-def git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(repo), "-c", "commit.gpgsign=false", *args], check=True, capture_output=True,
-                   env=GIT_ENV)
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--list", action="store_true", help="list every probe with what the check said")
@@ -57,12 +51,7 @@ def main() -> int:
     probes = load(args.probes)
     with tempfile.TemporaryDirectory() as tmp:
         repo = Path(tmp) / "ix"
-        shutil.copytree(FULL_CORPUS, repo)
-        for path in [repo, *repo.rglob("*")]:
-            path.chmod(path.stat().st_mode | 0o200)
-        git(repo, "init", "-q", "-b", "main")
-        git(repo, "add", "-A")
-        git(repo, "commit", "-q", "-m", "base")
+        committed_tree(repo)
         said: dict[int, list[str]] = {n: [] for n in range(len(probes))}
         keys = list(dict.fromkeys(key for _, key, _ in probes))
         # one commit per config key (in parts of at most PER_COMMIT entries, as a change that appends more is not

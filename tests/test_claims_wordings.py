@@ -40,13 +40,12 @@ state in other words: "Undoes X", "Switching away from X", "No more X", "had X u
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conftest import full_corpus_dir
+from real_repo_support import real_origin  # noqa: F401 - fixture
 from test_claims_seed import git, run_claims
 
 SINGLE = "dsv4-fp4-mi355x-vllm"  # TP8, 8k1k, conc 4-512; its recipe passes --gpu-memory-utilization 0.8
@@ -215,15 +214,10 @@ ENTRY = """
 
 
 @pytest.fixture(scope="module")
-def findings(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str, Any]]]:
-    """The errors and warnings of each sentence, by its text, from one check of one commit appending them all."""
+def findings(tmp_path_factory: pytest.TempPathFactory, real_origin: Path) -> dict[str, list[dict[str, Any]]]:
+    """The errors and warnings of each sentence, by its text, from one check of each commit appending them."""
     repo = tmp_path_factory.mktemp("wordings") / "ix"
-    shutil.copytree(full_corpus_dir(), repo)
-    for path in [repo, *repo.rglob("*")]:
-        path.chmod(path.stat().st_mode | 0o200)
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "base")
+    git(repo.parent, "clone", "-q", "--shared", str(real_origin), str(repo))
     changelog = repo / "perf-changelog.yaml"
     out: dict[str, list[dict[str, Any]]] = {sentence: [] for _, sentence in SENTENCES}
     # In commits of at most PER_COMMIT entries: a change that appends more is not read past the limit

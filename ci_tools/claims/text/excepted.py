@@ -3,8 +3,8 @@
 
 The arms after "except", "excluding", "apart from", "other than", "save for", "with the exception of",
 "everywhere but", "but not" or "outside", those a parenthesis sets apart ("(TP4 excepted)"), and those a contrast
-names ("unlike", "as opposed to", "compared to", "versus", "rather than"), are where the clause's setting does not hold: the claim is about the jobs
-outside them (``Claim.outside``), and they are no scope of the claim.  Without this, "except ep=8" read the
+names ("unlike", "as opposed to", "compared to", "versus", "rather than"), are where the clause's setting does not
+hold: the claim is about the jobs outside them (``Claim.outside``), and they are no scope of the claim.  Without this, "except ep=8" read the
 claim as one about the ep=8 jobs, the very ones it leaves out.
 """
 
@@ -42,10 +42,10 @@ def excepted_part(toks: Sequence[Tok], masked: Sequence[bool], found: Sequence[A
     directly followed by one."""
     starts = {a.start: a for a in found}
     spec_at = {k: spec for spec in concs for k, t in enumerate(toks) if t.start == spec.start}
-    aside = _aside_of_its_own(toks, masked, starts)
+    low = [t.low for t in toks]
+    aside = _aside_of_its_own(toks, low, masked, starts)
     if aside is not None:
         return aside
-    low = [t.low for t in toks]
     for i in range(len(toks)):
         if masked[i] or low[i] not in _FIRST_WORDS:
             continue
@@ -127,7 +127,8 @@ _OWN_VALUE_VERBS = frozenset({"keeps", "keep", "uses", "use", "stays", "stay", "
 _SET_APART = frozenset({"excepted", "aside", "excluded", "exempt", "exempted", "apart"})
 
 
-def _aside_of_its_own(toks: Sequence[Tok], masked: Sequence[bool], starts: dict[int, Atom]) -> tuple[int, int, Scope] | None:
+def _aside_of_its_own(toks: Sequence[Tok], low: Sequence[str], masked: Sequence[bool],
+                      starts: dict[int, Atom]) -> tuple[int, int, Scope] | None:
     """A parenthesis of arms and a verb of their own value ("--moe-runner-backend flashinfer_mxfp4 (ep=8 keeps
     mega_moe)"), or of a value and the arms it is for ("0.8 (0.75 on TP4)"): those arms are where the clause's
     claim does not hold."""
@@ -138,11 +139,10 @@ def _aside_of_its_own(toks: Sequence[Tok], masked: Sequence[bool], starts: dict[
         if close is None:
             return None
         k = i + 1
-        while k < close and toks[k].low in _LEAD:
+        while k < close and low[k] in _LEAD:
             k += 1
-        low = [t.low for t in toks]
         arms, k = _arms_from(low, starts, k, close)
-        if arms and k < close and (toks[k].low in _OWN_VALUE_VERBS or toks[k].low in _SET_APART):
+        if arms and k < close and (low[k] in _OWN_VALUE_VERBS or low[k] in _SET_APART):
             return i, close + 1, Scope(tuple(arms))
         if i + 3 <= close and parse_number(toks[i + 1].text) is not None and low[i + 2] in _LEAD:
             # "free_gpu_memory_fraction 0.8 (0.75 on TP4)", "128 (32 for tp=4)": a value the arms have instead

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Container
+from typing import Container, Sequence
 
 from .arms import ROLE_WORDS, names_an_arm
 from .context import (CHANGE_VERBS, DROP_OBJECT_GLUE, DROP_VERBS, FROM, STOP_VERBS, STOPPED_GERUNDS, TO,
@@ -629,12 +629,18 @@ _BOUND_BEFORE = (("up", "to"), ("at", "most"), ("max",), ("maximum",), ("<=",), 
 _BOUND_AFTER = (("max",), ("maximum",), ("or", "fewer"), ("or", "less"), ("or", "lower"), ("or", "below"), ("at", "most"))
 
 
-def _a_bound(r: Reading, start: int, end: int, m: Mention) -> bool:
-    """The number at [start, end) is a bound, not the value: "up to 1088", "1088 max", "1088 or fewer" (a word of the
-    setting's own name is none: "Use 64 max num seqs")."""
+def _said_around(r: Reading, start: int, end: int, m: Mention, before: Sequence[tuple[str, ...]],
+                 after: Sequence[tuple[str, ...]]) -> bool:
+    """One of the word sequences ``before`` ends right before the number at [start, end), or one of ``after`` begins
+    right after it; the words of the setting's own name count as none ("Use 64 max num seqs")."""
     low = [t.low if not m.start <= k < m.end else "" for k, t in enumerate(r.toks)]
-    return any(tuple(low[max(0, start - len(w)):start]) == w for w in _BOUND_BEFORE) or \
-        any(tuple(low[end:end + len(w)]) == w for w in _BOUND_AFTER)
+    return any(tuple(low[max(0, start - len(w)):start]) == w for w in before) or \
+        any(tuple(low[end:end + len(w)]) == w for w in after)
+
+
+def _a_bound(r: Reading, start: int, end: int, m: Mention) -> bool:
+    """The number at [start, end) is a bound, not the value: "up to 1088", "1088 max", "1088 or fewer"."""
+    return _said_around(r, start, end, m, _BOUND_BEFORE, _BOUND_AFTER)
 
 
 _FLOOR_BEFORE = (("at", "least"), ("min",), ("minimum",), (">=",), ("≥",))
@@ -646,10 +652,8 @@ def _a_floor(r: Reading, start: int, end: int, m: Mention) -> bool:
     """The number at [start, end) is the least the setting may be: "at least 0.8", "0.82 or higher", "0.82+" (a "+"
     written against it: "X=1 + --flag" joins two settings)."""
     toks = r.toks
-    low = [t.low if not m.start <= k < m.end else "" for k, t in enumerate(toks)]
     glued_plus = end < len(toks) and toks[end].text == "+" and toks[end].start == toks[end - 1].end
-    return glued_plus or any(tuple(low[max(0, start - len(w)):start]) == w for w in _FLOOR_BEFORE) or \
-        any(tuple(low[end:end + len(w)]) == w for w in _FLOOR_AFTER)
+    return glued_plus or _said_around(r, start, end, m, _FLOOR_BEFORE, _FLOOR_AFTER)
 
 
 # After "from A to B": the values differ by jobs, nothing changed from A ("from 8192 to 32768 depending on TP").
