@@ -77,6 +77,23 @@ def test_history_since_skips_older_commits(tmp_path: Path) -> None:
     assert code == 1 and len(report["findings"]) == 2
 
 
+def test_a_pull_request_is_replayed_against_its_merge_base(tmp_path: Path) -> None:
+    """(head, base) pairs: a pull request's head is checked for the entries it appends over the base it was
+    branched from, however far the default branch has moved since."""
+    from ci_tools.claims.verdict.history import replay_pairs
+    from ci_tools.config import load_config
+
+    repo, shas = history_repo(tmp_path)
+    config = load_config(repo)
+    found = replay_pairs(config, [(shas[2], shas[0]), (shas[4], shas[2])])
+    contradicted = [(f.location.line, f.data["subject"], f.data["commit"]) for f in found
+                    if f.rule == "claim-contradicted"]
+    assert contradicted == [(25, "ATOM_DP_LB_REQ_EQUIV", shas[2]),
+                            (25, "--state-checkpoint-interval-tokens", shas[2])]
+    # The same head against a base that already holds the seed entry: nothing of it is appended there.
+    assert not [f for f in replay_pairs(config, [(shas[2], shas[2])]) if f.rule == "claim-contradicted"]
+
+
 def test_added_entries_are_parsed_alone_with_head_positions() -> None:
     base = (DATA / "base" / "perf-changelog.yaml").read_bytes()
     head = (DATA / "head" / "perf-changelog.yaml").read_bytes()

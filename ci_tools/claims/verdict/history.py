@@ -67,6 +67,13 @@ def replay_history(config: ProjectConfig, *, since: str | None, head: str = "HEA
     """Findings of every appended entry, each at the commit that appended it (``[at <sha>]`` in the message)."""
     commits = changelog_commits(config, since, head)
     _refuse_shallow_history(config, commits)
+    return replay_pairs(config, commits, verbose=verbose)
+
+
+def replay_pairs(config: ProjectConfig, commits: list[tuple[str, str | None]], *, verbose: bool = False) -> list[Finding]:
+    """Findings of the entries each ``(head, base)`` pair appends, each checked at its head (``[at <sha>]`` in
+    the message): a commit and its first parent for the history, a pull request's head and its merge base with
+    the default branch for a replay of pull requests."""
     if len(commits) <= CHUNK or not hasattr(os, "fork"):
         return _replay(config, commits, verbose)
     findings: list[Finding] = []

@@ -1,0 +1,221 @@
+"""The claims checker on pull requests as they were proposed: text that never reached the default branch.
+
+Every pull request's head (``refs/pull/N/head`` of SemiAnalysisAI/InferenceX) that is not part of the default
+branch and appends changelog lines never seen on it is checked as ``ci-tools check`` checks a pull request:
+the entries its head appends over its merge base with the default branch, at its head.  That text, drafts
+reworded before a squash merge and proposals never merged, was never read while the checker was built: it is
+the held-back part measured last (``prs`` in ``bench_claims_history.py``'s words), judged finding by finding
+in ``tests/data/ix-judged-history/prs.yaml``.
+
+A finding counts only where the changelog line it points at never stood on the default branch (its text
+would otherwise be judged, or held back, in the history's parts already); the others are counted apart.
+Of those, a fixed sample is judged: the first ``--sample`` (96) in the order of a SHA-256 of each finding's key
+(commit, line, subject, claimed value), which no reading of the text chose.
+
+Get the heads once: ``git -C CLONE fetch origin '+refs/pull/*/head:refs/pull/*/head'``.
+
+Run: .venv/bin/python bench/bench_claims_prs.py --ix CLONE [--main REV] [--save FILE | --report FILE]
+     [--list] [--show-heldback] [--strict]
+(a replay of the ~570 heads takes a few minutes; --save keeps its findings, --report reads them again)
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import subprocess
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchlib import ROOT, read_report, require  # noqa: E402
+
+JUDGED = ROOT / "tests" / "data" / "ix-judged-history" / "prs.yaml"
+CHANGELOG = "perf-changelog.yaml"
+SCORED_RULES = ("claim-contradicted", "claim-partly-contradicted")
+SHORT_LINE = 15  # a line this short ("- config-keys:", "pr-link: ...") says nothing of its own
+
+
+def _git(ix: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(["git", "-C", str(ix), *args], capture_output=True, text=True, check=False)
+    if check and done.returncode != 0:
+        raise SystemExit(f"git {' '.join(args)}: {done.stderr.strip()}")
+    return done
+
+
+def _added_lines(diff: str) -> list[str]:
+    return [line[1:].strip() for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++")]
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """A pull request's head, the merge base it is compared with, and how many of its lines are new text."""
+
+    number: int
+    head: str
+    base: str
+    unseen: int
+
+
+def proposals(ix: Path, main: str) -> tuple[list[Proposal], set[str]]:
+    """The heads to replay, and every changelog line the default branch ever held."""
+    seen = set(_added_lines(_git(ix, "log", "-p", "--format=", "--no-renames", main, "--", CHANGELOG).stdout))
+    found: list[Proposal] = []
+    refs = _git(ix, "for-each-ref", "--format=%(refname) %(objectname)", "refs/pull").stdout.split("\n")
+    if not any(refs):
+        raise SystemExit(f"{ix} has no refs/pull/*: git -C {ix} fetch origin '+refs/pull/*/head:refs/pull/*/head'")
+    for ref, head in (r.split() for r in refs if r):
+        if _git(ix, "merge-base", "--is-ancestor", head, main, check=False).returncode == 0:
+            continue  # merged as it stood: its entries are the default branch's
+        base = _git(ix, "merge-base", head, main, check=False).stdout.strip()
+        if not base:
+            continue
+        diff = _git(ix, "diff", "--no-renames", base, head, "--", CHANGELOG, check=False)
+        unseen = [t for t in _added_lines(diff.stdout) if len(t) > SHORT_LINE and t not in seen]
+        if diff.returncode == 0 and unseen:
+            found.append(Proposal(int(ref.split("/")[2]), head, base, len(unseen)))
+    return sorted(found, key=lambda p: p.number), seen
+
+
+def replay(ix: Path, chosen: list[Proposal]) -> list[dict[str, Any]]:
+    """Findings of every proposal's appended entries, each as the JSON report gives it, with its PR number."""
+    from ci_tools.claims.verdict.history import replay_pairs
+    from ci_tools.config import load_config
+    from ci_tools.report.json_format import render
+
+    config = load_config(ix)
+    number = {p.head: p.number for p in chosen}
+    rows: list[dict[str, Any]] = json.loads(render(replay_pairs(config, [(p.head, p.base) for p in chosen])))["findings"]
+    for row in rows:
+        row["pr"] = number.get(str(row.get("data", {}).get("commit", "")))
+    return rows
+
+
+def line_at(ix: Path, head: str, line: int, cache: dict[str, list[str]]) -> str:
+    if head not in cache:
+        cache[head] = _git(ix, "show", f"{head}:{CHANGELOG}", check=False).stdout.splitlines()
+    lines = cache[head]
+    return lines[line - 1].strip() if 0 < line <= len(lines) else ""
+
+
+def _key(row: dict[str, Any]) -> tuple[str, int, str, str]:
+    data = row.get("data", {})
+    return (str(data.get("commit", "")), int(row.get("line", 0)), str(data.get("subject", "")),
+            str(data.get("claimed", "")))
+
+
+def load_judged() -> dict[tuple[str, int, str, str], dict[str, Any]]:
+    if not JUDGED.exists():
+        return {}
+    judged: dict[tuple[str, int, str, str], dict[str, Any]] = {}
+    for i, item in enumerate(yaml.safe_load(JUDGED.read_text(encoding="utf-8"))["findings"]):
+        missing = [k for k in ("commit", "line", "disagreement", "reason", "evidence") if k not in item]
+        if missing:
+            raise SystemExit(f"{JUDGED.relative_to(ROOT)} finding {i + 1}: missing {', '.join(missing)}")
+        if item["disagreement"] not in ("all", "some", "none"):
+            raise SystemExit(f"{JUDGED.relative_to(ROOT)} finding {i + 1}: disagreement must be all, some or none")
+        judged[(str(item["commit"]), int(item["line"]), str(item.get("subject", "")), str(item.get("claimed", "")))] = item
+    return judged
+
+
+def sample_order(row: dict[str, Any]) -> str:
+    commit, line, subject, claimed = _key(row)
+    return hashlib.sha256(f"{commit}:{line}:{subject}:{claimed}".encode()).hexdigest()
+
+
+def wilson(hits: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95 % Wilson score interval of a proportion."""
+    p = hits / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return centre - half, centre + half
+
+
+def verdict(disagreement: str, severity: str) -> float:
+    """1 for a true finding, 0 for a false one, 0.5 for an error on a claim only some of its jobs contradict."""
+    if disagreement == "none":
+        return 0.0
+    return 0.5 if disagreement == "some" and severity == "error" else 1.0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--ix", type=Path, required=True, help="a clone of SemiAnalysisAI/InferenceX with refs/pull/*")
+    parser.add_argument("--main", default="HEAD", help="the default branch's revision (default: HEAD of the clone)")
+    parser.add_argument("--save", type=Path, help="write the replay's findings to this JSON file")
+    parser.add_argument("--report", type=Path, help="read findings a --save wrote instead of replaying")
+    parser.add_argument("--sample", type=int, default=96, help="how many of the findings are judged (default 96)")
+    parser.add_argument("--list", action="store_true", help="list the sampled findings not yet judged")
+    parser.add_argument("--show-heldback", action="store_true", help="list every finding with its verdict")
+    parser.add_argument("--strict", action="store_true", help="exit 1 while a scored finding is unjudged")
+    args = parser.parse_args()
+    require(args.ix)
+    main_rev = _git(args.ix, "rev-parse", args.main).stdout.strip()
+    chosen, seen = proposals(args.ix, main_rev)
+    if args.report:
+        rows: list[dict[str, Any]] = read_report(args.report)["findings"]
+    else:
+        rows = replay(args.ix, chosen)
+        if args.save:
+            args.save.write_text(json.dumps({"main": main_rev, "findings": rows}, indent=1), encoding="utf-8")
+    print(f"pull requests with changelog text never on {main_rev[:12]}: {len(chosen)} "
+          f"({sum(p.unseen for p in chosen)} lines)")
+    cache: dict[str, list[str]] = {}
+    scored = [r for r in rows if r["rule"] in SCORED_RULES and r.get("path") == CHANGELOG]
+    fresh = [r for r in scored if line_at(args.ix, str(r["data"].get("commit", "")), int(r["line"]), cache) not in seen]
+    print(f"scored findings: {len(scored)}, on text never on the default branch: {len(fresh)} "
+          f"(errors {sum(r['severity'] == 'error' for r in fresh)}, warnings {sum(r['severity'] == 'warning' for r in fresh)})")
+    sample = sorted(fresh, key=sample_order)[:args.sample]
+    print(f"judged sample: {len(sample)} of {len(fresh)} (errors {sum(r['severity'] == 'error' for r in sample)})")
+    judged = load_judged()
+    score = Counter[str]()
+    true: dict[str, float] = {"error": 0.0, "warning": 0.0}
+    unjudged: list[dict[str, Any]] = []
+    mechanisms = Counter[str]()
+    for row in sample:
+        record = judged.get(_key(row))
+        if record is None:
+            unjudged.append(row)
+            continue
+        score[row["severity"]] += 1
+        true[row["severity"]] += verdict(str(record["disagreement"]), row["severity"])
+        if record["disagreement"] == "none":
+            mechanisms[str(record.get("family", record.get("mechanism", "?")))] += 1
+        if args.show_heldback:
+            print(f"  #{row['pr']} {row['severity']} {record['disagreement']}: {row['message'][:160]}")
+    for severity in ("error", "warning"):
+        if score[severity]:
+            print(f"  {severity}s: {true[severity]:g} of {score[severity]} true")
+    total = sum(score.values())
+    if total:
+        low, high = wilson(sum(true.values()), total)
+        print(f"precision: {sum(true.values()):g} of {total} ({100 * sum(true.values()) / total:.0f} %, "
+              f"95 % Wilson interval {100 * low:.0f}-{100 * high:.0f} %)")
+    if mechanisms:
+        print("false findings by family of mechanism: " + ", ".join(f"{m} {n}" for m, n in mechanisms.most_common()))
+    # A change of the checker may drop judged findings: the true ones among them are findings it lost.
+    now = {_key(r) for r in fresh}
+    gone = [item for key, item in judged.items() if key not in now]
+    if gone:
+        lost = [item for item in gone if item["disagreement"] != "none"]
+        print(f"judged findings no longer reported: {len(gone)} (true ones among them: {len(lost)})")
+    if unjudged:
+        print(f"unjudged: {len(unjudged)} (--list lists them)")
+        if args.list:
+            for row in unjudged:
+                data = row["data"]
+                print(f"- pr: {row['pr']}\n  commit: {data.get('commit')}\n  line: {row['line']}\n"
+                      f"  subject: {json.dumps(data.get('subject'))}\n  claimed: {json.dumps(data.get('claimed'))}\n"
+                      f"  severity: {row['severity']}\n  message: {json.dumps(row['message'])}")
+    return 1 if args.strict and unjudged else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
