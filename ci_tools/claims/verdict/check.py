@@ -38,6 +38,7 @@ from .gates import explained_by_a_gate, gates_in
 from .messages import finding, phrase
 from .reads import ReadsCache, RecipeReads
 from .rules import CLAIM_NOT_CHECKED, CLAIM_UNVERIFIED
+from .superseded import spoken_of_later, topic
 
 Evaluate = Callable[[Job, ProjectConfig, Snapshot], "RecipeEval | None"]
 
@@ -50,6 +51,7 @@ class EntryInput:
     scenarios: tuple[str, ...]
     descriptions: list[SourceText]
     location: Location  # the entry's first line
+    pr_link: str = ""  # the pull request the entry is of (entries of one pull request tell one story)
 
 
 def entry_inputs(path: str, file_text: str, entries: Iterable[Any]) -> list[EntryInput]:
@@ -72,7 +74,8 @@ def entry_inputs(path: str, file_text: str, entries: Iterable[Any]) -> list[Entr
                     line, col = raw.item_span(i)[:2]
                     descs.append(scalar_source(path, file_text, line + offset, col, item))
         line = data.span[0] + offset if data.span[0] else offset + 1
-        out.append(EntryInput(patterns, scenarios, descs, Location(path, line, 1)))
+        link = data.get("pr-link")
+        out.append(EntryInput(patterns, scenarios, descs, Location(path, line, 1), link if isinstance(link, str) else ""))
     return out
 
 
@@ -207,14 +210,17 @@ def check_entries(config: ProjectConfig, head_repo: RepoData, head_snapshot: Sna
     catalog = catalog_from([*evals.values(), *extra], settings, evals.values(), defaults, spelled, lists, written) \
         if with_recipes else None
     changed = ChangedLines(head_snapshot, base_snapshot) if base_snapshot is not None else None
-    for entry, jobs in zip(entries, per_entry):
+    later = spoken_of_later([entry.descriptions for entry in entries],
+                            [(entry.pr_link, {j.config_key for j in jobs}) for entry, jobs in zip(entries, per_entry)],
+                            catalog)
+    for entry, jobs, spoken in zip(entries, per_entry, later):
         if with_recipes:
             reason = _unchecked_reason(jobs, evals)
             if reason:
                 report.findings.append(make_finding(
                     CLAIM_NOT_CHECKED, f"the recipe claims of this entry were not checked: {reason}", entry.location,
                     data={"config_keys": entry.patterns, "reason": reason}))
-        _check_texts(entry.descriptions, catalog, jobs, evals, head_repo, report, "changelog", reads, changed)
+        _check_texts(entry.descriptions, catalog, jobs, evals, head_repo, report, "changelog", reads, changed, spoken)
     if pr_body is not None:
         _check_texts([pr_body], catalog, list(all_jobs.values()), evals, head_repo, report, "PR description", reads,
                      changed)
@@ -242,7 +248,8 @@ def _unchecked_reason(jobs: Sequence[Job], evals: Mapping[str, RecipeEval | None
 
 def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: list[Job],
                  evals: Mapping[str, RecipeEval | None], repo: RepoData, report: ClaimsReport, origin: str,
-                 reads: Mapping[str, RecipeReads], changed: ChangedLines | None = None) -> None:
+                 reads: Mapping[str, RecipeReads], changed: ChangedLines | None = None,
+                 spoken_later: Mapping[str, Location] | None = None) -> None:
     """The claims of one entry's bullets (or of a PR body), each judged over its jobs.
 
     A claim about part of the jobs overrides, for that part, a claim of another value about more of
@@ -307,6 +314,12 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
         if outcome == "unknown" and claim.kind == "recipe":
             report.unverified.append(Unverified(phrase(claim), claim.location, "no job in scope has a known value"))
         elif outcome in ("false", "mixed"):
+            again = (spoken_later or {}).get(topic(claim))
+            if again is not None:  # a step of the change's story: a later entry of it speaks of this again
+                report.unverified.append(Unverified(phrase(claim), claim.location,
+                                                    f"a later entry of this change speaks of it again "
+                                                    f"({again.path}:{again.line})"))
+                continue
             report.findings.append(finding(judgement, origin))
 
 

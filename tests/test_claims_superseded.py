@@ -1,0 +1,68 @@
+"""A change that appends several entries tells its story in steps: only its last word about a setting is
+checked against the head (claims/verdict/superseded.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from test_claims_history import append, commit
+from test_claims_seed import DATA, git, run_claims
+from fixture_trees import copy_tree
+
+SUPERSEDED = "a later entry of this change speaks of it again"
+
+
+def base_repo(tmp_path: Path) -> tuple[Path, str]:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    copy_tree(DATA / "common", repo)
+    copy_tree(DATA / "head", repo)
+    return repo, commit(repo, "base")
+
+
+def contradicted(report: dict[str, object]) -> list[tuple[int, str]]:
+    return [(f["line"], f["data"]["subject"]) for f in report["findings"]  # type: ignore[attr-defined]
+            if f["rule"] == "claim-contradicted"]
+
+
+def test_a_claim_a_later_entry_of_the_change_speaks_of_again_is_a_step_not_a_lie(tmp_path: Path) -> None:
+    repo, base = base_repo(tmp_path)
+    append(repo, "Raise the state checkpoint interval to 32768 tokens.", 20)
+    append(repo, "Restore the state checkpoint interval of 8192 tokens after 32768 ran out of memory.", 20)
+    commit(repo, "two entries")
+    code, report = run_claims(repo, "--base", base, "--head", "HEAD", "-v")
+    assert (code, contradicted(report)) == (0, [])
+    [note] = [f for f in report["findings"] if f["rule"] == "claim-unverified" and SUPERSEDED in f["message"]]
+    text = (repo / "perf-changelog.yaml").read_text(encoding="utf-8").splitlines()
+    assert "Raise the state checkpoint interval to 32768" in text[note["line"] - 1]
+    # The later entry is named where it speaks of the setting.
+    line = int(note["message"].rsplit(":", 1)[1].rstrip(")"))
+    assert "Restore the state checkpoint interval" in text[line - 1]
+
+
+def test_the_same_claim_alone_or_followed_by_another_setting_is_still_contradicted(tmp_path: Path) -> None:
+    repo, base = base_repo(tmp_path)
+    append(repo, "Raise the state checkpoint interval to 32768 tokens.", 20)
+    commit(repo, "one entry")
+    code, report = run_claims(repo, "--base", base, "--head", "HEAD")
+    assert (code, [s for _, s in contradicted(report)]) == (1, ["--state-checkpoint-interval-tokens"])
+    append(repo, "Keep max-num-seqs at twice the concurrency.", 20)
+    commit(repo, "a second entry of the pull request, about another setting")
+    code, report = run_claims(repo, "--base", base, "--head", "HEAD")
+    assert (code, [s for _, s in contradicted(report)]) == (1, ["--state-checkpoint-interval-tokens"])
+    append(repo, "Keep the state checkpoint interval at 8192 tokens.", 22)
+    commit(repo, "an entry of another pull request about the same setting")
+    code, report = run_claims(repo, "--base", base, "--head", "HEAD")
+    assert (code, [s for _, s in contradicted(report)]) == (1, ["--state-checkpoint-interval-tokens"])
+
+
+def test_a_later_entry_speaking_of_the_setting_only_supersedes_what_was_appended_before_it(tmp_path: Path) -> None:
+    repo, base = base_repo(tmp_path)
+    append(repo, "Keep the state checkpoint interval at 8192 tokens.", 20)
+    append(repo, "Raise the state checkpoint interval to 32768 tokens.", 20)
+    commit(repo, "the true entry first")
+    code, report = run_claims(repo, "--base", base, "--head", "HEAD")
+    text = (repo / "perf-changelog.yaml").read_text(encoding="utf-8").splitlines()
+    [(line, subject)] = contradicted(report)
+    assert "32768" in text[line - 1] and code == 1
