@@ -145,16 +145,38 @@ def verdict(disagreement: str, severity: str) -> float:
     return 0.5 if disagreement == "some" and severity == "error" else 1.0
 
 
+def _print_sample(name: str, pairs: list[tuple[dict[str, Any], dict[str, Any]]], show: bool) -> None:
+    """One judged sample's figures: precision by severity, with its interval, and its false findings' families."""
+    score = Counter[str]()
+    true: dict[str, float] = {"error": 0.0, "warning": 0.0}
+    families = Counter[str]()
+    for row, record in pairs:
+        score[row["severity"]] += 1
+        true[row["severity"]] += verdict(str(record["disagreement"]), row["severity"])
+        if record["disagreement"] == "none":
+            families[str(record.get("family", record.get("mechanism", "?")))] += 1
+        if show:
+            print(f"  #{row['pr']} {row['severity']} {record['disagreement']}: {row['message'][:160]}")
+    total = sum(score.values())
+    hits = sum(true.values())
+    low, high = wilson(hits, total)
+    print(f"sample {name}: {total} judged findings still reported: errors {true['error']:g} of {score['error']} true, "
+          f"warnings {true['warning']:g} of {score['warning']} true; precision {hits:g} of {total} "
+          f"({100 * hits / total:.0f} %, 95 % Wilson interval {100 * low:.0f}-{100 * high:.0f} %)")
+    if families:
+        print(f"sample {name}: false findings by family: " + ", ".join(f"{m} {n}" for m, n in families.most_common()))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--ix", type=Path, required=True, help="a clone of SemiAnalysisAI/InferenceX with refs/pull/*")
     parser.add_argument("--main", default="HEAD", help="the default branch's revision (default: HEAD of the clone)")
     parser.add_argument("--save", type=Path, help="write the replay's findings to this JSON file")
     parser.add_argument("--report", type=Path, help="read findings a --save wrote instead of replaying")
-    parser.add_argument("--sample", type=int, default=96, help="how many of the findings are judged (default 96)")
-    parser.add_argument("--list", action="store_true", help="list the sampled findings not yet judged")
-    parser.add_argument("--show-heldback", action="store_true", help="list every finding with its verdict")
-    parser.add_argument("--strict", action="store_true", help="exit 1 while a scored finding is unjudged")
+    parser.add_argument("--draw", nargs=2, metavar=("N", "FILE"), help="write the next N unjudged findings to FILE")
+    parser.add_argument("--sample", type=int, default=0, help="with --strict: how many unjudged findings fail it")
+    parser.add_argument("--show-heldback", action="store_true", help="list every judged finding with its verdict")
+    parser.add_argument("--strict", action="store_true", help="exit 1 while a finding of --sample is unjudged")
     args = parser.parse_args()
     require(args.ix)
     main_rev = _git(args.ix, "rev-parse", args.main).stdout.strip()
@@ -172,49 +194,29 @@ def main() -> int:
     fresh = [r for r in scored if line_at(args.ix, str(r["data"].get("commit", "")), int(r["line"]), cache) not in seen]
     print(f"scored findings: {len(scored)}, on text never on the default branch: {len(fresh)} "
           f"(errors {sum(r['severity'] == 'error' for r in fresh)}, warnings {sum(r['severity'] == 'warning' for r in fresh)})")
-    sample = sorted(fresh, key=sample_order)[:args.sample]
-    print(f"judged sample: {len(sample)} of {len(fresh)} (errors {sum(r['severity'] == 'error' for r in sample)})")
     judged = load_judged()
-    score = Counter[str]()
-    true: dict[str, float] = {"error": 0.0, "warning": 0.0}
-    unjudged: list[dict[str, Any]] = []
-    mechanisms = Counter[str]()
-    for row in sample:
+    by_sample: dict[str, list[tuple[dict[str, Any], dict[str, Any]]]] = {}
+    for row in fresh:
         record = judged.get(_key(row))
-        if record is None:
-            unjudged.append(row)
-            continue
-        score[row["severity"]] += 1
-        true[row["severity"]] += verdict(str(record["disagreement"]), row["severity"])
-        if record["disagreement"] == "none":
-            mechanisms[str(record.get("family", record.get("mechanism", "?")))] += 1
-        if args.show_heldback:
-            print(f"  #{row['pr']} {row['severity']} {record['disagreement']}: {row['message'][:160]}")
-    for severity in ("error", "warning"):
-        if score[severity]:
-            print(f"  {severity}s: {true[severity]:g} of {score[severity]} true")
-    total = sum(score.values())
-    if total:
-        low, high = wilson(sum(true.values()), total)
-        print(f"precision: {sum(true.values()):g} of {total} ({100 * sum(true.values()) / total:.0f} %, "
-              f"95 % Wilson interval {100 * low:.0f}-{100 * high:.0f} %)")
-    if mechanisms:
-        print("false findings by family of mechanism: " + ", ".join(f"{m} {n}" for m, n in mechanisms.most_common()))
+        if record is not None:
+            by_sample.setdefault(str(record.get("sample", "A")), []).append((row, record))
+    for name in sorted(by_sample):
+        _print_sample(name, by_sample[name], args.show_heldback)
     # A change of the checker may drop judged findings: the true ones among them are findings it lost.
     now = {_key(r) for r in fresh}
-    gone = [item for key, item in judged.items() if key not in now]
-    if gone:
-        lost = [item for item in gone if item["disagreement"] != "none"]
-        print(f"judged findings no longer reported: {len(gone)} (true ones among them: {len(lost)})")
-    if unjudged:
-        print(f"unjudged: {len(unjudged)} (--list lists them)")
-        if args.list:
-            for row in unjudged:
-                data = row["data"]
-                print(f"- pr: {row['pr']}\n  commit: {data.get('commit')}\n  line: {row['line']}\n"
-                      f"  subject: {json.dumps(data.get('subject'))}\n  claimed: {json.dumps(data.get('claimed'))}\n"
-                      f"  severity: {row['severity']}\n  message: {json.dumps(row['message'])}")
-    return 1 if args.strict and unjudged else 0
+    for name in sorted({str(item.get("sample", "A")) for item in judged.values()}):
+        gone = [item for key, item in judged.items() if key not in now and str(item.get("sample", "A")) == name]
+        if gone:
+            lost = [item for item in gone if item["disagreement"] != "none"]
+            print(f"sample {name}: judged findings no longer reported: {len(gone)} (true ones among them: {len(lost)})")
+    # The next findings to judge: those no sample holds, in the fixed order.
+    unjudged = sorted((r for r in fresh if _key(r) not in judged), key=sample_order)
+    print(f"unjudged: {len(unjudged)} of {len(fresh)}" + (" (--draw N FILE writes the next N to judge)" if unjudged else ""))
+    if args.draw:
+        count, out = int(args.draw[0]), Path(args.draw[1])
+        out.write_text(json.dumps(unjudged[:count], indent=1), encoding="utf-8")
+        print(f"wrote the next {min(count, len(unjudged))} unjudged findings to {out}")
+    return 1 if args.strict and unjudged[:args.sample] else 0
 
 
 if __name__ == "__main__":

@@ -36,6 +36,8 @@ agentic key: a KV-offload backend's own setting ("--hicache-ratio 8") is not mis
 offload, and a value after ", or" is for other jobs ("8192, or 8192 * TP with DP attention").  From probes of the old
 state in other words: "Undoes X", "Switching away from X", "No more X", "had X until this PR", "Last week's run used X",
 "... is over", "In #1234 we set X", "Old value X", and a dropped value ("Stop using --flag V") are no claims of X.
+From pull requests as they were proposed: a negation before words that only say how a setting would be given ("no
+explicit X", "WITHOUT setting X=V") negates it, and "NAME=a,b" is one value.
 """
 
 from __future__ import annotations
@@ -67,6 +69,8 @@ QWEN_ATOM = "qwen3.5-fp8-mi355x-atom"  # TP2, TP4 and TP8 at conc 4-256
 TWO_VENDORS = f"{BY_TP}+{AMD_SGL}"  # one entry of both keys: B200 (trtllm_mla attention) and MI355X (aiter)
 VARIED = "qwen3.5-fp4-b200-trt"  # TP2, TP4, TP8 rows; dp-attn on some TP4 and TP8 rows, none on TP2
 
+TRT_AGENTX = "dsv4-fp4-gb300-dynamo-trt-agentx"  # srt-slurm recipes: UCX_TLS: cuda_ipc,cuda_copy,sm,self,tcp per role
+
 PER_COMMIT = 90
 # The old state in other words, each about dsr1_fp8_b200.sh (trtllm_mla attention, TP8 --mem-fraction-static 0.82):
 # each had given an error or a warning on the old value.
@@ -78,6 +82,13 @@ OLD_STATES = ["Undoes --attention-backend flashinfer", "Switching away from --at
               "Old value --mem-fraction-static 0.9; new value 0.82 on TP8", "Stop using --attention-backend flashinfer",
               "Dropped --attention-backend flashinfer in favour of trtllm_mla",
               "Prior --mem-fraction-static: 0.9. New: 0.82 (TP8)"]
+# A negation before words that only say how a setting would be given ("no explicit X", "WITHOUT setting X=V"), about
+# dsr1_fp8_b200.sh (no --enable-torch-compile, SGL_ENABLE_JIT_DEEPGEMM=false, --stream-interval 30): each had been
+# read as the setting given (an error).
+NEGATED = ["vLLM resolves the quant config itself (no explicit --enable-torch-compile).",
+           "Run with CUDA graphs, without setting --enable-torch-compile.",
+           "Run with CUDA graphs, WITHOUT setting SGL_ENABLE_JIT_DEEPGEMM=true.",
+           "Run without exporting SGL_ENABLE_JIT_DEEPGEMM=true.", "Run without passing --stream-interval 10."]
 # (key, sentence), each its own entry; the test names what each must (not) give.
 SENTENCES = [
     (SINGLE, "Switch gpu-memory-utilization 0.95 to 0.8"),  # cdcf0df19dce: the to-value is the claim
@@ -202,6 +213,10 @@ SENTENCES = [
     (BY_TP, "--max-running-requests 128 (32 for tp=4)"),
     (BY_TP, "--max-running-requests 256 (32 for tp=4)"),
     *[(BY_TP, sentence) for sentence in OLD_STATES],
+    *[(BY_TP, sentence) for sentence in NEGATED],
+    (BY_TP, "vLLM resolves the quant config itself (no explicit --quantization)."),
+    (TRT_AGENTX, "Set UCX_TLS=cuda_ipc,cuda_copy,sm,self,tcp in the prefill and decode environments."),
+    (TRT_AGENTX, "Set UCX_TLS=cuda_ipc,cuda_copy in the prefill and decode environments."),
     (BY_TP, "Drop --enable-flashinfer-allreduce-fusion"),
 ]
 ENTRY = """
@@ -609,3 +624,21 @@ def test_the_old_state_said_by_undoing_leaving_or_dating_it(findings: dict[str, 
 def test_a_dropped_setting_is_still_a_claim(findings: dict[str, list[dict[str, Any]]]) -> None:
     (found,) = findings["Drop --enable-flashinfer-allreduce-fusion"]  # the recipe still passes it
     assert found["rule"] == "claim-contradicted" and "is not passed" in found["message"]
+
+
+@pytest.mark.parametrize("sentence", NEGATED)
+def test_a_negation_before_how_a_setting_is_given_negates_it(findings: dict[str, list[dict[str, Any]]],
+                                                             sentence: str) -> None:
+    assert findings[sentence] == []
+
+
+def test_no_explicit_flag_still_says_the_flag_is_not_given(findings: dict[str, list[dict[str, Any]]]) -> None:
+    (found,) = findings["vLLM resolves the quant config itself (no explicit --quantization)."]  # the recipe passes --quantization fp8
+    assert found["rule"] == "claim-contradicted" and "--quantization fp8" in found["message"]
+
+
+def test_a_value_written_into_its_token_goes_on_through_commas(findings: dict[str, list[dict[str, Any]]]) -> None:
+    # It had been cut at the first comma: "UCX_TLS is cuda_ipc" against the recipes' five transports.
+    assert findings["Set UCX_TLS=cuda_ipc,cuda_copy,sm,self,tcp in the prefill and decode environments."] == []
+    (found,) = findings["Set UCX_TLS=cuda_ipc,cuda_copy in the prefill and decode environments."]
+    assert found["rule"] == "claim-contradicted" and "UCX_TLS is cuda_ipc,cuda_copy (" in found["message"]

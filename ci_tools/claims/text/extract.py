@@ -53,8 +53,9 @@ from .sentences import Clause, SourceText, split_clauses, split_sentences
 from .subjects import Catalog, Subject
 from .sweep_readers import NOT_SWEPT, SweepReaders
 from .tokens import Reading, Tok, tokenize
-from .valueread import STOPWORDS, boolish, read_value, value_at, value_slots, values_not_names
+from .valueread import STOPWORDS, boolish, negation_before, read_value, value_at, value_slots, values_not_names
 from .values import (
+    Absent,
     ArmName,
     Bool,
     ClaimValue,
@@ -575,7 +576,17 @@ class ClauseReader(SweepReaders):
             if negative is not None:
                 m = replace(m, subjects=[negative])  # "Disable the prefix caching": --no-enable-prefix-caching
             value = shared.get((m.start, m.end)) or read_value(r, self.catalog, m, mentions)
-            negated = m.start > 0 and self.toks[m.start - 1].low in ("no", "without", "not")
+            negation = negation_before(self.toks, m.start, r.live)
+            negated = negation is not None or (m.start > 0 and self.toks[m.start - 1].low == "not")
+            if negation is not None and negation < m.start - 1 and m.via == "identifier" and value is not None and \
+                    not isinstance(value[0], Absent) and not (isinstance(value[0], Bool) and not value[0].on):
+                # "WITHOUT setting VLLM_USE_BREAKABLE_CUDAGRAPH=0": the text says what the recipe does not do.
+                self.out.unverified.append(Unverified(m.phrase, r.loc(negation, m.end),
+                                                      "the text says the setting is not given so"))
+                continue
+            if negation is not None and value is None and m.via == "identifier" and \
+                    boolish(self.catalog, m.subjects[0], m) and self._stands_alone(m.end):
+                value = (Bool(self.toks[negation].text, False), negation, m.end)  # "without setting --enable-x"
             if value is None and m.via == "identifier" and _spelled_flag(self.toks[m.start]) and \
                     self._stands_alone(m.end) and not negated:
                 value = (Present(m.phrase), m.start, m.end)  # "GB-based --hicache-size": the flag is given

@@ -148,6 +148,20 @@ def slot_has(slot: frozenset[str], word: str) -> bool:
                                and s[len(word):] in _ENDINGS for s in slot)
 
 
+def _comma_joined(r: Reading, i: int, attached: str) -> tuple[str, int]:
+    """``UCX_TLS=cuda_copy,rc``: a value of words written into its token goes on through commas that no space
+    follows (the tokens split it there); the value and the end of the mention."""
+    toks, k = r.toks, i + 1
+    if not attached[:1].isalpha():
+        return attached, k  # numbers: "sizes=4,8,16" is a list the readings of numbers take (or leave) whole
+    while (k + 1 < len(toks) and toks[k].text == "," and toks[k].start == toks[k - 1].end
+           and toks[k + 1].start == toks[k].end and toks[k + 1].kind == "word" and toks[k + 1].text[:1].isalpha()
+           and not r.used[k + 1]):
+        attached += "," + toks[k + 1].text
+        k += 2
+    return attached, k
+
+
 def find_mentions(r: Reading, cat: Catalog) -> tuple[list[Mention], Found]:
     mentions: list[Mention] = []
     found = Found(set(), [], [])
@@ -189,13 +203,16 @@ def find_mentions(r: Reading, cat: Catalog) -> tuple[list[Mention], Found]:
             subjects = [Subject("field", name.lower())] if name.lower() in BLOCK_FIELDS else cat.by_identifier(name)
             found.words.add(name)
             unset = _unset_subject(name, t.kind, r, cat)
+            end = i + 1
+            if attached:
+                attached, end = _comma_joined(r, i, attached)
             if subjects:
-                mentions.append(Mention(i, i + 1, subjects, name, "identifier", attached=attached))
-                taken[i] = True
+                mentions.append(Mention(i, end, subjects, name, "identifier", attached=attached))
+                taken[i:end] = [True] * (end - i)
             elif unset is not None:
                 # Spelled out, but no recipe in scope sets it: a claim about it is judged (nothing sets it).
-                mentions.append(Mention(i, i + 1, [unset], name, "identifier", attached=attached))
-                taken[i] = True
+                mentions.append(Mention(i, end, [unset], name, "identifier", attached=attached))
+                taken[i:end] = [True] * (end - i)
             elif t.kind in ("flag", "assign") or name.isupper() or ("." in name and "_" in name):
                 # ... or a key path no structured value in scope has ("cuda_graph_config.max_batch_size"): its
                 # words are no other setting's

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Container, Sequence
+from typing import Callable, Container, Sequence
 
 from .arms import ROLE_WORDS, names_an_arm
 from .context import (CHANGE_VERBS, DROP_OBJECT_GLUE, DROP_VERBS, FROM, STOP_VERBS, STOPPED_GERUNDS, TO,
                       old_value_before_to, starts_old_part, symbolic)
 from .mentions import Mention, is_prose_word, names_another_thing
 from .subjects import Catalog, Subject
-from .tokens import Reading
+from .tokens import Reading, Tok
 from .values import (
     NUMBER_WORDS,
     Absent,
@@ -676,6 +676,21 @@ _HAS_VERBS = {"ships", "ship", "has", "have", "had", "contains", "contain", "pro
               "include", "carries", "carry", "needs", "need", "requires", "require", "supports", "support", "with"}
 
 
+# Words that may stand between a negation and the setting it negates: "no explicit --quantization",
+# "WITHOUT setting VLLM_USE_BREAKABLE_CUDAGRAPH=0", "without passing --enable-torch-compile".
+_NEGATION_FILLERS = frozenset({"explicit", "explicitly", "setting", "passing", "exporting", "specifying", "using",
+                               "any", "an", "a", "the"})
+
+
+def negation_before(toks: Sequence[Tok], start: int, live: Callable[[int], bool] = lambda _: True) -> int | None:
+    """The index of a "no" / "without" that negates the setting at ``start``: right before it, or before at most
+    two words that only say how it would be given; None when there is none."""
+    k = start - 1
+    while k >= 0 and start - k <= 3 and toks[k].low in _NEGATION_FILLERS:
+        k -= 1
+    return k if k >= 0 and toks[k].low in ("no", "without") and live(k) else None
+
+
 def read_value(r: Reading, cat: Catalog, m: Mention, mentions: list[Mention]) -> ValueAt | None:
     """The value the clause gives the (single) subject of ``m``, or None."""
     subject = m.subjects[0]
@@ -685,11 +700,15 @@ def read_value(r: Reading, cat: Catalog, m: Mention, mentions: list[Mention]) ->
     if isinstance(drop, tuple):
         return drop
     found: ValueAt | None = None
-    before = r.toks[m.start - 2].low if m.start > 1 else ""
-    if (m.via == "identifier" and m.start > 0 and r.toks[m.start - 1].low in ("no", "without") and r.live(m.start - 1)
-            and not boolish(cat, subject, m) and before not in _HAS_VERBS):
-        # "No --hf-overrides indexer-skipping knobs": the setting is not given (whatever follows names it).
-        return Absent(r.toks[m.start - 1].text), m.start - 1, m.start
+    negation = negation_before(r.toks, m.start, r.live) if m.via == "identifier" else None
+    if negation is not None and negation < m.start - 1 and m.end < len(r.toks) and \
+            r.toks[m.end].text not in (",", ")", ";", ".", "and", "or"):
+        negation = None  # "without passing --stream-interval 10": a value is negated, not the setting
+    before = r.toks[negation - 1].low if negation else ""
+    if negation is not None and not boolish(cat, subject, m) and before not in _HAS_VERBS:
+        # "No --hf-overrides indexer-skipping knobs", "no explicit --quantization": the setting is not given
+        # (whatever follows names it).
+        return Absent(r.toks[negation].text), negation, m.start
     if m.attached is not None:
         found = attached_value(m.attached, m, cat.subjects)
         if found is not None and isinstance(found[0], Number) and m.end < len(r.toks) and \

@@ -330,8 +330,9 @@ def parse_dtype(token: str) -> Word | None:
 
 
 def parse_word(token: str) -> Word | None:
-    """An identifier-like value: ``least_tokens``, ``rccl``, ``FULL_AND_PIECEWISE``."""
-    if not re.match(r"^[A-Za-z][A-Za-z0-9_.-]*$", token):
+    """An identifier-like value: ``least_tokens``, ``rccl``, ``FULL_AND_PIECEWISE``, a list of them written with
+    commas and no spaces (``cuda_copy,rc``, as an environment variable takes it)."""
+    if not re.match(r"^[A-Za-z][A-Za-z0-9_.-]*(?:,[A-Za-z][A-Za-z0-9_.-]*)*$", token):
         return None
     return Word(token, normalise_word(token))
 
