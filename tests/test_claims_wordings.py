@@ -37,7 +37,8 @@ offload, and a value after ", or" is for other jobs ("8192, or 8192 * TP with DP
 state in other words: "Undoes X", "Switching away from X", "No more X", "had X until this PR", "Last week's run used X",
 "... is over", "In #1234 we set X", "Old value X", and a dropped value ("Stop using --flag V") are no claims of X.
 From pull requests as they were proposed: a negation before words that only say how a setting would be given ("no
-explicit X", "WITHOUT setting X=V") negates it, and "NAME=a,b" is one value.
+explicit X", "WITHOUT setting X=V") negates it, "NAME=a,b" is one value, and a flag a shell variable holds for another
+program (LMCACHE_CMD=(lmcache server ...)) is that program's.
 """
 
 from __future__ import annotations
@@ -70,6 +71,8 @@ TWO_VENDORS = f"{BY_TP}+{AMD_SGL}"  # one entry of both keys: B200 (trtllm_mla a
 VARIED = "qwen3.5-fp4-b200-trt"  # TP2, TP4, TP8 rows; dp-attn on some TP4 and TP8 rows, none on TP2
 
 TRT_AGENTX = "dsv4-fp4-gb300-dynamo-trt-agentx"  # srt-slurm recipes: UCX_TLS: cuda_ipc,cuda_copy,sm,self,tcp per role
+
+LMCACHE = "minimaxm3-fp8-mi300x-vllm-agentic-mtp"  # its LMCache arm starts `lmcache server` from LMCACHE_CMD=(...)
 
 PER_COMMIT = 90
 # The old state in other words, each about dsr1_fp8_b200.sh (trtllm_mla attention, TP8 --mem-fraction-static 0.82):
@@ -217,6 +220,8 @@ SENTENCES = [
     (BY_TP, "vLLM resolves the quant config itself (no explicit --quantization)."),
     (TRT_AGENTX, "Set UCX_TLS=cuda_ipc,cuda_copy,sm,self,tcp in the prefill and decode environments."),
     (TRT_AGENTX, "Set UCX_TLS=cuda_ipc,cuda_copy in the prefill and decode environments."),
+    (LMCACHE, "Run the LMCache server with --l1-read-ttl-seconds 7200."),
+    (LMCACHE, "Add --supported-transfer-mode lmcache_driven to the LMCache server command."),
     (BY_TP, "Drop --enable-flashinfer-allreduce-fusion"),
 ]
 ENTRY = """
@@ -642,3 +647,11 @@ def test_a_value_written_into_its_token_goes_on_through_commas(findings: dict[st
     assert findings["Set UCX_TLS=cuda_ipc,cuda_copy,sm,self,tcp in the prefill and decode environments."] == []
     (found,) = findings["Set UCX_TLS=cuda_ipc,cuda_copy in the prefill and decode environments."]
     assert found["rule"] == "claim-contradicted" and "UCX_TLS is cuda_ipc,cuda_copy (" in found["message"]
+
+
+def test_a_flag_a_variable_holds_for_another_program_is_that_program_s(
+        findings: dict[str, list[dict[str, Any]]]) -> None:
+    # The recipe's LMCache arm passes both to `lmcache server` (LMCACHE_CMD), no vLLM server gets them: each had
+    # been an error on every job, the jobs without LMCache included.
+    assert findings["Run the LMCache server with --l1-read-ttl-seconds 7200."] == []
+    assert findings["Add --supported-transfer-mode lmcache_driven to the LMCache server command."] == []

@@ -63,12 +63,15 @@ UNKNOWN = Actual(None, "", "", None)
 
 def recipe_actual(claim: Claim, job: Job, ev: RecipeEval | None, known_keys: Sequence[str] = (),
                   reads: RecipeReads | None = None, served: frozenset[str] = frozenset(),
-                  written: Callable[[Location | None], bool] | None = None) -> Actual:
+                  written: Callable[[Location | None], bool] | None = None,
+                  elsewhere: frozenset[str] = frozenset()) -> Actual:
     """``known_keys``: the ``--flag.key`` addresses the recipes of every job in the claim's scope give (a job
     without one that others have does not have that setting).  ``reads``: what the job's recipe files read
     with a default (a variable they never assign keeps it).  ``served``: every flag a server of a job in the
-    claim's scope is given.  ``written``: whether the change being checked wrote a line (None: no change)."""
-    found = _subject_actual(claim, job, ev, known_keys, reads, served)
+    claim's scope is given.  ``written``: whether the change being checked wrote a line (None: no change).
+    ``elsewhere``: flags the recipes of jobs in the claim's scope give another program (see
+    :func:`held_for_another_program`): a job that runs no such program does not contradict them either."""
+    found = _subject_actual(claim, job, ev, known_keys, reads, served, elsewhere)
     if (found.verdict is False and not claim.explicit and isinstance(claim.value, Word) and ev is not None
             and written is not None):
         return _named_alike(claim, ev, written) or found
@@ -119,7 +122,7 @@ def _named_alike(claim: Claim, ev: RecipeEval, written: Callable[[Location | Non
 
 
 def _subject_actual(claim: Claim, job: Job, ev: RecipeEval | None, known_keys: Sequence[str],
-                    reads: RecipeReads | None, served: frozenset[str]) -> Actual:
+                    reads: RecipeReads | None, served: frozenset[str], elsewhere: frozenset[str]) -> Actual:
     subject = claim.subject
     assert subject is not None
     if subject.kind == "list":
@@ -132,7 +135,7 @@ def _subject_actual(claim: Claim, job: Job, ev: RecipeEval | None, known_keys: S
         return UNKNOWN
     servers = _servers(ev, claim.scope.role)
     if subject.kind == "flag":
-        other = (reads.client_flags - served) if reads is not None else frozenset()
+        other = ((reads.client_flags if reads is not None else frozenset()) | elsewhere) - served
         return _flag_actual(claim, job, ev, servers, other)
     if subject.kind == "key":
         return _key_actual(claim, job, ev, servers)
@@ -211,6 +214,16 @@ def _servers(ev: RecipeEval, role: str) -> list[int]:
 
 def _flags(ev: RecipeEval, servers: Sequence[int], name: str) -> list[ServerFlag]:
     return [f for i in servers for f in ev.servers[i] if f.name == name]
+
+
+def held_for_another_program(ev: RecipeEval, flag: str) -> bool:
+    """A flag no server is given that a shell variable holds as a word of its value when the servers start
+    (``LMCACHE_CMD=(lmcache server ... --separate-object-groups)``): the recipe passes it to that program."""
+    for value in ev.variables.values():
+        text = value.text or ""
+        if flag in text and re.search(r"(?<![\w-])" + re.escape(flag) + r"(?![\w-])", text):
+            return True
+    return False
 
 
 def _flag_actual(claim: Claim, job: Job, ev: RecipeEval, servers: Sequence[int],

@@ -31,7 +31,7 @@ from ..text.claim import Claim
 from ..text.arms import ROLES, Arm, job_spec
 from ..text.scope import Scope, job_concs
 from ..text.values import Absent, Concurrency, Count, FamilyArm, Fragment, Image, NoArm, fragment_matches, image_matches
-from .actual import UNKNOWN, Actual, compare_text, key_addresses, recipe_actual
+from .actual import UNKNOWN, Actual, compare_text, held_for_another_program, key_addresses, recipe_actual
 from .changed import ChangedLines
 from .reads import RecipeReads
 
@@ -238,7 +238,11 @@ def _judge_reading(claim: Claim, jobs: Sequence[Job], evals: Mapping[str, Recipe
     served = frozenset(f.name for j in scoped if (ev := evals.get(j.id)) is not None for server in ev.servers
                        for f in server) if claim.subject and claim.subject.kind == "flag" else frozenset()
     written = changed.written if changed is not None else None
-    actuals = [recipe_actual(claim, j, evals.get(j.id), known, reads.get(j.id), served, written) for j in scoped]
+    flag = claim.subject.name if claim.subject and claim.subject.kind == "flag" else None
+    elsewhere = frozenset({flag}) if flag and flag not in served and any(
+        (ev := evals.get(j.id)) is not None and held_for_another_program(ev, flag) for j in scoped) else frozenset()
+    actuals = [recipe_actual(claim, j, evals.get(j.id), known, reads.get(j.id), served, written, elsewhere)
+               for j in scoped]
     if claim.conditioned and any(a.verdict for a in actuals):
         # True for some jobs, and the text names a condition the checker does not read ("in the
         # high-concurrency fast path", "when expert parallelism is disabled", "dropped from the five refreshed
