@@ -41,15 +41,13 @@ def spoken_of_later(entries: Sequence[Sequence[SourceText]], owners: Sequence[tu
     its config keys speaks of, with where it does; ``owners``: each entry's pr-link and config keys.  Entries
     of other pull requests appended by one change (a batch, a re-ingest), or without a pr-link, each stand
     alone."""
-    if len(entries) < 2:
-        return [{} for _ in entries]
-    topics = [_topics(sources, catalog) for sources in entries]
-    later: list[Mapping[str, Location]] = []
-    for i in range(len(entries)):
-        spoken: dict[str, Location] = {}
-        for j in range(i + 1, len(entries)):
-            if owners[i][0] and owners[i][0] == owners[j][0] and owners[i][1] & owners[j][1]:
-                for name, where in topics[j].items():
-                    spoken.setdefault(name, where)
-        later.append(spoken)
-    return later
+    pairs = [(i, j) for i in range(len(entries)) for j in range(i + 1, len(entries))
+             if owners[i][0] and owners[i][0] == owners[j][0] and owners[i][1] & owners[j][1]]
+    topics: dict[int, dict[str, Location]] = {}  # read only for the later entries of a pair: most changes have none
+    later: list[dict[str, Location]] = [{} for _ in entries]
+    for i, j in pairs:
+        if j not in topics:
+            topics[j] = _topics(entries[j], catalog)
+        for name, where in topics[j].items():
+            later[i].setdefault(name, where)
+    return list(later)

@@ -1,0 +1,62 @@
+"""Jobs as they run when their recipe sweeps its own concurrencies.
+
+A multinode recipe may loop over its concurrencies itself (``for concurrency in 8 16 32 64 128; do ...
+--max-concurrency "${concurrency}"``) while its config row carries one placeholder (``conc-list: [1]``, "the
+recipes own the exact concurrency loops"): one job then runs every point of the loop.  A sentence about the
+points that sweep runs is judged against the loop, not against the placeholder.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import fields, replace
+
+from ...config.resolution_rules import ResolutionRule
+from ...jobs.job import Job
+from ...jobs.resolution import job_settings
+from ...revision.snapshot import Snapshot
+from ...shell.model import MISSING, RecipeEval
+
+# ``for concurrency in 1 2 4 8; do``, ``for CONC in 256 512``: a loop over literal concurrencies.
+_CONC_LOOP = re.compile(r"\bfor\s+[A-Za-z_]*conc[A-Za-z_]*\s+in\s+(\d+(?:[ \t]+\d+)*)\s*(?:;|\n|do\b)", re.IGNORECASE)
+
+
+def looped_concurrencies(text: str) -> list[int] | None:
+    """The concurrencies of the one loop over literal concurrencies a recipe has; None for none or several
+    loops that differ (which of them a job runs is not known)."""
+    loops = {tuple(int(v) for v in m.group(1).split()) for m in _CONC_LOOP.finditer(text)}
+    return list(next(iter(loops))) if len(loops) == 1 else None
+
+
+def as_run(jobs: Iterable[Job], evals: Mapping[str, RecipeEval | None], snapshot: Snapshot) -> dict[str, Job]:
+    """For each multinode job whose recipe loops over its own concurrencies, the job with those concurrencies
+    (by the id of the job as generated)."""
+    found: dict[str, Job] = {}
+    texts: dict[str, list[int] | None] = {}
+    for job in jobs:
+        if not job.multinode:
+            continue
+        for path in _recipe_files(job, evals.get(job.id)):
+            if path not in texts:
+                data = snapshot.read(path)
+                texts[path] = looped_concurrencies(data.decode("utf-8", "replace")) if data is not None else None
+            looped = texts[path]
+            if looped and looped != job.concs:
+                found[job.id] = replace(job, fields={**job.fields, "conc": looped})
+                break
+    return found
+
+
+# Where the default srt-slurm rule finds a CONFIG_FILE: its setting, root and the prefix it strips.
+_SRT = {f.name: f.default for f in fields(ResolutionRule)}
+
+
+def _recipe_files(job: Job, ev: RecipeEval | None) -> list[str]:
+    """The recipe the evaluation read, else the srt-slurm recipe the job's CONFIG_FILE names where the
+    repository keeps them (a launcher no rule resolves still runs it)."""
+    paths = [ev.recipe] if ev is not None and ev.recipe and ev.kind != MISSING else []
+    named = job_settings(job).get(str(_SRT["setting"]), "").partition(":")[0]
+    if named:
+        paths += [f"{_SRT['root']}/{named.removeprefix(str(_SRT['strip_prefix']))}", named]
+    return paths
