@@ -61,6 +61,10 @@ def test_file_overrides_and_pr_link(tmp_path: Path) -> None:
         ("dispatch:\n  min-permission: reed\n", "dispatch.min-permission: found 'reed', expected one of: admin,", 2),
         ("limits:\n  max-file-bytes: 8MB\n", "`max-file-bytes` must be an integer, found the string \"8MB\"", 2),
         ("master-configs: []\n", "`master-configs` must not be empty", 1),
+        ("severity:\n  claim-contradicted: warning\n  claims-contradicted: note\n",
+         "`severity`: `claims-contradicted` matches no rule; expected a rule id or a prefix", 3),
+        ("severity:\n  claim-contradicted: warn\n",
+         "`claim-contradicted` must be one of error, warning, note, found the string \"warn\"", 2),
     ],
 )
 def test_bad_configuration_names_file_line_and_problem(tmp_path: Path, text: str, message: str, line: int) -> None:

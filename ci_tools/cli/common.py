@@ -13,7 +13,7 @@ import click
 
 from ..config import ProjectConfig, load_config
 from ..errors import UsageError
-from ..findings import Baseline, Finding, Severity, filter_findings, sort_findings
+from ..findings import Baseline, Finding, Severity, filter_findings, matches, sort_findings
 from ..report import RENDERERS
 
 if TYPE_CHECKING:
@@ -141,7 +141,7 @@ def finish(findings: list[Finding], fmt: str | None, select: tuple[str, ...], ig
     """
     from ..report.context import ReportContext, actions_links
 
-    pool, suppressed = _suppress(findings, config, check_suppressions)
+    pool, suppressed = _suppress(with_severities(findings, config), config, check_suppressions)
     kept = sort_findings(filter_findings(pool, select, ignore))
     name = default_format(fmt)
     links = actions_links(head_sha or os.environ.get("GITHUB_SHA"), base_sha)
@@ -164,6 +164,19 @@ def finish(findings: list[Finding], fmt: str | None, select: tuple[str, ...], ig
     fails = any(f.severity is Severity.ERROR and f.counts and (fail_on == "all" or f.baseline is not Baseline.UNCHANGED)
                 for f in kept)
     return EXIT_FINDINGS if fails else EXIT_CLEAN
+
+
+def with_severities(findings: list[Finding], config: ProjectConfig | None) -> list[Finding]:
+    """The findings with the severity `severity:` gives their rule (the most specific entry: a whole id before a
+    prefix, a longer prefix before a shorter one)."""
+    if config is None or not config.severities:
+        return findings
+    ordered = sorted(config.severities, key=lambda pair: -len(pair[0]))
+    out: list[Finding] = []
+    for f in findings:
+        chosen = next((Severity(sev) for rule, sev in ordered if matches(f.rule, [rule])), None)
+        out.append(f if chosen is None or chosen is f.severity else replace(f, severity=chosen))
+    return out
 
 
 def _suppress(findings: list[Finding], config: ProjectConfig | None,

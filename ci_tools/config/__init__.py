@@ -74,6 +74,8 @@ class ProjectConfig:
     fail_on: str = "new"
     # `ignore`: findings not reported, each entry with its reason.
     suppressions: tuple[Suppression, ...] = ()
+    # `severity`: (rule id or prefix, severity) the findings of those rules are reported with.
+    severities: tuple[tuple[str, str], ...] = ()
     # Paths (globs) whose changes never affect a benchmark result.
     sections: Mapping[str, Any] = field(default_factory=dict)
     source: str | None = None
@@ -182,6 +184,17 @@ def _repository_from_environment(root: Path) -> str | None:
     return m.group(1) if m else None
 
 
+def _read_severities(value: PosMap, shown: str) -> tuple[tuple[str, str], ...]:
+    """The `severity` overrides (schema-checked), each rule id checked against the registry with its line."""
+    from ..findings import unknown_patterns
+
+    for rule in value:
+        if unknown_patterns([rule]):
+            raise UsageError(f"`severity`: `{rule}` matches no rule; expected a rule id or a prefix of ids ending "
+                             "where a word ends (`ci-tools rules` lists them)", path=shown, line=value.key_span(rule)[0])
+    return tuple((str(rule), str(severity)) for rule, severity in value.items())
+
+
 def _strings(value: str | list[str]) -> tuple[str, ...]:
     return (value,) if isinstance(value, str) else tuple(value)
 
@@ -262,6 +275,8 @@ def load_config(root: str | Path | None, config_file: str | Path | None = None) 
             kwargs["resolution_rules"] = parse_rules(value, shown, data.key_span(key)[0])
         elif key == "ignore":
             kwargs["suppressions"] = read_suppressions(value, shown, value.item_span)
+        elif key == "severity":
+            kwargs["severities"] = _read_severities(value, shown)
         else:  # a feature section: its owner reads it (the schema already checked every key in it)
             sections[key] = value
     repo = kwargs.get("repository_setting")
