@@ -84,7 +84,12 @@ OLD_STATES = ["Undoes --attention-backend flashinfer", "Switching away from --at
               "In #1234 we set --mem-fraction-static 0.9; this sets 0.82 on TP8",
               "Old value --mem-fraction-static 0.9; new value 0.82 on TP8", "Stop using --attention-backend flashinfer",
               "Dropped --attention-backend flashinfer in favour of trtllm_mla",
-              "Prior --mem-fraction-static: 0.9. New: 0.82 (TP8)"]
+              "Prior --mem-fraction-static: 0.9. New: 0.82 (TP8)",
+              # from pull requests as they were proposed: a flag's value before "to" and another flag, an
+              # "Old <noun>:" label of the parts of a sweep
+              "Switch --attention-backend flashinfer to --attention-backend trtllm_mla.",
+              "On TP8, switch --attention-backend flashinfer to --moe-runner-backend flashinfer_trtllm.",
+              "Old topologies: TP2 (c1-64) and TP16 (c512-1024).", "Previous sweep: TP2 at conc 1-64."]
 # A negation before words that only say how a setting would be given ("no explicit X", "WITHOUT setting X=V"), about
 # dsr1_fp8_b200.sh (no --enable-torch-compile, SGL_ENABLE_JIT_DEEPGEMM=false, --stream-interval 30): each had been
 # read as the setting given (an error).
@@ -218,6 +223,8 @@ SENTENCES = [
     *[(BY_TP, sentence) for sentence in OLD_STATES],
     *[(BY_TP, sentence) for sentence in NEGATED],
     (BY_TP, "vLLM resolves the quant config itself (no explicit --quantization)."),
+    (BY_TP, "Switch --attention-backend trtllm_mla to --attention-backend flashinfer."),
+    (BY_TP, "Old topologies: TP8 (c4-64). New topologies: TP2 (c1-64)."),
     (TRT_AGENTX, "Set UCX_TLS=cuda_ipc,cuda_copy,sm,self,tcp in the prefill and decode environments."),
     (TRT_AGENTX, "Set UCX_TLS=cuda_ipc,cuda_copy in the prefill and decode environments."),
     (LMCACHE, "Run the LMCache server with --l1-read-ttl-seconds 7200."),
@@ -655,3 +662,10 @@ def test_a_flag_a_variable_holds_for_another_program_is_that_program_s(
     # been an error on every job, the jobs without LMCache included.
     assert findings["Run the LMCache server with --l1-read-ttl-seconds 7200."] == []
     assert findings["Add --supported-transfer-mode lmcache_driven to the LMCache server command."] == []
+
+
+def test_the_new_state_after_an_old_one_is_still_read(findings: dict[str, list[dict[str, Any]]]) -> None:
+    (found,) = findings["Switch --attention-backend trtllm_mla to --attention-backend flashinfer."]
+    assert found["rule"] == "claim-contradicted" and "--attention-backend is flashinfer" in found["message"]
+    (found,) = findings["Old topologies: TP8 (c4-64). New topologies: TP2 (c1-64)."]
+    assert "no job is TP2" in found["message"]

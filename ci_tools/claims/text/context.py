@@ -50,9 +50,11 @@ _SKIP_CLAUSE = re.compile(
     r"|之前|此前|以前|原先|曾经|删除|移除|去掉|不|未|没有|若|如果",
     re.IGNORECASE,
 )
-# A clause labelled as the old state ("Prior --mem-fraction-static: 0.9", "Old value X 0.9"), or as another PR's
+# A clause labelled as the old state ("Prior --mem-fraction-static: 0.9", "Old value X 0.9", "Old topologies: ..."),
+# or as another PR's
 # ("In #1234 we set X 0.9").
-_OLD_LABEL = re.compile(r"\s*(?:(?:prior|old|former|previous)(?:\s+(?:values?\b|settings?\b|defaults?\b|--)|\s*:|\s*$)|"
+_OLD_LABEL = re.compile(r"\s*(?:(?:prior|old|former|previous)(?:\s+(?:values?\b|settings?\b|defaults?\b|--)|\s*:|\s*$"
+                        r"|\s+[a-z][\w-]*\s*(?::|$))|"
                         r"in\s+#\s*\d+\s*,?\s*(?:we|it|they|this|that|the)\b)", re.IGNORECASE)
 # A clause that drops or rejects something: a clause after its ":" explains why, and is silent too.
 _REJECTS = re.compile(r"\b(?:" + _REJECT + r")\b|n't", re.IGNORECASE)
@@ -372,9 +374,12 @@ def _value_kind(text: str) -> str | None:
 
 def old_value_before_to(toks: Sequence[Tok], i: int) -> bool:
     """``<setting> A to B`` at the "to" ``i``: A and B values of one kind right around it, after a setting's
-    spelled name (a flag, or a name joined by ``-``/``_``: "block-size 64 to 1", "MAX_NUM_SEQS 128 to 256")."""
+    spelled name (a flag, or a name joined by ``-``/``_``: "block-size 64 to 1", "MAX_NUM_SEQS 128 to 256"), or
+    ``--flag A to --flag B`` (a flag's value before "to" and a flag)."""
     if not 1 < i < len(toks) - 1:
         return False
+    if toks[i - 2].kind == "flag" and toks[i - 1].kind == "word" and toks[i + 1].kind == "flag":
+        return True  # "switch --moe-runner-backend flashinfer_mxfp4 to --moe-a2a-backend megamoe"
     kind = _value_kind(toks[i - 1].text)
     if kind is None or kind != _value_kind(toks[i + 1].text):
         return False

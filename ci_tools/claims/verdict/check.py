@@ -37,7 +37,7 @@ from .exceptions import Stated, elsewhere_claims, stated_values, without_stated_
 from .gates import explained_by_a_gate, gates_in
 from .messages import finding, phrase
 from .reads import ReadsCache, RecipeReads
-from .recipe_loops import as_run
+from .recipe_loops import AsRun
 from .rules import CLAIM_NOT_CHECKED, CLAIM_UNVERIFIED
 from .superseded import spoken_of_later, topic
 
@@ -211,7 +211,7 @@ def check_entries(config: ProjectConfig, head_repo: RepoData, head_snapshot: Sna
     catalog = catalog_from([*evals.values(), *extra], settings, evals.values(), defaults, spelled, lists, written) \
         if with_recipes else None
     changed = ChangedLines(head_snapshot, base_snapshot) if base_snapshot is not None else None
-    running = as_run(all_jobs.values(), evals, head_snapshot) if with_recipes else {}
+    running = AsRun(evals, head_snapshot) if with_recipes else None
     later = spoken_of_later([entry.descriptions for entry in entries],
                             [(entry.pr_link, {j.config_key for j in jobs}) for entry, jobs in zip(entries, per_entry)],
                             catalog)
@@ -252,7 +252,7 @@ def _unchecked_reason(jobs: Sequence[Job], evals: Mapping[str, RecipeEval | None
 def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: list[Job],
                  evals: Mapping[str, RecipeEval | None], repo: RepoData, report: ClaimsReport, origin: str,
                  reads: Mapping[str, RecipeReads], changed: ChangedLines | None = None,
-                 spoken_later: Mapping[str, Location] | None = None, running: Mapping[str, Job] | None = None) -> None:
+                 spoken_later: Mapping[str, Location] | None = None, running: AsRun | None = None) -> None:
     """The claims of one entry's bullets (or of a PR body), each judged over its jobs.
 
     A claim about part of the jobs overrides, for that part, a claim of another value about more of
@@ -291,8 +291,8 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
             outside = claim.outside
             mine = [j for j in mine if not outside.admits(j)]
         mine = [j for j in mine if j.id not in excluded]
-        if running and claim.kind in ("concurrency", "arm", "count"):
-            mine = [running.get(j.id, j) for j in mine]  # the points a recipe's own loop runs
+        if running is not None and claim.kind in ("concurrency", "arm", "count"):
+            mine = [running.job(j) for j in mine]  # the points a recipe's own loop runs
         judgement = judge(claim, mine, evals, repo, reads, changed)
         if judgement is None and claim.unnamed_scope is not None:
             # "Disable the dp attention for decode" where no job is of the dp-attention arm: the words named the

@@ -9,7 +9,7 @@ points that sweep runs is judged against the loop, not against the placeholder.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import fields, replace
 
 from ...config.resolution_rules import ResolutionRule
@@ -29,23 +29,33 @@ def looped_concurrencies(text: str) -> list[int] | None:
     return list(next(iter(loops))) if len(loops) == 1 else None
 
 
-def as_run(jobs: Iterable[Job], evals: Mapping[str, RecipeEval | None], snapshot: Snapshot) -> dict[str, Job]:
-    """For each multinode job whose recipe loops over its own concurrencies, the job with those concurrencies
-    (by the id of the job as generated)."""
-    found: dict[str, Job] = {}
-    texts: dict[str, list[int] | None] = {}
-    for job in jobs:
+class AsRun:
+    """Each multinode job whose recipe loops over its own concurrencies, as the job with those concurrencies;
+    read on first use (most changes have no sentence about concurrencies to judge), once per job."""
+
+    def __init__(self, evals: Mapping[str, RecipeEval | None], snapshot: Snapshot) -> None:
+        self._evals, self._snapshot = evals, snapshot
+        self._jobs: dict[str, Job] = {}
+        self._loops: dict[str, list[int] | None] = {}  # by recipe path
+
+    def job(self, job: Job) -> Job:
+        """The job as it runs (itself unless its recipe loops over other concurrencies)."""
         if not job.multinode:
-            continue
-        for path in _recipe_files(job, evals.get(job.id)):
-            if path not in texts:
-                data = snapshot.read(path)
-                texts[path] = looped_concurrencies(data.decode("utf-8", "replace")) if data is not None else None
-            looped = texts[path]
+            return job
+        found = self._jobs.get(job.id)
+        if found is None:
+            found = self._jobs[job.id] = self._as_run(job)
+        return found
+
+    def _as_run(self, job: Job) -> Job:
+        for path in _recipe_files(job, self._evals.get(job.id)):
+            if path not in self._loops:
+                data = self._snapshot.read(path)
+                self._loops[path] = looped_concurrencies(data.decode("utf-8", "replace")) if data is not None else None
+            looped = self._loops[path]
             if looped and looped != job.concs:
-                found[job.id] = replace(job, fields={**job.fields, "conc": looped})
-                break
-    return found
+                return replace(job, fields={**job.fields, "conc": looped})
+        return job
 
 
 # Where the default srt-slurm rule finds a CONFIG_FILE: its setting, root and the prefix it strips.
