@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ci_tools.claims.verdict.recipe_loops import looped_concurrencies
+from ci_tools.claims.verdict.recipe_loops import looped_concurrencies, loops_over_unread_concurrencies
 from real_repo_support import real_origin, real_repo  # noqa: F401 - fixtures
 from test_changelog_support import git
 from test_claims_seed import run_claims
@@ -65,3 +65,35 @@ def test_only_one_loop_over_literal_concurrencies_names_them() -> None:
     assert looped_concurrencies("for conc in 1 2; do x; done\nfor conc in 4 8; do y; done") is None
     assert looped_concurrencies("for conc in $CONCS; do") is None
     assert looped_concurrencies("for node in 1 2 3; do") is None
+
+
+# As SemiAnalysisAI/InferenceX#2631's shared recipe writes it: the loop's points come from an override section the
+# job's CONFIG_FILE selects (CONCURRENCY_LIST: "1024 2048"), which is not read.
+LOOP_OVER_VARIABLE = """
+benchmark_script: |
+    for concurrency in ${CONCURRENCY_LIST}; do
+      python3 bench.py --max-concurrency "${concurrency}"
+    done
+"""
+
+
+def test_a_loop_over_concurrencies_given_elsewhere_leaves_the_claim_unverified(real_repo: Path) -> None:
+    # Both recipes of the jobs the words "1P4D" select (the c4 row and the c388 one) sweep a list given elsewhere.
+    for recipe in (RECIPE, RECIPE.replace("1p4d-dep4-tep8-c4-b1", "1p1d-dep8-dep32-c388-b4")):
+        with (real_repo / recipe).open("a", encoding="utf-8") as fh:
+            fh.write(LOOP_OVER_VARIABLE)
+    git(real_repo, "commit", "-q", "-am", "the recipes sweep a list given elsewhere")
+    with (real_repo / "perf-changelog.yaml").open("a", encoding="utf-8") as fh:
+        fh.write(ENTRY.format(key=KEY, text="The 1P4D DEP4/TEP8 MTP c4 row runs concurrency 4, 8 and 16.", n=9304))
+    git(real_repo, "commit", "-q", "-am", "entry")
+    _, report = run_claims(real_repo, "--base", "HEAD~1", "--head", "HEAD", "-v")
+    assert concurrency_findings(report) == []
+    notes = [f["message"] for f in report["findings"] if "loop over concurrencies given elsewhere" in f["message"]]
+    assert notes, [f["message"] for f in report["findings"]]
+
+
+def test_a_loop_over_a_variable_is_told_from_other_loops() -> None:
+    assert loops_over_unread_concurrencies("for concurrency in ${CONCURRENCY_LIST}; do")
+    assert loops_over_unread_concurrencies("for conc in $CONCS; do")
+    assert not loops_over_unread_concurrencies("for concurrency in 1 2 4; do")
+    assert not loops_over_unread_concurrencies("for node in ${NODES}; do")

@@ -292,7 +292,14 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
             mine = [j for j in mine if not outside.admits(j)]
         mine = [j for j in mine if j.id not in excluded]
         if running is not None and claim.kind in ("concurrency", "arm", "count"):
-            mine = [running.job(j) for j in mine]  # the points a recipe's own loop runs
+            # The points a recipe's own loop runs.  A job whose loop is not read runs points not known: a claim of
+            # concurrencies about its arm is left unverified (an arm claim still finds the arm there).
+            unknown = {j.id for j in mine if running.job(j) is None}
+            if unknown and claim.kind != "arm" and any(j.id in unknown for j in claim.scope.without_concs().jobs(mine)):
+                report.unverified.append(Unverified(phrase(claim), claim.location, "the recipes of its jobs loop over "
+                                                    "concurrencies given elsewhere (${...}), which are not read"))
+                continue
+            mine = [running.job(j) or j for j in mine]
         judgement = judge(claim, mine, evals, repo, reads, changed)
         if judgement is None and claim.unnamed_scope is not None:
             # "Disable the dp attention for decode" where no job is of the dp-attention arm: the words named the

@@ -22,6 +22,15 @@ from ...shell.model import MISSING, RecipeEval
 _CONC_LOOP = re.compile(r"\bfor\s+[A-Za-z_]*conc[A-Za-z_]*\s+in\s+(\d+(?:[ \t]+\d+)*)\s*(?:;|\n|do\b)", re.IGNORECASE)
 
 
+# ``for concurrency in ${CONCURRENCY_LIST}; do``: a loop over concurrencies another part of the recipe gives (an
+# override section the job's CONFIG_FILE selects): the job runs several points, which are not read here.
+_CONC_LOOP_OVER_VARIABLE = re.compile(r"\bfor\s+[A-Za-z_]*conc[A-Za-z_]*\s+in\s+\$\{?[A-Za-z_]", re.IGNORECASE)
+
+
+def loops_over_unread_concurrencies(text: str) -> bool:
+    return bool(_CONC_LOOP_OVER_VARIABLE.search(text))
+
+
 def looped_concurrencies(text: str) -> list[int] | None:
     """The concurrencies of the one loop over literal concurrencies a recipe has; None for none or several
     loops that differ (which of them a job runs is not known)."""
@@ -35,24 +44,28 @@ class AsRun:
 
     def __init__(self, evals: Mapping[str, RecipeEval | None], snapshot: Snapshot) -> None:
         self._evals, self._snapshot = evals, snapshot
-        self._jobs: dict[str, Job] = {}
-        self._loops: dict[str, list[int] | None] = {}  # by recipe path
+        self._jobs: dict[str, Job | None] = {}
+        self._loops: dict[str, list[int] | None] = {}  # by recipe path ([]: a loop not read)
 
-    def job(self, job: Job) -> Job:
-        """The job as it runs (itself unless its recipe loops over other concurrencies)."""
+    def job(self, job: Job) -> Job | None:
+        """The job as it runs: itself unless its recipe loops over other concurrencies; None when it loops over
+        concurrencies this does not read (``${CONCURRENCY_LIST}``), so the points it runs are not known."""
         if not job.multinode:
             return job
-        found = self._jobs.get(job.id)
-        if found is None:
-            found = self._jobs[job.id] = self._as_run(job)
-        return found
+        if job.id not in self._jobs:
+            self._jobs[job.id] = self._as_run(job)
+        return self._jobs[job.id]
 
-    def _as_run(self, job: Job) -> Job:
+    def _as_run(self, job: Job) -> Job | None:
         for path in _recipe_files(job, self._evals.get(job.id)):
             if path not in self._loops:
                 data = self._snapshot.read(path)
-                self._loops[path] = looped_concurrencies(data.decode("utf-8", "replace")) if data is not None else None
+                text = data.decode("utf-8", "replace") if data is not None else ""
+                self._loops[path] = looped_concurrencies(text) or ([] if loops_over_unread_concurrencies(text)
+                                                                   else None)
             looped = self._loops[path]
+            if looped == []:
+                return None
             if looped and looped != job.concs:
                 return replace(job, fields={**job.fields, "conc": looped})
         return job
