@@ -28,6 +28,7 @@ _CONC_LOOP_OVER_VARIABLE = re.compile(r"\bfor\s+[A-Za-z_]*conc[A-Za-z_]*\s+in\s+
 
 
 def loops_over_unread_concurrencies(text: str) -> bool:
+    """The recipe loops over concurrencies a variable holds (their values are not read here)."""
     return bool(_CONC_LOOP_OVER_VARIABLE.search(text))
 
 
@@ -39,13 +40,15 @@ def looped_concurrencies(text: str) -> list[int] | None:
 
 
 class AsRun:
-    """Each multinode job whose recipe loops over its own concurrencies, as the job with those concurrencies;
-    read on first use (most changes have no sentence about concurrencies to judge), once per job."""
+    """Each multinode job whose recipe loops over its own concurrencies, as the job with those concurrencies (or
+    as not known, for a loop over a variable); read on first use (most changes have no sentence about
+    concurrencies to judge), once per job."""
 
     def __init__(self, evals: Mapping[str, RecipeEval | None], snapshot: Snapshot) -> None:
         self._evals, self._snapshot = evals, snapshot
         self._jobs: dict[str, Job | None] = {}
-        self._loops: dict[str, list[int] | None] = {}  # by recipe path ([]: a loop not read)
+        # By recipe path: the literal points of its loop, [] for a loop over a variable, None for no loop.
+        self._loops: dict[str, list[int] | None] = {}
 
     def job(self, job: Job) -> Job | None:
         """The job as it runs: itself unless its recipe loops over other concurrencies; None when it loops over
