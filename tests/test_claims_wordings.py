@@ -38,7 +38,8 @@ state in other words: "Undoes X", "Switching away from X", "No more X", "had X u
 "... is over", "In #1234 we set X", "Old value X", and a dropped value ("Stop using --flag V") are no claims of X.
 From pull requests as they were proposed: a negation before words that only say how a setting would be given ("no
 explicit X", "WITHOUT setting X=V") negates it, "NAME=a,b" is one value, and a flag a shell variable holds for another
-program (LMCACHE_CMD=(lmcache server ...)) is that program's.
+program (LMCACHE_CMD=(lmcache server ...)) is that program's; a model card's precision ("MXFP4") names the config keys of
+that precision (dsr1-fp4-...).
 """
 
 from __future__ import annotations
@@ -72,6 +73,7 @@ VARIED = "qwen3.5-fp4-b200-trt"  # TP2, TP4, TP8 rows; dp-attn on some TP4 and T
 
 TRT_AGENTX = "dsv4-fp4-gb300-dynamo-trt-agentx"  # srt-slurm recipes: UCX_TLS: cuda_ipc,cuda_copy,sm,self,tcp per role
 
+TWO_PRECISIONS = "dsr1-fp8-mi355x-sglang+dsr1-fp4-mi355x-sglang"  # --num-continuous-decode-steps 8 (fp8), 4 (fp4)
 LMCACHE = "minimaxm3-fp8-mi300x-vllm-agentic-mtp"  # its LMCache arm starts `lmcache server` from LMCACHE_CMD=(...)
 
 PER_COMMIT = 90
@@ -227,6 +229,9 @@ SENTENCES = [
     (BY_TP, "Old topologies: TP8 (c4-64). New topologies: TP2 (c1-64)."),
     (TRT_AGENTX, "Set UCX_TLS=cuda_ipc,cuda_copy,sm,self,tcp in the prefill and decode environments."),
     (TRT_AGENTX, "Set UCX_TLS=cuda_ipc,cuda_copy in the prefill and decode environments."),
+    (TWO_PRECISIONS, "For the MXFP4 config, use --num-continuous-decode-steps 4."),
+    (TWO_PRECISIONS, "MXFP4 uses --num-continuous-decode-steps 4, MXFP8 uses 8."),
+    (TWO_PRECISIONS, "MXFP8 uses --num-continuous-decode-steps 4."),
     (LMCACHE, "Run the LMCache server with --l1-read-ttl-seconds 7200."),
     (LMCACHE, "Add --supported-transfer-mode lmcache_driven to the LMCache server command."),
     (BY_TP, "Drop --enable-flashinfer-allreduce-fusion"),
@@ -669,3 +674,11 @@ def test_the_new_state_after_an_old_one_is_still_read(findings: dict[str, list[d
     assert found["rule"] == "claim-contradicted" and "--attention-backend is flashinfer" in found["message"]
     (found,) = findings["Old topologies: TP8 (c4-64). New topologies: TP2 (c1-64)."]
     assert "no job is TP2" in found["message"]
+
+
+def test_a_model_card_s_precision_names_the_keys_of_that_precision(findings: dict[str, list[dict[str, Any]]]) -> None:
+    # Each had been judged on both keys, so the fp8 recipe's 8 contradicted the fp4 claim.
+    assert findings["For the MXFP4 config, use --num-continuous-decode-steps 4."] == []
+    assert findings["MXFP4 uses --num-continuous-decode-steps 4, MXFP8 uses 8."] == []
+    (found,) = findings["MXFP8 uses --num-continuous-decode-steps 4."]
+    assert found["rule"] == "claim-contradicted" and "dsr1-fp8-mi355x-sglang" in found["message"]

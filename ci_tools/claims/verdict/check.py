@@ -359,6 +359,16 @@ _VARIANT_OF = re.compile(r"\b(" + _PRECISION + r"(?:/" + _PRECISION + r")*)(?:[-
                          r"\s*:)")
 
 
+# A precision as a model card names it, and the word config keys name it by ("MXFP4" of dsr1-fp4-mi355x-sglang).
+_KEY_PRECISION = {"mxfp4": "fp4", "nvfp4": "fp4", "mxfp8": "fp8"}
+
+
+def _as_key_word(word: str, telling: set[str]) -> str:
+    """``word`` as the entry's config keys spell it, where they spell it another way."""
+    key_word = _KEY_PRECISION.get(word)
+    return key_word if key_word is not None and key_word in telling and word not in telling else word
+
+
 def _lead_of(claim: Claim) -> str:
     """The words of the claim's sentence before its clause ("For the FP8 model, set ..."): what they name is
     what the clause speaks of, when the clause itself names no config."""
@@ -384,7 +394,11 @@ def _named_configs(clause: str, jobs: list[Job], lead: str = "") -> list[Job]:
         words = re.findall(r"(non-)?([a-z0-9.]+)", low) + [("", w) for w in re.findall(r"[a-z0-9.]+(?:-[a-z0-9.]+)+", low)
                                                             if "-" in w and not w.startswith("non-")]
         words = [(neg, w.replace("-", "")) for neg, w in words]
-        variants = {w for m in _VARIANT_OF.finditer(low) for w in m.group(1).split("/")}
+        # A model card's precision ("MXFP4") names the model, never a KV-cache dtype: a variant as it stands.
+        variants = {w for m in _VARIANT_OF.finditer(low) for w in m.group(1).split("/")} | \
+            {w for _, w in words if w in _KEY_PRECISION}
+        words = [(neg, _as_key_word(w, telling)) for neg, w in words]
+        variants = {_as_key_word(w, telling) for w in variants}
         said = {w for neg, w in words if w in telling and not neg and (w not in _NOT_KEY_WORDS or w in variants)}
         unsaid = {w for neg, w in words if w in telling - _NOT_KEY_WORDS and neg}  # "non-DSpark"
         if not said and not unsaid:
