@@ -10,6 +10,7 @@ from ci_tools.claims.verdict.recipe_loops import looped_concurrencies, loops_ove
 from real_repo_support import real_origin, real_repo  # noqa: F401 - fixtures
 from test_changelog_support import git
 from test_claims_seed import run_claims
+from test_claims_wordings import ENTRY
 
 KEY = "dsv4-fp4-gb300-dynamo-trt-agentx"  # its first row: conc-list [4], this srt-slurm recipe
 RECIPE = ("benchmarks/multi_node/srt-slurm-recipes/trtllm/deepseek-v4/agentx-gb300-20260811/"
@@ -20,13 +21,6 @@ benchmark_script: |
     for concurrency in 4 8 16; do
       python3 bench.py --max-concurrency "${concurrency}"
     done
-"""
-ENTRY = """
-- config-keys:
-    - {key}
-  description:
-    - "{text}"
-  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/{n}
 """
 
 

@@ -23,6 +23,7 @@ repository can replace the defaults entirely.
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -73,6 +74,13 @@ class ResolutionRule:
     @property
     def is_default(self) -> bool:
         return self.source.startswith("default")
+
+    def srt_recipe_path(self, written: str) -> str:
+        """The repository path an srt-slurm reference names (its ``:selector`` left off): under ``root`` when it
+        begins with ``strip_prefix``, else as written."""
+        written = written.strip()
+        inside = written[len(self.strip_prefix):] if written.startswith(self.strip_prefix) else None
+        return posixpath.normpath(f"{self.root}/{inside}" if inside is not None else written)
 
 
 _AMD_DISAGG = ("sglang-disagg", "vllm-disagg", "atom-disagg")

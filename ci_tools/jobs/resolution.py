@@ -356,8 +356,7 @@ class Resolver:
         written, _, selector = reference.partition(":")
         written = written.strip()
         common.update(reference=reference, selector=selector.strip() or None)
-        inside = written[len(rule.strip_prefix):] if written.startswith(rule.strip_prefix) else None
-        path = posixpath.normpath(f"{rule.root}/{inside}" if inside is not None else written)
+        path = rule.srt_recipe_path(written)
         copies = self.launcher_copies(fleet)
         copy, copied = copy_for(copies, posixpath.normpath(written), launcher_inputs(job, settings),
                                 self.files) if copies else (None, None)

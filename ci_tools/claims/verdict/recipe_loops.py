@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import fields, replace
+from dataclasses import replace
 
-from ...config.resolution_rules import ResolutionRule
+from ...config.resolution_rules import DEFAULT_RULES, SRT_SLURM
 from ...jobs.job import Job
 from ...jobs.resolution import job_settings
 from ...revision.snapshot import Snapshot
@@ -74,15 +74,15 @@ class AsRun:
         return job
 
 
-# Where the default srt-slurm rule finds a CONFIG_FILE: its setting, root and the prefix it strips.
-_SRT = {f.name: f.default for f in fields(ResolutionRule)}
+# The default rule of the multinode fleets that submit the srt-slurm recipe of CONFIG_FILE.
+_SRT_RULE = next(rule for rule in DEFAULT_RULES if rule.kind == SRT_SLURM)
 
 
 def _recipe_files(job: Job, ev: RecipeEval | None) -> list[str]:
     """The recipe the evaluation read, else the srt-slurm recipe the job's CONFIG_FILE names where the
     repository keeps them (a launcher no rule resolves still runs it)."""
     paths = [ev.recipe] if ev is not None and ev.recipe and ev.kind != MISSING else []
-    named = job_settings(job).get(str(_SRT["setting"]), "").partition(":")[0]
+    named = job_settings(job).get(_SRT_RULE.setting, "").partition(":")[0]
     if named:
-        paths += [f"{_SRT['root']}/{named.removeprefix(str(_SRT['strip_prefix']))}", named]
+        paths.append(_SRT_RULE.srt_recipe_path(named))
     return paths
