@@ -39,7 +39,12 @@ state in other words: "Undoes X", "Switching away from X", "No more X", "had X u
 From pull requests as they were proposed: a negation before words that only say how a setting would be given ("no
 explicit X", "WITHOUT setting X=V") negates it, "NAME=a,b" is one value, and a flag a shell variable holds for another
 program (LMCACHE_CMD=(lmcache server ...)) is that program's; a model card's precision ("MXFP4") names the config keys of
-that precision (dsr1-fp4-...).
+that precision (dsr1-fp4-...).  A bullet's heading in key words ("H200: ...; ...") is said of those configs in each
+of its sentences; "otherwise" is a condition; "8192*TP" is a value per tensor-parallel rank; "(EP>1)" bounds the jobs;
+"the drafter is pinned to X" is the draft model's; a role's setting is said of the jobs with that role's servers; words
+that name only a listed key that runs no job speak of no job; a JSON list of one word is that word; an image tag written
+short ("nightly-20260624", a shortened commit) is the tag it abbreviates; a count of topologies counts layouts; "Drop
+--flag V / --other" drops both; "no tp2 (...)" says no TP2 job runs.
 """
 
 from __future__ import annotations
@@ -75,6 +80,14 @@ TRT_AGENTX = "dsv4-fp4-gb300-dynamo-trt-agentx"  # srt-slurm recipes: UCX_TLS: c
 
 TWO_PRECISIONS = "dsr1-fp8-mi355x-sglang+dsr1-fp4-mi355x-sglang"  # --num-continuous-decode-steps 8 (fp8), 4 (fp4)
 LMCACHE = "minimaxm3-fp8-mi300x-vllm-agentic-mtp"  # its LMCache arm starts `lmcache server` from LMCACHE_CMD=(...)
+TWO_GPUS = "dsr1-fp8-b200-sglang+dsr1-fp8-h200-sglang"  # B200: trtllm_mla, --stream-interval 30; H200: flashinfer, 10
+PER_TP = "dsv4-fp4-mi355x-sglang-mtp"  # --chunked-prefill-size $((ISL * TP)) with DP attention: 65536 at TP8 8k1k
+DRAFTED = "minimaxm3-fp8-h200-vllm-agentic-mtp"  # --attention-backend TRITON_ATTN; its drafter's FLASH_ATTN
+GLM_AGENTX = "glm5.2-fp4-gb300-dynamo-sglang-agentic-agg+glm5.2-fp4-gb300-dynamo-sglang-agentic-disagg"  # decode
+# workers chunked-prefill-size 64 and speculative-num-steps 2; the aggregated worker 8192 and 4
+NOT_YET = "dsr1-fp8-mi355x-sglang+qwen3.5-fp8-mi355x-sglang-srt-disagg"  # TP4 and TP8; the second key is in no master
+TOOL_CALLS = "dsv4-fp8-h200-vllm"  # its recipe passes --enable-auto-tool-choice (SINGLE's does not)
+PINNED = "dsv4-fp8-mi300x-vllm"  # image vllm/vllm-openai-rocm:nightly-09663abde0f50944a8d5ea30120666024b503faa
 
 PER_COMMIT = 90
 # The old state in other words, each about dsr1_fp8_b200.sh (trtllm_mla attention, TP8 --mem-fraction-static 0.82):
@@ -235,6 +248,30 @@ SENTENCES = [
     (LMCACHE, "Run the LMCache server with --l1-read-ttl-seconds 7200."),
     (LMCACHE, "Add --supported-transfer-mode lmcache_driven to the LMCache server command."),
     (BY_TP, "Drop --enable-flashinfer-allreduce-fusion"),
+    (TWO_GPUS, "H200: keep the image; use --attention-backend flashinfer and --stream-interval 10"),
+    (TWO_GPUS, "B200: keep the image; --attention-backend trtllm_mla; --stream-interval 30"),
+    (TWO_GPUS, "H200: keep the image; use --attention-backend trtllm_mla"),
+    (B300, "Three regimes: DP-attention at conc 2048 and above -> MegaMoE; otherwise flashinfer_mxfp4"),
+    (PER_TP, "With DP attention, --chunked-prefill-size is 8192 * TP."),
+    (PER_TP, "With DP attention, --chunked-prefill-size is 16384 x TP."),
+    (SINGLE, "Add --enable-expert-parallel (EP>1)."),
+    (SINGLE, "Add --enable-expert-parallel (TP>1)."),
+    (DRAFTED, "The drafter is pinned to attention_backend FLASH_ATTN."),
+    (DRAFTED, "The drafter is pinned to attention_backend TRITON_ATTN."),
+    (GLM_AGENTX, "EAGLE speculative decoding, decode speculative-num-steps 2."),
+    (GLM_AGENTX, "Set decode chunked-prefill-size to 8192."),
+    (NOT_YET, "Port the production Qwen3.5-397B topology as two TP2 nodes at concurrency 8, with --mem-fraction-static 0.5."),
+    (NOT_YET.split("+")[0], "Port the Qwen3.5-397B topology as two TP2 nodes at concurrency 8."),
+    (B300, "Update the SGLang image to nightly-20260624."),  # lmsysorg/sglang:nightly-dev-cu13-20260624-b2c8f7a2
+    (B300, "Update the SGLang image to nightly-20260625."),
+    (PINNED, "Bump image to nightly-09663abde0."),
+    (PINNED, "Bump image to nightly-09663abdff."),
+    (B300, "The sweep covers 4 topologies."),  # 5 rows: TP8, TP4, TP4 with DP attention, DEP8 at two concurrencies
+    (B300, "The sweep covers 3 topologies."),
+    (SINGLE, "Drop --tool-call-parser deepseek_v4 / --enable-auto-tool-choice (not in recipe)"),
+    (TOOL_CALLS, "Drop --tool-call-parser deepseek_v4 / --enable-auto-tool-choice."),
+    (BY_TP, "Latency-end sweep (TP8, TP4) at low concurrency; no tp2 (the draft head leaves too little KV room at TP2)"),
+    (BY_TP, "No TP4 (too little KV headroom at TP4)."),
 ]
 ENTRY = """
 - config-keys:
@@ -682,3 +719,80 @@ def test_a_model_card_s_precision_names_the_keys_of_that_precision(findings: dic
     assert findings["MXFP4 uses --num-continuous-decode-steps 4, MXFP8 uses 8."] == []
     (found,) = findings["MXFP8 uses --num-continuous-decode-steps 4."]
     assert found["rule"] == "claim-contradicted" and "dsr1-fp8-mi355x-sglang" in found["message"]
+
+
+def test_a_heading_of_key_words_scopes_every_sentence_of_its_bullet(findings: dict[str, list[dict[str, Any]]]) -> None:
+    # Split at ";", the sentences after the heading had been judged on both keys: each value was "contradicted" by
+    # the other GPU's recipe.
+    assert findings["H200: keep the image; use --attention-backend flashinfer and --stream-interval 10"] == []
+    assert findings["B200: keep the image; --attention-backend trtllm_mla; --stream-interval 30"] == []
+    (found,) = findings["H200: keep the image; use --attention-backend trtllm_mla"]
+    assert "dsr1-fp8-h200-sglang" in found["message"] and "dsr1-fp8-b200-sglang" not in found["message"]
+
+
+def test_otherwise_is_a_condition(findings: dict[str, list[dict[str, Any]]]) -> None:
+    # flashinfer_mxfp4 names --moe-runner-backend by its value; the megamoe jobs pass none: they are not "otherwise".
+    assert findings["Three regimes: DP-attention at conc 2048 and above -> MegaMoE; otherwise flashinfer_mxfp4"] == []
+
+
+def test_a_value_per_tensor_parallel_rank_is_judged_at_each_job_s_tp(findings: dict[str, list[dict[str, Any]]]) -> None:
+    assert findings["With DP attention, --chunked-prefill-size is 8192 * TP."] == []  # was: "is 8192", but 65536
+    (found,) = findings["With DP attention, --chunked-prefill-size is 16384 x TP."]
+    assert found["rule"] == "claim-contradicted" and "65536" in found["message"]
+
+
+def test_a_bound_on_the_parallelism_names_the_jobs_meeting_it(findings: dict[str, list[dict[str, Any]]]) -> None:
+    assert findings["Add --enable-expert-parallel (EP>1)."] == []  # every job of the key runs EP1
+    assert claimed(findings["Add --enable-expert-parallel (TP>1)."]) == [
+        ("claim-contradicted", "--enable-expert-parallel", "on")]
+
+
+def test_what_the_drafter_is_pinned_to_is_the_draft_model_s(findings: dict[str, list[dict[str, Any]]]) -> None:
+    assert findings["The drafter is pinned to attention_backend FLASH_ATTN."] == []  # the server's own: TRITON_ATTN
+    (found,) = findings["The drafter is pinned to attention_backend TRITON_ATTN."]
+    assert "FLASH_ATTN" in found["message"] and "speculative" in found["message"]
+
+
+def test_a_role_s_setting_is_said_of_the_jobs_with_that_role(findings: dict[str, list[dict[str, Any]]]) -> None:
+    # The aggregated worker (speculative-num-steps 4) is no decode worker of the disaggregated key.
+    assert findings["EAGLE speculative decoding, decode speculative-num-steps 2."] == []
+    (found,) = findings["Set decode chunked-prefill-size to 8192."]
+    assert "64" in found["message"] and "agentic-disagg" in found["message"]
+
+
+def test_words_naming_only_a_listed_key_that_runs_no_job_speak_of_no_job(
+        findings: dict[str, list[dict[str, Any]]]) -> None:
+    assert findings["Port the production Qwen3.5-397B topology as two TP2 nodes at concurrency 8, with "
+                    "--mem-fraction-static 0.5."] == []
+    # Without that key in the entry the words name no config, and the claim is the entry's.
+    (found,) = findings["Port the Qwen3.5-397B topology as two TP2 nodes at concurrency 8."]
+    assert "no job is TP2" in found["message"]
+
+
+def test_an_image_tag_written_short_is_the_tag_it_abbreviates(findings: dict[str, list[dict[str, Any]]]) -> None:
+    assert findings["Update the SGLang image to nightly-20260624."] == []
+    assert findings["Bump image to nightly-09663abde0."] == []
+    for lie in ("Update the SGLang image to nightly-20260625.", "Bump image to nightly-09663abdff."):
+        (found,) = findings[lie]
+        assert found["rule"] == "claim-contradicted" and found["data"]["subject"] == "image"
+
+
+def test_a_count_of_topologies_counts_layouts(findings: dict[str, list[dict[str, Any]]]) -> None:
+    assert findings["The sweep covers 4 topologies."] == []  # was: "has 4 configs, but the config generates 5 jobs"
+    (found,) = findings["The sweep covers 3 topologies."]
+    assert "3 topologies" in found["message"] and "5 jobs" in found["message"]
+
+
+def test_a_drop_reaches_past_the_first_flag_s_value(findings: dict[str, list[dict[str, Any]]]) -> None:
+    # "--enable-auto-tool-choice is set" had been read: the drop did not reach past deepseek_v4
+    assert findings["Drop --tool-call-parser deepseek_v4 / --enable-auto-tool-choice (not in recipe)"] == []
+    found = findings["Drop --tool-call-parser deepseek_v4 / --enable-auto-tool-choice."]
+    assert [f["data"]["subject"] for f in found] == ["--enable-auto-tool-choice"]
+    assert found[0]["rule"] == "claim-contradicted" and "dsv4-fp8-h200-vllm" in found[0]["message"]
+
+
+def test_no_before_an_arm_says_no_job_of_it_runs(findings: dict[str, list[dict[str, Any]]]) -> None:
+    assert findings["Latency-end sweep (TP8, TP4) at low concurrency; no tp2 (the draft head leaves too little KV room "
+                    "at TP2)"] == []  # was: "a tp2 TP2 job runs"
+    (found,) = findings["No TP4 (too little KV headroom at TP4)."]
+    assert found["rule"] == "claim-contradicted" and "no TP4" in found["message"]

@@ -59,6 +59,7 @@ from .values import (
     ArmName,
     Bool,
     ClaimValue,
+    NoArm,
     Number,
     Present,
     Word,
@@ -94,7 +95,7 @@ _OTHER_THING = frozenset({"sibling", "siblings", "counterpart", "counterparts", 
 # A clause that gives the subject of the one before its value ("...; set to 1 for Kimi-K2.5").
 _SET_TO = re.compile(r"^(?:and\s+)?(?:set|sets|setting)\s+(?:it\s+)?to\b")
 # A condition in words: "in the high-conc fast path", "when the cache is full", "only for long prompts".
-_CONDITION = re.compile(r"\b(?:when|whenever|where|only|unless|if)\b|"
+_CONDITION = re.compile(r"\b(?:when|whenever|where|only|unless|if|otherwise)\b|"
                         # a band named by what it is for ("the high-concurrency band", "at low latency")
                         r"\b(?:low|high|mid|medium|higher|lower|max|min)[- ](?:conc\w*|latency|throughput|batch\w*)\b|\b(?:in|on|for|at)\s+(?:the\s+)?(?:[\w/-]+\s+){0,3}"
                         r"(?:path|paths|branch|case|cases|regime|tail|mode)\b"
@@ -113,7 +114,9 @@ _CONDITION = re.compile(r"\b(?:when|whenever|where|only|unless|if)\b|"
 _CONDITION_LEAD = re.compile(r"^(?:if|when|whenever|once|where|unless)\b", re.IGNORECASE)
 # The draft model of speculative decoding, whose settings are keys of the speculative config, not server flags.
 _DRAFTER = re.compile(r"\b(?:on|for|of|in)\s+the\s+(?:drafter|draft(?:\s+model|\s+head|\s+worker)?|speculator|"
-                      r"eagle3?\s+head|mtp\s+head)\b|\bdrafter'?s\b|\bdraft(?:\s+model)?'s\b", re.IGNORECASE)
+                      r"eagle3?\s+head|mtp\s+head)\b|\bdrafter'?s\b|\bdraft(?:\s+model)?'s\b|"
+                      # "The drafter is pinned to attention_backend FLASH_ATTN"
+                      r"\bdrafter\s+(?:is|was|runs|uses|stays|keeps|pinned|set)\b", re.IGNORECASE)
 _SPECULATIVE_CONFIG = re.compile(r"^--speculative[-_]config$")
 # ... a setting named for speculative decoding is the server's own ("--num-speculative-tokens ... for the drafter").
 _OF_SPECULATION = re.compile(r"spec|draft|eagle|mtp|medusa", re.IGNORECASE)
@@ -470,8 +473,12 @@ class ClauseReader(SweepReaders):
             if parallel and not seg.concs and not self.skip and not self.in_report and not self.elsewhere:
                 first, last = parallel[0], parallel[-1]
                 text = self.source.text[self.toks[first.start].start:self.toks[last.end - 1].end]
-                self.out.claims.append(Claim("arm", ArmName(text), seg.scope, r.loc(first.start, last.end),
-                                             self.clause.text))
+                # "no tp2 (the draft head leaves too little KV headroom at TP2)": no job of the arm runs
+                # ("no EP (TP8, ...)" is the arm without expert parallelism: a size must follow "no")
+                absent = first.start > 0 and self.toks[first.start - 1].low == "no" and r.live(first.start - 1) \
+                    and any(ch.isdigit() for ch in self.toks[first.start].text)
+                self.out.claims.append(Claim("arm", NoArm(text) if absent else ArmName(text), seg.scope,
+                                             r.loc(first.start, last.end), self.clause.text))
             for g in seg.groups:
                 # A parallelism is never a subject's word or value; "MTP", "DP-attention" or "HiCache" may be.
                 if any(a.parallelism or a.seq is not None for a in g.arms):
@@ -545,7 +552,8 @@ class ClauseReader(SweepReaders):
             # Named by its value: the text says the jobs use it, so a job without the setting contradicts it.
             self.out.claims.append(Claim("recipe", parse_fragment(vm.text), self.scope_at(vm.start),
                                          r.loc(vm.start, vm.end), self.clause.text, subject=vm.subject,
-                                         phrase=vm.subject.name, explicit=True, sentence=self.sentence_text()))
+                                         phrase=vm.subject.name, explicit=True, sentence=self.sentence_text(),
+                                         conditioned=bool(_CONDITION.search(self.clause.text))))
         for m in mentions:
             if any(r.masked[k] for k in range(m.start, m.end)):
                 continue
@@ -709,6 +717,7 @@ class ClauseReader(SweepReaders):
             self.out.unverified.remove(note)
         self.out.claims.append(Claim("recipe", v, self.scope_at(start), r.loc(start, end), self.clause.text,
                                      subject=m.subjects[0], phrase=m.phrase, explicit=_explicit(m, v),
+                                     conditioned=bool(_CONDITION.search(self.clause.text)),
                                      sentence=self.sentence_text()))
 
     def _read_gapped(self, claim: Claim, end: int) -> None:

@@ -451,5 +451,6 @@ def find_value_mentions(r: Reading, cat: Catalog, taken: set[int]) -> list[Value
 
 
 def _identifier_like(text: str) -> bool:
-    """Written as a name, not as plain words: ``FULL_DECODE_ONLY``, ``mega-MoE``, ``TRT-LLM`` (not ``low-latency``)."""
-    return "_" in text or any(ch.isdigit() for ch in text) or any(ch.isupper() for ch in text)
+    """Written as a name, not as plain words: ``FULL_DECODE_ONLY``, ``mega-MoE``, ``TRT-LLM`` (not ``low-latency``,
+    nor ``Low-latency`` capitalised as the first word of a sentence or a heading)."""
+    return "_" in text or any(ch.isdigit() for ch in text) or any(ch.isupper() for ch in text[1:])

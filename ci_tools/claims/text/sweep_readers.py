@@ -180,7 +180,8 @@ class SweepReaders:
             elif self.skip or self.rejects:
                 continue
             assert n is not None
-            kind = "points" if toks[noun].low in ("points", "cells") else "configs"
+            kind = "points" if toks[noun].low in ("points", "cells") else \
+                "topologies" if toks[noun].low.startswith("topolog") else "configs"
             scope = self._count_scope(i, end)
             if scope is None:
                 continue

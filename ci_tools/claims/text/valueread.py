@@ -602,6 +602,8 @@ def _drop_verb_of(r: Reading, m: Mention, mentions: list[Mention]) -> tuple[int,
             k -= 1  # "Drop --mem-fraction-static 0.88 and --max-total-tokens": past the first one's value
         elif k + 1 in ends:
             k = ends[k + 1].start - 1
+        elif k in ends and toks[k].kind == "word":
+            k = ends[k].start - 1  # "Drop --tool-call-parser deepseek_v4 / --enable-auto-tool-choice": past its value
         else:
             return None
     return None

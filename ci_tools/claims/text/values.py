@@ -9,6 +9,7 @@ can stand for and matches any of them.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from typing import Union
@@ -80,10 +81,12 @@ class Word:
 
 @dataclass(frozen=True)
 class PerConc:
-    """A value relative to the job's concurrency (``2x concurrency``)."""
+    """A value relative to the job's concurrency (``2x concurrency``) or, with ``per="tp"``, to its tensor
+    parallelism (``8192*TP``)."""
 
     text: str
     factor: float
+    per: str = "conc"
 
     def describe(self) -> str:
         return self.text
@@ -172,8 +175,10 @@ class Multiples:
 class Count:
     """How many points the sweep has: ``9 MTP configs``, ``6 topologies``, ``from 18 configs to 13``.
 
-    ``noun`` is ``configs`` (a config or topology is one search-space row: one job, whatever concurrencies
-    a multinode job runs) or ``points`` (one concurrency of a job: ``12 total concurrency points``)."""
+    ``noun`` is ``configs`` (a config is one search-space row: one job, whatever concurrencies a multinode job
+    runs), ``topologies`` (a layout of workers and parallelism, whatever sequence lengths and concurrencies run
+    on it: "5 topologies" of ten jobs at two sequence lengths) or ``points`` (one concurrency of a job: ``12 total
+    concurrency points``)."""
 
     text: str
     n: int
@@ -298,12 +303,13 @@ def parse_relative(tokens: list[str]) -> PerConc | None:
     if not words:
         return None
     joined = " ".join(words)
-    m = re.match(r"^(\d+(?:\.\d+)?)\s*(?:x|\*|times)\s*(?:the\s+)?(?:conc|concurrency)\b", joined)
+    m = re.match(r"^(\d+(?:\.\d+)?)\s*(?:x|\*|times)\s*(?:the\s+)?(conc|concurrency|tp)\b", joined)
     if m:
-        return PerConc(" ".join(tokens[: len(joined[: m.end()].split())]), float(m.group(1)))
-    m = re.match(r"^(\d+(?:\.\d+)?)x(?:conc|concurrency)\b", joined)
+        return PerConc(" ".join(tokens[: len(joined[: m.end()].split())]), float(m.group(1)),
+                       "tp" if m.group(2) == "tp" else "conc")
+    m = re.match(r"^(\d+(?:\.\d+)?)x(conc|concurrency|tp)\b", joined)
     if m:
-        return PerConc(tokens[0], float(m.group(1)))
+        return PerConc(tokens[0], float(m.group(1)), "tp" if m.group(2) == "tp" else "conc")
     m = re.match(r"^(twice|double|half)\s+(?:the\s+)?(?:conc|concurrency)\b", joined)
     if m:
         return PerConc(" ".join(tokens[: len(joined[: m.end()].split())]), float(NUMBER_WORDS[m.group(1)]))
@@ -382,7 +388,25 @@ def dtype_matches(claim: Word, actual: str) -> bool | None:
 
 
 def word_matches(claim: Word, actual: str) -> bool:
-    return normalise_word(actual) == claim.norm
+    """The word the recipe passes; a list of words (``custom_ops: ["all"]`` of a JSON config) is its items joined
+    as the text writes them (``custom_ops=all``, ``UCX_TLS=cuda_copy,rc``)."""
+    if normalise_word(actual) == claim.norm:
+        return True
+    items = _word_list(actual)
+    return items is not None and normalise_word(",".join(items)) == claim.norm
+
+
+def _word_list(text: str) -> list[str] | None:
+    """The items of a JSON list of words or numbers (``["all"]``), None for anything else."""
+    if not text.startswith("["):
+        return None
+    try:
+        items = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(items, list) or not items or not all(isinstance(i, (str, int, float)) for i in items):
+        return None
+    return [str(i) for i in items]
 
 
 def image_matches(claim: Image, actual: str) -> bool | None:
@@ -417,6 +441,18 @@ def _abbreviated_commit(claimed: str, actual: str) -> bool:
         return False
     return (claimed[:short.start()] == actual[:full.start()] and len(short.group()) < len(full.group())
             and full.group().startswith(short.group()))
+
+
+def tag_shorthand_matches(claim: Fragment, tag: str) -> bool:
+    """An image tag written short: its words are words of the actual tag, in order, with the words between left out
+    and a commit id shortened (``nightly-20260519`` of ``nightly-dev-cu13-20260519-dbac4647``, ``nightly-0ba2aa35a8``
+    of ``nightly-0ba2aa35a81dcc...``).  Only a tag that names one build (a date or a commit id among its words)."""
+    parts = claim.parts
+    if len(parts) < 2 or not any(len(p) >= 6 and any(ch.isdigit() for ch in p) for p in parts):
+        return False
+    words = iter(value_words(tag))
+    return all(any(w == p or (len(p) >= 7 and _COMMIT_TAIL.fullmatch(p) is not None and w.startswith(p))
+                   for w in words) for p in parts)
 
 
 def _on_channel(claimed: str, actual: str) -> bool:

@@ -441,9 +441,10 @@ def compare_text(value: Any, text: str, job: Job, shown: str, where: Location) -
     elif isinstance(value, Number):
         verdict = number_matches(value, text)
     elif isinstance(value, PerConc):
-        conc = job.conc
+        tp = job.fields.get("tp")
+        base = job.conc if value.per == "conc" else tp if isinstance(tp, int) and not job.multinode else None
         n = number_matches_float(text)
-        verdict = None if conc is None or n is None else abs(n - value.factor * conc) < 1e-9
+        verdict = None if base is None or n is None else abs(n - value.factor * base) < 1e-9
     elif isinstance(value, Word):
         if not value.dtype and number_matches_float(text) is not None:
             verdict = None  # a word against a number: not a value of this setting ("lower it to collect ...")

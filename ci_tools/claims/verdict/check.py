@@ -223,7 +223,7 @@ def check_entries(config: ProjectConfig, head_repo: RepoData, head_snapshot: Sna
                     CLAIM_NOT_CHECKED, f"the recipe claims of this entry were not checked: {reason}", entry.location,
                     data={"config_keys": entry.patterns, "reason": reason}))
         _check_texts(entry.descriptions, catalog, jobs, evals, head_repo, report, "changelog", reads, changed, spoken,
-                     running)
+                     running, entry.patterns)
     if pr_body is not None:
         _check_texts([pr_body], catalog, list(all_jobs.values()), evals, head_repo, report, "PR description", reads,
                      changed, running=running)
@@ -252,7 +252,8 @@ def _unchecked_reason(jobs: Sequence[Job], evals: Mapping[str, RecipeEval | None
 def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: list[Job],
                  evals: Mapping[str, RecipeEval | None], repo: RepoData, report: ClaimsReport, origin: str,
                  reads: Mapping[str, RecipeReads], changed: ChangedLines | None = None,
-                 spoken_later: Mapping[str, Location] | None = None, running: AsRun | None = None) -> None:
+                 spoken_later: Mapping[str, Location] | None = None, running: AsRun | None = None,
+                 listed: Sequence[str] = ()) -> None:
     """The claims of one entry's bullets (or of a PR body), each judged over its jobs.
 
     A claim about part of the jobs overrides, for that part, a claim of another value about more of
@@ -272,6 +273,8 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
         defaults = elsewhere_claims(found.claims)
         claims.extend([*found.claims, *defaults])
         headed = _headed_by_key(source.text, jobs)
+        if headed is None and listed and not _named_configs(source.text, jobs, "", listed):
+            headed = []  # the bullet's words name only keys of the entry that run no job here
         if headed is not None:
             keyed.update((id(c), headed) for c in [*found.claims, *defaults])
     scoped = {id(c): {j.id for j in c.scope.jobs(jobs)} for c in claims if c.kind in ("recipe", "image")}
@@ -285,7 +288,15 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
         report.claims.append(claim)
         excluded = _overridden(claim, claims, {**scoped, id(claim): arm_jobs[id(claim)]} if id(claim) in arm_jobs
                                else scoped, by_id)
-        mine = _named_configs(claim.said, keyed.get(id(claim), jobs), _lead_of(claim))
+        mine = _named_configs(claim.said, jobs, _lead_of(claim), listed)
+        heading = keyed.get(id(claim))
+        if heading is not None and len(mine) == len(jobs):  # its own words name no config: its bullet's heading does
+            mine = heading
+        if not mine:
+            # "Port the Qwen3.5-397B topology ..." in an entry whose Qwen3.5 key runs no job at this revision
+            report.unverified.append(Unverified(phrase(claim), claim.location, "the text speaks of a config of the "
+                                                "entry that runs no job at this revision"))
+            continue
         mine = named_recipe_jobs((claim.said, _lead_of(claim)), mine, evals)
         if claim.outside is not None:
             outside = claim.outside
@@ -336,16 +347,24 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
 
 
 _KEY_HEADING = re.compile(r"\W*([A-Za-z0-9][\w.-]*)`?\s*:")
+# A bullet's heading in words ("B300: ...", "B300 MegaMoE (DP-attention path): ..."): a few words, no setting.
+_WORDS_HEADING = re.compile(r"\W*([A-Za-z][^:;=.!?`\n]{0,58}?)\s*:\s")
 
 
 def _headed_by_key(text: str, jobs: list[Job]) -> list[Job] | None:
-    """The jobs of the config key a bullet begins with (``minimaxm3-fp8-mi355x-vllm: 1k1k sweeps TP8 ...``):
-    what the bullet says is said of that key, not of the entry's other keys; None for a bullet without one."""
+    """The jobs of the configs a bullet's heading names: a config key (``minimaxm3-fp8-mi355x-vllm: 1k1k sweeps
+    TP8 ...``) or their key words ("B300: rework ...; otherwise X"): what the bullet says, in each of its
+    sentences, is said of those configs, not of the entry's other keys; None for a bullet without one."""
     found = _KEY_HEADING.match(text)
-    if found is None:
+    if found is not None:
+        mine = [j for j in jobs if j.config_key == found.group(1)]
+        if mine:
+            return mine if len(mine) < len(jobs) else None
+    heading = _WORDS_HEADING.match(text)
+    if heading is None or "--" in heading.group(1):
         return None
-    mine = [j for j in jobs if j.config_key == found.group(1)]
-    return mine if mine and len(mine) < len(jobs) else None
+    mine = _named_configs(heading.group(1), jobs)
+    return mine if 0 < len(mine) < len(jobs) else None
 
 
 # Key words that are also values (a dtype is a KV-cache setting as much as a model precision).
@@ -376,11 +395,16 @@ def _lead_of(claim: Claim) -> str:
     return claim.sentence[:at] if at > 0 else ""
 
 
-def _named_configs(clause: str, jobs: list[Job], lead: str = "") -> list[Job]:
+def _named_configs(clause: str, jobs: list[Job], lead: str = "", listed: Sequence[str] = ()) -> list[Job]:
     """The jobs of the configs a clause names by their key words ("all DSV4 GB300 recipes", "the MiniMax-M3
     FP8 model"), when the entry's configs differ in those words; failing that, those the words before the
-    clause in its sentence name (``lead``); every job when neither names one (or none of them match)."""
-    keys = {j.config_key for j in jobs}
+    clause in its sentence name (``lead``); every job when neither names one (or none of them match).
+
+    The keys the entry lists (``listed``) that run no job count among its configs: words that name only such
+    keys give no job at all (an entry of smoke-test keys and a Qwen3.5 key not in the master config yet:
+    "Port the Qwen3.5-397B topology as two TP8 nodes" is not said of the smoke tests)."""
+    running = {j.config_key for j in jobs}
+    keys = running | {k for k in listed if not any(c in k for c in "*?[")}
     if len(keys) < 2:
         return jobs
     parts = [set(k.split("-")) for k in keys]
@@ -390,7 +414,7 @@ def _named_configs(clause: str, jobs: list[Job], lead: str = "") -> list[Job]:
         low = text.lower()
         named = {k for k in keys if re.search(r"(?<![\w.-])" + re.escape(k.lower()) + r"(?![\w.-])", low)}
         if named:  # a key written out whole ("for dsr1-fp8-b200-sglang, ...")
-            return [j for j in jobs if j.config_key in named]
+            return [j for j in jobs if j.config_key in named] if named & running else []
         words = re.findall(r"(non-)?([a-z0-9.]+)", low) + [("", w) for w in re.findall(r"[a-z0-9.]+(?:-[a-z0-9.]+)+", low)
                                                             if "-" in w and not w.startswith("non-")]
         words = [(neg, w.replace("-", "")) for neg, w in words]
@@ -407,6 +431,8 @@ def _named_configs(clause: str, jobs: list[Job], lead: str = "") -> list[Job]:
                 return by_vendor
             continue
         chosen = {k for k, p in zip(keys, parts) if said <= p and not unsaid & p}
+        if chosen and not chosen & running:
+            return []
         return [j for j in jobs if j.config_key in chosen] or jobs
     return jobs
 

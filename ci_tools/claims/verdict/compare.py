@@ -17,6 +17,7 @@ an error.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping, Sequence
 
@@ -30,7 +31,8 @@ from ...shell.model import RecipeEval
 from ..text.claim import Claim
 from ..text.arms import ROLES, Arm, job_spec
 from ..text.scope import Scope, job_concs
-from ..text.values import Absent, Concurrency, Count, FamilyArm, Fragment, Image, NoArm, fragment_matches, image_matches
+from ..text.values import (Absent, Concurrency, Count, FamilyArm, Fragment, Image, NoArm, fragment_matches, image_matches,
+                           tag_shorthand_matches)
 from .actual import UNKNOWN, Actual, compare_text, held_for_another_program, key_addresses, recipe_actual
 from .changed import ChangedLines
 from .reads import RecipeReads
@@ -114,7 +116,7 @@ def _image_actual(claim: Claim, job: Job, repo: RepoData, ev: RecipeEval | None 
 def _image_compared(img: object, actual: str, shown: str, where: Location) -> Actual:
     if isinstance(img, Fragment):
         tag = actual.split(":", 1)[1] if ":" in actual else actual
-        return Actual(fragment_matches(img, tag), shown, actual, where)
+        return Actual(fragment_matches(img, tag) or tag_shorthand_matches(img, tag), shown, actual, where)
     assert isinstance(img, Image)
     return Actual(image_matches(img, actual), shown, actual, where)
 
@@ -209,6 +211,40 @@ def _readings(scope: Scope, jobs: Sequence[Job]) -> list[Scope]:
     return out
 
 
+# A bound on the job's parallelism the text gives as a condition: "--enable-ep-weight-filter (EP>1)", "for TP>=4".
+_PARALLEL_BOUND = re.compile(r"\b(tp|ep)\s*(>=|<=|!=|>|<|≥|≤|≠)\s*(\d+)\b", re.IGNORECASE)
+_COMPARE: dict[str, Callable[[int, int], bool]] = {
+    ">": lambda a, b: a > b, "<": lambda a, b: a < b, ">=": lambda a, b: a >= b, "≥": lambda a, b: a >= b,
+    "<=": lambda a, b: a <= b, "≤": lambda a, b: a <= b, "!=": lambda a, b: a != b, "≠": lambda a, b: a != b}
+
+
+def _meeting_the_bounds(clause: str, jobs: list[Job]) -> list[Job]:
+    """The jobs whose parallelism meets the bounds the clause states ("(EP>1)"): a claim said of the jobs with
+    expert parallelism is not contradicted by a job without it.  Jobs whose tp/ep the config does not give as
+    one number (multinode roles) are kept."""
+    bounds = [(m.group(1).lower(), _COMPARE[m.group(2)], int(m.group(3))) for m in _PARALLEL_BOUND.finditer(clause)]
+    if not bounds:
+        return jobs
+    kept = []
+    for job in jobs:
+        values = {name: job.fields.get(name, 1 if name == "ep" else None) for name, _, _ in bounds}
+        if job.multinode or not all(isinstance(v, int) for v in values.values()) or \
+                all(test(int(str(values[name])), n) for name, test, n in bounds):
+            kept.append(job)
+    return kept
+
+
+def _of_the_role(role: str, jobs: list[Job], evals: Mapping[str, RecipeEval | None]) -> list[Job]:
+    """The jobs that start a server of the role a claim names ("decode mem-fraction-static 0.92"), when some do:
+    the aggregated worker of the entry's other configs serves both phases, but the words name the decode workers
+    of the disaggregated ones.  Every job when none has such a server (an aggregated worker is then the one the
+    words can speak of)."""
+    if role not in ROLES:
+        return jobs
+    having = [j for j in jobs if (ev := evals.get(j.id)) is not None and role in ev.roles]
+    return having or jobs
+
+
 def _role_readings(scope: Scope, jobs: Sequence[Job]) -> list[Scope]:
     """For multinode jobs and a scope that names no server role, the reading of each role alone."""
     if scope.role or not any(j.multinode for j in jobs):
@@ -225,7 +261,9 @@ def _judge_reading(claim: Claim, jobs: Sequence[Job], evals: Mapping[str, Recipe
         return judge_arms(claim, jobs)
     if claim.kind == "count":
         return judge_count(claim, jobs)
-    scoped = claim.scope.jobs(jobs)
+    scoped = _of_the_role(claim.scope.role, claim.scope.jobs(jobs), evals)
+    if claim.conditioned:
+        scoped = _meeting_the_bounds(claim.clause, scoped)
     if not scoped:
         return None
     if claim.kind == "image":
@@ -422,11 +460,16 @@ def judge_count(claim: Claim, jobs: Sequence[Job]) -> Judgement | None:
     if value.noun == "points":
         found = sum(len(job_concs(j)) for j in scoped)
         shown = f"{found} concurrency {'point' if found == 1 else 'points'}"
+        holds = found == value.n
     else:
         found = len(scoped)
         shown = f"{found} {'job' if found == 1 else 'jobs'}"
-    actual = Actual(found == value.n, f"the config generates {shown}", str(found), scoped[0].row,
-                    label=claim.scope.label())
+        # A topology is a layout whatever sequence lengths run on it ("5 topologies" of ten jobs at 1k1k and
+        # 8k1k): so many rows of one sequence length, or so many distinct layouts, is the count too.
+        per_seq = Counter((j.fields.get("isl"), j.fields.get("osl")) for j in scoped)
+        holds = found == value.n or (value.noun == "topologies" and value.n in (
+            max(per_seq.values()), len({_shape(j) for j in scoped})))
+    actual = Actual(holds, f"the config generates {shown}", str(found), scoped[0].row, label=claim.scope.label())
     return Judgement(claim, (scoped[0],), (actual,), False)
 
 
