@@ -44,7 +44,10 @@ of its sentences; "otherwise" is a condition; "8192*TP" is a value per tensor-pa
 "the drafter is pinned to X" is the draft model's; a role's setting is said of the jobs with that role's servers; words
 that name only a listed key that runs no job speak of no job; a JSON list of one word is that word; an image tag written
 short ("nightly-20260624", a shortened commit) is the tag it abbreviates; a count of topologies counts layouts; "Drop
---flag V / --other" drops both; "no tp2 (...)" says no TP2 job runs.
+--flag V / --other" drops both; "no tp2 (...)" says no TP2 job runs; an experiment's log ("Run a second diagnostic at
+...", "Next isolate ...: raise X", "A/B at ...") reports runs; a lead before a colon that names its jobs by a condition
+("For non-TP4 configs: ...") conditions the list after it; a flag in parentheses after another project's change
+("#35017 (--flag)") is the feature that change brings.
 """
 
 from __future__ import annotations
@@ -272,6 +275,15 @@ SENTENCES = [
     (TOOL_CALLS, "Drop --tool-call-parser deepseek_v4 / --enable-auto-tool-choice."),
     (BY_TP, "Latency-end sweep (TP8, TP4) at low concurrency; no tp2 (the draft head leaves too little KV room at TP2)"),
     (BY_TP, "No TP4 (too little KV headroom at TP4)."),
+    (BY_TP, "Run a second diagnostic at TP2 c8/c16 before publishing the final frontier."),
+    (BY_TP, "Next isolate only the memory budget at TP8: raise --mem-fraction-static from 0.82 to 0.9 while keeping "
+            "every other setting fixed."),
+    (BY_TP, "Exclusive-node A/B at TP2 conc 8 on the nightly."),
+    (BY_TP, "For non-TP4 configs: keep the image, set --mem-fraction-static 0.82 and --attention-backend trtllm_mla."),
+    (BY_TP, "For non-TP4 configs: keep the image, set --mem-fraction-static 0.7 and --attention-backend trtllm_mla."),
+    ("dsr1-fp8-h200-sglang", "Bump the image, which picks up sgl-project/sglang#35017 "
+                             "(--enable-flashinfer-allreduce-fusion)."),
+    ("dsr1-fp8-h200-sglang", "Bump the image and pass --enable-flashinfer-allreduce-fusion."),
 ]
 ENTRY = """
 - config-keys:
@@ -796,3 +808,27 @@ def test_no_before_an_arm_says_no_job_of_it_runs(findings: dict[str, list[dict[s
                     "at TP2)"] == []  # was: "a tp2 TP2 job runs"
     (found,) = findings["No TP4 (too little KV headroom at TP4)."]
     assert found["rule"] == "claim-contradicted" and "no TP4" in found["message"]
+
+
+def test_an_experiment_s_log_reports_runs(findings: dict[str, list[dict[str, Any]]]) -> None:
+    # Each had been read as the sweep's state: "TP2 runs concurrency 8, 16", "--mem-fraction-static is 0.9".
+    assert findings["Run a second diagnostic at TP2 c8/c16 before publishing the final frontier."] == []
+    assert findings["Next isolate only the memory budget at TP8: raise --mem-fraction-static from 0.82 to 0.9 while "
+                    "keeping every other setting fixed."] == []
+    assert findings["Exclusive-node A/B at TP2 conc 8 on the nightly."] == []
+
+
+def test_a_condition_before_a_colon_conditions_the_list_after_it(findings: dict[str, list[dict[str, Any]]]) -> None:
+    # TP8 passes 0.82, TP4 0.95: the TP4 jobs are not the "non-TP4 configs"
+    assert findings["For non-TP4 configs: keep the image, set --mem-fraction-static 0.82 and --attention-backend "
+                    "trtllm_mla."] == []
+    assert claimed(findings["For non-TP4 configs: keep the image, set --mem-fraction-static 0.7 and "
+                            "--attention-backend trtllm_mla."]) == [
+        ("claim-contradicted", "--mem-fraction-static", "0.7")]
+
+
+def test_a_flag_after_another_project_s_change_is_its_feature(findings: dict[str, list[dict[str, Any]]]) -> None:
+    assert findings["Bump the image, which picks up sgl-project/sglang#35017 "
+                    "(--enable-flashinfer-allreduce-fusion)."] == []
+    assert claimed(findings["Bump the image and pass --enable-flashinfer-allreduce-fusion."]) == [
+        ("claim-contradicted", "--enable-flashinfer-allreduce-fusion", "on")]

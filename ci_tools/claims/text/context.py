@@ -69,6 +69,11 @@ _REPORT_WORDS = frozenset({
     # a measured change ("+47% to +116% improvement across conc 4-256") and a failure's reproduction
     # ("repros at 1088, e.g. tp8/ep8 dp-attn conc-2048"): what was seen, not what the sweep runs
     "improvement", "improvements", "uplift", "speedup", "speedups", "repro", "repros", "reproduces",
+    # an experiment's log ("The first broad pass ... found ...", "Run a second diagnostic at TP8 c8/c12", "run one
+    # isolated comparison: increase only X to V"): the runs of the experiment, not what the sweep is set to ("an
+    # agentic experiment" names a config as often as a run: not a word of this list)
+    "found", "diagnostic", "diagnostics", "ablation", "a/b", "trial", "trials",
+    "comparison", "isolate", "isolates", "isolating",
 })
 _STATUS_WORDS = frozenset({"validated", "verified", "tested", "proven"})
 _DETERMINERS = frozenset({"the", "a", "an", "this", "that", "these", "those", "our", "its", "their", "locally"})
@@ -106,6 +111,11 @@ _OTHER_CONFIG_ASIDE = re.compile(r"\((?:the\s+|its\s+)?(?:[\w.-]+\s+){0,2}(?:key
 # what that did, not what this change sets.
 _PAST_RELATIVE_ASIDE = re.compile(r"\((?:which|that)\s+(?:set|used|had|was|were|passed|ran|added|introduced|switched|"
                                   r"changed|moved|pinned|enabled|disabled)\b[^()]*\)", re.IGNORECASE)
+
+
+# The feature another project's change adds, named after it ("picks up sgl-project/sglang#35017
+# (--prefill-decode-interval)"): what that change brings, not what the recipe passes.
+_FEATURE_OF_A_CHANGE = re.compile(r"(?<=#\d)\d*\s*\((?:--?[\w.-]+(?:\s*[,/]\s*--?[\w.-]+)*)\)")
 
 
 def reports(toks: Sequence[Tok]) -> bool:
@@ -318,7 +328,7 @@ def mask_history(toks: Sequence[Tok], clause: Clause, value_like: Sequence[bool]
               *re.finditer(r"\([^()]*\b(?:previously|before|formerly|originally|earlier|in the (?:old|previous|original)"
                            r"(?:\s+[\w-]+)?|until (?:this|the|now)(?:\s+[\w-]+)?)\s*\)", clause.text, re.I),
               *_MODEL_OWN_ASIDE.finditer(clause.text), *_OTHER_CONFIG_ASIDE.finditer(clause.text),
-              *_PAST_RELATIVE_ASIDE.finditer(clause.text)]:
+              *_PAST_RELATIVE_ASIDE.finditer(clause.text), *_FEATURE_OF_A_CHANGE.finditer(clause.text)]:
         a, b = clause.start + m.start(), clause.start + m.end()
         for k, t in enumerate(toks):
             if t.start >= a and t.end <= b:

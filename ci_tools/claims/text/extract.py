@@ -349,6 +349,17 @@ class ClauseReader(SweepReaders):
             return self.source.text[a:b]
         return self.clause.text
 
+    @functools.cached_property
+    def conditioned(self) -> bool:
+        """The clause names its jobs by a condition the reader does not resolve ("only", "when", "non-EP"), or the
+        sentence's lead before a colon does for the list after it ("for non-EP configs: export A=1, B=1, pass X")."""
+        if _CONDITION.search(self.clause.text):
+            return True
+        sentence = self.sentence_text()
+        at = sentence.find(self.clause.text)
+        lead = sentence[:at] if at > 0 else ""
+        return ":" in lead and bool(_CONDITION.search(lead[:lead.index(":")]))
+
     def sentence_text(self) -> str:
         """The whole sentence this clause is part of (read once per clause: every claim of it carries it)."""
         return self._sentence
@@ -553,7 +564,7 @@ class ClauseReader(SweepReaders):
             self.out.claims.append(Claim("recipe", parse_fragment(vm.text), self.scope_at(vm.start),
                                          r.loc(vm.start, vm.end), self.clause.text, subject=vm.subject,
                                          phrase=vm.subject.name, explicit=True, sentence=self.sentence_text(),
-                                         conditioned=bool(_CONDITION.search(self.clause.text))))
+                                         conditioned=self.conditioned))
         for m in mentions:
             if any(r.masked[k] for k in range(m.start, m.end)):
                 continue
@@ -615,7 +626,7 @@ class ClauseReader(SweepReaders):
                 r.used[k] = True
             self.out.claims.append(Claim("recipe", v, self.scope_at(m.start), r.loc(start, end), self.clause.text,
                                          subject=m.subjects[0], phrase=m.phrase, explicit=_explicit(m, v),
-                                         conditioned=bool(_CONDITION.search(self.clause.text)),
+                                         conditioned=self.conditioned,
                                          sentence=self.sentence_text(),
                                          unnamed_scope=self._scope_without_own_words(m)))
             if isinstance(v, Number):
@@ -717,7 +728,7 @@ class ClauseReader(SweepReaders):
             self.out.unverified.remove(note)
         self.out.claims.append(Claim("recipe", v, self.scope_at(start), r.loc(start, end), self.clause.text,
                                      subject=m.subjects[0], phrase=m.phrase, explicit=_explicit(m, v),
-                                     conditioned=bool(_CONDITION.search(self.clause.text)),
+                                     conditioned=self.conditioned,
                                      sentence=self.sentence_text()))
 
     def _read_gapped(self, claim: Claim, end: int) -> None:
