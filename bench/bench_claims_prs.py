@@ -12,10 +12,14 @@ would otherwise be judged, or held back, in the history's parts already); the ot
 Of those, a fixed sample is judged: the first ``--sample`` (96) in the order of a SHA-256 of each finding's key
 (commit, line, subject, claimed value), which no reading of the text chose.
 
+With ``--drafts`` the commits of each branch before its head are checked the same way: drafts rewritten before the
+head, whose lines neither the default branch nor any head ever held (a part nobody read while the checker was built,
+after the heads were used up); a finding the branch repeats commit after commit is counted once.
+
 Get the heads once: ``git -C CLONE fetch origin '+refs/pull/*/head:refs/pull/*/head'``.
 
 Run: .venv/bin/python bench/bench_claims_prs.py --ix CLONE [--main REV] [--save FILE | --report FILE]
-     [--list] [--show-heldback] [--strict]
+     [--list] [--show-heldback] [--strict] [--drafts]
 (a replay of the ~570 heads takes a few minutes; --save keeps its findings, --report reads them again)
 """
 
@@ -44,7 +48,7 @@ SHORT_LINE = 15  # a line this short ("- config-keys:", "pr-link: ...") says not
 
 
 def _git(ix: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(["git", "-C", str(ix), *args], capture_output=True, text=True, check=False)
+    done = subprocess.run(["git", "-C", str(ix), *args], capture_output=True, text=True, errors="replace", check=False)
     if check and done.returncode != 0:
         raise SystemExit(f"git {' '.join(args)}: {done.stderr.strip()}")
     return done
@@ -64,8 +68,9 @@ class Proposal:
     unseen: int
 
 
-def proposals(ix: Path, main: str) -> tuple[list[Proposal], set[str]]:
-    """The heads to replay, and every changelog line the default branch ever held."""
+def proposals(ix: Path, main: str, every: bool = False) -> tuple[list[Proposal], set[str]]:
+    """The heads to replay (with ``every``, those too whose lines all stood on the default branch), and every
+    changelog line the default branch ever held."""
     seen = set(_added_lines(_git(ix, "log", "-p", "--format=", "--no-renames", main, "--", CHANGELOG).stdout))
     found: list[Proposal] = []
     refs = _git(ix, "for-each-ref", "--format=%(refname) %(objectname)", "refs/pull").stdout.split("\n")
@@ -79,9 +84,29 @@ def proposals(ix: Path, main: str) -> tuple[list[Proposal], set[str]]:
             continue
         diff = _git(ix, "diff", "--no-renames", base, head, "--", CHANGELOG, check=False)
         unseen = [t for t in _added_lines(diff.stdout) if len(t) > SHORT_LINE and t not in seen]
-        if diff.returncode == 0 and unseen:
+        if diff.returncode == 0 and (unseen or every):
             found.append(Proposal(int(ref.split("/")[2]), head, base, len(unseen)))
     return sorted(found, key=lambda p: p.number), seen
+
+
+def earlier_drafts(ix: Path, heads: list[Proposal], seen: set[str]) -> tuple[list[Proposal], set[str]]:
+    """The commits of each pull request's branch before its head that append changelog lines neither the default
+    branch nor any pull request's head ever held: drafts rewritten before the head (the part ``--drafts`` measures),
+    with every line a head appends added to ``seen``."""
+    at_heads = set(seen)
+    for p in heads:
+        at_heads |= set(_added_lines(_git(ix, "diff", "--no-renames", p.base, p.head, "--", CHANGELOG,
+                                          check=False).stdout))
+    found: list[Proposal] = []
+    for p in heads:
+        for commit in _git(ix, "rev-list", f"{p.base}..{p.head}", "--", CHANGELOG).stdout.split():
+            if commit == p.head:
+                continue
+            diff = _git(ix, "diff", "--no-renames", p.base, commit, "--", CHANGELOG, check=False)
+            unseen = [t for t in _added_lines(diff.stdout) if len(t) > SHORT_LINE and t not in at_heads]
+            if diff.returncode == 0 and unseen:
+                found.append(Proposal(p.number, commit, p.base, len(unseen)))
+    return sorted(found, key=lambda p: (p.number, p.head)), at_heads
 
 
 def replay(ix: Path, chosen: list[Proposal]) -> list[dict[str, Any]]:
@@ -123,6 +148,17 @@ def load_judged() -> dict[tuple[str, int, str, str], dict[str, Any]]:
             raise SystemExit(f"{JUDGED.relative_to(ROOT)} finding {i + 1}: disagreement must be all, some or none")
         judged[(str(item["commit"]), int(item["line"]), str(item.get("subject", "")), str(item.get("claimed", "")))] = item
     return judged
+
+
+def _once_per_pull_request(rows: list[dict[str, Any]], ix: Path, cache: dict[str, list[str]]) -> list[dict[str, Any]]:
+    """One finding for each pull request, line text, subject and claimed value: the drafts of a branch repeat their
+    lines commit after commit (the one first in the fixed order stands for the others)."""
+    kept: dict[tuple[object, str, str, str], dict[str, Any]] = {}
+    for row in sorted(rows, key=sample_order):
+        _, line, subject, claimed = _key(row)
+        text = line_at(ix, str(row["data"].get("commit", "")), line, cache)
+        kept.setdefault((row.get("pr"), text, subject, claimed), row)
+    return list(kept.values())
 
 
 def sample_order(row: dict[str, Any]) -> str:
@@ -177,21 +213,32 @@ def main() -> int:
     parser.add_argument("--sample", type=int, default=0, help="with --strict: how many unjudged findings fail it")
     parser.add_argument("--show-heldback", action="store_true", help="list every judged finding with its verdict")
     parser.add_argument("--strict", action="store_true", help="exit 1 while a finding of --sample is unjudged")
+    parser.add_argument("--drafts", action="store_true",
+                        help="the earlier commits of each pull request's branch, not its head: text neither the "
+                             "default branch nor any head ever held (each finding counted once per pull request)")
     args = parser.parse_args()
     require(args.ix)
     main_rev = _git(args.ix, "rev-parse", args.main).stdout.strip()
-    chosen, seen = proposals(args.ix, main_rev)
+    chosen, seen = proposals(args.ix, main_rev, every=args.drafts)
+    if args.drafts:  # a squash-merged branch's drafts too, whose head's lines all reached the default branch
+        chosen, seen = earlier_drafts(args.ix, chosen, seen)
     if args.report:
         rows: list[dict[str, Any]] = read_report(args.report)["findings"]
     else:
         rows = replay(args.ix, chosen)
         if args.save:
             args.save.write_text(json.dumps({"main": main_rev, "findings": rows}, indent=1), encoding="utf-8")
-    print(f"pull requests with changelog text never on {main_rev[:12]}: {len(chosen)} "
-          f"({sum(p.unseen for p in chosen)} lines)")
+    if args.drafts:
+        print(f"earlier drafts with changelog text neither {main_rev[:12]} nor a pull request's head held: "
+              f"{len(chosen)} commits of {len({p.number for p in chosen})} pull requests")
+    else:
+        print(f"pull requests with changelog text never on {main_rev[:12]}: {len(chosen)} "
+              f"({sum(p.unseen for p in chosen)} lines)")
     cache: dict[str, list[str]] = {}
     scored = [r for r in rows if r["rule"] in SCORED_RULES and r.get("path") == CHANGELOG]
     fresh = [r for r in scored if line_at(args.ix, str(r["data"].get("commit", "")), int(r["line"]), cache) not in seen]
+    if args.drafts:
+        fresh = _once_per_pull_request(fresh, args.ix, cache)
     print(f"scored findings: {len(scored)}, on text never on the default branch: {len(fresh)} "
           f"(errors {sum(r['severity'] == 'error' for r in fresh)}, warnings {sum(r['severity'] == 'warning' for r in fresh)})")
     judged = load_judged()
@@ -204,7 +251,7 @@ def main() -> int:
         _print_sample(name, by_sample[name], args.show_heldback)
     # A change of the checker may drop judged findings: the true ones among them are findings it lost.
     now = {_key(r) for r in fresh}
-    for name in sorted({str(item.get("sample", "A")) for item in judged.values()}):
+    for name in sorted({str(item.get("sample", "A")) for item in judged.values()} if not args.drafts else ()):
         gone = [item for key, item in judged.items() if key not in now and str(item.get("sample", "A")) == name]
         if gone:
             lost = [item for item in gone if item["disagreement"] != "none"]

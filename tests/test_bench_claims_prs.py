@@ -1,0 +1,66 @@
+"""The pull-request bench's parts (bench/bench_claims_prs.py): the heads of pull requests as proposed, and with
+``--drafts`` the earlier commits of their branches, whose text neither the default branch nor a head ever held."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+import bench_claims_prs as prs  # noqa: E402
+
+ENTRY = '- config-keys:\n    - dsr1-fp8-b200-sglang\n  description:\n    - "{text}"\n  pr-link: https://x/pull/{n}\n'
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), "-c", "user.email=t@t", "-c", "user.name=t", *args],
+                          capture_output=True, text=True, check=True).stdout.strip()
+
+
+def commit(repo: Path, text: str) -> str:
+    (repo / "perf-changelog.yaml").write_text(text, encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "c")
+    return git(repo, "rev-parse", "HEAD")
+
+
+def test_drafts_are_the_earlier_commits_whose_lines_no_head_and_no_default_branch_held(tmp_path: Path) -> None:
+    repo = tmp_path / "ix"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    start = ENTRY.format(text="The first entry of the changelog, on the default branch.", n=1)
+    base = commit(repo, start)
+    # A branch whose first draft is rewritten before its head, then squash-merged: its head's text reached main.
+    git(repo, "checkout", "-qb", "feature")
+    draft = commit(repo, start + ENTRY.format(text="Raise the memory fraction to 0.9 on every TP8 row.", n=2))
+    head = commit(repo, start + ENTRY.format(text="Raise the memory fraction to 0.88 on every TP8 row.", n=2))
+    git(repo, "update-ref", "refs/pull/2/head", head)
+    git(repo, "checkout", "-q", "main")
+    commit(repo, start + ENTRY.format(text="Raise the memory fraction to 0.88 on every TP8 row.", n=2))
+    main = git(repo, "rev-parse", "HEAD")
+
+    heads, seen = prs.proposals(repo, main)
+    assert heads == []  # every line of the head stood on the default branch
+    heads, seen = prs.proposals(repo, main, every=True)
+    assert [(p.number, p.head, p.base) for p in heads] == [(2, head, base)]
+    drafts, seen = prs.earlier_drafts(repo, heads, seen)
+    assert [(p.number, p.head, p.base, p.unseen) for p in drafts] == [(2, draft, base, 1)]
+    assert "- \"Raise the memory fraction to 0.88 on every TP8 row.\"" in seen
+    assert "- \"Raise the memory fraction to 0.9 on every TP8 row.\"" not in seen
+
+
+def test_a_finding_a_branch_repeats_commit_after_commit_counts_once(tmp_path: Path) -> None:
+    repo = tmp_path / "ix"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    text = ENTRY.format(text="Raise the memory fraction to 0.9.", n=3)
+    first = commit(repo, text)
+    second = commit(repo, text + "\n")
+    line = text.splitlines().index('    - "Raise the memory fraction to 0.9."') + 1
+    rows = [{"pr": 3, "line": line, "data": {"commit": c, "subject": "--mem-fraction-static", "claimed": "0.9"}}
+            for c in (first, second)]
+    other = {"pr": 3, "line": line, "data": {"commit": first, "subject": "--mem-fraction-static", "claimed": "0.8"}}
+    kept = prs._once_per_pull_request([*rows, other], repo, {})
+    assert len(kept) == 2 and other in kept
+    assert min(rows, key=prs.sample_order) in kept  # the one first in the fixed order stands for both
