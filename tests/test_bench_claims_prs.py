@@ -25,10 +25,15 @@ def commit(repo: Path, text: str) -> str:
     return git(repo, "rev-parse", "HEAD")
 
 
-def test_drafts_are_the_earlier_commits_whose_lines_no_head_and_no_default_branch_held(tmp_path: Path) -> None:
+def new_repo(tmp_path: Path) -> Path:
     repo = tmp_path / "ix"
     repo.mkdir()
     git(repo, "init", "-q", "-b", "main")
+    return repo
+
+
+def test_drafts_are_the_earlier_commits_whose_lines_no_head_and_no_default_branch_held(tmp_path: Path) -> None:
+    repo = new_repo(tmp_path)
     start = ENTRY.format(text="The first entry of the changelog, on the default branch.", n=1)
     base = commit(repo, start)
     # A branch whose first draft is rewritten before its head, then squash-merged: its head's text reached main.
@@ -51,9 +56,7 @@ def test_drafts_are_the_earlier_commits_whose_lines_no_head_and_no_default_branc
 
 
 def test_a_finding_a_branch_repeats_commit_after_commit_counts_once(tmp_path: Path) -> None:
-    repo = tmp_path / "ix"
-    repo.mkdir()
-    git(repo, "init", "-q", "-b", "main")
+    repo = new_repo(tmp_path)
     text = ENTRY.format(text="Raise the memory fraction to 0.9.", n=3)
     first = commit(repo, text)
     second = commit(repo, text + "\n")

@@ -47,7 +47,8 @@ short ("nightly-20260624", a shortened commit) is the tag it abbreviates; a coun
 --flag V / --other" drops both; "no tp2 (...)" says no TP2 job runs; an experiment's log ("Run a second diagnostic at
 ...", "Next isolate ...: raise X", "A/B at ...") reports runs; a lead before a colon that names its jobs by a condition
 ("For non-TP4 configs: ...") conditions the list after it; a flag in parentheses after another project's change
-("#35017 (--flag)") is the feature that change brings.
+("#35017 (--flag)") is the feature that change brings; a parallelism glued to its offload ("DEP8+hicache") is the arm
+with that offload.
 """
 
 from __future__ import annotations
@@ -284,6 +285,10 @@ SENTENCES = [
     ("dsr1-fp8-h200-sglang", "Bump the image, which picks up sgl-project/sglang#35017 "
                              "(--enable-flashinfer-allreduce-fusion)."),
     ("dsr1-fp8-h200-sglang", "Bump the image and pass --enable-flashinfer-allreduce-fusion."),
+    (METRICS, "Keep DEP8+hicache at conc 32/64/96."),
+    (METRICS, "Cut the TP8 no-offload row to conc 1-5; keep TP8+hicache at conc 8/10/16/32; and add a DEP8+hicache row "
+              "at conc 32/64/96."),
+    (METRICS, "Keep DEP8+hicache at conc 32/48/64."),
 ]
 ENTRY = """
 - config-keys:
@@ -832,3 +837,13 @@ def test_a_flag_after_another_project_s_change_is_its_feature(findings: dict[str
                     "(--enable-flashinfer-allreduce-fusion)."] == []
     assert claimed(findings["Bump the image and pass --enable-flashinfer-allreduce-fusion."]) == [
         ("claim-contradicted", "--enable-flashinfer-allreduce-fusion", "on")]
+
+
+def test_a_parallelism_glued_to_its_offload_is_that_arm(findings: dict[str, list[dict[str, Any]]]) -> None:
+    # DEP8 with HiCache runs 32/64/96, TP8 with HiCache 8/10/16/32, TP8 without offload 1-5: "DEP8+hicache" had been
+    # one word no arm was read from, so the list was compared with every row's points.
+    assert findings["Keep DEP8+hicache at conc 32/64/96."] == []
+    assert findings["Cut the TP8 no-offload row to conc 1-5; keep TP8+hicache at conc 8/10/16/32; and add a "
+                    "DEP8+hicache row at conc 32/64/96."] == []
+    (found,) = findings["Keep DEP8+hicache at conc 32/48/64."]
+    assert "the DEP8 hicache jobs" in found["message"] and "not 48" in found["message"]
