@@ -45,6 +45,7 @@ JUDGED = ROOT / "tests" / "data" / "ix-judged-history" / "prs.yaml"
 CHANGELOG = "perf-changelog.yaml"
 SCORED_RULES = ("claim-contradicted", "claim-partly-contradicted")
 SHORT_LINE = 15  # a line this short ("- config-keys:", "pr-link: ...") says nothing of its own
+DRAFT_SAMPLES = frozenset({"E"})  # samples of the earlier drafts (--drafts); the others are of the heads
 
 
 def _git(ix: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -251,7 +252,8 @@ def main() -> int:
         _print_sample(name, by_sample[name], args.show_heldback)
     # A change of the checker may drop judged findings: the true ones among them are findings it lost.
     now = {_key(r) for r in fresh}
-    for name in sorted({str(item.get("sample", "A")) for item in judged.values()} if not args.drafts else ()):
+    for name in sorted(n for n in {str(item.get("sample", "A")) for item in judged.values()}
+                       if (n in DRAFT_SAMPLES) == args.drafts):
         gone = [item for key, item in judged.items() if key not in now and str(item.get("sample", "A")) == name]
         if gone:
             lost = [item for item in gone if item["disagreement"] != "none"]
