@@ -48,7 +48,10 @@ short ("nightly-20260624", a shortened commit) is the tag it abbreviates; a coun
 ...", "Next isolate ...: raise X", "A/B at ...") reports runs; a lead before a colon that names its jobs by a condition
 ("For non-TP4 configs: ...") conditions the list after it; a flag in parentheses after another project's change
 ("#35017 (--flag)") is the feature that change brings; a parallelism glued to its offload ("DEP8+hicache") is the arm
-with that offload.
+with that offload; "c10::AcceleratorError" and a commit "c924543" are no concurrencies; an arm the entry says no job runs
+("No EP8 arm. EP8 only pays off ...") is spoken of hypothetically after; a model's name without its version ("the
+MiniMax reasoning parser") or the short name its keys give it ("DSv4") names the parser value spelled minimax_m3 or
+deepseek_v4.
 """
 
 from __future__ import annotations
@@ -289,6 +292,12 @@ SENTENCES = [
     (METRICS, "Cut the TP8 no-offload row to conc 1-5; keep TP8+hicache at conc 8/10/16/32; and add a DEP8+hicache row "
               "at conc 32/64/96."),
     (METRICS, "Keep DEP8+hicache at conc 32/48/64."),
+    (SINGLE, "No EP8 arm. EP8 only pays off with the MegaMoE backend."),
+    (SINGLE, "No TP8 arm. TP8 only pays off with the MegaMoE backend."),
+    (BY_TP, "It page-faults with c10::AcceleratorError at startup."),
+    (BY_TP, "Bump the image to one with commit c924543 of the integration branch."),
+    ("minimaxm3-fp8-h200-vllm-agentic-mtp", "Use the MiniMax reasoning parser."),
+    ("minimaxm3-fp8-h200-vllm-agentic-mtp", "Use the Qwen3 reasoning parser."),
 ]
 ENTRY = """
 - config-keys:
@@ -846,4 +855,22 @@ def test_a_parallelism_glued_to_its_offload_is_that_arm(findings: dict[str, list
     assert findings["Cut the TP8 no-offload row to conc 1-5; keep TP8+hicache at conc 8/10/16/32; and add a "
                     "DEP8+hicache row at conc 32/64/96."] == []
     (found,) = findings["Keep DEP8+hicache at conc 32/48/64."]
-    assert "the DEP8 hicache jobs" in found["message"] and "not 48" in found["message"]
+    assert "the DEP8+hicache jobs" in found["message"] and "not 48" in found["message"]
+
+
+def test_a_namespace_or_a_commit_is_no_concurrency(findings: dict[str, list[dict[str, Any]]]) -> None:
+    # Read as "runs concurrency 10" and "runs concurrency 924543"
+    assert findings["It page-faults with c10::AcceleratorError at startup."] == []
+    assert findings["Bump the image to one with commit c924543 of the integration branch."] == []
+
+
+def test_an_arm_said_not_to_run_is_spoken_of_hypothetically_after(findings: dict[str, list[dict[str, Any]]]) -> None:
+    assert findings["No EP8 arm. EP8 only pays off with the MegaMoE backend."] == []  # was: "a EP8 job runs"
+    found = findings["No TP8 arm. TP8 only pays off with the MegaMoE backend."]
+    assert [f["rule"] for f in found] == ["claim-contradicted"] and "TP8" in found[0]["message"]
+
+
+def test_a_model_named_without_its_version_names_the_parser(findings: dict[str, list[dict[str, Any]]]) -> None:
+    assert findings["Use the MiniMax reasoning parser."] == []  # the recipe passes --reasoning-parser minimax_m3
+    assert claimed(findings["Use the Qwen3 reasoning parser."]) == [
+        ("claim-contradicted", "--reasoning-parser", "Qwen3")]

@@ -418,6 +418,16 @@ _ROLE_COUNT = re.compile(r"^(?P<n>\d+)(?P<role>[PD])-(?P<par>.+)$", re.IGNORECAS
 _WORKERS_PLUS = re.compile(r"^(?P<p>\d+)[pP]\+(?P<d>\d+)[dD]$")
 
 
+def _glued_offload(text: str) -> Arm | None:
+    """A parallelism glued to its KV offload, one word: ``DEP8+hicache``, ``TP8+mooncake``."""
+    left, plus, right = text.partition("+")
+    offload = OFFLOAD_NAMES.get(right.lower()) if plus else None
+    par = _parallel_token(left) if offload is not None else None
+    if par is None or len(par) != 1:
+        return None
+    return Arm(par[0], offload=offload, label=text)
+
+
 def _compound(text: str) -> Arm | None:
     """Recipe-style names of a disaggregated layout.
 
@@ -543,6 +553,9 @@ def _word_arms(toks: Sequence[Tok], i: int) -> tuple[tuple[Arm, ...], int] | Non
     compound = _compound(t.text)
     if compound is not None:
         return (compound,), 1
+    glued = _glued_offload(t.text)
+    if glued is not None:
+        return (glued,), 1
     pair = _parallel_token(t.text) if "/" in t.text else None
     if pair is not None and len(pair) == 2:
         if i + 1 < len(toks) and toks[i + 1].low in ("prefill/decode", "p/d"):  # "DEP4/DEP16 prefill/decode"

@@ -53,25 +53,9 @@ def tokenize(clause: Clause) -> list[Tok]:
             kind = "word"
         elif kind == "punct" and m.group() in _QUOTE_MARKS:
             continue
-        if kind == "word" and "+" in m.group():
-            out.extend(_split_at_plus(m.group(), m.start()))
-            continue
         out.append(Tok(m.group(), m.start(), m.end(), kind))
     return out
 
-
-# A parallelism glued to what its arm adds ("DEP8+hicache", "TP8+mooncake"): two words and the "+" between, so
-# the arm is read with its offload or feature (parallelisms glued together, "TP8+EP8", stay one word).
-_PARALLELISM = re.compile(r"^(?:\d+[pd]-)?(?:tp|ep|dp|dep|tep|dpa|dcp|pp)\d*$", re.IGNORECASE)
-_FEATURE = re.compile(r"^[a-z][a-z-]*$", re.IGNORECASE)
-
-
-def _split_at_plus(text: str, start: int) -> list[Tok]:
-    left, plus, right = text.partition("+")
-    if "+" in right or not _PARALLELISM.match(left) or _PARALLELISM.match(right) or not _FEATURE.match(right):
-        return [Tok(text, start, start + len(text), "word")]
-    at = start + len(left)
-    return [Tok(left, start, at, "word"), Tok(plus, at, at + 1, "punct"), Tok(right, at + 1, at + 1 + len(right), "word")]
 
 
 @dataclass

@@ -393,7 +393,23 @@ def word_matches(claim: Word, actual: str) -> bool:
     if normalise_word(actual) == claim.norm:
         return True
     items = _word_list(actual)
-    return items is not None and normalise_word(",".join(items)) == claim.norm
+    if items is not None and normalise_word(",".join(items)) == claim.norm:
+        return True
+    return _names_the_model(claim.norm, normalise_word(actual))
+
+
+# A model named as the config keys name it (``dsv4`` of DeepSeek-V4), as parsers and tokenizer modes spell it.
+_MODEL_SHORT = {"dsv4": "deepseek_v4", "dsv3": "deepseek_v3", "dsr1": "deepseek_r1"}
+_MODEL_VERSION = re.compile(r"^[a-z]?\d+(?:\.\d+)?$")
+
+
+def _names_the_model(claimed: str, actual: str) -> bool:
+    """A value that names a model, written as the model's name without its version ("the MiniMax reasoning
+    parser" of ``minimax_m3``) or by the short name config keys give it ("the DSv4 parser" of ``deepseek_v4``)."""
+    if _MODEL_SHORT.get(claimed) == actual:
+        return True
+    name, _, version = actual.rpartition("_")
+    return bool(name) and claimed == name and bool(_MODEL_VERSION.match(version))
 
 
 def _word_list(text: str) -> list[str] | None:

@@ -27,7 +27,8 @@ from ..text.claim import Claim, Extraction, Unverified
 from ..text.extract import extract
 from ..text.sentences import SourceText, scalar_source
 from ..text.subjects import Catalog, catalog_from, load_claims_settings
-from ..text.values import Concurrency
+from ..text.arms import Arm
+from ..text.values import ArmName, Concurrency, NoArm
 from .changed import ChangedLines
 from .compare import judge
 from .dimensions import explained_by_the_matrix
@@ -284,8 +285,14 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
                    if c.kind == "concurrency" and c.scope.arms})
     arm_jobs = {id(c): {j.id for j in c.scope.without_concs().jobs(jobs)} for c in claims if c.kind == "concurrency"}
     by_id = {j.id: j for j in jobs}
+    # "No EP8 arm. EP8 only pays off with MegaMoE": an arm the entry says no job runs is spoken of hypothetically
+    absent_arms = {_bare(claim.scope.arms) for claim in claims if isinstance(claim.value, NoArm)}
     for claim in claims:
         report.claims.append(claim)
+        if isinstance(claim.value, ArmName) and _bare(claim.scope.arms) in absent_arms:
+            report.unverified.append(Unverified(phrase(claim), claim.location,
+                                                "the entry says no job of this arm runs"))
+            continue
         excluded = _overridden(claim, claims, {**scoped, id(claim): arm_jobs[id(claim)]} if id(claim) in arm_jobs
                                else scoped, by_id)
         mine = _named_configs(claim.said, jobs, _lead_of(claim), listed)
@@ -344,6 +351,11 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
                                                     f"({again.path}:{again.line})"))
                 continue
             report.findings.append(finding(judgement, origin))
+
+
+def _bare(arms: Sequence[Arm]) -> tuple[Arm, ...]:
+    """Arms as what they select, whatever words named them."""
+    return tuple(replace(a, label="") for a in arms)
 
 
 _KEY_HEADING = re.compile(r"\W*([A-Za-z0-9][\w.-]*)`?\s*:")
