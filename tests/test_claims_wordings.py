@@ -51,7 +51,7 @@ short ("nightly-20260624", a shortened commit) is the tag it abbreviates; a coun
 with that offload; "c10::AcceleratorError" and a commit "c924543" are no concurrencies; an arm the entry says no job runs
 ("No EP8 arm. EP8 only pays off ...") is spoken of hypothetically after; a model's name without its version ("the
 MiniMax reasoning parser") or the short name its keys give it ("DSv4") names the parser value spelled minimax_m3 or
-deepseek_v4.
+deepseek_v4; "TP2 c4/c16 plus TEP2 c8/c32" lists two arms, each with its points.
 """
 
 from __future__ import annotations
@@ -298,6 +298,8 @@ SENTENCES = [
     (BY_TP, "Bump the image to one with commit c924543 of the integration branch."),
     ("minimaxm3-fp8-h200-vllm-agentic-mtp", "Use the MiniMax reasoning parser."),
     ("minimaxm3-fp8-h200-vllm-agentic-mtp", "Use the Qwen3 reasoning parser."),
+    (VARIED, "Sweep TP2 c4/c16 plus TEP2 c8/c32."),
+    (VARIED, "Sweep TP2 c2/c64 plus TEP2 c16/c64."),
 ]
 ENTRY = """
 - config-keys:
@@ -874,3 +876,10 @@ def test_a_model_named_without_its_version_names_the_parser(findings: dict[str, 
     assert findings["Use the MiniMax reasoning parser."] == []  # the recipe passes --reasoning-parser minimax_m3
     assert claimed(findings["Use the Qwen3 reasoning parser."]) == [
         ("claim-contradicted", "--reasoning-parser", "Qwen3")]
+
+
+def test_plus_between_arms_with_their_own_points_lists_them(findings: dict[str, list[dict[str, Any]]]) -> None:
+    # TP2 runs 4/16, TP2 with EP2 8/32: "plus" had attached TEP2 to TP2 as one arm, so both lists were judged on it
+    assert findings["Sweep TP2 c4/c16 plus TEP2 c8/c32."] == []
+    found = findings["Sweep TP2 c2/c64 plus TEP2 c16/c64."]
+    assert len(found) == 2 and all("TP2 TEP2" not in f["message"] for f in found)

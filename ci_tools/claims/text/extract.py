@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import replace
+from typing import Sequence
 
 from ...findings import Location
 from .arms import (
@@ -153,6 +154,12 @@ _ATTACH = {"for", "on", "in", "across", "with", "without", "w/", "at", "to", "in
            "behind", "plus", "is", "are", "stays", "remains", "runs", "run", "being"}
 
 
+def _plus_before(toks: Sequence[Tok], g: Group) -> bool:
+    """``TP8 c1-c3 plus TEP8 c3``: "plus" between two arms, each with its own points, lists them (it attaches a
+    word of another kind, "TP8 plus MTP", where no points stand between)."""
+    return g.start > 0 and toks[g.start - 1].low == "plus"
+
+
 class ClauseReader(SweepReaders):
     def __init__(self, clause: Clause, catalog: Catalog | None, inherited: Scope, out: Extraction,
                  previous_rejects: bool = False, *, silenced: bool = False, open_from: bool = False,
@@ -247,7 +254,8 @@ class ClauseReader(SweepReaders):
             elif not cur.arms:
                 cur.arms, cur.loose = list(g.arms), list(g.loose)
                 anchor = g
-            elif not competes(cur.arms, g.arms) and (self._attaches(g) or not own_points):
+            elif not competes(cur.arms, g.arms) and (self._attaches(g) and not (own_points and _plus_before(self.toks, g))
+                                                     or not own_points):
                 # "... for both TP4 and TEP4", or a word of another kind or a narrower one ("TP8 ... MTP
                 # acceptance", "LMCache ... DRAM offload"): the same arm.
                 attached = self._attaches(g)
