@@ -266,6 +266,8 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
     added = added_recipe_jobs((source.text for source in sources), jobs, evals, changed)
     stated: list[Stated] | None = None  # read when a claim first disagrees: most entries have none
     keyed: dict[int, list[Job]] = {}  # claims of a bullet headed by one config key: that key's jobs
+    with_jobs = {j.config_key for j in jobs}
+    jobless = [k for k in listed if k not in with_jobs and not any(c in k for c in "*?[")]
     for source in sources:
         found: Extraction = extract(source, catalog)
         report.mentioned |= found.mentioned
@@ -274,7 +276,7 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
         defaults = elsewhere_claims(found.claims)
         claims.extend([*found.claims, *defaults])
         headed = _headed_by_key(source.text, jobs)
-        if headed is None and listed and not _named_configs(source.text, jobs, "", listed):
+        if headed is None and jobless and not _named_configs(source.text, jobs, "", listed):
             headed = []  # the bullet's words name only keys of the entry that run no job here
         if headed is not None:
             keyed.update((id(c), headed) for c in [*found.claims, *defaults])
