@@ -51,7 +51,8 @@ short ("nightly-20260624", a shortened commit) is the tag it abbreviates; a coun
 with that offload; "c10::AcceleratorError" and a commit "c924543" are no concurrencies; an arm the entry says no job runs
 ("No EP8 arm. EP8 only pays off ...") is spoken of hypothetically after; a model's name without its version ("the
 MiniMax reasoning parser") or the short name its keys give it ("DSv4") names the parser value spelled minimax_m3 or
-deepseek_v4; "TP2 c4/c16 plus TEP2 c8/c32" lists two arms, each with its points.
+deepseek_v4; "TP2 c4/c16 plus TEP2 c8/c32" lists two arms, each with its points; the GPUs named right after a value
+("X on H100/H200, Y on B200") are the configs it is said of.
 """
 
 from __future__ import annotations
@@ -300,6 +301,10 @@ SENTENCES = [
     ("minimaxm3-fp8-h200-vllm-agentic-mtp", "Use the Qwen3 reasoning parser."),
     (VARIED, "Sweep TP2 c4/c16 plus TEP2 c8/c32."),
     (VARIED, "Sweep TP2 c2/c64 plus TEP2 c16/c64."),
+    (TWO_GPUS, "All existing flags preserved (--attention-backend flashinfer on H100/H200, --attention-backend "
+               "trtllm_mla on B200)"),
+    (TWO_GPUS, "All existing flags preserved (--attention-backend trtllm_mla on H100/H200, --attention-backend "
+               "flashinfer on B200)"),
 ]
 ENTRY = """
 - config-keys:
@@ -883,3 +888,15 @@ def test_plus_between_arms_with_their_own_points_lists_them(findings: dict[str, 
     assert findings["Sweep TP2 c4/c16 plus TEP2 c8/c32."] == []
     found = findings["Sweep TP2 c2/c64 plus TEP2 c16/c64."]
     assert len(found) == 2 and all("TP2 TEP2" not in f["message"] for f in found)
+
+
+def test_the_gpus_named_after_a_value_are_its_configs(findings: dict[str, list[dict[str, Any]]]) -> None:
+    # One clause (the parenthesis): both GPUs' words had named every config, so each value met the other's recipe
+    assert findings["All existing flags preserved (--attention-backend flashinfer on H100/H200, --attention-backend "
+                    "trtllm_mla on B200)"] == []
+    found = findings["All existing flags preserved (--attention-backend trtllm_mla on H100/H200, --attention-backend "
+                     "flashinfer on B200)"]
+    # (the B200 half is taken for a stated exception of the H100/H200 half: a lie missed, not a truth flagged)
+    (lie,) = found
+    assert lie["rule"] == "claim-contradicted" and lie["data"]["claimed"] == "trtllm_mla"
+    assert "dsr1-fp8-h200-sglang" in lie["message"] and "dsr1-fp8-b200-sglang" not in lie["message"]

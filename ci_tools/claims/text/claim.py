@@ -37,6 +37,8 @@ class Claim:
     unnamed_scope: Scope | None = None
     # The claim is about the jobs this scope leaves out ("(default 0.85 elsewhere)" of a claim about some jobs).
     outside: Scope | None = None
+    # Recipe: the GPUs named right after the value ("X=1 on H100/H200, Y=1 on B200"): the configs it is said of.
+    configs: str = ""
 
 
 @dataclass(frozen=True)

@@ -111,6 +111,8 @@ _CONDITION = re.compile(r"\b(?:when|whenever|where|only|unless|if|otherwise)\b|"
                         # another value for other jobs: "65536, or 8192 / 16384 on the low and mid bands"
                         r"|,\s*or\s+\d",
                         re.IGNORECASE)
+# GPUs as config keys name them, alone or joined by "/": H100, H200, B200, GB300, MI355X.
+_GPU_WORD = re.compile(r"^(?:(?:[a-z]{1,2}\d{3}|mi\d{3}x)(?:/|$))+$", re.IGNORECASE)
 # A first clause that is a condition of the clause after it: "If DP_ATTENTION=true and CONC>=64, pass --enable-tbo".
 _CONDITION_LEAD = re.compile(r"^(?:if|when|whenever|once|where|unless)\b", re.IGNORECASE)
 # The draft model of speculative decoding, whose settings are keys of the speculative config, not server flags.
@@ -368,6 +370,18 @@ class ClauseReader(SweepReaders):
         lead = sentence[:at] if at > 0 else ""
         return ":" in lead and bool(_CONDITION.search(lead[:lead.index(":")]))
 
+    def _gpus_after(self, end: int) -> str:
+        """The GPUs "on"/"for" names right after a value ("VLLM_MXFP4_USE_MARLIN=1 on H100/H200"), "" for none."""
+        toks = self.toks
+        if end >= len(toks) or toks[end].low not in ("on", "for"):
+            return ""
+        named: list[str] = []
+        k = end + 1
+        while k < len(toks) and (_GPU_WORD.match(toks[k].text) or (named and toks[k].low in ("and", "/", "or"))):
+            named.append(toks[k].text)
+            k += 1
+        return " ".join(named) if any(_GPU_WORD.match(w) for w in named) else ""
+
     def sentence_text(self) -> str:
         """The whole sentence this clause is part of (read once per clause: every claim of it carries it)."""
         return self._sentence
@@ -572,7 +586,7 @@ class ClauseReader(SweepReaders):
             self.out.claims.append(Claim("recipe", parse_fragment(vm.text), self.scope_at(vm.start),
                                          r.loc(vm.start, vm.end), self.clause.text, subject=vm.subject,
                                          phrase=vm.subject.name, explicit=True, sentence=self.sentence_text(),
-                                         conditioned=self.conditioned))
+                                         conditioned=self.conditioned, configs=self._gpus_after(vm.end)))
         for m in mentions:
             if any(r.masked[k] for k in range(m.start, m.end)):
                 continue
@@ -634,7 +648,7 @@ class ClauseReader(SweepReaders):
                 r.used[k] = True
             self.out.claims.append(Claim("recipe", v, self.scope_at(m.start), r.loc(start, end), self.clause.text,
                                          subject=m.subjects[0], phrase=m.phrase, explicit=_explicit(m, v),
-                                         conditioned=self.conditioned,
+                                         conditioned=self.conditioned, configs=self._gpus_after(end),
                                          sentence=self.sentence_text(),
                                          unnamed_scope=self._scope_without_own_words(m)))
             if isinstance(v, Number):

@@ -297,7 +297,8 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
             continue
         excluded = _overridden(claim, claims, {**scoped, id(claim): arm_jobs[id(claim)]} if id(claim) in arm_jobs
                                else scoped, by_id)
-        mine = _named_configs(claim.said, jobs, _lead_of(claim), listed)
+        mine = _named_configs(claim.configs, jobs, "", listed) if claim.configs else \
+            _named_configs(claim.said, jobs, _lead_of(claim), listed)
         heading = keyed.get(id(claim))
         if heading is not None and len(mine) == len(jobs):  # its own words name no config: its bullet's heading does
             mine = heading
@@ -381,6 +382,10 @@ def _headed_by_key(text: str, jobs: list[Job]) -> list[Job] | None:
     return mine if 0 < len(mine) < len(jobs) else None
 
 
+# A GPU as config keys name it (h100, gb300, mi355x): words of one kind, of which a key holds one.
+_HARDWARE = re.compile(r"^(?:[a-z]{1,2}\d{3}|mi\d{3}x)$")
+
+
 # Key words that are also values (a dtype is a KV-cache setting as much as a model precision).
 _NOT_KEY_WORDS = frozenset({"fp4", "fp8", "bf16", "fp16", "int4", "int8", "mxfp4", "nvfp4", "mxfp8"})
 
@@ -445,6 +450,9 @@ def _named_configs(clause: str, jobs: list[Job], lead: str = "", listed: Sequenc
                 return by_vendor
             continue
         chosen = {k for k, p in zip(keys, parts) if said <= p and not unsaid & p}
+        if not chosen and len(said) > 1 and all(_HARDWARE.match(w) for w in said):
+            # "VLLM_MXFP4_USE_MARLIN=1 on H100/H200": the configs of either GPU
+            chosen = {k for k, p in zip(keys, parts) if said & p and not unsaid & p}
         if chosen and not chosen & running:
             return []
         return [j for j in jobs if j.config_key in chosen] or jobs
