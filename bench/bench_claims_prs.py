@@ -19,7 +19,7 @@ after the heads were used up); a finding the branch repeats commit after commit 
 Get the heads once: ``git -C CLONE fetch origin '+refs/pull/*/head:refs/pull/*/head'``.
 
 Run: .venv/bin/python bench/bench_claims_prs.py --ix CLONE [--main REV] [--save FILE | --report FILE]
-     [--list] [--show-heldback] [--strict] [--drafts]
+     [--draw N FILE] [--show-heldback] [--strict] [--drafts]
 (a replay of the ~570 heads takes a few minutes; --save keeps its findings, --report reads them again)
 """
 

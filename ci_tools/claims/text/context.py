@@ -51,8 +51,7 @@ _SKIP_CLAUSE = re.compile(
     re.IGNORECASE,
 )
 # A clause labelled as the old state ("Prior --mem-fraction-static: 0.9", "Old value X 0.9", "Old topologies: ..."),
-# or as another PR's
-# ("In #1234 we set X 0.9").
+# or as another PR's ("In #1234 we set X 0.9").
 _OLD_LABEL = re.compile(r"\s*(?:(?:prior|old|former|previous)(?:\s+(?:values?\b|settings?\b|defaults?\b|--)|\s*:|\s*$"
                         r"|\s+[a-z][\w-]*\s*(?::|$))|"
                         r"in\s+#\s*\d+\s*,?\s*(?:we|it|they|this|that|the)\b)", re.IGNORECASE)

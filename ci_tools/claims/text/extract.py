@@ -111,8 +111,9 @@ _CONDITION = re.compile(r"\b(?:when|whenever|where|only|unless|if|otherwise)\b|"
                         # another value for other jobs: "65536, or 8192 / 16384 on the low and mid bands"
                         r"|,\s*or\s+\d",
                         re.IGNORECASE)
-# GPUs as config keys name them, alone or joined by "/": H100, H200, B200, GB300, MI355X.
-_GPU_WORD = re.compile(r"^(?:(?:[a-z]{1,2}\d{3}|mi\d{3}x)(?:/|$))+$", re.IGNORECASE)
+# A GPU as config keys name it (h100, gb300, mi355x), and a word of GPUs joined by "/" ("H100/H200").
+GPU_NAME = re.compile(r"[a-z]{1,2}\d{3}|mi\d{3}x", re.IGNORECASE)
+_GPU_WORD = re.compile(rf"^(?:(?:{GPU_NAME.pattern})(?:/|$))+$", re.IGNORECASE)
 # A first clause that is a condition of the clause after it: "If DP_ATTENTION=true and CONC>=64, pass --enable-tbo".
 _CONDITION_LEAD = re.compile(r"^(?:if|when|whenever|once|where|unless)\b", re.IGNORECASE)
 # The draft model of speculative decoding, whose settings are keys of the speculative config, not server flags.

@@ -57,7 +57,6 @@ def tokenize(clause: Clause) -> list[Tok]:
     return out
 
 
-
 @dataclass
 class Reading:
     """A clause's tokens and, per token, whether it is masked (history) or used (already read as a value)."""

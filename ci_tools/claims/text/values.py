@@ -297,6 +297,11 @@ def scaled(number: Number, suffix: str, text: str) -> Number | None:
     return Number(text, frozenset({n * factors[0], n * factors[1]}))
 
 
+def _per(word: str) -> str:
+    """What a relative value is per: ``tp`` or the concurrency (``conc``, ``concurrency``)."""
+    return "tp" if word == "tp" else "conc"
+
+
 def parse_relative(tokens: list[str]) -> PerConc | None:
     """``2x concurrency``, ``twice the concurrency``, ``2xCONC``, ``2 * CONC``."""
     words = [t.lower() for t in tokens]
@@ -305,11 +310,10 @@ def parse_relative(tokens: list[str]) -> PerConc | None:
     joined = " ".join(words)
     m = re.match(r"^(\d+(?:\.\d+)?)\s*(?:x|\*|times)\s*(?:the\s+)?(conc|concurrency|tp)\b", joined)
     if m:
-        return PerConc(" ".join(tokens[: len(joined[: m.end()].split())]), float(m.group(1)),
-                       "tp" if m.group(2) == "tp" else "conc")
+        return PerConc(" ".join(tokens[: len(joined[: m.end()].split())]), float(m.group(1)), _per(m.group(2)))
     m = re.match(r"^(\d+(?:\.\d+)?)x(conc|concurrency|tp)\b", joined)
     if m:
-        return PerConc(tokens[0], float(m.group(1)), "tp" if m.group(2) == "tp" else "conc")
+        return PerConc(tokens[0], float(m.group(1)), _per(m.group(2)))
     m = re.match(r"^(twice|double|half)\s+(?:the\s+)?(?:conc|concurrency)\b", joined)
     if m:
         return PerConc(" ".join(tokens[: len(joined[: m.end()].split())]), float(NUMBER_WORDS[m.group(1)]))

@@ -24,7 +24,7 @@ from ...revision.snapshot import Snapshot, content_id
 from ...revision.yamlpos import PosMap, PosSeq
 from ...shell.model import RecipeEval
 from ..text.claim import Claim, Extraction, Unverified
-from ..text.extract import extract
+from ..text.extract import GPU_NAME, extract
 from ..text.sentences import SourceText, scalar_source
 from ..text.subjects import Catalog, catalog_from, load_claims_settings
 from ..text.arms import Arm
@@ -267,7 +267,7 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
     stated: list[Stated] | None = None  # read when a claim first disagrees: most entries have none
     keyed: dict[int, list[Job]] = {}  # claims of a bullet headed by one config key: that key's jobs
     with_jobs = {j.config_key for j in jobs}
-    jobless = [k for k in listed if k not in with_jobs and not any(c in k for c in "*?[")]
+    jobless = [k for k in listed if k not in with_jobs and _plain_key(k)]
     for source in sources:
         found: Extraction = extract(source, catalog)
         report.mentioned |= found.mentioned
@@ -356,6 +356,11 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
             report.findings.append(finding(judgement, origin))
 
 
+def _plain_key(pattern: str) -> bool:
+    """A config-keys entry that is one key, not a glob."""
+    return not any(c in pattern for c in "*?[")
+
+
 def _bare(arms: Sequence[Arm]) -> tuple[Arm, ...]:
     """Arms as what they select, whatever words named them."""
     return tuple(replace(a, label="") for a in arms)
@@ -380,10 +385,6 @@ def _headed_by_key(text: str, jobs: list[Job]) -> list[Job] | None:
         return None
     mine = _named_configs(heading.group(1), jobs)
     return mine if 0 < len(mine) < len(jobs) else None
-
-
-# A GPU as config keys name it (h100, gb300, mi355x): words of one kind, of which a key holds one.
-_HARDWARE = re.compile(r"^(?:[a-z]{1,2}\d{3}|mi\d{3}x)$")
 
 
 # Key words that are also values (a dtype is a KV-cache setting as much as a model precision).
@@ -423,7 +424,7 @@ def _named_configs(clause: str, jobs: list[Job], lead: str = "", listed: Sequenc
     keys give no job at all (an entry of smoke-test keys and a Qwen3.5 key not in the master config yet:
     "Port the Qwen3.5-397B topology as two TP8 nodes" is not said of the smoke tests)."""
     running = {j.config_key for j in jobs}
-    keys = running | {k for k in listed if not any(c in k for c in "*?[")}
+    keys = running | {k for k in listed if _plain_key(k)}
     if len(keys) < 2:
         return jobs
     parts = [set(k.split("-")) for k in keys]
@@ -450,7 +451,7 @@ def _named_configs(clause: str, jobs: list[Job], lead: str = "", listed: Sequenc
                 return by_vendor
             continue
         chosen = {k for k, p in zip(keys, parts) if said <= p and not unsaid & p}
-        if not chosen and len(said) > 1 and all(_HARDWARE.match(w) for w in said):
+        if not chosen and len(said) > 1 and all(GPU_NAME.fullmatch(w) for w in said):
             # "VLLM_MXFP4_USE_MARLIN=1 on H100/H200": the configs of either GPU
             chosen = {k for k, p in zip(keys, parts) if said & p and not unsaid & p}
         if chosen and not chosen & running:

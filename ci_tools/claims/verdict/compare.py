@@ -16,6 +16,7 @@ an error.
 
 from __future__ import annotations
 
+import operator
 import re
 from collections import Counter
 from dataclasses import dataclass, replace
@@ -214,8 +215,8 @@ def _readings(scope: Scope, jobs: Sequence[Job]) -> list[Scope]:
 # A bound on the job's parallelism the text gives as a condition: "--enable-ep-weight-filter (EP>1)", "for TP>=4".
 _PARALLEL_BOUND = re.compile(r"\b(tp|ep)\s*(>=|<=|!=|>|<|≥|≤|≠)\s*(\d+)\b", re.IGNORECASE)
 _COMPARE: dict[str, Callable[[int, int], bool]] = {
-    ">": lambda a, b: a > b, "<": lambda a, b: a < b, ">=": lambda a, b: a >= b, "≥": lambda a, b: a >= b,
-    "<=": lambda a, b: a <= b, "≤": lambda a, b: a <= b, "!=": lambda a, b: a != b, "≠": lambda a, b: a != b}
+    ">": operator.gt, "<": operator.lt, ">=": operator.ge, "≥": operator.ge, "<=": operator.le, "≤": operator.le,
+    "!=": operator.ne, "≠": operator.ne}
 
 
 def _meeting_the_bounds(clause: str, jobs: list[Job]) -> list[Job]:
@@ -229,7 +230,7 @@ def _meeting_the_bounds(clause: str, jobs: list[Job]) -> list[Job]:
     for job in jobs:
         values = {name: job.fields.get(name, 1 if name == "ep" else None) for name, _, _ in bounds}
         if job.multinode or not all(isinstance(v, int) for v in values.values()) or \
-                all(test(int(str(values[name])), n) for name, test, n in bounds):
+                all(test(values[name], n) for name, test, n in bounds):
             kept.append(job)
     return kept
 
