@@ -16,10 +16,14 @@ With ``--drafts`` the commits of each branch before its head are checked the sam
 head, whose lines neither the default branch nor any head ever held (a part nobody read while the checker was built,
 after the heads were used up); a finding the branch repeats commit after commit is counted once.
 
+With ``--branches`` the commits of branches no pull request ever held (work pushed and never proposed) are checked
+the same way, against their merge base with the default branch: only lines neither the default branch nor any pull
+request's commits ever held count, each finding once (the part measured after the drafts were used up).
+
 Get the heads once: ``git -C CLONE fetch origin '+refs/pull/*/head:refs/pull/*/head'``.
 
 Run: .venv/bin/python bench/bench_claims_prs.py --ix CLONE [--main REV] [--save FILE | --report FILE]
-     [--draw N FILE] [--show-heldback] [--strict] [--drafts]
+     [--draw N FILE] [--show-heldback] [--strict] [--drafts | --branches]
 (a replay of the ~570 heads takes a few minutes; --save keeps its findings, --report reads them again)
 """
 
@@ -45,7 +49,9 @@ JUDGED = ROOT / "tests" / "data" / "ix-judged-history" / "prs.yaml"
 CHANGELOG = "perf-changelog.yaml"
 SCORED_RULES = ("claim-contradicted", "claim-partly-contradicted")
 SHORT_LINE = 15  # a line this short ("- config-keys:", "pr-link: ...") says nothing of its own
-DRAFT_SAMPLES = frozenset({"E"})  # samples of the earlier drafts (--drafts); the others are of the heads
+# Which part each judged sample was drawn from: the heads (default), the earlier drafts (--drafts), or branches no
+# pull request ever held (--branches).
+SAMPLE_PART = {"E": "drafts", "F": "branches"}
 
 
 def _git(ix: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -69,10 +75,15 @@ class Proposal:
     unseen: int
 
 
+def main_lines(ix: Path, main: str) -> set[str]:
+    """Every changelog line the default branch ever held."""
+    return set(_added_lines(_git(ix, "log", "-p", "--format=", "--no-renames", main, "--", CHANGELOG).stdout))
+
+
 def proposals(ix: Path, main: str, every: bool = False) -> tuple[list[Proposal], set[str]]:
     """The heads to replay (with ``every``, those too whose lines all stood on the default branch), and every
     changelog line the default branch ever held."""
-    seen = set(_added_lines(_git(ix, "log", "-p", "--format=", "--no-renames", main, "--", CHANGELOG).stdout))
+    seen = main_lines(ix, main)
     found: list[Proposal] = []
     refs = _git(ix, "for-each-ref", "--format=%(refname) %(objectname)", "refs/pull").stdout.split("\n")
     if not any(refs):
@@ -108,6 +119,27 @@ def earlier_drafts(ix: Path, heads: list[Proposal], seen: set[str]) -> tuple[lis
             if diff.returncode == 0 and unseen:
                 found.append(Proposal(p.number, commit, p.base, len(unseen)))
     return sorted(found, key=lambda p: (p.number, p.head)), at_heads
+
+
+def unproposed_branches(ix: Path, main: str, seen: set[str]) -> tuple[list[Proposal], set[str]]:
+    """The commits of branches that no pull request ever held (reachable from no ``refs/pull/*`` and not from the
+    default branch) appending changelog lines that neither the default branch nor any pull request's commits ever
+    held: work pushed and never proposed (the part ``--branches`` measures).  Each is compared with its merge base
+    with the default branch; ``seen`` comes back with every line a pull request's commits append."""
+    pulls = [r for r in _git(ix, "for-each-ref", "--format=%(refname)", "refs/pull").stdout.split() if r]
+    held = set(seen) | set(_added_lines(_git(ix, "log", "-p", "--format=", "--no-renames", *pulls, "--",
+                                             CHANGELOG).stdout))
+    found: list[Proposal] = []
+    for commit in _git(ix, "rev-list", "--branches", f"^{main}", *(f"^{r}" for r in pulls), "--",
+                       CHANGELOG).stdout.split():
+        base = _git(ix, "merge-base", commit, main, check=False).stdout.strip()
+        if not base:
+            continue
+        diff = _git(ix, "diff", "--no-renames", base, commit, "--", CHANGELOG, check=False)
+        unseen = [t for t in _added_lines(diff.stdout) if len(t) > SHORT_LINE and t not in held]
+        if diff.returncode == 0 and unseen:
+            found.append(Proposal(0, commit, base, len(unseen)))
+    return sorted(found, key=lambda p: p.head), held
 
 
 def replay(ix: Path, chosen: list[Proposal]) -> list[dict[str, Any]]:
@@ -153,7 +185,8 @@ def load_judged() -> dict[tuple[str, int, str, str], dict[str, Any]]:
 
 def _once_per_pull_request(rows: list[dict[str, Any]], ix: Path, cache: dict[str, list[str]]) -> list[dict[str, Any]]:
     """One finding for each pull request, line text, subject and claimed value: the drafts of a branch repeat their
-    lines commit after commit (the one first in the fixed order stands for the others)."""
+    lines commit after commit (the one first in the fixed order stands for the others).  Commits of branches no pull
+    request holds all have number 0: one finding for each line text, subject and claimed value."""
     kept: dict[tuple[object, str, str, str], dict[str, Any]] = {}
     for row in sorted(rows, key=sample_order):
         _, line, subject, claimed = _key(row)
@@ -217,11 +250,18 @@ def main() -> int:
     parser.add_argument("--drafts", action="store_true",
                         help="the earlier commits of each pull request's branch, not its head: text neither the "
                              "default branch nor any head ever held (each finding counted once per pull request)")
+    parser.add_argument("--branches", action="store_true",
+                        help="commits of branches no pull request ever held: text neither the default branch nor "
+                             "any pull request's commits held (each finding counted once)")
     args = parser.parse_args()
+    part = "branches" if args.branches else "drafts" if args.drafts else "heads"
     require(args.ix)
     main_rev = _git(args.ix, "rev-parse", args.main).stdout.strip()
-    chosen, seen = proposals(args.ix, main_rev, every=args.drafts)
-    if args.drafts:  # a squash-merged branch's drafts too, whose head's lines all reached the default branch
+    if args.branches:
+        chosen, seen = unproposed_branches(args.ix, main_rev, main_lines(args.ix, main_rev))
+    else:
+        chosen, seen = proposals(args.ix, main_rev, every=args.drafts)
+    if args.drafts and not args.branches:  # a squash-merged branch's drafts too, whose head's lines all reached the default branch
         chosen, seen = earlier_drafts(args.ix, chosen, seen)
     if args.report:
         rows: list[dict[str, Any]] = read_report(args.report)["findings"]
@@ -229,7 +269,10 @@ def main() -> int:
         rows = replay(args.ix, chosen)
         if args.save:
             args.save.write_text(json.dumps({"main": main_rev, "findings": rows}, indent=1), encoding="utf-8")
-    if args.drafts:
+    if args.branches:
+        print(f"commits of branches no pull request held, with changelog text neither {main_rev[:12]} nor a pull "
+              f"request's commits held: {len(chosen)}")
+    elif args.drafts:
         print(f"earlier drafts with changelog text neither {main_rev[:12]} nor a pull request's head held: "
               f"{len(chosen)} commits of {len({p.number for p in chosen})} pull requests")
     else:
@@ -238,7 +281,7 @@ def main() -> int:
     cache: dict[str, list[str]] = {}
     scored = [r for r in rows if r["rule"] in SCORED_RULES and r.get("path") == CHANGELOG]
     fresh = [r for r in scored if line_at(args.ix, str(r["data"].get("commit", "")), int(r["line"]), cache) not in seen]
-    if args.drafts:
+    if args.drafts or args.branches:
         fresh = _once_per_pull_request(fresh, args.ix, cache)
     print(f"scored findings: {len(scored)}, on text never on the default branch: {len(fresh)} "
           f"(errors {sum(r['severity'] == 'error' for r in fresh)}, warnings {sum(r['severity'] == 'warning' for r in fresh)})")
@@ -253,7 +296,7 @@ def main() -> int:
     # A change of the checker may drop judged findings: the true ones among them are findings it lost.
     now = {_key(r) for r in fresh}
     for name in sorted(n for n in {str(item.get("sample", "A")) for item in judged.values()}
-                       if (n in DRAFT_SAMPLES) == args.drafts):
+                       if SAMPLE_PART.get(n, "heads") == part):
         gone = [item for key, item in judged.items() if key not in now and str(item.get("sample", "A")) == name]
         if gone:
             lost = [item for item in gone if item["disagreement"] != "none"]

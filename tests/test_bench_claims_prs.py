@@ -67,3 +67,24 @@ def test_a_finding_a_branch_repeats_commit_after_commit_counts_once(tmp_path: Pa
     kept = prs._once_per_pull_request([*rows, other], repo, {})
     assert len(kept) == 2 and other in kept
     assert min(rows, key=prs.sample_order) in kept  # the one first in the fixed order stands for both
+
+
+def test_branches_no_pull_request_held_give_only_their_own_never_held_lines(tmp_path: Path) -> None:
+    repo = new_repo(tmp_path)
+    start = ENTRY.format(text="The first entry of the changelog, on the default branch.", n=1)
+    base = commit(repo, start)
+    # A proposed branch: its draft's line is a pull request's, wherever else it is pushed.
+    git(repo, "checkout", "-qb", "proposed")
+    proposed = commit(repo, start + ENTRY.format(text="Raise the memory fraction to 0.9 on every TP8 row.", n=2))
+    git(repo, "update-ref", "refs/pull/2/head", proposed)
+    # A branch pushed and never proposed, built on the proposed one: one line of its own, one the PR held.
+    git(repo, "checkout", "-qb", "unproposed")
+    own = commit(repo, start + ENTRY.format(text="Raise the memory fraction to 0.9 on every TP8 row.", n=2)
+                 + ENTRY.format(text="Lower the chunked prefill size to 8192 on TP4.", n=2))
+    git(repo, "checkout", "-q", "main")
+    main = git(repo, "rev-parse", "HEAD")
+
+    found, held = prs.unproposed_branches(repo, main, prs.main_lines(repo, main))
+    assert [(p.number, p.head, p.base, p.unseen) for p in found] == [(0, own, base, 1)]
+    assert "- \"Raise the memory fraction to 0.9 on every TP8 row.\"" in held  # the pull request's commit held it
+    assert "- \"Lower the chunked prefill size to 8192 on TP4.\"" not in held
