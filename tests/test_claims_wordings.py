@@ -52,7 +52,12 @@ with that offload; "c10::AcceleratorError" and a commit "c924543" are no concurr
 ("No EP8 arm. EP8 only pays off ...") is spoken of hypothetically after; a model's name without its version ("the
 MiniMax reasoning parser") or the short name its keys give it ("DSv4") names the parser value spelled minimax_m3 or
 deepseek_v4; "TP2 c4/c16 plus TEP2 c8/c32" lists two arms, each with its points; the GPUs named right after a value
-("X on H100/H200, Y on B200") are the configs it is said of.
+("X on H100/H200, Y on B200") are the configs it is said of; the later points of a parallel list leave their noun out
+("TP16 at concurrency 1-8, TEP16 at 4-32"); a label right after its points is their arm ("conc [4,8] non-DPA + conc
+[16,32] DPA"); lists that each claim all the points of the same jobs are of arms the reading lost; a "+" after a
+space is no floor ("conc 4/16 + ..."); "TP4-DEP4" is the DEP4 arm at TP4; the ladders a list "mirrors" are what it is
+compared with; "before expanding to ..." is a plan; the points a purpose names ("so concurrency 56 and 70 leave
+room") are some of the sweep's.
 """
 
 from __future__ import annotations
@@ -305,6 +310,16 @@ SENTENCES = [
                "trtllm_mla on B200)"),
     (TWO_GPUS, "All existing flags preserved (--attention-backend trtllm_mla on H100/H200, --attention-backend "
                "flashinfer on B200)"),
+    (VARIED, "Sweep TP2 at concurrency 4/16, TEP2 at 8/32, and DEP8 at 256/512/1024."),
+    (VARIED, "Sweep TP2 at concurrency 4/16, TEP2 at 8/64, and DEP8 at 256/512/1024."),
+    (VARIED, "Sweep TP4 conc [4] non-DPA + conc [1024] DPA."),
+    (VARIED, "Sweep TP4 conc [4] non-DPA + conc [2048] DPA."),
+    (VARIED, "Sweep concurrency 4/16 for latency, 8/32 for balanced."),
+    (VARIED, "Sweep TP-only conc 4/16 + DP-attn/EP8 conc 256/512/1024."),
+    (VARIED, "Points mirror the vllm-simple ladders: TP4-DEP4 conc [1024]; TP8-DEP8 conc [256, 512, 1024]."),
+    (VARIED, "Points mirror the vllm-simple ladders: TP4-DEP4 conc [1024]; TP8-DEP8 conc [256, 512]."),
+    (VARIED, "Start at TP2 conc 4 as a smoke test before expanding to the full TP2, conc 4-2048 sweep."),
+    (VARIED, "Keep the image so concurrency 4 and 16 fit the workspace."),
 ]
 ENTRY = """
 - config-keys:
@@ -900,3 +915,45 @@ def test_the_gpus_named_after_a_value_are_its_configs(findings: dict[str, list[d
     (lie,) = found
     assert lie["rule"] == "claim-contradicted" and lie["data"]["claimed"] == "trtllm_mla"
     assert "dsr1-fp8-h200-sglang" in lie["message"] and "dsr1-fp8-b200-sglang" not in lie["message"]
+
+
+def test_the_later_points_of_a_parallel_list_leave_their_noun_out(findings: dict[str, list[dict[str, Any]]]) -> None:
+    # "at 8/32" had been no concurrency: TEP2 was read with TP2, as one arm, and judged on TP2's 4/16
+    assert findings["Sweep TP2 at concurrency 4/16, TEP2 at 8/32, and DEP8 at 256/512/1024."] == []
+    (lie,) = findings["Sweep TP2 at concurrency 4/16, TEP2 at 8/64, and DEP8 at 256/512/1024."]
+    assert "TEP2" in lie["message"] and "8, 64" in lie["message"] and "TP2 TEP2" not in lie["message"]
+
+
+def test_a_label_after_its_points_is_their_arm(findings: dict[str, list[dict[str, Any]]]) -> None:
+    # The DPA list had been the non-DPA arm's: it starts where its points do
+    assert findings["Sweep TP4 conc [4] non-DPA + conc [1024] DPA."] == []
+    (lie,) = findings["Sweep TP4 conc [4] non-DPA + conc [2048] DPA."]
+    assert "DPA 8192/1024 runs concurrency 2048" in lie["message"] and "non-DPA" not in lie["message"]
+
+
+def test_lists_that_each_claim_all_points_of_the_same_jobs_are_left_unverified(
+        findings: dict[str, list[dict[str, Any]]]) -> None:
+    # "latency" and "balanced" are no arms the reader knows: both lists fell on every job, and each contradicted it
+    assert findings["Sweep concurrency 4/16 for latency, 8/32 for balanced."] == []
+
+
+def test_a_plus_after_a_list_is_no_floor(findings: dict[str, list[dict[str, Any]]]) -> None:
+    # "conc 4/16 +" had been read as "and above", and both lists as TP-only's (DP-attn/EP8 is no arm the reader
+    # knows): the second contradicted it
+    assert findings["Sweep TP-only conc 4/16 + DP-attn/EP8 conc 256/512/1024."] == []
+
+
+def test_tp_dash_dep_is_the_dep_arm_and_a_mirrored_ladder_is_compared_with(
+        findings: dict[str, list[dict[str, Any]]]) -> None:
+    # "TP4-DEP4" had been no arm, and "the vllm-simple ladders" the arm of both lists: no job of this key offloads
+    assert findings["Points mirror the vllm-simple ladders: TP4-DEP4 conc [1024]; TP8-DEP8 conc [256, 512, 1024]."] == []
+    (lie,) = findings["Points mirror the vllm-simple ladders: TP4-DEP4 conc [1024]; TP8-DEP8 conc [256, 512]."]
+    assert "TP8-DEP8" in lie["message"] and "vllm-simple" not in lie["message"] and "also 1024" in lie["message"]
+
+
+def test_what_comes_before_expanding_is_a_plan(findings: dict[str, list[dict[str, Any]]]) -> None:
+    assert findings["Start at TP2 conc 4 as a smoke test before expanding to the full TP2, conc 4-2048 sweep."] == []
+
+
+def test_the_points_a_purpose_names_are_some_of_the_sweep_s(findings: dict[str, list[dict[str, Any]]]) -> None:
+    assert findings["Keep the image so concurrency 4 and 16 fit the workspace."] == []

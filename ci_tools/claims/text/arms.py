@@ -250,6 +250,10 @@ def share_unnamed(new: Arm, previous: Arm) -> Arm:
     out = new
     if "parallel" not in named:
         out = replace(out, parallel=previous.parallel, prefill=previous.prefill, decode=previous.decode)
+    elif replace(new.parallel, dp_attn=None).empty and previous.parallel.dp_attn is not None and \
+            new.parallel.dp_attn != previous.parallel.dp_attn:
+        # "TP8 conc 1-64 non-DPA + conc 64-2048 DPA": DP-attention alone, against the arm before, keeps its size
+        out = replace(out, parallel=replace(previous.parallel, dp_attn=new.parallel.dp_attn, bare_tp=False))
     for name in ("offload", "spec", "seq", "workers", "disagg", "eval_only"):
         if name not in named:
             out = replace(out, **{name: getattr(previous, name)})
@@ -372,9 +376,15 @@ class Atom:
         return self.arms[0]
 
 
+_TP_DEP = re.compile(r"TP\d+-DEP\d+$", re.IGNORECASE)
+
+
 def _parallel_token(text: str) -> tuple[Parallel, ...] | None:
-    """``TP8/EP8``, ``TP8/DPA8/EP8``, ``DEP8``, ``TEP4``, ``TP4/DCP4``, ``TP8+DPA``; ``TP4/TP8`` is two."""
-    parts = re.split(r"[/+]", text)
+    """``TP8/EP8``, ``TP8/DPA8/EP8``, ``DEP8``, ``TEP4``, ``TP4/DCP4``, ``TP8+DPA``, ``TP4-DEP4``; ``TP4/TP8`` is two.
+
+    (``TP4-DEP4`` is TP4 with DP-attention over EP4; ``dep4-tp4`` after ``1p8d`` is a prefill and a decode worker,
+    a layout :func:`_compound` and the worker counts read.)"""
+    parts = re.split(r"[/+]|(?<=\d)-(?=[Dd][Ee][Pp])" if _TP_DEP.match(text) else r"[/+]", text)
     if not parts or not all(parts):
         return None
     matches = [_PAR_PART.match(p) for p in parts]

@@ -42,9 +42,13 @@ _AT_MOST = re.compile(r"(?<![\w-])(?:" + _CONC_WORD + r"\s*(?P<op><=|≤|<)\s*(?
                       r"\s+(?:" + _CONC_WORD + r"\s*=?\s*|c))" + _ONE_NUMBER.format("below") + "|"
                       r"(?:" + _CONC_WORD + r"\s*|c)(?P<n3>\d+)\s+(?:and|or)\s+(?:below|lower|under|less))(?![\w.])",
                       re.IGNORECASE)
-_AT_LEAST = re.compile(r"\s*(?:and above|and higher|or above|or higher|or more|\+|及以上|以上)")
+# ("c48+" glued: a "+" after a space joins two arms, "conc 1-32 + DP-attn conc 64-2048")
+_AT_LEAST = re.compile(r"\s*(?:and above|and higher|or above|or higher|or more|及以上|以上)|\+")
 _ONLY_AFTER = re.compile(r"\s*\)?\s*only\b", re.IGNORECASE)
 _ONLY_BEFORE = re.compile(r"\bonly\s+(?:at\s+|on\s+|the\s+)?$", re.IGNORECASE)
+# The points a purpose speaks of ("Lower X to 0.90 so concurrency 56 and 70 leave room for ..."): some of the sweep's,
+# named for why, not every point of it.
+_PURPOSE_BEFORE = re.compile(r"\bso(?:\s+that)?\s+(?:the\s+)?$", re.IGNORECASE)
 # A list that adds points to a sweep names some of its points, not all of them.
 _ADDITIVE = re.compile(r"\b(?:add|adds|added|adding|extend\w*|includ\w*|plus|also|new|more|extra|additional|"
                        r"append\w*|insert\w*|e\.g\.|such as|including|like)\b", re.IGNORECASE)
@@ -57,6 +61,14 @@ class ConcSpec:
     end: int
     exhaustive: bool  # the text names every point of its arm: a list, a range, or "only"
     condition: bool = False  # a comparison ("CONC>128"): it narrows what the clause is about and claims nothing
+
+
+# The points of a later arm of a parallel list, its noun left out after the first ("TP16 at concurrency 1-8, TEP16
+# at 4-32, and DEP16 at 16-128", "concurrency 1-8 for latency, 4-32 for balanced"): a range or list of whole numbers
+# after "at" or a list's separator, with no unit after it.
+_GAPPED = re.compile(r"(?:\bat\s+|(?:,|;|\+|\band\b|\bplus\b)\s*(?:and\s+)?)"
+                     r"(?P<list>\d+(?:\s*(?:-|–|/|,\s*(?:and\s+)?)\s*\d+)+)"
+                     r"(?![\w.%/-]|\s*(?:[kKMG]\b|[GM]i?B\b|tokens?\b|x\b|ms\b|s\b|nodes?\b|GPUs?\b|%))")
 
 
 # A colon right after a concurrency that opens its clause: the concurrency labels what follows.
@@ -93,6 +105,7 @@ def conc_specs(clause: Clause) -> list[ConcSpec]:
         seen.append((m.start(), m.end()))
         # every point up to the bound: a scope of the jobs that run one of them (a condition, no claim of points)
         out.append(ConcSpec(Concurrency(m.group(), tuple(range(1, n + 1))), m.start(), m.end(), False, condition=True))
+    irregular: list[tuple[int, int]] = []
     for rx in (_CONC_RE, _C_RE, capitals):
         for m in rx.finditer(text, clause.start, clause.end):
             a, b = m.start(), m.end()
@@ -100,10 +113,13 @@ def conc_specs(clause: Clause) -> list[ConcSpec]:
                 continue
             values, is_range = parse_conc(m.group("list"))
             if not values:
+                irregular.append((a, b))  # "conc 1-2 and 32-64": too irregular to read, and no list to go on from
                 continue
             tail = _AT_LEAST.match(text, b, clause.end)
+            if tail and tail.group() == "+" and text[b - 1].isspace():
+                tail = None  # (the list took the space before it)
             at_least = values[-1] if tail and len(values) == 1 else None
-            if tail:
+            if at_least is not None and tail:
                 b = tail.end()
             seen.append((a, b))
             if "=" in text[a:b] and _LABEL_AFTER.match(text, b) and not text[clause.start:a].strip(" \t-*•("):
@@ -113,9 +129,33 @@ def conc_specs(clause: Clause) -> list[ConcSpec]:
                 out.append(ConcSpec(Concurrency(text[a:b], values, is_range, at_least), a, b, False, condition=True))
                 continue
             only = bool(_ONLY_AFTER.match(text, b, clause.end) or _ONLY_BEFORE.search(text, clause.start, a))
-            exhaustive = at_least is None and (only or ((is_range or len(values) > 1) and not additive))
+            # ("so" may be left at the end of the clause before)
+            purpose = bool(_PURPOSE_BEFORE.search(text, max(0, clause.start - 10), a))
+            exhaustive = at_least is None and not purpose and (only or ((is_range or len(values) > 1) and not additive))
             out.append(ConcSpec(Concurrency(text[a:b], values, is_range, at_least), a, b, exhaustive))
+    out += _gapped_specs(clause, out, seen + irregular, additive)
     out.sort(key=lambda s: s.start)
+    return out
+
+
+def _gapped_specs(clause: Clause, found: list[ConcSpec], seen: list[tuple[int, int]], additive: bool) -> list[ConcSpec]:
+    """The later points of a parallel list whose first named its noun (``TP16 at concurrency 1-8, TEP16 at 4-32``):
+    read only after a concurrency written with its word that is a range or a list itself."""
+    text = clause.source.text
+    first = next((s for s in found if not s.condition and _CONC_RE.fullmatch(s.value.text)
+                  and (s.value.is_range or len(s.value.values) > 1)), None)
+    if first is None:
+        return []
+    out: list[ConcSpec] = []
+    for m in _GAPPED.finditer(text, first.end, clause.end):
+        a, b = m.start("list"), m.end("list")
+        if any(m.start() <= e and s < b for s, e in seen):
+            continue
+        values, is_range = parse_conc(m.group("list"))
+        if not values:
+            continue
+        seen.append((a, b))
+        out.append(ConcSpec(Concurrency(text[a:b], values, is_range), a, b, not additive))
     return out
 
 

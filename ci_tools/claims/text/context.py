@@ -46,10 +46,15 @@ _SKIP_CLAUSE = re.compile(
     r"until (?:this|the|that|now)\b|up to (?:this|the|that) (?:pr|change|commit)|last (?:week|night|sweep|run)|"
     r"yesterday|"
     # a plan: "Sweep will expand to TP=4/8 conc 4-256 once PR3 and PR4 land"
-    r"will(?=[^.;]*\b(?:once|when|after|as soon as)\b))\b|n't"
+    r"will(?=[^.;]*\b(?:once|when|after|as soon as)\b)|"
+    # "... as a smoke test before expanding to the full 1k1k+8k1k, conc 8-512 sweep" (PLAN_AHEAD)
+    r"before (?:expanding|scaling|extending|widening|growing|moving on) to)\b|n't"
     r"|之前|此前|以前|原先|曾经|删除|移除|去掉|不|未|没有|若|如果",
     re.IGNORECASE,
 )
+# A plan for after this change: "Starts at conc=1 as a smoke test before expanding to the full 1k1k+8k1k, conc 8-512
+# sweep" (the rest of the sentence, past its commas, is what comes later).
+PLAN_AHEAD = re.compile(r"\bbefore (?:expanding|scaling|extending|widening|growing|moving on) to\b", re.IGNORECASE)
 # A clause labelled as the old state ("Prior --mem-fraction-static: 0.9", "Old value X 0.9", "Old topologies: ..."),
 # or as another PR's ("In #1234 we set X 0.9").
 _OLD_LABEL = re.compile(r"\s*(?:(?:prior|old|former|previous)(?:\s+(?:values?\b|settings?\b|defaults?\b|--)|\s*:|\s*$"

@@ -33,9 +33,10 @@ from .arms import (
     without_ep_if_contrasted,
 )
 from .claim import Claim, Extraction, Unverified
-from .concs import conc_specs, doubling
+from .concs import ConcSpec, conc_specs, doubling
 from .excepted import excepted_part, excepts_the_clause_before, is_only_an_exception
 from .context import (
+    PLAN_AHEAD,
     drops_settings,
     ends_with_semicolon,
     explains_previous,
@@ -89,10 +90,10 @@ _LIKE_OTHERS = re.compile(r"(?:matching|like|as (?:on|in|for)|same as|mirroring)
                           r"siblings|counterparts)\b", re.IGNORECASE)
 # Words before an arm that make it the thing compared with ("identical to the non-MTP sibling"), and the
 # nouns after it that say it is another config, not an arm of this one.
-_COMPARED_TO = re.compile(r"\b(?:identical to|same as|mirrors|mirroring|mirror of|unlike|copied from|matching|"
+_COMPARED_TO = re.compile(r"\b(?:identical to|same as|mirrors|mirror|mirroring|mirror of|unlike|copied from|matching|"
                           r"matches|as used|used on|used by|as on|as in|like)\b(?:\s+the)?")
 _OTHER_THING = frozenset({"sibling", "siblings", "counterpart", "counterparts", "entry", "entries", "recipe", "recipes",
-                          "config", "configs", "key", "keys", "variant", "variants"})
+                          "config", "configs", "key", "keys", "variant", "variants", "ladder", "ladders"})
 # A clause that gives the subject of the one before its value ("...; set to 1 for Kimi-K2.5").
 _SET_TO = re.compile(r"^(?:and\s+)?(?:set|sets|setting)\s+(?:it\s+)?to\b")
 # A condition in words: "in the high-conc fast path", "when the cache is full", "only for long prompts".
@@ -157,10 +158,24 @@ _ATTACH = {"for", "on", "in", "across", "with", "without", "w/", "at", "to", "in
            "behind", "plus", "is", "are", "stays", "remains", "runs", "run", "being"}
 
 
+def _rival_lists(specs: Sequence[ConcSpec]) -> set[ConcSpec]:
+    """Lists of points that each say they are all the points of the same jobs, and differ ("concurrency 1-8 for
+    latency, 4-32 for balanced, and 16-128 for throughput", its labels no arm the reader knows): they cannot all be
+    true of those jobs, so each is of an arm the reading lost."""
+    whole = [s for s in specs if s.exhaustive and not s.condition]
+    return set(whole) if len({s.value.values for s in whole}) > 1 else set()
+
+
+# What may stand between points and the label after them ("16-128 for DEP16"), and what may follow such a label.
+_POSTFIX_GLUE = frozenset({"for", "on", "with"})
+_LIST_ENDS = frozenset({",", ";", "+", "and", "plus", ")", "."})
+
+
 def _plus_before(toks: Sequence[Tok], g: Group) -> bool:
-    """``TP8 c1-c3 plus TEP8 c3``: "plus" between two arms, each with its own points, lists them (it attaches a
-    word of another kind, "TP8 plus MTP", where no points stand between)."""
-    return g.start > 0 and toks[g.start - 1].low == "plus"
+    """``TP8 c1-c3 plus TEP8 c3``, ``TP-only conc 1-32 + DP-attn/EP8 conc 64-2048``: "plus" between two arms, each
+    with its own points, lists them (it attaches a word of another kind, "TP8 plus MTP", where no points stand
+    between)."""
+    return g.start > 0 and toks[g.start - 1].low in ("plus", "+")
 
 
 class ClauseReader(SweepReaders):
@@ -242,6 +257,9 @@ class ClauseReader(SweepReaders):
         specs = [spec for spec in self.concs if not r.masked_span(spec.start, spec.end)
                  and not any(a <= r.index_at(spec.start) < b for a, b in asides)]
         spec_at = [r.index_at(spec.start) for spec in specs]
+        # (a list's text may end in the space after it)
+        spec_ends = {r.index_at(spec.start + len(self.source.text[spec.start:spec.end].rstrip()) - 1) + 1: k
+                     for spec, k in zip(specs, spec_at)}
         segments = [Segment(0, len(self.toks))]
         anchor: Group | None = None  # the last group a parenthetical after it may define
         found = [g for n, g in enumerate(found) if not self._names_a_comparison(g, after_an_arm=n > 0)]
@@ -267,8 +285,15 @@ class ClauseReader(SweepReaders):
                              else cur.loose + list(g.loose))
                 anchor = g
             else:
-                cur.end = g.start
-                segments.append(Segment(g.start, len(self.toks), list(g.arms), list(g.loose)))
+                # "conc [4,8] non-DPA + conc [16,32] DPA": a label right after its points starts its arm there
+                start = self._labelled_points_before(g, spec_ends, cur)
+                if start < g.start and not any(cur.start <= k < start for k in spec_at) and \
+                        not competes(cur.arms, g.arms):
+                    # "TP8 conc 1-64 non-DPA + ...": the first label narrows the arm before its points
+                    cur.arms = merge_where_compatible(cur.arms, g.arms, keep=False)
+                else:
+                    cur.end = start
+                    segments.append(Segment(start, len(self.toks), list(g.arms), list(g.loose)))
                 anchor = g
             segments[-1].groups.append(g)
         # A parallel construction shares what its later arms leave unsaid (once each has all its words).
@@ -290,6 +315,22 @@ class ClauseReader(SweepReaders):
             fresh = self.new_predicate and bool(seg.arms) and not _BACK_REFERENCE.search(self.clause.text)
             seg.scope = own if fresh else own.merged_over(self.inherited)
         return segments
+
+    def _labelled_points_before(self, g: Group, spec_ends: dict[int, int], cur: Segment) -> int:
+        """Where the arm of group ``g`` starts: at the points right before it when it labels them ("conc [4,8]
+        non-DPA + conc [16,32] DPA", "... and 32-64 for DEP8") and a list's separator or the clause's end
+        follows it, so they are not points of its own ahead; else at ``g`` itself."""
+        toks = self.toks
+        k = g.start
+        while k > 0 and toks[k - 1].low in _POSTFIX_GLUE:
+            k -= 1
+        at = spec_ends.get(k)
+        last_group_end = max((x.end for x in cur.groups), default=cur.start)
+        if at is None or at < last_group_end:
+            return g.start
+        if g.end < len(toks) and toks[g.end].text not in _LIST_ENDS and toks[g.end].low not in _LIST_ENDS:
+            return g.start
+        return at
 
     def _names_a_comparison(self, g: Group, after_an_arm: bool) -> bool:
         """``identical to the non-MTP agentic sibling (...)``, ``same as the STP recipe``, ``matching the conc-1 start
@@ -491,9 +532,16 @@ class ClauseReader(SweepReaders):
     def read_config_fields(self) -> None:
         r = self.r
         for seg in self.segments:
+            rivals = _rival_lists(seg.concs)
             for spec in seg.concs:
                 r.use_span(spec.start, spec.end)
                 if self.in_report or spec.condition:
+                    continue
+                if spec in rivals:
+                    self.out.unverified.append(Unverified(
+                        self.source.text[spec.start:spec.end], self.source.location(spec.start, spec.end),
+                        "the clause gives the same jobs several lists of all their points: which arm each is of is "
+                        "not read"))
                     continue
                 if self._branches_of_a_setting(r.index_at(spec.start)):
                     self.out.unverified.append(Unverified(
@@ -924,6 +972,8 @@ def extract(source: SourceText, catalog: Catalog | None, base_scope: Scope | Non
             # "Measured uplift (tok/s): a, b, c; d": what the ":" introduces is part of the report.
             if (reader.reports or reader.rejects) and introduces_list(clause):
                 silenced = True
+            if PLAN_AHEAD.search(clause.text):
+                silenced = True  # "... before expanding to the full 1k1k+8k1k, conc 8-512 sweep": a plan
             if introduces_list(clause):
                 # "LMCache ladders offset the official arms: TP4 ...; DEP4 ...": the items are LMCache's.
                 list_head = reader.next_inherited()

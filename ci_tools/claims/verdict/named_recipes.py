@@ -5,8 +5,9 @@ A config key whose jobs run several recipe files (a multinode key's srt-slurm re
 gpu-memory-utilization to 0.85 on the low-middle-curve recipe" is said of the jobs of that file, not of the key's
 others.  Two ways of naming them are read: a file name ("dsv4_fp8_h200.sh and dsv4_fp8_h200_mtp.sh"), and the
 words right before "recipe(s)" that are words of the files' names ("the high-throughput and max-throughput
-recipes"; "throughput" as the names shorten it, ``tpt``), each conjunct a recipe of its own.  Words that are no
-file's ("update the resident recipes") name none, and the claim keeps every job.
+recipes"; "throughput" as the names write it or shorten it, ``tpt``), each conjunct a recipe of its own.  A
+capitalised word no file's name holds is a product's name between them ("both aggregate Mooncake Store recipes");
+other words that are no file's ("update the resident recipes") end the words read, and name none alone.
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ from ...jobs.job import Job
 from ...shell.model import RecipeEval
 
 _WORD = re.compile(r"[a-z0-9]+")
-# How recipe file names shorten the words prose writes in full.
-_SHORT = {"throughput": "tpt"}
+# How recipe file names shorten the words prose writes in full (some names write them in full: either is read).
+_SHORT = {"throughput": "tpt", "aggregate": "agg", "aggregated": "agg", "disaggregated": "disagg"}
+_WORD_CASED = re.compile(r"[A-Za-z0-9]+")
 _FILE = re.compile(r"([\w.-]+)\.(?:ya?ml|sh)\b", re.IGNORECASE)
 _RECIPE_NOUN = re.compile(r"\brecipes?\b", re.IGNORECASE)
 _CONJUNCTIONS = frozenset({"and", "or"})
@@ -43,14 +45,14 @@ def _named_by_words(text: str, files: Mapping[str, frozenset[str]]) -> set[str]:
     telling = known - frozenset.intersection(*files.values())
     chosen: set[str] = set()
     for noun in _RECIPE_NOUN.finditer(text):
-        words = [_SHORT.get(w, w) for w in _WORD.findall(text[:noun.start()].lower())]
         conjuncts: list[set[str]] = [set()]
-        for word in reversed(words):
+        for written in reversed(_WORD_CASED.findall(text[:noun.start()])):
+            word = written.lower()
             if word in _CONJUNCTIONS:
                 conjuncts.append(set())
-            elif word in known:
-                conjuncts[-1].add(word)
-            else:
+            elif word in known or _SHORT.get(word) in known:
+                conjuncts[-1].add(word if word in known else _SHORT[word])
+            elif not (written[0].isupper() and written[1:].islower()):
                 break
         for conjunct in conjuncts:
             said = conjunct & telling

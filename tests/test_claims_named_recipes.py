@@ -1,0 +1,35 @@
+"""The recipes a sentence names by the words of their file names (claims/verdict/named_recipes.py), on the file
+names of real InferenceX recipes."""
+
+from __future__ import annotations
+
+from ci_tools.claims.verdict.named_recipes import _named_by_words, file_words
+
+# dsr1-fp4-b200-dynamo-sglang-mtp's split recipes (InferenceX pull request 1688)
+SPLIT = [f"sglang/dsr1/b200-fp4/8k1k/disagg/mtp/8k1k_mtp2_throughput_{t}.yaml" for t in ("2p1d", "3p1d", "5p1d")] + \
+    [f"sglang/dsr1/b200-fp4/8k1k/disagg/mtp/8k1k_mtp_lowlat_{i}.yaml" for i in range(3)]
+# dsv4-fp4-gb300-dynamo-vllm-agentic-mtp-agg's recipes (pull request 2665)
+AGG = [f"vllm/deepseek-v4/agentic/agg-gb300-tp{tp}{kind}-mtp-agentic.yaml" for tp in (4, 8) for kind in ("", "-mooncake")]
+
+
+def named(text: str, paths: list[str]) -> set[str]:
+    return _named_by_words(text, {path: file_words(path) for path in paths})
+
+
+def test_a_word_the_file_names_write_in_full_is_read_as_written_and_as_shortened() -> None:
+    # "throughput" is written out in these names, shortened (tpt) in others
+    assert named("MTP2 throughput recipes use scheduler-recv-interval=1", SPLIT) == set(SPLIT[:3])
+    assert named("Set X on the max-throughput recipes", ["a/disagg-gb200-max-tpt-megamoe.yaml",
+                                                          "a/disagg-gb200-low-latency.yaml"]) == \
+        {"a/disagg-gb200-max-tpt-megamoe.yaml"}
+
+
+def test_a_capitalised_product_name_between_the_words_does_not_end_them() -> None:
+    assert named("Pin PYTHONHASHSEED=0 in both aggregate Mooncake Store recipes", AGG) == \
+        {p for p in AGG if "mooncake" in p}
+
+
+def test_words_no_file_holds_name_no_recipe() -> None:
+    assert named("Update the resident recipes", AGG) == set()
+    assert named("Pin it in both Store recipes", AGG) == set()  # a product name alone tells no file from another
+    assert named("Bump the image of the shared recipes", SPLIT) == set()
