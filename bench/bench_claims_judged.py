@@ -110,7 +110,8 @@ def finding_keys(finding: dict[str, Any]) -> set[str]:
         return {"points"}  # a count claim (its arms only narrow what is counted)
     if not subject.startswith("--") and "/" in subject or subject == "concurrency":
         fields = {w.removeprefix("prefill.").removeprefix("decode.") for w in subject.split("/")}
-        return {"conc" if w == "concurrency" else w for w in fields if w not in {"isl", "osl"}}
+        # (the sequence lengths only narrow an arm, unless they are all it names: "no 8k/1k job runs")
+        return {"conc" if w == "concurrency" else w for w in fields if w not in {"isl", "osl"}} or {"seq"}
     name = _norm(subject)
     keys = {name}
     if "." in name:

@@ -153,3 +153,18 @@ def test_a_precision_of_few_findings_is_given_with_its_wilson_interval() -> None
     assert (round(low, 3), round(high, 3)) == (0.424, 0.764)
     assert bench_claims_history.wilson(10, 10)[1] == 1.0 and round(bench_claims_history.wilson(10, 10)[0], 3) == 0.722
     assert bench_claims_history.wilson(0, 5)[0] == 0.0
+
+
+def test_a_finding_about_sequence_lengths_alone_has_a_key_to_match_its_record_by() -> None:
+    import bench_claims_history  # noqa: E402 - bench/ is on the path above
+    import bench_claims_judged  # noqa: E402
+
+    def keys(subject: str) -> set[str]:
+        return bench_claims_judged.finding_keys({"data": {"subject": subject}})
+
+    assert keys("isl/osl") == {"seq"}  # "no 8k/1k job runs": its record is found by it
+    assert keys("concurrency/isl/osl") == {"conc"} and keys("tp/ep/isl/osl") == {"tp", "ep"}
+    record = bench_claims_history.Record("tuning", {"commit": "504048f136a1e17b", "line": 2029, "subject": "isl/osl",
+                                                    "claimed": "no 8k/1k"})
+    finding = {"line": 2029, "data": {"commit": "504048f136a1e17b", "subject": "isl/osl", "claimed": "no 8k/1k"}}
+    assert bench_claims_history.match(finding, [record]) is record

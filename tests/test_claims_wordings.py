@@ -55,9 +55,10 @@ deepseek_v4; "TP2 c4/c16 plus TEP2 c8/c32" lists two arms, each with its points;
 ("X on H100/H200, Y on B200") are the configs it is said of; the later points of a parallel list leave their noun out
 ("TP16 at concurrency 1-8, TEP16 at 4-32"); a label right after its points is their arm ("conc [4,8] non-DPA + conc
 [16,32] DPA"); lists that each claim all the points of the same jobs are of arms the reading lost; a "+" after a
-space is no floor ("conc 4/16 + ..."); "TP4-DEP4" is the DEP4 arm at TP4; the ladders a list "mirrors" are what it is
+space is no floor ("conc 4/16 + ..."); "TP4-DEP4" is the DEP4 arm at TP4 ("TP4-DPA" TP4 with DP-attention); the ladders a list "mirrors" are what it is
 compared with; "before expanding to ..." is a plan; the points a purpose names ("so concurrency 56 and 70 leave
-room") are some of the sweep's.
+room") are some of the sweep's; a tag with a wildcard ("v0.5.11-rocm700-mi3*x") is a pattern, not one tag; "widen X recipe points to Y" changes X;
+arms "commented out" do not run; "three seq-len configs" counts sequence lengths; "improving ..." reports a gain.
 """
 
 from __future__ import annotations
@@ -320,6 +321,13 @@ SENTENCES = [
     (VARIED, "Points mirror the vllm-simple ladders: TP4-DEP4 conc [1024]; TP8-DEP8 conc [256, 512]."),
     (VARIED, "Start at TP2 conc 4 as a smoke test before expanding to the full TP2, conc 4-2048 sweep."),
     (VARIED, "Keep the image so concurrency 4 and 16 fit the workspace."),
+    (AMD_SGL, "Update the SGLang image from v0.5.9-rocm700-mi3*x to v0.5.12-rocm700-mi3*x"),
+    (VARIED, "Sweep TP4-DPA conc [1024]; TP8-DPA conc [256, 512, 1024]."),
+    (SINGLE, "Use the model alias and widen the TP4 recipe points to TP8."),
+    (SINGLE, "Sweep TP8 at conc 4-512; the TP4 and DEP8 arms are commented out."),
+    (SINGLE, "Sweep TP8 at conc 4-512; the TP8 arm is commented out."),
+    (AMD_SGL, "TP4 and TP8, all three seq-len configs (1k1k, 1k8k, 8k1k)."),
+    (AMD_SGL, "Keep the image, improving TP4 throughput at high concurrency (~+2-4% at conc 256/512)."),
 ]
 ENTRY = """
 - config-keys:
@@ -949,6 +957,7 @@ def test_tp_dash_dep_is_the_dep_arm_and_a_mirrored_ladder_is_compared_with(
     assert findings["Points mirror the vllm-simple ladders: TP4-DEP4 conc [1024]; TP8-DEP8 conc [256, 512, 1024]."] == []
     (lie,) = findings["Points mirror the vllm-simple ladders: TP4-DEP4 conc [1024]; TP8-DEP8 conc [256, 512]."]
     assert "TP8-DEP8" in lie["message"] and "vllm-simple" not in lie["message"] and "also 1024" in lie["message"]
+    assert findings["Sweep TP4-DPA conc [1024]; TP8-DPA conc [256, 512, 1024]."] == []  # TP4 and TP8 with DP-attention
 
 
 def test_what_comes_before_expanding_is_a_plan(findings: dict[str, list[dict[str, Any]]]) -> None:
@@ -957,3 +966,24 @@ def test_what_comes_before_expanding_is_a_plan(findings: dict[str, list[dict[str
 
 def test_the_points_a_purpose_names_are_some_of_the_sweep_s(findings: dict[str, list[dict[str, Any]]]) -> None:
     assert findings["Keep the image so concurrency 4 and 16 fit the workspace."] == []
+
+
+def test_a_tag_with_a_wildcard_is_a_pattern(findings: dict[str, list[dict[str, Any]]]) -> None:
+    # "mi3*x" had been cut at the "*": "v0.5.12-rocm700-mi3" against the config's v0.5.12-rocm700-mi35x
+    assert findings["Update the SGLang image from v0.5.9-rocm700-mi3*x to v0.5.12-rocm700-mi3*x"] == []
+
+
+def test_the_object_of_widen_before_its_nouns_and_to_is_the_old_state(findings: dict[str, list[dict[str, Any]]]) -> None:
+    assert findings["Use the model alias and widen the TP4 recipe points to TP8."] == []
+
+
+def test_arms_commented_out_do_not_run(findings: dict[str, list[dict[str, Any]]]) -> None:
+    assert findings["Sweep TP8 at conc 4-512; the TP4 and DEP8 arms are commented out."] == []
+    (lie,) = findings["Sweep TP8 at conc 4-512; the TP8 arm is commented out."]
+    assert lie["rule"] == "claim-contradicted" and "TP8" in lie["message"]
+
+
+def test_a_count_of_sequence_lengths_and_a_measured_gain_claim_no_points(
+        findings: dict[str, list[dict[str, Any]]]) -> None:
+    assert findings["TP4 and TP8, all three seq-len configs (1k1k, 1k8k, 8k1k)."] == []
+    assert findings["Keep the image, improving TP4 throughput at high concurrency (~+2-4% at conc 256/512)."] == []

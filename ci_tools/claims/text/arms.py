@@ -376,15 +376,15 @@ class Atom:
         return self.arms[0]
 
 
-_TP_DEP = re.compile(r"TP\d+-DEP\d+$", re.IGNORECASE)
+_TP_DEP = re.compile(r"TP\d+-D(?:EP\d+|PA\d*)$", re.IGNORECASE)
 
 
 def _parallel_token(text: str) -> tuple[Parallel, ...] | None:
     """``TP8/EP8``, ``TP8/DPA8/EP8``, ``DEP8``, ``TEP4``, ``TP4/DCP4``, ``TP8+DPA``, ``TP4-DEP4``; ``TP4/TP8`` is two.
 
-    (``TP4-DEP4`` is TP4 with DP-attention over EP4; ``dep4-tp4`` after ``1p8d`` is a prefill and a decode worker,
-    a layout :func:`_compound` and the worker counts read.)"""
-    parts = re.split(r"[/+]|(?<=\d)-(?=[Dd][Ee][Pp])" if _TP_DEP.match(text) else r"[/+]", text)
+    (``TP4-DEP4`` is TP4 with DP-attention over EP4, ``TP4-DPA`` TP4 with DP-attention; ``dep4-tp4`` after ``1p8d``
+    is a prefill and a decode worker, a layout :func:`_compound` and the worker counts read.)"""
+    parts = re.split(r"[/+]|(?<=\d)-(?=[Dd])" if _TP_DEP.match(text) else r"[/+]", text)
     if not parts or not all(parts):
         return None
     matches = [_PAR_PART.match(p) for p in parts]

@@ -78,6 +78,8 @@ _REPORT_WORDS = frozenset({
     # agentic experiment" names a config as often as a run: not a word of this list)
     "found", "diagnostic", "diagnostics", "ablation", "a/b", "trial", "trials",
     "comparison", "isolate", "isolates", "isolating",
+    # a gain measured ("..., improving TP4 throughput at high concurrency (~+2-4% at 8k1k conc 256/512)")
+    "improving", "improves", "improved",
 })
 _STATUS_WORDS = frozenset({"validated", "verified", "tested", "proven"})
 _DETERMINERS = frozenset({"the", "a", "an", "this", "that", "these", "those", "our", "its", "their", "locally"})
@@ -91,10 +93,13 @@ CHANGE_VERBS = frozenset({
     "raises", "raised", "raising", "lower", "lowers", "lowered", "lowering", "increase", "increases",
     "increased", "increasing", "decrease", "decreases", "decreased", "decreasing", "reduce", "reduces",
     "reduced", "reducing", "grow", "grows", "grew", "growing", "shrink", "shrinks", "shrank", "shrinking",
-    "expand", "expands", "expanded", "expanding", "migrate", "migrates", "migrated", "migrating", "convert",
+    "expand", "expands", "expanded", "expanding", "widen", "widens", "widened", "widening", "migrate", "migrates", "migrated", "migrating", "convert",
     "converts", "converted", "converting", "collapse", "collapses", "collapsed", "collapsing", "upgrade",
     "upgrades", "upgraded", "upgrading", "downgrade", "downgrades", "downgraded", "go", "goes", "went", "going",
 })
+# Nouns after a changed object, before its "to" ("widen TP4/DEP4 recipe points to TP8/DEP8").
+_OBJECT_NOUNS = frozenset({"recipe", "recipes", "point", "points", "arm", "arms", "row", "rows", "band", "bands",
+                           "layout", "layouts", "topology", "topologies", "cells"})
 _FIX_VERBS = frozenset({"fix", "fixes", "fixed", "fixing", "avoid", "avoids", "prevent", "prevents", "work-around"})
 _OBJECT_SKIP = frozenset({"the", "a", "an", "every", "each", "all", "both", "its", "their", "our", "this", "that"})
 
@@ -540,8 +545,13 @@ def _mask_changed_object(toks: Sequence[Tok], lows: Sequence[str], verb: int, va
     start = k
     while k < len(toks) and (value_like[k] or toks[k].text in {"/", ","}):
         k += 1
-    if k > start and k < len(toks) and (lows[k] in TO or toks[k].kind == "arrow"):
-        for x in range(start, k):
+    end = k
+    while k > start and k < len(toks) and lows[k] in _OBJECT_NOUNS:
+        k += 1  # "widen TP4/DEP4 recipe points to TP8/DEP8": what the old arms are
+    # (after such nouns, only a value of their kind is a new state: "Move the TP4 band to conc 1-32" moves TP4)
+    named_new = k == end or (k + 1 < len(toks) and value_like[k + 1])
+    if end > start and named_new and k < len(toks) and (lows[k] in TO or toks[k].kind == "arrow"):
+        for x in range(start, end):
             masked[x] = True
         # "scaling TP2 to TP4 and TP4 to TP8": each further "and A to B" pair is another transition.
         k += 1

@@ -166,6 +166,10 @@ def _rival_lists(specs: Sequence[ConcSpec]) -> set[ConcSpec]:
     return set(whole) if len({s.value.values for s in whole}) > 1 else set()
 
 
+# A wildcard glued to a tag ("v0.5.11-rocm700-mi3*x"): the rest of the pattern after the word before it.
+_GLOB_TAIL = re.compile(r"\*[\w.*-]*")
+
+
 # What may stand between points and the label after them ("16-128 for DEP16"), and what may follow such a label.
 _POSTFIX_GLUE = frozenset({"for", "on", "with"})
 _LIST_ENDS = frozenset({",", ";", "+", "and", "plus", ")", "."})
@@ -552,7 +556,8 @@ class ClauseReader(SweepReaders):
                                              self.source.location(spec.start, spec.end), self.clause.text,
                                              exhaustive=spec.exhaustive))
             parallel = [g for g in seg.groups if any(a.parallelism for a in g.arms) and self._names_a_part(g)]
-            if parallel and not seg.concs and not self.skip and not self.in_report and not self.elsewhere:
+            if parallel and not seg.concs and not self.skip and not self.in_report and not self.elsewhere \
+                    and not self.unswept:  # ("... and TP4 LMCache arms are commented out": a NoArm claim of them)
                 first, last = parallel[0], parallel[-1]
                 text = self.source.text[self.toks[first.start].start:self.toks[last.end - 1].end]
                 # "no tp2 (the draft head leaves too little KV headroom at TP2)": no job of the arm runs
@@ -597,6 +602,11 @@ class ClauseReader(SweepReaders):
         if 0 < k < len(toks) and r.live(k) and toks[k].kind == "word" and _TAG_LIKE.fullmatch(toks[k].text) and \
                 not floating:  # "to latest nightly: lmsysorg/...": an adjective of the tag the text goes on to name
             r.used[k] = True
+            glob = _GLOB_TAIL.match(self.source.text, toks[k].end)
+            if glob:  # "to v0.5.11-rocm700-mi3*x": a pattern of the configs' tags, not one tag
+                self.out.unverified.append(Unverified(toks[k].text + glob.group(), r.loc(k, k + 1),
+                                                      "the tag is a pattern of several configs' tags"))
+                return
             self.out.claims.append(Claim("image", parse_fragment(toks[k].text), self.scope_at(k), r.loc(k, k + 1),
                                          self.clause.text, sentence=self.sentence_text()))
 

@@ -14,7 +14,7 @@ import re
 from dataclasses import replace
 
 from .arms import Arm, Atom, Group, groups
-from .claim import Claim, Extraction
+from .claim import Claim, Extraction, Unverified
 from .concs import ConcSpec
 from .scope import Scope
 from .segments import PART_NOUNS, Segment, merge_where_compatible
@@ -30,6 +30,8 @@ _NOT_A_TOTAL = frozenset({"of", "add", "adds", "added", "adding", "append", "app
 _COUNT_NOUNS = frozenset({"config", "configs", "configurations", "points", "cells", "topology", "topologies"})
 
 
+# Words that make a count one of sequence lengths ("three seq-len configs").
+_SEQ_LEN_WORDS = frozenset({"seq-len", "seqlen", "sequence-length", "isl/osl", "seq-lens"})
 # Words that cannot stand between a count and what it counts ("1 for DEP configs" counts nothing).
 _NOT_IN_A_COUNT = frozenset({"for", "to", "on", "in", "at", "with", "of", "per", "across", "over", "into", "by"})
 
@@ -62,9 +64,9 @@ def _completed(previous: str, short: str) -> str:
 # A part of the sweep said to keep the image it had.
 _KEEPS_IMAGE = re.compile(r"\b(?:retain|retains|keep|keeps|leave|leaves)\b.{0,80}?\b(?:on|at|with)\s+(?:its|their|the)\s+"
                           r"(?:legacy|old|previous|existing|current|original|prior)\s+image\b", re.IGNORECASE)
-# "X ... off this sweep's ladder", "X are not swept": the arms named before it do not run.
+# "X ... off this sweep's ladder", "X are not swept", "X arms are commented out": the arms named before it do not run.
 NOT_SWEPT = re.compile(r"(?:^|\bbut\s+|\b(?:is|are)\s+)(?:off\s+(?:this|the)\s+sweep(?:'s)?(?:\s+ladder)?|"
-                       r"not\s+swept|not\s+(?:part\s+of|in)\s+(?:this|the)\s+sweep)\b", re.IGNORECASE)
+                       r"not\s+swept|not\s+(?:part\s+of|in)\s+(?:this|the)\s+sweep|commented\s+out)\b", re.IGNORECASE)
 _DROP_VERBS = frozenset({"drop", "drops", "dropping", "remove", "removes", "removing", "retire", "retires"})
 # What may stand between the arms a drop verb lists: "drop the TP8 and TP4/EP layouts".
 _LIST_JOINS = frozenset({"the", "and", ",", "or", "both", "its", "all"}) | PART_NOUNS
@@ -168,6 +170,11 @@ class SweepReaders:
                 continue
             if any(toks[k].low in _NOT_IN_A_COUNT for k in range(i + 1, noun)):
                 continue  # "reduce MTP to 1 for DEP configs": the number is a value, the configs where it is set
+            if any(toks[k].low in _SEQ_LEN_WORDS for k in range(i + 1, noun)):
+                # "all three seq-len configs (1k1k, 1k8k, 8k1k)": how many sequence lengths, not points
+                self.out.unverified.append(Unverified(self.source.text[t.start:toks[noun].end], r.loc(i, noun + 1),
+                                                      "a count of sequence lengths, not of the sweep's points"))
+                continue
             if noun + 1 < len(toks) and toks[noun + 1].low == "of":
                 continue
             end = noun + 1
