@@ -247,21 +247,22 @@ def main() -> int:
     parser.add_argument("--sample", type=int, default=0, help="with --strict: how many unjudged findings fail it")
     parser.add_argument("--show-heldback", action="store_true", help="list every judged finding with its verdict")
     parser.add_argument("--strict", action="store_true", help="exit 1 while a finding of --sample is unjudged")
-    parser.add_argument("--drafts", action="store_true",
-                        help="the earlier commits of each pull request's branch, not its head: text neither the "
-                             "default branch nor any head ever held (each finding counted once per pull request)")
-    parser.add_argument("--branches", action="store_true",
-                        help="commits of branches no pull request ever held: text neither the default branch nor "
-                             "any pull request's commits held (each finding counted once)")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--drafts", action="store_true",
+                       help="the earlier commits of each pull request's branch, not its head: text neither the "
+                            "default branch nor any head ever held (each finding counted once per pull request)")
+    which.add_argument("--branches", action="store_true",
+                       help="commits of branches no pull request ever held: text neither the default branch nor "
+                            "any pull request's commits held (each finding counted once)")
     args = parser.parse_args()
     part = "branches" if args.branches else "drafts" if args.drafts else "heads"
     require(args.ix)
     main_rev = _git(args.ix, "rev-parse", args.main).stdout.strip()
-    if args.branches:
+    if part == "branches":
         chosen, seen = unproposed_branches(args.ix, main_rev, main_lines(args.ix, main_rev))
     else:
-        chosen, seen = proposals(args.ix, main_rev, every=args.drafts)
-    if args.drafts and not args.branches:  # a squash-merged branch's drafts too, whose head's lines all reached the default branch
+        chosen, seen = proposals(args.ix, main_rev, every=part == "drafts")
+    if part == "drafts":  # a squash-merged branch's drafts too, whose head's lines all reached the default branch
         chosen, seen = earlier_drafts(args.ix, chosen, seen)
     if args.report:
         rows: list[dict[str, Any]] = read_report(args.report)["findings"]
@@ -269,10 +270,10 @@ def main() -> int:
         rows = replay(args.ix, chosen)
         if args.save:
             args.save.write_text(json.dumps({"main": main_rev, "findings": rows}, indent=1), encoding="utf-8")
-    if args.branches:
+    if part == "branches":
         print(f"commits of branches no pull request held, with changelog text neither {main_rev[:12]} nor a pull "
               f"request's commits held: {len(chosen)}")
-    elif args.drafts:
+    elif part == "drafts":
         print(f"earlier drafts with changelog text neither {main_rev[:12]} nor a pull request's head held: "
               f"{len(chosen)} commits of {len({p.number for p in chosen})} pull requests")
     else:
@@ -281,7 +282,7 @@ def main() -> int:
     cache: dict[str, list[str]] = {}
     scored = [r for r in rows if r["rule"] in SCORED_RULES and r.get("path") == CHANGELOG]
     fresh = [r for r in scored if line_at(args.ix, str(r["data"].get("commit", "")), int(r["line"]), cache) not in seen]
-    if args.drafts or args.branches:
+    if part != "heads":
         fresh = _once_per_pull_request(fresh, args.ix, cache)
     print(f"scored findings: {len(scored)}, on text never on the default branch: {len(fresh)} "
           f"(errors {sum(r['severity'] == 'error' for r in fresh)}, warnings {sum(r['severity'] == 'warning' for r in fresh)})")

@@ -33,6 +33,10 @@ _REJECT = (r"kill(?:s|ed)?|crash(?:es|ed)?|ooms?|oom-kills?|oomed|oom-killed|fai
            r"delet(?:e|es|ed|ing)|exclud(?:e|es|ed|ing)|retir(?:e|es|ed|ing)|revert(?:s|ed|ing)?|not|never|"
            r"broke|broken|re-attempt\w*|reattempt\w*|attempt(?:s|ed|ing)?|ruled out|postponed|deferred|"
            r"deprecat\w*|neither|nor|die|dies|died|dying|gone|(?:is|was|are|were|gets|got)\s+replaced")
+# A plan for after this change: "Starts at conc=1 as a smoke test before expanding to the full 1k1k+8k1k, conc 8-512
+# sweep" (the rest of the sentence, past its commas, is what comes later).
+_PLAN_AHEAD_WORDS = r"before (?:expanding|scaling|extending|widening|growing|moving on) to"
+PLAN_AHEAD = re.compile(r"\b" + _PLAN_AHEAD_WORDS + r"\b", re.IGNORECASE)
 _SKIP_CLAUSE = re.compile(
     r"\b(?:" + _REJECT + r"|could|would|previously|formerly|used to|originally|initially|earlier|at first|"
     r"before (?:this|the|that|these|then|now)\b|before(?=\s*$)|prior to (?:this|the|that)\b|in the past|if|unless|was|were|"
@@ -48,13 +52,10 @@ _SKIP_CLAUSE = re.compile(
     # a plan: "Sweep will expand to TP=4/8 conc 4-256 once PR3 and PR4 land"
     r"will(?=[^.;]*\b(?:once|when|after|as soon as)\b)|"
     # "... as a smoke test before expanding to the full 1k1k+8k1k, conc 8-512 sweep" (PLAN_AHEAD)
-    r"before (?:expanding|scaling|extending|widening|growing|moving on) to)\b|n't"
+    + _PLAN_AHEAD_WORDS + r")\b|n't"
     r"|之前|此前|以前|原先|曾经|删除|移除|去掉|不|未|没有|若|如果",
     re.IGNORECASE,
 )
-# A plan for after this change: "Starts at conc=1 as a smoke test before expanding to the full 1k1k+8k1k, conc 8-512
-# sweep" (the rest of the sentence, past its commas, is what comes later).
-PLAN_AHEAD = re.compile(r"\bbefore (?:expanding|scaling|extending|widening|growing|moving on) to\b", re.IGNORECASE)
 # A clause labelled as the old state ("Prior --mem-fraction-static: 0.9", "Old value X 0.9", "Old topologies: ..."),
 # or as another PR's ("In #1234 we set X 0.9").
 _OLD_LABEL = re.compile(r"\s*(?:(?:prior|old|former|previous)(?:\s+(?:values?\b|settings?\b|defaults?\b|--)|\s*:|\s*$"
@@ -93,9 +94,10 @@ CHANGE_VERBS = frozenset({
     "raises", "raised", "raising", "lower", "lowers", "lowered", "lowering", "increase", "increases",
     "increased", "increasing", "decrease", "decreases", "decreased", "decreasing", "reduce", "reduces",
     "reduced", "reducing", "grow", "grows", "grew", "growing", "shrink", "shrinks", "shrank", "shrinking",
-    "expand", "expands", "expanded", "expanding", "widen", "widens", "widened", "widening", "migrate", "migrates", "migrated", "migrating", "convert",
-    "converts", "converted", "converting", "collapse", "collapses", "collapsed", "collapsing", "upgrade",
-    "upgrades", "upgraded", "upgrading", "downgrade", "downgrades", "downgraded", "go", "goes", "went", "going",
+    "expand", "expands", "expanded", "expanding", "widen", "widens", "widened", "widening", "migrate",
+    "migrates", "migrated", "migrating", "convert", "converts", "converted", "converting", "collapse", "collapses",
+    "collapsed", "collapsing", "upgrade", "upgrades", "upgraded", "upgrading", "downgrade", "downgrades",
+    "downgraded", "go", "goes", "went", "going",
 })
 # Nouns after a changed object, before its "to" ("widen TP4/DEP4 recipe points to TP8/DEP8").
 _OBJECT_NOUNS = frozenset({"recipe", "recipes", "point", "points", "arm", "arms", "row", "rows", "band", "bands",

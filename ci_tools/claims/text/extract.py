@@ -90,7 +90,7 @@ _LIKE_OTHERS = re.compile(r"(?:matching|like|as (?:on|in|for)|same as|mirroring)
                           r"siblings|counterparts)\b", re.IGNORECASE)
 # Words before an arm that make it the thing compared with ("identical to the non-MTP sibling"), and the
 # nouns after it that say it is another config, not an arm of this one.
-_COMPARED_TO = re.compile(r"\b(?:identical to|same as|mirrors|mirror|mirroring|mirror of|unlike|copied from|matching|"
+_COMPARED_TO = re.compile(r"\b(?:identical to|same as|mirror(?:s|ing)?|unlike|copied from|matching|"
                           r"matches|as used|used on|used by|as on|as in|like)\b(?:\s+the)?")
 _OTHER_THING = frozenset({"sibling", "siblings", "counterpart", "counterparts", "entry", "entries", "recipe", "recipes",
                           "config", "configs", "key", "keys", "variant", "variants", "ladder", "ladders"})
@@ -332,7 +332,7 @@ class ClauseReader(SweepReaders):
         last_group_end = max((x.end for x in cur.groups), default=cur.start)
         if at is None or at < last_group_end:
             return g.start
-        if g.end < len(toks) and toks[g.end].text not in _LIST_ENDS and toks[g.end].low not in _LIST_ENDS:
+        if g.end < len(toks) and toks[g.end].low not in _LIST_ENDS:
             return g.start
         return at
 
@@ -533,6 +533,10 @@ class ClauseReader(SweepReaders):
         return 0 < k < len(self.toks) and self.toks[k - 1].low in _CHANGE_VERBS_OF_BRANCHES and any(
             t.kind == "flag" for t in self.toks)
 
+    def _unverified_points(self, spec: ConcSpec, why: str) -> None:
+        self.out.unverified.append(Unverified(self.source.text[spec.start:spec.end],
+                                              self.source.location(spec.start, spec.end), why))
+
     def read_config_fields(self) -> None:
         r = self.r
         for seg in self.segments:
@@ -542,15 +546,12 @@ class ClauseReader(SweepReaders):
                 if self.in_report or spec.condition:
                     continue
                 if spec in rivals:
-                    self.out.unverified.append(Unverified(
-                        self.source.text[spec.start:spec.end], self.source.location(spec.start, spec.end),
-                        "the clause gives the same jobs several lists of all their points: which arm each is of is "
-                        "not read"))
+                    self._unverified_points(spec, "the clause gives the same jobs several lists of all their points: "
+                                                  "which arm each is of is not read")
                     continue
                 if self._branches_of_a_setting(r.index_at(spec.start)):
-                    self.out.unverified.append(Unverified(
-                        self.source.text[spec.start:spec.end], self.source.location(spec.start, spec.end),
-                        "the concurrencies name the recipe's branches a setting is switched for"))
+                    self._unverified_points(spec, "the concurrencies name the recipe's branches a setting is switched "
+                                                  "for")
                     continue
                 self.out.claims.append(Claim("concurrency", spec.value, seg.scope.without_concs(),
                                              self.source.location(spec.start, spec.end), self.clause.text,
