@@ -20,10 +20,15 @@ With ``--branches`` the commits of branches no pull request ever held (work push
 the same way, against their merge base with the default branch: only lines neither the default branch nor any pull
 request's commits ever held count, each finding once (the part measured after the drafts were used up).
 
+With ``--forks`` the commits of forks' branches (fetched under ``refs/forks/<fork>/*``) that neither the default
+branch, nor a pull request, nor a branch of the repository itself holds are checked the same way: only lines none of
+those ever held count, each finding once (the part measured after the repository's own branches were used up).
+Bring a fork's branches in with ``git -C CLONE fetch FORK '+refs/heads/*:refs/forks/NAME/*'``.
+
 Get the heads once: ``git -C CLONE fetch origin '+refs/pull/*/head:refs/pull/*/head'``.
 
 Run: .venv/bin/python bench/bench_claims_prs.py --ix CLONE [--main REV] [--save FILE | --report FILE]
-     [--draw N FILE] [--show-heldback] [--strict] [--drafts | --branches]
+     [--draw N FILE] [--show-heldback] [--strict] [--drafts | --branches | --forks]
 (a replay of the ~570 heads takes a few minutes; --save keeps its findings, --report reads them again)
 """
 
@@ -51,7 +56,7 @@ SCORED_RULES = ("claim-contradicted", "claim-partly-contradicted")
 SHORT_LINE = 15  # a line this short ("- config-keys:", "pr-link: ...") says nothing of its own
 # Which part each judged sample was drawn from: the heads (default), the earlier drafts (--drafts), or branches no
 # pull request ever held (--branches).
-SAMPLE_PART = {"E": "drafts", "F": "branches"}
+SAMPLE_PART = {"E": "drafts", "F": "branches", "G": "forks"}
 
 
 def _git(ix: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -121,16 +126,24 @@ def earlier_drafts(ix: Path, heads: list[Proposal], seen: set[str]) -> tuple[lis
     return sorted(found, key=lambda p: (p.number, p.head)), at_heads
 
 
-def unproposed_branches(ix: Path, main: str, seen: set[str]) -> tuple[list[Proposal], set[str]]:
-    """The commits of branches that no pull request ever held (reachable from no ``refs/pull/*`` and not from the
-    default branch) appending changelog lines that neither the default branch nor any pull request's commits ever
-    held: work pushed and never proposed (the part ``--branches`` measures).  Each is compared with its merge base
-    with the default branch; ``seen`` comes back with every line a pull request's commits append."""
-    pulls = [r for r in _git(ix, "for-each-ref", "--format=%(refname)", "refs/pull").stdout.split() if r]
-    held = set(seen) | set(_added_lines(_git(ix, "log", "-p", "--format=", "--no-renames", *pulls, "--",
-                                             CHANGELOG).stdout))
+def _refs(ix: Path, prefix: str) -> list[str]:
+    return [r for r in _git(ix, "for-each-ref", "--format=%(refname)", prefix).stdout.split() if r]
+
+
+def _lines_of(ix: Path, refs: list[str]) -> set[str]:
+    """Every changelog line a commit reachable from ``refs`` appends."""
+    if not refs:
+        return set()
+    return set(_added_lines(_git(ix, "log", "-p", "--format=", "--no-renames", *refs, "--", CHANGELOG).stdout))
+
+
+def _own_commits(ix: Path, main: str, tips: list[str], others: list[str], held: set[str]) -> list[Proposal]:
+    """The commits reachable from ``tips`` and from neither the default branch nor ``others`` that append changelog
+    lines ``held`` does not hold, each compared with its merge base with the default branch."""
     found: list[Proposal] = []
-    for commit in _git(ix, "rev-list", "--branches", f"^{main}", *(f"^{r}" for r in pulls), "--",
+    if not tips:
+        return found
+    for commit in _git(ix, "rev-list", *tips, f"^{main}", *(f"^{r}" for r in others), "--",
                        CHANGELOG).stdout.split():
         base = _git(ix, "merge-base", commit, main, check=False).stdout.strip()
         if not base:
@@ -139,7 +152,29 @@ def unproposed_branches(ix: Path, main: str, seen: set[str]) -> tuple[list[Propo
         unseen = [t for t in _added_lines(diff.stdout) if len(t) > SHORT_LINE and t not in held]
         if diff.returncode == 0 and unseen:
             found.append(Proposal(0, commit, base, len(unseen)))
-    return sorted(found, key=lambda p: p.head), held
+    return sorted(found, key=lambda p: p.head)
+
+
+def unproposed_branches(ix: Path, main: str, seen: set[str]) -> tuple[list[Proposal], set[str]]:
+    """The commits of branches that no pull request ever held (reachable from no ``refs/pull/*`` and not from the
+    default branch) appending changelog lines that neither the default branch nor any pull request's commits ever
+    held: work pushed and never proposed (the part ``--branches`` measures).  Each is compared with its merge base
+    with the default branch; ``seen`` comes back with every line a pull request's commits append."""
+    pulls = _refs(ix, "refs/pull")
+    held = set(seen) | _lines_of(ix, pulls)
+    return _own_commits(ix, main, _refs(ix, "refs/heads"), pulls, held), held
+
+
+def fork_commits(ix: Path, main: str, seen: set[str]) -> tuple[list[Proposal], set[str]]:
+    """The commits of forks' branches (``refs/forks/*``) that the repository itself never held (reachable from no
+    pull request and no branch of its own, nor from the default branch), appending changelog lines none of those ever
+    held: text written where the repository's own refs never saw it (the part ``--forks`` measures)."""
+    forks = _refs(ix, "refs/forks")
+    if not forks:
+        raise SystemExit(f"{ix} has no refs/forks/*: git -C {ix} fetch FORK '+refs/heads/*:refs/forks/NAME/*'")
+    own = _refs(ix, "refs/pull") + _refs(ix, "refs/heads")
+    held = set(seen) | _lines_of(ix, own)
+    return _own_commits(ix, main, forks, own, held), held
 
 
 def replay(ix: Path, chosen: list[Proposal]) -> list[dict[str, Any]]:
@@ -254,12 +289,17 @@ def main() -> int:
     which.add_argument("--branches", action="store_true",
                        help="commits of branches no pull request ever held: text neither the default branch nor "
                             "any pull request's commits held (each finding counted once)")
+    which.add_argument("--forks", action="store_true",
+                       help="commits of forks' branches (refs/forks/*) the repository never held: text neither its "
+                            "default branch, nor a pull request, nor its own branches held (each finding counted once)")
     args = parser.parse_args()
-    part = "branches" if args.branches else "drafts" if args.drafts else "heads"
+    part = "forks" if args.forks else "branches" if args.branches else "drafts" if args.drafts else "heads"
     require(args.ix)
     main_rev = _git(args.ix, "rev-parse", args.main).stdout.strip()
     if part == "branches":
         chosen, seen = unproposed_branches(args.ix, main_rev, main_lines(args.ix, main_rev))
+    elif part == "forks":
+        chosen, seen = fork_commits(args.ix, main_rev, main_lines(args.ix, main_rev))
     else:
         chosen, seen = proposals(args.ix, main_rev, every=part == "drafts")
     if part == "drafts":  # a squash-merged branch's drafts too, whose head's lines all reached the default branch
@@ -270,7 +310,10 @@ def main() -> int:
         rows = replay(args.ix, chosen)
         if args.save:
             args.save.write_text(json.dumps({"main": main_rev, "findings": rows}, indent=1), encoding="utf-8")
-    if part == "branches":
+    if part == "forks":
+        print(f"commits of forks' branches with changelog text neither {main_rev[:12]}, nor a pull request, nor the "
+              f"repository's own branches held: {len(chosen)}")
+    elif part == "branches":
         print(f"commits of branches no pull request held, with changelog text neither {main_rev[:12]} nor a pull "
               f"request's commits held: {len(chosen)}")
     elif part == "drafts":

@@ -88,3 +88,42 @@ def test_branches_no_pull_request_held_give_only_their_own_never_held_lines(tmp_
     assert [(p.number, p.head, p.base, p.unseen) for p in found] == [(0, own, base, 1)]
     assert "- \"Raise the memory fraction to 0.9 on every TP8 row.\"" in held  # the pull request's commit held it
     assert "- \"Lower the chunked prefill size to 8192 on TP4.\"" not in held
+
+
+def test_forks_give_only_lines_neither_the_repository_nor_its_pull_requests_held(tmp_path: Path) -> None:
+    repo = new_repo(tmp_path)
+    start = ENTRY.format(text="The first entry of the changelog, on the default branch.", n=1)
+    base = commit(repo, start)
+    git(repo, "checkout", "-qb", "proposed")
+    proposed_line = ENTRY.format(text="Raise the memory fraction to 0.9 on every TP8 row.", n=2)
+    git(repo, "update-ref", "refs/pull/2/head", commit(repo, start + proposed_line))
+    git(repo, "checkout", "-qb", "own", "main")
+    own_line = ENTRY.format(text="Lower the chunked prefill size to 8192 on TP4.", n=2)
+    commit(repo, start + own_line)
+    # A fork's branch: built on the repository's own branch, it repeats the pull request's line and adds one.
+    fork_line = ENTRY.format(text="Update the image to nightly-20260520 for every job.", n=2)
+    fork = commit(repo, start + own_line + proposed_line + fork_line)
+    git(repo, "update-ref", "refs/forks/someone/feature", fork)
+    git(repo, "reset", "-q", "--hard", "HEAD~1")  # the repository's own branch does not hold the fork's commit
+    git(repo, "checkout", "-q", "main")
+    main = git(repo, "rev-parse", "HEAD")
+
+    found, held = prs.fork_commits(repo, main, prs.main_lines(repo, main))
+    assert [(p.number, p.head, p.base, p.unseen) for p in found] == [(0, fork, base, 1)]
+    assert "- \"Lower the chunked prefill size to 8192 on TP4.\"" in held  # the repository's own branch held it
+    assert "- \"Raise the memory fraction to 0.9 on every TP8 row.\"" in held  # and the pull request's commit
+    assert "- \"Update the image to nightly-20260520 for every job.\"" not in held
+    # The repository's own branches are no fork's: --branches finds the own branch's line only.
+    own, _ = prs.unproposed_branches(repo, main, prs.main_lines(repo, main))
+    assert [p.unseen for p in own] == [1] and own[0].head != fork
+
+
+def test_forks_without_fork_refs_say_how_to_bring_them_in(tmp_path: Path) -> None:
+    repo = new_repo(tmp_path)
+    main = commit(repo, ENTRY.format(text="The first entry of the changelog, on the default branch.", n=1))
+    try:
+        prs.fork_commits(repo, main, set())
+    except SystemExit as exc:
+        assert "refs/forks" in str(exc) and "fetch" in str(exc)
+    else:
+        raise AssertionError("no refs/forks/* must stop the bench with how to fetch them")
