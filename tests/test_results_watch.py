@@ -189,7 +189,8 @@ def test_a_rate_limit_is_waited_out_between_polls(fake: FakeGitHub, tmp_path: Pa
     job = fake.add_job(77, run_job_name(0, "mi355x-amds", 3), status="in_progress")
     fake.scripted.append(Scripted("actions/list-jobs-for-workflow-run", 403, headers,
                                   {"message": "API rate limit exceeded"}))
-    fake.before["actions/list-jobs-for-workflow-run"] = lambda: fake.finish_job(job)
+    # Cancelled, it leaves no artifact to wait for: the watch ends with it.
+    fake.before["actions/list-jobs-for-workflow-run"] = lambda: fake.finish_job(job, "cancelled")
     clock = Clock()
     outcome, published = _watch(fake, clock, 1, WatchSettings(interval=60), tmp_path)
     # The client does not sleep that long inside a request; the watch waits it before the next poll.
@@ -222,6 +223,38 @@ def test_an_ended_job_without_artifact_does_not_hold_the_watch(fake: FakeGitHub,
     assert published == [(2, 3)]
     assert [r.operation for r in fake.requests] == ["actions/list-jobs-for-workflow-run",
                                                     "actions/list-workflow-run-artifacts"]
+
+
+def test_an_artifact_listed_after_its_job_ended_is_still_read(fake: FakeGitHub, tmp_path: Path,
+                                                               full_corpus_jobs: list[Job]) -> None:
+    jobs = [j for j in full_corpus_jobs if j.config_key == "dsr1-fp4-mi355x-sglang"][:1]
+    records = support.records(jobs, sha=PR_SHA, date="2026-08-02T00:00:00+00:00", rng=random.Random(3))
+    fake.finish_job(fake.add_job(77, run_job_name(0, "mi355x-amds", 1)))
+    listings: list[None] = []
+
+    def listed_late() -> None:  # the listing shows the artifact from its second request on
+        listings.append(None)
+        if len(listings) == 2:
+            fake.add_artifact(77, artifact_name(0), support.zip_records(tmp_path / "r0", records))
+
+    fake.before["actions/list-workflow-run-artifacts"] = listed_late
+    clock = Clock()
+    outcome, published = _watch(fake, clock, 1, WatchSettings(interval=180), tmp_path / "records")
+    # Every run job had ended at the first poll; the job succeeded, so its artifact is waited for, a short wait apart.
+    assert (outcome.polls, outcome.finished, clock.sleeps) == (2, True, [20.0])
+    assert outcome.reason == "all 1 run job(s) ended" and published == [(1, 1), (1, 1)]
+    assert sorted(p.name for p in (tmp_path / "records").rglob("record.json")) == ["record.json"] * len(records)
+
+
+def test_an_artifact_never_listed_holds_the_watch_a_few_polls_only(fake: FakeGitHub, tmp_path: Path) -> None:
+    fake.finish_job(fake.add_job(77, run_job_name(0, "mi355x-amds", 2)), "failure")  # its upload step ran
+    fake.finish_job(fake.add_job(77, run_job_name(1, "mi355x-amds", 1)), "cancelled")  # nothing to wait for
+    clock = Clock()
+    outcome, published = _watch(fake, clock, 2, WatchSettings(artifact_polls=2, artifact_wait=15), tmp_path)
+    assert (outcome.polls, outcome.finished, clock.sleeps) == (3, True, [15, 15])
+    assert outcome.reason == "all 2 run job(s) ended; no artifact listed for run job(s) 0 after 2 more poll(s)"
+    assert published == [(2, 3)]  # the polls that changed nothing wrote nothing
+    assert [r.operation for r in fake.requests].count("actions/list-workflow-run-artifacts") == 3
 
 
 # -- the workflow's own step ---------------------------------------------------------------------------------------

@@ -10,6 +10,14 @@ artifact has been read since the last update, the comment is rendered again
 from what has arrived ("Jobs reported: k of N") and updated in place; a
 poll that changes nothing writes nothing.
 
+A run job that ran its upload step (it concluded ``success`` or
+``failure``: sweep.yml uploads ``if: always()``) has an artifact to read;
+when every run job has ended and such an artifact is not listed yet, the
+watch polls again a few times (:attr:`WatchSettings.artifact_polls`, a short
+wait apart) before it stops, so that the last job's results are not left to
+the report job alone.  A cancelled or skipped job, or an expired artifact,
+has nothing to wait for.
+
 The watch is bounded: a number of polls, a deadline, and after
 :attr:`WatchSettings.max_failures` failed polls in a row it gives up (the
 report job writes the complete comment after the run jobs in any case).
@@ -34,6 +42,7 @@ from .results import extract_records
 RUN_JOB = re.compile(r"^run (?P<index>\d+): .*\((?P<jobs>\d+) jobs?\)$")
 RESULTS_ARTIFACT = "sweep-results-{index}"
 ENDED = "completed"
+UPLOADED = ("success", "failure")  # conclusions of run jobs whose upload step ran (it runs `if: always()`)
 
 
 @dataclass(frozen=True)
@@ -43,6 +52,8 @@ class WatchSettings:
     deadline: float = 5.75 * 3600  # a GitHub-hosted job may run 6 h
     max_failures: int = 5  # failed polls in a row before giving up
     max_delay: float = 900.0  # the longest wait after failures (a rate-limit reset may ask for longer: honoured)
+    artifact_polls: int = 3  # polls after every run job ended, for artifacts not listed yet
+    artifact_wait: float = 20.0  # seconds between those polls
 
 
 @dataclass
@@ -52,6 +63,7 @@ class Progress:
     run_jobs: int  # matrix entries of the run job
     ended: dict[int, tuple[str, int]] = field(default_factory=dict)
     fetched: set[int] = field(default_factory=set)
+    expired: set[int] = field(default_factory=set)  # ended run jobs whose artifact is listed as expired
 
     @property
     def jobs_done(self) -> int:
@@ -61,6 +73,12 @@ class Progress:
     @property
     def finished(self) -> bool:
         return len(self.ended) >= self.run_jobs
+
+    @property
+    def awaited(self) -> list[int]:
+        """Ended run jobs that uploaded an artifact the watch has not read yet (nor seen expired)."""
+        return sorted(i for i, (conclusion, _) in self.ended.items()
+                      if conclusion in UPLOADED and i not in self.fetched and i not in self.expired)
 
     def key(self) -> tuple[frozenset[int], frozenset[int]]:
         return frozenset(self.ended), frozenset(self.fetched)
@@ -80,12 +98,16 @@ def poll(client: GitHubClient, run_id: int, records: Path, progress: Progress) -
         m = RUN_JOB.match(str(job.get("name", "")))
         if m and job.get("status") == ENDED:
             progress.ended[int(m["index"])] = (str(job.get("conclusion") or ""), int(m["jobs"]))
-    waiting = {RESULTS_ARTIFACT.format(index=i): i for i in progress.ended if i not in progress.fetched}
+    waiting = {RESULTS_ARTIFACT.format(index=i): i for i in progress.ended
+               if i not in progress.fetched and i not in progress.expired}
     if not waiting:
         return
     for artifact in client.run_artifacts(run_id, max_pages=5):
         index = waiting.get(str(artifact.get("name")))
-        if index is None or artifact.get("expired"):
+        if index is None:
+            continue
+        if artifact.get("expired"):
+            progress.expired.add(index)
             continue
         extract_records(client.download_artifact(int(artifact["id"])), records / RESULTS_ARTIFACT.format(index=index))
         progress.fetched.add(index)
@@ -97,6 +119,7 @@ def watch(client: GitHubClient, run_id: int, run_jobs: int, records: Path, publi
     """Poll until every run job has ended (or a bound is reached), publishing each state that differs."""
     progress = Progress(run_jobs)
     start, published, updates, failures, delay = clock(), None, 0, 0, settings.interval
+    extra = 0  # polls made after every run job ended, for artifacts not listed yet
     for n in range(1, settings.max_polls + 1):
         try:
             poll(client, run_id, records, progress)
@@ -114,7 +137,15 @@ def watch(client: GitHubClient, run_id: int, run_jobs: int, records: Path, publi
             delay = exc.retry_after if exc.retry_after is not None else min(delay * 2, settings.max_delay)
             log(f"poll {n} failed ({exc}); next in {delay:.0f}s")
         if progress.finished and progress.key() == published:
-            return WatchOutcome(n, updates, True, f"all {run_jobs} run job(s) ended")
+            missing = progress.awaited
+            if not missing:
+                return WatchOutcome(n, updates, True, f"all {run_jobs} run job(s) ended")
+            if extra >= settings.artifact_polls:
+                return WatchOutcome(n, updates, True, f"all {run_jobs} run job(s) ended; no artifact listed for run "
+                                    f"job(s) {', '.join(map(str, missing))} after {extra} more poll(s)")
+            extra += 1
+            if failures == 0:  # a failed poll's wait (a rate limit's reset) stands
+                delay = min(delay, settings.artifact_wait)
         if n == settings.max_polls:
             break
         remaining = settings.deadline - (clock() - start)
