@@ -272,6 +272,33 @@ def _print_sample(name: str, pairs: list[tuple[dict[str, Any], dict[str, Any]]],
         print(f"sample {name}: false findings by family: " + ", ".join(f"{m} {n}" for m, n in families.most_common()))
 
 
+def per_proposal(pairs: list[tuple[dict[str, Any], dict[str, Any]]]) -> Counter[str]:
+    """How the check of each proposal (a pull request, or a commit no pull request holds) would have read to its
+    author, by its judged findings: failed by a true error, failed only by false ones, or warned only (truly or not)."""
+    errors: dict[object, list[bool]] = {}
+    warnings: dict[object, list[bool]] = {}
+    for row, record in pairs:
+        unit = row.get("pr") or row["data"].get("commit")
+        true = record["disagreement"] != "none"
+        (errors if row["severity"] == "error" else warnings).setdefault(unit, []).append(true)
+    outcome = Counter[str]()
+    for unit in set(errors) | set(warnings):
+        if unit in errors:
+            outcome["a true error" if any(errors[unit]) else "only false errors"] += 1
+        else:
+            outcome["a true warning" if any(warnings[unit]) else "only false warnings"] += 1
+    return outcome
+
+
+def _print_per_proposal(pairs: list[tuple[dict[str, Any], dict[str, Any]]], proposals: int, part: str) -> None:
+    """The daily loop's figure: of the proposals checked, how many a false error alone would have failed."""
+    unit = "pull requests" if part in ("heads", "drafts") else "commits"
+    outcome = per_proposal(pairs)
+    kinds = ("a true error", "only false errors", "a true warning", "only false warnings")
+    print(f"{unit} given judged findings: {sum(outcome.values())} of {proposals} checked: "
+          + ", ".join(f"{kind} {outcome[kind]}" for kind in kinds))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--ix", type=Path, required=True, help="a clone of SemiAnalysisAI/InferenceX with refs/pull/*")
@@ -337,6 +364,9 @@ def main() -> int:
             by_sample.setdefault(str(record.get("sample", "A")), []).append((row, record))
     for name in sorted(by_sample):
         _print_sample(name, by_sample[name], args.show_heldback)
+    if by_sample:
+        _print_per_proposal([pair for pairs in by_sample.values() for pair in pairs],
+                            len({p.number or p.head for p in chosen}), part)
     # A change of the checker may drop judged findings: the true ones among them are findings it lost.
     now = {_key(r) for r in fresh}
     for name in sorted(n for n in {str(item.get("sample", "A")) for item in judged.values()}

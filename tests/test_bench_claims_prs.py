@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 import bench_claims_prs as prs  # noqa: E402
@@ -127,3 +128,17 @@ def test_forks_without_fork_refs_say_how_to_bring_them_in(tmp_path: Path) -> Non
         assert "refs/forks" in str(exc) and "fetch" in str(exc)
     else:
         raise AssertionError("no refs/forks/* must stop the bench with how to fetch them")
+
+
+def test_each_proposal_is_counted_by_what_its_check_would_have_told_its_author() -> None:
+    def pair(pr: int, severity: str, disagreement: str, commit: str = "c") -> tuple[dict[str, Any], dict[str, Any]]:
+        return {"pr": pr, "severity": severity, "data": {"commit": commit}}, {"disagreement": disagreement}
+
+    outcome = prs.per_proposal([
+        pair(1, "error", "none"), pair(1, "error", "all"),  # a true error among false ones: a real failure
+        pair(2, "error", "none"), pair(2, "warning", "all"),  # failed by a false error alone
+        pair(3, "warning", "none"), pair(3, "warning", "some"),  # warned, truly
+        pair(4, "warning", "none"),
+        pair(0, "error", "none", "aaa"), pair(0, "error", "all", "bbb"),  # commits no pull request holds: each its own
+    ])
+    assert outcome == {"a true error": 2, "only false errors": 2, "a true warning": 1, "only false warnings": 1}
