@@ -80,9 +80,25 @@ class Proposal:
     unseen: int
 
 
+def _lines_of(ix: Path, refs: list[str]) -> set[str]:
+    """Every changelog line a commit reachable from ``refs`` appends."""
+    if not refs:
+        return set()
+    return set(_added_lines(_git(ix, "log", "-p", "--format=", "--no-renames", *refs, "--", CHANGELOG).stdout))
+
+
 def main_lines(ix: Path, main: str) -> set[str]:
     """Every changelog line the default branch ever held."""
-    return set(_added_lines(_git(ix, "log", "-p", "--format=", "--no-renames", main, "--", CHANGELOG).stdout))
+    return _lines_of(ix, [main])
+
+
+def _unseen(ix: Path, base: str, commit: str, held: set[str]) -> list[str] | None:
+    """The changelog lines ``commit`` appends over ``base`` that ``held`` does not hold (lines too short to say
+    anything aside); None when git cannot compare the two."""
+    diff = _git(ix, "diff", "--no-renames", base, commit, "--", CHANGELOG, check=False)
+    if diff.returncode != 0:
+        return None
+    return [t for t in _added_lines(diff.stdout) if len(t) > SHORT_LINE and t not in held]
 
 
 def proposals(ix: Path, main: str, every: bool = False) -> tuple[list[Proposal], set[str]]:
@@ -99,9 +115,8 @@ def proposals(ix: Path, main: str, every: bool = False) -> tuple[list[Proposal],
         base = _git(ix, "merge-base", head, main, check=False).stdout.strip()
         if not base:
             continue
-        diff = _git(ix, "diff", "--no-renames", base, head, "--", CHANGELOG, check=False)
-        unseen = [t for t in _added_lines(diff.stdout) if len(t) > SHORT_LINE and t not in seen]
-        if diff.returncode == 0 and (unseen or every):
+        unseen = _unseen(ix, base, head, seen)
+        if unseen is not None and (unseen or every):
             found.append(Proposal(int(ref.split("/")[2]), head, base, len(unseen)))
     return sorted(found, key=lambda p: p.number), seen
 
@@ -119,22 +134,14 @@ def earlier_drafts(ix: Path, heads: list[Proposal], seen: set[str]) -> tuple[lis
         for commit in _git(ix, "rev-list", f"{p.base}..{p.head}", "--", CHANGELOG).stdout.split():
             if commit == p.head:
                 continue
-            diff = _git(ix, "diff", "--no-renames", p.base, commit, "--", CHANGELOG, check=False)
-            unseen = [t for t in _added_lines(diff.stdout) if len(t) > SHORT_LINE and t not in at_heads]
-            if diff.returncode == 0 and unseen:
+            unseen = _unseen(ix, p.base, commit, at_heads)
+            if unseen:
                 found.append(Proposal(p.number, commit, p.base, len(unseen)))
     return sorted(found, key=lambda p: (p.number, p.head)), at_heads
 
 
 def _refs(ix: Path, prefix: str) -> list[str]:
     return [r for r in _git(ix, "for-each-ref", "--format=%(refname)", prefix).stdout.split() if r]
-
-
-def _lines_of(ix: Path, refs: list[str]) -> set[str]:
-    """Every changelog line a commit reachable from ``refs`` appends."""
-    if not refs:
-        return set()
-    return set(_added_lines(_git(ix, "log", "-p", "--format=", "--no-renames", *refs, "--", CHANGELOG).stdout))
 
 
 def _own_commits(ix: Path, main: str, tips: list[str], others: list[str], held: set[str]) -> list[Proposal]:
@@ -148,9 +155,8 @@ def _own_commits(ix: Path, main: str, tips: list[str], others: list[str], held: 
         base = _git(ix, "merge-base", commit, main, check=False).stdout.strip()
         if not base:
             continue
-        diff = _git(ix, "diff", "--no-renames", base, commit, "--", CHANGELOG, check=False)
-        unseen = [t for t in _added_lines(diff.stdout) if len(t) > SHORT_LINE and t not in held]
-        if diff.returncode == 0 and unseen:
+        unseen = _unseen(ix, base, commit, held)
+        if unseen:
             found.append(Proposal(0, commit, base, len(unseen)))
     return sorted(found, key=lambda p: p.head)
 

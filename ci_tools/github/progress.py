@@ -74,11 +74,14 @@ class Progress:
     def finished(self) -> bool:
         return len(self.ended) >= self.run_jobs
 
+    def unread(self) -> list[int]:
+        """Ended run jobs whose artifact the watch has neither read nor seen expired."""
+        return [i for i in self.ended if i not in self.fetched and i not in self.expired]
+
     @property
     def awaited(self) -> list[int]:
         """Ended run jobs that uploaded an artifact the watch has not read yet (nor seen expired)."""
-        return sorted(i for i, (conclusion, _) in self.ended.items()
-                      if conclusion in UPLOADED and i not in self.fetched and i not in self.expired)
+        return sorted(i for i in self.unread() if self.ended[i][0] in UPLOADED)
 
     def key(self) -> tuple[frozenset[int], frozenset[int]]:
         return frozenset(self.ended), frozenset(self.fetched)
@@ -98,8 +101,7 @@ def poll(client: GitHubClient, run_id: int, records: Path, progress: Progress) -
         m = RUN_JOB.match(str(job.get("name", "")))
         if m and job.get("status") == ENDED:
             progress.ended[int(m["index"])] = (str(job.get("conclusion") or ""), int(m["jobs"]))
-    waiting = {RESULTS_ARTIFACT.format(index=i): i for i in progress.ended
-               if i not in progress.fetched and i not in progress.expired}
+    waiting = {RESULTS_ARTIFACT.format(index=i): i for i in progress.unread()}
     if not waiting:
         return
     for artifact in client.run_artifacts(run_id, max_pages=5):
