@@ -103,6 +103,15 @@ NOT_YET = "dsr1-fp8-mi355x-sglang+qwen3.5-fp8-mi355x-sglang-srt-disagg"  # TP4 a
 TOOL_CALLS = "dsv4-fp8-h200-vllm"  # its recipe passes --enable-auto-tool-choice (SINGLE's does not)
 PINNED = "dsv4-fp8-mi300x-vllm"  # image vllm/vllm-openai-rocm:nightly-09663abde0f50944a8d5ea30120666024b503faa
 
+# Its DEP recipes set SGLANG_OPT_DEEPGEMM_MEGA_MOE_NUM_MAX_TOKENS_PER_RANK and ..._USE_FP4_ACTS=1; its TP4 c1
+# recipe neither.
+FP4_ACTS = "SGLANG_OPT_DEEPGEMM_MEGA_MOE_USE_FP4_ACTS"
+MEGA_TOKENS = "SGLANG_OPT_DEEPGEMM_MEGA_MOE_NUM_MAX_TOKENS_PER_RANK"
+CLIENT_DSV4 = "dsv4-fp4-b200-trt-mtp"  # its recipe passes --dsv4 to run_benchmark_serving, not to the server
+
+# lmsysorg/sglang:v0.5.12-rocm700-mi35x and lmsysorg/sglang-rocm:v0.5.16-rocm720-mi35x-20260726
+TWO_IMAGES = f"{AMD_SGL}+qwen3.5-fp8-mi355x-sglang"
+
 PER_COMMIT = 90
 # The old state in other words, each about dsr1_fp8_b200.sh (trtllm_mla attention, TP8 --mem-fraction-static 0.82):
 # each had given an error or a warning on the old value.
@@ -328,6 +337,15 @@ SENTENCES = [
     (SINGLE, "Sweep TP8 at conc 4-512; the TP8 arm is commented out."),
     (AMD_SGL, "TP4 and TP8, all three seq-len configs (1k1k, 1k8k, 8k1k)."),
     (AMD_SGL, "Keep the image, improving TP4 throughput at high concurrency (~+2-4% at conc 256/512)."),
+    (SGL_DISAGG, f"Enable W4A4 megamoe by appending {FP4_ACTS}=1 wherever {MEGA_TOKENS} is set"),
+    (SGL_DISAGG, f"Enable W4A4 megamoe by appending {FP4_ACTS}=0 wherever {MEGA_TOKENS} is set"),
+    (SGL_DISAGG, f"Enable W4A4 megamoe by appending {FP4_ACTS}=1"),
+    (AMD_SGL, "Concurrency-gate --chunked-prefill-size 32768 for 8k1k: it wins at high concurrency."),
+    (CLIENT_DSV4, "Benchmark prompts use the repository DSv4 encoder via --dsv4."),
+    (TWO_IMAGES, "Update the SGLang ROCm images from v0.5.9-rocm700-mi35x to v0.5.12-rocm700-mi35x"),
+    (TWO_IMAGES, "Update the SGLang ROCm images from v0.5.9-rocm700-mi35x/v0.5.16-rocm720-mi35x-20260726 to "
+                 "v0.5.12-rocm700-mi35x"),
+    (TWO_IMAGES, "Update the SGLang ROCm images to v0.5.12-rocm700-mi35x"),
 ]
 ENTRY = """
 - config-keys:
@@ -987,3 +1005,34 @@ def test_a_count_of_sequence_lengths_and_a_measured_gain_claim_no_points(
         findings: dict[str, list[dict[str, Any]]]) -> None:
     assert findings["TP4 and TP8, all three seq-len configs (1k1k, 1k8k, 8k1k)."] == []
     assert findings["Keep the image, improving TP4 throughput at high concurrency (~+2-4% at conc 256/512)."] == []
+
+
+def test_a_condition_wherever_a_variable_is_set_keeps_the_jobs_that_set_it(
+        findings: dict[str, list[dict[str, Any]]]) -> None:
+    # the TP4 c1 recipe sets neither: it had made the first a partly-contradicted warning ("1 of 7 jobs")
+    assert findings[f"Enable W4A4 megamoe by appending {FP4_ACTS}=1 wherever {MEGA_TOKENS} is set"] == []
+    (lie,) = findings[f"Enable W4A4 megamoe by appending {FP4_ACTS}=0 wherever {MEGA_TOKENS} is set"]
+    assert lie["rule"] == "claim-contradicted" and lie["severity"] == "error" and "all 6 jobs" in lie["message"]
+    (unconditioned,) = findings[f"Enable W4A4 megamoe by appending {FP4_ACTS}=1"]
+    assert unconditioned["rule"] == "claim-partly-contradicted" and "1 of 7 jobs" in unconditioned["message"]
+
+
+def test_a_setting_behind_a_gate_is_conditioned(findings: dict[str, list[dict[str, Any]]]) -> None:
+    # 32768 above conc 32 only: the gate is a condition the reader does not resolve
+    assert findings["Concurrency-gate --chunked-prefill-size 32768 for 8k1k: it wins at high concurrency."] == []
+
+
+def test_a_one_word_flag_of_the_benchmark_client_is_that_program_s(findings: dict[str, list[dict[str, Any]]]) -> None:
+    # --dsv4 goes to run_benchmark_serving: "the recipe does not pass --dsv4" had been an error
+    assert findings["Benchmark prompts use the repository DSv4 encoder via --dsv4."] == []
+
+
+def test_images_moved_from_a_tag_are_the_configs_that_were_on_it(findings: dict[str, list[dict[str, Any]]]) -> None:
+    # the Qwen3.5 config was on neither tag, and the change left its image alone: not one the text moves
+    assert findings["Update the SGLang ROCm images from v0.5.9-rocm700-mi35x to v0.5.12-rocm700-mi35x"] == []
+    # still on a tag it was to move from: not moved
+    (stale,) = findings["Update the SGLang ROCm images from v0.5.9-rocm700-mi35x/v0.5.16-rocm720-mi35x-20260726 to "
+                        "v0.5.12-rocm700-mi35x"]
+    assert stale["rule"] == "claim-partly-contradicted" and "v0.5.16-rocm720-mi35x-20260726" in stale["message"]
+    (unsaid,) = findings["Update the SGLang ROCm images to v0.5.12-rocm700-mi35x"]
+    assert unsaid["rule"] == "claim-partly-contradicted" and "qwen3.5-fp8-mi355x-sglang" in unsaid["message"]

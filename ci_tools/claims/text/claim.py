@@ -39,6 +39,9 @@ class Claim:
     outside: Scope | None = None
     # Recipe: the GPUs named right after the value ("X=1 on H100/H200, Y=1 on B200"): the configs it is said of.
     configs: str = ""
+    # Image: the images or tags the text says the configs move from ("from v0.5.9/v0.5.10 to v0.5.11"): the
+    # configs that were on them are the ones it speaks of.
+    was: tuple[ClaimValue, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -110,8 +110,12 @@ _CONDITION = re.compile(r"\b(?:when|whenever|where|only|unless|if|otherwise)\b|"
                         r"\b(?:smaller|larger|bigger|lower|higher|small|large|big)\s+(?:tp|ep|dp)\b|"
                         r"\bnon-(?:tp|ep|dp|dep|tep|dpa|mtp)\w*"
                         # another value for other jobs: "65536, or 8192 / 16384 on the low and mid bands"
-                        r"|,\s*or\s+\d",
+                        r"|,\s*or\s+\d"
+                        # a setting given behind a gate ("Concurrency-gate --linear-backend emulation for 8k1k")
+                        r"|\bgat(?:e|es|ed|ing)\b",
                         re.IGNORECASE)
+# A condition that holds for every clause of its sentence: "appending A=1 and B=1 wherever C is set".
+_SENTENCE_CONDITION = re.compile(r"\b(?:wherever|whenever)\b", re.IGNORECASE)
 # A GPU as config keys name it (h100, gb300, mi355x), and a word of GPUs joined by "/" ("H100/H200").
 GPU_NAME = re.compile(r"[a-z]{1,2}\d{3}|mi\d{3}x", re.IGNORECASE)
 _GPU_WORD = re.compile(rf"^(?:(?:{GPU_NAME.pattern})(?:/|$))+$", re.IGNORECASE)
@@ -407,11 +411,14 @@ class ClauseReader(SweepReaders):
 
     @functools.cached_property
     def conditioned(self) -> bool:
-        """The clause names its jobs by a condition the reader does not resolve ("only", "when", "non-EP"), or the
-        sentence's lead before a colon does for the list after it ("for non-EP configs: export A=1, B=1, pass X")."""
+        """The clause names its jobs by a condition the reader does not resolve ("only", "when", "non-EP"), the
+        sentence's lead before a colon does for the list after it ("for non-EP configs: export A=1, B=1, pass X"),
+        or the sentence sets its list "wherever"/"whenever" something holds."""
         if _CONDITION.search(self.clause.text):
             return True
         sentence = self.sentence_text()
+        if _SENTENCE_CONDITION.search(sentence):
+            return True
         at = sentence.find(self.clause.text)
         lead = sentence[:at] if at > 0 else ""
         return ":" in lead and bool(_CONDITION.search(lead[:lead.index(":")]))
@@ -584,8 +591,28 @@ class ClauseReader(SweepReaders):
             if img is not None:
                 r.used[i] = True
                 self.out.claims.append(Claim("image", img, self.scope_at(i), r.loc(i, i + 1), self.clause.text,
-                                             sentence=self.sentence_text()))
+                                             sentence=self.sentence_text(), was=self._moved_from(i)))
         self._image_tag_fragment()
+
+    def _moved_from(self, to_value: int) -> tuple[ClaimValue, ...]:
+        """The images or tags between "from" and the "to" (or arrow) right before token ``to_value``: "Update the
+        images from v0.5.9/v0.5.10 to v0.5.11" (none when the clause names no old state that way)."""
+        toks = self.toks
+        to = to_value - 1
+        if to < 1 or not (toks[to].low in ("to", "->", "→") or toks[to].kind == "arrow"):
+            return ()
+        start = next((k for k in range(to - 1, -1, -1) if toks[k].low == "from"), None)
+        if start is None or to - start > 12:
+            return ()
+        was: list[ClaimValue] = []
+        for k in range(start + 1, to):
+            t = toks[k]
+            if t.kind == "image":
+                image = parse_image(t.text)
+                was.extend([image] if image is not None else [])
+            elif t.kind == "word":  # "v0.5.9/v0.5.10": one word of several tags
+                was.extend(parse_fragment(part) for part in t.text.split("/") if _TAG_LIKE.fullmatch(part))
+        return tuple(was)
 
     def _image_tag_fragment(self) -> None:
         """``Bump the image from 20260706 to 20260709``, ``Update image tag to nightly``: part of the new tag."""
@@ -609,7 +636,7 @@ class ClauseReader(SweepReaders):
                                                       "the tag is a pattern of several configs' tags"))
                 return
             self.out.claims.append(Claim("image", parse_fragment(toks[k].text), self.scope_at(k), r.loc(k, k + 1),
-                                         self.clause.text, sentence=self.sentence_text()))
+                                         self.clause.text, sentence=self.sentence_text(), was=self._moved_from(k)))
 
     # -------------------------------------------------------- subjects
 

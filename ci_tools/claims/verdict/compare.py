@@ -114,6 +114,16 @@ def _image_actual(claim: Claim, job: Job, repo: RepoData, ev: RecipeEval | None 
     return found
 
 
+def _outside_the_move(claim: Claim, found: Actual, changed: ChangedLines) -> Actual:
+    """"Update the images from A to B" speaks of the configs that were on A: one on neither, whose image the change
+    did not write, is not one of them (a config the change moved to a third image still contradicts it)."""
+    if found.verdict is not False or found.location is None or changed.written(found.location):
+        return found
+    if any(_image_compared(old, found.value, "", found.location).verdict for old in claim.was):
+        return found  # still on the image it was to move from
+    return UNKNOWN
+
+
 def _image_compared(img: object, actual: str, shown: str, where: Location) -> Actual:
     if isinstance(img, Fragment):
         tag = actual.split(":", 1)[1] if ":" in actual else actual
@@ -235,6 +245,28 @@ def _meeting_the_bounds(clause: str, jobs: list[Job]) -> list[Job]:
     return kept
 
 
+# "wherever SGLANG_OPT_USE_DEEPGEMM_MEGA_MOE is set": the jobs whose environment sets that variable.
+_WHERE_SET = re.compile(r"\b(?:wherever|whenever|where|when|if)\s+`?([A-Z][A-Z0-9_]{2,})`?\s+(?:is\s+)?"
+                        r"(?:set|enabled|on)\b")
+_UNSET_WORDS = frozenset({"", "0", "false"})
+
+
+def _where_set(sentence: str, jobs: list[Job], evals: Mapping[str, RecipeEval | None]) -> list[Job] | None:
+    """The jobs the sentence's "wherever NAME is set" condition keeps: those whose server environment (any role)
+    sets NAME, or whose value is unknown; None when the sentence names no such condition."""
+    m = _WHERE_SET.search(sentence)
+    if m is None:
+        return None
+    name = m.group(1)
+    kept = []
+    for job in jobs:
+        ev = evals.get(job.id)
+        values = [] if ev is None else [env[name] for env in [*ev.server_env, ev.env] if name in env]
+        if ev is None or any(v.text is None or v.text.lower() not in _UNSET_WORDS for v in values):
+            kept.append(job)
+    return kept
+
+
 def _of_the_role(role: str, jobs: list[Job], evals: Mapping[str, RecipeEval | None]) -> list[Job]:
     """The jobs that start a server of the role a claim names ("decode mem-fraction-static 0.92"), when some do:
     the aggregated worker of the entry's other configs serves both phases, but the words name the decode workers
@@ -265,11 +297,18 @@ def _judge_reading(claim: Claim, jobs: Sequence[Job], evals: Mapping[str, Recipe
     scoped = _of_the_role(claim.scope.role, claim.scope.jobs(jobs), evals)
     if claim.conditioned:
         scoped = _meeting_the_bounds(claim.clause, scoped)
+        where_set = _where_set(claim.sentence, scoped, evals) if claim.kind == "recipe" else None
+        if where_set is not None:
+            # the condition is read: the jobs it keeps are the claim's, judged as any claim is
+            scoped = where_set
+            claim = replace(claim, conditioned=False)
     if not scoped:
         return None
     if claim.kind == "image":
-        return Judgement(claim, tuple(scoped), tuple(_image_actual(claim, j, repo, evals.get(j.id)) for j in scoped),
-                         False)
+        images = [_image_actual(claim, j, repo, evals.get(j.id)) for j in scoped]
+        if claim.was and changed is not None:
+            images = [_outside_the_move(claim, a, changed) for a in images]
+        return Judgement(claim, tuple(scoped), tuple(images), False)
     if claim.subject is not None and claim.subject.kind == "field":
         return Judgement(claim, tuple(scoped), tuple(_block_actual(claim, j, repo) for j in scoped), False)
     known = sorted({a for j in scoped if (ev := evals.get(j.id)) is not None for server in ev.servers

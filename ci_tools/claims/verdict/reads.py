@@ -27,6 +27,8 @@ _ASSIGN = re.compile(r"(?:^|[\s;&|(])(?:export\s+|local\s+|readonly\s+|declare\s
                      r"([A-Za-z_][A-Za-z0-9_]*)\+?=", re.MULTILINE)
 # A server flag the files spell (passed or only in a branch the jobs do not take).
 _FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9]*(?:-[a-z0-9]+)+)\b")
+# A flag of a client command, one word too (run_benchmark_serving's --dsv4, --backend).
+_CLIENT_FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9]*(?:-[a-z0-9]+)*)\b")
 # NAME="${NAME:-a1-b01,a1-b02}" or NAME=a1-b01,a1-b02: a list of names with numbers (hosts, devices).
 _LIST = re.compile(r"^[ \t]*(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_]*)=[\"']?(?:\$\{\1:?-)?([A-Za-z0-9_.:,-]+)",
                    re.MULTILINE)
@@ -85,7 +87,7 @@ def file_reads(path: str, data: bytes) -> RecipeReads:
     assigned |= {g for m in _FOR.finditer(text) for g in m.groups() if g}
     flags = frozenset(f"--{m.group(1)}" for m in _FLAG.finditer(text))
     logical = text.replace("\\\n", " ")
-    client = frozenset(f"--{f.group(1)}" for m in _CLIENT_COMMAND.finditer(logical) for f in _FLAG.finditer(m.group()))
+    client = frozenset(f"--{f.group(1)}" for m in _CLIENT_COMMAND.finditer(logical) for f in _CLIENT_FLAG.finditer(m.group()))
     return RecipeReads(defaults, frozenset(assigned), flags, _lists(path, text, starts), client)
 
 
