@@ -126,6 +126,8 @@ def main() -> int:
     print(f"  variables stated     {totals['env_stated']:>6}  equal {totals['env_equal']} "
           f"({_pct(totals['env_equal'], totals['env_stated'])})")
     print(f"  servers stated       {totals['servers_stated']:>6}  started {totals['servers_run']}")
+    print(f"  routers stated       {totals['routers_stated']:>6}  started {totals['routers_run']}; lines bash gave as "
+          f"stated {totals['router_lines_identical']}")
     print(f"  server lines bash gave as stated (same flags, order, every known value) {totals['lines_identical']} "
           f"of {totals['servers_run']} ({_pct(totals['lines_identical'], totals['servers_run'])}); of them with every "
           f"value known to ci-tools {totals['lines_identical_known']}")

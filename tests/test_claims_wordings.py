@@ -112,6 +112,9 @@ CLIENT_DSV4 = "dsv4-fp4-b200-trt-mtp"  # its recipe passes --dsv4 to run_benchma
 # lmsysorg/sglang:v0.5.12-rocm700-mi35x and lmsysorg/sglang-rocm:v0.5.16-rocm720-mi35x-20260726
 TWO_IMAGES = f"{AMD_SGL}+qwen3.5-fp8-mi355x-sglang"
 
+# node rank 0 starts sglang-router with --policy consistent_hashing --dp-aware (server_sglang.sh)
+ROUTED = "dsv4-fp4-mi355x-sglang-disagg-agentic-hicache-mtp"
+
 PER_COMMIT = 90
 # The old state in other words, each about dsr1_fp8_b200.sh (trtllm_mla attention, TP8 --mem-fraction-static 0.82):
 # each had given an error or a warning on the old value.
@@ -346,6 +349,9 @@ SENTENCES = [
     (TWO_IMAGES, "Update the SGLang ROCm images from v0.5.9-rocm700-mi35x/v0.5.16-rocm720-mi35x-20260726 to "
                  "v0.5.12-rocm700-mi35x"),
     (TWO_IMAGES, "Update the SGLang ROCm images to v0.5.12-rocm700-mi35x"),
+    (ROUTED, "Add --dp-aware to the router."),
+    (ROUTED, "Route prefills with --policy consistent_hashing."),
+    (ROUTED, "Route prefills with --policy round_robin."),
 ]
 ENTRY = """
 - config-keys:
@@ -1036,3 +1042,11 @@ def test_images_moved_from_a_tag_are_the_configs_that_were_on_it(findings: dict[
     assert stale["rule"] == "claim-partly-contradicted" and "v0.5.16-rocm720-mi35x-20260726" in stale["message"]
     (unsaid,) = findings["Update the SGLang ROCm images to v0.5.12-rocm700-mi35x"]
     assert unsaid["rule"] == "claim-partly-contradicted" and "qwen3.5-fp8-mi355x-sglang" in unsaid["message"]
+
+
+def test_a_router_s_flags_are_judged_on_the_router(findings: dict[str, list[dict[str, Any]]]) -> None:
+    # "the recipe does not pass --dp-aware" had been an error: the router's command line was not read
+    assert findings["Add --dp-aware to the router."] == []
+    assert findings["Route prefills with --policy consistent_hashing."] == []
+    (lie,) = findings["Route prefills with --policy round_robin."]
+    assert lie["rule"] == "claim-contradicted" and "router is given --policy consistent_hashing" in lie["message"]

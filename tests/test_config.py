@@ -124,7 +124,7 @@ def test_this_repository_configuration_and_a_full_one_load(tmp_path: Path) -> No
     root = Path(__file__).resolve().parent.parent
     assert load_config(root).section("sweep")["model-cache"] == "/mnt/models/huggingface"
     (tmp_path / ".ci-tools.yaml").write_text(
-        "master-configs: configs/*-master.yaml\nserver-patterns: [vllm serve]\n"
+        "master-configs: configs/*-master.yaml\nserver-patterns: [vllm serve]\nrouter-patterns: [my-router]\n"
         "recipe-templates: {multinode: ['m/{model_prefix}.sh']}\n"
         "limits: {max-file-bytes: 1048576, max-appended-entries: 5}\n"
         "claims:\n  replace-default-vocabulary: false\n  vocabulary:\n    TBO: --enable-tbo\n"
@@ -133,6 +133,7 @@ def test_this_repository_configuration_and_a_full_one_load(tmp_path: Path) -> No
         "sweep: {launchers: {'h100-*': slurm}, default-launcher: direct, grace-seconds: 5, srun-args: [--exclusive]}\n")
     cfg = load_config(tmp_path)
     assert cfg.master_configs == ("configs/*-master.yaml",) and cfg.multinode_templates == ("m/{model_prefix}.sh",)
+    assert cfg.server_patterns == ("vllm serve",) and cfg.router_patterns == ("my-router",)
     assert cfg.section("limits")["max-appended-entries"] == 5
 
 

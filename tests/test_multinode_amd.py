@@ -244,3 +244,27 @@ def test_a_run_strings_layout_finds_the_same_places_as_a_scan_of_its_spans() -> 
             assert layout.written_at(start, end) == written_at(spans, start, end), (start, end)
     assert layout.written_at(7, 11) == yaml_line  # "--ep" lies in the models.yaml part
     assert layout.written_at(5, 9) is None  # across two places
+
+
+def test_the_router_node_rank_0_starts_is_a_router_with_its_policy_flags_not_a_second_prefill() -> None:
+    # server_sglang.sh builds ROUTER_CMD for agentic runs with ROUTER_POLICY_FLAGS' default (--policy
+    # ${PREFILL_ROUTER_POLICY} --dp-aware ...) and the resilience flags, and runs it with `setsid bash -c "exec
+    # $ROUTER_CMD"` after the prefill server: it had been read as another prefill server line.
+    job = find_job("dsv4-fp4-mi355x-sglang-disagg-agentic-hicache-mtp", concs=[1])
+    result = evaluation(job)
+    assert result.roles == ["prefill", "decode"], result.errors
+    (router,) = result.routers
+    flags = values(list(router.flags))
+    assert flags["--policy"] == "consistent_hashing"  # the recipe exports PREFILL_ROUTER_POLICY=consistent_hashing
+    assert "--dp-aware" in flags and "--pd-disaggregation" in flags and flags["--port"] == "30000"
+    assert flags["--health-check-interval-secs"] == "30" and "--disable-circuit-breaker" in flags
+    assert router.location.path == SERVER
+    assert "--dp-aware" not in values(role_flags(result, "prefill"))
+
+
+def test_a_non_agentic_job_s_router_takes_the_random_policies() -> None:
+    job = find_job("dsr1-fp8-mi355x-sglang-disagg", concs=[1024, 2048])
+    (router,) = evaluation(job).routers
+    flags = values(list(router.flags))
+    assert (flags["--policy"], flags["--prefill-policy"], flags["--decode-policy"]) == ("random", "random", "random")
+    assert flags["--cb-timeout-duration-secs"] == "15" and "--dp-aware" not in flags

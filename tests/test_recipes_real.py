@@ -468,3 +468,21 @@ def test_at_least_98_percent_of_single_node_jobs_reach_a_server_command_line() -
     assert all(reason is not None for _, reason in unreached)
     assert {(rj.key, reason.category) for rj, reason in unreached if reason is not None} == {
         ("qwen3.5-fp8-h100-sglang-agentic", NO_RECIPE)}
+
+
+def test_routers_are_recorded_beside_the_server_for_the_jobs_that_start_one() -> None:
+    # dsv4_fp4_b300_vllm_mtp.sh starts vllm-router (--policy consistent_hash) in front of its server when
+    # DP_ATTENTION=true; the TP-only jobs start none.  A router is never taken for the server.
+    jobs = [(rj, r) for rj, r in real_evaluations() if rj.key == "dsv4-fp4-b300-vllm-agentic-mtp" and r is not None]
+    routed = [(rj, r) for rj, r in jobs if rj.job.get("dp-attn")]
+    alone = [(rj, r) for rj, r in jobs if not rj.job.get("dp-attn")]
+    assert routed and alone
+    for rj, r in routed:
+        (router,) = r.routers
+        flags = {f.name: _shown(f.value) for f in router.flags}
+        assert flags["--policy"] == "consistent_hash" and flags["--intra-node-data-parallel-size"] == str(rj.job.get("tp"))
+        assert router.location.path == "benchmarks/single_node/agentic/dsv4_fp4_b300_vllm_mtp.sh"
+        assert len(r.servers) == 1 and "--policy" not in {f.name for f in r.servers[0]}
+    assert all(r.routers == [] for _, r in alone)
+    # a job that starts a router still has its one server
+    assert all(len(r.servers) <= 1 for _, r in real_evaluations() if r is not None and r.routers)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 import click
 
@@ -115,6 +115,8 @@ def _result_json(job: Job, result: RecipeEval | None, all_env: bool) -> dict[str
                 if i < len(result.server_env) else {})}
             for i, (flags, loc) in enumerate(zip(result.servers, result.server_command))
         ],
+        "routers": [{"location": r.location.to_json(), "flags": [_flag_json(f) for f in r.flags]}
+                    for r in result.routers],
         "not_reached": _reason_json(not_reached(result)),
         "env": {k: _value_json(v) for k, v in env.items()},
         "early_exits": [{"location": e.location.to_json(), "condition": e.condition, "code": e.code,
@@ -149,6 +151,18 @@ def _env_lines(title: str, env: dict[str, Value], all_env: bool) -> list[str]:
     return lines
 
 
+def _flag_lines(flags: Sequence[ServerFlag]) -> list[str]:
+    lines = []
+    for f in flags:
+        where = f.value.location if f.value is not None else f.location
+        cond = "  [conditional]" if f.conditional or (f.value is not None and f.value.conditional) else ""
+        lines.append(f"    {(f.name + ' ' + _shown(f.value)).rstrip():<56} {_loc(where)}{cond}")
+        for key in f.keys:
+            text = f"  {f.name}.{key.path} {_shown(key.value)}"
+            lines.append(f"    {text:<56} {_loc(key.value.location)}")
+    return lines
+
+
 def _result_text(job: Job, result: RecipeEval | None, all_env: bool) -> list[str]:
     from ..evaluation.stats import not_reached
 
@@ -160,15 +174,12 @@ def _result_text(job: Job, result: RecipeEval | None, all_env: bool) -> list[str
     for i, (flags, loc) in enumerate(zip(result.servers, result.server_command)):
         role = result.role_of(i)
         lines.append(f"  {role + ' ' if role else ''}server ({_loc(loc)}):")
-        for f in flags:
-            where = f.value.location if f.value is not None else f.location
-            cond = "  [conditional]" if f.conditional or (f.value is not None and f.value.conditional) else ""
-            lines.append(f"    {(f.name + ' ' + _shown(f.value)).rstrip():<56} {_loc(where)}{cond}")
-            for key in f.keys:
-                text = f"  {f.name}.{key.path} {_shown(key.value)}"
-                lines.append(f"    {text:<56} {_loc(key.value.location)}")
+        lines.extend(_flag_lines(flags))
         if role and i < len(result.server_env):
             lines.extend(_env_lines(f"  {role} env:", result.server_env[i], all_env))
+    for router in result.routers:
+        lines.append(f"  router ({_loc(router.location)}):")
+        lines.extend(_flag_lines(router.flags))
     reason = not_reached(result)
     if reason is not None:
         lines.append(f"  server: not reached: {reason.text}")

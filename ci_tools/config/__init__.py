@@ -50,6 +50,12 @@ DEFAULT_SERVER_PATTERNS = (
     "python* -m atom.entrypoints.openai_server",
     "trtllm-serve",
 )
+# Launch forms of the routers that spread a job's requests over its servers (sglang-router, vllm-router): their
+# command lines are recorded beside the servers', never taken for a server's.
+DEFAULT_ROUTER_PATTERNS = (
+    "python* -m sglang_router.launch_router",
+    "vllm-router",
+)
 CONFIG_SCHEMA = "ci-tools-config"
 _SLUG = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 
@@ -64,6 +70,7 @@ class ProjectConfig:
     single_node_templates: tuple[str, ...] = DEFAULT_SINGLE_NODE_TEMPLATES
     multinode_templates: tuple[str, ...] = DEFAULT_MULTINODE_TEMPLATES
     server_patterns: tuple[str, ...] = DEFAULT_SERVER_PATTERNS
+    router_patterns: tuple[str, ...] = DEFAULT_ROUTER_PATTERNS
     # `recipe-resolution`: the repository's own rules, tried before the defaults.
     resolution_rules: tuple[ResolutionRule, ...] = ()
     # `repository` as the file sets it; the `repository` property finds it otherwise.
@@ -163,6 +170,7 @@ _STR_KEYS = {
 _LIST_KEYS = {
     "master-configs": "master_configs",
     "server-patterns": "server_patterns",
+    "router-patterns": "router_patterns",
 }
 _TEMPLATE_KEYS = {"single-node": "single_node_templates", "multinode": "multinode_templates"}
 

@@ -11,10 +11,10 @@ from ..jobs.contract import recipe_env, resolve_recipe
 from ..jobs.job import Job
 from ..revision.snapshot import Snapshot
 from ..shell.interp import Interpreter
-from ..shell.model import RecipeEval, ServerFlag, Value
+from ..shell.model import RecipeEval, RouterCommand, ServerFlag, Value
 from ..shell.parse import parse_script
 from ..shell.relocate import relocate_result
-from ..shell.state import ArrayVal
+from ..shell.state import ArrayVal, inference_servers
 from .env_values import ENV_NOTE, env_value
 
 # A job's search-space row as the location of its environment, one object per row.
@@ -50,8 +50,10 @@ def evaluate_recipe(path: str, env: Mapping[str, str | Value | None], config: Pr
     exported = captured.exported if captured is not None else frozenset(state.exported)
     result.variables = {k: v.joined() if isinstance(v, ArrayVal) else v for k, v in variables.items()}
     result.env = {k: result.variables[k] for k in sorted(exported) if k in result.variables}
-    result.servers = [list(s.flags) for s in state.servers]
-    result.server_command = [s.location for s in state.servers]
+    servers = inference_servers(state.servers)
+    result.servers = [list(s.flags) for s in servers]
+    result.server_command = [s.location for s in servers]
+    result.routers = [RouterCommand(tuple(s.flags), s.location) for s in state.servers if s.router]
     result.early_exits = list(state.early_exits)
     result.missing_env = list(state.missing)
     result.errors.extend(interp.errors)

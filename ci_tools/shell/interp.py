@@ -69,7 +69,10 @@ class Interpreter(Loops):
         self.recipe_path = recipe_path
         self.config = config
         self.snapshot = snapshot
-        self.patterns = split_patterns(config.server_patterns)
+        # Routers are launches too (what may start one is evaluated as what may start a server), told apart
+        # when found.
+        self.patterns = split_patterns(config.server_patterns + config.router_patterns)
+        self.router_patterns = frozenset(split_patterns(config.router_patterns))
         self.state = State()
         self.errors: list[str] = []
         self.guards: list[tuple[Node, str]] = []
@@ -95,7 +98,7 @@ class Interpreter(Loops):
         self.recording = 0
         # Steps with effects outside the state (a container started): a call that takes one is not recorded.
         self.external_effects = 0
-        self.effects = _effects_for(config.server_patterns, self.patterns)
+        self.effects = _effects_for(config.server_patterns + config.router_patterns, self.patterns)
 
     # -- entry -------------------------------------------------------------------------------
     def run(self, script: Script) -> None:
@@ -700,8 +703,9 @@ class Interpreter(Loops):
         if self.file_reads is not None:
             self.file_reads.update(self.state.files)  # a flag may name any file the recipe wrote
         flags = with_keys(parse_flags([f for f, _ in argv[end:]], values[end:], model_first), self.state.files)
-        self.state.servers.append(Server(tuple(flags), n.location(), tuple(values)))
-        if self.state.captured is None:
+        router = launch is not None and launch[1] in self.router_patterns
+        self.state.servers.append(Server(tuple(flags), n.location(), tuple(values), router))
+        if self.state.captured is None and not router:
             env_vars = dict(self.state.vars)
             exported = set(self.state.exported)
             for a in prefix:

@@ -111,6 +111,14 @@ class MissingEnv:
     location: Location
 
 
+@dataclass(frozen=True)
+class RouterCommand:
+    """A router's command line: the flags after its launch words, and where the command is."""
+
+    flags: tuple[ServerFlag, ...]
+    location: Location
+
+
 @dataclass
 class RecipeEval:
     recipe: str
@@ -138,6 +146,8 @@ class RecipeEval:
     opaque_commands: list[Location] = field(default_factory=list)
     # Variables the recipe was started with whose values are known only at run time (MODEL_PATH, PORT).
     unknown_inputs: frozenset[str] = frozenset()
+    # The routers started in front of the servers (sglang-router, vllm-router), in the order they start.
+    routers: list[RouterCommand] = field(default_factory=list)
 
     def role_of(self, index: int) -> str:
         """The role of ``servers[index]``; "" for a single-node server."""

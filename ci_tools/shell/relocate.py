@@ -14,7 +14,7 @@ note) keeps its note.
 from __future__ import annotations
 
 from ..findings import Location
-from .model import EarlyExit, FlagKey, MissingEnv, RecipeEval, ServerFlag, Value
+from .model import EarlyExit, FlagKey, MissingEnv, RecipeEval, RouterCommand, ServerFlag, Value
 
 # A path no repository file or pseudo-script ("<string run at ...>") can have.
 _MARK = "\x00job environment"
@@ -100,6 +100,8 @@ def relocate_result(result: RecipeEval, where: Location) -> RecipeEval:
     result.env = r.mapping(result.env)
     result.servers = [[r.flag(f) for f in server] for server in result.servers]
     result.server_command = [location(x) for x in result.server_command]
+    result.routers = [RouterCommand(tuple(r.flag(f) for f in router.flags), location(router.location))
+                      for router in result.routers]
     result.server_env = [r.mapping(env) for env in result.server_env]
     result.early_exits = [e if location(e.location) is e.location
                           else EarlyExit(location(e.location), e.condition, e.code, e.conditional)

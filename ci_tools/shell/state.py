@@ -73,6 +73,13 @@ class Server:
     flags: tuple[ServerFlag, ...]
     location: Location
     argv: tuple[Value, ...]
+    # A router in front of the servers (a router pattern matched), not an inference server.
+    router: bool = False
+
+
+def inference_servers(servers: list[Server]) -> list[Server]:
+    """The servers of ``servers`` that are inference servers (routers left out)."""
+    return [s for s in servers if not s.router]
 
 
 @dataclass(slots=True)

@@ -66,9 +66,10 @@ class Disagreement:
     name: str
     stated: str  # what ci-tools says ("--flag value", "--flag", "NAME=value")
     actual: str  # what bash did
+    part: str = "server"  # or "router"
 
     def __str__(self) -> str:
-        return f"server {self.server}: ci-tools states {self.stated}, bash ran {self.actual}"
+        return f"{self.part} {self.server}: ci-tools states {self.stated}, bash ran {self.actual}"
 
 
 @dataclass
@@ -87,6 +88,10 @@ class Comparison:
     env_unstated: list[str] = field(default_factory=list)
     servers_stated: int = 0
     servers_run: int = 0
+    # Routers (`recipe show`'s `router` lines) and the router commands bash ran, compared as servers are.
+    routers_stated: int = 0
+    routers_run: int = 0
+    router_lines_identical: int = 0
     # Server lines whose flags bash gave as ci-tools states them: the same flags in the same order, none more,
     # every value ci-tools knows equal (a flag on an undecided side of a branch may be absent); and of those,
     # the lines where ci-tools knows every value (no run-time value such as $PORT).
@@ -117,7 +122,7 @@ def _possible(flag: ServerFlag) -> list[str | None] | None:
 
 
 def compare_server(index: int, flags: list[ServerFlag], words: tuple[str, ...], model_first: bool,
-                   out: Comparison) -> None:
+                   out: Comparison, part: str = "server") -> None:
     actual = bash_flags(words, model_first)
     by_name: dict[str, list[str | None]] = defaultdict(list)
     for name, value in actual:
@@ -145,11 +150,14 @@ def compare_server(index: int, flags: list[ServerFlag], words: tuple[str, ...], 
         else:
             actual_text = f"no {flag.name}" if not given else f"{flag.name} only {len(given)} time(s)"
         stated = " or ".join(_shown(flag.name, p) for p in possible) + (" (conditional)" if conditional else "")
-        out.disagreements.append(Disagreement(index, flag.name, stated, actual_text))
+        out.disagreements.append(Disagreement(index, flag.name, stated, actual_text, part))
     for name, values in by_name.items():
         if name not in stated_names and UNKNOWN_FLAG not in stated_names:
             out.unstated.extend(_shown(name, v) for v in values)
     identical, known = _same_line(flags, actual)
+    if part == "router":
+        out.router_lines_identical += identical
+        return
     out.lines_identical += identical
     out.lines_identical_known += identical and known
 
@@ -187,8 +195,11 @@ def _env_statement(value: Value) -> bool:
 
 
 def statements(result: RecipeEval) -> set[tuple[str, str]]:
-    """What ``compare`` checks of an evaluation, by name: ("flag", name) and ("variable", name)."""
+    """What ``compare`` checks of an evaluation, by name: ("flag", name), ("router flag", name) and ("variable",
+    name)."""
     out = {("flag", flag.name) for flags in result.servers for flag in flags if _possible(flag) is not None}
+    out |= {("router flag", flag.name) for router in result.routers for flag in router.flags
+            if _possible(flag) is not None}
     for index in range(len(result.servers)):
         out.update(("variable", name) for name, value in result.env_of(index).items() if _env_statement(value))
     return out
@@ -213,7 +224,8 @@ def compare_env(index: int, result: RecipeEval, env: dict[str, str], out: Compar
 
 
 def compare(result: RecipeEval, servers: list[tuple[str, tuple[str, ...], dict[str, str]]],
-            started: dict[str, str] | None = None) -> Comparison:
+            started: dict[str, str] | None = None,
+            routers: list[tuple[str, tuple[str, ...]]] | None = None) -> Comparison:
     """ci-tools' evaluation of a job against the servers bash started: (launch form, words after it,
     environment) in the order they started.  ``started``: the environment the launch step started with; a
     server's variable that is neither in it nor listed by recipe show is kept in ``env_unstated``."""
@@ -226,4 +238,21 @@ def compare(result: RecipeEval, servers: list[tuple[str, tuple[str, ...], dict[s
         form, words, env = servers[index]
         compare_server(index, flags, words, form in MODEL_FIRST, out)
         compare_env(index, result, env, out, started)
+    if routers is not None:
+        _compare_routers(result, routers, out)
     return out
+
+
+def _compare_routers(result: RecipeEval, routers: list[tuple[str, tuple[str, ...]]], out: Comparison) -> None:
+    """The routers ``recipe show`` lists against the router commands bash ran (launch form, words after it), in
+    the order they started: as many, each flag stated as bash gave it."""
+    out.routers_stated, out.routers_run = len(result.routers), len(routers)
+    for index in range(max(len(result.routers), len(routers))):
+        if index >= len(routers):
+            out.disagreements.append(Disagreement(index, "<router>", f"router {index}", "no such router started",
+                                                  "router"))
+        elif index >= len(result.routers):
+            out.disagreements.append(Disagreement(index, "<router>", "no such router",
+                                                  f"{routers[index][0]} {' '.join(routers[index][1])}", "router"))
+        else:
+            compare_server(index, list(result.routers[index].flags), routers[index][1], False, out, "router")

@@ -66,6 +66,8 @@ class OracleReport:
                 "servers_stated": sum(x.servers_stated for x in c), "servers_run": sum(x.servers_run for x in c),
                 "lines_identical": sum(x.lines_identical for x in c),
                 "lines_identical_known": sum(x.lines_identical_known for x in c),
+                "routers_stated": sum(x.routers_stated for x in c), "routers_run": sum(x.routers_run for x in c),
+                "router_lines_identical": sum(x.router_lines_identical for x in c),
                 "env_jobs_equal": sum(1 for x in c if x.env_stated == x.env_equal),
                 "jobs_equal": sum(1 for x in c if x.equal), "unstated": sum(len(x.unstated) for x in c),
                 "env_unstated": sum(len(x.env_unstated) for x in c),
@@ -196,8 +198,9 @@ def _ran_recipe(run: JobRun) -> str | None:
 
 
 def _outcome(job: Job, node: str, run: JobRun, result: RecipeEval, patterns: tuple[str, ...],
-             through: str) -> JobOutcome:
+             through: str, router_patterns: tuple[str, ...] = ()) -> JobOutcome:
     servers = run.servers(patterns)
+    routers = [(form, words) for _, form, words in run.servers(router_patterns)] if router_patterns else []
     outcome = JobOutcome(job, node, exit_code=run.exit_code, seconds=run.seconds,
                          result_file=run.result_file() is not None,
                          processed=bool(list(run.written.glob("agg_*.json"))
@@ -212,7 +215,8 @@ def _outcome(job: Job, node: str, run: JobRun, result: RecipeEval, patterns: tup
     # Variables nobody lists are looked for where the launch step's environment is known: `sweep run` adds its
     # own (GITHUB_ENV, its process marker ...) to the runner's.
     started = run.env if through == STEP else None
-    outcome.comparison = compare(result, [(form, words, call.env) for call, form, words in servers], started)
+    outcome.comparison = compare(result, [(form, words, call.env) for call, form, words in servers], started,
+                                 routers)
     return outcome
 
 
@@ -271,7 +275,7 @@ def run_oracle(jobs: Iterable[Job], config: ProjectConfig, snapshot: Snapshot, r
                         _done(outcome, scratch, keep, progress)
                         continue
                     report.evaluated_ran += 1
-                outcome = _outcome(job, node, run, result, config.server_patterns, through)
+                outcome = _outcome(job, node, run, result, config.server_patterns, through, config.router_patterns)
             report.outcomes.append(outcome)
             _done(outcome, scratch, keep, progress)
     return report

@@ -449,7 +449,7 @@ def catalog_from(evals: Iterable[Any], settings: ClaimsSettings, valued_by: Iter
     for ev in evals:
         if ev is None:
             continue
-        for server in ev.servers:
+        for server in [*ev.servers, *(r.flags for r in ev.routers)]:  # a router's flags are settings too
             for flag in server:
                 flags.add(flag.name)
                 if flag.value is not None:

@@ -135,6 +135,9 @@ def _subject_actual(claim: Claim, job: Job, ev: RecipeEval | None, known_keys: S
         return UNKNOWN
     servers = _servers(ev, claim.scope.role)
     if subject.kind == "flag":
+        routed = _router_actual(claim, job, ev, servers)
+        if routed is not None:
+            return routed
         other = ((reads.client_flags if reads is not None else frozenset()) | elsewhere) - served
         return _flag_actual(claim, job, ev, servers, other)
     if subject.kind == "key":
@@ -162,6 +165,18 @@ def _subject_actual(claim: Claim, job: Job, ev: RecipeEval | None, known_keys: S
     if v is None:
         return UNKNOWN
     return _value_actual(claim, job, v, f"the recipe sets {subject.name}=")
+
+
+def _router_actual(claim: Claim, job: Job, ev: RecipeEval, servers: Sequence[int]) -> Actual | None:
+    """A flag no server of the claim is given and a router in front of them is (``--dp-aware``,
+    ``--policy``): judged on the router's command line, as a server's flag is.  None when it is not the router's."""
+    name = claim.subject.name if claim.subject is not None else ""
+    if not ev.routers or _flags(ev, servers, name) or not any(f.name == name for r in ev.routers for f in r.flags):
+        return None
+    view = RecipeEval(recipe=ev.recipe, servers=[list(r.flags) for r in ev.routers],
+                      server_command=[r.location for r in ev.routers])
+    found = _flag_actual(claim, job, view, range(len(view.servers)))
+    return replace(found, text=found.text.replace("the recipe passes", "the recipe's router is given", 1))
 
 
 def _list_actual(claim: Claim, reads: RecipeReads | None) -> Actual:

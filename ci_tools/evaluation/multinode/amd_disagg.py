@@ -31,7 +31,7 @@ from ...findings import Location
 from ...jobs.job import Job
 from ...jobs.resolution import RecipeResolution, launcher_of, resolver_for
 from ...revision.snapshot import Snapshot
-from ...shell.model import RecipeEval, ServerFlag, Value
+from ...shell.model import RecipeEval, RouterCommand, ServerFlag, Value
 from ...shell.parse import parse_script
 from ...shell.relocate import relocate_result
 from ...shell.state import ArrayVal, Binding
@@ -53,6 +53,8 @@ class _Containers:
         self.config = config
         self.snapshot = snapshot
         self.commands: list[RoleCommand] = []
+        # The routers a node's server script starts (node rank 0 starts sglang-router in front of the workers).
+        self.routers: list[RouterCommand] = []
         self.errors: list[str] = []
         self.started = False
 
@@ -126,6 +128,11 @@ class _Containers:
                     server_env[k] = b
         out = []
         for server in interp.state.servers:
+            if server.router:  # its options take one value each (`--prefill URL` pairs)
+                if all(r.location != server.location for r in self.routers):
+                    where = dataclass_note(server.location, f"node rank {rank}")
+                    self.routers.append(RouterCommand(server.flags, where))
+                continue
             flags = _nargs_flags(server.flags, server.argv)
             role = server_role(flags, rank)
             out.append(RoleCommand(role, tuple(flags), dataclass_note(server.location, f"node rank {rank}"),
@@ -237,4 +244,5 @@ def evaluate_script_job(job: Job, resolution: RecipeResolution, env: Mapping[str
         return relocate_result(result, where)
     result = role_eval(recipe, commands, errors)
     result.missing_env = list(interp.state.missing)
+    result.routers = list(containers.routers)
     return relocate_result(result, where)

@@ -471,7 +471,7 @@ class ChainInterpreter(Interpreter):
                 f, location=built.location(f.location),
                 value=known_or_unknown(built.value(f.value)) if f.value is not None else None,
                 keys=tuple(FlagKey(k.path, built.value(k.value)) for k in f.keys)) for f in s.flags)
-            fixed.append(Server(flags, built.location(s.location, whole=True), s.argv))
+            fixed.append(Server(flags, built.location(s.location, whole=True), s.argv, s.router))
         self.state.servers[start:] = fixed
 
     def _formatted(self, argv: list[tuple[Field, Value]]) -> str | None:

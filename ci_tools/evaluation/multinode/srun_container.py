@@ -46,6 +46,7 @@ from ...shell.conditions import Tri
 from ...shell.expand import Field
 from ...shell.model import Value
 from ...shell.parse import Node
+from ...shell.state import inference_servers
 from .chain import ChainInterpreter
 from .roles import ROLES, RoleCommand, server_role
 
@@ -175,7 +176,7 @@ class _NodeShell(ChainInterpreter):
     def _maybe_server(self, n: Node, argv: list[tuple[Field, Value]], prefix: list[Node]) -> Tri:
         before = len(self.state.servers)
         status = super()._maybe_server(n, argv, prefix)
-        if self.undecided == 0 and len(self.state.servers) > before:
+        if self.undecided == 0 and len(self.state.servers) > before and not self.state.servers[-1].router:
             raise _ServerStarted()
         return status
 
@@ -262,7 +263,7 @@ class SrunContainers:
         env = ({k: v for k, v in captured.vars.items() if k in captured.exported and isinstance(v, Value)}
                if captured is not None else {})
         out = []
-        for server in node.state.servers:
+        for server in inference_servers(node.state.servers):
             loc = server.location
             out.append(RoleCommand(server_role(list(server.flags), rank), server.flags,
                                    Location(loc.path, loc.line, loc.column, loc.end_line, loc.end_column,
