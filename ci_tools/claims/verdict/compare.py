@@ -115,8 +115,9 @@ def _image_actual(claim: Claim, job: Job, repo: RepoData, ev: RecipeEval | None 
 
 
 def _outside_the_move(claim: Claim, found: Actual, changed: ChangedLines) -> Actual:
-    """"Update the images from A to B" speaks of the configs that were on A: one on neither, whose image the change
-    did not write, is not one of them (a config the change moved to a third image still contradicts it)."""
+    """"Update the images from A to B" speaks of the configs that were on A: where others are on B, one on neither,
+    whose image the change did not write, is not one of them (a config the change moved to a third image still
+    contradicts it)."""
     if found.verdict is not False or found.location is None or changed.written(found.location):
         return found
     if any(_image_compared(old, found.value, "", found.location).verdict for old in claim.was):
@@ -306,7 +307,8 @@ def _judge_reading(claim: Claim, jobs: Sequence[Job], evals: Mapping[str, Recipe
         return None
     if claim.kind == "image":
         images = [_image_actual(claim, j, repo, evals.get(j.id)) for j in scoped]
-        if claim.was and changed is not None:
+        if claim.was and changed is not None and any(a.verdict for a in images):
+            # some configs made the move: the others on neither image may not be the ones the text moves
             images = [_outside_the_move(claim, a, changed) for a in images]
         return Judgement(claim, tuple(scoped), tuple(images), False)
     if claim.subject is not None and claim.subject.kind == "field":
