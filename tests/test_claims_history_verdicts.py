@@ -59,7 +59,8 @@ def test_a_flag_the_recipe_passes_to_the_benchmark_client_is_not_missing_from_th
     jobs = [job()]
     evals = {jobs[0].id: RecipeEval(RECIPE, servers=[[flag("--max-num-seqs", "8", 2)]])}
     reads = file_reads(RECIPE, BENCH_SCRIPT)
-    assert reads.client_flags == {"--max-concurrency", "--use-chat-template"}  # (the server's --max-num-seqs is not)
+    # one-word flags too (--model); the server's --max-num-seqs is not the client's
+    assert reads.client_flags == {"--model", "--max-concurrency", "--use-chat-template"}
     chat = claim(Subject("flag", "--use-chat-template"), Present("--use-chat-template"))
     found = judge(chat, jobs, evals, repo(tmp_path), reads={jobs[0].id: reads})
     assert found is not None and found.outcome == "unknown"
