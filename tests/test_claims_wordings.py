@@ -114,6 +114,7 @@ TWO_IMAGES = f"{AMD_SGL}+qwen3.5-fp8-mi355x-sglang"
 
 # node rank 0 starts sglang-router with --policy consistent_hashing --dp-aware (server_sglang.sh)
 ROUTED = "dsv4-fp4-mi355x-sglang-disagg-agentic-hicache-mtp"
+VLLM_ROUTED = "dsv4-fp4-b200-vllm-agentic-mtp"  # vllm-router --policy consistent_hash in front of its DP-attention jobs
 
 PER_COMMIT = 90
 # The old state in other words, each about dsr1_fp8_b200.sh (trtllm_mla attention, TP8 --mem-fraction-static 0.82):
@@ -352,6 +353,9 @@ SENTENCES = [
     (ROUTED, "Add --dp-aware to the router."),
     (ROUTED, "Route prefills with --policy consistent_hashing."),
     (ROUTED, "Route prefills with --policy round_robin."),
+    (VLLM_ROUTED, "Route DP-attention jobs through vllm-router with --policy consistent_hash."),
+    (VLLM_ROUTED, "Route DP-attention jobs through vllm-router with --policy round_robin."),
+    (VLLM_ROUTED, "Pass --max-num-seqs 3 to the router."),
 ]
 ENTRY = """
 - config-keys:
@@ -1050,3 +1054,13 @@ def test_a_router_s_flags_are_judged_on_the_router(findings: dict[str, list[dict
     assert findings["Route prefills with --policy consistent_hashing."] == []
     (lie,) = findings["Route prefills with --policy round_robin."]
     assert lie["rule"] == "claim-contradicted" and "router is given --policy consistent_hashing" in lie["message"]
+
+
+def test_a_router_named_as_the_program_of_the_clause_is_given_the_router_s_flags(
+        findings: dict[str, list[dict[str, Any]]]) -> None:
+    # "through vllm-router" names another program than the server: its flags had all been left unverified
+    assert findings["Route DP-attention jobs through vllm-router with --policy consistent_hash."] == []
+    (lie,) = findings["Route DP-attention jobs through vllm-router with --policy round_robin."]
+    assert "router is given --policy consistent_hash" in lie["message"] and "DP-attention jobs" in lie["message"]
+    # a flag the server is given stays the router's business, unverified: --max-num-seqs is no router flag
+    assert findings["Pass --max-num-seqs 3 to the router."] == []

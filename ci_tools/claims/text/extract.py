@@ -448,6 +448,18 @@ class ClauseReader(SweepReaders):
                                                                                    self.clause.end)]
         return not named or any(not (a <= start and end <= b) for start, end in named)
 
+    def _routers_setting(self, m: Mention) -> bool:
+        """The programs the clause names beside the setting are routers, and the setting is a flag a router of
+        the jobs is given ("through vllm-router with --policy round_robin"): the claim is judged on the router."""
+        if self.catalog is None or not all(s.kind == "flag" and s.name in self.catalog.router_flags
+                                           for s in m.subjects):
+            return False
+        text = self.clause.source.text
+        a, b = self.toks[m.start].start, self.toks[m.end - 1].end
+        named = [found.group() for found in _OTHER_PROGRAM.finditer(text, self.clause.start, self.clause.end)
+                 if not (a <= found.start() and found.end() <= b)]
+        return bool(named) and all("router" in word.lower() for word in named)
+
     def scope_at(self, i: int) -> Scope:
         for seg in self.segments:
             if seg.start <= i < seg.end:
@@ -683,7 +695,7 @@ class ClauseReader(SweepReaders):
                 self.out.unverified.append(Unverified(m.phrase, r.loc(m.start, m.end), "a variable of the launcher"))
                 continue
             if other_program and all(s.kind in ("flag", "key", "env") for s in m.subjects) and \
-                    self._program_named_beside(m):
+                    self._program_named_beside(m) and not self._routers_setting(m):
                 # "Pass --use-chat-template to the benchmark": a setting of another program
                 self.out.unverified.append(Unverified(m.phrase, r.loc(m.start, m.end),
                                                       "the clause speaks of another program than the server"))

@@ -224,6 +224,8 @@ class Catalog:
     worded: set[str] = field(default_factory=set)
     # Flags the recipes' files spell (see RecipeReads.flags): named by identifier only.
     spelled_flags: frozenset[str] = frozenset()
+    # Flags a router of the jobs in scope is given and no server is (a clause that names the router may set them).
+    router_flags: set[str] = field(default_factory=set)
     # List settings of the recipes' scripts (RecipeReads.lists): name -> items, for items the text adds.
     lists: dict[str, tuple[str, ...]] = field(default_factory=dict)
     _words: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
@@ -442,6 +444,7 @@ def catalog_from(evals: Iterable[Any], settings: ClaimsSettings, valued_by: Iter
                         _add_value(cat, f"{flag.name}.{k.path}", k.value.text)
     valued: set[str] = set()
     flags: set[str] = set()
+    served: set[str] = set()
     keys: set[str] = set()
     subjects = cat.subjects
     # Every job of an entry gives mostly the same names: a name already known as what it would be added as is
@@ -449,6 +452,9 @@ def catalog_from(evals: Iterable[Any], settings: ClaimsSettings, valued_by: Iter
     for ev in evals:
         if ev is None:
             continue
+        for router in ev.routers:
+            cat.router_flags.update(f.name for f in router.flags)
+        served.update(f.name for server in ev.servers for f in server)
         for server in [*ev.servers, *(r.flags for r in ev.routers)]:  # a router's flags are settings too
             for flag in server:
                 flags.add(flag.name)
@@ -475,6 +481,7 @@ def catalog_from(evals: Iterable[Any], settings: ClaimsSettings, valued_by: Iter
             cat.add("flag", name, boolean=name not in valued)
     for name in keys:
         cat.add("key", name)
+    cat.router_flags -= served
     return cat
 
 
