@@ -444,7 +444,7 @@ def catalog_from(evals: Iterable[Any], settings: ClaimsSettings, valued_by: Iter
                         _add_value(cat, f"{flag.name}.{k.path}", k.value.text)
     valued: set[str] = set()
     flags: set[str] = set()
-    served: set[str] = set()
+    routed: set[str] = set()
     keys: set[str] = set()
     subjects = cat.subjects
     # Every job of an entry gives mostly the same names: a name already known as what it would be added as is
@@ -452,15 +452,17 @@ def catalog_from(evals: Iterable[Any], settings: ClaimsSettings, valued_by: Iter
     for ev in evals:
         if ev is None:
             continue
-        for router in ev.routers:
-            cat.router_flags.update(f.name for f in router.flags)
-        served.update(f.name for server in ev.servers for f in server)
-        for server in [*ev.servers, *(r.flags for r in ev.routers)]:  # a router's flags are settings too
+        for server in ev.servers:
             for flag in server:
                 flags.add(flag.name)
                 if flag.value is not None:
                     valued.add(flag.name)
                 keys.update(f"{flag.name}.{k.path}" for k in flag.keys if "[" not in k.path)
+        for router in ev.routers:  # a router's flags are settings too
+            for flag in router.flags:
+                routed.add(flag.name)
+                if flag.value is not None:
+                    valued.add(flag.name)
         for env in (ev.env, *ev.server_env):  # a server_env: what each server of a multinode job is given
             for name in env:
                 known = subjects.get(name)
@@ -474,14 +476,14 @@ def catalog_from(evals: Iterable[Any], settings: ClaimsSettings, valued_by: Iter
     for name in written:
         if name not in cat.subjects:
             cat.add("var", name)  # written by a recipe file, given to no server: named by its identifier only
-    for name in flags:
+    cat.router_flags = routed - flags
+    for name in flags | routed:
         if "." in name:
             keys.add(name)  # a key of a structured value the evaluation wrote as a flag of its own
         else:
             cat.add("flag", name, boolean=name not in valued)
     for name in keys:
         cat.add("key", name)
-    cat.router_flags -= served
     return cat
 
 
