@@ -71,7 +71,8 @@ class Interpreter(Loops):
         self.snapshot = snapshot
         # Routers are launches too (what may start one is evaluated as what may start a server), told apart
         # when found.
-        self.patterns = split_patterns(config.server_patterns + config.router_patterns)
+        launches = config.server_patterns + config.router_patterns
+        self.patterns = split_patterns(launches)
         self.router_patterns = frozenset(split_patterns(config.router_patterns))
         self.state = State()
         self.errors: list[str] = []
@@ -98,7 +99,7 @@ class Interpreter(Loops):
         self.recording = 0
         # Steps with effects outside the state (a container started): a call that takes one is not recorded.
         self.external_effects = 0
-        self.effects = _effects_for(config.server_patterns + config.router_patterns, self.patterns)
+        self.effects = _effects_for(launches, self.patterns)
 
     # -- entry -------------------------------------------------------------------------------
     def run(self, script: Script) -> None:

@@ -439,14 +439,18 @@ class ClauseReader(SweepReaders):
         """The whole sentence this clause is part of (read once per clause: every claim of it carries it)."""
         return self._sentence
 
+    def _programs_named(self, m: Mention) -> tuple[bool, list[str]]:
+        """Whether the clause names another program at all, and the names it gives outside the mention's words."""
+        text = self.clause.source.text
+        a, b = self.toks[m.start].start, self.toks[m.end - 1].end
+        found = list(_OTHER_PROGRAM.finditer(text, self.clause.start, self.clause.end))
+        return bool(found), [f.group() for f in found if not (a <= f.start() and f.end() <= b)]
+
     def _program_named_beside(self, m: Mention) -> bool:
         """The other program the clause speaks of is not only a word of the setting's own name ("the moe runner
         backend" names no runner); a program carried from the clause before counts."""
-        text = self.clause.source.text
-        a, b = self.toks[m.start].start, self.toks[m.end - 1].end
-        named = [(found.start(), found.end()) for found in _OTHER_PROGRAM.finditer(text, self.clause.start,
-                                                                                   self.clause.end)]
-        return not named or any(not (a <= start and end <= b) for start, end in named)
+        named, beside = self._programs_named(m)
+        return not named or bool(beside)
 
     def _routers_setting(self, m: Mention) -> bool:
         """The programs the clause names beside the setting are routers, and the setting is a flag a router of
@@ -454,11 +458,8 @@ class ClauseReader(SweepReaders):
         if self.catalog is None or not all(s.kind == "flag" and s.name in self.catalog.router_flags
                                            for s in m.subjects):
             return False
-        text = self.clause.source.text
-        a, b = self.toks[m.start].start, self.toks[m.end - 1].end
-        named = [found.group() for found in _OTHER_PROGRAM.finditer(text, self.clause.start, self.clause.end)
-                 if not (a <= found.start() and found.end() <= b)]
-        return bool(named) and all("router" in word.lower() for word in named)
+        beside = self._programs_named(m)[1]
+        return bool(beside) and all("router" in word.lower() for word in beside)
 
     def scope_at(self, i: int) -> Scope:
         for seg in self.segments:

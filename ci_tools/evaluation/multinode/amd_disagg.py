@@ -55,6 +55,7 @@ class _Containers:
         self.commands: list[RoleCommand] = []
         # The routers a node's server script starts (node rank 0 starts sglang-router in front of the workers).
         self.routers: list[RouterCommand] = []
+        self._router_lines: set[Location] = set()
         self.errors: list[str] = []
         self.started = False
 
@@ -129,9 +130,10 @@ class _Containers:
         out = []
         for server in interp.state.servers:
             if server.router:  # its options take one value each (`--prefill URL` pairs)
-                if all(r.location != server.location for r in self.routers):
-                    where = dataclass_note(server.location, f"node rank {rank}")
-                    self.routers.append(RouterCommand(server.flags, where))
+                if server.location not in self._router_lines:  # one router line, whichever rank runs it
+                    self._router_lines.add(server.location)
+                    self.routers.append(RouterCommand(server.flags, dataclass_note(server.location,
+                                                                                   f"node rank {rank}")))
                 continue
             flags = _nargs_flags(server.flags, server.argv)
             role = server_role(flags, rank)
