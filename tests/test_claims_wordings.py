@@ -196,6 +196,22 @@ SENTENCES = [
     (DEP, "Turn off ATOM_DISABLE_MMAP."),
     (METRICS, "Turn off the metrics."),
     (METRICS, "Turn on the metrics."),
+    (SINGLE, "First pass: set --gpu-memory-utilization to 0.9. || Final: lower --gpu-memory-utilization to 0.8."),
+    (SINGLE, "First pass: set --gpu-memory-utilization to 0.8. || Final: raise --gpu-memory-utilization to 0.9."),
+    (SINGLE, "Set --gpu-memory-utilization to 0.9. || --gpu-memory-utilization 0.9 leaves room for the KV cache."),
+    (SINGLE, "Sweep TP8 at conc 4-64 first. || Extend the TP8 sweep to conc 4-512."),
+    (SINGLE, "Sweep TP8 at conc 4-64. || Add a TP4 arm at conc 4-512."),
+    (SINGLE, "--enable-prefix-caching is NOT passed."),
+    (SINGLE, "The --no-enable-prefix-caching flag is not passed."),
+    (SINGLE, "Keep the TP8 sweep on GPU memory without adding a DRAM offload arm."),
+    (VLLM_ROUTED, "Keep the TP8 and DEP8 matrix entirely on SimpleCPU without adding Mooncake or more TP8 points."),
+    ("dsr1-fp4-b200-dynamo-trt", "Update the container image to `0.8.1post1`."),  # the config: 0.8.1.post1
+    (BUDGET, "Optimize the decode path by batching one-token sparse-attention calls across active requests."),
+    (BUDGET, "Set the batched-token budget to one."),
+    (SINGLE, "generate_sweep_configs.py: evals now default-on, matching the --evals-only behavior."),
+    (SINGLE, "Evals now default-on, matching the --evals-only behavior."),
+    ("dsr1-fp4-b200-dynamo-trt", "Update the container image to `0.8.2post1`."),
+    ("qwen3.5-fp8-mi355x-sglang", "Use lmsysorg/sglang-rocm:v0.5.16-rocm720-mi35x."),  # the config: ...-mi35x-20260726
     (RECIPES, "Set decode gpu-memory-utilization to 0.85 on the low-middle-curve recipe"),
     (RECIPES, "Set decode gpu-memory-utilization to 0.95 on the low-middle-curve recipe"),
     (RECIPES, "MegaMOE recipes: moe-backend deep_gemm_mega_moe, TORCH_SYMMMEM=NVSHMEM"),
@@ -361,9 +377,10 @@ ENTRY = """
 - config-keys:
     - {key}
   description:
-    - "{text}"
+{bullets}
   pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/{n}
 """
+BULLETS = " || "  # "A || B": one entry of two bullets
 
 
 @pytest.fixture(scope="module")
@@ -379,8 +396,12 @@ def findings(tmp_path_factory: pytest.TempPathFactory, real_origin: Path) -> dic
         lines = {}
         text = changelog.read_text(encoding="utf-8")
         for n, (key, sentence) in enumerate(SENTENCES[first:first + PER_COMMIT], first):
-            text += ENTRY.format(key="\n    - ".join(key.split("+")), text=sentence, n=9100 + n)  # "a+b": two keys
-            lines[text.count("\n") - 1] = sentence  # the description line
+            bullets = sentence.split(BULLETS)
+            at = text.count("\n") + 5  # the first description line
+            text += ENTRY.format(key="\n    - ".join(key.split("+")), n=9100 + n,  # "a+b": two keys
+                                 bullets="\n".join(f'    - "{bullet}"' for bullet in bullets))
+            at += key.count("+")
+            lines.update((at + k, sentence) for k in range(len(bullets)))
         changelog.write_text(text, encoding="utf-8")
         git(repo, "commit", "-q", "-am", "entries")
         _, report = run_claims(repo, "--base", "HEAD~1", "--head", "HEAD")
@@ -1064,3 +1085,62 @@ def test_a_router_named_as_the_program_of_the_clause_is_given_the_router_s_flags
     assert "router is given --policy consistent_hash" in lie["message"] and "DP-attention jobs" in lie["message"]
     # a flag the server is given stays the router's business, unverified: --max-num-seqs is no router flag
     assert findings["Pass --max-num-seqs 3 to the router."] == []
+
+
+def test_a_later_bullet_that_states_a_setting_again_is_the_entry_s_last_word(
+        findings: dict[str, list[dict[str, Any]]]) -> None:
+    # an entry written as a log: the first step's 0.9 had been an error though the last bullet says 0.8
+    assert findings["First pass: set --gpu-memory-utilization to 0.9. || Final: lower --gpu-memory-utilization to "
+                    "0.8."] == []
+    assert findings["Sweep TP8 at conc 4-64 first. || Extend the TP8 sweep to conc 4-512."] == []
+    # the last word wrong: that bullet's claim is the error
+    (last,) = findings["First pass: set --gpu-memory-utilization to 0.8. || Final: raise --gpu-memory-utilization to "
+                       "0.9."]
+    assert last["data"]["claimed"] == "0.9" and last["rule"] == "claim-contradicted"
+    # the same value said again, or points of another arm after: the first claim still stands
+    again = findings["Set --gpu-memory-utilization to 0.9. || --gpu-memory-utilization 0.9 leaves room for the KV "
+                     "cache."]
+    assert [f["data"]["claimed"] for f in again] == ["0.9", "0.9"] and again[0]["line"] < again[1]["line"]
+    other_arm = findings["Sweep TP8 at conc 4-64. || Add a TP4 arm at conc 4-512."]
+    assert {f["data"]["claimed"] for f in other_arm} == {"conc 4-64", "conc 4-512"}
+
+
+def test_a_setting_said_not_to_be_passed_is_absent(findings: dict[str, list[dict[str, Any]]]) -> None:
+    # a clause with "not" had been read as a report of what failed: nothing at all, even unverified
+    assert findings["--enable-prefix-caching is NOT passed."] == []
+    (lie,) = findings["The --no-enable-prefix-caching flag is not passed."]
+    assert lie["rule"] == "claim-contradicted" and "left at its default" in lie["message"]
+    assert "recipe passes --no-enable-prefix-caching" in lie["message"]
+
+
+def test_an_arm_not_added_is_no_arm_that_runs(findings: dict[str, list[dict[str, Any]]]) -> None:
+    # "without adding a DRAM offload arm" had claimed a TP8 DRAM job, "without adding Mooncake" a Mooncake one
+    assert findings["Keep the TP8 sweep on GPU memory without adding a DRAM offload arm."] == []
+    assert findings["Keep the TP8 and DEP8 matrix entirely on SimpleCPU without adding Mooncake or more TP8 points."] == []
+
+
+def test_a_post_release_is_one_version_with_or_without_its_dot(findings: dict[str, list[dict[str, Any]]]) -> None:
+    # had been an error: the text spells the release 0.8.1post1, the config's tag 0.8.1.post1
+    assert findings["Update the container image to `0.8.1post1`."] == []
+    (other_post,) = findings["Update the container image to `0.8.2post1`."]
+    assert other_post["rule"] == "claim-contradicted" and "0.8.1.post1" in other_post["message"]
+    # a tag without the date stamp of the build the config pins is another tag (a judged true finding: the dated
+    # build was pinned to fix a crash of the undated one)
+    (undated,) = findings["Use lmsysorg/sglang-rocm:v0.5.16-rocm720-mi35x."]
+    assert "v0.5.16-rocm720-mi35x-20260726" in undated["message"]
+
+
+def test_a_number_word_of_prose_is_no_value_of_a_setting_named_in_words(
+        findings: dict[str, list[dict[str, Any]]]) -> None:
+    # "batching one-token ... calls" had been --max-num-batched-tokens 1
+    assert findings["Optimize the decode path by batching one-token sparse-attention calls across active requests."] \
+        == []
+    (said,) = findings["Set the batched-token budget to one."]  # after "to", the word is the value
+    assert said["data"]["claimed"] == "1" and "recipe passes --max-num-batched-tokens" in said["message"]
+
+
+def test_a_bullet_headed_by_a_program_file_speaks_of_that_program(findings: dict[str, list[dict[str, Any]]]) -> None:
+    # the sweep generator's flag had been an error: "the recipe does not pass --evals-only"
+    assert findings["generate_sweep_configs.py: evals now default-on, matching the --evals-only behavior."] == []
+    (unheaded,) = findings["Evals now default-on, matching the --evals-only behavior."]
+    assert unheaded["data"]["subject"] == "--evals-only"

@@ -595,7 +595,7 @@ def _word_arms(toks: Sequence[Tok], i: int) -> tuple[tuple[Arm, ...], int] | Non
             arms = tuple(Arm(prefill=p, role="prefill", label=t.text) if split[1] == "prefill"
                          else Arm(decode=p, role="decode", label=t.text) for p in par)
             return arms, 1
-    negated = prev in _NEGATIONS or (prev in ("kv", "any", "cpu", "host") and i > 1 and toks[i - 2].low in _NEGATIONS)
+    negated = prev in _NEGATIONS or _negated_across(toks, i)
     par = _parallel_token(t.text)
     if par is not None and nxt in ROLE_WORDS:
         # "DEP4 prefill / DEP8 decode": the parallelism of that role's workers.
@@ -683,6 +683,8 @@ def _word_arms(toks: Sequence[Tok], i: int) -> tuple[tuple[Arm, ...], int] | Non
                                           for k, x in enumerate(toks) if k != i):
         offload = None  # "Retain the 2P2D ..., TP8/DP8 decode, Mooncake, ...": the P/D transfer
     if offload is not None:
+        if negated and offload not in ("none", "dram") and prev not in _NEGATIONS:
+            return None  # "without adding Mooncake": no Mooncake arm, which says nothing of the arms that run
         if negated and offload != "none":
             offload = "none"
         return (Arm(offload=offload, label=t.text),), 1
@@ -702,6 +704,18 @@ def _word_arms(toks: Sequence[Tok], i: int) -> tuple[tuple[Arm, ...], int] | Non
 
 
 _EP_OFF = {"disabled", "off", "false"}
+
+
+# Words between a negation and the arm word it negates: "no KV offload", "without adding a DRAM offload arm".
+_NEGATION_GAP = frozenset({"kv", "any", "cpu", "host", "adding", "a", "an", "new", "extra", "additional", "the"})
+
+
+def _negated_across(toks: Sequence[Tok], i: int) -> bool:
+    """A negation before the arm word at ``i`` with at most three words of ``_NEGATION_GAP`` between."""
+    k = i - 1
+    while k >= 0 and i - k <= 3 and toks[k].low in _NEGATION_GAP:
+        k -= 1
+    return k < i - 1 and k >= 0 and toks[k].low in _NEGATIONS
 
 
 def _expert_parallelism(toks: Sequence[Tok], i: int, negated: bool) -> tuple[tuple[Arm, ...], int] | None:

@@ -174,10 +174,24 @@ def drops_settings(toks: Sequence[Tok], known: Callable[[str], bool] = lambda wo
         not names_an_arm(toks[k].text)
 
 
+# After a setting's name: "is NOT passed", "flag isn't set", "is no longer exported": the recipe does not give it
+# (group 1: the negation).
+NOT_GIVEN_AFTER = (r"[`'\"]?(?:\s+(?:flag|option|variable|env|setting)s?)?\s*((?:is|are)\s+(?:not|no\s+longer)|isn't|"
+                   r"aren't)\s+(?:passed|set|given|exported|specified|used|added|applied|enabled)\b")
+# A clause that is only such a statement ("--enable-prefix-caching is NOT passed"): read as a claim that the setting
+# is absent, not as a report of what was removed.
+_NOT_GIVEN = re.compile(r"^\W*(?:the\s+)?[`'\"]?(?:--[\w.-]+|[A-Z][A-Z0-9]*_[A-Z0-9_]+)" + NOT_GIVEN_AFTER,
+                        re.IGNORECASE)
+
+
 def skip_clause(whole: str, toks: Sequence[Tok], known: Callable[[str], bool] = lambda word: False) -> bool:
     """The clause reports history, a failure, a condition or a run, so it claims nothing about the new state.
 
-    An order to drop settings is no report of removal: its verb is not read as one."""
+    An order to drop settings is no report of removal: its verb is not read as one; nor is a statement that a
+    setting is not given ("--x is not passed")."""
+    not_given = _NOT_GIVEN.match(whole)
+    if not_given is not None:
+        whole = whole[:not_given.start(1)] + whole[not_given.end(1):]
     if _DROPPED_TO.match(whole):
         whole = _DROPPED_TO.sub("", whole, 1)  # "Drop GPU memory utilization to 0.82": a value lowered
     if drops_settings(toks, known):

@@ -131,14 +131,15 @@ _SPECULATIVE_CONFIG = re.compile(r"^--speculative[-_]config$")
 _OF_SPECULATION = re.compile(r"spec|draft|eagle|mtp|medusa", re.IGNORECASE)
 # A fleet's launcher, which runs before the recipe: runners/launch_gb300-nv.sh, "the three H100 launchers".
 _LAUNCHER = re.compile(r"\blaunch_[\w.-]+\.sh\b|\blaunchers?\b", re.IGNORECASE)
-# Another program than the server: its flags are not the server's ("pip install --no-deps --pre vllm": pip's).
+# Another program than the server: its flags are not the server's ("pip install --no-deps --pre vllm": pip's;
+# "generate_sweep_configs.py ... --evals-only": the sweep generator's).
 # (Whole words: "runner" of --moe-runner-backend is a word of a server flag.)
 _OTHER_PROGRAM = re.compile(r"(?<![\w-])(?:to|for|in|on|of|via|into)\s+(?:the\s+)?(?:benchmark|client|router|aiperf|"
                             r"frontend|lm-eval|proxy|harness|load\s+generator)(?![\w-])|(?<![\w-])(?:sglang[_-]router|"
                             r"vllm-router|benchmark client|aiperf|run_benchmark\w*|bench(?:mark)?_serving\w*|runner|"
                             r"launch_[\w.-]+\.sh|srtctl|pip3?\s+install|uv\s+pip|apt(?:-get)?\s+install|salloc|srun|sbatch|"
                             r"docker\s+(?:run|pull|build)|git\s+(?:clone|checkout|fetch|apply)|huggingface-cli|wget|"
-                            r"curl)(?![\w-])", re.IGNORECASE)
+                            r"curl|[\w/-]+\.py)(?![\w-])", re.IGNORECASE)
 # ... unless the clause says it speaks of the server's arguments.
 _SERVER_WORDS = re.compile(r"\bserver\s+(?:args|arguments|flags|options|command)|\bserve\s+(?:flags|args)\b",
                            re.IGNORECASE)
@@ -989,9 +990,15 @@ _HISTORY_LEAD = re.compile(r"(?:previously|formerly|originally|initially|earlier
                            re.IGNORECASE)
 
 
+# A bullet headed by a program's file ("generate_sweep_configs.py: ... matching the --evals-only behavior"): every
+# sentence of it speaks of that program.
+_PROGRAM_HEADING = re.compile(r"[\W_]*`?[\w/.-]+\.py`?\s*:\s")
+
+
 def extract(source: SourceText, catalog: Catalog | None, base_scope: Scope | None = None) -> Extraction:
     """Every claim of one text (a description bullet, a PR body)."""
     out = Extraction()
+    of_a_program = bool(_PROGRAM_HEADING.match(source.text))
     by_sentence: dict[int, list[Clause]] = {}
     for c in split_clauses(source):
         by_sentence.setdefault(c.sentence, []).append(c)
@@ -1006,7 +1013,7 @@ def extract(source: SourceText, catalog: Catalog | None, base_scope: Scope | Non
         first_claim = len(out.claims)
         inherited = listed_scope or heading or base_scope or Scope()
         list_head: Scope | None = listed_scope
-        list_program = carried_program = listed_program
+        list_program = carried_program = listed_program or of_a_program
         previous_rejects = False
         silenced = listed_silence
         open_from = False

@@ -14,7 +14,8 @@ from dataclasses import replace
 from typing import Callable, Container, Sequence
 
 from .arms import ROLE_WORDS, names_an_arm
-from .context import (CHANGE_VERBS, DROP_OBJECT_GLUE, DROP_VERBS, FROM, STOP_VERBS, STOPPED_GERUNDS, TO,
+from .context import (CHANGE_VERBS, DROP_OBJECT_GLUE, DROP_VERBS, FROM, NOT_GIVEN_AFTER, STOP_VERBS,
+                      STOPPED_GERUNDS, TO,
                       old_value_before_to, starts_old_part, symbolic)
 from .mentions import Mention, is_prose_word, names_another_thing
 from .subjects import Catalog, Subject
@@ -684,6 +685,21 @@ _NEGATION_FILLERS = frozenset({"explicit", "explicitly", "setting", "passing", "
                                "any", "an", "a", "the"})
 
 
+_NOT_GIVEN = re.compile(NOT_GIVEN_AFTER, re.IGNORECASE)
+
+
+def not_given_after(r: Reading, m: Mention) -> ValueAt | None:
+    """An identifier followed by "is not passed" (or set, given, exported ...): the setting is absent."""
+    if m.end >= len(r.toks):
+        return None
+    text = r.source.text
+    found = _NOT_GIVEN.match(text, r.toks[m.end - 1].end)
+    if found is None:
+        return None
+    end = next((k for k in range(m.end, len(r.toks)) if r.toks[k].start >= found.end()), len(r.toks))
+    return Absent(found.group(0).strip()), m.end, end
+
+
 def negation_before(toks: Sequence[Tok], start: int, live: Callable[[int], bool] = lambda _: True) -> int | None:
     """The index of a "no" / "without" that negates the setting at ``start``: right before it, or before at most
     two words that only say how it would be given; None when there is none."""
@@ -691,6 +707,17 @@ def negation_before(toks: Sequence[Tok], start: int, live: Callable[[int], bool]
     while k >= 0 and start - k <= 3 and toks[k].low in _NEGATION_FILLERS:
         k -= 1
     return k if k >= 0 and toks[k].low in ("no", "without") and live(k) else None
+
+
+# Words after which a number word is a value ("set the batch size to one", "lower it to one").
+_VALUE_GLUE = frozenset({"to", "=", "at", "of", ":"})
+
+
+def _a_word_of_prose(r: Reading, m: Mention, at: int) -> bool:
+    """A number word ("one", "one-token") read as the value of a setting named in words, without a "to" or "="
+    before it: prose uses it as a determiner or an adjective far more often than as the setting's value."""
+    word = r.toks[at].low.partition("-")[0]
+    return m.via != "identifier" and word in NUMBER_WORDS and (at == 0 or r.toks[at - 1].low not in _VALUE_GLUE)
 
 
 def read_value(r: Reading, cat: Catalog, m: Mention, mentions: list[Mention]) -> ValueAt | None:
@@ -711,6 +738,10 @@ def read_value(r: Reading, cat: Catalog, m: Mention, mentions: list[Mention]) ->
         # "No --hf-overrides indexer-skipping knobs", "no explicit --quantization": the setting is not given
         # (whatever follows names it).
         return Absent(r.toks[negation].text), negation, m.start
+    if m.via == "identifier":
+        found = not_given_after(r, m)
+        if found is not None:
+            return found
     if m.attached is not None:
         found = attached_value(m.attached, m, cat.subjects)
         if found is not None and isinstance(found[0], Number) and m.end < len(r.toks) and \
@@ -754,6 +785,8 @@ def read_value(r: Reading, cat: Catalog, m: Mention, mentions: list[Mention]) ->
         found = None  # "0.82 or higher", "at least 0.8": a floor, which no job's value is claimed to equal
     elif found is not None and isinstance(found[0], Number) and _a_range_by(r, found[1], found[2]):
         found = None  # "from 8192 to 32768 depending on TP": the values the jobs range over, no change
+    if found is not None and isinstance(found[0], Number) and _a_word_of_prose(r, m, found[1]):
+        found = None  # "batching one-token calls", "are one coupled configuration": a determiner, not a count
     if found is not None and isinstance(found[0], Word) and found[0].dtype and not takes_dtype(subject):
         found = None  # "the gfx950 MXFP4 MoE backend": a dtype names no backend
     if found is not None and isinstance(found[0], Word) and found[1] == m.end and is_prose_word(r.toks[found[1]].text) and \

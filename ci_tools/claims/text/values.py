@@ -508,8 +508,10 @@ def fragment_matches(claim: Fragment, actual: str) -> bool:
 
 
 def _unversioned(word: str) -> str:
-    """``v1.3.0rc14`` and ``1.3.0rc14`` are one version (a release tag is written with or without the v)."""
-    return word[1:] if word[:1] == "v" and word[1:2].isdecimal() else word  # re.match(r"v\d", word)
+    """``v1.3.0rc14`` and ``1.3.0rc14`` are one version (a release tag is written with or without the v), and
+    ``0.5.10.post1`` is ``0.5.10post1`` (a post, rc or dev release is written with or without its dot)."""
+    word = word[1:] if word[:1] == "v" and word[1:2].isdecimal() else word  # re.match(r"v\d", word)
+    return re.sub(r"(?<=\d)\.(?=(?:post|rc|dev)\d)", "", word)
 
 
 def integer_list(text: str) -> list[int] | None:

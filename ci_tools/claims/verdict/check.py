@@ -40,7 +40,7 @@ from .messages import finding, phrase
 from .reads import ReadsCache, RecipeReads
 from .recipe_loops import AsRun
 from .rules import CLAIM_NOT_CHECKED, CLAIM_UNVERIFIED
-from .superseded import spoken_of_later, topic
+from .superseded import later_bullets, spoken_of_later, topic
 
 Evaluate = Callable[[Job, ProjectConfig, Snapshot], "RecipeEval | None"]
 
@@ -268,13 +268,15 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
     keyed: dict[int, list[Job]] = {}  # claims of a bullet headed by one config key: that key's jobs
     with_jobs = {j.config_key for j in jobs}
     jobless = [k for k in listed if k not in with_jobs and _plain_key(k)]
-    for source in sources:
+    bullet_of: dict[int, int] = {}  # each claim's bullet, for the claims a later bullet speaks of again
+    for index, source in enumerate(sources):
         found: Extraction = extract(source, catalog)
         report.mentioned |= found.mentioned
         report.words |= found.words
         report.unverified.extend(found.unverified)
         defaults = elsewhere_claims(found.claims)
         claims.extend([*found.claims, *defaults])
+        bullet_of.update((id(c), index) for c in [*found.claims, *defaults])
         headed = _headed_by_key(source.text, jobs)
         if headed is None and jobless and not _named_configs(source.text, jobs, "", listed):
             headed = []  # the bullet's words name only keys of the entry that run no job here
@@ -289,6 +291,7 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
     by_id = {j.id: j for j in jobs}
     # "No EP8 arm. EP8 only pays off with MegaMoE": an arm the entry says no job runs is spoken of hypothetically
     absent_arms = {_bare(claim.scope.arms) for claim in claims if isinstance(claim.value, NoArm)}
+    retold = later_bullets(claims, bullet_of, lambda c: {j.id for j in c.scope.without_concs().jobs(jobs)})
     for claim in claims:
         report.claims.append(claim)
         if isinstance(claim.value, ArmName) and _bare(claim.scope.arms) in absent_arms:
@@ -351,6 +354,12 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
             if again is not None:  # a step of the change's story: a later entry of it speaks of this again
                 report.unverified.append(Unverified(phrase(claim), claim.location,
                                                     f"a later entry of this change speaks of it again "
+                                                    f"({again.path}:{again.line})"))
+                continue
+            again = retold.get(id(claim))
+            if again is not None:  # a step of the entry's story: a later bullet of it states this again
+                report.unverified.append(Unverified(phrase(claim), claim.location,
+                                                    f"a later bullet of this entry states it again "
                                                     f"({again.path}:{again.line})"))
                 continue
             report.findings.append(finding(judgement, origin))

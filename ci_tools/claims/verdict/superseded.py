@@ -9,9 +9,12 @@ is left unverified with the entry that speaks of it later.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+import re
+from dataclasses import replace
 
 from ...findings import Location
+from ..text.arms import names_an_arm
 from ..text.claim import Claim
 from ..text.extract import extract
 from ..text.sentences import SourceText
@@ -51,3 +54,49 @@ def spoken_of_later(entries: Sequence[Sequence[SourceText]], owners: Sequence[tu
         for name, where in topics[j].items():
             later[i].setdefault(name, where)
     return list(later)
+
+
+def later_bullets(claims: Sequence[Claim], bullet_of: Mapping[int, int],
+                  jobs_of: Callable[[Claim], set[str]]) -> dict[int, Location]:
+    """For each claim (by ``id``), where a later bullet of the same entry states the same topic with another
+    value about the same part of the sweep (:func:`_of_the_same_part`): an entry written as a log ("Narrow the second pass to TP8 c4/c6/c12", then "the final grid runs TP8 c1-c12")
+    says what holds at its end, so an earlier step's claim the head contradicts is not a lie."""
+    by_topic: dict[str, list[Claim]] = {}
+    for claim in claims:
+        if id(claim) in bullet_of:
+            by_topic.setdefault(topic(claim), []).append(claim)
+    out: dict[int, Location] = {}
+    for said in by_topic.values():
+        if len({bullet_of[id(c)] for c in said}) < 2:
+            continue  # one bullet speaks of it: nothing later
+        for claim in said:
+            later = next((other for other in said if bullet_of[id(other)] > bullet_of[id(claim)]
+                          and other.value != claim.value and _of_the_same_part(other, claim, jobs_of)), None)
+            if later is not None:
+                out[id(claim)] = later.location
+    return out
+
+
+def _of_the_same_part(later: Claim, earlier: Claim, jobs_of: Callable[[Claim], set[str]]) -> bool:
+    """The later claim speaks of the part of the sweep the earlier one does: the same arms in other words (or none,
+    all of the jobs), all of its jobs (``jobs_of``: a claim's jobs, whatever its concurrencies) and the same
+    servers (a "Decode:" bullet's setting is not its "Prefill:" bullet's; "TP8+DPA at ISL1024" is not
+    "TP8+MTP3 at ISL8192", whatever jobs a reading of each selects)."""
+    arms = tuple(replace(a, label="") for a in later.scope.arms)
+    if arms and arms != tuple(replace(a, label="") for a in earlier.scope.arms):
+        return False
+    named, named_before = _arm_words(later.clause), _arm_words(earlier.clause)
+    if named and named_before and named != named_before:
+        return False  # parallel bullets of two arms whose words the reading merged ("TP8+MTP3 at ISL8192")
+    return later.scope.role == earlier.scope.role and jobs_of(later) >= jobs_of(earlier)
+
+
+# A layout's acronym with its size, whether or not the arm reader knows it (``MTP3``, ``ISL8192``, ``TEP8``), and
+# DP attention's short names.
+_LAYOUT_WORD = re.compile(r"[A-Z]{2,}\d+[A-Z0-9]*|DPA|dp-attn", re.IGNORECASE)
+
+
+def _arm_words(clause: str) -> frozenset[str]:
+    """The words of a clause that name a layout of the sweep (``TP8+MTP3`` is two, ``1P1D``, ``8k1k``)."""
+    return frozenset(w.lower() for w in re.findall(r"[\w.-]+", clause)
+                     if names_an_arm(w) or (_LAYOUT_WORD.fullmatch(w) and any(c.isupper() for c in w)))
