@@ -372,15 +372,18 @@ SENTENCES = [
     (VLLM_ROUTED, "Route DP-attention jobs through vllm-router with --policy consistent_hash."),
     (VLLM_ROUTED, "Route DP-attention jobs through vllm-router with --policy round_robin."),
     (VLLM_ROUTED, "Pass --max-num-seqs 3 to the router."),
+    (SINGLE, "Recover the low-concurrency curve: 80.24 tok/s/GPU at TP8 conc-4, 452.47 at conc-64, and 767.12 at TP8+EP8 "
+             "conc-256."),
+    (SINGLE, "Recover the low-concurrency curve at TP8+EP8 conc-256."),
 ]
 ENTRY = """
 - config-keys:
     - {key}
   description:
-{bullets}
+    - "{text}"
   pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/{n}
 """
-BULLETS = " || "  # "A || B": one entry of two bullets
+BULLETS = " || "  # "A || B": one entry of two bullets (ENTRY's description, one line per bullet)
 
 
 @pytest.fixture(scope="module")
@@ -399,7 +402,7 @@ def findings(tmp_path_factory: pytest.TempPathFactory, real_origin: Path) -> dic
             bullets = sentence.split(BULLETS)
             at = text.count("\n") + 5  # the first description line
             text += ENTRY.format(key="\n    - ".join(key.split("+")), n=9100 + n,  # "a+b": two keys
-                                 bullets="\n".join(f'    - "{bullet}"' for bullet in bullets))
+                                 text='"\n    - "'.join(bullets))
             at += key.count("+")
             lines.update((at + k, sentence) for k in range(len(bullets)))
         changelog.write_text(text, encoding="utf-8")
@@ -1144,3 +1147,11 @@ def test_a_bullet_headed_by_a_program_file_speaks_of_that_program(findings: dict
     assert findings["generate_sweep_configs.py: evals now default-on, matching the --evals-only behavior."] == []
     (unheaded,) = findings["Evals now default-on, matching the --evals-only behavior."]
     assert unheaded["data"]["subject"] == "--evals-only"
+
+
+def test_a_rate_per_gpu_reports_a_measurement(findings: dict[str, list[dict[str, Any]]]) -> None:
+    # "tok/s/GPU" had not been read as a measured rate: "TP8+EP8 runs concurrency 4" (the points of other arms)
+    assert findings["Recover the low-concurrency curve: 80.24 tok/s/GPU at TP8 conc-4, 452.47 at conc-64, and 767.12 at "
+                    "TP8+EP8 conc-256."] == []
+    (claimed,) = findings["Recover the low-concurrency curve at TP8+EP8 conc-256."]
+    assert "no job is TP8+EP8" in claimed["message"]

@@ -134,9 +134,13 @@ def reports(toks: Sequence[Tok]) -> bool:
     for i, t in enumerate(toks):
         # "the validated DEP run" names a run by its status; "the measured frontier" reports one.
         adjective = t.low in _STATUS_WORDS and i > 0 and toks[i - 1].low in _DETERMINERS
-        if t.low in _REPORT_WORDS and not adjective:
+        if (t.low in _REPORT_WORDS or _A_RATE.match(t.low)) and not adjective:
             return True
     return False
+
+
+# A throughput's unit, however it is divided further ("80.24 tok/s/GPU", "tokens/s/user"): a measurement.
+_A_RATE = re.compile(r"(?:tok|tokens|req|requests)/s(?:ec)?/")
 
 
 DROP_VERBS = frozenset({"drop", "drops", "dropped", "remove", "removes", "removed", "delete", "deletes", "deleted",

@@ -714,10 +714,11 @@ _VALUE_GLUE = frozenset({"to", "=", "at", "of", ":"})
 
 
 def _a_word_of_prose(r: Reading, m: Mention, at: int) -> bool:
-    """A number word ("one", "one-token") read as the value of a setting named in words, without a "to" or "="
-    before it: prose uses it as a determiner or an adjective far more often than as the setting's value."""
+    """A number word ("one", "one-token") after a setting named in words, without a "to" or "=" before it: prose
+    uses it there as a determiner or an adjective ("batching one-token calls", "are one coupled configuration"), where
+    before the setting it is the value ("zero request equivalence", "three draft tokens")."""
     word = r.toks[at].low.partition("-")[0]
-    return m.via != "identifier" and word in NUMBER_WORDS and (at == 0 or r.toks[at - 1].low not in _VALUE_GLUE)
+    return m.via != "identifier" and at >= m.end and word in NUMBER_WORDS and r.toks[at - 1].low not in _VALUE_GLUE
 
 
 def read_value(r: Reading, cat: Catalog, m: Mention, mentions: list[Mention]) -> ValueAt | None:
