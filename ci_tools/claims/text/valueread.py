@@ -714,11 +714,14 @@ _VALUE_GLUE = frozenset({"to", "=", "at", "of", ":"})
 
 
 def _a_word_of_prose(r: Reading, m: Mention, at: int) -> bool:
-    """A number word ("one", "one-token") after a setting named in words, without a "to" or "=" before it: prose
-    uses it there as a determiner or an adjective ("batching one-token calls", "are one coupled configuration"), where
-    before the setting it is the value ("zero request equivalence", "three draft tokens")."""
-    word = r.toks[at].low.partition("-")[0]
-    return m.via != "identifier" and at >= m.end and word in NUMBER_WORDS and r.toks[at - 1].low not in _VALUE_GLUE
+    """A number word of prose about a setting named in words: glued to a noun ("one-token"), or after the setting
+    without a "to" or "=" before it ("are one coupled configuration"); before the setting, alone, it is the value
+    ("zero request equivalence", "three draft tokens")."""
+    word, hyphen, _ = r.toks[at].low.partition("-")
+    if m.via == "identifier" or word not in NUMBER_WORDS:
+        return False
+    # "one-token sparse-attention calls", "its three-token golden acceptance length": an adjective wherever it stands
+    return bool(hyphen) or (at >= m.end and r.toks[at - 1].low not in _VALUE_GLUE)
 
 
 def read_value(r: Reading, cat: Catalog, m: Mention, mentions: list[Mention]) -> ValueAt | None:
