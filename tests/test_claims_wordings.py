@@ -1155,3 +1155,21 @@ def test_a_rate_per_gpu_reports_a_measurement(findings: dict[str, list[dict[str,
                     "TP8+EP8 conc-256."] == []
     (claimed,) = findings["Recover the low-concurrency curve at TP8+EP8 conc-256."]
     assert "no job is TP8+EP8" in claimed["message"]
+
+
+def test_the_old_value_after_from_names_no_setting_whatever_else_the_commit_appends(
+        tmp_path: Path, real_origin: Path) -> None:
+    # With the GLM AgentX entry in the same commit (its srt-slurm recipes join the catalog), flashinfer_cutedsl named
+    # only --moe-runner-backend and was read as its value: "changelog says --moe-runner-backend is flashinfer_cutedsl"
+    repo = tmp_path / "ix"
+    git(tmp_path, "clone", "-q", "--shared", str(real_origin), str(repo))
+    changelog = repo / "perf-changelog.yaml"
+    text = changelog.read_text(encoding="utf-8")
+    line = text.count("\n") + 5
+    text += ENTRY.format(key=B300, text="TP4 --moe-runner-backend changes from flashinfer_cutedsl", n=9901)
+    text += ENTRY.format(key=GLM_AGENTX.replace("+", "\n    - "), text="EAGLE speculative decoding.", n=9902)
+    changelog.write_text(text, encoding="utf-8")
+    git(repo, "commit", "-q", "-am", "entries")
+    _, report = run_claims(repo, "--base", "HEAD~1", "--head", "HEAD", "-v")
+    assert [f["message"] for f in report["findings"] if f["line"] == line and f["severity"] != "note"] == []
+    assert any(f["line"] == line for f in report["findings"])  # the clause is read: its flag gets a note

@@ -313,7 +313,21 @@ def value_slots(r: Reading, mentions: list[Mention], names: Container[str] = fro
         found = value_position(r, m, names)
         if found is not None and found[1] and r.toks[found[0]].kind == "word":
             at.add(found[0])
+        old = _old_value_after(r, m)
+        if old is not None:
+            at.add(old)
     return at
+
+
+def _old_value_after(r: Reading, m: Mention) -> int | None:
+    """The word after "(changes) from" right after a mention ("--moe-runner-backend changes from flashinfer_cutedsl"):
+    the setting's old value, which names no setting of its own."""
+    k = m.end
+    if k < len(r.toks) and r.toks[k].low in CHANGE_VERBS:
+        k += 1
+    if k + 1 < len(r.toks) and r.toks[k].low in FROM and r.toks[k + 1].kind == "word":
+        return k + 1
+    return None
 
 
 def values_not_names(r: Reading, mentions: list[Mention], unknown: list[tuple[str, int]]) -> \
