@@ -1,16 +1,16 @@
-"""Claims a later entry of the same change speaks of again.
+"""Claims a later entry of the same change, or a later bullet of the same entry, speaks of again.
 
-A pull request that appends several entries (each with its ``pr-link``) tells its story in steps: "Raise the conc-1536 point" in one,
-"Restore 1152 after 1536 failed" in the next; "TEMP(validation): sweep only conc 512" after the full sweep.
-Checked at the pull request's head, only the last word about a setting can hold; an earlier entry's claim
-about the same setting of the same configs that the head contradicts is a step of that story, not a lie, and
-is left unverified with the entry that speaks of it later.
+A pull request that appends several entries (each with its ``pr-link``) tells its story in steps: "Raise the
+conc-1536 point" in one, "Restore 1152 after 1536 failed" in the next; "TEMP(validation): sweep only conc 512"
+after the full sweep. One entry can be such a log too, bullet after bullet. Checked at the pull request's head,
+only the last word about a setting can hold; an earlier claim about the same setting of the same configs that the
+head contradicts is a step of that story, not a lie, and is left unverified with where it is spoken of later.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
 import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 from ...findings import Location
@@ -59,8 +59,9 @@ def spoken_of_later(entries: Sequence[Sequence[SourceText]], owners: Sequence[tu
 def later_bullets(claims: Sequence[Claim], bullet_of: Mapping[int, int],
                   jobs_of: Callable[[Claim], set[str]]) -> dict[int, Location]:
     """For each claim (by ``id``), where a later bullet of the same entry states the same topic with another
-    value about the same part of the sweep (:func:`_of_the_same_part`): an entry written as a log ("Narrow the second pass to TP8 c4/c6/c12", then "the final grid runs TP8 c1-c12")
-    says what holds at its end, so an earlier step's claim the head contradicts is not a lie."""
+    value about the same part of the sweep (:func:`_of_the_same_part`): an entry written as a log ("Narrow the
+    second pass to TP8 c4/c6/c12", then "the final grid runs TP8 c1-c12") says what holds at its end, so an
+    earlier step's claim the head contradicts is not a lie."""
     by_topic: dict[str, list[Claim]] = {}
     for claim in claims:
         if id(claim) in bullet_of:
