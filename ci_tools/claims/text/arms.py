@@ -25,7 +25,7 @@ from functools import cached_property
 from typing import Any, Mapping, Sequence
 
 from ...jobs.job import Job
-from .tokens import Tok
+from .tokens import Tok, back_over
 
 # ---------------------------------------------------------------- values
 
@@ -712,9 +712,7 @@ _NEGATION_GAP = frozenset({"kv", "any", "cpu", "host", "adding", "a", "an", "new
 
 def _negated_across(toks: Sequence[Tok], i: int) -> bool:
     """A negation before the arm word at ``i`` with at most three words of ``_NEGATION_GAP`` between."""
-    k = i - 1
-    while k >= 0 and i - k <= 3 and toks[k].low in _NEGATION_GAP:
-        k -= 1
+    k = back_over(toks, i, _NEGATION_GAP)
     return k < i - 1 and k >= 0 and toks[k].low in _NEGATIONS
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cached_property
+from typing import AbstractSet, Sequence
 
 from ...findings import Location
 from .sentences import Clause, SourceText
@@ -42,6 +43,15 @@ _TOKEN = re.compile(
 # Marks that only set words apart (`--flag`, 'fp8', "auto"): not words of their own (what a quote says of
 # somebody else's words is read from the text itself, see context.mask_history).
 _QUOTE_MARKS = frozenset("`'\"‘’“”")
+
+
+def back_over(toks: Sequence[Tok], i: int, words: AbstractSet[str], most: int = 3) -> int:
+    """The index of the first token before ``i`` that is not one of ``words`` (lower-case), walking back over at
+    most ``most`` of them (-1 when the clause starts first): where a negation that spans such words stands."""
+    k = i - 1
+    while k >= 0 and i - k <= most and toks[k].low in words:
+        k -= 1
+    return k
 
 
 def tokenize(clause: Clause) -> list[Tok]:

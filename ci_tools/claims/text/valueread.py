@@ -19,7 +19,7 @@ from .context import (CHANGE_VERBS, DROP_OBJECT_GLUE, DROP_VERBS, FROM, NOT_GIVE
                       old_value_before_to, starts_old_part, symbolic)
 from .mentions import Mention, is_prose_word, names_another_thing
 from .subjects import Catalog, Subject
-from .tokens import Reading, Tok
+from .tokens import Reading, Tok, back_over
 from .values import (
     NUMBER_WORDS,
     Absent,
@@ -717,9 +717,7 @@ def not_given_after(r: Reading, m: Mention) -> ValueAt | None:
 def negation_before(toks: Sequence[Tok], start: int, live: Callable[[int], bool] = lambda _: True) -> int | None:
     """The index of a "no" / "without" that negates the setting at ``start``: right before it, or before at most
     two words that only say how it would be given; None when there is none."""
-    k = start - 1
-    while k >= 0 and start - k <= 3 and toks[k].low in _NEGATION_FILLERS:
-        k -= 1
+    k = back_over(toks, start, _NEGATION_FILLERS)
     return k if k >= 0 and toks[k].low in ("no", "without") and live(k) else None
 
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from ...findings import Location
-from ..text.arms import names_an_arm
+from ..text.arms import Arm, names_an_arm
 from ..text.claim import Claim
 from ..text.extract import extract
 from ..text.sentences import SourceText
@@ -59,37 +59,51 @@ def spoken_of_later(entries: Sequence[Sequence[SourceText]], owners: Sequence[tu
 def later_bullets(claims: Sequence[Claim], bullet_of: Mapping[int, int],
                   jobs_of: Callable[[Claim], set[str]]) -> dict[int, Location]:
     """For each claim (by ``id``), where a later bullet of the same entry states the same topic with another
-    value about the same part of the sweep (:func:`_of_the_same_part`): an entry written as a log ("Narrow the
+    value about the same part of the sweep (:meth:`_Part.covers`): an entry written as a log ("Narrow the
     second pass to TP8 c4/c6/c12", then "the final grid runs TP8 c1-c12") says what holds at its end, so an
     earlier step's claim the head contradicts is not a lie."""
     by_topic: dict[str, list[Claim]] = {}
     for claim in claims:
         if id(claim) in bullet_of:
             by_topic.setdefault(topic(claim), []).append(claim)
+    parts: dict[int, _Part] = {}  # read once per claim compared (most topics have no later bullet)
+
+    def part(claim: Claim) -> _Part:
+        if id(claim) not in parts:
+            parts[id(claim)] = _Part(tuple(replace(a, label="") for a in claim.scope.arms), claim.scope.role,
+                                     _arm_words(claim.clause), frozenset(jobs_of(claim)))
+        return parts[id(claim)]
+
     out: dict[int, Location] = {}
     for said in by_topic.values():
         if len({bullet_of[id(c)] for c in said}) < 2:
             continue  # one bullet speaks of it: nothing later
         for claim in said:
             later = next((other for other in said if bullet_of[id(other)] > bullet_of[id(claim)]
-                          and other.value != claim.value and _of_the_same_part(other, claim, jobs_of)), None)
+                          and other.value != claim.value and part(other).covers(part(claim))), None)
             if later is not None:
                 out[id(claim)] = later.location
     return out
 
 
-def _of_the_same_part(later: Claim, earlier: Claim, jobs_of: Callable[[Claim], set[str]]) -> bool:
-    """The later claim speaks of the part of the sweep the earlier one does: the same arms in other words (or none,
-    all of the jobs), all of its jobs (``jobs_of``: a claim's jobs, whatever its concurrencies) and the same
-    servers (a "Decode:" bullet's setting is not its "Prefill:" bullet's; "TP8+DPA at ISL1024" is not
-    "TP8+MTP3 at ISL8192", whatever jobs a reading of each selects)."""
-    arms = tuple(replace(a, label="") for a in later.scope.arms)
-    if arms and arms != tuple(replace(a, label="") for a in earlier.scope.arms):
-        return False
-    named, named_before = _arm_words(later.clause), _arm_words(earlier.clause)
-    if named and named_before and named != named_before:
-        return False  # parallel bullets of two arms whose words the reading merged ("TP8+MTP3 at ISL8192")
-    return later.scope.role == earlier.scope.role and jobs_of(later) >= jobs_of(earlier)
+@dataclass(frozen=True)
+class _Part:
+    """The part of the sweep a claim speaks of, as a later claim is compared with it."""
+
+    arms: tuple[Arm, ...]  # as they select, whatever words named them
+    role: str
+    layout_words: frozenset[str]  # see _arm_words
+    jobs: frozenset[str]  # its jobs, whatever its concurrencies
+
+    def covers(self, earlier: _Part) -> bool:
+        """This (later) claim speaks of the part the earlier one does: the same arms in other words (or none, all
+        of the jobs), all of its jobs and the same servers (a "Decode:" bullet's setting is not its "Prefill:"
+        bullet's; "TP8+DPA at ISL1024" is not "TP8+MTP3 at ISL8192", whatever jobs a reading of each selects)."""
+        if self.arms and self.arms != earlier.arms:
+            return False
+        if self.layout_words and earlier.layout_words and self.layout_words != earlier.layout_words:
+            return False  # parallel bullets of two arms whose words the reading merged ("TP8+MTP3 at ISL8192")
+        return self.role == earlier.role and self.jobs >= earlier.jobs
 
 
 # A layout's acronym with its size, whether or not the arm reader knows it (``MTP3``, ``ISL8192``, ``TEP8``), and
