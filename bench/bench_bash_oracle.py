@@ -125,11 +125,13 @@ def main() -> int:
           f"({_pct(totals['flags_equal'], totals['flags_stated'])})")
     print(f"  variables stated     {totals['env_stated']:>6}  equal {totals['env_equal']} "
           f"({_pct(totals['env_equal'], totals['env_stated'])})")
-    print(f"  servers stated       {totals['servers_stated']:>6}  started {totals['servers_run']}")
+    print(f"  servers stated       {totals['servers_stated']:>6}  started {totals['servers_run']}"
+          + (f" ({totals['replicas']} more nodes or workers of a role, not compared)" if totals["replicas"] else ""))
+    compared_servers = totals["servers_run"] - totals["replicas"]
     print(f"  routers stated       {totals['routers_stated']:>6}  started {totals['routers_run']}; lines bash gave as "
           f"stated {totals['router_lines_identical']}")
     print(f"  server lines bash gave as stated (same flags, order, every known value) {totals['lines_identical']} "
-          f"of {totals['servers_run']} ({_pct(totals['lines_identical'], totals['servers_run'])}); of them with every "
+          f"of {compared_servers} ({_pct(totals['lines_identical'], compared_servers)}); of them with every "
           f"value known to ci-tools {totals['lines_identical_known']}")
     print(f"  jobs whose every stated variable is in the server's environment with its value "
           f"{totals['env_jobs_equal']} of {totals['compared']} ({_pct(totals['env_jobs_equal'], totals['compared'])})")

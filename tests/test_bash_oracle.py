@@ -222,3 +222,42 @@ def test_the_comparison_finds_what_bash_gave_otherwise(full_corpus_jobs) -> None
     assert other.env_unstated == ["server 0: SET_BY_NOBODY='1'"]
     none = compare(result, [])
     assert [d.actual for d in none.disagreements] == ["no such server started"]
+
+
+def test_a_multinode_job_runs_on_its_nodes_as_the_fleet_runs_it(full_corpus_jobs, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """An AMD disaggregated job (P1xTP4 D1xTP8: two nodes) through `sweep run`, with the fleet's launcher,
+    submit.sh, job.slurm and server_sglang.sh in bash: the job's two nodes each start their server in a
+    container on their own address (prefill on the first, decode on the second, both on port 8000), the
+    router on the first node is given both, the benchmark runs through it, and the job ends with its sweep.
+    Every server flag `recipe show` states for the two roles is the one bash gave (the one flag that is not,
+    in the router's line, is the decode node's address, which ci-tools states as empty)."""
+    from ci_tools.config import load_config
+    from ci_tools.revision.snapshot import WorkTreeSnapshot
+
+    from standins.compare import compare
+    from standins.jobrun import SWEEP, run_job
+
+    config = load_config(full_corpus_dir())
+    snapshot = WorkTreeSnapshot(config.root)
+    job = next(j for j in full_corpus_jobs if j.config_key == "qwen3.5-fp8-mi355x-sglang-disagg")
+    run = run_job(job, config, snapshot, config.root, tmp_path / "job", through=SWEEP, process=False, timeout=120)
+    assert run.exit_code == 0, run.output.read_text(errors="replace")[-2000:]
+    servers = run.servers(config.server_patterns)
+    placed = sorted((call.env.get("STANDIN_NODE_ADDR"), words[words.index("--disaggregation-mode") + 1],
+                     words[words.index("--port") + 1]) for call, _, words in servers)
+    assert placed == [("127.0.0.1", "prefill", "8000"), ("127.0.0.2", "decode", "8000")]
+    routers = run.servers(config.router_patterns)
+    assert len(routers) == 1
+    router_words = routers[0][2]
+    assert router_words[router_words.index("--prefill") + 1] == "http://127.0.0.1:8000"
+    assert router_words[router_words.index("--decode") + 1] == "http://127.0.0.2:8000"
+    assert any(call.is_client() for call in run.calls)
+
+    result = evaluate_all([job], config, snapshot)[0]
+    assert result is not None and result.roles == ["prefill", "decode"]
+    comparison = compare(result, [(form, words, call.env) for call, form, words in servers], None,
+                         [(form, words) for _, form, words in routers])
+    assert comparison.lines_identical == 2 and comparison.replicas == 0
+    assert [d for d in comparison.disagreements if d.name.startswith("-")] == [
+        d for d in comparison.disagreements if d.part == "router" and d.name == "--decode"]
+    assert len([d for d in comparison.disagreements if d.name.startswith("-")]) == 1

@@ -185,6 +185,46 @@ echo "after=[$(squeue --name=node_01 -h -o %A)]"
     assert (src / "made-here").exists()
 
 
+def test_a_job_of_several_nodes_runs_a_task_on_each_node_with_its_own_address(tmp_path: Path) -> None:
+    """sbatch -N 3 allocates three nodes; an srun step over them runs its command once per node, at once, each
+    task with its rank, its node's name and its node's own address (hostname, `ip route get`, the address a
+    stand-in server binds), so servers of different nodes can take the same port, as the AMD multinode chain
+    has them; a container started on a node is on that node."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "job.sh").write_text(r"""#!/bin/bash
+#SBATCH --job-name=multi
+echo "batch on $(hostname) nodes=$SLURM_JOB_NODELIST n=$SLURM_NNODES"
+srun --nodes=3 --ntasks=3 bash -c 'echo "task $SLURM_PROCID on $(hostname) $(hostname -I) $(ip route get 1.1.1.1 | awk "/src/ {print \$7}")"'
+srun --nodelist="$(scontrol show hostnames "$SLURM_JOB_NODELIST" | sed -n 2,3p | paste -sd,)" bash -c \
+    'docker run --rm --network=host img bash -c "echo container \$(hostname)"'
+srun --nodes=2 bash -c 'python3 -m sglang.launch_server --host 0.0.0.0 --port 8000 > /out/server-$SLURM_PROCID.log 2>&1 &
+    for i in 1 2 3 4 5 6 7 8 9 10; do curl -sf http://$(hostname -I):8000/health > /dev/null && break; sleep 1; done
+    curl -s -D - -o /dev/null http://$(hostname -I):8000/health | grep -i x-standin-server | tr -d "\r"'
+""")
+    script = """
+set -e
+JOB=$(sbatch --parsable -N 3 -o /out/slurm-%j.out /out/job.sh)
+while squeue -h -j "$JOB" -o %i | grep -q .; do sleep 0.1; done
+cat /out/slurm-$JOB.out
+"""
+    code, out, standins = _sandboxed(tmp_path, script, vendor="amd", binds={"/out": src}, timeout=60)
+    assert code == 0, out
+    lines = out.splitlines()
+    assert "batch on node_01 nodes=node_01,node_01-1,node_01-2 n=3" in lines
+    assert sorted(line for line in lines if line.startswith("task ")) == [
+        "task 0 on node_01 127.0.0.1 127.0.0.1", "task 1 on node_01-1 127.0.0.2 127.0.0.2",
+        "task 2 on node_01-2 127.0.0.3 127.0.0.3"]
+    assert sorted(line for line in lines if line.startswith("container ")) == [
+        "container node_01-1", "container node_01-2"]
+    # Both nodes' servers took port 8000, each on its node's address, and each answered as its node.
+    served = sorted(line.split(":", 1)[1].strip().rsplit(":", 1)[0] for line in lines
+                    if line.lower().startswith("x-standin-server:"))
+    assert served == ["node_01-1:8000", "node_01:8000"], out
+    servers = [c for c in read_calls(standins / "log") if c.name == "python3" and "sglang.launch_server" in c.args]
+    assert sorted(c.env.get("STANDIN_NODE_ADDR") for c in servers) == ["127.0.0.1", "127.0.0.2"]
+
+
 def test_gpu_tools_are_the_nodes(tmp_path: Path) -> None:
     lib = full_corpus_dir() / "benchmarks" / "benchmark_lib.sh"
     script = f"""

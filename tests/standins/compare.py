@@ -39,7 +39,8 @@ def is_flag(word: str) -> bool:
 
 def bash_flags(words: tuple[str, ...], model_first: bool) -> list[tuple[str, str | None]]:
     """The flags of a server argv (the words after the launch form) as the program's parser sees them:
-    ``--name=value``, ``--name value`` (a next word that is not a flag), ``--name`` alone."""
+    ``--name=value``, ``--name value`` (a next word that is not a flag; several such words are one list value,
+    ``--cuda-graph-bs 1 2 4`` as "1 2 4", as ci-tools states a list), ``--name`` alone."""
     out: list[tuple[str, str | None]] = []
     i = 1 if model_first and words and not is_flag(words[0]) else 0
     while i < len(words):
@@ -52,8 +53,11 @@ def bash_flags(words: tuple[str, ...], model_first: bool) -> list[tuple[str, str
             out.append((name, value))
             i += 1
         elif i + 1 < len(words) and not is_flag(words[i + 1]):
-            out.append((word, words[i + 1]))
-            i += 2
+            end = i + 2
+            while end < len(words) and not is_flag(words[end]):
+                end += 1
+            out.append((word, " ".join(words[i + 1:end])))
+            i = end
         else:
             out.append((word, None))
             i += 1
@@ -97,6 +101,8 @@ class Comparison:
     # the lines where ci-tools knows every value (no run-time value such as $PORT).
     lines_identical: int = 0
     lines_identical_known: int = 0
+    # Servers bash started beyond one per stated server of a multinode job (a role's other nodes or workers).
+    replicas: int = 0
 
     @property
     def equal(self) -> bool:
@@ -230,17 +236,64 @@ def compare(result: RecipeEval, servers: list[tuple[str, tuple[str, ...], dict[s
     environment) in the order they started.  ``started``: the environment the launch step started with; a
     server's variable that is neither in it nor listed by recipe show is kept in ``env_unstated``."""
     out = Comparison(servers_stated=len(result.servers), servers_run=len(servers))
-    for index, flags in enumerate(result.servers):
-        if index >= len(servers):
-            out.disagreements.append(Disagreement(index, "<server>", f"server {index} ({len(flags)} flags)",
-                                                  "no such server started"))
-            continue
-        form, words, env = servers[index]
-        compare_server(index, flags, words, form in MODEL_FIRST, out)
-        compare_env(index, result, env, out, started)
+    if result.roles:
+        _compare_roles(result, servers, out, started)
+    else:
+        for index, flags in enumerate(result.servers):
+            if index >= len(servers):
+                out.disagreements.append(Disagreement(index, "<server>", f"server {index} ({len(flags)} flags)",
+                                                      "no such server started"))
+                continue
+            form, words, env = servers[index]
+            compare_server(index, flags, words, form in MODEL_FIRST, out)
+            compare_env(index, result, env, out, started)
     if routers is not None:
         _compare_routers(result, routers, out)
     return out
+
+
+def _compare_roles(result: RecipeEval, servers: list[tuple[str, tuple[str, ...], dict[str, str]]],
+                   out: Comparison, started: dict[str, str] | None) -> None:
+    """A multinode job: ci-tools states one server per role (prefill, decode ...), bash starts one per node or
+    worker, on nodes that start at once (no order).  Each server bash ran belongs to the stated server it
+    agrees with most (the role flags, `--disaggregation-mode prefill`, are statements like any other, so a
+    server of one role is not taken for another's).  A stated server is held to the one of its servers that
+    agrees most (the first node of the role: its NODE_RANK, its --node-rank); the others of the role are
+    counted (``replicas``), not compared.  Every stated server must be met by one at least."""
+    best: dict[int, Comparison] = {}
+    for form, words, env in servers:
+        trials = []
+        for index, flags in enumerate(result.servers):
+            trial = Comparison()
+            compare_server(index, flags, words, form in MODEL_FIRST, trial)
+            compare_env(index, result, env, trial, started)
+            trials.append((len(trial.disagreements), index, trial))
+        misses, index, trial = min(trials, key=lambda t: t[:2])
+        if index in best:
+            out.replicas += 1
+            if misses >= len(best[index].disagreements):
+                continue
+        best[index] = trial
+    for index, flags in enumerate(result.servers):
+        if index in best:
+            _add(out, best[index])
+        else:
+            out.disagreements.append(Disagreement(index, "<server>", f"{result.role_of(index)} server {index} "
+                                                  f"({len(flags)} flags)", "no such server started"))
+
+
+def _add(out: Comparison, one: Comparison) -> None:
+    """Add one server's comparison to the job's."""
+    out.flags_stated += one.flags_stated
+    out.flags_equal += one.flags_equal
+    out.env_stated += one.env_stated
+    out.env_equal += one.env_equal
+    out.disagreements.extend(one.disagreements)
+    out.unstated.extend(one.unstated)
+    out.unknown.extend(one.unknown)
+    out.env_unstated.extend(one.env_unstated)
+    out.lines_identical += one.lines_identical
+    out.lines_identical_known += one.lines_identical_known
 
 
 def _compare_routers(result: RecipeEval, routers: list[tuple[str, tuple[str, ...]]], out: Comparison) -> None:

@@ -45,9 +45,12 @@ _COMMON = {
     "mooncake_master": "servers.sh", "python3": "python3.sh", "python": "python3.sh", "mpirun": "skip-options.sh",
     "numactl": "skip-options.sh", "sudo": "skip-options.sh", "sleep": "sleep.sh", "git": "git.sh",
     "pip": "nothing.sh", "pip3": "nothing.sh", "uv": "nothing.sh", "lm_eval": "nothing.sh", "aiperf": "nothing.sh",
-    "enroot": "enroot.sh", "unsquashfs": "unsquashfs.sh", "sbcast": "sbcast.sh",
+    "enroot": "enroot.sh", "unsquashfs": "unsquashfs.sh", "sbcast": "sbcast.sh", "hostname": "hostname.sh",
+    "ip": "ip.sh", "ibv_devinfo": "ibv_devinfo.sh",
 }
 _VENDOR = {"nvidia": {"nvidia-smi": "nvidia-smi.sh"}, "amd": {"amd-smi": "amd-smi.sh", "rocm-smi": "rocm-smi.sh"}}
+# The RDMA devices of a node: the names runners/launch_mi355x-amds.sh gives MI355X nodes' NICs, ConnectX ones.
+_RDMA = {"amd": ",".join(f"rdma{i}" for i in range(8)), "nvidia": ",".join(f"mlx5_{i}" for i in range(8))}
 _LIBRARIES = ("slurm-lib.sh", "venv-lib.sh")  # sourced by shims from lib/
 
 _HEAD = """#!/bin/bash
@@ -67,6 +70,8 @@ _standin_python={python}
 _standin_image_python={image_python}
 _standin_sleep={sleep}
 _standin_git={git}
+_standin_hostname={hostname}
+_standin_ip={ip}
 """
 
 
@@ -112,12 +117,13 @@ def install(dest: Path, *, vendor: str, gpus: int = 8, gpu_name: str | None = No
     shutil.copyfile(PROGRAMS / "image" / "sitecustomize.py", dest / "lib" / "image" / "sitecustomize.py")
     for library in _LIBRARIES:
         shutil.copyfile(SHIMS / library, dest / "lib" / library)
-    head = {"python": shlex.quote(INTERPRETER), "image_python": shlex.quote(IMAGE_PYTHON), "sleep": shlex.quote(_real("sleep")), "git": shlex.quote(_real("git"))}
+    head = {"python": shlex.quote(INTERPRETER), "image_python": shlex.quote(IMAGE_PYTHON), "sleep": shlex.quote(_real("sleep")), "git": shlex.quote(_real("git")),
+            "hostname": shlex.quote(_real("hostname")), "ip": shlex.quote(_real("ip"))}
     for name, body in {**_COMMON, **_VENDOR[vendor]}.items():
         shim = dest / "bin" / name
         shim.write_text(_HEAD.format(name=name, body=body, **head) + (SHIMS / body).read_text())
         shim.chmod(0o755)
     name = gpu_name or ("NVIDIA B200" if vendor == "nvidia" else "AMD Instinct MI355X")
     (dest / "state" / "node.env").write_text(
-        f"VENDOR={vendor}\nGPUS={int(gpus)}\nGPU_NAME={shlex.quote(name)}\n")
+        f"VENDOR={vendor}\nGPUS={int(gpus)}\nGPU_NAME={shlex.quote(name)}\nRDMA={_RDMA[vendor]}\n")
     return dest

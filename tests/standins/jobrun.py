@@ -46,6 +46,7 @@ WORKSPACE = "/home/runner/work/InferenceX/InferenceX"
 IMAGE_FILES = Path(__file__).resolve().parent / "image-files"  # what the stand-in images hold of the real ones
 SGLANG_WORKSPACE = "/sgl-workspace"
 STANDINS = "/standins"
+PROFILE_D = Path("/etc/profile.d")  # what /etc/profile sources last
 PATH = f"{STANDINS}/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 SECRET = "standin-secret"  # what a secret the workflow passes holds (HF_TOKEN, ...)
 _LAUNCHER_CALL = re.compile(r"^[ \t]*bash[ \t]+\./runners/launch_", re.M)
@@ -259,10 +260,22 @@ def run_job(job: Job, config: ProjectConfig, snapshot: Snapshot, repo_root: Path
     restore_links(repo_root, written)
     launcher = repo_root / "runners" / f"launch_{fleet}.sh"
     dirs = node_dirs(launcher.read_text(errors="replace")) if launcher.exists() else ()
+    if job.multinode:
+        # A multinode job checks its model on every node before it starts a server: the model's directory in
+        # each store the launcher names (a single-node recipe downloads it, or the launcher mounts the store).
+        model = str(job.fields.get("model", "")).rstrip("/").rpartition("/")[2]
+        dirs = (*dirs, *(f"{d}/{model}" for d in dirs if model))
     overlays = {WORKSPACE: (repo_root, written)}
     if "sglang" in str(job.fields.get("image", "")):
         # Files of the SGLang image that recipes read or patch before the server starts, in a layer of the job's.
         overlays[SGLANG_WORKSPACE] = (IMAGE_FILES / SGLANG_WORKSPACE.lstrip("/"), scratch / "image-layer")
+    if PROFILE_D.is_dir():
+        # A login shell (`srun ... bash -lc`, the AMD multinode chain) resets PATH in /etc/profile; on a real
+        # node docker and sudo are in the directories it sets, here the node's programs are the stand-ins.
+        layer = scratch / "profile-layer"
+        layer.mkdir()
+        (layer / "zz-standins.sh").write_text(f"PATH={STANDINS}/bin:$PATH\n")
+        overlays[str(PROFILE_D)] = (PROFILE_D, layer)
     sandbox = Sandbox(scratch / "sandbox", binds={STANDINS: standins}, overlays=overlays, hostname=node, dirs=dirs,
                       tmp_in_memory=True)
     output = scratch / "output.log"

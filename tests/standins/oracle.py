@@ -64,6 +64,7 @@ class OracleReport:
                 "flags_stated": sum(x.flags_stated for x in c), "flags_equal": sum(x.flags_equal for x in c),
                 "env_stated": sum(x.env_stated for x in c), "env_equal": sum(x.env_equal for x in c),
                 "servers_stated": sum(x.servers_stated for x in c), "servers_run": sum(x.servers_run for x in c),
+                "replicas": sum(x.replicas for x in c),
                 "lines_identical": sum(x.lines_identical for x in c),
                 "lines_identical_known": sum(x.lines_identical_known for x in c),
                 "routers_stated": sum(x.routers_stated for x in c), "routers_run": sum(x.routers_run for x in c),

@@ -34,6 +34,25 @@ class Node:
         return os.path.join(self.root, "state")
 
 
+def machine_name() -> str:
+    """This machine's own name (the sandbox's host name): the first node of every allocation."""
+    return os.uname().nodename
+
+
+def node_names(count: int) -> list[str]:
+    """The nodes of an allocation of ``count`` nodes: this machine, then ``<host>-1``, ``<host>-2`` ... (as
+    shims/slurm-lib.sh names them)."""
+    host = machine_name()
+    return [host] + [f"{host}-{k}" for k in range(1, count)]
+
+
+def this_node() -> tuple[str, str | None]:
+    """The node this process runs on and its own address: a task of a multi-node step has them in
+    ``STANDIN_NODE`` and ``STANDIN_NODE_ADDR`` (shims/srun.sh); elsewhere the machine, with no address of
+    its own (None: the loopback network as it is)."""
+    return os.environ.get("STANDIN_NODE") or machine_name(), os.environ.get("STANDIN_NODE_ADDR") or None
+
+
 def option_value(args: list[str], *names: str) -> str | None:
     """The value of the last ``--name VALUE`` / ``--name=VALUE`` among ``args``."""
     found = None

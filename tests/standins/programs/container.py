@@ -20,7 +20,7 @@ import os
 import signal
 import sys
 
-from common import Node
+from common import Node, this_node
 
 CLONE_NEWNS = 0x00020000
 MS_BIND, MS_REC, MS_PRIVATE, MS_REMOUNT, MS_RDONLY = 4096, 16384, 1 << 18, 32, 1
@@ -60,9 +60,15 @@ def parse_mounts(spec: str) -> list[Mount]:
     return out
 
 
-def image_env(node: Node, hostname: str) -> dict[str, str]:
-    """The environment an image brings: the stand-ins first on PATH, as the real programs are in the image."""
-    return {"PATH": f"{os.path.join(node.root, 'bin')}:{IMAGE_PATH}", "HOME": "/root", "HOSTNAME": hostname}
+def image_env(node: Node) -> dict[str, str]:
+    """The environment an image brings: the stand-ins first on PATH, as the real programs are in the image, and
+    the host name of the node it runs on.  On a node of a multi-node job, which node it is goes in too
+    (``STANDIN_*``: the machine's, not the caller's, as a real container sees the node's name and network)."""
+    name, address = this_node()
+    env = {"PATH": f"{os.path.join(node.root, 'bin')}:{IMAGE_PATH}", "HOME": "/root", "HOSTNAME": name}
+    if address is not None:
+        env.update(STANDIN_NODE=name, STANDIN_NODE_ADDR=address)
+    return env
 
 
 def _libc() -> ctypes.CDLL:
@@ -71,11 +77,21 @@ def _libc() -> ctypes.CDLL:
     return libc
 
 
-def _bind_all(mounts: list[Mount]) -> None:
+# The shell start files of a home: an image's own home has none of this machine's (a login shell in the
+# container, `docker run ... bash -lc`, would source the machine's ~/.profile, which may put its own Python
+# first on PATH, before the stand-ins).
+_START_FILES = (".profile", ".bash_profile", ".bash_login", ".bashrc")
+
+
+def _bind_all(mounts: list[Mount], home: str) -> None:
     libc = _libc()
     if libc.unshare(CLONE_NEWNS) != 0:
         raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWNS)")
     libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None)
+    for name in _START_FILES:
+        start = os.path.join(home, name)
+        if os.path.isfile(start) and libc.mount(b"/dev/null", start.encode(), None, MS_BIND, None) != 0:
+            raise OSError(ctypes.get_errno(), f"bind /dev/null on {start}")
     for m in mounts:
         source = os.path.realpath(m.source)
         if not os.path.exists(source):
@@ -109,7 +125,7 @@ def run(name: str, container: ContainerRun) -> int:
     workdir = container.workdir or "/"
     if os.path.exists(SANDBOX_MARK):
         try:
-            _bind_all(container.mounts)
+            _bind_all(container.mounts, container.env.get("HOME", "/root"))
         except OSError as exc:
             print(f"{name}: cannot mount: {exc}", file=sys.stderr)
             return 125

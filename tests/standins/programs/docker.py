@@ -36,7 +36,7 @@ def _env_file(path: str, env: dict[str, str]) -> None:
 
 
 def parse_run(node: Node, args: list[str]) -> ContainerRun:
-    env = image_env(node, os.uname().nodename)
+    env = image_env(node)
     mounts: list[Mount] = []
     workdir = None
     entrypoint: list[str] | None = None

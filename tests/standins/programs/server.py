@@ -24,7 +24,11 @@ import sys
 import threading
 import time
 
-from common import Node, option_value
+from common import Node, option_value, this_node
+
+# Addresses that mean "this machine": on a node of a multi-node job, the node's own address (each node is a
+# machine of its own, so servers of two nodes may take the same port).
+_THIS_MACHINE = {"0.0.0.0", "::", "", "localhost", "127.0.0.1"}
 
 # Default ports of the real programs, when the command line names none.
 DEFAULT_PORTS = {"vllm": 8000, "sglang": 30000, "atom": 8000, "trtllm": 8000, "router": 30000, "lmcache": 5555,
@@ -128,7 +132,7 @@ class _Server(socketserver.ThreadingTCPServer):
 
 def _listen(host: str, port: int, model: str, argv: list[str]) -> socketserver.TCPServer:
     httpd = _Server((host, port), _Handler)
-    httpd.identity = f"{socket.gethostname()}:{port}:{os.getpid()}"  # type: ignore[attr-defined]
+    httpd.identity = f"{this_node()[0]}:{port}:{os.getpid()}"  # type: ignore[attr-defined]
     httpd.model = model  # type: ignore[attr-defined]
     httpd.argv = argv  # type: ignore[attr-defined]
     return httpd
@@ -136,6 +140,9 @@ def _listen(host: str, port: int, model: str, argv: list[str]) -> socketserver.T
 
 def serve(node: Node, kind: str, args: list[str]) -> int:
     host = option_value(args, "--host") or "0.0.0.0"
+    address = this_node()[1]
+    if address is not None and host in _THIS_MACHINE:
+        host = address
     ports: list[int] = []
     # The serving port (ATOM names it --server-port), then a router's separate metrics port.
     for names in (("--port", "--server-port"), ("--prometheus-port", "--metrics-port"), ("--http-port",)):

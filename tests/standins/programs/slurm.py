@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import sys
 
-from common import Node
+from common import Node, node_names
 from container import ContainerRun, image_env, parse_mounts, run
 
 # Options taking a value when written as two words (`-J name`, `--jobid 12`): shims/slurm-lib.sh's list.
@@ -67,7 +67,7 @@ class Jobs:
             except FileExistsError:
                 job += 1
         for item, text in (("name", name), ("user", os.environ.get("USER") or "root"), ("nodes", str(nodes)),
-                           ("running", "")):
+                           ("nodelist", ",".join(node_names(nodes))), ("running", "")):
             with open(os.path.join(self.dir, str(job), item), "w") as f:
                 f.write(text)
         return str(job)
@@ -80,10 +80,10 @@ class Jobs:
 
 
 def _job_env(job: str, name: str, nodes: int = 1) -> dict[str, str]:
-    host = os.uname().nodename
-    return {"SLURM_JOB_ID": job, "SLURM_JOBID": job, "SLURM_JOB_NAME": name, "SLURM_JOB_NODELIST": host,
-            "SLURM_NODELIST": host, "SLURM_JOB_NUM_NODES": str(nodes), "SLURM_NNODES": str(nodes),
-            "SLURMD_NODENAME": host, "SLURM_CLUSTER_NAME": "standin", "SLURM_SUBMIT_DIR": os.getcwd()}
+    names = node_names(nodes)
+    return {"SLURM_JOB_ID": job, "SLURM_JOBID": job, "SLURM_JOB_NAME": name, "SLURM_JOB_NODELIST": ",".join(names),
+            "SLURM_NODELIST": ",".join(names), "SLURM_JOB_NUM_NODES": str(nodes), "SLURM_NNODES": str(nodes),
+            "SLURMD_NODENAME": names[0], "SLURM_CLUSTER_NAME": "standin", "SLURM_SUBMIT_DIR": os.getcwd()}
 
 
 def srun(node: Node, args: list[str]) -> int:
@@ -110,7 +110,7 @@ def srun(node: Node, args: list[str]) -> int:
         if eq:
             env[key] = value
     if "--container-image" in options:
-        base = image_env(node, os.uname().nodename)
+        base = image_env(node)
         container = ContainerRun("pyxis", options["--container-image"], command,
                                  parse_mounts(options.get("--container-mounts", "")),
                                  options.get("--container-workdir"), {**base, **env, "PATH": base["PATH"]})

@@ -2,6 +2,26 @@
 # the job runs). Sourced by the salloc, srun, squeue, scancel and scontrol stand-ins.
 _slurm_dir="$_standin_root/state/slurm"
 
+# The machine's own name (the sandbox's host name), read without starting a process: a task of a multi-node
+# step has HOSTNAME set to the node it runs on.
+read -r _slurm_host < /proc/sys/kernel/hostname
+
+# The nodes of an allocation of $1 nodes, comma-separated: this machine first, then <host>-1, <host>-2 ...
+# (programs/common.py names them the same way).
+_slurm_node_names() {
+    local names=$_slurm_host k
+    for (( k = 1; k < ${1:-1}; k++ )); do names+=",$_slurm_host-$k"; done
+    printf '%s' "$names"
+}
+
+# The address node $1 listens on: node k of an allocation has 127.0.0.(k+1), each node its own loopback
+# address, so that servers of different nodes may use the same port.
+_slurm_node_addr() {
+    local k=0
+    [[ "$1" == "$_slurm_host"-+([0-9]) ]] && k=${1##*-}
+    printf '127.0.0.%s' $((k + 1))
+}
+
 # Start a job named $1 with $2 nodes; its id on stdout.
 _slurm_new() {
     local id=1000
@@ -10,18 +30,30 @@ _slurm_new() {
     printf '%s' "$1" > "$_slurm_dir/$id/name"
     printf '%s' "${USER:-root}" > "$_slurm_dir/$id/user"
     printf '%s' "${2:-1}" > "$_slurm_dir/$id/nodes"
+    _slurm_node_names "${2:-1}" > "$_slurm_dir/$id/nodelist"
     : > "$_slurm_dir/$id/running"
     printf '%s\n' "$id"
 }
 
 _slurm_end() { rm -f "$_slurm_dir/$1/running"; }
 
-# The variables of a job step of job $1 named $2 on this node.
+# The nodes of job $1, comma-separated, into _slurm_nodes (without a process: every srun reads them).
+_slurm_job_nodes() {
+    _slurm_nodes=$_slurm_host
+    [[ -r "$_slurm_dir/$1/nodelist" ]] && read -r _slurm_nodes < "$_slurm_dir/$1/nodelist"
+    return 0
+}
+
+# The variables of a job step of job $1 named $2 with $3 tasks, on the job's first node.
 _slurm_step_env() {
+    local nodes count
+    _slurm_job_nodes "$1"
+    nodes=$_slurm_nodes
+    IFS=, read -r -a count <<< "$nodes"
     export SLURM_JOB_ID="$1" SLURM_JOBID="$1" SLURM_JOB_NAME="$2" SLURM_STEP_ID=0 SLURM_PROCID=0 \
         SLURM_LOCALID=0 SLURM_NODEID=0 SLURM_NTASKS="${3:-1}" SLURMD_NODENAME="$HOSTNAME" \
-        SLURM_JOB_NODELIST="$HOSTNAME" SLURM_NODELIST="$HOSTNAME" SLURM_JOB_NUM_NODES=1 SLURM_NNODES=1 \
-        SLURM_CLUSTER_NAME=standin
+        SLURM_JOB_NODELIST="$nodes" SLURM_NODELIST="$nodes" SLURM_JOB_NUM_NODES=${#count[@]} \
+        SLURM_NNODES=${#count[@]} SLURM_CLUSTER_NAME=standin
 }
 
 # Options of salloc/srun/sbatch written as two words take a value; these do (long ones also with =).

@@ -1,4 +1,7 @@
-# srun: a job step on this node, with its SLURM_* variables; with pyxis' --container-image, a container.
+# srun: a job step, with its SLURM_* variables; with pyxis' --container-image, a container. A step of several
+# tasks (--nodes, --nodelist or --ntasks over a job of several nodes) runs its command once per task, at once,
+# each on its node: SLURM_PROCID and SLURM_NODEID its rank, HOSTNAME and STANDIN_NODE the node's name,
+# STANDIN_NODE_ADDR the node's own address (the hostname, ip and server stand-ins answer with them).
 . "$_standin_root/lib/slurm-lib.sh"
 for _a in "$@"; do
     case "$_a" in
@@ -6,7 +9,7 @@ for _a in "$@"; do
             "$_standin_root/lib/main.py" "$_standin_root" srun "$@" ;;
     esac
 done
-_job=${SLURM_JOB_ID:-} _name=${SLURM_JOB_NAME:-} _ntasks=1 _chdir= _export=ALL
+_job=${SLURM_JOB_ID:-} _name=${SLURM_JOB_NAME:-} _ntasks= _nnodes= _nodelist= _chdir= _export=ALL
 while (( $# )); do
     case "$1" in
         --jobid=*) _job=${1#*=} ;;
@@ -15,6 +18,10 @@ while (( $# )); do
         -J|--job-name) _name=$2; shift ;;
         --ntasks=*) _ntasks=${1#*=} ;;
         -n|--ntasks) _ntasks=$2; shift ;;
+        --nodes=*) _nnodes=${1#*=} ;;
+        -N|--nodes) _nnodes=$2; shift ;;
+        --nodelist=*) _nodelist=${1#*=} ;;
+        -w|--nodelist) _nodelist=$2; shift ;;
         --chdir=*) _chdir=${1#*=} ;;
         -D|--chdir) _chdir=$2; shift ;;
         --export=*) _export=${1#*=} ;;
@@ -28,13 +35,44 @@ while (( $# )); do
 done
 (( $# )) || { echo "srun: fatal: No command given to execute." >&2; exit 1; }
 _new=
-if [[ -z "$_job" ]]; then _job=$(_slurm_new "${_name:-$1}" 1); _new=1; fi
-_slurm_step_env "$_job" "${_name:-$1}" "$_ntasks"
+if [[ -z "$_job" ]]; then _job=$(_slurm_new "${_name:-$1}" "${_nnodes%%-*}"); _new=1; fi
+# The step's nodes: those named, else the first --nodes of the job's, else as many as tasks asked (one task per
+# node, as the launchers ask), else the first.
+_slurm_job_nodes "$_job"
+IFS=, read -r -a _all <<< "$_slurm_nodes"
+if [[ -n "$_nodelist" ]]; then
+    IFS=, read -r -a _step <<< "$_nodelist"
+else
+    _count=${_nnodes%%-*}
+    [[ -z "$_count" ]] && _count=${_ntasks:-1}
+    (( _count > ${#_all[@]} )) && _count=${#_all[@]}
+    (( _count < 1 )) && _count=1
+    _step=("${_all[@]:0:_count}")
+fi
+_tasks=${_ntasks:-${#_step[@]}}
+_slurm_step_env "$_job" "${_name:-$1}" "$_tasks"
 IFS=, read -r -a _items <<< "$_export"
 for _item in "${_items[@]}"; do
     [[ "$_item" == *=* ]] && export "$_item"
 done
 [[ -n "$_chdir" ]] && cd "$_chdir"
+if (( ${#_all[@]} > 1 )); then
+    # A job of several nodes: every task says which node it is on, the first one too.
+    _pids=()
+    for (( _t = 0; _t < _tasks; _t++ )); do
+        _node=${_step[_t % ${#_step[@]}]}
+        SLURM_PROCID=$_t SLURM_NODEID=$((_t % ${#_step[@]})) SLURMD_NODENAME=$_node HOSTNAME=$_node \
+            STANDIN_NODE=$_node STANDIN_NODE_ADDR=$(_slurm_node_addr "$_node") "$@" &
+        _pids+=($!)
+    done
+    _rc=0
+    for _pid in "${_pids[@]}"; do
+        wait "$_pid"; _code=$?
+        (( _code > _rc )) && _rc=$_code
+    done
+    [[ -n "$_new" ]] && _slurm_end "$_job"
+    exit "$_rc"
+fi
 if [[ -z "$_new" ]]; then exec "$@"; fi
 "$@"
 _rc=$?

@@ -2,6 +2,10 @@
 its path): recipes check that the packages their server needs import (``python3 -c 'from mooncake.store
 import MooncakeDistributedStore'``, ``import cupy; import lmcache...``) and stop when they do not.  Here they
 import, every submodule too, and what is taken from them is inert: calling it gives an empty string.
+
+Its ``time.sleep`` waits at most 0.05 s, as the stand-in ``sleep`` does (shims/sleep.sh): what a script polls for
+is there at once.  A node of a multi-node job polls another's port (the AMD chain's sync.py, every 5 s) while
+that node's stand-in router serves a benchmark of a second or two: with real waits it would miss it.
 """
 
 from __future__ import annotations
@@ -9,6 +13,7 @@ from __future__ import annotations
 import importlib.abc
 import importlib.machinery
 import sys
+import time
 import types
 
 PACKAGES = frozenset({"aiter", "cupy", "deep_gemm", "flashinfer", "lmcache", "mooncake", "opentelemetry", "quark",
@@ -47,3 +52,13 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 
 sys.meta_path.insert(0, _Finder())
+
+
+_real_sleep = time.sleep
+
+
+def _short_sleep(seconds: float) -> None:
+    _real_sleep(min(seconds, 0.05))
+
+
+time.sleep = _short_sleep
