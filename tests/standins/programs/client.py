@@ -28,7 +28,7 @@ import socket
 from datetime import datetime
 
 import common
-from common import Node, this_node
+from common import Node, on_this_node
 
 CHAT_BACKENDS = ("openai-chat",)
 PROBES = 3  # real requests made to the server
@@ -99,9 +99,7 @@ def _probe(url: str, body: dict) -> tuple[float, str | None, str | None]:
     rest = url.split("://", 1)[-1]
     hostport, _, path = rest.partition("/")
     host, _, port = hostport.rpartition(":") if ":" in hostport else (hostport, "", "80")
-    address = this_node()[1]
-    if address is not None and host in ("0.0.0.0", "localhost", "127.0.0.1"):
-        host = address  # this machine, on a node of a multi-node job: the node's own address
+    host = on_this_node(host)
     data = json.dumps(body).encode()
     request = (f"POST /{path} HTTP/1.1\r\nHost: {hostport}\r\nContent-Type: application/json\r\n"
                f"Content-Length: {len(data)}\r\nConnection: close\r\n\r\n").encode() + data

@@ -53,6 +53,18 @@ def this_node() -> tuple[str, str | None]:
     return os.environ.get("STANDIN_NODE") or machine_name(), os.environ.get("STANDIN_NODE_ADDR") or None
 
 
+# Addresses that mean "this machine".
+_THIS_MACHINE = frozenset({"0.0.0.0", "::", "", "localhost", "127.0.0.1"})
+
+
+def on_this_node(host: str) -> str:
+    """Where ``host`` is for a server binding it or a client reaching it: on a node of a multi-node job, an
+    address that means "this machine" is the node's own (each node is a machine of its own, so servers of two
+    nodes may take the same port); elsewhere ``host`` as it is."""
+    address = this_node()[1]
+    return address if address is not None and host in _THIS_MACHINE else host
+
+
 def option_value(args: list[str], *names: str) -> str | None:
     """The value of the last ``--name VALUE`` / ``--name=VALUE`` among ``args``."""
     found = None

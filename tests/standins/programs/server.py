@@ -24,11 +24,7 @@ import sys
 import threading
 import time
 
-from common import Node, option_value, this_node
-
-# Addresses that mean "this machine": on a node of a multi-node job, the node's own address (each node is a
-# machine of its own, so servers of two nodes may take the same port).
-_THIS_MACHINE = {"0.0.0.0", "::", "", "localhost", "127.0.0.1"}
+from common import Node, on_this_node, option_value, this_node
 
 # Default ports of the real programs, when the command line names none.
 DEFAULT_PORTS = {"vllm": 8000, "sglang": 30000, "atom": 8000, "trtllm": 8000, "router": 30000, "lmcache": 5555,
@@ -140,9 +136,7 @@ def _listen(host: str, port: int, model: str, argv: list[str]) -> socketserver.T
 
 def serve(node: Node, kind: str, args: list[str]) -> int:
     host = option_value(args, "--host") or "0.0.0.0"
-    address = this_node()[1]
-    if address is not None and host in _THIS_MACHINE:
-        host = address
+    host = on_this_node(host)
     ports: list[int] = []
     # The serving port (ATOM names it --server-port), then a router's separate metrics port.
     for names in (("--port", "--server-port"), ("--prometheus-port", "--metrics-port"), ("--http-port",)):
