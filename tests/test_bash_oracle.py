@@ -229,8 +229,8 @@ def test_a_multinode_job_runs_on_its_nodes_as_the_fleet_runs_it(full_corpus_jobs
     submit.sh, job.slurm and server_sglang.sh in bash: the job's two nodes each start their server in a
     container on their own address (prefill on the first, decode on the second, both on port 8000), the
     router on the first node is given both, the benchmark runs through it, and the job ends with its sweep.
-    Every server flag `recipe show` states for the two roles is the one bash gave (the one flag that is not,
-    in the router's line, is the decode node's address, which ci-tools states as empty)."""
+    Every server flag and variable `recipe show` states for the two roles and the router is the one bash
+    gave; the router's server URLs hold the nodes' addresses, known only at run time."""
     from ci_tools.config import load_config
     from ci_tools.revision.snapshot import WorkTreeSnapshot
 
@@ -258,6 +258,10 @@ def test_a_multinode_job_runs_on_its_nodes_as_the_fleet_runs_it(full_corpus_jobs
     comparison = compare(result, [(form, words, call.env) for call, form, words in servers], None,
                          [(form, words) for _, form, words in routers])
     assert comparison.lines_identical == 2 and comparison.replicas == 0
-    assert [d for d in comparison.disagreements if d.name.startswith("-")] == [
-        d for d in comparison.disagreements if d.part == "router" and d.name == "--decode"]
-    assert len([d for d in comparison.disagreements if d.name.startswith("-")]) == 1
+    # every flag and variable stated, the router's included, is the one bash gave the node's server
+    assert comparison.disagreements == []
+    # the router is stated with both servers' URLs, each holding a node's address known only at run time
+    [router] = result.routers
+    assert [(f.name, f.value.text if f.value is not None else "") for f in router.flags
+            if f.name in ("--prefill", "--decode")] == [("--prefill", None), ("--decode", None)]
+    assert [f.location.line for f in router.flags if f.name in ("--prefill", "--decode")] == [321, 332]

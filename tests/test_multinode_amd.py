@@ -13,6 +13,7 @@ from __future__ import annotations
 from ci_tools.config import load_config
 from ci_tools.findings import Location
 from ci_tools.shell.model import Value
+from ci_tools.shell.state import ArrayVal
 from ci_tools.evaluation.multinode.chain import ChainInterpreter
 from ci_tools.evaluation.multinode.py_snippet import SnippetError, model_snippet
 from ci_tools.shell.parse import parse_script
@@ -101,20 +102,31 @@ def test_the_models_yaml_program_keeps_yaml_lines_and_refuses_other_shapes() -> 
     assert got["DECODE_CUDA_GRAPH_BS_DP_END"].text == "160"
     assert got["PREFILL_DISABLE_RADIX_CACHE"].text == "True"  # Python's str of the YAML boolean
     assert got["PREFILL_CONTEXT_LENGTH_DP"].text == "" and got["PREFILL_CONTEXT_LENGTH_DP"].location.path == SERVER
+    # a range models.yaml writes ("1-512", not the program's default 1-160) is split where it is written
+    v2 = {a.name: a.value for a in model_snippet(program.replace("DeepSeek-R1-0528", "DeepSeek-R1-0528-MXFP4-v2"),
+                                                   interp.repo_file, env, Location(SERVER, 79))}
+    assert (v2["DECODE_CUDA_GRAPH_BS_DP_START"].text, v2["DECODE_CUDA_GRAPH_BS_DP_END"].text) == ("1", "512")
+    assert v2["DECODE_CUDA_GRAPH_BS_DP_END"].location.as_text().startswith(f"{MODELS}:356:")
     with pytest.raises(SnippetError, match="does not print values read with yaml.safe_load"):
         model_snippet("import json\nprint(1)\n", interp.repo_file, env, Location(SERVER, 1))
 
 
-def test_command_substitutions_run_functions_pipelines_and_strings() -> None:
+def _chain_run(source: bytes) -> ChainInterpreter:
+    """``source`` run as t.sh by the chain interpreter over the real tree."""
     from conftest import full_corpus_dir
 
     root = full_corpus_dir()
     interp = ChainInterpreter("t.sh", load_config(root), WorkTreeSnapshot(root))
-    interp.run(parse_script("t.sh", b'B="1024x64x2048"\nV=$(echo "$B" | tr \'x\' \'\\n\' | sort -n | tail -1)\n'
-                                    b'build() { local tp="$1"; echo --tp-size "$tp" --x $(seq 1 3); }\n'
-                                    b'CFG=$(build 8)\nP=$(printf \'%s --y %s\' "a b" c)\n'
-                                    b'CMD="python3 -m sglang.launch_server ${CFG} --host $(hostname)"\n'
-                                    b'setsid bash -c "$CMD" &\n'))
+    interp.run(parse_script("t.sh", source))
+    return interp
+
+
+def test_command_substitutions_run_functions_pipelines_and_strings() -> None:
+    interp = _chain_run(b'B="1024x64x2048"\nV=$(echo "$B" | tr \'x\' \'\\n\' | sort -n | tail -1)\n'
+                        b'build() { local tp="$1"; echo --tp-size "$tp" --x $(seq 1 3); }\n'
+                        b'CFG=$(build 8)\nP=$(printf \'%s --y %s\' "a b" c)\n'
+                        b'CMD="python3 -m sglang.launch_server ${CFG} --host $(hostname)"\n'
+                        b'setsid bash -c "$CMD" &\n')
     vars = interp.state.vars
     assert vars["V"].text == "2048"  # type: ignore[union-attr]
     assert vars["CFG"].text == "--tp-size 8 --x 1 2 3"  # type: ignore[union-attr]
@@ -123,6 +135,24 @@ def test_command_substitutions_run_functions_pipelines_and_strings() -> None:
     got = {f.name: (f.value.text if f.value is not None else None) for f in server.flags}
     assert got["--tp-size"] == "8" and got["--x"] == "1" and got["--host"] is None  # $(hostname) stays unknown
     assert server.location.path == "t.sh" and server.location.line == 6  # where the string was built
+
+
+def test_items_read_from_an_unknown_list_stay_unknown_in_the_command_they_build() -> None:
+    """server_sglang.sh splits the nodes' addresses with `IFS=',' read -ra IP_ARRAY <<< "$IPADDRS"` and
+    builds the router's `--prefill http://${IP_ARRAY[$i]}:8000` in a loop: the addresses are known only on
+    the nodes, so each URL is unknown, but the flags are there, each where the line wrote it."""
+    interp = _chain_run(b'read -r IPADDRS\nIFS="," read -ra IP_ARRAY <<< "$IPADDRS"\n'
+                        b'read -rp "name: " -a NAMES\nread -rt 5 ONE TWO\nA=""\n'
+                        b'for i in $(seq 0 1); do\n  A="$A --prefill http://${IP_ARRAY[$i]}:8000"\ndone\n'
+                        b'CMD="python -m sglang_router.launch_router --port 30000 ${A} --decode x"\n'
+                        b'bash -c "exec $CMD" &\n')
+    vars = interp.state.vars
+    assert isinstance(vars["IP_ARRAY"], ArrayVal) and isinstance(vars["NAMES"], ArrayVal)
+    assert isinstance(vars["ONE"], Value) and isinstance(vars["TWO"], Value)  # `-t 5`: 5 is not a name
+    assert "5" not in vars
+    [router] = interp.state.servers
+    got = [(f.name, f.value.text if f.value is not None else "", f.location.line) for f in router.flags]
+    assert got == [("--port", "30000", 9), ("--prefill", None, 7), ("--prefill", None, 7), ("--decode", "x", 9)]
 
 
 ATOM_MODELS = "benchmarks/multi_node/amd_utils/models_atom.yaml"

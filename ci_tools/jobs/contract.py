@@ -19,7 +19,7 @@ from ..revision.snapshot import Snapshot
 from .job import Job
 from .resolution import RecipeResolution, Resolver, resolver_for
 
-__all__ = ["RecipeResolution", "job_env", "recipe_candidates", "recipe_env", "resolve_recipe"]
+__all__ = ["RecipeResolution", "job_env", "launch_env", "recipe_candidates", "recipe_env", "resolve_recipe"]
 
 # The port job_env gives a recipe's server when the caller names none.
 DEFAULT_PORT = "8888"
@@ -38,6 +38,18 @@ def recipe_env(job: Job, config: ProjectConfig, snapshot: Snapshot, as_run: bool
     from .env.contract import contract_for
 
     return {name: var.value for name, var in contract_for(config, snapshot).recipe_env(job, as_run).items()}
+
+
+def launch_env(job: Job, config: ProjectConfig, snapshot: Snapshot) -> dict[str, str | None]:
+    """What the workflow's launch step gives the fleet's launcher, from the snapshot's own workflows; None
+    where the value is only known at run time (``RESULT_FILENAME`` ends with the node's name, secrets).
+
+    Evaluating a multinode job starts here and follows the launcher itself, so the launcher's own
+    variables are not added (:func:`recipe_env` adds them for a recipe evaluated on its own).
+    """
+    from .env.contract import contract_for
+
+    return {name: var.value for name, var in contract_for(config, snapshot).workflow_env(job).items()}
 
 
 def job_env(job: Job, *, result_dir: str = "/workspace/results", port: str = DEFAULT_PORT, runner_name: str = "",

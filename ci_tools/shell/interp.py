@@ -1016,7 +1016,7 @@ class Interpreter(Loops):
 
     def _read(self, n: Node, argv: list[tuple[Field, Value]]) -> Tri:
         mapfile = argv[0][1].text in ("mapfile", "readarray")
-        array = mapfile or any(v.text == "-a" for _, v in argv)
+        array = mapfile
         # options that take the next word: `read -t TIMEOUT`, but `mapfile -t` only strips newlines
         with_value = _MAPFILE_VALUE_OPTIONS if mapfile else _READ_VALUE_OPTIONS
         skip_next = False
@@ -1028,8 +1028,15 @@ class Interpreter(Loops):
                 continue
             if t is None:
                 continue
-            if t.startswith("-"):
-                skip_next = t in with_value
+            if t.startswith("-") and len(t) > 1:
+                # letters may be grouped (`read -ra IP_ARRAY`); one that takes a value ends the group,
+                # its value the rest of the word or else the next word (`read -rp "Name: " NAME`)
+                for k, letter in enumerate(t[1:], start=1):
+                    if letter == "a" and not mapfile:
+                        array = True
+                    if "-" + letter in with_value:
+                        skip_next = k == len(t) - 1
+                        break
                 continue
             names.append(t)
         if array and names:

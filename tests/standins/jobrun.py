@@ -233,7 +233,9 @@ def sweep_command(job: Job) -> list[str]:
     (this interpreter's ci-tools; its results under the checkout, so they outlive the sandbox)."""
     command = [sys.executable, "-m", "ci_tools", "sweep", "run", "--repo", WORKSPACE, "--job",
                json.dumps(job.to_json()), "--result-dir", SWEEP_RESULTS, "--launcher", "repository", "--quiet"]
-    return command + (["--run-eval"] if job.fields.get("run-eval") else [])
+    # The sweep workflow passes a single-node entry's run-eval on; a multinode entry's throughput job runs
+    # without evals (its evals are a job of their own, `multinode_evals`).
+    return command + (["--run-eval"] if job.fields.get("run-eval") and not job.multinode else [])
 
 
 def run_job(job: Job, config: ProjectConfig, snapshot: Snapshot, repo_root: Path, scratch: Path, *,

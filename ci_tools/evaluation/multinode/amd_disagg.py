@@ -41,10 +41,6 @@ from .docker_mounts import MountedFile, mounted_files
 from .roles import ROLES, RoleCommand, role_eval, server_role, unreached
 from .srun_container import SrunContainers
 
-# The workflow template (benchmark-multinode-tmpl.yml) exports these for every multinode job;
-# job_env does not give them yet.  Its own values win once it does.
-WORKFLOW_ENV = {"RANDOM_RANGE_RATIO": "0.8", "IS_MULTINODE": "true"}
-
 
 class _Containers:
     """The container step of ``job.slurm``: the server script per node rank, with the ``-e`` environment."""
@@ -212,7 +208,7 @@ def linked(snapshot: Snapshot, path: str, data: bytes) -> tuple[str, bytes]:
     return (target, found) if found is not None else (path, data)
 
 
-def evaluate_script_job(job: Job, resolution: RecipeResolution, env: Mapping[str, str], config: ProjectConfig,
+def evaluate_script_job(job: Job, resolution: RecipeResolution, env: Mapping[str, str | None], config: ProjectConfig,
                      snapshot: Snapshot) -> RecipeEval:
     """The job's roles, followed from the launcher of the fleet that picks ``resolution``'s script."""
     recipe = resolution.path or ""
@@ -229,7 +225,7 @@ def evaluate_script_job(job: Job, resolution: RecipeResolution, env: Mapping[str
     row = job.row
     where = Location(row.path, row.line, row.column, row.end_line, row.end_column, "job environment")
     # A label runners.yaml does not define has no node: its name is known only on the runner.
-    start: dict[str, str | None] = {**WORKFLOW_ENV, **env, "RUNNER_NAME": node, "GITHUB_WORKSPACE": WORKSPACE}
+    start: dict[str, str | None] = {**env, "RUNNER_NAME": node, "GITHUB_WORKSPACE": WORKSPACE}
     # Evaluated with the stand-in location of the job's environment, relocated at the end (see recipes.relocate).
     for name, text in start.items():
         interp.state.vars[name] = env_value(name, text)

@@ -311,7 +311,11 @@ class ChainInterpreter(Interpreter):
             return value
         parts: list[tuple[str, Value | Location]] = []
         for p in pieces:
-            if p.text is None:
+            # a value built of known and unknown pieces (`ARGS="$ARGS --prefill http://${IP[$i]}:8000"`)
+            # keeps its known words: only its unknown pieces are marked
+            if p.text is None and p.origin is not None and p.origin.parts:
+                parts.extend(_marked_parts(p.origin))
+            elif p.text is None:
                 # the marker names what is unknown, in characters bash gives no meaning
                 shown = re.sub(r"\W+", "_", (p.origin.expression if p.origin is not None else "") or "unknown")
                 parts.append((f"{_UNKNOWN}{shown.strip('_') or 'unknown'}{_UNKNOWN}", location))
@@ -742,8 +746,21 @@ def _marked(content: Value) -> str | None:
         return content.text
     if not content.parts:
         return None
-    return "".join(p.text if p.text is not None else _UNKNOWN + (_shown(p.expression) or "unknown") + _UNKNOWN
-                   for p in content.parts)
+    return "".join(text for text, _ in _marked_parts(content))
+
+
+def _marked_parts(value: Value) -> list[tuple[str, Value | Location]]:
+    """A value of known and unknown pieces as the pieces of a command string, each where it was written,
+    its unknown pieces marked."""
+    out: list[tuple[str, Value | Location]] = []
+    for p in value.parts:
+        if p.text is not None:
+            out.append((p.text, p if p.spans else p.location))
+        elif p.parts:
+            out.extend(_marked_parts(p))
+        else:
+            out.append((_UNKNOWN + (_shown(p.expression) or "unknown") + _UNKNOWN, p.location))
+    return out
 
 
 def _line_places(content: Value) -> tuple[Location, ...]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ...config import ProjectConfig
 from ...config.resolution_rules import EXTERNAL, SCRIPT, SRT_SLURM
-from ...jobs.contract import RecipeResolution, job_env, resolve_recipe
+from ...jobs.contract import RecipeResolution, launch_env, resolve_recipe
 from ...jobs.job import Job
 from ...revision.snapshot import Snapshot
 from ...shell.model import MISSING, RecipeEval
@@ -38,7 +38,7 @@ def evaluate_multinode_job(job: Job, config: ProjectConfig, snapshot: Snapshot) 
     if resolution.kind == SCRIPT and resolution.path is not None:
         from .amd_disagg import evaluate_script_job
 
-        result = evaluate_script_job(job, resolution, job_env(job), config, snapshot)
+        result = evaluate_script_job(job, resolution, launch_env(job, config, snapshot), config, snapshot)
         # A data file the job names that is not there (an llm-d recipe YAML): what the scripts then do (fall
         # back to their defaults) is evaluated, and is not what the job asked for.
         result.errors.extend(f"{path}: not found in {snapshot.label}; the recipe reads it (rule `{resolution.rule}` "

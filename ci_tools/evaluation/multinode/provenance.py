@@ -89,4 +89,15 @@ class Layout:
         if i > 0 and start == end and self._segments[i - 1][1] == start:
             i -= 1
         _, stop, loc = self._segments[i]
-        return loc if end <= stop else None
+        if end <= stop:
+            return loc
+        # several parts, all written on one line (`--prefill http://${IP_ARRAY[$i]}:8000`): that line
+        places = [loc]
+        for a, stop, other in self._segments[i + 1:]:
+            if a >= end:
+                break
+            places.append(other)
+        if all(p.path == loc.path and p.line == p.end_line == loc.line for p in places):
+            return Location(loc.path, loc.line, min(p.column for p in places), loc.line,
+                            max(p.end_column for p in places))
+        return None

@@ -288,8 +288,10 @@ class _Model(PrintedAssignments):
     def _range(self, call: ast.Call) -> tuple[Value, Value]:
         raw = self.expr(call.args[0])
         start, end = (str(_const(a)) for a in call.args[1:3])
-        text = raw.text if isinstance(raw, Value) else None
-        where = raw.location if isinstance(raw, Value) else self.where
+        # the range as models.yaml writes it ("1-512"), or the default the program passes to .get
+        plain = raw.plain() if isinstance(raw, Located) else raw.text
+        text = plain if isinstance(plain, str) else None
+        where = raw.location
         if text is not None and "-" in text:
             parts = text.split("-")
             if len(parts) == 2:
