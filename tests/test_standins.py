@@ -104,6 +104,7 @@ cd /work
 STANDIN_TEST=1 vllm serve org/model-x --host 0.0.0.0 --port 8888 --max-num-seqs 8 --enable-expert-parallel > server.log 2>&1 &
 until curl --output /dev/null --silent --fail http://0.0.0.0:8888/health; do /usr/bin/sleep 0.05; done
 curl -sf http://0.0.0.0:8888/v1/models
+curl -sf -X POST http://0.0.0.0:8888/flush_cache
 python3 /work/utils/bench_serving/benchmark_serving.py --model org/model-x --backend vllm \\
     --base-url http://0.0.0.0:8888 --dataset-name random --random-input-len 1024 --random-output-len 128 \\
     --random-range-ratio 0.8 --num-prompts 40 --max-concurrency 4 --request-rate inf --ignore-eos --save-result \\
@@ -112,6 +113,7 @@ python3 /work/utils/bench_serving/benchmark_serving.py --model org/model-x --bac
     code, out, standins = _sandboxed(tmp_path, script, binds={"/work": work})
     assert code == 0, out
     assert '"id": "org/model-x"' in out
+    assert "Cache flushed." in out  # SGLang's words, which the agentic trace replay waits to read
     result = json.loads((work / "res.json").read_text())
     assert list(result) == RESULT_KEYS
     assert (result["backend"], result["model_id"], result["num_prompts"], result["max_concurrency"]) == (

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from typing import Protocol
+from typing import Protocol, Sequence
 
 from .arith import parse_int
 from .parse import Node
@@ -88,8 +88,32 @@ def unary(op: str, operand: str | None, shell: Operands, node: Node) -> Tri:
     return None
 
 
+_QUOTED = ("string", "raw_string", "ansi_c_string")
+
+
 def _has_quotes(node: Node) -> bool:
-    return node.type in ("string", "raw_string", "ansi_c_string") or any(_has_quotes(c) for c in node.children)
+    return node.type in _QUOTED or any(_has_quotes(c) for c in node.children)
+
+# fnmatch's special characters, each written as a class holding only itself
+_GLOB_ESCAPES = str.maketrans({"*": "[*]", "?": "[?]", "[": "[[]"})
+
+
+def _right_operand(shell: Operands, nodes: Sequence[Node], glob: bool) -> str | None:
+    """The right side of a comparison, which tree-sitter may give as several nodes
+    (`*"--enable-metrics"*` is a pattern, a string and a pattern).  As a glob (``==``/``!=`` in ``[[ ]]``)
+    its quoted parts match literally and the rest is a pattern, as bash reads it."""
+    out: list[str] = []
+    for node in nodes:
+        if node.type == "concatenation":
+            part = _right_operand(shell, node.children, glob)
+        else:
+            part, _ = shell.scalar_text(node)
+            if part is not None and glob and node.type in _QUOTED:
+                part = part.translate(_GLOB_ESCAPES)
+        if part is None:
+            return None
+        out.append(part)
+    return "".join(out)
 
 
 def test_expression(shell: Operands, node: Node, double: bool) -> Tri:
@@ -113,16 +137,13 @@ def test_expression(shell: Operands, node: Node, double: bool) -> Tri:
         if op in ("||", "-o"):
             a = test_expression(shell, left, double)
             return True if a is True else or3(a, test_expression(shell, right, double))
+        pattern = double and op in ("=", "==", "!=")
+        rtext = _right_operand(shell, kids[2:], pattern)
         if left.type == "unary_expression" and left.children and left.children[0].text == "!":
             # tree-sitter reads `[[ ! "$X" =~ re ]]` as `(! "$X") =~ re`; bash negates the comparison.
-            operand = left.children[-1]
-            ltext, _ = shell.scalar_text(operand)
-            rtext, _ = shell.scalar_text(right)
-            pattern = double and op in ("=", "==", "!=") and not _has_quotes(right)
+            ltext, _ = shell.scalar_text(left.children[-1])
             return not3(compare(ltext, op, rtext, pattern=pattern))
         ltext, _ = shell.scalar_text(left)
-        rtext, _ = shell.scalar_text(right)
-        pattern = double and op in ("=", "==", "!=") and not _has_quotes(right)
         return compare(ltext, op, rtext, pattern=pattern)
     if t == "negated_command" or (kids and kids[0].type == "!"):
         inner = [c for c in kids if c.named]

@@ -6,7 +6,7 @@ default port; a router's ``--prometheus-port`` and LMCache's ``--http-port``
 too), logs like a server
 starting, and answers what recipes and clients poll: ``/health``,
 ``/health_generate``, ``/healthcheck`` (LMCache), ``/v1/models``, ``/metrics``, ``/get_model_info``,
-``/server_info``, ``/version``, and ``POST /v1/completions``,
+``/server_info``, ``/version``, ``/flush_cache`` (as SGLang answers it), and ``POST /v1/completions``,
 ``/v1/chat/completions``, ``/generate`` with a short completion (streamed as
 server-sent events when the request asks for ``stream``).  Every answer
 carries ``X-Standin-Server: host:port:pid`` so a client can tell which server
@@ -53,6 +53,12 @@ def _json(data: object, status: int = 200) -> tuple[int, bytes, str]:
     return status, json.dumps(data).encode(), "application/json"
 
 
+def _flushed() -> tuple[int, bytes, str]:
+    """SGLang's answer to a cache flush (GET in older releases, POST now) begins "Cache flushed."; the
+    agentic trace replay retries until it reads those words."""
+    return 200, b"Cache flushed.\n", "text/plain"
+
+
 def answer(method: str, path: str, raw: bytes, model: str, argv: list[str]) -> tuple[int, bytes, str]:
     """(status, body, content type) for one request."""
     path = path.split("?", 1)[0]
@@ -71,6 +77,8 @@ def answer(method: str, path: str, raw: bytes, model: str, argv: list[str]) -> t
             return _json({"model_path": model, "standin": True, "argv": argv})
         if path == "/version":
             return _json({"version": "0.0.0+standin"})
+        if path == "/flush_cache":
+            return _flushed()
         return _json({"error": f"no route {path}"}, 404)
     try:
         request = json.loads(raw or b"{}")
@@ -92,7 +100,9 @@ def answer(method: str, path: str, raw: bytes, model: str, argv: list[str]) -> t
                                              "finish_reason": "length"}]}
     elif path == "/generate":
         body = {"text": text, "meta_info": {"completion_tokens": tokens, "prompt_tokens": 1}}
-    elif path in ("/start_profile", "/stop_profile", "/flush_cache", "/reset_prefix_cache"):
+    elif path == "/flush_cache":
+        return _flushed()
+    elif path in ("/start_profile", "/stop_profile", "/reset_prefix_cache"):
         return 200, b"", "text/plain"
     else:
         return _json({"error": f"no route {path}"}, 404)
