@@ -191,18 +191,21 @@ def test_a_job_of_several_nodes_runs_a_task_on_each_node_with_its_own_address(tm
     """sbatch -N 3 allocates three nodes; an srun step over them runs its command once per node, at once, each
     task with its rank, its node's name and its node's own address (hostname, `ip route get`, the address a
     stand-in server binds), so servers of different nodes can take the same port, as the AMD multinode chain
-    has them; a container started on a node is on that node."""
+    has them; a container started on a node is on that node, and a pyxis step (`srun --container-image`)
+    with no size runs a container on every node of the job."""
     src = tmp_path / "src"
     src.mkdir()
     (src / "job.sh").write_text(r"""#!/bin/bash
 #SBATCH --job-name=multi
 echo "batch on $(hostname) nodes=$SLURM_JOB_NODELIST n=$SLURM_NNODES"
+echo "squeue $(squeue -j "$SLURM_JOB_ID" -h -o '%N %D')"
 srun --nodes=3 --ntasks=3 bash -c 'echo "task $SLURM_PROCID on $(hostname) $(hostname -I) $(ip route get 1.1.1.1 | awk "/src/ {print \$7}")"'
 srun --nodelist="$(scontrol show hostnames "$SLURM_JOB_NODELIST" | sed -n 2,3p | paste -sd,)" bash -c \
     'docker run --rm --network=host img bash -c "echo container \$(hostname)"'
 srun --nodes=2 bash -c 'python3 -m sglang.launch_server --host 0.0.0.0 --port 8000 > /out/server-$SLURM_PROCID.log 2>&1 &
     for i in 1 2 3 4 5 6 7 8 9 10; do curl -sf http://$(hostname -I):8000/health > /dev/null && break; sleep 1; done
-    curl -s -D - -o /dev/null http://$(hostname -I):8000/health | grep -i x-standin-server | tr -d "\r"'
+    curl -s -D - -o /dev/null http://localhost:8000/health | grep -i x-standin-server | tr -d "\r"'
+srun --container-image=/squash/img.sqsh bash -c 'echo "pyxis $SLURM_PROCID of $SLURM_NTASKS on $(hostname) $SLURM_NNODES"'
 """)
     script = """
 set -e
@@ -214,17 +217,44 @@ cat /out/slurm-$JOB.out
     assert code == 0, out
     lines = out.splitlines()
     assert "batch on node_01 nodes=node_01,node_01-1,node_01-2 n=3" in lines
+    assert "squeue node_01,node_01-1,node_01-2 3" in lines  # what launchers give `scontrol show hostnames`
     assert sorted(line for line in lines if line.startswith("task ")) == [
         "task 0 on node_01 127.0.0.1 127.0.0.1", "task 1 on node_01-1 127.0.0.2 127.0.0.2",
         "task 2 on node_01-2 127.0.0.3 127.0.0.3"]
     assert sorted(line for line in lines if line.startswith("container ")) == [
         "container node_01-1", "container node_01-2"]
-    # Both nodes' servers took port 8000, each on its node's address, and each answered as its node.
+    # A pyxis step with no size is the whole job: a container on each node.
+    assert sorted(line for line in lines if line.startswith("pyxis ")) == [
+        "pyxis 0 of 3 on node_01 3", "pyxis 1 of 3 on node_01-1 3", "pyxis 2 of 3 on node_01-2 3"]
+    # Both nodes' servers took port 8000, each on its node's address, and each answered as its node (curl's
+    # "localhost" on a node is that node).
     served = sorted(line.split(":", 1)[1].strip().rsplit(":", 1)[0] for line in lines
                     if line.lower().startswith("x-standin-server:"))
     assert served == ["node_01-1:8000", "node_01:8000"], out
     servers = [c for c in read_calls(standins / "log") if c.name == "python3" and "sglang.launch_server" in c.args]
     assert sorted(c.env.get("STANDIN_NODE_ADDR") for c in servers) == ["127.0.0.1", "127.0.0.2"]
+
+
+def test_llm_d_proxies_listen_where_their_options_and_configuration_say(tmp_path: Path) -> None:
+    """llm-d's coordinator starts EPP (gRPC, health and metrics ports), Envoy (the listeners of its real
+    configuration, benchmarks/llm-d/envoy.yaml: 8080 and the admin 9901, not the EPP upstream it names) and a
+    pd-sidecar on each decode node, and waits for each as llm-d's server.sh does."""
+    llmd = full_corpus_dir() / "benchmarks" / "llm-d"
+    script = """
+epp --pool-name=epp --grpc-port=9002 --grpc-health-port=9003 --metrics-port=9090 > /tmp/epp.log 2>&1 &
+envoy -c /etc/envoy/envoy.yaml > /tmp/envoy.log 2>&1 &
+pd-sidecar --port=8000 --vllm-port=8200 --kv-connector=nixlv2 > /tmp/sidecar.log 2>&1 &
+until (echo > /dev/tcp/127.0.0.1/9002) 2>/dev/null; do /usr/bin/sleep 0.05; done
+until [[ "$(curl -o /dev/null -s -w '%{http_code}' http://127.0.0.1:9901/ready)" == 200 ]]; do /usr/bin/sleep 0.05; done
+until curl -sf http://0.0.0.0:8000/health; do /usr/bin/sleep 0.05; done
+for port in 9003 9090 8080 9002; do (echo > /dev/tcp/127.0.0.1/$port) 2>/dev/null && echo "open $port"; done
+envoy -c /nowhere.yaml; echo "envoy without a configuration: $?"
+"""
+    code, out, _ = _sandboxed(tmp_path, script, binds={"/etc/envoy": llmd}, timeout=30)
+    assert code == 0, out
+    assert [line for line in out.splitlines() if line.startswith("open ")] == [
+        "open 9003", "open 9090", "open 8080", "open 9002"]
+    assert "envoy: cannot read /nowhere.yaml" in out and "envoy without a configuration: 1" in out
 
 
 def test_gpu_tools_are_the_nodes(tmp_path: Path) -> None:

@@ -46,7 +46,8 @@ _COMMON = {
     "numactl": "skip-options.sh", "sudo": "skip-options.sh", "sleep": "sleep.sh", "git": "git.sh",
     "pip": "nothing.sh", "pip3": "nothing.sh", "uv": "nothing.sh", "lm_eval": "nothing.sh", "aiperf": "nothing.sh",
     "enroot": "enroot.sh", "unsquashfs": "unsquashfs.sh", "sbcast": "sbcast.sh", "hostname": "hostname.sh",
-    "ip": "ip.sh", "ibv_devinfo": "ibv_devinfo.sh",
+    "ip": "ip.sh", "ibv_devinfo": "ibv_devinfo.sh", "pd-sidecar": "servers.sh", "epp": "servers.sh",
+    "envoy": "servers.sh", "curl": "curl.sh",
 }
 _VENDOR = {"nvidia": {"nvidia-smi": "nvidia-smi.sh"}, "amd": {"amd-smi": "amd-smi.sh", "rocm-smi": "rocm-smi.sh"}}
 # The RDMA devices of a node: the names runners/launch_mi355x-amds.sh gives MI355X nodes' NICs, ConnectX ones.
@@ -72,6 +73,7 @@ _standin_sleep={sleep}
 _standin_git={git}
 _standin_hostname={hostname}
 _standin_ip={ip}
+_standin_curl={curl}
 """
 
 
@@ -118,7 +120,8 @@ def install(dest: Path, *, vendor: str, gpus: int = 8, gpu_name: str | None = No
     for library in _LIBRARIES:
         shutil.copyfile(SHIMS / library, dest / "lib" / library)
     head = {"python": shlex.quote(INTERPRETER), "image_python": shlex.quote(IMAGE_PYTHON), "sleep": shlex.quote(_real("sleep")), "git": shlex.quote(_real("git")),
-            "hostname": shlex.quote(_real("hostname")), "ip": shlex.quote(_real("ip"))}
+            "hostname": shlex.quote(_real("hostname")), "ip": shlex.quote(_real("ip")),
+            "curl": shlex.quote(_real("curl"))}
     for name, body in {**_COMMON, **_VENDOR[vendor]}.items():
         shim = dest / "bin" / name
         shim.write_text(_HEAD.format(name=name, body=body, **head) + (SHIMS / body).read_text())

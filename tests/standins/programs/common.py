@@ -46,6 +46,14 @@ def node_names(count: int) -> list[str]:
     return [host] + [f"{host}-{k}" for k in range(1, count)]
 
 
+def node_address(name: str) -> str:
+    """A node's own address: node k of an allocation (``<host>-k``; the machine is node 0) has 127.0.0.k+1
+    (as shims/slurm-lib.sh's ``_slurm_node_addr`` gives it)."""
+    host = machine_name()
+    suffix = name[len(host) + 1:] if name.startswith(host + "-") else ""
+    return f"127.0.0.{int(suffix) + 1 if suffix.isdigit() else 1}"
+
+
 def this_node() -> tuple[str, str | None]:
     """The node this process runs on and its own address: a task of a multi-node step has them in
     ``STANDIN_NODE`` and ``STANDIN_NODE_ADDR`` (shims/srun.sh); elsewhere the machine, with no address of

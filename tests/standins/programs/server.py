@@ -2,10 +2,10 @@
 
 Whatever the program, the stand-in listens where the real one would
 (``--host``, ``--port`` or ATOM's ``--server-port``, else the program's
-default port; a router's ``--prometheus-port`` and LMCache's ``--http-port``
-too), logs like a server
+default port; a router's ``--prometheus-port``, LMCache's ``--http-port``, llm-d's
+EPP's gRPC and health ports and Envoy's listeners too), logs like a server
 starting, and answers what recipes and clients poll: ``/health``,
-``/health_generate``, ``/healthcheck`` (LMCache), ``/v1/models``, ``/metrics``, ``/get_model_info``,
+``/health_generate``, ``/healthcheck`` (LMCache), ``/ready`` (Envoy's admin), ``/v1/models``, ``/metrics``, ``/get_model_info``,
 ``/server_info``, ``/version``, ``/flush_cache`` (as SGLang answers it), and ``POST /v1/completions``,
 ``/v1/chat/completions``, ``/generate`` with a short completion (streamed as
 server-sent events when the request asks for ``stream``).  Every answer
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socket
 import socketserver
@@ -28,7 +29,13 @@ from common import Node, on_this_node, option_value, this_node
 
 # Default ports of the real programs, when the command line names none.
 DEFAULT_PORTS = {"vllm": 8000, "sglang": 30000, "atom": 8000, "trtllm": 8000, "router": 30000, "lmcache": 5555,
-                 "mooncake": 50051}
+                 "mooncake": 50051, "sidecar": 8000, "epp": 9002}
+# Ports a program opens besides its serving one: a router's metrics, LMCache's HTTP, llm-d's EPP's health and
+# metrics (its gRPC port is the serving one; a stand-in answers HTTP on each, which a TCP probe accepts).
+_MORE_PORTS = (("--prometheus-port", "--metrics-port"), ("--http-port",), ("--grpc-health-port",))
+# A listener of an Envoy configuration: `socket_address: { address: 0.0.0.0, port_value: 8080 }` (the
+# configuration's clusters name the upstreams' addresses, 127.0.0.1 and others, which it does not bind).
+_ENVOY_LISTENER = re.compile(r"socket_address:\s*\{\s*address:\s*0\.0\.0\.0\s*,\s*port_value:\s*(\d+)")
 
 
 def _served_model(kind: str, args: list[str]) -> str:
@@ -63,7 +70,7 @@ def answer(method: str, path: str, raw: bytes, model: str, argv: list[str]) -> t
     """(status, body, content type) for one request."""
     path = path.split("?", 1)[0]
     if method == "GET":
-        if path in ("/health", "/health_generate", "/healthcheck", "/ping", "/readiness", "/liveness"):
+        if path in ("/health", "/health_generate", "/healthcheck", "/ping", "/readiness", "/liveness", "/ready"):
             return 200, b"", "text/plain"
         if path == "/v1/models":
             return _json({"object": "list", "data": [{"id": model, "object": "model", "owned_by": "standin",
@@ -144,14 +151,32 @@ def _listen(host: str, port: int, model: str, argv: list[str]) -> socketserver.T
     return httpd
 
 
+def _envoy_ports(args: list[str]) -> list[int] | str:
+    """The listeners of ``envoy -c FILE`` (its admin one too), or why there are none."""
+    path = option_value(args, "-c", "--config-path")
+    if path is None:
+        return "envoy: no configuration given (-c FILE)"
+    try:
+        with open(path) as f:
+            ports = [int(p) for p in _ENVOY_LISTENER.findall(f.read())]
+    except OSError as exc:
+        return f"envoy: cannot read {path}: {exc.strerror}"
+    return ports or f"envoy: {path} has no listener on 0.0.0.0"
+
+
 def serve(node: Node, kind: str, args: list[str]) -> int:
     host = option_value(args, "--host") or "0.0.0.0"
     host = on_this_node(host)
     ports: list[int] = []
-    # The serving port (ATOM names it --server-port), then a router's separate metrics port.
-    for names in (("--port", "--server-port"), ("--prometheus-port", "--metrics-port"), ("--http-port",)):
+    found = _envoy_ports(args) if kind == "envoy" else []
+    if isinstance(found, str):
+        print(found, file=sys.stderr)
+        return 1
+    ports.extend(found)
+    # The serving port (ATOM names it --server-port; llm-d's EPP --grpc-port), then the others.
+    for names in (("--port", "--server-port", "--grpc-port"), *_MORE_PORTS):
         text = option_value(args, *names)
-        if text is None and names[0] == "--port":
+        if text is None and names[0] == "--port" and kind != "envoy":
             text = str(DEFAULT_PORTS.get(kind, 8000))
         if text is None:
             continue

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Callable
 
-from common import Node, node_names
+from common import Node, machine_name, node_address, node_names
 from container import ContainerRun, image_env, parse_mounts, run
 
 # Options taking a value when written as two words (`-J name`, `--jobid 12`): shims/slurm-lib.sh's list.
@@ -79,8 +80,29 @@ class Jobs:
             pass
 
 
-def _job_env(job: str, name: str, nodes: int = 1) -> dict[str, str]:
-    names = node_names(nodes)
+def _job_nodes(jobs: Jobs, job: str) -> list[str]:
+    """The nodes of a job (its ``nodelist``; a job made elsewhere: this machine)."""
+    try:
+        with open(os.path.join(jobs.dir, job, "nodelist")) as f:
+            return [n for n in f.read().strip().split(",") if n] or [machine_name()]
+    except OSError:
+        return [machine_name()]
+
+
+def _step_nodes(options: dict[str, str], nodes: list[str], in_job: bool) -> list[str]:
+    """A step's nodes, as shims/srun.sh picks them: those named, else the first ``--nodes`` of the job's,
+    else as many as tasks asked (one task per node), else, in a job that exists, all of them (srun's
+    default), else the first."""
+    if options.get("--nodelist"):
+        return options["--nodelist"].split(",")
+    count_text = options.get("--nodes", "").split("-")[0] or options.get("--ntasks", "") or (
+        str(len(nodes)) if in_job else "1")
+    count = int(count_text) if count_text.isdigit() else 1
+    return nodes[:max(1, min(count, len(nodes)))]
+
+
+def _job_env(job: str, name: str, names: list[str]) -> dict[str, str]:
+    nodes = len(names)
     return {"SLURM_JOB_ID": job, "SLURM_JOBID": job, "SLURM_JOB_NAME": name, "SLURM_JOB_NODELIST": ",".join(names),
             "SLURM_NODELIST": ",".join(names), "SLURM_JOB_NUM_NODES": str(nodes), "SLURM_NNODES": str(nodes),
             "SLURMD_NODENAME": names[0], "SLURM_CLUSTER_NAME": "standin", "SLURM_SUBMIT_DIR": os.getcwd()}
@@ -94,8 +116,12 @@ def srun(node: Node, args: list[str]) -> int:
     new_job = job is None
     if job is None:
         job = jobs.new(name)
-    env = {**os.environ, **_job_env(job, name), "SLURM_STEP_ID": "0", "SLURM_PROCID": "0", "SLURM_LOCALID": "0",
-           "SLURM_NODEID": "0", "SLURM_NTASKS": options.get("--ntasks", "1")}
+    nodes = _job_nodes(jobs, job)
+    step = _step_nodes(options, nodes, not new_job)
+    ntasks = options.get("--ntasks", "")
+    tasks = int(ntasks) if ntasks.isdigit() else len(step)
+    env = {**os.environ, **_job_env(job, name, nodes), "SLURM_STEP_ID": "0", "SLURM_PROCID": "0",
+           "SLURM_LOCALID": "0", "SLURM_NODEID": "0", "SLURM_NTASKS": str(tasks)}
     export = options.get("--export", "ALL")
     items = export.split(",")
     if items[0] == "NONE":
@@ -110,13 +136,21 @@ def srun(node: Node, args: list[str]) -> int:
         if eq:
             env[key] = value
     if "--container-image" in options:
-        base = image_env(node)
-        container = ContainerRun("pyxis", options["--container-image"], command,
-                                 parse_mounts(options.get("--container-mounts", "")),
-                                 options.get("--container-workdir"), {**base, **env, "PATH": base["PATH"]})
+        def start(task_env: dict[str, str]) -> int:
+            base = image_env(node)
+            container = ContainerRun("pyxis", options["--container-image"], command,
+                                     parse_mounts(options.get("--container-mounts", "")),
+                                     options.get("--container-workdir"), {**base, **task_env, "PATH": base["PATH"]})
+            return run("srun", container)
+
+        if len(nodes) > 1:
+            code = _run_tasks(start, env, step, tasks)
+            if new_job:
+                jobs.end(job)
+            return code
         if new_job:
-            return _run_then_end(jobs, job, lambda: run("srun", container))
-        return run("srun", container)
+            return _run_then_end(jobs, job, lambda: start(env))
+        return start(env)
     if not command:
         print("srun: fatal: No command given to execute.", file=sys.stderr)
         return 1
@@ -126,6 +160,23 @@ def srun(node: Node, args: list[str]) -> int:
     if new_job:
         jobs.end(job)
     return code
+
+
+def _run_tasks(start: Callable[[dict[str, str]], int], env: dict[str, str], step: list[str], tasks: int) -> int:
+    """A step of a job of several nodes: its command once per task, at once, each task on its node (its rank,
+    the node's name and own address, which the container's programs see), as shims/srun.sh runs one."""
+    pids = []
+    for t in range(tasks):
+        name = step[t % len(step)]
+        task_env = {**env, "SLURM_PROCID": str(t), "SLURM_NODEID": str(t % len(step)), "SLURMD_NODENAME": name,
+                    "HOSTNAME": name, "STANDIN_NODE": name, "STANDIN_NODE_ADDR": node_address(name)}
+        pid = os.fork()
+        if pid == 0:
+            # image_env reads which node this is from the environment, as a task's programs do
+            os.environ.update({k: task_env[k] for k in ("HOSTNAME", "STANDIN_NODE", "STANDIN_NODE_ADDR")})
+            os._exit(start(task_env))
+        pids.append(pid)
+    return max(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) for pid in pids)
 
 
 def _run_then_end(jobs: Jobs, job: str, start: object) -> int:
@@ -165,7 +216,7 @@ def sbatch(node: Node, args: list[str]) -> int:
     job = jobs.new(name, nodes)
     output = (options.get("--output") or "slurm-%j.out").replace("%j", job).replace("%x", name)
     error = (options.get("--error") or output).replace("%j", job).replace("%x", name)
-    env = {**os.environ, **_job_env(job, name, nodes)}
+    env = {**os.environ, **_job_env(job, name, node_names(nodes))}
     for item in options.get("--export", "ALL").split(",")[1:]:
         key, eq, value = item.partition("=")
         if eq:

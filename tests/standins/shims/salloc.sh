@@ -15,8 +15,9 @@ while (( $# )); do
     shift
 done
 _job=$(_slurm_new "$_name" "${_nodes%%-*}")
+_slurm_job_nodes "$_job"
 echo "salloc: Granted job allocation $_job" >&2
-echo "salloc: Nodes $HOSTNAME are ready for job" >&2
+echo "salloc: Nodes $_slurm_nodes are ready for job" >&2
 if [[ -z "$_shell" || $# -eq 0 ]]; then exit 0; fi
 _slurm_step_env "$_job" "$_name"
 "$@"

@@ -37,14 +37,17 @@ done
 _new=
 if [[ -z "$_job" ]]; then _job=$(_slurm_new "${_name:-$1}" "${_nnodes%%-*}"); _new=1; fi
 # The step's nodes: those named, else the first --nodes of the job's, else as many as tasks asked (one task per
-# node, as the launchers ask), else the first.
+# node, as the launchers ask), else, in a job that exists, all of them (srun's default), else the first.
 _slurm_job_nodes "$_job"
 IFS=, read -r -a _all <<< "$_slurm_nodes"
 if [[ -n "$_nodelist" ]]; then
     IFS=, read -r -a _step <<< "$_nodelist"
 else
     _count=${_nnodes%%-*}
-    [[ -z "$_count" ]] && _count=${_ntasks:-1}
+    if [[ -z "$_count" ]]; then
+        # no size: as many nodes as tasks asked, else a step of a job is the whole job (one task per node)
+        if [[ -n "$_ntasks" ]]; then _count=$_ntasks; elif [[ -z "$_new" ]]; then _count=${#_all[@]}; else _count=1; fi
+    fi
     (( _count > ${#_all[@]} )) && _count=${#_all[@]}
     (( _count < 1 )) && _count=1
     _step=("${_all[@]:0:_count}")
