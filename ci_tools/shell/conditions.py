@@ -94,6 +94,7 @@ _QUOTED = ("string", "raw_string", "ansi_c_string")
 def _has_quotes(node: Node) -> bool:
     return node.type in _QUOTED or any(_has_quotes(c) for c in node.children)
 
+
 # fnmatch's special characters, each written as a class holding only itself
 _GLOB_ESCAPES = str.maketrans({"*": "[*]", "?": "[?]", "[": "[[]"})
 

@@ -119,7 +119,7 @@ def srun(node: Node, args: list[str]) -> int:
     nodes = _job_nodes(jobs, job)
     step = _step_nodes(options, nodes, not new_job)
     ntasks = options.get("--ntasks", "")
-    tasks = int(ntasks) if ntasks.isdigit() else len(step)
+    tasks = int(ntasks) if ntasks.isdigit() and int(ntasks) > 0 else len(step)
     env = {**os.environ, **_job_env(job, name, nodes), "SLURM_STEP_ID": "0", "SLURM_PROCID": "0",
            "SLURM_LOCALID": "0", "SLURM_NODEID": "0", "SLURM_NTASKS": str(tasks)}
     export = options.get("--export", "ALL")
