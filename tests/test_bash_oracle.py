@@ -265,3 +265,36 @@ def test_a_multinode_job_runs_on_its_nodes_as_the_fleet_runs_it(full_corpus_jobs
     assert [(f.name, f.value.text if f.value is not None else "") for f in router.flags
             if f.name in ("--prefill", "--decode")] == [("--prefill", None), ("--decode", None)]
     assert [f.location.line for f in router.flags if f.name in ("--prefill", "--decode")] == [321, 332]
+
+
+def test_an_agentic_multinode_job_replays_its_trace_through_the_router(full_corpus_jobs, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The AMD agentic job (DeepSeek-V4 P1xTP8 D1xTP8, DRAM HiCache offload) through `sweep run`: both nodes'
+    servers start with --enable-metrics (ENABLE_METRICS=1: a `[[ ... != *"--enable-metrics"* ]]` pattern of
+    three words), the router, and the trace replay in its client container, which flushes each server's cache
+    before the run (the stand-in answers as SGLang does). Every stated flag and variable is bash's; the job
+    then fails for want of the replay's artifacts, which the stand-in aiperf does not write."""
+    from ci_tools.config import load_config
+    from ci_tools.revision.snapshot import WorkTreeSnapshot
+
+    from standins.compare import compare
+    from standins.jobrun import SWEEP, run_job
+
+    config = load_config(full_corpus_dir())
+    snapshot = WorkTreeSnapshot(config.root)
+    job = next(j for j in full_corpus_jobs if j.config_key == "dsv4-fp4-mi355x-sglang-disagg-agentic-hicache-mtp")
+    run = run_job(job, config, snapshot, config.root, tmp_path / "job", through=SWEEP, process=False, timeout=120)
+    log = "\n".join(p.read_text(errors="replace") for p in sorted(run.written.rglob("slurm_job-*.out")))
+    assert "[clear_caches] http://127.0.0.1:8000: L1+L2 flushed" in log, log[-3000:]
+    assert "[clear_caches] http://127.0.0.2:8000: L1+L2 flushed" in log
+    assert "profile_export.jsonl not found" in log and run.exit_code == 1
+    servers = run.servers(config.server_patterns)
+    assert sorted((call.env.get("STANDIN_NODE_ADDR"), "--enable-metrics" in words) for call, _, words in servers) == [
+        ("127.0.0.1", True), ("127.0.0.2", True)]
+    assert any(call.name == "aiperf" and "profile" in call.args for call in run.calls)
+
+    result = evaluate_all([job], config, snapshot)[0]
+    assert result is not None
+    routers = run.servers(config.router_patterns)
+    comparison = compare(result, [(form, words, call.env) for call, form, words in servers], None,
+                         [(form, words) for _, form, words in routers])
+    assert comparison.lines_identical == 2 and comparison.disagreements == []
