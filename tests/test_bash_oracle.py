@@ -22,6 +22,7 @@ bench/bench_bash_oracle.py checks: it runs every job.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -224,6 +225,20 @@ def test_the_comparison_finds_what_bash_gave_otherwise(full_corpus_jobs) -> None
     assert [d.actual for d in none.disagreements] == ["no such server started"]
 
 
+def _through_sweep(jobs, key: str, tmp_path: Path):  # type: ignore[no-untyped-def]
+    """The first job of ``key`` run through `ci-tools sweep run` with the stand-ins, and what it was run with."""
+    from ci_tools.config import load_config
+    from ci_tools.revision.snapshot import WorkTreeSnapshot
+
+    from standins.jobrun import SWEEP, run_job
+
+    config = load_config(full_corpus_dir())
+    snapshot = WorkTreeSnapshot(config.root)
+    job = next(j for j in jobs if j.config_key == key)
+    return config, snapshot, job, run_job(job, config, snapshot, config.root, tmp_path / "job", through=SWEEP,
+                                          process=False, timeout=120)
+
+
 def test_a_multinode_job_runs_on_its_nodes_as_the_fleet_runs_it(full_corpus_jobs, tmp_path) -> None:  # type: ignore[no-untyped-def]
     """An AMD disaggregated job (P1xTP4 D1xTP8: two nodes) through `sweep run`, with the fleet's launcher,
     submit.sh, job.slurm and server_sglang.sh in bash: the job's two nodes each start their server in a
@@ -231,16 +246,9 @@ def test_a_multinode_job_runs_on_its_nodes_as_the_fleet_runs_it(full_corpus_jobs
     router on the first node is given both, the benchmark runs through it, and the job ends with its sweep.
     Every server flag and variable `recipe show` states for the two roles and the router is the one bash
     gave; the router's server URLs hold the nodes' addresses, known only at run time."""
-    from ci_tools.config import load_config
-    from ci_tools.revision.snapshot import WorkTreeSnapshot
-
     from standins.compare import compare
-    from standins.jobrun import SWEEP, run_job
 
-    config = load_config(full_corpus_dir())
-    snapshot = WorkTreeSnapshot(config.root)
-    job = next(j for j in full_corpus_jobs if j.config_key == "qwen3.5-fp8-mi355x-sglang-disagg")
-    run = run_job(job, config, snapshot, config.root, tmp_path / "job", through=SWEEP, process=False, timeout=120)
+    config, snapshot, job, run = _through_sweep(full_corpus_jobs, "qwen3.5-fp8-mi355x-sglang-disagg", tmp_path)
     assert run.exit_code == 0, run.output.read_text(errors="replace")[-2000:]
     servers = run.servers(config.server_patterns)
     placed = sorted((call.env.get("STANDIN_NODE_ADDR"), words[words.index("--disaggregation-mode") + 1],
@@ -273,16 +281,9 @@ def test_an_agentic_multinode_job_replays_its_trace_through_the_router(full_corp
     three words), the router, and the trace replay in its client container, which flushes each server's cache
     before the run (the stand-in answers as SGLang does). Every stated flag and variable is bash's; the job
     then fails for want of the replay's artifacts, which the stand-in aiperf does not write."""
-    from ci_tools.config import load_config
-    from ci_tools.revision.snapshot import WorkTreeSnapshot
-
     from standins.compare import compare
-    from standins.jobrun import SWEEP, run_job
 
-    config = load_config(full_corpus_dir())
-    snapshot = WorkTreeSnapshot(config.root)
-    job = next(j for j in full_corpus_jobs if j.config_key == "dsv4-fp4-mi355x-sglang-disagg-agentic-hicache-mtp")
-    run = run_job(job, config, snapshot, config.root, tmp_path / "job", through=SWEEP, process=False, timeout=120)
+    config, snapshot, job, run = _through_sweep(full_corpus_jobs, "dsv4-fp4-mi355x-sglang-disagg-agentic-hicache-mtp", tmp_path)
     log = "\n".join(p.read_text(errors="replace") for p in sorted(run.written.rglob("slurm_job-*.out")))
     assert "[clear_caches] http://127.0.0.1:8000: L1+L2 flushed" in log, log[-3000:]
     assert "[clear_caches] http://127.0.0.2:8000: L1+L2 flushed" in log
@@ -298,3 +299,27 @@ def test_an_agentic_multinode_job_replays_its_trace_through_the_router(full_corp
     comparison = compare(result, [(form, words, call.env) for call, form, words in servers], None,
                          [(form, words) for _, form, words in routers])
     assert comparison.lines_identical == 2 and comparison.disagreements == []
+
+
+def test_an_llm_d_job_runs_on_four_nodes_in_pyxis_containers(full_corpus_jobs, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """llm-d on GB200 (P1xTP1/EP8 over two nodes, D1xTP8 over two) through `sweep run`: launch_gb200-nv.sh,
+    submit.sh and job.slurm in bash; one pyxis container per node runs server.sh, four vLLM servers start on
+    their nodes, the decode leader starts its sidecar, EPP and Envoy and runs the benchmark, whose result the
+    launcher keeps; its scancel ends the job's workers.  Every flag `recipe show` states is bash's; of the
+    variables, only PORT differs: `sweep` gives every job a free port, which llm-d's server.sh reads where the
+    fleet, giving none, has benchmark_lib.sh's 8888."""
+    from standins.compare import compare
+
+    config, snapshot, job, run = _through_sweep(full_corpus_jobs, "dsv4-fp4-gb200-llmd-vllm", tmp_path)
+    assert run.exit_code == 0, run.output.read_text(errors="replace")[-3000:]
+    servers = run.servers(config.server_patterns)
+    assert sorted(call.env.get("STANDIN_NODE_ADDR") for call, _, _ in servers) == [
+        "127.0.0.1", "127.0.0.2", "127.0.0.3", "127.0.0.4"]
+    assert {call.name for call in run.calls} >= {"pd-sidecar", "epp", "envoy", "scancel"}
+    assert list(run.written.glob("sweep-results/*/results/*.json")) or list(run.written.glob("*.json"))
+
+    result = evaluate_all([job], config, snapshot)[0]
+    assert result is not None
+    comparison = compare(result, [(form, words, call.env) for call, form, words in servers], None, [])
+    assert comparison.lines_identical == 2
+    assert {d.name for d in comparison.disagreements} == {"PORT"}

@@ -36,7 +36,7 @@ from ...shell.parse import parse_script
 from ...shell.relocate import relocate_result
 from ...shell.state import ArrayVal, Binding
 from ..env_values import env_value
-from .chain import WORKSPACE, ChainInterpreter
+from .chain import WORKSPACE, ChainInterpreter, at_run_time_if_checkout
 from .docker_mounts import MountedFile, mounted_files
 from .roles import ROLES, RoleCommand, role_eval, server_role, unreached
 from .srun_container import SrunContainers
@@ -122,7 +122,7 @@ class _Containers:
             for k in sorted(captured.exported):
                 b = captured.vars.get(k)
                 if isinstance(b, Value):
-                    server_env[k] = b
+                    server_env[k] = at_run_time_if_checkout(b)
         out = []
         for server in interp.state.servers:
             if server.router:  # its options take one value each (`--prefill URL` pairs)

@@ -72,6 +72,16 @@ _UNKNOWN = "\x01"
 _NOWHERE = Location("", 0)
 
 
+def at_run_time_if_checkout(value: Value) -> Value:
+    """``value`` unknown when it is a path of the checkout: :data:`WORKSPACE` stands in for the runner's
+    directory, which a server's environment then holds as the runner names it."""
+    text = value.text
+    if text is None or not (text == WORKSPACE or text.startswith(WORKSPACE + "/")):
+        return value
+    return dataclasses.replace(value, text=None, expression=f"{value.expression} (a path of the runner's checkout, "
+                                                           "known when the job runs)")
+
+
 def known_or_unknown(value: Value) -> Value:
     """``value`` with a marked unknown part turned back into an unknown value."""
     text = value.text

@@ -47,7 +47,7 @@ from ...shell.expand import Field
 from ...shell.model import Value
 from ...shell.parse import Node
 from ...shell.state import inference_servers
-from .chain import ChainInterpreter
+from .chain import ChainInterpreter, at_run_time_if_checkout
 from .roles import ROLES, RoleCommand, server_role
 
 # srun options written with their value as the next word (the rest are flags, or take `--opt=value`).
@@ -260,8 +260,8 @@ class SrunContainers:
             pass
         self.errors.extend(e for e in node.errors if e not in self.errors)
         captured = node.state.captured
-        env = ({k: v for k, v in captured.vars.items() if k in captured.exported and isinstance(v, Value)}
-               if captured is not None else {})
+        env = ({k: at_run_time_if_checkout(v) for k, v in captured.vars.items()
+                if k in captured.exported and isinstance(v, Value)} if captured is not None else {})
         out = []
         for server in inference_servers(node.state.servers):
             loc = server.location

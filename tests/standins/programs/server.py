@@ -33,6 +33,8 @@ DEFAULT_PORTS = {"vllm": 8000, "sglang": 30000, "atom": 8000, "trtllm": 8000, "r
 # Ports a program opens besides its serving one: a router's metrics, LMCache's HTTP, llm-d's EPP's health and
 # metrics (its gRPC port is the serving one; a stand-in answers HTTP on each, which a TCP probe accepts).
 _MORE_PORTS = (("--prometheus-port", "--metrics-port"), ("--http-port",), ("--grpc-health-port",))
+# Programs only their own node reaches (at 127.0.0.1): llm-d's EPP and Envoy on the coordinator.
+_NODE_LOCAL = frozenset({"epp", "envoy"})
 # A listener of an Envoy configuration: `socket_address: { address: 0.0.0.0, port_value: 8080 }` (the
 # configuration's clusters name the upstreams' addresses, 127.0.0.1 and others, which it does not bind).
 _ENVOY_LISTENER = re.compile(r"socket_address:\s*\{\s*address:\s*0\.0\.0\.0\s*,\s*port_value:\s*(\d+)")
@@ -195,6 +197,15 @@ def serve(node: Node, kind: str, args: list[str]) -> int:
             print(f"ERROR: [Errno {exc.errno}] error while attempting to bind on address ({host!r}, {port}): "
                   f"{exc.strerror}", file=sys.stderr, flush=True)
             return 1
+    if kind in _NODE_LOCAL and host != "127.0.0.1" and this_node()[1] is not None:
+        # llm-d's coordinator reaches its own EPP and Envoy at 127.0.0.1 (bash's /dev/tcp, which no stand-in
+        # can point at the node): they answer on the machine's loopback address too, where no other node's
+        # program listens on their ports
+        for port in ports:
+            try:
+                servers.append(_listen("127.0.0.1", port, model, [kind, *args]))
+            except OSError:
+                pass  # taken: the node's own address still serves
     signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
     for extra in servers[1:]:
         threading.Thread(target=extra.serve_forever, daemon=True).start()

@@ -225,6 +225,9 @@ def sbatch(node: Node, args: list[str]) -> int:
 
     if os.fork() == 0:
         os.setsid()
+        # the job's processes are this process group, which scancel ends (shims/scancel.sh)
+        with open(os.path.join(jobs.dir, job, "pgid"), "w") as f:
+            f.write(str(os.getpid()))
         with open(output, "ab") as out, open(error, "ab") if error != output else open(output, "ab") as err:
             code = subprocess.call(["bash", *command], env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
                                    cwd=options.get("--chdir") or None)

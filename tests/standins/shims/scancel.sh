@@ -1,4 +1,4 @@
-# scancel: ends stand-in jobs by id or --name.
+# scancel: ends stand-in jobs by id or --name, and a batch job's processes with them.
 . "$_standin_root/lib/slurm-lib.sh"
 _name=
 _ids=()
@@ -11,10 +11,19 @@ while (( $# )); do
     esac
     shift
 done
-for _id in "${_ids[@]}"; do _slurm_end "${_id%%.*}"; done
+_ended=()
+for _id in "${_ids[@]}"; do _slurm_end "${_id%%.*}"; _ended+=("${_id%%.*}"); done
 if [[ -n "$_name" ]]; then
     for _dir in "$_slurm_dir"/*/; do
-        [[ -f "$_dir/name" && "$(<"$_dir/name")" == "$_name" ]] && rm -f "$_dir/running"
+        if [[ -f "$_dir/name" && "$(<"$_dir/name")" == "$_name" ]]; then
+            rm -f "$_dir/running"
+            _id=${_dir%/}; _ended+=("${_id##*/}")
+        fi
     done
 fi
+# A batch job's processes (its script, its steps' tasks and what they started) end with it, as Slurm signals
+# them; this one too when the job cancels itself.
+for _id in "${_ended[@]}"; do
+    [[ -r "$_slurm_dir/$_id/pgid" ]] && kill -TERM -- "-$(<"$_slurm_dir/$_id/pgid")" 2>/dev/null
+done
 exit 0
