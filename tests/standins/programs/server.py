@@ -63,14 +63,16 @@ def _json(data: object, status: int = 200) -> tuple[int, bytes, str]:
 
 
 def _flushed() -> tuple[int, bytes, str]:
-    """SGLang's answer to a cache flush (GET in older releases, POST now) begins "Cache flushed."; the
-    agentic trace replay retries until it reads those words."""
+    """SGLang's answer to a cache flush begins "Cache flushed."; the agentic trace replay retries until it
+    reads those words."""
     return 200, b"Cache flushed.\n", "text/plain"
 
 
 def answer(method: str, path: str, raw: bytes, model: str, argv: list[str]) -> tuple[int, bytes, str]:
     """(status, body, content type) for one request."""
     path = path.split("?", 1)[0]
+    if path == "/flush_cache":  # GET in older SGLang releases, POST now
+        return _flushed()
     if method == "GET":
         if path in ("/health", "/health_generate", "/healthcheck", "/ping", "/readiness", "/liveness", "/ready"):
             return 200, b"", "text/plain"
@@ -86,8 +88,6 @@ def answer(method: str, path: str, raw: bytes, model: str, argv: list[str]) -> t
             return _json({"model_path": model, "standin": True, "argv": argv})
         if path == "/version":
             return _json({"version": "0.0.0+standin"})
-        if path == "/flush_cache":
-            return _flushed()
         return _json({"error": f"no route {path}"}, 404)
     try:
         request = json.loads(raw or b"{}")
@@ -109,8 +109,6 @@ def answer(method: str, path: str, raw: bytes, model: str, argv: list[str]) -> t
                                              "finish_reason": "length"}]}
     elif path == "/generate":
         body = {"text": text, "meta_info": {"completion_tokens": tokens, "prompt_tokens": 1}}
-    elif path == "/flush_cache":
-        return _flushed()
     elif path in ("/start_profile", "/stop_profile", "/reset_prefix_cache"):
         return 200, b"", "text/plain"
     else:

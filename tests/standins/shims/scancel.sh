@@ -11,19 +11,16 @@ while (( $# )); do
     esac
     shift
 done
-_ended=()
-for _id in "${_ids[@]}"; do _slurm_end "${_id%%.*}"; _ended+=("${_id%%.*}"); done
 if [[ -n "$_name" ]]; then
     for _dir in "$_slurm_dir"/*/; do
-        if [[ -f "$_dir/name" && "$(<"$_dir/name")" == "$_name" ]]; then
-            rm -f "$_dir/running"
-            _id=${_dir%/}; _ended+=("${_id##*/}")
-        fi
+        [[ -f "$_dir/name" && "$(<"$_dir/name")" == "$_name" ]] && { _id=${_dir%/}; _ids+=("${_id##*/}"); }
     done
 fi
+_ids=("${_ids[@]%%.*}")
+for _id in "${_ids[@]}"; do _slurm_end "$_id"; done
 # A batch job's processes (its script, its steps' tasks and what they started) end with it, as Slurm signals
-# them; this one too when the job cancels itself.
-for _id in "${_ended[@]}"; do
+# them; this one too when the job cancels itself (so every job is ended before any is signalled).
+for _id in "${_ids[@]}"; do
     [[ -r "$_slurm_dir/$_id/pgid" ]] && kill -TERM -- "-$(<"$_slurm_dir/$_id/pgid")" 2>/dev/null
 done
 exit 0
