@@ -209,7 +209,7 @@ SENTENCES = [
     (BUDGET, "Optimize the decode path by batching one-token sparse-attention calls across active requests."),
     (BUDGET, "Set the batched-token budget to one."),
     (SINGLE, "generate_sweep_configs.py: evals now default-on, matching the --evals-only behavior."),
-    (SINGLE, "Evals now default-on, matching the --evals-only behavior."),
+    (SINGLE, "Evals now default-on, as with --evals-only."),
     ("dsr1-fp4-b200-dynamo-trt", "Update the container image to `0.8.2post1`."),
     ("qwen3.5-fp8-mi355x-sglang", "Use lmsysorg/sglang-rocm:v0.5.16-rocm720-mi35x."),  # the config: ...-mi35x-20260726
     (RECIPES, "Set decode gpu-memory-utilization to 0.85 on the low-middle-curve recipe"),
@@ -1145,7 +1145,8 @@ def test_a_number_word_of_prose_is_no_value_of_a_setting_named_in_words(
 def test_a_bullet_headed_by_a_program_file_speaks_of_that_program(findings: dict[str, list[dict[str, Any]]]) -> None:
     # the sweep generator's flag had been an error: "the recipe does not pass --evals-only"
     assert findings["generate_sweep_configs.py: evals now default-on, matching the --evals-only behavior."] == []
-    (unheaded,) = findings["Evals now default-on, matching the --evals-only behavior."]
+    # Without the heading the flag is read as the server's ("behavior" after it is a word of prose, no value).
+    (unheaded,) = findings["Evals now default-on, as with --evals-only."]
     assert unheaded["data"]["subject"] == "--evals-only"
 
 

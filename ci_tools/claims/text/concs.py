@@ -19,7 +19,9 @@ _CONC_RE = re.compile(
     re.IGNORECASE,
 )
 # ("c10::AcceleratorError" is a C++ namespace, "c924543" a commit: neither is a concurrency)
-_C_RE = re.compile(r"(?<![\w/.-])c(?P<list>\d{1,5}(?:\s*(?:/|-|–)\s*c?\d{1,5}|,\s*c\d{1,5})*)(?![\w.:])")
+# ("c128, c160 and c196", "c128、c160 和 c196": one list, its last point after "and" as after a comma)
+_C_RE = re.compile(r"(?<![\w/.-])c(?P<list>\d{1,5}(?:\s*(?:/|-|–)\s*c?\d{1,5}|(?:,|、)\s*(?:and\s+|or\s+)?c\d{1,5}|"
+                   r"\s+(?:and|or|和|及)\s+c\d{1,5})*)(?![\w.:])")
 # Capitals only as a list ("C1/C2/C4"), or alone in a clause that has such a list ("TP8 C1 and TP4
 # C1/C5/C10"): a lone "C4" elsewhere may be something else (a dataset, a compiler).
 _CAPITAL_C_LIST = re.compile(r"(?<![\w/.-])C(?P<list>\d+(?:/C\d+)+)(?![\w.])")

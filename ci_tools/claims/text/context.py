@@ -32,7 +32,7 @@ _REJECT = (r"kill(?:s|ed)?|crash(?:es|ed)?|ooms?|oom-kills?|oomed|oom-killed|fai
            r"reject(?:s|ed)?|cannot|can't|tried|no longer|regress\w*|remov(?:e|es|ed|ing)|drop(?:s|ped|ping)?|"
            r"delet(?:e|es|ed|ing)|exclud(?:e|es|ed|ing)|retir(?:e|es|ed|ing)|revert(?:s|ed|ing)?|not|never|"
            r"broke|broken|re-attempt\w*|reattempt\w*|attempt(?:s|ed|ing)?|ruled out|postponed|deferred|"
-           r"deprecat\w*|neither|nor|die|dies|died|dying|gone|(?:is|was|are|were|gets|got)\s+replaced")
+           r"deprecat\w*|neither|nor|die|dies|died|dying|gone|(?:is|was|are|were|gets|got)\s+replaced|out of")
 # A plan for after this change: "Starts at conc=1 as a smoke test before expanding to the full 1k1k+8k1k, conc 8-512
 # sweep" (the rest of the sentence, past its commas, is what comes later).
 _PLAN_AHEAD_WORDS = r"before (?:expanding|scaling|extending|widening|growing|moving on) to"
@@ -52,8 +52,8 @@ _SKIP_CLAUSE = re.compile(
     # a plan: "Sweep will expand to TP=4/8 conc 4-256 once PR3 and PR4 land"
     r"will(?=[^.;]*\b(?:once|when|after|as soon as)\b)|"
     # "... as a smoke test before expanding to the full 1k1k+8k1k, conc 8-512 sweep" (PLAN_AHEAD)
-    + _PLAN_AHEAD_WORDS + r")\b|n't"
-    r"|之前|此前|以前|原先|曾经|删除|移除|去掉|不|未|没有|若|如果",
+    + _PLAN_AHEAD_WORDS + r")\b|n't|(?<=\w)n t\b"
+    r"|之前|此前|以前|原先|曾经|删除|移除|去掉|跳过|不|未|没有|若|如果",
     re.IGNORECASE,
 )
 # A clause labelled as the old state ("Prior --mem-fraction-static: 0.9", "Old value X 0.9", "Old topologies: ..."),
@@ -62,7 +62,8 @@ _OLD_LABEL = re.compile(r"\s*(?:(?:prior|old|former|previous)(?:\s+(?:values?\b|
                         r"|\s+[a-z][\w-]*\s*(?::|$))|"
                         r"in\s+#\s*\d+\s*,?\s*(?:we|it|they|this|that|the)\b)", re.IGNORECASE)
 # A clause that drops or rejects something: a clause after its ":" explains why, and is silent too.
-_REJECTS = re.compile(r"\b(?:" + _REJECT + r")\b|n't", re.IGNORECASE)
+# (A clause is matched as its tokens joined by spaces, where "wasn't" is "wasn t".)
+_REJECTS = re.compile(r"\b(?:" + _REJECT + r")\b|n't|(?<=\w)n t\b", re.IGNORECASE)
 # Reports of a run: what was measured or observed, not what the recipe is set to.  A word of this
 # list silences its clause unless a determiner makes it an adjective ("the validated DEP run").
 _REPORT_WORDS = frozenset({
@@ -297,6 +298,12 @@ def mask_history(toks: Sequence[Tok], clause: Clause, value_like: Sequence[bool]
             if head is not None:
                 for k in range(i, head + 1):
                     masked[k] = True
+            # "The prior mtp_flags used --speculative-algorithm NEXTN": what the old thing did, to the clause's end
+            verb = next((k for k in range(i + 1, min(n, i + 6)) if lows[k] in _OLD_STATE_VERBS
+                         or lows[k] in {",", ";", ":", "(", ")", "now"}), None)
+            if verb is not None and lows[verb] in _OLD_STATE_VERBS:
+                for k in range(i, n):
+                    masked[k] = True
         if low == "or" and 0 < i < n - 1 and toks[i - 1].text == "," and toks[i + 1].text[:1].isdigit():
             # "8192, or 8192 * TP with DP attention": another value, for other jobs, said to the end of the clause
             for k in range(i, n):
@@ -372,6 +379,10 @@ def mask_history(toks: Sequence[Tok], clause: Clause, value_like: Sequence[bool]
 
 # "the old/previous/former ... sweep": a noun phrase that names the state before.
 _OLD_WORDS = frozenset({"old", "previous", "former", "original", "prior", "earlier"})
+# Past verbs after such a phrase that say what the old state did ("the previous recipe used X", "the old
+# launcher passed X").
+_OLD_STATE_VERBS = frozenset({"used", "had", "passed", "set", "ran", "shipped", "carried", "pinned", "exported",
+                              "hard-coded", "hardcoded", "defaulted", "relied"})
 _DETERMINERS = frozenset({"the", "its", "their", "this", "that", "these", "those"})
 _OLD_HEADS = frozenset({"sweep", "sweeps", "arm", "arms", "band", "bands", "row", "rows", "config", "configs",
                         "layout", "topology", "recipe", "recipes", "setting", "settings", "value", "values", "image",

@@ -139,7 +139,7 @@ _OTHER_PROGRAM = re.compile(r"(?<![\w-])(?:to|for|in|on|of|via|into)\s+(?:the\s+
                             r"vllm-router|benchmark client|aiperf|run_benchmark\w*|bench(?:mark)?_serving\w*|runner|"
                             r"launch_[\w.-]+\.sh|srtctl|pip3?\s+install|uv\s+pip|apt(?:-get)?\s+install|salloc|srun|sbatch|"
                             r"docker\s+(?:run|pull|build)|git\s+(?:clone|checkout|fetch|apply)|huggingface-cli|wget|"
-                            r"curl|[\w/-]+\.py)(?![\w-])", re.IGNORECASE)
+                            r"curl|enroot|apptainer|singularity|podman|[\w/-]+\.py)(?![\w-])", re.IGNORECASE)
 # ... unless the clause says it speaks of the server's arguments.
 _SERVER_WORDS = re.compile(r"\bserver\s+(?:args|arguments|flags|options|command)|\bserve\s+(?:flags|args)\b",
                            re.IGNORECASE)
@@ -238,6 +238,9 @@ class ClauseReader(SweepReaders):
         # Set by the sentence: it speaks of another program than the server (the router, the benchmark client,
         # the runner's launcher), so the flags it names are that program's.
         self.other_program = bool(_OTHER_PROGRAM.search(clause.text))
+        # Set by the sentence: another of its clauses names another program ("Pass --no-preflight ... so srtctl
+        # can submit"): a flag no recipe of the jobs knows is that program's.
+        self.program_in_sentence = False
         # The sentence speaks of a fleet's launcher (set by the sentence): its variables are the launcher's.
         self.about_launcher = False
         # The clause speaks of the draft model's settings ("No attention_backend override on the drafter").
@@ -702,6 +705,12 @@ class ClauseReader(SweepReaders):
                 self.out.unverified.append(Unverified(m.phrase, r.loc(m.start, m.end),
                                                       "the clause speaks of another program than the server"))
                 continue
+            if self.program_in_sentence and all(s.kind == "flag" and s.name not in self.catalog.spelled_flags
+                                                and s.name not in self.catalog.subjects for s in m.subjects):
+                self.out.unverified.append(Unverified(m.phrase, r.loc(m.start, m.end),
+                                                      "the sentence speaks of another program than the server, "
+                                                      "whose flag this is: no recipe of the jobs knows it"))
+                continue
             if self.on_drafter and all(s.kind in ("flag", "env") and not _OF_SPECULATION.search(s.name)
                                        for s in m.subjects):
                 drafter = self._drafter_key(m)
@@ -1068,9 +1077,11 @@ def extract(source: SourceText, catalog: Catalog | None, base_scope: Scope | Non
             if reader.says_unswept and not any(seg.groups for seg in reader.segments):
                 before.unswept = True
         about_launcher = any(_LAUNCHER.search(r.clause.text) for r in readers)
+        program_in_sentence = any(r.other_program for r in readers)
         for reader in readers:
             reader.in_report = in_report
             reader.about_launcher = about_launcher
+            reader.program_in_sentence = program_in_sentence
             reader.other_program = (carried_program or reader.other_program) and not _SERVER_WORDS.search(
                 reader.clause.text)
             if about_code:

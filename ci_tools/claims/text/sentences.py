@@ -195,20 +195,21 @@ _SENTENCE_END = re.compile(
     r"|\n[ \t]*\n\s*|\n(?=[ \t]*(?:[-*+][ \t]|\d+[.)][ \t]|#|\||>))"
 )
 # Clause breaks inside a sentence.  A comma only breaks when a word (not a
-# number, not "and <number>") follows, so "concurrency 1, 2, 4, and 8" and
-# "[1, 4, 8]" stay whole.
+# number, not "and <number>", not a point "c160") follows, so "concurrency 1, 2, 4, and 8",
+# "c128, c160 and c196" and "[1, 4, 8]" stay whole.
 _CLAUSE_BREAK = re.compile(
     # ... nor before a parallelism ("TP4, TP8, and DEP8 decode topologies" is one list), nor inside a condition
     # on sequence lengths and concurrency ("when ISL=8192, OSL=1024, and CONC>128").
     r",\s+(?=(?:and\s+|or\s+|but\s+|so\s+)?(?![0-9\[]|and\s+[0-9]|or\s+[0-9])"
-    r"(?!(?:and\s+|or\s+)?(?:(?:TP|EP|DEP|TEP|DPA?|DCP)\d|(?:ISL|OSL|CONC)\s*(?:=|>|<|≥|≤)))"
+    r"(?!(?:and\s+|or\s+)?(?:(?:TP|EP|DEP|TEP|DPA?|DCP)\d|(?:ISL|OSL|CONC)\s*(?:=|>|<|≥|≤)|c\d+\b))"
     r"[A-Za-z\-`'\"(\u4e00-\u9fff])"
     r"|:\s+|\s+(?:—|--|–)\s+|\s+(?:while|whereas|but|so that|so|because|since)\s+(?=[a-z])"
     # "... to 20260709 and retire the shims": a second verb starts a clause of its own.
     r"|,?\s+and\s+(?=(?:retire|remove|drop|delete|add|enable|disable|set|use|bump|switch|keep|retain|raise|lower|"
     r"pin|move|replace|update|increase|decrease|reduce|restore|revert|rename|tune|cap|limit|reserve|let|require|"
     r"follow|make|apply|pass|route|run|sweep|serve|export|gate|skip|force|fix|align|match|extend|expand)\s)"
-    r"|[，、：]|\s\(\s*(?=(?:was|previously|formerly|from)\b)"
+    # ("、" before a point lists points, as in "c128、c160 和 c196": no clause starts there)
+    r"|[，：]|、(?!\s*c\d)|\s\(\s*(?=(?:was|previously|formerly|from)\b)"
 )
 
 

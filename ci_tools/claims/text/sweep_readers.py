@@ -11,6 +11,7 @@ these readings has its own vocabulary.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import replace
 
 from .arms import Arm, Atom, Group, groups
@@ -31,7 +32,12 @@ _COUNT_NOUNS = frozenset({"config", "configs", "configurations", "points", "cell
 
 
 # Words that make a count one of sequence lengths ("three seq-len configs").
-_SEQ_LEN_WORDS = frozenset({"seq-len", "seqlen", "sequence-length", "isl/osl", "seq-lens"})
+_SEQ_LEN_WORDS = frozenset({"seq-len", "seqlen", "sequence-length", "isl/osl", "seq-lens", "sequence", "seq"})
+# Words that make a count one of config keys, not of a sweep's points ("4 single-node configs", "the two TRT
+# configs", "3 config keys").
+_KEY_COUNT_WORDS = frozenset({"single-node", "multi-node", "multinode", "single_node", "multi_node", "trt", "trtllm",
+                              "vllm", "sglang", "atom", "dynamo", "master", "model", "models"})
+_LARGEST_COUNT = 100_000  # a number past it is an id (a CI run's), not how many points
 # Words that cannot stand between a count and what it counts ("1 for DEP configs" counts nothing).
 _NOT_IN_A_COUNT = frozenset({"for", "to", "on", "in", "at", "with", "of", "per", "across", "over", "into", "by"})
 
@@ -64,12 +70,27 @@ def _completed(previous: str, short: str) -> str:
 # A part of the sweep said to keep the image it had.
 _KEEPS_IMAGE = re.compile(r"\b(?:retain|retains|keep|keeps|leave|leaves)\b.{0,80}?\b(?:on|at|with)\s+(?:its|their|the)\s+"
                           r"(?:legacy|old|previous|existing|current|original|prior)\s+image\b", re.IGNORECASE)
-# "X ... off this sweep's ladder", "X are not swept", "X arms are commented out": the arms named before it do not run.
+# "X ... off this sweep's ladder", "X are not swept", "X arms are commented out", "X is skipped": the arms named
+# before it do not run.
 NOT_SWEPT = re.compile(r"(?:^|\bbut\s+|\b(?:is|are)\s+)(?:off\s+(?:this|the)\s+sweep(?:'s)?(?:\s+ladder)?|"
-                       r"not\s+swept|not\s+(?:part\s+of|in)\s+(?:this|the)\s+sweep|commented\s+out)\b", re.IGNORECASE)
+                       r"not\s+swept|not\s+(?:part\s+of|in)\s+(?:this|the)\s+sweep|commented\s+out|skipped)\b", re.IGNORECASE)
 _DROP_VERBS = frozenset({"drop", "drops", "dropping", "remove", "removes", "removing", "retire", "retires"})
 # What may stand between the arms a drop verb lists: "drop the TP8 and TP4/EP layouts".
 _LIST_JOINS = frozenset({"the", "and", ",", "or", "both", "its", "all"}) | PART_NOUNS
+
+
+# Nouns a role may name its jobs by ("drop the decode workers"): any other noun after a role is what the role owns.
+_ROLE_NOUNS = PART_NOUNS | {"servers", "server", "nodes", "node", "side", "role", "roles", "instances", "instance",
+                            "engines", "engine", "jobs", "job", "pool", "pools", "stage", "stages", "phase", "arm"}
+
+
+def _qualifies_a_noun(g: Group, toks: Sequence[Tok]) -> bool:
+    """The group names a server role only, and a word that is no name of the role's jobs follows it."""
+    if not g.arms or any(a.parallelism or a.seq is not None or not a.role for a in g.arms):
+        return False
+    after = toks[g.end] if g.end < len(toks) else None
+    return after is not None and after.kind in ("word", "flag") and after.low not in _ROLE_NOUNS and \
+        after.low not in _LIST_JOINS and after.low not in ("from", "in", "on", "for", "at", "to", "with")
 
 
 # A recipe family's name: two words of letters, hyphenated ("low-latency", "mid-curve").
@@ -121,6 +142,9 @@ class SweepReaders:
                     break
                 chosen.append(g)
                 k = g.end
+        # "remove decode context_length", "Remove the prefill-only X env": a role before another noun says whose
+        # thing is removed, not that the role's jobs are.
+        chosen = [g for g in chosen if not _qualifies_a_noun(g, toks)]
         arms = [a for g in chosen for a in g.arms if not a.empty]
         if not arms:
             return
@@ -175,7 +199,11 @@ class SweepReaders:
                 self.out.unverified.append(Unverified(self.source.text[t.start:toks[noun].end], r.loc(i, noun + 1),
                                                       "a count of sequence lengths, not of the sweep's points"))
                 continue
-            if noun + 1 < len(toks) and toks[noun + 1].low == "of":
+            if noun + 1 < len(toks) and toks[noun + 1].low in ("of", "keys", "key", "files", "file"):
+                continue
+            if n > _LARGEST_COUNT or any(toks[k].low in _KEY_COUNT_WORDS for k in range(i + 1, noun)):
+                self.out.unverified.append(Unverified(self.source.text[t.start:toks[noun].end], r.loc(i, noun + 1),
+                                                      "a count of config keys or an id, not of the sweep's points"))
                 continue
             end = noun + 1
             if old:

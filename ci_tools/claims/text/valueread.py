@@ -83,7 +83,19 @@ STOPWORDS = {
     "computed", "matched", "aligned", "set", "raised", "lowered", "bumped", "enabled", "disabled",
     *PARTICIPLES, "now", "not", "no",
 }
+# Words of prose that stand after a setting's name and are never its value: what it does or is ("--hicache-size
+# works", "X yields", "the --max-num-seqs plumbing", "FULL_DECODE_ONLY mode", "to support ...", "X is missing").
+PROSE_WORDS = {
+    "works", "work", "worked", "working", "yields", "yield", "support", "supports", "supported", "plumbing", "missing",
+    "mode", "modes", "paths", "separates", "handling", "logic", "wiring", "behaviour", "behavior", "semantics",
+    "helps", "help", "matters", "applies", "apply", "fails", "crashes", "hangs", "needed", "required", "untouched",
+    "intact", "opt-out", "opt-in", "worker-side", "server-side", "client-side", "branch", "syntax", "pattern",
+    "properly", "correctly", "instead", "again", "too", "here", "there", "anyway", "itself", "alone", "change",
+    "changes", "fix", "fixes", "usage", "path", "plumbed", "parsing", "handled", "lookup", "overrides", "override",
+}
 _UNIT_WORDS = {"token", "tokens", "seconds", "second", "s", "ms"}
+# Nouns after "X=V" that make it a condition of the code, not a setting ("the X=1 branch", "the X=0 case").
+_CONDITION_NOUNS = {"branch", "branches", "case", "cases", "condition", "conditions", "check", "guard", "path"}
 _KEEP_VERBS = {"keep", "keeps", "kept", "keeping", "leave", "leaves", "left", "leaving", "use", "uses", "using",
                "retain", "retains", "with"}
 # The last word of a setting that takes a name as its value ("the dsv4 attention backend").
@@ -301,7 +313,7 @@ def value_at(r: Reading, i: int, *, allow_word: bool, allow_bool: bool,
     glued = r.source.text[t.end:t.end + 1]
     if allow_word and t.kind == "word" and glued not in (":", "=", "{", "["):  # "mode:3+fuse": part of a larger value
         w = parse_word(t.text)
-        if w is not None and t.low not in STOPWORDS and not names_an_arm(t.text):
+        if w is not None and t.low not in STOPWORDS and t.low not in PROSE_WORDS and not names_an_arm(t.text):
             return w, i, i + 1
     return None
 
@@ -758,6 +770,8 @@ def read_value(r: Reading, cat: Catalog, m: Mention, mentions: list[Mention]) ->
         found = not_given_after(r, m)
         if found is not None:
             return found
+    if m.attached is not None and m.end < len(r.toks) and r.toks[m.end].low in _CONDITION_NOUNS:
+        return None  # "switch the SGLANG_ROUTER_STDOUT_LOGS=1 branch to ...": a condition the code tests
     if m.attached is not None:
         found = attached_value(m.attached, m, cat.subjects)
         if found is not None and isinstance(found[0], Number) and m.end < len(r.toks) and \

@@ -54,7 +54,7 @@ class Number:
     at_most: bool = False
 
     def describe(self) -> str:
-        shown = f"{self.text} {self.unit}".strip()
+        shown = self.text if self.text.lower().endswith(self.unit) else f"{self.text} {self.unit}".strip()
         return f"at most {shown}" if self.at_most else shown
 
 
@@ -278,6 +278,10 @@ def parse_number(token: str) -> Number | None:
         return percent(token, n)
     if suffix == "k":
         return Number(token, frozenset({n * 1000, n * 1024}), unit)
+    if suffix == "m" and unit == "s" and token[m.start("suffix")] == "m":
+        # "1500ms": milliseconds, not mega-seconds; a recipe may keep them as such (a *_MS or TCP timeout) or
+        # as seconds
+        return Number(token, frozenset({n, n / 1000}), "ms")
     if suffix == "m":
         return Number(token, frozenset({n * 1_000_000, n * 1024 * 1024}), unit)
     return Number(token, frozenset({n}), unit)
@@ -399,7 +403,18 @@ def word_matches(claim: Word, actual: str) -> bool:
     items = _word_list(actual)
     if items is not None and normalise_word(",".join(items)) == claim.norm:
         return True
-    return _names_the_model(claim.norm, normalise_word(actual))
+    return _names_the_model(claim.norm, normalise_word(actual)) or _names_the_kernel(claim.norm, normalise_word(actual))
+
+
+# What an enum value of a backend adds to the kernel's name (``TRITON_ATTN``, ``FLASH_ATTN``, ``aiter_moe``).
+_KIND_SUFFIXES = {"attn", "attention", "backend", "kernel", "kernels", "impl", "moe", "mla"}
+
+
+def _names_the_kernel(claimed: str, actual: str) -> bool:
+    """A backend named by its kernel alone, as prose does ("force the Triton attention backend" of
+    ``TRITON_ATTN``): the value is the claimed word and a word of what kind of backend it is."""
+    name, _, kind = actual.rpartition("_")
+    return bool(name) and claimed == name and kind in _KIND_SUFFIXES
 
 
 # A model named as the config keys name it (``dsv4`` of DeepSeek-V4), as parsers and tokenizer modes spell it.

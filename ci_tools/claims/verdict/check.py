@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ...config import ProjectConfig
-from ...findings import Finding, Location, make_finding
+from ...findings import PR_DESCRIPTION, Finding, Location, make_finding
 from ...jobs.job import Job
 from ...jobs.matrix import expand
 from ...model.keys import keys_matching
@@ -40,7 +40,7 @@ from .messages import finding, phrase
 from .reads import ReadsCache, RecipeReads
 from .recipe_loops import AsRun
 from .rules import CLAIM_NOT_CHECKED, CLAIM_UNVERIFIED
-from .superseded import later_bullets, spoken_of_later, topic
+from .superseded import later_bullets, spoken_of_later, told_again_later, topic
 
 Evaluate = Callable[[Job, ProjectConfig, Snapshot], "RecipeEval | None"]
 
@@ -226,8 +226,8 @@ def check_entries(config: ProjectConfig, head_repo: RepoData, head_snapshot: Sna
         _check_texts(entry.descriptions, catalog, jobs, evals, head_repo, report, "changelog", reads, changed, spoken,
                      running, entry.patterns)
     if pr_body is not None:
-        _check_texts([pr_body], catalog, list(all_jobs.values()), evals, head_repo, report, "PR description", reads,
-                     changed, running=running)
+        _check_texts([pr_body], catalog, list(all_jobs.values()), evals, head_repo, report, PR_DESCRIPTION, reads,
+                     changed, running=running, told_later=told_again_later(pr_body, catalog))
     if verbose:
         for u in report.unverified:
             detail = f" (candidates: {', '.join(u.candidates)})" if u.candidates else ""
@@ -254,7 +254,7 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
                  evals: Mapping[str, RecipeEval | None], repo: RepoData, report: ClaimsReport, origin: str,
                  reads: Mapping[str, RecipeReads], changed: ChangedLines | None = None,
                  spoken_later: Mapping[str, Location] | None = None, running: AsRun | None = None,
-                 listed: Sequence[str] = ()) -> None:
+                 listed: Sequence[str] = (), told_later: Callable[[Claim], Location | None] | None = None) -> None:
     """The claims of one entry's bullets (or of a PR body), each judged over its jobs.
 
     A claim about part of the jobs overrides, for that part, a claim of another value about more of
@@ -355,6 +355,12 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
                 report.unverified.append(Unverified(phrase(claim), claim.location,
                                                     f"a later entry of this change speaks of it again "
                                                     f"({again.path}:{again.line})"))
+                continue
+            told = told_later(claim) if told_later is not None else None
+            if told is not None:  # a step of the PR's story: a later part of its description speaks of it again
+                report.unverified.append(Unverified(phrase(claim), claim.location,
+                                                    f"a later part of the PR description speaks of it again "
+                                                    f"({told.path}:{told.line})"))
                 continue
             again = retold.get(id(claim))
             if again is not None:  # a step of the entry's story: a later bullet of it states this again

@@ -17,14 +17,16 @@ import os
 import pickle
 import subprocess
 import sys
-from typing import Callable
+from typing import Callable, Mapping
 
 from ...config import ProjectConfig, layout_at
 from ...errors import UsageError
-from ...findings import Finding
+from ...findings import PR_DESCRIPTION, Finding
 from ...model.older_layout import read_older_layout
 from ...model.partial import PartialLoader
 from ...revision.snapshot import GitSnapshot, blob_ids_at, read_blob_uncached
+from ..text.markdown import prose_of
+from ..text.sentences import plain_source
 from .check import EntryInput, EvalCache, check_entries, entry_inputs
 
 
@@ -70,16 +72,19 @@ def replay_history(config: ProjectConfig, *, since: str | None, head: str = "HEA
     return replay_pairs(config, commits, verbose=verbose)
 
 
-def replay_pairs(config: ProjectConfig, commits: list[tuple[str, str | None]], *, verbose: bool = False) -> list[Finding]:
+def replay_pairs(config: ProjectConfig, commits: list[tuple[str, str | None]], *, verbose: bool = False,
+                 descriptions: Mapping[str, str] | None = None) -> list[Finding]:
     """Findings of the entries each ``(head, base)`` pair appends, each checked at its head (``[at <sha>]`` in
     the message): a commit and its first parent for the history, a pull request's head and its merge base with
-    the default branch for a replay of pull requests."""
+    the default branch for a replay of pull requests.  ``descriptions`` gives a head the text checked as its PR
+    description (a squash merge's commit message: the PR's title and its commits' messages)."""
+    bodies = descriptions or {}
     if len(commits) <= CHUNK or not hasattr(os, "fork"):
-        return _replay(config, commits, verbose)
+        return _replay(config, commits, verbose, bodies)
     findings: list[Finding] = []
     for start in range(0, len(commits), CHUNK):
         chunk = commits[start:start + CHUNK]
-        found, loaded = _in_worker(lambda: _replay(config, chunk, verbose))
+        found, loaded = _in_worker(lambda: _replay(config, chunk, verbose, bodies))
         findings.extend(found)
         _load_here(loaded)
     return findings
@@ -126,7 +131,8 @@ def _in_worker(work: Callable[[], list[Finding]]) -> tuple[list[Finding], list[s
     return list(found), list(loaded)
 
 
-def _replay(config: ProjectConfig, commits: list[tuple[str, str | None]], verbose: bool) -> list[Finding]:
+def _replay(config: ProjectConfig, commits: list[tuple[str, str | None]], verbose: bool,
+            descriptions: Mapping[str, str]) -> list[Finding]:
     findings: list[Finding] = []
     cache = EvalCache(config)
     loaders: dict[tuple[tuple[str, ...], str], PartialLoader] = {}
@@ -150,7 +156,9 @@ def _replay(config: ProjectConfig, commits: list[tuple[str, str | None]], verbos
         # A revision from before the blocks moved under `scenarios:` is read as its own generator read it.
         repo = read_older_layout(loader.load(snapshot, [p for e in entries for p in e.patterns]))
         base = GitSnapshot(config.root, parent, listed=True) if parent else None
-        report = check_entries(at, repo, snapshot, entries, cache=cache, verbose=verbose, base_snapshot=base)
+        body = descriptions.get(sha)
+        report = check_entries(at, repo, snapshot, entries, cache=cache, verbose=verbose, base_snapshot=base,
+                               pr_body=plain_source(PR_DESCRIPTION, prose_of(body)) if body is not None else None)
         # A master config or runners file that does not load at this commit is said, not skipped.
         for f in [*repo.problems, *report.findings]:
             findings.append(Finding(f.rule, f.severity, f"{f.message} [at {sha[:12]}]", f.location, f.related,

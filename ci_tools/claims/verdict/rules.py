@@ -8,11 +8,13 @@ FAMILY = "claims"
 
 CLAIM_CONTRADICTED = register(
     "claim-contradicted",
-    summary="a changelog or PR description claim is false for every job it is about",
+    summary="a changelog claim is false for every job it is about (a PR description's: a warning)",
     what=("Reads the descriptions of the changelog entries a change appends (and the PR description given "
           "with --pr-body), extracts each claim (subject, value, scope) and compares it with the effective "
           "recipe and config values of every job in the claim's scope. Reports a claim that no job in scope "
-          "satisfies."),
+          "satisfies. A claim of the PR description is reported as a warning: a description is told while "
+          "the change is made, and its earlier steps often no longer hold at the head (set `severity:` to make "
+          "them errors)."),
     why=("The changelog is the record readers use to explain a result. A description that says one thing "
          "while the recipe runs another misleads everyone who compares results across changes."),
     example=(

@@ -15,10 +15,12 @@ from dataclasses import dataclass, replace
 
 from ...findings import Location
 from ..text.arms import Arm, names_an_arm
-from ..text.claim import Claim
+from ..text.claim import Claim, Extraction
 from ..text.extract import extract
-from ..text.sentences import SourceText
+from ..text.concs import conc_specs
+from ..text.sentences import SourceText, split_clauses
 from ..text.subjects import Catalog
+from ..text.values import Bool, Concurrency, Number
 
 
 def topic(claim: Claim) -> str:
@@ -115,3 +117,77 @@ def _arm_words(clause: str) -> frozenset[str]:
     """The words of a clause that name a layout of the sweep (``TP8+MTP3`` is two, ``1P1D``, ``8k1k``)."""
     return frozenset(w.lower() for w in re.findall(r"[\w.-]+", clause)
                      if names_an_arm(w) or (_LAYOUT_WORD.fullmatch(w) and any(c.isupper() for c in w)))
+
+
+# Where a PR description's next part begins: a blank line, or a list item ("- ", "* ", "+ ", "1. ").
+_PART_START = re.compile(r"^[ \t]*(?:$|[-*+][ \t]|\d+[.)][ \t])")
+
+
+def _parts(source: SourceText) -> list[SourceText]:
+    """A PR description cut into its paragraphs and list items, each with the positions it has in the whole."""
+    parts: list[SourceText] = []
+    start = 0
+    offset = 0
+    for line in source.text.splitlines(keepends=True):
+        if _PART_START.match(line) and offset > start:
+            parts.append(SourceText(source.path, source.text[start:offset], source.positions[start:offset + 1]))
+            start = offset
+        offset += len(line)
+    if offset > start:
+        parts.append(SourceText(source.path, source.text[start:offset], source.positions[start:offset + 1]))
+    return [p for p in parts if p.text.strip()]
+
+
+def told_again_later(source: SourceText, catalog: Catalog | None) -> Callable[[Claim], Location | None]:
+    """For a claim of a PR description, where a later paragraph or list item of it speaks of the same setting
+    again, if one does: with another value, or naming it without stating the same value ("revert the X bump").
+    A description is written while the change is: the title and the first items say what was tried first, a
+    later item what the head holds (the commits a squash merge lists one by one), so only the last word about a
+    setting is checked; an earlier one the head contradicts is a step of the story.  A part that states the same
+    value again (a translation, "中文：...") is the same word, not a later one."""
+    parts = _parts(source)
+    read: dict[int, Extraction] = {}  # each part read when first asked
+
+    def found(k: int) -> Extraction:
+        if k not in read:
+            read[k] = extract(parts[k], catalog)
+        return read[k]
+
+    def again(claim: Claim) -> Location | None:
+        name = topic(claim)
+        for k, part in enumerate(parts):
+            if part.positions[0][0] <= claim.location.line:
+                continue
+            said = [c for c in found(k).claims if topic(c) == name]
+            if any(_same_value(c.value, claim.value) for c in said):
+                continue  # the same word again
+            if said:
+                return said[0].location
+            if name in found(k).mentioned:
+                return part.location(0, 0)
+            if isinstance(claim.value, Concurrency) and (where := _names_points(part, set(claim.value.values))):
+                return where  # "drop c128, c160 and c196": the points spoken of again, to leave the sweep
+        return None
+
+    return again
+
+
+def _same_value(a: object, b: object) -> bool:
+    """Two readings of one value in other words: "TBO off" and "关闭 TBO", "32K" and "32768"."""
+    if isinstance(a, Number) and isinstance(b, Number):
+        return bool(a.candidates & b.candidates) and a.at_most == b.at_most
+    if isinstance(a, Bool) and isinstance(b, Bool):
+        return a.on == b.on
+    describe_a, describe_b = getattr(a, "describe", None), getattr(b, "describe", None)
+    if describe_a is None or describe_b is None:
+        return a == b
+    return bool(str(describe_a()).lower() == str(describe_b()).lower())
+
+
+def _names_points(part: SourceText, points: set[int]) -> Location | None:
+    """Where the part names one of ``points`` as a concurrency, whatever it says of it (kept, dropped, moved)."""
+    for clause in split_clauses(part):
+        for spec in conc_specs(clause):
+            if points & set(spec.value.values):
+                return part.location(spec.start, spec.end)
+    return None
