@@ -14,7 +14,8 @@ from ci_tools.claims.text.sentences import plain_source
 from test_claims_sentences import catalog, normalise
 
 CATALOG = catalog({
-    "flags": ["--hicache-size", "--attention-backend", "--max-num-seqs", "--log-level", "--tokenizer-mode"],
+    "flags": ["--hicache-size", "--attention-backend", "--max-num-seqs", "--log-level", "--tokenizer-mode",
+              "--tool-call-parser", "--kv-cache-dtype"],
     "env": ["VLLM_ROCM_QUICK_REDUCE_QUANTIZATION", "SGLANG_ROUTER_STDOUT_LOGS"],
 })
 
@@ -54,6 +55,22 @@ CASES: list[tuple[str, list[list[Any]]]] = [
     # Points moved "out of" an arm leave it (6b431f92b1).
     ("move conc=32 out of 1P2D", []),
     ("Run conc 32 on 1P2D.", [["concurrency", None, "32", "1P2D"]]),
+    # A second round from the tuning part: every key of a kind counts keys (da5515841b, f4eaa39818); a point left
+    # out bare or in words (cba01a9152, a141bfcb0e, d648c68dc3); a word that says what was missing before
+    # (c1f3d47b17); what "将 X 替换为 Y" replaces (e9597c72b8); a root cause and an assertion report a failure
+    # (f064a86f82, cc78fc9634).
+    ("Bump vllm/vllm-openai image tag for all 3 NVIDIA GPT-OSS configs", []),
+    ("- 4p3d-dep8-dep16 (3 decode workers) skipped", []),
+    ("comment out the DP-attn c64/128 sweep block.", []),
+    ("Sweep the DP-attn c64/128 block.", [["concurrency", None, "64,128 (all)", "dpa"]]),
+    # ... but arms "commented out" in an aside are others (pull request 2378's head, judged true)
+    ("switch agentic search-space to a single DEP lmcache arm at conc 76 (prior GPU-resident and dp-off arms "
+     "commented out).", [["concurrency", None, "76", "dpa off:lmcache"]]),
+    ("* add missing tool call parser for swe eval", []),
+    ("将 Kimi K2.6 B200 Dynamo vLLM 扫描切换到 b200-new，并移除 DEP4 到 DEP8、并发 1024 的配置项。", []),
+    ("将聚合式 TP8 c4 替换为对齐 B300 参数的 TP4 c4。", [["concurrency", None, "4", "tp4 nodpa"]]),
+    ("Root cause: The concurrency-2048 job exhausted the eight-hour CI window.", []),
+    ("has no calibrated FP8 KV scales, so --kv-cache-dtype fp8 asserts in the MSA", []),
     # A failed attempt and what the old code did (975194f133, 9e61bece85).
     ("Raising --max-num-seqs to 512 wasn't enough.", []),
     ("The prior mtp_flags used --attention-backend flashinfer.", []),

@@ -32,7 +32,9 @@ _REJECT = (r"kill(?:s|ed)?|crash(?:es|ed)?|ooms?|oom-kills?|oomed|oom-killed|fai
            r"reject(?:s|ed)?|cannot|can't|tried|no longer|regress\w*|remov(?:e|es|ed|ing)|drop(?:s|ped|ping)?|"
            r"delet(?:e|es|ed|ing)|exclud(?:e|es|ed|ing)|retir(?:e|es|ed|ing)|revert(?:s|ed|ing)?|not|never|"
            r"broke|broken|re-attempt\w*|reattempt\w*|attempt(?:s|ed|ing)?|ruled out|postponed|deferred|"
-           r"deprecat\w*|neither|nor|die|dies|died|dying|gone|(?:is|was|are|were|gets|got)\s+replaced|out of")
+           r"deprecat\w*|neither|nor|die|dies|died|dying|gone|(?:is|was|are|were|gets|got)\s+replaced|out of|"
+           # ("comment out X" drops X; "(old arms commented out)" is an aside about others, NOT_SWEPT's)
+           r"comment(?:s|ing)?\s+out|assert(?:s|ed|ion|ions)?|root cause")
 # A plan for after this change: "Starts at conc=1 as a smoke test before expanding to the full 1k1k+8k1k, conc 8-512
 # sweep" (the rest of the sentence, past its commas, is what comes later).
 _PLAN_AHEAD_WORDS = r"before (?:expanding|scaling|extending|widening|growing|moving on) to"
@@ -313,6 +315,13 @@ def mask_history(toks: Sequence[Tok], clause: Clause, value_like: Sequence[bool]
             j = next((k for k in range(i + 1, n) if lows[k] in TO or lows[k] == "onto"), None)
             if j is not None:
                 _mask_old_part(toks, i + 1, j, masked)
+        if toks[i].kind == "cjk" and toks[i].text.startswith(("替换为", "替换成", "换成")):
+            # "将 TP8 c4 替换为 TP4 c4" (replace TP8 c4 with TP4 c4): what stands between 将 and the verb is the old
+            start = next((k for k in range(i - 1, -1, -1) if toks[k].kind == "cjk" and toks[k].text.startswith("将")),
+                         None)
+            if start is not None:
+                for k in range(start, i):
+                    masked[k] = True
         if low in {"replace", "replaces", "replacing", "替换"}:
             j = next((k for k in range(i + 1, n) if lows[k] in {"with", "by", "为"}), None)
             if j is not None:

@@ -209,7 +209,7 @@ _CLAUSE_BREAK = re.compile(
     r"pin|move|replace|update|increase|decrease|reduce|restore|revert|rename|tune|cap|limit|reserve|let|require|"
     r"follow|make|apply|pass|route|run|sweep|serve|export|gate|skip|force|fix|align|match|extend|expand)\s)"
     # ("、" before a point lists points, as in "c128、c160 和 c196": no clause starts there)
-    r"|[，：]|、(?!\s*c\d)|\s\(\s*(?=(?:was|previously|formerly|from)\b)"
+    r"|[，：]|、(?!\s*(?:c\d|并发|conc))|\s\(\s*(?=(?:was|previously|formerly|from)\b)"
 )
 
 

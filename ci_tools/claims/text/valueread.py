@@ -379,7 +379,7 @@ def value_before(r: Reading, m: Mention) -> ValueAt | None:
     # "the dsv4 attention backend", "FlashInfer attention backend": a name before a setting that takes one.
     last = r.toks[m.end - 1].low
     if m.via in ("words", "vocabulary") and last in _ENUM_NOUNS and re.fullmatch(r"[A-Za-z][A-Za-z0-9_.]*", t.text) \
-            and t.low not in STOPWORDS and t.low not in _NOT_NAMES and not _a_verb(r, i):
+            and t.low not in STOPWORDS and t.low not in _NOT_NAMES and t.low not in PROSE_WORDS and not _a_verb(r, i):
         w = parse_word(t.text)
         if w is not None:
             return w, i, i + 1
