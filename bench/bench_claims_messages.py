@@ -15,7 +15,7 @@ this text; the rest is the tuning part.  A finding the checker no longer gives i
 a true one lost is recall lost.
 
 Run: .venv/bin/python bench/bench_claims_messages.py --ix CLONE [--save FILE | --report FILE] [--draw FILE]
-     [--list] [--strict]
+     [--since REV] [--list] [--strict]
 (a replay of the 831 changelog commits with their messages takes about two minutes)
 """
 
@@ -63,14 +63,15 @@ def messages(ix: Path, commits: list[str]) -> dict[str, str]:
     return bodies
 
 
-def replay(ix: Path) -> list[dict[str, Any]]:
-    """Findings of every changelog commit's entries and of its message read as its PR description."""
+def replay(ix: Path, since: str | None = None) -> list[dict[str, Any]]:
+    """Findings of every changelog commit's entries (after ``since``) and of its message read as its PR
+    description."""
     from ci_tools.claims.verdict.history import changelog_commits, replay_pairs
     from ci_tools.config import load_config
     from ci_tools.report.json_format import render
 
     config = load_config(ix)
-    commits = changelog_commits(config, None, "HEAD")
+    commits = changelog_commits(config, since, "HEAD")
     bodies = messages(ix, [sha for sha, _ in commits])
     rows: list[dict[str, Any]] = json.loads(render(replay_pairs(config, commits, descriptions=bodies)))["findings"]
     return rows
@@ -135,11 +136,11 @@ class Judged:
 
 def _figures(name: str, pairs: list[tuple[dict[str, Any], dict[str, Any]]]) -> list[str]:
     count = Counter[str]()
-    true = Counter[str]()
+    true: dict[str, float] = {"error": 0.0, "warning": 0.0}
     families = Counter[str]()
     for row, record in pairs:
         count[row["severity"]] += 1
-        true[row["severity"]] += verdict(str(record["disagreement"]), row["severity"])
+        true[row["severity"]] = true.get(row["severity"], 0.0) + verdict(str(record["disagreement"]), row["severity"])
         if record["disagreement"] == "none":
             families[str(record["family"])] += 1
     total = sum(count.values())
@@ -171,6 +172,7 @@ def main() -> int:
     parser.add_argument("--save", type=Path, help="write the replay's findings to this JSON file")
     parser.add_argument("--report", type=Path, help="read findings a --save wrote instead of replaying")
     parser.add_argument("--draw", type=Path, help="write the unjudged findings to this YAML file")
+    parser.add_argument("--since", help="only the commits after this revision (default: the whole history)")
     parser.add_argument("--list", action="store_true", help="list every finding with its verdict")
     parser.add_argument("--strict", action="store_true", help="exit 1 while a finding is unjudged")
     args = parser.parse_args()
@@ -178,7 +180,7 @@ def main() -> int:
     if args.report:
         rows: list[dict[str, Any]] = read_report(args.report)["findings"]
     else:
-        rows = replay(args.ix)
+        rows = replay(args.ix, args.since)
         if args.save:
             args.save.write_text(json.dumps({"findings": rows}, indent=1), encoding="utf-8")
     cache: dict[str, list[str]] = {}

@@ -81,7 +81,7 @@ def main() -> int:
     setattr(check, "extract", recording)
     setattr(history, "check_entries", checking_at)
     commits = history.changelog_commits(config, args.since, args.head)
-    history._replay(config, commits, verbose=False)
+    history._replay(config, commits, verbose=False, descriptions={})
     data = {
         "source": f"claims --history over {config.root.name} {args.since or 'start'}..{args.head}: every description "
                   f"bullet each changelog commit appended, with the catalog the checker built for its jobs",
