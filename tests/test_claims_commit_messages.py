@@ -108,3 +108,17 @@ def test_milliseconds_are_no_megaseconds() -> None:
     assert not number_matches(said, "1000000000000")
     mega = parse_number("2M")
     assert mega is not None and number_matches(mega, "2000000")
+
+
+def test_a_heading_line_scopes_the_list_under_it() -> None:
+    """e3a85218d6: "conc-4096 recipe parameters:" over its items, each said of every job until then; the items
+    are said of what the heading names, up to the list's end (a blank line)."""
+    text = ("conc-4096 recipe parameters:\n- --max-running-requests: 4608 -> 4352\n\n- --max-num-seqs 256\n\n"
+            "Tuning of the TP8 recipe:\n- --max-num-seqs: 128 -> 256\n")
+    found = extract(plain_source("x.md", text), CATALOG)
+    assert [(c.location.line, normalise(c)) for c in found.claims] == [
+        (1, ["concurrency", None, "4096", ""]),
+        (2, ["recipe", "--max-running-requests", "4352", "c4096"]),
+        (4, ["recipe", "--max-num-seqs", "256", ""]),
+        (7, ["recipe", "--max-num-seqs", "256", "tp8 nodpa"]),
+    ]

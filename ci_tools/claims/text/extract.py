@@ -1017,8 +1017,11 @@ def extract(source: SourceText, catalog: Catalog | None, base_scope: Scope | Non
     carried: tuple[Mention, Unverified] | None = None  # see ClauseReader.carried
     every: list[ClauseReader] = []
     heading: Scope | None = None  # "DEP8 arm: ...": a bullet headed by an arm speaks of it in every sentence
+    heading_end: int | None = None  # where the list under a heading line of a longer text ends (a blank line)
     previous_claims = (0, 0)  # the range of out.claims the sentence before gave
     for sentence_clauses in by_sentence.values():
+        if heading_end is not None and sentence_clauses[0].start >= heading_end:
+            heading, heading_end = None, None
         first_claim = len(out.claims)
         inherited = listed_scope or heading or base_scope or Scope()
         list_head: Scope | None = listed_scope
@@ -1051,6 +1054,10 @@ def extract(source: SourceText, catalog: Catalog | None, base_scope: Scope | Non
         if not every and introduces_list(readers[0].clause) and len(readers[0].toks) <= 6 and \
                 readers[0].segments[0].arms and not readers[0].skip:
             heading = readers[0].next_inherited()
+        elif len(readers) == 1 and (end := _heads_a_list(readers[0])) is not None:
+            # A PR description's "8k1k STP:" or "conc-4096 recipe parameters:" line over a list: the items are
+            # said of what it names, up to the list's end.
+            heading, heading_end = readers[0].next_inherited(), end
         _silence_asides_and_items(readers)
         for before, reader in zip(readers, readers[1:]):
             # "..., with the exception of ep=8", "... everywhere but the ep=8 rows": a clause that is only an
@@ -1103,6 +1110,27 @@ def extract(source: SourceText, catalog: Catalog | None, base_scope: Scope | Non
         previous_claims = (first_claim, len(out.claims))
     _no_silent_drop(every, out)
     return out
+
+
+_LIST_ITEM_LINE = re.compile(r"[ \t]*(?:[-*+]|\d+[.)])[ \t]")
+
+
+def _heads_a_list(reader: ClauseReader) -> int | None:
+    """Where the list ends that a short line naming arms or points heads with its closing ":" (a blank line, or
+    the text's end); None when the clause is no such line."""
+    clause = reader.clause
+    text = clause.source.text
+    # (the line's ":" ends the sentence, so it may be the clause's last character)
+    ends_with_colon = clause.text.rstrip().endswith((":", "："))
+    if not (ends_with_colon or introduces_list(clause)) or len(reader.toks) > 6 or reader.skip or \
+            not (reader.segments[0].arms or reader.concs):
+        return None
+    colon = clause.start + clause.text.rstrip().rfind(":") if ends_with_colon else text.find(":", clause.end)
+    line_end = text.find("\n", colon)
+    if colon < 0 or line_end < 0 or text[colon + 1:line_end].strip() or not _LIST_ITEM_LINE.match(text, line_end + 1):
+        return None
+    blank = re.compile(r"\n[ \t]*\n").search(text, line_end)
+    return blank.start() if blank else len(text)
 
 
 def _overrides_the_sentence_before(readers: list[ClauseReader]) -> Scope | None:
