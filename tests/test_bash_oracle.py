@@ -42,6 +42,11 @@ NOT_CARRIED = frozenset({"benchmarks/single_node/agentic/kimik3_fp4_b300_vllm_mt
                          "benchmarks/single_node/agentic/kimik3_fp4_mi355x_mtp.sh"})
 
 
+# Jobs of several nodes listen on the nodes' own addresses (127.0.0.k) at the ports their recipes give (8000,
+# 30000): run one at a time, on one worker (`--dist loadgroup`), or two would bind the same address and port.
+NODES = pytest.mark.xdist_group("standin-nodes")
+
+
 @dataclass
 class Run:
     sample: list  # type: ignore[type-arg]  # the jobs of the sample
@@ -239,6 +244,7 @@ def _through_sweep(jobs, key: str, tmp_path: Path):  # type: ignore[no-untyped-d
                                           process=False, timeout=120)
 
 
+@NODES
 def test_a_multinode_job_runs_on_its_nodes_as_the_fleet_runs_it(full_corpus_jobs, tmp_path) -> None:  # type: ignore[no-untyped-def]
     """An AMD disaggregated job (P1xTP4 D1xTP8: two nodes) through `sweep run`, with the fleet's launcher,
     submit.sh, job.slurm and server_sglang.sh in bash: the job's two nodes each start their server in a
@@ -275,6 +281,7 @@ def test_a_multinode_job_runs_on_its_nodes_as_the_fleet_runs_it(full_corpus_jobs
     assert [f.location.line for f in router.flags if f.name in ("--prefill", "--decode")] == [321, 332]
 
 
+@NODES
 def test_an_agentic_multinode_job_replays_its_trace_through_the_router(full_corpus_jobs, tmp_path) -> None:  # type: ignore[no-untyped-def]
     """The AMD agentic job (DeepSeek-V4 P1xTP8 D1xTP8, DRAM HiCache offload) through `sweep run`: both nodes'
     servers start with --enable-metrics (ENABLE_METRICS=1: a `[[ ... != *"--enable-metrics"* ]]` pattern of
@@ -301,6 +308,7 @@ def test_an_agentic_multinode_job_replays_its_trace_through_the_router(full_corp
     assert comparison.lines_identical == 2 and comparison.disagreements == []
 
 
+@NODES
 def test_an_llm_d_job_runs_on_four_nodes_in_pyxis_containers(full_corpus_jobs, tmp_path) -> None:  # type: ignore[no-untyped-def]
     """llm-d on GB200 (P1xTP1/EP8 over two nodes, D1xTP8 over two) through `sweep run`: launch_gb200-nv.sh,
     submit.sh and job.slurm in bash; one pyxis container per node runs server.sh, four vLLM servers start on

@@ -39,6 +39,11 @@ RESULT_KEYS = ["date", "backend", "model_id", "tokenizer_id", "best_of", "num_pr
     for stat in ("mean", "median", "std", "p90", "p99", "p99.9")]
 
 
+# Jobs of several nodes listen on the nodes' own addresses (127.0.0.k) at the ports their recipes give (8000,
+# 30000): run one at a time, on one worker (`--dist loadgroup`), or two would bind the same address and port.
+NODES = pytest.mark.xdist_group("standin-nodes")
+
+
 def _sandboxed(tmp_path: Path, script: str, *, vendor: str = "nvidia", env: dict[str, str] | None = None,
                binds: dict[str, Path] | None = None, timeout: float = 30) -> tuple[int, str, Path]:
     standins = install(tmp_path / "standins", vendor=vendor, gpus=8)
@@ -165,6 +170,7 @@ def test_docker_run_is_a_container(tmp_path: Path) -> None:
     assert [c.name for c in read_calls(standins / "log")] == ["docker"]
 
 
+@NODES
 def test_slurm_allocation_and_pyxis_container(tmp_path: Path) -> None:
     src = tmp_path / "src"
     src.mkdir()
@@ -187,6 +193,7 @@ echo "after=[$(squeue --name=node_01 -h -o %A)]"
     assert (src / "made-here").exists()
 
 
+@NODES
 def test_a_job_of_several_nodes_runs_a_task_on_each_node_with_its_own_address(tmp_path: Path) -> None:
     """sbatch -N 3 allocates three nodes; an srun step over them runs its command once per node, at once, each
     task with its rank, its node's name and its node's own address (hostname, `ip route get`, the address a
@@ -235,6 +242,7 @@ cat /out/slurm-$JOB.out
     assert sorted(c.env.get("STANDIN_NODE_ADDR") for c in servers) == ["127.0.0.1", "127.0.0.2"]
 
 
+@NODES
 def test_llm_d_proxies_listen_where_their_options_and_configuration_say(tmp_path: Path) -> None:
     """llm-d's coordinator starts EPP (gRPC, health and metrics ports), Envoy (the listeners of its real
     configuration, benchmarks/llm-d/envoy.yaml: 8080 and the admin 9901, not the EPP upstream it names) and a
