@@ -10,15 +10,10 @@ from __future__ import annotations
 
 from ..changelog.lint import read_problems
 from ..claims.verdict.check import check_entries, entry_inputs
-from ..claims.text.markdown import prose_of
-from ..claims.text.sentences import SourceText, plain_source
+from ..claims.text.markdown import pr_body_source
+from ..claims.text.sentences import SourceText
 from ..findings import PR_DESCRIPTION, Finding
 from . import CheckContext
-
-
-def pr_body_source(path: str, text: str) -> SourceText:
-    """A PR description as the claims checker reads it: its prose, without code blocks and template comments."""
-    return plain_source(path, prose_of(text))
 
 
 def run_claims(ctx: CheckContext, *, pr_body: SourceText | None = None, verbose: bool = False,

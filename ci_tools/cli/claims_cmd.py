@@ -44,7 +44,8 @@ def claims_command(repo_dir: str | None, config_file: str | None, fmt: str | Non
     if since:
         raise UsageError("--since only applies with --history")
     from ..check import CheckContext, resolve_comparison
-    from ..check.claims_stage import pr_body_source, run_claims
+    from ..check.claims_stage import run_claims
+    from ..claims.text.markdown import pr_body_source
 
     comparison = resolve_comparison(config, base=base_rev, head=head_rev, pr_number=None, pr_body=None)
     if comparison.base is None:

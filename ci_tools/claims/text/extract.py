@@ -51,7 +51,7 @@ from .gapping import gapped_values
 from .mentions import Mention, find_mentions, find_value_mentions
 from .scope import Scope
 from .segments import PART_NOUNS, Segment, competes, merge_where_compatible
-from .sentences import Clause, SourceText, split_clauses, split_sentences
+from .sentences import LIST_ITEM, Clause, SourceText, split_clauses, split_sentences
 from .subjects import Catalog, Subject
 from .sweep_readers import NOT_SWEPT, SweepReaders
 from .tokens import Reading, Tok, tokenize
@@ -1112,7 +1112,8 @@ def extract(source: SourceText, catalog: Catalog | None, base_scope: Scope | Non
     return out
 
 
-_LIST_ITEM_LINE = re.compile(r"[ \t]*(?:[-*+]|\d+[.)])[ \t]")
+_LIST_ITEM_LINE = re.compile(LIST_ITEM)
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
 
 
 def _heads_a_list(reader: ClauseReader) -> int | None:
@@ -1129,7 +1130,7 @@ def _heads_a_list(reader: ClauseReader) -> int | None:
     line_end = text.find("\n", colon)
     if colon < 0 or line_end < 0 or text[colon + 1:line_end].strip() or not _LIST_ITEM_LINE.match(text, line_end + 1):
         return None
-    blank = re.compile(r"\n[ \t]*\n").search(text, line_end)
+    blank = _BLANK_LINE.search(text, line_end)
     return blank.start() if blank else len(text)
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from .sentences import SourceText, plain_source
+
 # A fenced block: ``` or ~~~ at a line's start (up to three spaces in) to the same fence, or to the text's end.
 _FENCED = re.compile(r"^[ ]{0,3}(?P<fence>`{3,}|~{3,})[^\n]*\n.*?(?:^[ ]{0,3}(?P=fence)[ \t]*$|\Z)",
                      re.MULTILINE | re.DOTALL)
@@ -22,3 +24,8 @@ def _blank(match: re.Match[str]) -> str:
 def prose_of(text: str) -> str:
     """``text`` with its fenced code blocks and HTML comments replaced by spaces, line breaks kept."""
     return _COMMENT.sub(_blank, _FENCED.sub(_blank, text))
+
+
+def pr_body_source(path: str, text: str) -> SourceText:
+    """A PR description as the claims checker reads it: its prose, without code blocks and template comments."""
+    return plain_source(path, prose_of(text))

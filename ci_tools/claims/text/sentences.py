@@ -187,12 +187,15 @@ class Clause:
 
 # Sentence ends: ". " before a capital/number/quote/paren (not "e.g. ", "vs. ",
 # "0.5.14"), "!", "?", ";", line breaks and the CJK full stops.
+# The start of a list item's line: "- ", "* ", "+ ", "1. ", "2) " (the sentence splitter, a PR description's parts
+# and a heading line's list all begin items so).
+LIST_ITEM = r"[ \t]*(?:[-*+]|\d+[.)])[ \t]"
 _SENTENCE_END = re.compile(
     r"(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)(?<!\betc)(?<!\bapprox)[.!?](?=\s+[\"'(\[A-Z0-9\u4e00-\u9fff]|\s*$)"
     r"|;\s|[。！？；]"
     # Markdown: a blank line, or a line that starts a list item, heading, table row or quote.
     # A single line break inside a paragraph is a soft wrap, not the end of a sentence.
-    r"|\n[ \t]*\n\s*|\n(?=[ \t]*(?:[-*+][ \t]|\d+[.)][ \t]|#|\||>))"
+    r"|\n[ \t]*\n\s*|\n(?=" + LIST_ITEM + r"|[ \t]*(?:#|\||>))"
 )
 # Clause breaks inside a sentence.  A comma only breaks when a word (not a
 # number, not "and <number>", not a point "c160") follows, so "concurrency 1, 2, 4, and 8",

@@ -73,7 +73,7 @@ _KEEPS_IMAGE = re.compile(r"\b(?:retain|retains|keep|keeps|leave|leaves)\b.{0,80
 # "X ... off this sweep's ladder", "X are not swept", "X arms are commented out", "X is skipped": the arms named
 # before it do not run.
 NOT_SWEPT = re.compile(r"(?:^|\bbut\s+|\b(?:is|are)\s+)(?:off\s+(?:this|the)\s+sweep(?:'s)?(?:\s+ladder)?|"
-                       r"not\s+swept|not\s+(?:part\s+of|in)\s+(?:this|the)\s+sweep|commented\s+out|skipped)\b|\bskipped\b", re.IGNORECASE)
+                       r"not\s+swept|not\s+(?:part\s+of|in)\s+(?:this|the)\s+sweep|commented\s+out)\b|\bskipped\b", re.IGNORECASE)
 _DROP_VERBS = frozenset({"drop", "drops", "dropping", "remove", "removes", "removing", "retire", "retires"})
 # What may stand between the arms a drop verb lists: "drop the TP8 and TP4/EP layouts".
 _LIST_JOINS = frozenset({"the", "and", ",", "or", "both", "its", "all"}) | PART_NOUNS

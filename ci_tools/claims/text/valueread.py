@@ -91,7 +91,7 @@ PROSE_WORDS = {
     "helps", "help", "matters", "applies", "apply", "fails", "crashes", "hangs", "needed", "required", "untouched",
     "intact", "opt-out", "opt-in", "worker-side", "server-side", "client-side", "branch", "syntax", "pattern",
     "properly", "correctly", "instead", "again", "too", "here", "there", "anyway", "itself", "alone", "change",
-    "changes", "fix", "fixes", "usage", "path", "plumbed", "parsing", "handled", "lookup", "overrides", "override",
+    "changes", "fix", "fixes", "usage", "plumbed", "parsing", "handled", "lookup", "overrides", "override",
 }
 _UNIT_WORDS = {"token", "tokens", "seconds", "second", "s", "ms"}
 # Nouns after "X=V" that make it a condition of the code, not a setting ("the X=1 branch", "the X=0 case").

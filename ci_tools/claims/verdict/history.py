@@ -25,8 +25,7 @@ from ...findings import PR_DESCRIPTION, Finding
 from ...model.older_layout import read_older_layout
 from ...model.partial import PartialLoader
 from ...revision.snapshot import GitSnapshot, blob_ids_at, read_blob_uncached
-from ..text.markdown import prose_of
-from ..text.sentences import plain_source
+from ..text.markdown import pr_body_source
 from .check import EntryInput, EvalCache, check_entries, entry_inputs
 
 
@@ -158,7 +157,7 @@ def _replay(config: ProjectConfig, commits: list[tuple[str, str | None]], verbos
         base = GitSnapshot(config.root, parent, listed=True) if parent else None
         body = descriptions.get(sha)
         report = check_entries(at, repo, snapshot, entries, cache=cache, verbose=verbose, base_snapshot=base,
-                               pr_body=plain_source(PR_DESCRIPTION, prose_of(body)) if body is not None else None)
+                               pr_body=pr_body_source(PR_DESCRIPTION, body) if body is not None else None)
         # A master config or runners file that does not load at this commit is said, not skipped.
         for f in [*repo.problems, *report.findings]:
             findings.append(Finding(f.rule, f.severity, f"{f.message} [at {sha[:12]}]", f.location, f.related,

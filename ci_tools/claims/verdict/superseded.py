@@ -18,7 +18,7 @@ from ..text.arms import Arm, names_an_arm
 from ..text.claim import Claim, Extraction
 from ..text.extract import extract
 from ..text.concs import conc_specs
-from ..text.sentences import SourceText, split_clauses
+from ..text.sentences import LIST_ITEM, SourceText, split_clauses
 from ..text.subjects import Catalog
 from ..text.values import Bool, Concurrency, Number
 
@@ -120,7 +120,7 @@ def _arm_words(clause: str) -> frozenset[str]:
 
 
 # Where a PR description's next part begins: a blank line, or a list item ("- ", "* ", "+ ", "1. ").
-_PART_START = re.compile(r"^[ \t]*(?:$|[-*+][ \t]|\d+[.)][ \t])")
+_PART_START = re.compile(r"^(?:[ \t]*$|" + LIST_ITEM + ")")
 
 
 def _parts(source: SourceText) -> list[SourceText]:
