@@ -122,3 +122,14 @@ def test_a_heading_line_scopes_the_list_under_it() -> None:
         (4, ["recipe", "--max-num-seqs", "256", ""]),
         (7, ["recipe", "--max-num-seqs", "256", "tp8 nodpa"]),
     ]
+
+
+def test_a_heading_line_with_a_full_width_colon_scopes_its_list_too() -> None:
+    """A heading typed with a Chinese input method ends in "：", the colon written full-width: its list is said of
+    what it names, as under ":"; the item after the blank line is not."""
+    text = "TP8 recipe parameters：\n- --max-num-seqs: 128 -> 256\n\n- --max-running-requests 4352\n"
+    found = extract(plain_source("x.md", text), CATALOG)
+    assert [(c.location.line, normalise(c)) for c in found.claims] == [
+        (2, ["recipe", "--max-num-seqs", "256", "tp8 nodpa"]),
+        (4, ["recipe", "--max-running-requests", "4352", ""]),
+    ]

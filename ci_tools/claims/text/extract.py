@@ -1051,13 +1051,13 @@ def extract(source: SourceText, catalog: Catalog | None, base_scope: Scope | Non
             open_from = reader.leaves_from_open or (open_from and reader.r.masked[-1:] == [True])
             inherited = reader.next_inherited()
             readers.append(reader)
-        if not every and introduces_list(readers[0].clause) and len(readers[0].toks) <= 6 and \
-                readers[0].segments[0].arms and not readers[0].skip:
-            heading = readers[0].next_inherited()
-        elif len(readers) == 1 and (end := _heads_a_list(readers[0])) is not None:
+        if len(readers) == 1 and (end := _heads_a_list(readers[0])) is not None:
             # A PR description's "8k1k STP:" or "conc-4096 recipe parameters:" line over a list: the items are
             # said of what it names, up to the list's end.
             heading, heading_end = readers[0].next_inherited(), end
+        elif not every and introduces_list(readers[0].clause) and len(readers[0].toks) <= 6 and \
+                readers[0].segments[0].arms and not readers[0].skip:
+            heading = readers[0].next_inherited()
         _silence_asides_and_items(readers)
         for before, reader in zip(readers, readers[1:]):
             # "..., with the exception of ep=8", "... everywhere but the ep=8 rows": a clause that is only an
@@ -1126,12 +1126,20 @@ def _heads_a_list(reader: ClauseReader) -> int | None:
     if not (ends_with_colon or introduces_list(clause)) or len(reader.toks) > 6 or reader.skip or \
             not (reader.segments[0].arms or reader.concs):
         return None
-    colon = clause.start + clause.text.rstrip().rfind(":") if ends_with_colon else text.find(":", clause.end)
+    # (the line's own colon is its last character; after a clause that introduces a list it comes later, and a
+    # Chinese line writes it full-width)
+    colon = clause.start + len(clause.text.rstrip()) - 1 if ends_with_colon else _next_colon(text, clause.end)
     line_end = text.find("\n", colon)
     if colon < 0 or line_end < 0 or text[colon + 1:line_end].strip() or not _LIST_ITEM_LINE.match(text, line_end + 1):
         return None
     blank = _BLANK_LINE.search(text, line_end)
     return blank.start() if blank else len(text)
+
+
+def _next_colon(text: str, start: int) -> int:
+    """Where the first ":" or "：" at or after start is; -1 when there is none."""
+    found = [at for at in (text.find(":", start), text.find("：", start)) if at >= 0]
+    return min(found, default=-1)
 
 
 def _overrides_the_sentence_before(readers: list[ClauseReader]) -> Scope | None:
