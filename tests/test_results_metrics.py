@@ -130,6 +130,33 @@ def test_measure_writes_the_aggregate_and_judges_validity(tmp_path: Path) -> Non
     assert point.metrics["energy_per_output_token"] > 0
 
 
+def test_an_agentic_replay_s_warmup_requests_are_not_failures(tmp_path: Path) -> None:
+    """AIPerf exports each lane's warmup requests beside the profiled ones; process_agentic_result drops them
+    and counts them in num_requests_total and request_accounting. The failure rate is of the profiled
+    requests: 40 of 40 with 20 warmup records is valid, 40 of 50 (10 errors) is not."""
+    case = "qwen3.5-fp8-mi325x-sglang-agentic-mtp-c4"
+    env = _env(case)
+    name = f"{env['RESULT_FILENAME']}.json"
+    real = json.loads((RAW / case / name).read_text(encoding="utf-8"))
+    assert (real["num_requests_successful"], real["num_requests_total"]) == (40, 40)
+
+    def measured(errors: int) -> PointResult:
+        accounting = {"records_total": 60 + errors, "records_profiled": 40, "records_dropped_total": 20 + errors,
+                      "records_warmup_dropped": 20, "records_error_dropped": errors, "error_categories": {}}
+        job = tmp_path / f"job{errors}"
+        (job / "results").mkdir(parents=True)
+        raw = job / "results" / name
+        raw.write_text(json.dumps({**real, "num_requests_total": 60 + errors, "request_accounting": accounting}),
+                       encoding="utf-8")
+        return measure.measure(raw, env, job)
+
+    clean = measured(0)
+    assert (clean.validity.completed, clean.validity.requested, clean.validity.valid) == (40, 40, True)
+    failing = measured(10)
+    assert (failing.validity.completed, failing.validity.requested) == (40, 50)
+    assert failing.validity.reasons == ("request failure rate 20.0% over 10% (40/50 completed)",)
+
+
 def test_a_missing_variable_or_field_names_the_file(tmp_path: Path) -> None:
     case = "dsr1-fp4-mi355x-sglang-8k1k-c8"
     env = _env(case)

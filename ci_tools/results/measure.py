@@ -4,9 +4,9 @@ Fixed-sequence-length results go through :func:`.metrics.aggregate` (the
 aggregate is written beside the raw file as ``agg_<name>.json``, the file
 InferenceX uploads); agentic results are already InferenceX's aggregate.
 Validity: a run the client itself fails (more than 5 % of requests failed;
-10 % for agentic replays, the template's threshold) or that completed
-nothing is invalid; power is valid, invalid, or not measured (None) when the
-job left no telemetry.
+10 % of an agentic replay's profiled requests, its warmup ones left out, the
+template's threshold) or that completed nothing is invalid; power is valid,
+invalid, or not measured (None) when the job left no telemetry.
 """
 
 from __future__ import annotations
@@ -46,6 +46,15 @@ def _failure_validity(completed: int, requested: int, limit: float, power_valid:
                     reasons=tuple(reasons))
 
 
+def _profiled_requests(raw: Mapping[str, Any], total: int) -> int:
+    """The requests of an agentic replay's profiling phase: its total less the warmup records AIPerf exports
+    beside them (``--warmup-requests-per-lane`` of each lane, one token each), which process_agentic_result
+    drops, as AIPerf's own error rate leaves them out. An aggregate with no accounting counts them all."""
+    accounting = raw.get("request_accounting")
+    warmup = accounting.get("records_warmup_dropped") if isinstance(accounting, dict) else None
+    return total - warmup if isinstance(warmup, int) and 0 <= warmup <= total else total
+
+
 def measure(raw_path: Path, env: Mapping[str, str], job_dir: Path, *, gpu_metrics: Path | None = None,
             power_dir: Path | None = None) -> PointResult:
     """Compute one point's metrics and validity; paths in the result are relative to ``job_dir``."""
@@ -56,7 +65,8 @@ def measure(raw_path: Path, env: Mapping[str, str], job_dir: Path, *, gpu_metric
         if not isinstance(completed, int) or not isinstance(total, int):
             raise _metrics.MetricsError(f"{raw_path}: field `num_requests_successful`/`num_requests_total` "
                                         "missing or not integers (not a process_agentic_result aggregate?)")
-        validity = _failure_validity(completed, total, _metrics.AGENTIC_MAX_FAILURE_RATE, None)
+        validity = _failure_validity(completed, _profiled_requests(raw, total), _metrics.AGENTIC_MAX_FAILURE_RATE,
+                                     None)
         return PointResult(concurrency=int(raw.get("conc") or env.get("CONC") or 0), validity=validity,
                            metrics=_metrics.canonical(raw), raw_result=rel, aggregate=rel)
     agg, power = _metrics.aggregate(raw, env, gpu_metrics=gpu_metrics, power_dir=power_dir, source=str(raw_path))
