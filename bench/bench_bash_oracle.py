@@ -142,6 +142,10 @@ def main() -> int:
               f"are those of 843c6254f)")
     print(f"  jobs with no disagreement {totals['jobs_equal']} of {totals['compared']}; result files "
           f"{totals['result_files']}, processed by utils/process_result.py {totals['processed']}")
+    failed = Counter(o.job.config_key for o in report.outcomes if o.exit_code not in (None, 0))
+    if args.through == "sweep":
+        print(f"  jobs that ended with exit 0 {totals['succeeded']} of {ran}; points in their records "
+              f"{totals['points']}, valid {totals['valid_points']}")
     print(f"  {wall:.1f} s wall, {cpu:.1f} s CPU of the jobs' processes ({cpu / max(ran, 1):.2f} s a job), "
           f"{args.workers} at once, {load}")
     groups: dict[tuple[str, str], list[str]] = defaultdict(list)
@@ -172,8 +176,13 @@ def main() -> int:
         print("not compared, by reason:")
         for why, n in skipped.most_common():
             print(f"  {n:>5}  {why}")
+    if failed:
+        print("jobs run that did not end with exit 0 (config key: jobs):")
+        for key, n in failed.most_common():
+            print(f"  {n:>5}  {key}")
     if args.json:
         args.json.write_text(json.dumps({"tree": label, "totals": totals, "wall": wall, "cpu": cpu,
+                                         "failed": dict(failed),
                                          "disagreements": {f"{k} {n}": v for (k, n), v in groups.items()},
                                          "skipped": dict(skipped)}, indent=2) + "\n")
     return 0

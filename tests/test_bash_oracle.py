@@ -21,6 +21,7 @@ bench/bench_bash_oracle.py checks: it runs every job.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -286,23 +287,42 @@ def test_an_agentic_multinode_job_replays_its_trace_through_the_router(full_corp
     """The AMD agentic job (DeepSeek-V4 P1xTP8 D1xTP8, DRAM HiCache offload) through `sweep run`: both nodes'
     servers start with --enable-metrics (ENABLE_METRICS=1: a `[[ ... != *"--enable-metrics"* ]]` pattern of
     three words), the router, and the trace replay in its client container, which flushes each server's cache
-    before the run (the stand-in answers as SGLang does). Every stated flag and variable is bash's; the job
-    then fails for want of the replay's artifacts, which the stand-in aiperf does not write."""
+    before the run (the stand-in answers as SGLang does) and replays through the router. Every stated flag and
+    variable is bash's. InferenceX's own process_agentic_result and validate_agentic_result read the replay's
+    artifacts; the aggregate comes back in the job's record with its metrics, its warmup requests not counted
+    as failed ones."""
+    from ci_tools.results.record import load
     from standins.compare import compare
 
     config, snapshot, job, run = _through_sweep(full_corpus_jobs, "dsv4-fp4-mi355x-sglang-disagg-agentic-hicache-mtp", tmp_path)
     log = "\n".join(p.read_text(errors="replace") for p in sorted(run.written.rglob("slurm_job-*.out")))
     assert "[clear_caches] http://127.0.0.1:8000: L1+L2 flushed" in log, log[-3000:]
     assert "[clear_caches] http://127.0.0.2:8000: L1+L2 flushed" in log
-    assert "profile_export.jsonl not found" in log and run.exit_code == 1
+    assert "Validated aiperf request error rate: 0/3 = 0.000% <= 10.000%" in log
+    assert run.exit_code == 0, run.output.read_text(errors="replace")[-2000:]
     servers = run.servers(config.server_patterns)
     assert sorted((call.env.get("STANDIN_NODE_ADDR"), "--enable-metrics" in words) for call, _, words in servers) == [
         ("127.0.0.1", True), ("127.0.0.2", True)]
-    assert any(call.name == "aiperf" and "profile" in call.args for call in run.calls)
+    routers = run.servers(config.router_patterns)
+    [replay] = [call for call in run.calls if call.name == "aiperf" and "profile" in call.args]
+    reached = replay.extra(".aiperf.json")
+    router_port = routers[0][2][routers[0][2].index("--port") + 1]
+    assert reached is not None and reached["errors"] == []
+    assert [s.split(":")[1] for s in reached["servers"]] == [router_port]
+
+    [record_path] = run.written.glob("sweep-results/*/record.json")
+    record = load(record_path)
+    assert record.status.state == "success" and record.job.scenario == "agentic-coding"
+    [point] = record.results
+    assert point.concurrency == 1 and point.validity.valid, point.validity
+    # one lane: its 10 warmup requests (AIPERF_WARMUP_REQUESTS_PER_LANE's default), then 3 profiled turns
+    assert (point.validity.completed, point.validity.requested) == (3, 3)
+    aggregate = json.loads((record_path.parent / point.aggregate).read_text())
+    assert aggregate["request_accounting"]["records_warmup_dropped"] == 10
+    assert point.metrics["throughput_per_gpu"] > 0 and point.metrics["ttft_median"] > 0
 
     result = evaluate_all([job], config, snapshot)[0]
     assert result is not None
-    routers = run.servers(config.router_patterns)
     comparison = compare(result, [(form, words, call.env) for call, form, words in servers], None,
                          [(form, words) for _, form, words in routers])
     assert comparison.lines_identical == 2 and comparison.disagreements == []

@@ -147,6 +147,70 @@ python3 /work/utils/bench_serving/benchmark_serving.py --model org/model-x --bac
         processed.stderr
 
 
+def test_trace_replay_writes_what_inferencex_aggregates_and_validates(tmp_path: Path) -> None:
+    """`aiperf profile` (the agentic recipes' trace replay) reaches the SGLang server it is given and writes
+    AIPerf's artifacts: a record a request, each lane's warmup requests first; the aggregate; and what the
+    server's /metrics counted while it ran, under SGLang's "sglang:" prefix. InferenceX's own
+    process_agentic_result and validate_agentic_result read them."""
+    work = tmp_path / "work"
+    work.mkdir()
+    script = """
+set -e
+python3 -m sglang.launch_server --model-path org/model-x --host 0.0.0.0 --port 30000 > /work/server.log 2>&1 &
+until curl --output /dev/null --silent --fail http://0.0.0.0:30000/health; do /usr/bin/sleep 0.05; done
+aiperf profile --scenario inferencex-agentx-mvp --url http://localhost:30000 --endpoint /v1/chat/completions \\
+    --endpoint-type chat --streaming --model org/model-x --concurrency 2 --warmup-requests-per-lane 2 \\
+    --failed-request-threshold 0.1 --max-context-length 32768 --output-artifact-dir /work/res/aiperf_artifacts
+"""
+    code, out, standins = _sandboxed(tmp_path, script, binds={"/work": work})
+    assert code == 0, out
+    artifacts = work / "res" / "aiperf_artifacts"
+    records = [json.loads(line) for line in (artifacts / "profile_export.jsonl").read_text().splitlines()]
+    phases = [(r["metadata"]["conversation_id"], r["metadata"]["benchmark_phase"]) for r in records]
+    assert phases == [(f"lane-{lane}", phase) for lane in (0, 1) for phase in ["warmup"] * 2 + ["profiling"] * 3]
+    assert all(r["error"] is None and r["metrics"]["input_sequence_length"]["value"] <= 32768 for r in records)
+    aggregate = json.loads((artifacts / "profile_export_aiperf.json").read_text())
+    assert (aggregate["request_count"]["avg"], aggregate["error_request_count"]["avg"]) == (6, 0)
+    exported = json.loads((artifacts / "server_metrics_export.json").read_text())
+    assert exported["summary"]["endpoints_successful"] == ["http://localhost:30000/metrics"]
+    # the replay's three real requests, 16 tokens each, as the server counted them during the run
+    requests = exported["metrics"]["sglang:num_requests"]
+    assert requests["type"] == "counter" and requests["series"][0]["stats"]["total"] == 3
+    assert exported["metrics"]["sglang:generation_tokens"]["series"][0]["stats"]["total"] == 48
+    assert "sglang:generation_tokens" in (artifacts / "server_metrics_export.csv").read_text()
+    [replay] = [c for c in read_calls(standins / "log") if c.name == "aiperf"]
+    reached = replay.extra(".aiperf.json")
+    assert reached is not None and reached["errors"] == [] and len(reached["servers"]) == 1
+
+    env = {**os.environ, "RESULT_DIR": str(work / "res"), "AGENTIC_OUTPUT_DIR": str(work),
+           "RESULT_FILENAME": "agentic", "KV_OFFLOADING": "none", "FRAMEWORK": "sglang", "TP": "8", "CONC": "2"}
+    processed = subprocess.run([sys.executable, "-m", "utils.agentic.aggregation.process_agentic_result"],
+                               cwd=full_corpus_dir(), env=env, capture_output=True, text=True)
+    assert processed.returncode == 0, processed.stderr
+    agg = json.loads((work / "agentic.json").read_text())
+    assert (agg["num_requests_successful"], agg["num_requests_total"]) == (6, 10)
+    assert agg["request_accounting"]["records_warmup_dropped"] == 4
+    assert agg["server_metrics"]["tokens"]["generation_total"] == 48
+    validated = subprocess.run([sys.executable, "-m", "utils.agentic.validation.validate_agentic_result",
+                                str(artifacts), "--failed-request-threshold", "0.1"],
+                               cwd=full_corpus_dir(), env=env, capture_output=True, text=True)
+    assert validated.returncode == 0 and "0/6 = 0.000%" in validated.stdout, validated.stderr
+
+
+def test_trace_replay_without_a_server_fails_over_its_threshold(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    script = """
+aiperf profile --url http://localhost:30000 --endpoint /v1/chat/completions --model org/model-x --concurrency 1 \\
+    --failed-request-threshold 0.1 --output-artifact-dir /work/aiperf_artifacts
+"""
+    code, out, _ = _sandboxed(tmp_path, script, binds={"/work": work})
+    assert code == 1 and "3 of 3 requests failed, over the threshold 0.1" in out, out
+    records = [json.loads(line) for line in (work / "aiperf_artifacts" / "profile_export.jsonl").read_text().splitlines()]
+    assert records and all(r["error"]["type"] == "ConnectionError" for r in records)
+    assert not (work / "aiperf_artifacts" / "server_metrics_export.json").exists()
+
+
 def test_client_without_a_server_fails_as_the_real_one(tmp_path: Path) -> None:
     script = ("python3 /x/utils/bench_serving/benchmark_serving.py --model m --base-url http://127.0.0.1:8999 "
               "--dataset-name random --num-prompts 10 --max-concurrency 2 --save-result --result-dir /tmp "

@@ -44,7 +44,7 @@ _COMMON = {
     "trtllm-serve": "servers.sh", "vllm-router": "servers.sh", "lmcache": "servers.sh",
     "mooncake_master": "servers.sh", "python3": "python3.sh", "python": "python3.sh", "mpirun": "skip-options.sh",
     "numactl": "skip-options.sh", "sudo": "skip-options.sh", "sleep": "sleep.sh", "git": "git.sh",
-    "pip": "nothing.sh", "pip3": "nothing.sh", "uv": "nothing.sh", "lm_eval": "nothing.sh", "aiperf": "nothing.sh",
+    "pip": "nothing.sh", "pip3": "nothing.sh", "uv": "nothing.sh", "lm_eval": "nothing.sh", "aiperf": "aiperf.sh",
     "enroot": "enroot.sh", "unsquashfs": "unsquashfs.sh", "sbcast": "sbcast.sh", "hostname": "hostname.sh",
     "ip": "ip.sh", "ibv_devinfo": "ibv_devinfo.sh", "pd-sidecar": "servers.sh", "epp": "servers.sh",
     "envoy": "servers.sh", "curl": "curl.sh",

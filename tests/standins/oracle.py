@@ -27,6 +27,7 @@ from typing import Callable, Iterable
 from ci_tools.config import ProjectConfig
 from ci_tools.evaluation.evaluate import evaluate_job
 from ci_tools.jobs.job import Job
+from ci_tools.results.record import load as load_record
 from ci_tools.revision.snapshot import Snapshot
 from ci_tools.shell.collector import collection_paused
 from ci_tools.shell.model import RecipeEval
@@ -47,6 +48,8 @@ class JobOutcome:
     result_file: bool = False  # $RESULT_FILENAME.json where the launch step looks for it
     processed: bool = False  # agg_$RESULT_FILENAME.json, what utils/process_result.py writes
     clients_reached_own_server: bool = True
+    points: int = 0  # results of the job's record (`sweep run` only): one a concurrency its files hold
+    valid_points: int = 0  # of them, those whose validity has no reason against them
 
 
 @dataclass
@@ -73,7 +76,10 @@ class OracleReport:
                 "jobs_equal": sum(1 for x in c if x.equal), "unstated": sum(len(x.unstated) for x in c),
                 "env_unstated": sum(len(x.env_unstated) for x in c),
                 "result_files": sum(o.result_file for o in self.outcomes),
-                "processed": sum(o.processed for o in self.outcomes)}
+                "processed": sum(o.processed for o in self.outcomes),
+                "succeeded": sum(o.exit_code == 0 for o in self.outcomes),
+                "points": sum(o.points for o in self.outcomes),
+                "valid_points": sum(o.valid_points for o in self.outcomes)}
 
     def skipped(self) -> Counter[str]:
         return Counter(o.skipped for o in self.outcomes if o.skipped)
@@ -206,6 +212,10 @@ def _outcome(job: Job, node: str, run: JobRun, result: RecipeEval, patterns: tup
                          result_file=run.result_file() is not None,
                          processed=bool(list(run.written.glob("agg_*.json"))
                                         or list(run.written.glob("sweep-results/*/results/agg_*.json"))))
+    for path in run.written.glob("sweep-results/*/record.json"):
+        points = load_record(path).results
+        outcome.points += len(points)
+        outcome.valid_points += sum(1 for point in points if point.validity.valid)
     for client in run.clients():
         seen = client.extra(".client.json")
         if seen is None or seen.get("errors") or not seen.get("servers"):

@@ -24,11 +24,10 @@ import os
 import random
 import sys
 import time
-import socket
 from datetime import datetime
 
 import common
-from common import Node, on_this_node
+from common import Node, post_json
 
 CHAT_BACKENDS = ("openai-chat",)
 PROBES = 3  # real requests made to the server
@@ -93,37 +92,6 @@ def _percentile(s: list[float], p: float) -> float:
     return s[lo] + (s[hi] - s[lo]) * (pos - lo)
 
 
-def _probe(url: str, body: dict) -> tuple[float, str | None, str | None]:
-    """One real request over HTTP/1.1: (seconds, the server's identity, an error)."""
-    start = time.perf_counter()
-    rest = url.split("://", 1)[-1]
-    hostport, _, path = rest.partition("/")
-    host, _, port = hostport.rpartition(":") if ":" in hostport else (hostport, "", "80")
-    host = on_this_node(host)
-    data = json.dumps(body).encode()
-    request = (f"POST /{path} HTTP/1.1\r\nHost: {hostport}\r\nContent-Type: application/json\r\n"
-               f"Content-Length: {len(data)}\r\nConnection: close\r\n\r\n").encode() + data
-    try:
-        with socket.create_connection((host, int(port)), timeout=10) as conn:
-            conn.sendall(request)
-            chunks = []
-            while True:
-                chunk = conn.recv(65536)
-                if not chunk:
-                    break
-                chunks.append(chunk)
-    except (OSError, ValueError) as exc:
-        return time.perf_counter() - start, None, f"{type(exc).__name__}: {exc}"
-    head, _, _ = b"".join(chunks).partition(b"\r\n\r\n")
-    lines = head.decode("latin-1").split("\r\n")
-    status = lines[0].split()[1] if lines and len(lines[0].split()) > 1 else "?"
-    identity = next((line.split(":", 1)[1].strip() for line in lines[1:]
-                     if line.lower().startswith("x-standin-server:")), None)
-    if status != "200":
-        return time.perf_counter() - start, identity, f"HTTP {status} from {url}"
-    return time.perf_counter() - start, identity, None
-
-
 def run(node: Node, argv: list[str]) -> int:
     args, _unknown = _parser().parse_known_args(argv)
     print(args, flush=True)
@@ -146,7 +114,7 @@ def run(node: Node, argv: list[str]) -> int:
             body["messages"] = [{"role": "user", "content": "hello"}]
         else:
             body["prompt"] = "hello"
-        probes.append(_probe(api_url, body))
+        probes.append(post_json(api_url, body))
     errors = [e for _, _, e in probes if e]
     servers = sorted({s for _, s, _ in probes if s})
     start_unix = time.time()

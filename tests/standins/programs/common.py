@@ -8,7 +8,10 @@ in the sandbox and inside an emulated container.
 
 from __future__ import annotations
 
+import json
 import os
+import socket
+import time
 
 # Where the shim recorded this call (``<root>/log/<stamp>-<pid>-<name>``), set by main.py.
 CALL: str | None = None
@@ -83,3 +86,55 @@ def option_value(args: list[str], *names: str) -> str | None:
             elif word.startswith(name + "="):
                 found = word[len(name) + 1:]
     return found
+
+
+def post_json(url: str, body: dict) -> tuple[float, str | None, str | None]:
+    """One real POST of ``body`` as JSON over HTTP/1.1: (seconds, the server's identity, an error)."""
+    start = time.perf_counter()
+    rest = url.split("://", 1)[-1]
+    hostport, _, path = rest.partition("/")
+    host, _, port = hostport.rpartition(":") if ":" in hostport else (hostport, "", "80")
+    host = on_this_node(host)
+    data = json.dumps(body).encode()
+    request = (f"POST /{path} HTTP/1.1\r\nHost: {hostport}\r\nContent-Type: application/json\r\n"
+               f"Content-Length: {len(data)}\r\nConnection: close\r\n\r\n").encode() + data
+    try:
+        with socket.create_connection((host, int(port)), timeout=10) as conn:
+            conn.sendall(request)
+            chunks = []
+            while True:
+                chunk = conn.recv(65536)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+    except (OSError, ValueError) as exc:
+        return time.perf_counter() - start, None, f"{type(exc).__name__}: {exc}"
+    head, _, _ = b"".join(chunks).partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    status = lines[0].split()[1] if lines and len(lines[0].split()) > 1 else "?"
+    identity = next((line.split(":", 1)[1].strip() for line in lines[1:]
+                     if line.lower().startswith("x-standin-server:")), None)
+    if status != "200":
+        return time.perf_counter() - start, identity, f"HTTP {status} from {url}"
+    return time.perf_counter() - start, identity, None
+
+
+def get_text(url: str) -> tuple[str | None, str | None]:
+    """One real GET over HTTP/1.1: (the body when the answer is 200, an error otherwise)."""
+    rest = url.split("://", 1)[-1]
+    hostport, _, path = rest.partition("/")
+    host, _, port = hostport.rpartition(":") if ":" in hostport else (hostport, "", "80")
+    request = f"GET /{path} HTTP/1.1\r\nHost: {hostport}\r\nConnection: close\r\n\r\n".encode()
+    try:
+        with socket.create_connection((on_this_node(host), int(port)), timeout=10) as conn:
+            conn.sendall(request)
+            chunks = []
+            while chunk := conn.recv(65536):
+                chunks.append(chunk)
+    except (OSError, ValueError) as exc:
+        return None, f"{type(exc).__name__}: {exc}"
+    head, _, body = b"".join(chunks).partition(b"\r\n\r\n")
+    status_line = head.decode("latin-1").split("\r\n", 1)[0].split()
+    if len(status_line) < 2 or status_line[1] != "200":
+        return None, f"HTTP {status_line[1] if len(status_line) > 1 else '?'} from {url}"
+    return body.decode("utf-8", errors="replace"), None

@@ -1,7 +1,7 @@
 """Entry point of the Python stand-ins: ``main.py ROOT PROGRAM ARGS...`` (the shim has recorded the call).
 
 PROGRAM: ``docker`` (``docker run``), ``srun`` (with ``--container-image``),
-``sbatch``, ``server:<kind>`` (vllm, sglang, atom, trtllm, router) or ``client``.
+``sbatch``, ``server:<kind>`` (vllm, sglang, atom, trtllm, router), ``client`` or ``aiperf`` (``aiperf profile``).
 """
 
 from __future__ import annotations
@@ -32,6 +32,9 @@ def main(argv: list[str]) -> int:
     if name == "client":
         from client import run
         return run(node, args)
+    if name == "aiperf":
+        from aiperf import run as replay
+        return replay(node, args)
     print(f"stand-in: no program named {name}", file=sys.stderr)
     return 127
 

@@ -5,7 +5,8 @@ Whatever the program, the stand-in listens where the real one would
 default port; a router's ``--prometheus-port``, LMCache's ``--http-port``, llm-d's
 EPP's gRPC and health ports and Envoy's listeners too), logs like a server
 starting, and answers what recipes and clients poll: ``/health``,
-``/health_generate``, ``/healthcheck`` (LMCache), ``/ready`` (Envoy's admin), ``/v1/models``, ``/metrics``, ``/get_model_info``,
+``/health_generate``, ``/healthcheck`` (LMCache), ``/ready`` (Envoy's admin), ``/v1/models``, ``/metrics`` (what it
+answered, as Prometheus counters named as its kind names them), ``/get_model_info``,
 ``/server_info``, ``/version``, ``/flush_cache`` (as SGLang answers it), and ``POST /v1/completions``,
 ``/v1/chat/completions``, ``/generate`` with a short completion (streamed as
 server-sent events when the request asks for ``stream``).  Every answer
@@ -40,6 +41,42 @@ _NODE_LOCAL = frozenset({"epp", "envoy"})
 _ENVOY_LISTENER = re.compile(r"socket_address:\s*\{\s*address:\s*0\.0\.0\.0\s*,\s*port_value:\s*(\d+)")
 
 
+# The prefix of the Prometheus metrics a kind of server exposes: SGLang's "sglang:", vLLM's "vllm:", ATOM's
+# "atom:" (an agentic recipe requires its framework's metrics of the trace replay's scrape). The others expose
+# none a stand-in could name as they do (TensorRT-LLM's /metrics is a JSON list of iteration statistics):
+# InferenceX's aggregation refuses metrics of a backend it does not know, and reads no metrics as none.
+METRIC_PREFIXES = {"sglang": "sglang:", "vllm": "vllm:", "atom": "atom:"}
+
+
+class Answered:
+    """What one server answered, as its ``/metrics`` counts it: requests, prompt tokens, generated tokens."""
+
+    def __init__(self, prefix: str | None) -> None:
+        self.prefix = prefix
+        self._lock = threading.Lock()
+        self.counts = {"num_requests": 0, "prompt_tokens": 0, "generation_tokens": 0}
+
+    def add(self, prompt_tokens: int, generated_tokens: int) -> None:
+        with self._lock:
+            self.counts["num_requests"] += 1
+            self.counts["prompt_tokens"] += prompt_tokens
+            self.counts["generation_tokens"] += generated_tokens
+
+    def exposition(self) -> bytes:
+        """The Prometheus text format of the counts (each counter's sample named ``<family>_total``); nothing
+        for a program with no prefix."""
+        if self.prefix is None:
+            return b""
+        with self._lock:
+            counts = dict(self.counts)
+        lines = []
+        for family, value in counts.items():
+            name = self.prefix + family
+            lines += [f"# HELP {name} {family.replace('_', ' ').capitalize()} answered.", f"# TYPE {name} counter",
+                      f"{name}_total {value}"]
+        return ("\n".join(lines) + "\n").encode()
+
+
 def _served_model(kind: str, args: list[str]) -> str:
     named = option_value(args, "--served-model-name")
     if named:
@@ -68,8 +105,10 @@ def _flushed() -> tuple[int, bytes, str]:
     return 200, b"Cache flushed.\n", "text/plain"
 
 
-def answer(method: str, path: str, raw: bytes, model: str, argv: list[str]) -> tuple[int, bytes, str]:
-    """(status, body, content type) for one request."""
+def answer(method: str, path: str, raw: bytes, model: str, argv: list[str],
+           answered: Answered | None = None) -> tuple[int, bytes, str]:
+    """(status, body, content type) for one request; a completion is counted in ``answered``."""
+    answered = answered or Answered(None)
     path = path.split("?", 1)[0]
     if path == "/flush_cache":  # GET in older SGLang releases, POST now
         return _flushed()
@@ -80,8 +119,9 @@ def answer(method: str, path: str, raw: bytes, model: str, argv: list[str]) -> t
             return _json({"object": "list", "data": [{"id": model, "object": "model", "owned_by": "standin",
                                                       "max_model_len": 131072}]})
         if path == "/metrics":
-            return 200, (b"# HELP standin_requests_total Requests answered.\n"
-                         b"# TYPE standin_requests_total counter\nstandin_requests_total 0\n"), "text/plain"
+            if argv[:1] == ["trtllm"]:
+                return _json([])  # iteration statistics, none kept
+            return 200, answered.exposition(), "text/plain; version=0.0.4"
         if path in ("/get_model_info", "/model_info"):
             return _json({"model_path": model, "is_generation": True})
         if path in ("/server_info", "/get_server_info"):
@@ -113,6 +153,7 @@ def answer(method: str, path: str, raw: bytes, model: str, argv: list[str]) -> t
         return 200, b"", "text/plain"
     else:
         return _json({"error": f"no route {path}"}, 404)
+    answered.add(usage["prompt_tokens"], tokens)
     if request.get("stream"):
         return 200, b"data: " + json.dumps(body).encode() + b"\n\ndata: [DONE]\n\n", "text/event-stream"
     return _json(body)
@@ -133,7 +174,8 @@ class _Handler(socketserver.StreamRequestHandler):
                 length = int(value.strip() or 0)
         raw = self.rfile.read(length) if length else b""
         server = self.server
-        status, body, ctype = answer(line[0], line[1], raw, server.model, server.argv)  # type: ignore[attr-defined]
+        status, body, ctype = answer(line[0], line[1], raw, server.model, server.argv,  # type: ignore[attr-defined]
+                                     server.answered)  # type: ignore[attr-defined]
         print(f"INFO:     {self.client_address[0]} - \"{line[0]} {line[1]}\" {status}", flush=True)
         self.wfile.write(_response(status, body, ctype, server.identity))  # type: ignore[attr-defined]
 
@@ -143,8 +185,9 @@ class _Server(socketserver.ThreadingTCPServer):
     allow_reuse_address = True
 
 
-def _listen(host: str, port: int, model: str, argv: list[str]) -> socketserver.TCPServer:
+def _listen(host: str, port: int, model: str, argv: list[str], answered: Answered) -> socketserver.TCPServer:
     httpd = _Server((host, port), _Handler)
+    httpd.answered = answered  # type: ignore[attr-defined]
     httpd.identity = f"{this_node()[0]}:{port}:{os.getpid()}"  # type: ignore[attr-defined]
     httpd.model = model  # type: ignore[attr-defined]
     httpd.argv = argv  # type: ignore[attr-defined]
@@ -188,9 +231,10 @@ def serve(node: Node, kind: str, args: list[str]) -> int:
     model = _served_model(kind, args)
     print(f"INFO: standin {kind} server for {model} (pid {os.getpid()})", flush=True)
     servers = []
+    answered = Answered(METRIC_PREFIXES.get(kind))  # one count over every port the program serves
     for port in ports:
         try:
-            servers.append(_listen(host, port, model, [kind, *args]))
+            servers.append(_listen(host, port, model, [kind, *args], answered))
         except OSError as exc:
             print(f"ERROR: [Errno {exc.errno}] error while attempting to bind on address ({host!r}, {port}): "
                   f"{exc.strerror}", file=sys.stderr, flush=True)
@@ -201,7 +245,7 @@ def serve(node: Node, kind: str, args: list[str]) -> int:
         # program listens on their ports
         for port in ports:
             try:
-                servers.append(_listen("127.0.0.1", port, model, [kind, *args]))
+                servers.append(_listen("127.0.0.1", port, model, [kind, *args], answered))
             except OSError:
                 pass  # taken: the node's own address still serves
     signal.signal(signal.SIGTERM, lambda *_: os._exit(0))

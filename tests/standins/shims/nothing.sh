@@ -1,4 +1,4 @@
-# pip, pip3, lm_eval, aiperf: install, evaluate and replay nothing. uv: `uv venv DIR` makes a venv of stand-ins
+# pip, pip3, lm_eval: install and evaluate nothing. uv: `uv venv DIR` makes a venv of stand-ins
 # (lib/venv-lib.sh; the agentic recipes install AIPerf into one and run it from there).
 if [[ "${0##*/} $1" == "uv venv" ]]; then
     . "$_standin_root/lib/venv-lib.sh"
