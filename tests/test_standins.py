@@ -156,9 +156,10 @@ def test_trace_replay_writes_what_inferencex_aggregates_and_validates(tmp_path: 
     work.mkdir()
     script = """
 set -e
-python3 -m sglang.launch_server --model-path org/model-x --host 0.0.0.0 --port 30000 > /work/server.log 2>&1 &
-until curl --output /dev/null --silent --fail http://0.0.0.0:30000/health; do /usr/bin/sleep 0.05; done
-aiperf profile --scenario inferencex-agentx-mvp --url http://localhost:30000 --endpoint /v1/chat/completions \\
+# (a port no recipe serves on: the multinode jobs of the other worker bind 30000 and wait for it to close)
+python3 -m sglang.launch_server --model-path org/model-x --host 0.0.0.0 --port 39517 > /work/server.log 2>&1 &
+until curl --output /dev/null --silent --fail http://0.0.0.0:39517/health; do /usr/bin/sleep 0.05; done
+aiperf profile --scenario inferencex-agentx-mvp --url http://localhost:39517 --endpoint /v1/chat/completions \\
     --endpoint-type chat --streaming --model org/model-x --concurrency 2 --warmup-requests-per-lane 2 \\
     --failed-request-threshold 0.1 --max-context-length 32768 --output-artifact-dir /work/res/aiperf_artifacts
 """
@@ -172,7 +173,7 @@ aiperf profile --scenario inferencex-agentx-mvp --url http://localhost:30000 --e
     aggregate = json.loads((artifacts / "profile_export_aiperf.json").read_text())
     assert (aggregate["request_count"]["avg"], aggregate["error_request_count"]["avg"]) == (6, 0)
     exported = json.loads((artifacts / "server_metrics_export.json").read_text())
-    assert exported["summary"]["endpoints_successful"] == ["http://localhost:30000/metrics"]
+    assert exported["summary"]["endpoints_successful"] == ["http://localhost:39517/metrics"]
     # the replay's three real requests, 16 tokens each, as the server counted them during the run
     requests = exported["metrics"]["sglang:num_requests"]
     assert requests["type"] == "counter" and requests["series"][0]["stats"]["total"] == 3
@@ -201,7 +202,7 @@ def test_trace_replay_without_a_server_fails_over_its_threshold(tmp_path: Path) 
     work = tmp_path / "work"
     work.mkdir()
     script = """
-aiperf profile --url http://localhost:30000 --endpoint /v1/chat/completions --model org/model-x --concurrency 1 \\
+aiperf profile --url http://localhost:39517 --endpoint /v1/chat/completions --model org/model-x --concurrency 1 \\
     --failed-request-threshold 0.1 --output-artifact-dir /work/aiperf_artifacts
 """
     code, out, _ = _sandboxed(tmp_path, script, binds={"/work": work})
