@@ -52,6 +52,7 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_claims_judged as window  # noqa: E402
 from benchlib import ROOT, THIS_BUILD, file_at, read_report, require  # noqa: E402
+from ci_tools.claims.verdict.rules import DISAGREEMENT_RULES  # noqa: E402
 
 HISTORY = ROOT / "tests" / "data" / "ix-judged-history"
 PARTS = ("window", "tuning", "heldback", "heldback-older")
@@ -59,7 +60,7 @@ HELD_BACK_PARTS = ("heldback", "heldback-older")
 # The commit that moved the master configs' blocks from `seq-len-configs:` to `scenarios:` (2026-05-01).
 OLDER_LAYOUT_ENDS = "b7ae44045763aea560f63d0edcbcd5336acb59bf"
 HELD_BACK_PREFIXES = tuple("01234")
-SCORED_RULES = ("claim-contradicted", "claim-partly-contradicted", "yaml-syntax")
+SCORED_RULES = (*DISAGREEMENT_RULES, "yaml-syntax")
 DISAGREEMENTS = ("all", "some", "none")
 WORDINGS = ("right", "loose", "wrong")
 REQUIRED = ("commit", "date", "line", "rule", "severity", "kind", "disagreement", "verdict", "reason", "evidence",

@@ -44,6 +44,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchlib import ROOT, THIS_BUILD, file_at, read_report  # noqa: E402
+from ci_tools.claims.verdict.rules import DISAGREEMENT_RULES  # noqa: E402
 
 JUDGED = ROOT / "tests" / "data" / "ix-judged"
 SINCE = "1c08b4369e6d"
@@ -290,7 +291,7 @@ def main() -> int:
     scores = {"part1": Score(), "part2": Score(), "total": Score()}
     rows: list[str] = []
     for f in report["findings"]:
-        if f["rule"] not in ("claim-contradicted", "claim-partly-contradicted"):
+        if f["rule"] not in DISAGREEMENT_RULES:
             continue
         verdict = judge_finding(f, entries, verdicts, text)
         commit = str(f["data"].get("commit", ""))[:12]

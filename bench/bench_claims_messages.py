@@ -35,9 +35,10 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_claims_prs import sample_order, verdict, wilson  # noqa: E402
 from benchlib import ROOT, read_report, require  # noqa: E402
+from ci_tools.claims.verdict.rules import DISAGREEMENT_RULES  # noqa: E402
 
 JUDGED = ROOT / "tests" / "data" / "ix-judged-history" / "messages.yaml"
-SCORED_RULES = ("claim-contradicted", "claim-partly-contradicted")
+SCORED_RULES = DISAGREEMENT_RULES
 DESCRIPTION = "PR description"
 HELD_BACK_PREFIXES = tuple("01234")
 REQUIRED = ("commit", "line", "subject", "claimed", "severity", "disagreement", "reason", "evidence", "wording")

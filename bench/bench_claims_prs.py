@@ -38,6 +38,7 @@ import argparse
 import hashlib
 import json
 import math
+import re
 import subprocess
 import sys
 from collections import Counter
@@ -49,10 +50,11 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchlib import ROOT, read_report, require  # noqa: E402
+from ci_tools.claims.verdict.rules import DISAGREEMENT_RULES  # noqa: E402
 
 JUDGED = ROOT / "tests" / "data" / "ix-judged-history" / "prs.yaml"
 CHANGELOG = "perf-changelog.yaml"
-SCORED_RULES = ("claim-contradicted", "claim-partly-contradicted")
+SCORED_RULES = DISAGREEMENT_RULES
 SHORT_LINE = 15  # a line this short ("- config-keys:", "pr-link: ...") says nothing of its own
 # Which part each judged sample was drawn from: the heads (default), the earlier drafts (--drafts), or branches no
 # pull request ever held (--branches).
@@ -278,6 +280,34 @@ def _print_sample(name: str, pairs: list[tuple[dict[str, Any], dict[str, Any]]],
         print(f"sample {name}: false findings by family: " + ", ".join(f"{m} {n}" for m, n in families.most_common()))
 
 
+# What a finding says is missing or different, told by the claims checker's own message forms (its JSON data
+# holds the claimed and actual values, not the kind of disagreement).
+_KINDS = (("arm missing", re.compile(r"but no job is ")),
+          ("setting missing", re.compile(r"but the recipe (?:does not pass|never sets|sets no) ")),
+          ("arm present", re.compile(r"but the config runs ")),
+          ("sweep size", re.compile(r"but the config generates \d+ (?:jobs|concurrency points?)\b")),
+          ("concurrencies", re.compile(r"but the config generates concurrency ")))
+
+
+def finding_kind(message: str) -> str:
+    """The kind of disagreement a claims finding reports: one of _KINDS, else "value" (a setting's value)."""
+    return next((kind for kind, form in _KINDS if form.search(message)), "value")
+
+
+def _print_by_kind(pairs: list[tuple[dict[str, Any], dict[str, Any]]]) -> None:
+    """How often each kind of finding is true, by severity, over every judged finding still reported: which
+    disagreements a repository can let fail its pull requests."""
+    score: Counter[tuple[str, str]] = Counter()
+    true: dict[tuple[str, str], float] = {}
+    for row, record in pairs:
+        key = (finding_kind(str(row["message"])), str(row["severity"]))
+        score[key] += 1
+        true[key] = true.get(key, 0.0) + verdict(str(record["disagreement"]), row["severity"])
+    print("judged findings by kind: " + "; ".join(
+        f"{kind} {severity}s {true[(kind, severity)]:g} of {n} true"
+        for (kind, severity), n in sorted(score.items(), key=lambda kv: (-kv[1], kv[0]))))
+
+
 def per_proposal(pairs: list[tuple[dict[str, Any], dict[str, Any]]]) -> Counter[str]:
     """How the check of each proposal (a pull request, or a commit no pull request holds) would have read to its
     author, by its judged findings: failed by a true error, failed only by false ones, or warned only (truly or not)."""
@@ -371,6 +401,7 @@ def main() -> int:
     for name in sorted(by_sample):
         _print_sample(name, by_sample[name], args.show_heldback)
     if by_sample:
+        _print_by_kind([pair for pairs in by_sample.values() for pair in pairs])
         _print_per_proposal([pair for pairs in by_sample.values() for pair in pairs],
                             len({p.number or p.head for p in chosen}), part)
     # A change of the checker may drop judged findings: the true ones among them are findings it lost.

@@ -62,6 +62,7 @@ from ci_tools.changelog.added import added_blocks, parse_block
 from ci_tools.changelog.layout import Block, Layout
 from ci_tools.changelog.lint import ChangelogChange, HeadConfigs, lint_changelog
 from ci_tools.claims.verdict.check import EvalCache, check_entries, entry_inputs, entry_jobs
+from ci_tools.claims.verdict.rules import DISAGREEMENT_RULES
 from ci_tools.claims.verdict.undocumented import undocumented_changes
 from ci_tools.config import ProjectConfig, layout_at, load_config
 from ci_tools.errors import UsageError
@@ -75,7 +76,7 @@ from ci_tools.revision.yamlpos import PosMap, YamlLoadError, load_yaml
 
 PARTS = ("common", "head", "base")
 INHERIT = "inherit.txt"
-CLAIM_RULES = ("claim-contradicted", "claim-partly-contradicted")
+CLAIM_RULES = DISAGREEMENT_RULES
 
 
 class ExtractError(Exception):

@@ -142,3 +142,20 @@ def test_each_proposal_is_counted_by_what_its_check_would_have_told_its_author()
         pair(0, "error", "none", "aaa"), pair(0, "error", "all", "bbb"),  # commits no pull request holds: each its own
     ])
     assert outcome == {"a true error": 2, "only false errors": 2, "a true warning": 1, "only false warnings": 1}
+
+
+def test_findings_are_counted_by_the_kind_of_disagreement_their_rule_and_message_state() -> None:
+    """The kinds the bench splits precision by, from the claims checker's own message forms (the rule alone
+    does not tell a sweep size from a value)."""
+    kinds = {
+        "changelog says TP4 runs concurrency 8 (perf-changelog.yaml:12), but no job is TP4 (the jobs run TP8/EP1)":
+            "arm missing",
+        "changelog says --max-num-batched-tokens is 8192 (x:1), but the recipe does not pass "
+        "--max-num-batched-tokens for all 4 jobs of k": "setting missing",
+        "changelog says X is 1 (x:1), but the recipe never sets X for all 2 jobs of k": "setting missing",
+        "changelog says no TP8 job runs (x:1), but the config runs TP8 (TP8/EP1) at concurrency 1": "arm present",
+        "changelog says the sweep has 3 topologies (x:1), but the config generates 4 jobs (c:1)": "sweep size",
+        "changelog says DEP8 runs concurrency 64 (x:1), but the config generates concurrency 32/48": "concurrencies",
+        "changelog says --max-num-seqs is 256 (x:1), but the recipe passes --max-num-seqs 128 (r:3)": "value",
+    }
+    assert {message: prs.finding_kind(message) for message in kinds} == kinds

@@ -16,11 +16,13 @@ from pathlib import Path
 
 import pytest
 
+from ci_tools.claims.verdict.rules import DISAGREEMENT_RULES
+
 from fixture_trees import copy_tree, tree_files
 from test_changelog_support import Repo, clear_github_env, run
 
 DATA = Path(__file__).parent / "data" / "claims_real"
-CLAIM_RULES = {"claim-contradicted", "claim-partly-contradicted"}
+CLAIM_RULES = set(DISAGREEMENT_RULES)
 
 Finding = tuple[str, int, str, str]
 
@@ -54,9 +56,9 @@ CASES: dict[str, tuple[str, set[Finding]]] = {
         "the AMD disaggregated script chain read to its end: models_atom.yaml's env words exported per job, "
         "so variables the entry claims and nothing sets are contradicted (its claims that hold stay silent); "
         "a models-table key named for the flag it feeds, its value in the clause after the ';'",
-        {("claim-contradicted", 13, "ATOM_DISABLE_MMAP", "on"),
-         ("claim-contradicted", 13, "OMP_NUM_THREADS", "1"),
-         ("claim-contradicted", 14, "--scheduler-delay-factor", "1")}),
+        {("claim-setting-missing", 13, "ATOM_DISABLE_MMAP", "on"),
+         ("claim-setting-missing", 13, "OMP_NUM_THREADS", "1"),
+         ("claim-setting-missing", 14, "--scheduler-delay-factor", "1")}),
     "5ba0b0b0b7eb": (
         "a list setting claimed by its step: capture sizes said to be token-multiples of (1+7)=8, where the recipe "
         "captures multiples of (1+2)=3, as the entry's own earlier bullet says (that claim holds and stays silent); "
@@ -99,7 +101,7 @@ CASES: dict[str, tuple[str, set[Finding]]] = {
     "ed5e88bf843a": (
         "a parser named by what it parses (qwen3_coder tool-call parsing) on a recipe that passes no "
         "--tool-call-parser, inside a list of serve settings said to be identical to the sibling's (the others hold)",
-        {("claim-contradicted", 20, "--tool-call-parser", "qwen3_coder")}),
+        {("claim-setting-missing", 20, "--tool-call-parser", "qwen3_coder")}),
     "d7ff17b352a8": (
         "program defaults, measured uplifts and dropped rows are not claims about the new recipe",
         set()),

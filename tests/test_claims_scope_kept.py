@@ -103,9 +103,9 @@ def test_a_contrast_or_a_before_state_is_no_claim_that_its_arm_runs(tree: Tree, 
 
 
 def test_the_arm_a_sentence_says_runs_is_still_checked(tree: Tree) -> None:
-    assert [f[:2] for f in findings(tree, "Move DP attention to TP8 from TP4.")] == [("claim-contradicted", "tp/dp-attn")]
+    assert [f[:2] for f in findings(tree, "Move DP attention to TP8 from TP4.")] == [("claim-arm-missing", "tp/dp-attn")]
     assert [f[:2] for f in findings(tree, "Change the TP4 sweep at conc 1-64 to TP8.")] == [
-        ("claim-contradicted", "tp/dp-attn")]
+        ("claim-arm-missing", "tp/dp-attn")]
 
 
 def test_a_concurrency_band_up_to_a_bound_is_the_scope(tree: Tree) -> None:

@@ -514,14 +514,14 @@ def test_a_flag_of_an_installer_s_command_line_is_not_the_server_s(findings: dic
     assert findings["Reinstall aiter via pip install --no-build-isolation"] == []
     assert findings["Install with pip install --no-deps --pre vllm"] == []  # was: "--pre is vllm"
     assert claimed(findings["Serve with --no-build-isolation"]) == [
-        ("claim-contradicted", "--no-build-isolation", "on")]
+        ("claim-setting-missing", "--no-build-isolation", "on")]
     # a flag no recipe passes, in a clause of installing, downloading or containers, or an installer's or a
     # container runtime's own flag: that tool's (each had been an error: "the recipe does not pass --no-deps")
     for sentence in ("The wheel is installed with --no-deps to keep torch",
                      "Containers start with --privileged and --network host", "Run hf download with --max-workers 16",
                      "Use --no-deps"):
         assert findings[sentence] == [], sentence
-    assert claimed(findings["Pass --enable-foo-bar"]) == [("claim-contradicted", "--enable-foo-bar", "on")]
+    assert claimed(findings["Pass --enable-foo-bar"]) == [("claim-setting-missing", "--enable-foo-bar", "on")]
 
 
 EXCEPTED = ["--moe-runner-backend flashinfer_mxfp4 for all configs except ep=8",
@@ -607,7 +607,7 @@ def test_the_recipes_a_sentence_names_are_the_jobs_it_speaks_of(findings: dict[s
     (found,) = findings["Set decode gpu-memory-utilization to 0.95 on the low-middle-curve recipe"]
     assert found["rule"] == "claim-contradicted" and "disagg-gb200-low-middle-curve.yaml" in found["message"]
     assert claimed(findings["Use --moe-backend deep_gemm_mega_moe on the low-latency recipe"]) == [
-        ("claim-contradicted", "--moe-backend", "deep_gemm_mega_moe")]
+        ("claim-setting-missing", "--moe-backend", "deep_gemm_mega_moe")]
     (found,) = findings["In disagg-gb200-low-latency.yaml and disagg-gb200-max-tpt-megamoe.yaml, prefill "
                         "gpu-memory-utilization is 0.8"]
     assert found["rule"] == "claim-partly-contradicted" and "for 1 of 2 " in found["message"]
@@ -746,7 +746,7 @@ def test_a_vendor_named_for_its_hardware_scopes_the_claim(findings: dict[str, li
     # an entry of a B200 and an MI355X key: each had drawn a warning on the other vendor's jobs
     assert findings["SGLANG_USE_AITER=1 for the AMD key"] == []
     (found,) = findings["SGLANG_USE_AITER=1 for the NVIDIA key"]
-    assert found["rule"] == "claim-contradicted" and "dsr1-fp8-b200-sglang" in found["message"]
+    assert found["rule"] == "claim-setting-missing" and "dsr1-fp8-b200-sglang" in found["message"]
     assert "mi355x" not in found["message"]
     assert findings["AMD: aiter attention; NVIDIA: trtllm_mla attention"] == []
     # a setting named by its value takes the words before its clause as the configs it speaks of, as any other
@@ -852,7 +852,7 @@ def test_a_value_per_tensor_parallel_rank_is_judged_at_each_job_s_tp(findings: d
 def test_a_bound_on_the_parallelism_names_the_jobs_meeting_it(findings: dict[str, list[dict[str, Any]]]) -> None:
     assert findings["Add --enable-expert-parallel (EP>1)."] == []  # every job of the key runs EP1
     assert claimed(findings["Add --enable-expert-parallel (TP>1)."]) == [
-        ("claim-contradicted", "--enable-expert-parallel", "on")]
+        ("claim-setting-missing", "--enable-expert-parallel", "on")]
 
 
 def test_what_the_drafter_is_pinned_to_is_the_draft_model_s(findings: dict[str, list[dict[str, Any]]]) -> None:
@@ -927,7 +927,7 @@ def test_a_flag_after_another_project_s_change_is_its_feature(findings: dict[str
     assert findings["Bump the image, which picks up sgl-project/sglang#35017 "
                     "(--enable-flashinfer-allreduce-fusion)."] == []
     assert claimed(findings["Bump the image and pass --enable-flashinfer-allreduce-fusion."]) == [
-        ("claim-contradicted", "--enable-flashinfer-allreduce-fusion", "on")]
+        ("claim-setting-missing", "--enable-flashinfer-allreduce-fusion", "on")]
 
 
 def test_a_parallelism_glued_to_its_offload_is_that_arm(findings: dict[str, list[dict[str, Any]]]) -> None:

@@ -50,7 +50,7 @@ def test_an_extract_of_a_replayed_case_is_the_case_and_a_file_another_extract_st
     assert _script().main([str(repo.path), "HEAD", str(out)]) == 0
 
     printed = capsys.readouterr().out
-    assert "('claim-contradicted', 20, '--tool-call-parser', 'qwen3_coder')," in printed
+    assert "('claim-setting-missing', 20, '--tool-call-parser', 'qwen3_coder')," in printed
     assert not (out / "common" / "benchmarks" / "benchmark_lib.sh").exists()
     assert (out / "common" / INHERIT).read_text().splitlines()[1:] == ["000000000000/common benchmarks/benchmark_lib.sh"]
     for part in ("common", "head", "base"):

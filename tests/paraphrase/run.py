@@ -1,7 +1,7 @@
 """The claims checker on generated sentences, and what became of each.
 
-A lie is *caught* when a ``claim-contradicted`` or ``claim-partly-contradicted``
-finding names the setting the sentence lies about; *caught-other* when a
+A lie is *caught* when a finding of a disagreement (``claim-contradicted``,
+``claim-arm-missing``, ``claim-setting-missing`` or ``claim-partly-contradicted``) names the setting the sentence lies about; *caught-other* when a
 finding names another setting (the lie was misread); *trace* when the checker
 says it could not verify a phrase of the sentence (``claim-unverified``);
 *silent* when nothing at all is said.  A truth is *flagged* when any claim
@@ -17,6 +17,7 @@ from typing import Iterable, Sequence
 
 from ci_tools.claims.text.sentences import plain_source
 from ci_tools.claims.verdict.check import EntryInput, EvalCache, check_entries
+from ci_tools.claims.verdict.rules import DISAGREEMENT_RULES
 from ci_tools.config import ProjectConfig
 from ci_tools.findings import Finding, Location
 from ci_tools.model.repository import RepoData
@@ -24,7 +25,7 @@ from ci_tools.model.repository import RepoData
 from .forms import Sentence
 from .settings import OverlaySnapshot, Setting
 
-FINDINGS = ("claim-contradicted", "claim-partly-contradicted")
+FINDINGS = DISAGREEMENT_RULES
 
 
 def held_out_setting(s: Setting) -> bool:

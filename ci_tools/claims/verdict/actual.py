@@ -56,6 +56,7 @@ class Actual:
     # A false verdict that is still partly right (some of the points claimed are run): never an error.
     partial: bool = False
     label: str = ""  # the arm (and sequence lengths) a unit of an arm or concurrency claim is about
+    no_such_arm: bool = False  # the unit's arm matches no job at all (not: its jobs differ)
 
 
 UNKNOWN = Actual(None, "", "", None)

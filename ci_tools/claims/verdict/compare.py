@@ -443,7 +443,7 @@ def judge_arms(claim: Claim, jobs: Sequence[Job]) -> Judgement | None:
         shapes = sorted({_shape(j) for j in nearby})
         shown = ", ".join(shapes[:4]) + (", ..." if len(shapes) > 4 else "")
         units.append((nearby[0], Actual(False, f"no job is {_arm_words(label, scope) or 'of that arm'} (the jobs run {shown})",
-                                        shown, nearby[0].row, label=label)))
+                                        shown, nearby[0].row, label=label, no_such_arm=True)))
     return Judgement(claim, tuple(j for j, _ in units), tuple(a for _, a in units), False)
 
 
@@ -529,7 +529,7 @@ def judge_concurrency(claim: Claim, jobs: Sequence[Job]) -> Judgement | None:
             nearby = sorted({_shape(j) for j in jobs})
             shown = ", ".join(nearby[:4]) + (", ..." if len(nearby) > 4 else "")
             units.append((jobs[0], Actual(False, f"no job is {_arm_words(label, scope)} (the jobs run {shown})", "no such arm",
-                                          jobs[0].row, label=label)))
+                                          jobs[0].row, label=label, no_such_arm=True)))
             continue
         covered.update((j.id, j) for j in arm_jobs)
     if covered:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from ...findings import PR_DESCRIPTION, Finding, Location, Severity, make_finding
+from ...findings import PR_DESCRIPTION, Finding, Location, Rule, Severity, make_finding
 from ...jobs.job import Job
 from ..text.arms import Arm
 from ..text.claim import Claim
@@ -12,7 +12,7 @@ from ..text.valueread import inverted
 from ..text.values import Bool, Concurrency, FamilyArm, Member, NoArm, Number
 from .actual import Actual
 from .compare import Judgement
-from .rules import CLAIM_CONTRADICTED, CLAIM_PARTLY_CONTRADICTED
+from .rules import CLAIM_ARM_MISSING, CLAIM_CONTRADICTED, CLAIM_PARTLY_CONTRADICTED, CLAIM_SETTING_MISSING
 
 
 def phrase(claim: Claim) -> str:
@@ -171,6 +171,8 @@ def finding(j: Judgement, origin: str) -> Finding:
             message = (f"{origin} says {statement(claim)}{_at(claim.location)}, but {_instead(false)} "
                        f"for {len(false)} of {len(j.jobs)} {label}jobs of {_keys(j.jobs)}: {shown}")
             rule = CLAIM_PARTLY_CONTRADICTED
+    if rule is CLAIM_CONTRADICTED:
+        rule = _what_is_missing(claim.kind, false) or rule
     related: list[Location] = []
     for _, a in false:
         if a.location is not None and a.location.path and a.location not in related:
@@ -191,6 +193,16 @@ def finding(j: Judgement, origin: str) -> Finding:
     # .ci-tools.yaml makes them errors again.
     severity = Severity.WARNING if origin == PR_DESCRIPTION else None
     return make_finding(rule, message, claim.location, related=related, data=data, severity=severity)
+
+
+def _what_is_missing(kind: str, false: list[tuple[Job, Actual]]) -> Rule | None:
+    """The rule of a contradiction that is only something missing: an arm no job runs, or a setting no job
+    sets at all (None: a value or a sweep differs)."""
+    if kind in ("concurrency", "arm") and all(a.no_such_arm for _, a in false):
+        return CLAIM_ARM_MISSING
+    if kind not in ("concurrency", "arm", "count") and all(a.value in _NOT_GIVEN for _, a in false):
+        return CLAIM_SETTING_MISSING
+    return None
 
 
 def _arm_message(j: Judgement, origin: str) -> str:

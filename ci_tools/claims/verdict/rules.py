@@ -27,6 +27,47 @@ CLAIM_CONTRADICTED = register(
     severity=Severity.ERROR,
 )
 
+CLAIM_ARM_MISSING = register(
+    "claim-arm-missing",
+    summary="a changelog claim names an arm (a topology, an offload tier, a band) no job it is about runs",
+    what=("Like claim-contradicted, for a claim whose whole disagreement is that the arm it names, or a "
+          "concurrency it gives to an arm, matches no job of its scope: \"add a DEP8 arm at conc 64\" where no "
+          "job runs DEP8. Its own rule because it is read less surely than a value: an arm is often named by "
+          "a label of the text's own (\"the HiCache L3 arm\", \"1P4D\"), and on pull requests as they were "
+          "proposed such findings were true about one time in five (README \"Claims\"), where a contradicted "
+          "value was true four times in five. A repository can make it a warning with `severity:`."),
+    why=("A sweep the changelog announces and the config does not run is a result readers look for and "
+         "never find."),
+    example=(
+        'description:\n'
+        '  - "Add the DEP8 dp-attn band at conc 64-512."\n'
+        '# while every job of the key runs TP8 without DP attention'
+    ),
+    fix="Add the arm to the config, or correct the description to name the arms the config runs.",
+    family=FAMILY,
+    severity=Severity.ERROR,
+)
+
+CLAIM_SETTING_MISSING = register(
+    "claim-setting-missing",
+    summary="a changelog claim gives a setting a value, and no job it is about sets it at all",
+    what=("Like claim-contradicted, for a claim whose whole disagreement is that the flag, variable or key it "
+          "names is not set by any job of its scope (not another value: no value). Its own rule because it "
+          "is read less surely: the setting is often another program's (an installer's, a launcher's, the "
+          "benchmark client's) or set where the recipe does not show it, and on pull requests as they were "
+          "proposed none of these findings was true (README \"Claims\"). A repository can make it a warning "
+          "with `severity:`."),
+    why="A setting the changelog says was applied and that no job passes was never tried.",
+    example=(
+        'description:\n'
+        '  - "Enable --enable-two-batch-overlap for the DEP band."\n'
+        '# while no recipe of the key passes --enable-two-batch-overlap'
+    ),
+    fix="Pass the setting in the recipe, or correct the description.",
+    family=FAMILY,
+    severity=Severity.ERROR,
+)
+
 CLAIM_PARTLY_CONTRADICTED = register(
     "claim-partly-contradicted",
     summary="a claim holds for some jobs in its scope and not for others",
@@ -89,3 +130,8 @@ CLAIM_NOT_CHECKED = register(
     family=FAMILY,
     severity=Severity.NOTE,
 )
+
+
+# The rules of a claim the jobs disagree with, whole or in part: what a measure of the claims checker scores.
+DISAGREEMENT_RULES = (CLAIM_CONTRADICTED.id, CLAIM_ARM_MISSING.id, CLAIM_SETTING_MISSING.id,
+                      CLAIM_PARTLY_CONTRADICTED.id)
