@@ -280,8 +280,9 @@ def _print_sample(name: str, pairs: list[tuple[dict[str, Any], dict[str, Any]]],
         print(f"sample {name}: false findings by family: " + ", ".join(f"{m} {n}" for m, n in families.most_common()))
 
 
-# What a finding says is missing or different, told by the claims checker's own message forms (its JSON data
-# holds the claimed and actual values, not the kind of disagreement).
+# What a finding says is missing or different, told by the claims checker's own message forms: its rule tells an
+# error whose arms or setting are missing, but not a warning's kind, nor the kind of a replay saved before those
+# rules (all claim-contradicted).
 _KINDS = (("arm missing", re.compile(r"but no job is ")),
           ("setting missing", re.compile(r"but the recipe (?:does not pass|never sets|sets no) ")),
           ("arm present", re.compile(r"but the config runs ")),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from ...findings import PR_DESCRIPTION, Finding, Location, Rule, Severity, make_finding
+from ...findings import PR_DESCRIPTION, Finding, Location, Severity, make_finding
 from ...jobs.job import Job
 from ..text.arms import Arm
 from ..text.claim import Claim
@@ -157,7 +157,10 @@ def finding(j: Judgement, origin: str) -> Finding:
     first_job, first = false[0]
     if claim.kind in ("concurrency", "arm", "count"):
         message = _arm_message(j, origin)
-        rule = CLAIM_CONTRADICTED if j.outcome == "false" else CLAIM_PARTLY_CONTRADICTED
+        if j.outcome != "false":
+            rule = CLAIM_PARTLY_CONTRADICTED
+        else:  # (arms no job runs have a rule of their own; a count's units never are such)
+            rule = CLAIM_ARM_MISSING if all(a.no_such_arm for _, a in false) else CLAIM_CONTRADICTED
     else:
         label = claim.scope.label()
         label = f"{label} " if label else ""
@@ -165,14 +168,13 @@ def finding(j: Judgement, origin: str) -> Finding:
             n = len(j.jobs)
             who = f"the only {label}job of {_keys(j.jobs)}" if n == 1 else f"all {n} {label}jobs of {_keys(j.jobs)}"
             message = f"{origin} says {statement(claim)}{_at(claim.location)}, but {_instead(false)} for {who}"
-            rule = CLAIM_CONTRADICTED
+            # (a setting no job sets at all has a rule of its own)
+            rule = CLAIM_SETTING_MISSING if all(a.value in _NOT_GIVEN for _, a in false) else CLAIM_CONTRADICTED
         else:
             shown = ", ".join(job.label() for job, _ in false[:4]) + (", ..." if len(false) > 4 else "")
             message = (f"{origin} says {statement(claim)}{_at(claim.location)}, but {_instead(false)} "
                        f"for {len(false)} of {len(j.jobs)} {label}jobs of {_keys(j.jobs)}: {shown}")
             rule = CLAIM_PARTLY_CONTRADICTED
-    if rule is CLAIM_CONTRADICTED:
-        rule = _what_is_missing(claim.kind, false) or rule
     related: list[Location] = []
     for _, a in false:
         if a.location is not None and a.location.path and a.location not in related:
@@ -193,16 +195,6 @@ def finding(j: Judgement, origin: str) -> Finding:
     # .ci-tools.yaml makes them errors again.
     severity = Severity.WARNING if origin == PR_DESCRIPTION else None
     return make_finding(rule, message, claim.location, related=related, data=data, severity=severity)
-
-
-def _what_is_missing(kind: str, false: list[tuple[Job, Actual]]) -> Rule | None:
-    """The rule of a contradiction that is only something missing: an arm no job runs, or a setting no job
-    sets at all (None: a value or a sweep differs)."""
-    if kind in ("concurrency", "arm") and all(a.no_such_arm for _, a in false):
-        return CLAIM_ARM_MISSING
-    if kind not in ("concurrency", "arm", "count") and all(a.value in _NOT_GIVEN for _, a in false):
-        return CLAIM_SETTING_MISSING
-    return None
 
 
 def _arm_message(j: Judgement, origin: str) -> str:

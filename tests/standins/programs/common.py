@@ -88,43 +88,12 @@ def option_value(args: list[str], *names: str) -> str | None:
     return found
 
 
-def post_json(url: str, body: dict) -> tuple[float, str | None, str | None]:
-    """One real POST of ``body`` as JSON over HTTP/1.1: (seconds, the server's identity, an error)."""
-    start = time.perf_counter()
-    rest = url.split("://", 1)[-1]
-    hostport, _, path = rest.partition("/")
+def _exchange(url: str, method: str, headers: str = "", body: bytes = b"") -> tuple[str, list[str], bytes, str | None]:
+    """One real request over HTTP/1.1 (``Connection: close``): the status, the answer's header lines, its body,
+    and an error when the server could not be reached or did not answer 200."""
+    hostport, _, path = url.split("://", 1)[-1].partition("/")
     host, _, port = hostport.rpartition(":") if ":" in hostport else (hostport, "", "80")
-    host = on_this_node(host)
-    data = json.dumps(body).encode()
-    request = (f"POST /{path} HTTP/1.1\r\nHost: {hostport}\r\nContent-Type: application/json\r\n"
-               f"Content-Length: {len(data)}\r\nConnection: close\r\n\r\n").encode() + data
-    try:
-        with socket.create_connection((host, int(port)), timeout=10) as conn:
-            conn.sendall(request)
-            chunks = []
-            while True:
-                chunk = conn.recv(65536)
-                if not chunk:
-                    break
-                chunks.append(chunk)
-    except (OSError, ValueError) as exc:
-        return time.perf_counter() - start, None, f"{type(exc).__name__}: {exc}"
-    head, _, _ = b"".join(chunks).partition(b"\r\n\r\n")
-    lines = head.decode("latin-1").split("\r\n")
-    status = lines[0].split()[1] if lines and len(lines[0].split()) > 1 else "?"
-    identity = next((line.split(":", 1)[1].strip() for line in lines[1:]
-                     if line.lower().startswith("x-standin-server:")), None)
-    if status != "200":
-        return time.perf_counter() - start, identity, f"HTTP {status} from {url}"
-    return time.perf_counter() - start, identity, None
-
-
-def get_text(url: str) -> tuple[str | None, str | None]:
-    """One real GET over HTTP/1.1: (the body when the answer is 200, an error otherwise)."""
-    rest = url.split("://", 1)[-1]
-    hostport, _, path = rest.partition("/")
-    host, _, port = hostport.rpartition(":") if ":" in hostport else (hostport, "", "80")
-    request = f"GET /{path} HTTP/1.1\r\nHost: {hostport}\r\nConnection: close\r\n\r\n".encode()
+    request = (f"{method} /{path} HTTP/1.1\r\nHost: {hostport}\r\n{headers}Connection: close\r\n\r\n").encode() + body
     try:
         with socket.create_connection((on_this_node(host), int(port)), timeout=10) as conn:
             conn.sendall(request)
@@ -132,9 +101,25 @@ def get_text(url: str) -> tuple[str | None, str | None]:
             while chunk := conn.recv(65536):
                 chunks.append(chunk)
     except (OSError, ValueError) as exc:
-        return None, f"{type(exc).__name__}: {exc}"
-    head, _, body = b"".join(chunks).partition(b"\r\n\r\n")
-    status_line = head.decode("latin-1").split("\r\n", 1)[0].split()
-    if len(status_line) < 2 or status_line[1] != "200":
-        return None, f"HTTP {status_line[1] if len(status_line) > 1 else '?'} from {url}"
-    return body.decode("utf-8", errors="replace"), None
+        return "?", [], b"", f"{type(exc).__name__}: {exc}"
+    head, _, answer = b"".join(chunks).partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    status = lines[0].split()[1] if len(lines[0].split()) > 1 else "?"
+    return status, lines[1:], answer, None if status == "200" else f"HTTP {status} from {url}"
+
+
+def post_json(url: str, body: dict) -> tuple[float, str | None, str | None]:
+    """One real POST of ``body`` as JSON: (seconds, the server's identity, an error)."""
+    start = time.perf_counter()
+    data = json.dumps(body).encode()
+    _, headers, _, error = _exchange(url, "POST", f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n",
+                                     data)
+    identity = next((line.split(":", 1)[1].strip() for line in headers
+                     if line.lower().startswith("x-standin-server:")), None)
+    return time.perf_counter() - start, identity, error
+
+
+def get_text(url: str) -> tuple[str | None, str | None]:
+    """One real GET: (the body when the answer is 200, an error otherwise)."""
+    _, _, answer, error = _exchange(url, "GET")
+    return (None, error) if error else (answer.decode("utf-8", errors="replace"), None)

@@ -106,9 +106,8 @@ def _flushed() -> tuple[int, bytes, str]:
 
 
 def answer(method: str, path: str, raw: bytes, model: str, argv: list[str],
-           answered: Answered | None = None) -> tuple[int, bytes, str]:
+           answered: Answered) -> tuple[int, bytes, str]:
     """(status, body, content type) for one request; a completion is counted in ``answered``."""
-    answered = answered or Answered(None)
     path = path.split("?", 1)[0]
     if path == "/flush_cache":  # GET in older SGLang releases, POST now
         return _flushed()
