@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from ci_tools.claims.text.extract import extract
+from ci_tools.claims.text.markdown import pr_body_source
 from ci_tools.claims.text.sentences import plain_source
 from paraphrase.drive import Tree, load_tree
 from paraphrase.forms import FORMS, Form, load_forms, sentences
@@ -84,7 +85,10 @@ def test_no_generated_sentence_names_a_setting_and_a_value_in_silence(tree: Tree
             evals = [cache.evaluate(j, overlay) for j in tree.jobs_of[s.config_key]]  # type: ignore[arg-type]
             catalogs[s.key] = catalog_from(evals, ClaimsSettings(), evals)
         cat = catalogs[s.key]
-        source = plain_source("generated.md", o.sentence.text)
+        # A PR description is read as the checker reads one (its Markdown tables as the sentences of their rows).
+        text = o.sentence.text
+        source = pr_body_source("generated.md", text) if o.sentence.form.where == "pr-body" else plain_source(
+            "generated.md", text)
         found = extract(source, cat)  # type: ignore[arg-type]
         silent.extend(f"{s.key}: {c.text}" for c in silent_clauses(source, found, spellings(cat)))  # type: ignore
         checked += 1

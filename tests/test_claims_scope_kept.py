@@ -233,3 +233,14 @@ def test_a_value_said_of_parts_named_together_is_said_of_the_jobs_of_all_of_them
     stated = [st for st in stated_values([plain_source("x.md", "Use 0.8 when ISL=8192, OSL=1024, and CONC>128.")], jobs)
               if str(st.value).startswith("Number")]
     assert [[st.admits(j) for j in jobs] for st in stated] == [[True, False, False, False]]
+
+
+def test_an_exception_stated_for_one_setting_excuses_no_other(tree: Tree) -> None:
+    # dsr1-fp8-b200-sglang passes --chunked-prefill-size and --max-prefill-tokens 32768 on TP8, 8192 on TP4
+    key = ("dsr1-fp8-b200-sglang",)
+    # "8192 on TP4" is the chunked prefill size's: the TP4 jobs' 8192 max-prefill-tokens still contradict 4096
+    assert findings(tree, "Set --chunked-prefill-size to 32768 on TP8 and 8192 on TP4.",
+                    "Set --max-prefill-tokens to 4096 on TP4.", keys=key) == [
+        ("claim-contradicted", "--max-prefill-tokens", "4096")]
+    # while an exception the sentence gives its own setting still excuses the jobs it names
+    assert findings(tree, "Set --max-prefill-tokens to 32768, and 8192 on TP4.", keys=key) == []

@@ -195,6 +195,18 @@ def _scope_phrases(s: Setting, spelling: str) -> list[tuple[str, str]]:
     return [("", "")]
 
 
+def _qualifier(s: Setting) -> str:
+    """The jobs the edit reaches as a table cell qualifies its setting: " (decode, TP8)", " (TP8)", ""."""
+    parts = [s.role if s.role_named else "", s.arm or ""]
+    shown = ", ".join(p for p in parts if p)
+    return f" ({shown})" if shown else ""
+
+
+def _arm_cell(s: Setting) -> str:
+    """The jobs the edit reaches as the first cell of a table's row of arms: "decode TP8", "TP8" ("": all jobs)."""
+    return " ".join(p for p in (s.role if s.role_named else "", s.arm or "") if p)
+
+
 def applies(form: Form, s: Setting) -> bool:
     kind = "present" if s.kind == "switch" else s.vkind
     if kind not in form.values:
@@ -203,6 +215,8 @@ def applies(form: Form, s: Setting) -> bool:
         return False
     if "{S2}" in form.text and not s.others:
         return False
+    if "{Xa}" in form.text and not _arm_cell(s):
+        return False  # a row of arms needs an arm to name
     if form.direction:
         up = _direction(s)
         if up is None or (form.direction == "up") != up:
@@ -239,6 +253,8 @@ def sentences(s: Setting, forms: Sequence[Form], held_setting: bool) -> list[Sen
             # alone ("prefill X=1") would leave it unscoped
             scopes = [p for p in scopes if not p[0]] or scopes
         prefix, suffix = _pick(scopes, s.key, form.id, "scope")
+        if "{Xq}" in form.text:
+            prefix = ""  # a table's cell qualifies its setting in a parenthesis of its own
         if s.kind == "switch":
             vspell = "flag"
             truth_text = lie_text = ""
@@ -268,7 +284,7 @@ def sentences(s: Setting, forms: Sequence[Form], held_setting: bool) -> list[Sen
                     subject_name = name2
             shown = name[4:] if name.startswith("the ") and "{V} {S}" in text else name  # "Use 16K chunked prefill"
             text = text.replace("{S}", prefix + shown).replace("{V}", stated).replace("{A}", s.old.strip())
-            text = text.replace("{X}", suffix)
+            text = text.replace("{X}", suffix).replace("{Xq}", _qualifier(s)).replace("{Xa}", _arm_cell(s))
             out.append(Sentence(f"{form.id}:{'truth' if truth else 'lie'}", form, s, truth, text, subject_name,
                                 spelling, vspell, held_setting or form.held_out))
     return out

@@ -15,6 +15,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
+from ci_tools.claims.text.markdown import pr_body_source
 from ci_tools.claims.text.sentences import plain_source
 from ci_tools.claims.verdict.check import EntryInput, EvalCache, check_entries
 from ci_tools.claims.verdict.rules import DISAGREEMENT_RULES
@@ -95,7 +96,7 @@ def check_sentences(config: ProjectConfig, repo: RepoData, setting: Setting, ove
         path = f"pr-body/{n}"
         paths[path] = sentence
         report = check_entries(config, repo, overlay, [neutral], cache=cache, verbose=True,  # type: ignore
-                               pr_body=plain_source(path, sentence.text), **base)
+                               pr_body=pr_body_source(path, sentence.text), **base)
         for f in report.findings:
             by_path[f.location.path].append(f)
     return [classify(sentence, by_path.get(path, [])) for path, sentence in paths.items()]

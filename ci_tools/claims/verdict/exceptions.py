@@ -158,7 +158,7 @@ def stated_values(sources: Iterable[SourceText], jobs: Sequence[Job]) -> list[St
                 led = [r for r in near if ahead and r[0] == i + 2]
                 first, last, _, parts = led[0] if led else min(
                     near, key=lambda r: (min(abs(r[0] - i), abs(r[1] - i)), (r[0] < i) if ahead else (r[0] > i)))
-                out.append(replace(parts[0], value=value, setting=_setting_of(t, items[i - 1][0] if i else None),
+                out.append(replace(parts[0], value=value, setting=_setting_of(t, _flag_before(items, i)),
                                    also=tuple(parts[1:])))
     return out
 
@@ -183,6 +183,25 @@ def _runs(items: Sequence[tuple[Tok, Stated | None, int]]) -> list[tuple[int, in
         else:
             runs.append((i, i, clause_index, [where]))
     return runs
+
+
+# Words between a flag and the value a clause gives it: "Set --chunked-prefill-size to 8192", "--x from 4 to 8".
+_TO_ITS_VALUE = frozenset({"to", "is", "=", "of", "as", "from", "->", "→", "at", "on", "for", "and", "in"})
+
+
+def _flag_before(items: Sequence[tuple[Tok, Stated | None, int]], i: int) -> Tok | None:
+    """The flag a value is given to in its clause: right before it, or before it across "to", "from A to" and
+    the values and parts of other arms ("Set --chunked-prefill-size to 32768 on TP8 and 8192 on TP4": its 8192 on
+    TP4 excepts that setting's TP4 jobs only, not --max-prefill-tokens' ones); else the token right before it."""
+    k = i - 1
+    while k >= 0 and items[k][2] == items[i][2] and k >= i - 12:
+        t, where, _ = items[k]
+        if t.kind == "flag" and "=" not in t.text:
+            return t
+        if where is None and t.low not in _TO_ITS_VALUE and _stated_value(t.text) is None:
+            break
+        k -= 1
+    return items[i - 1][0] if i else None
 
 
 def _setting_of(t: Tok, before: Tok | None) -> str:
