@@ -39,6 +39,7 @@ from .gates import explained_by_a_gate, gates_in
 from .messages import finding, phrase
 from .reads import ReadsCache, RecipeReads
 from .recipe_loops import AsRun
+from .other_programs import passed_to_another_program
 from .rules import CLAIM_NOT_CHECKED, CLAIM_UNVERIFIED
 from .superseded import later_bullets, spoken_of_later, told_again_later, topic
 
@@ -355,6 +356,12 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
                 report.unverified.append(Unverified(phrase(claim), claim.location,
                                                     f"a later entry of this change speaks of it again "
                                                     f"({again.path}:{again.line})"))
+                continue
+            elsewhere = passed_to_another_program(judgement, repo.snapshot, evals)
+            if elsewhere is not None:  # "--shm-name" of the recipe's LMCache server, not of its vLLM server
+                report.unverified.append(Unverified(phrase(claim), claim.location,
+                                                    f"no server is given it; the recipe passes it to another "
+                                                    f"program ({elsewhere.path}:{elsewhere.line})"))
                 continue
             told = told_later(claim) if told_later is not None else None
             if told is not None:  # a step of the PR's story: a later part of its description speaks of it again
