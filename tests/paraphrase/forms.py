@@ -253,8 +253,8 @@ def sentences(s: Setting, forms: Sequence[Form], held_setting: bool) -> list[Sen
             # alone ("prefill X=1") would leave it unscoped
             scopes = [p for p in scopes if not p[0]] or scopes
         prefix, suffix = _pick(scopes, s.key, form.id, "scope")
-        if "{Xq}" in form.text:
-            prefix = ""  # a table's cell qualifies its setting in a parenthesis of its own
+        if "{Xq}" in form.text or "{Xa}" in form.text:
+            prefix = ""  # a table names the jobs in a cell of its own
         if s.kind == "switch":
             vspell = "flag"
             truth_text = lie_text = ""

@@ -34,9 +34,9 @@ _OLD_WORDS = frozenset({"before", "old", "was", "from", "previous", "prev", "bas
 # A cell that gives no value: left empty, a dash, or said to be as it was.
 _NO_VALUE = frozenset({"", "-", "--", "—", "–", "n/a", "na", "unchanged", "same", "(unchanged)", "(same)"})
 _DELIMITER = re.compile(r"^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$")
-# A column header that names a setting as the recipes spell one ("--max-num-seqs", "`mem_fraction_static`",
-# "SGLANG_USE_AITER"), not a word of a result ("conc", "Throughput", "TTFT (ms)"): a row of arms states only those.
-_SETTING_NAME = re.compile(r"`?(?:--)?[A-Za-z][\w.]*[-_.][\w.-]*`?")
+# A column header that names a setting as the recipes spell one ("--max-num-seqs", "--tp", "`mem_fraction_static`",
+# "SGLANG_USE_AITER", "PYTHONHASHSEED"), not a word of a result ("conc", "Throughput", "TTFT (ms)"): a row of arms states only those.
+_SETTING_NAME = re.compile(r"`?(?:--[A-Za-z][\w.-]*|[A-Za-z][\w.]*[-_.][\w.-]*|[A-Z][A-Z0-9]{3,})`?")
 # A trailing parenthesis of the first cell qualifies the row: "`--mem-fraction-static` (TP8)".
 _QUALIFIED = re.compile(r"^(?P<subject>.*?\S)\s*\((?P<qualifier>[^()]+)\)$")
 

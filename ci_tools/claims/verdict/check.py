@@ -225,10 +225,10 @@ def check_entries(config: ProjectConfig, head_repo: RepoData, head_snapshot: Sna
                     CLAIM_NOT_CHECKED, f"the recipe claims of this entry were not checked: {reason}", entry.location,
                     data={"config_keys": entry.patterns, "reason": reason}))
         _check_texts(entry.descriptions, catalog, jobs, evals, head_repo, report, "changelog", reads, changed, spoken,
-                     running, entry.patterns)
+                     running, entry.patterns, snapshot=head_snapshot)
     if pr_body is not None:
         _check_texts([pr_body], catalog, list(all_jobs.values()), evals, head_repo, report, PR_DESCRIPTION, reads,
-                     changed, running=running, told_later=told_again_later(pr_body, catalog))
+                     changed, running=running, told_later=told_again_later(pr_body, catalog), snapshot=head_snapshot)
     if verbose:
         for u in report.unverified:
             detail = f" (candidates: {', '.join(u.candidates)})" if u.candidates else ""
@@ -255,8 +255,10 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
                  evals: Mapping[str, RecipeEval | None], repo: RepoData, report: ClaimsReport, origin: str,
                  reads: Mapping[str, RecipeReads], changed: ChangedLines | None = None,
                  spoken_later: Mapping[str, Location] | None = None, running: AsRun | None = None,
-                 listed: Sequence[str] = (), told_later: Callable[[Claim], Location | None] | None = None) -> None:
-    """The claims of one entry's bullets (or of a PR body), each judged over its jobs.
+                 listed: Sequence[str] = (), told_later: Callable[[Claim], Location | None] | None = None,
+                 snapshot: Snapshot | None = None) -> None:
+    """The claims of one entry's bullets (or of a PR body), each judged over its jobs (whose recipes were
+    evaluated in ``snapshot``, the head: ``repo.snapshot`` unless given).
 
     A claim about part of the jobs overrides, for that part, a claim of another value about more of
     them ("use image A" and "keep the 4P2D point on image B"): the general claim is judged without the
@@ -357,7 +359,7 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
                                                     f"a later entry of this change speaks of it again "
                                                     f"({again.path}:{again.line})"))
                 continue
-            elsewhere = passed_to_another_program(judgement, repo.snapshot, evals)
+            elsewhere = passed_to_another_program(judgement, snapshot or repo.snapshot, evals)
             if elsewhere is not None:  # "--shm-name" of the recipe's LMCache server, not of its vLLM server
                 report.unverified.append(Unverified(phrase(claim), claim.location,
                                                     f"no server is given it; the recipe passes it to another "
