@@ -1,5 +1,5 @@
-"""A flag the recipe gives a program other than its server (ci_tools/claims/verdict/other_programs.py), and image
-tags that name a line of dated builds (ci_tools/claims/text/values.py), on the real tree.
+"""A flag the recipe gives a program other than its server (ci_tools/claims/verdict/other_programs.py), on the real
+tree.
 
 dsv4_fp4_mi355x_vllm_mtp.sh (dsv4-fp4-mi355x-vllm-agentic-mtp) starts an LMCache server (``lmcache server ...
 --eviction-policy LRU``) next to its vLLM server, whose command line has no such flag."""
@@ -9,7 +9,6 @@ from __future__ import annotations
 import pytest
 
 from ci_tools.claims.text.sentences import plain_source
-from ci_tools.claims.text.values import Image, image_matches
 from ci_tools.claims.verdict.check import EntryInput, EvalCache, check_entries
 from ci_tools.findings import Location
 from paraphrase.drive import Tree, load_tree
@@ -42,16 +41,3 @@ def test_a_flag_of_the_recipe_s_lmcache_server_is_not_one_no_job_sets(tree: Tree
 def test_a_flag_written_nowhere_is_still_one_no_job_sets(tree: Tree) -> None:
     assert [rule for rule, _ in said(tree, "Run the LMCache server with --l1-write-ttl-seconds 7200.")] == [
         "claim-setting-missing"]
-
-
-@pytest.mark.parametrize(("claimed", "actual", "matches"), [
-    # a dated build of the line the text names
-    ("lmsysorg/sglang-rocm:v0.5.10rc0-rocm720-mi35x", "lmsysorg/sglang-rocm:v0.5.10rc0-rocm720-mi35x-20260401", True),
-    ("rocm/atom:rocm7.2.3-mi35x", "rocm/atom:rocm7.2.3-mi35x-20260511-a1b2c3d", True),
-    # another release, or a build number that is no date
-    ("lmsysorg/sglang:v0.5.1", "lmsysorg/sglang:v0.5.10-20260401", False),
-    ("lmsysorg/sglang:v0.5.10", "lmsysorg/sglang:v0.5.10.post1", False),
-    ("vllm/vllm-openai:v0.11", "vllm/vllm-openai:v0.11-99999999", False),
-])
-def test_an_image_tag_names_the_line_of_its_dated_builds(claimed: str, actual: str, matches: bool) -> None:
-    assert image_matches(Image(claimed, claimed), actual) is matches

@@ -456,8 +456,6 @@ def image_matches(claim: Image, actual: str) -> bool | None:
         return True
     if _abbreviated_commit(c.partition(":")[2].split("@", 1)[0], a.partition(":")[2].split("@", 1)[0]):
         return True
-    if _dated_build(c.partition(":")[2].split("@", 1)[0], a.partition(":")[2].split("@", 1)[0]):
-        return True
     # A digest on one side only: compare the tags.
     return a.split("@", 1)[0] == c.split("@", 1)[0] and ("@" not in a or "@" not in c)
 
@@ -478,16 +476,6 @@ def _abbreviated_commit(claimed: str, actual: str) -> bool:
         return False
     return (claimed[:short.start()] == actual[:full.start()] and len(short.group()) < len(full.group())
             and full.group().startswith(short.group()))
-
-
-# What a dated build adds to the tag of its line: "-20260401", "-20260401-a1b2c3d".
-_DATE_SUFFIX = re.compile(r"-(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])(?:[-.][\w.]+)?")
-
-
-def _dated_build(claimed: str, actual: str) -> bool:
-    """The actual tag is a dated build of the line the claimed one names (``v0.5.10rc0-rocm720-mi35x-20260401`` of
-    ``v0.5.10rc0-rocm720-mi35x``), as ``nightly-<commit>`` is a build of ``nightly``: prose names the line."""
-    return bool(claimed) and actual.startswith(claimed) and bool(_DATE_SUFFIX.fullmatch(actual[len(claimed):]))
 
 
 def tag_shorthand_matches(claim: Fragment, tag: str) -> bool:
