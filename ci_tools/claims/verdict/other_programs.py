@@ -5,7 +5,10 @@ client (``aiperf profile ... --allow-empty-content``), an installer.  "Run one L
 --shm-name ''" is true of the recipe, whose server command line has no such flag.  The evaluation follows the
 server's command line only, so where no job's server is given a flag the text names and the recipe's own text
 passes it to some other command, the claim is about that command: it is left unverified, with where the recipe
-writes it, rather than reported as a setting no job sets.
+writes it, rather than reported as a setting no job sets.  The file's words do not tell that command from a
+branch of the server's arguments no job of the entry takes (``PARALLEL_ARGS+=(--ep-size ...)`` under
+``EP_SIZE > 1``): such a claim is left unverified too, a true omission among them (none on the history, the pull
+requests' heads and drafts, or the commit messages replayed).
 """
 
 from __future__ import annotations
