@@ -363,8 +363,7 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
             if elsewhere is not None:  # "--shm-name" of the recipe's LMCache server, not of its vLLM server
                 report.unverified.append(Unverified(phrase(claim), claim.location,
                                                     f"no server of these jobs is given it; the recipe writes it "
-                                                    f"for another program or a branch no job takes "
-                                                    f"({elsewhere.path}:{elsewhere.line})"))
+                                                    f"for another program ({elsewhere.path}:{elsewhere.line})"))
                 continue
             told = told_later(claim) if told_later is not None else None
             if told is not None:  # a step of the PR's story: a later part of its description speaks of it again
