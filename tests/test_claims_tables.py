@@ -8,14 +8,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from ci_tools.claims.text.markdown import pr_body_source
-from ci_tools.claims.text.tables import table_rows
+from ci_tools.claims.text.tables import tables
 from real_repo_support import real_origin, real_repo  # noqa: F401 - fixtures
 from test_claims_pr_body import repo  # noqa: F401 - fixture: the real tree with one entry about dsr1-fp8-b200-sglang
 from test_claims_seed import run_claims
 
 
 def sentences(text: str) -> list[str]:
-    return ["".join(piece for piece, _ in row.pieces) for row in table_rows(text)]
+    return ["".join(piece for piece, _ in row.pieces) for table in tables(text) for row in table.rows]
 
 
 def test_each_row_states_its_setting_by_what_the_header_says_its_columns_hold() -> None:

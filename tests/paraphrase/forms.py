@@ -195,16 +195,19 @@ def _scope_phrases(s: Setting, spelling: str) -> list[tuple[str, str]]:
     return [("", "")]
 
 
+def _reached(s: Setting) -> list[str]:
+    """The words naming the jobs the edit reaches, when not all: its role (when the sentence names it), its arm."""
+    return [p for p in (s.role if s.role_named else "", s.arm or "") if p]
+
+
 def _qualifier(s: Setting) -> str:
     """The jobs the edit reaches as a table cell qualifies its setting: " (decode, TP8)", " (TP8)", ""."""
-    parts = [s.role if s.role_named else "", s.arm or ""]
-    shown = ", ".join(p for p in parts if p)
-    return f" ({shown})" if shown else ""
+    return f" ({', '.join(_reached(s))})" if _reached(s) else ""
 
 
 def _arm_cell(s: Setting) -> str:
     """The jobs the edit reaches as the first cell of a table's row of arms: "decode TP8", "TP8" ("": all jobs)."""
-    return " ".join(p for p in (s.role if s.role_named else "", s.arm or "") if p)
+    return " ".join(_reached(s))
 
 
 def applies(form: Form, s: Setting) -> bool:

@@ -11,10 +11,9 @@ came from.
 from __future__ import annotations
 
 import re
-from itertools import groupby
 
 from .sentences import SourceText, plain_source
-from .tables import table_rows
+from .tables import tables
 
 # A fenced block: ``` or ~~~ at a line's start (up to three spaces in) to the same fence, or to the text's end.
 _FENCED = re.compile(r"^[ ]{0,3}(?P<fence>`{3,}|~{3,})[^\n]*\n.*?(?:^[ ]{0,3}(?P=fence)[ \t]*$|\Z)",
@@ -35,23 +34,23 @@ def pr_body_source(path: str, text: str) -> SourceText:
     """A PR description as the claims checker reads it: its prose, without code blocks and template comments."""
     prose = prose_of(text)
     plain = plain_source(path, prose)
-    rows = table_rows(prose)
-    if not rows:
+    found = tables(prose)
+    if not found:
         return plain
     chars: list[str] = []
     positions: list[tuple[int, int]] = []
     cursor = 0
-    for (start, end), table in groupby(rows, key=lambda r: (r.start, r.end)):
-        chars.append(prose[cursor:start])
-        positions.extend(plain.positions[cursor:start])
-        for row in table:
+    for table in found:
+        chars.append(prose[cursor:table.start])
+        positions.extend(plain.positions[cursor:table.start])
+        for row in table.rows:
             for piece, at in row.pieces:
                 chars.append(piece)
                 positions.extend(plain.positions[row.anchor] if at is None else plain.positions[at + k]
                                  for k in range(len(piece)))
             chars.append("\n")
             positions.append(plain.positions[row.anchor])
-        cursor = end
+        cursor = table.end
     chars.append(prose[cursor:])
     positions.extend(plain.positions[cursor:])
     return SourceText(path, "".join(chars), tuple(positions))

@@ -59,8 +59,15 @@ class Row:
 
     pieces: tuple[tuple[str, int | None], ...]
     anchor: int  # the row's first cell
-    start: int  # where the table (of which this is a row) starts and ends in the description
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table of the description that states values: where it starts and ends, and its rows' sentences."""
+
+    start: int
     end: int
+    rows: tuple[Row, ...]
 
 
 def _cell(text: str, start: int) -> Cell:
@@ -68,7 +75,9 @@ def _cell(text: str, start: int) -> Cell:
     lead = len(text) - len(text.lstrip())
     inner = text.strip()
     while len(inner) >= 4 and inner[:2] == inner[-2:] and inner[:2] in ("**", "__"):
-        inner, lead = inner[2:-2].strip(), lead + 2 + (len(inner[2:-2]) - len(inner[2:-2].lstrip()))
+        body = inner[2:-2]
+        lead += 2 + len(body) - len(body.lstrip())
+        inner = body.strip()
     return Cell(inner, start + lead)
 
 
@@ -163,14 +172,14 @@ def _across(arm: Cell, name: Cell, cell: Cell) -> tuple[tuple[str, int | None], 
             (arm.text, arm.start), _end_of([arm, cell]))
 
 
-def table_rows(prose: str) -> list[Row]:
-    """The rows of every Markdown table of ``prose`` that state a value, as sentences."""
+def tables(prose: str) -> list[Table]:
+    """Every Markdown table of ``prose`` whose rows state a value, with those rows as sentences."""
     lines: list[tuple[int, str]] = []
     offset = 0
     for line in prose.split("\n"):
         lines.append((offset, line))
         offset += len(line) + 1
-    out: list[Row] = []
+    out: list[Table] = []
     i = 0
     while i + 1 < len(lines):
         (start, head), (_, rule) = lines[i], lines[i + 1]
@@ -186,18 +195,21 @@ def table_rows(prose: str) -> list[Row]:
         end = body[-1][0] + len(body[-1][1]) if body else lines[i + 1][0] + len(rule)
         rows = [_cells(text, row_start) for row_start, text in body]
         kinds = [""] + [_header_kind(c) for c in header[1:]]
+        stated: list[Row] = []
         if header and _header_kind(header[0]) == "" and any(k in ("new", "arm") for k in kinds):
             for row in rows:
                 if not row or not re.search(r"[A-Za-z]", row[0].text):
                     continue
                 pieces = _sentence(row[0], kinds, header, row)
                 if pieces is not None:
-                    out.append(Row(tuple(pieces), row[0].start, start, end))
+                    stated.append(Row(tuple(pieces), row[0].start))
         elif header and rows and all(row and _names_arms(row[0].text) for row in rows) and not any(kinds):
             # Arms down the first column, a setting a column: "| Arm | --mem-fraction-static |" / "| TP8 | 0.82 |".
             for row in rows:
                 for name, cell in zip(header[1:], row[1:]):
                     if _value(cell) is not None and _SETTING_NAME.fullmatch(name.text):
-                        out.append(Row(_across(row[0], name, cell), row[0].start, start, end))
+                        stated.append(Row(_across(row[0], name, cell), row[0].start))
+        if stated:
+            out.append(Table(start, end, tuple(stated)))
         i = j
     return out

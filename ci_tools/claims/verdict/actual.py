@@ -60,6 +60,8 @@ class Actual:
 
 
 UNKNOWN = Actual(None, "", "", None)
+# The values of an Actual that say the job sets the subject not at all (no flag passed, no variable set).
+NOT_GIVEN = ("absent", "unset")
 
 
 def recipe_actual(claim: Claim, job: Job, ev: RecipeEval | None, known_keys: Sequence[str] = (),

@@ -34,7 +34,7 @@ from ..text.arms import ROLES, Arm, job_spec
 from ..text.scope import Scope, job_concs
 from ..text.values import (Absent, Concurrency, Count, FamilyArm, Fragment, Image, NoArm, fragment_matches, image_matches,
                            tag_shorthand_matches)
-from .actual import UNKNOWN, Actual, compare_text, held_for_another_program, key_addresses, recipe_actual
+from .actual import NOT_GIVEN, UNKNOWN, Actual, compare_text, held_for_another_program, key_addresses, recipe_actual
 from .changed import ChangedLines
 from .reads import RecipeReads
 
@@ -68,6 +68,11 @@ class Judgement:
         if trues == 0 and len(known) == len(self.jobs) and not any(a.partial for _, a in known):
             return "false"
         return "mixed"
+
+    @property
+    def sets_nothing(self) -> bool:
+        """False of every job, none of which sets the subject at all: a setting no job sets."""
+        return self.outcome == "false" and all(a.value in NOT_GIVEN for _, a in self.false)
 
 
 def _config_location(repo: RepoData, job: Job, field_name: str) -> Location:

@@ -10,7 +10,7 @@ from ..text.arms import Arm
 from ..text.claim import Claim
 from ..text.valueread import inverted
 from ..text.values import Bool, Concurrency, FamilyArm, Member, NoArm, Number
-from .actual import Actual
+from .actual import NOT_GIVEN, Actual
 from .compare import Judgement
 from .rules import CLAIM_ARM_MISSING, CLAIM_CONTRADICTED, CLAIM_PARTLY_CONTRADICTED, CLAIM_SETTING_MISSING
 
@@ -128,7 +128,6 @@ def _subject(claim: Claim, false: list[tuple[Job, Actual]]) -> str:
     return "/".join(fields) or "tp/ep/dp-attn"
 
 
-_NOT_GIVEN = ("absent", "unset")
 
 
 def _instead(false: list[tuple[Job, Actual]]) -> str:
@@ -139,8 +138,8 @@ def _instead(false: list[tuple[Job, Actual]]) -> str:
     said = f"{first.text}{_at(first.location)}"
     if all(a.text == first.text for _, a in false):
         return said
-    not_given = [a for _, a in false if a.value in _NOT_GIVEN]
-    given = [a for _, a in false if a.value not in _NOT_GIVEN]
+    not_given = [a for _, a in false if a.value in NOT_GIVEN]
+    given = [a for _, a in false if a.value not in NOT_GIVEN]
     lead = given[0] if given else first
     values = list(dict.fromkeys(a.value for a in given if a.value))
     others = [v for v in values if v != lead.value]
@@ -169,7 +168,7 @@ def finding(j: Judgement, origin: str) -> Finding:
             who = f"the only {label}job of {_keys(j.jobs)}" if n == 1 else f"all {n} {label}jobs of {_keys(j.jobs)}"
             message = f"{origin} says {statement(claim)}{_at(claim.location)}, but {_instead(false)} for {who}"
             # (a setting no job sets at all has a rule of its own)
-            rule = CLAIM_SETTING_MISSING if all(a.value in _NOT_GIVEN for _, a in false) else CLAIM_CONTRADICTED
+            rule = CLAIM_SETTING_MISSING if j.sets_nothing else CLAIM_CONTRADICTED
         else:
             shown = ", ".join(job.label() for job, _ in false[:4]) + (", ..." if len(false) > 4 else "")
             message = (f"{origin} says {statement(claim)}{_at(claim.location)}, but {_instead(false)} "

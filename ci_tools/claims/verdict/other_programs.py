@@ -23,9 +23,8 @@ from ...revision.snapshot import Snapshot
 from ...shell.model import RecipeEval
 from .compare import Judgement
 
-_NOT_GIVEN = ("absent", "unset")
 # A line that assigns a variable (``NAME=(``, ``NAME+=(--x ...)``, ``NAME="... --x"``, ``export NAME=...``).
-_ASSIGNS = re.compile(r"^\s*(?:export\s+|local\s+|declare\s+-\w+\s+)?(?P<name>[A-Za-z_]\w*)\+?=(?P<rest>.*)$")
+_ASSIGNS = re.compile(r"^\s*(?:export\s+|local\s+|declare\s+-\w+\s+)?(?P<name>[A-Za-z_]\w*)\+?=")
 _EXPANDED = re.compile(r"\$\{?#?!?(?P<name>[A-Za-z_]\w*)")
 
 
@@ -36,9 +35,7 @@ def passed_to_another_program(judgement: Judgement, snapshot: Snapshot,
     nowhere but into its server's arguments."""
     claim = judgement.claim
     name = claim.subject.name if claim.subject is not None else ""
-    if claim.kind != "recipe" or not name.startswith("--") or "." in name or judgement.outcome != "false":
-        return None
-    if not all(actual.value in _NOT_GIVEN for _, actual in judgement.false):
+    if claim.kind != "recipe" or not name.startswith("--") or "." in name or not judgement.sets_nothing:
         return None
     if any(ev is not None and ev.flag_values(name) for ev in evals.values()):
         return None  # a server flag, written in a branch of the recipe these jobs do not take
