@@ -223,6 +223,32 @@ def test_the_default_a_claim_gives_the_jobs_outside_its_scope_is_checked_on_them
                           "to the TP recipe.") == []
 
 
+def test_a_default_beside_an_exception_is_read_in_each_way_it_is_written(tree: Tree) -> None:
+    # the default's number with its thousands separators ("(default 16,384 elsewhere)" is 16384, not 384)
+    assert findings(tree, "Set --chunked-prefill-size 32,768 with DP attention (default 16,384 elsewhere).") == []
+    assert findings(tree, "Set --chunked-prefill-size 32,768 with DP attention (default 8,192 elsewhere).") == [
+        ("claim-contradicted", "--chunked-prefill-size", "8,192")]
+    # "by default" beside the value of named jobs is the default of the others, not the engine's own default
+    assert findings(tree, "--chunked-prefill-size is 16384 by default and 32768 for DP attention.") == []
+    assert findings(tree, "--chunked-prefill-size is 32768 for DP attention and 16384 by default.") == []
+    for lie in ("--chunked-prefill-size is 16384 by default and 65536 for DP attention.",
+                "--chunked-prefill-size is 32768 for DP attention and 8192 by default."):
+        assert [(rule, subject) for rule, subject, _ in findings(tree, lie)] == [
+            ("claim-contradicted", "--chunked-prefill-size")], lie
+    # ... and an engine's default stays unread ("enabled by default in vLLM v0.14.0")
+    assert findings(tree, "--chunked-prefill-size is 8192 by default in SGLang.") == []
+
+
+def test_a_percentage_written_apart_is_one_stated_value() -> None:
+    def job(tp: int) -> Job:
+        return Job("k", FIXED, {"isl": 1024, "osl": 1024, "conc": [4], "tp": tp}, Location("c.yaml", 1))
+
+    jobs = [job(8), job(4)]
+    stated = stated_values([plain_source("x.md", "Set X to 86 %, except 89 % on TP8.")], jobs)
+    on_tp8 = [str(st.value) for st in stated if st.admits(jobs[0]) and not st.admits(jobs[1])]
+    assert any("0.89" in v for v in on_tp8), [str(st.value) for st in stated]
+
+
 def test_a_value_said_of_parts_named_together_is_said_of_the_jobs_of_all_of_them() -> None:
     # 7fe8c8d0a4ee: "override --mem-fraction-static from 0.85 to 0.8 when ISL=8192, OSL=1024, and CONC>128": 0.8 is
     # not what the 1k1k jobs at concurrency 256 are said to run

@@ -15,9 +15,9 @@ from ci_tools.jobs.matrix import expand
 from ci_tools.model.repository import RepoData, load_repo
 from ci_tools.revision.snapshot import WorkTreeSnapshot
 
-from .forms import Form, load_forms, sentences
+from .forms import Form, Sentence, load_forms, sentences
 from .run import Outcome, check_sentences, held_out_setting
-from .settings import Discovery, Setting, discover, plan
+from .settings import Discovery, OverlaySnapshot, Setting, discover, plan, split_arm
 
 
 @dataclass
@@ -62,7 +62,23 @@ def check_setting(tree: Tree, setting: Setting, forms: Sequence[Form], configs: 
         return planned
     edited, overlay, cache = planned
     said = sentences(edited, forms, held_out_setting(edited))
-    return edited, check_sentences(tree.config, tree.repo, edited, overlay, cache, said)
+    outcomes = check_sentences(tree.config, tree.repo, edited, overlay, cache, said)
+    split = split_edit(tree, edited, forms)
+    if split is not None:
+        outcomes += check_sentences(tree.config, tree.repo, *split)
+    return edited, outcomes
+
+
+def split_edit(tree: Tree, edited: Setting, forms: Sequence[Form]) \
+        -> tuple[Setting, OverlaySnapshot, EvalCache, list[Sentence]] | None:
+    """The setting edited again on one TP arm of its config only, with the sentences of the forms that state a
+    default beside that arm's value ({R}); None where the config has no such arm or no form needs it."""
+    defaults = [f for f in forms if "{R}" in f.text]
+    split = split_arm(edited, tree.jobs_of[edited.config_key]) if defaults else None
+    again = plan(split, tree.config, tree.snapshot, tree.jobs_of, [edited.config_key]) if split else None
+    if again is None or isinstance(again, str):
+        return None
+    return (*again, sentences(again[0], defaults, held_out_setting(again[0])))
 
 
 def run_all(tree: Tree, discovery: Discovery, forms: Sequence[Form] | None = None, limit: int | None = None,

@@ -220,6 +220,9 @@ def applies(form: Form, s: Setting) -> bool:
         return False
     if "{Xa}" in form.text and not _arm_cell(s):
         return False  # a row of arms needs an arm to name
+    if "{R}" in form.text and (not s.rest or s.role_named or s.kind == "switch"
+                               or not set(value_spellings(s.rest, s.vkind, s)) & set(value_spellings(s.truth, s.vkind, s))):
+        return False  # a default beside an exception: the other jobs of the config share one value
     if form.direction:
         up = _direction(s)
         if up is None or (form.direction == "up") != up:
@@ -251,22 +254,23 @@ def sentences(s: Setting, forms: Sequence[Form], held_setting: bool) -> list[Sen
         spelling = _pick(sorted(allowed), s.key, form.id, "subject")
         name = names[spelling]
         scopes = _scope_phrases(s, spelling)
-        if "{S2}" in form.text:
-            # the second setting's value is the one it has on the jobs the scope names: a scope written before {S}
-            # alone ("prefill X=1") would leave it unscoped
+        if "{S2}" in form.text or "{R}" in form.text:
+            # the second setting's value, or the first one's beside its default, is the one it has on the jobs the
+            # scope names: a scope written before {S} alone ("prefill X=1") would leave it unscoped
             scopes = [p for p in scopes if not p[0]] or scopes
         prefix, suffix = _pick(scopes, s.key, form.id, "scope")
         if "{Xq}" in form.text or "{Xa}" in form.text:
             prefix = ""  # a table names the jobs in a cell of its own
         if s.kind == "switch":
             vspell = "flag"
-            truth_text = lie_text = ""
+            truth_text = lie_text = rest_text = ""
         else:
             truths = value_spellings(s.truth, s.vkind, s)
             lies = value_spellings(s.lie, s.vkind, s)
-            common = sorted(set(truths) & set(lies))
+            rests = value_spellings(s.rest, s.vkind, s) if "{R}" in form.text else truths
+            common = sorted(set(truths) & set(lies) & set(rests))
             vspell = _pick(common, s.key, form.id, "value")
-            truth_text, lie_text = truths[vspell], lies[vspell]
+            truth_text, lie_text, rest_text = truths[vspell], lies[vspell], rests[vspell]
         for truth in (True, False):
             text = form.text
             second_lies = "{S2}" in text and not truth and _pick([0, 1], s.key, form.id, "pair") == 1
@@ -286,8 +290,10 @@ def sentences(s: Setting, forms: Sequence[Form], held_setting: bool) -> list[Sen
                 if second_lies:
                     subject_name = name2
             shown = name[4:] if name.startswith("the ") and "{V} {S}" in text else name  # "Use 16K chunked prefill"
-            text = text.replace("{S}", prefix + shown).replace("{V}", stated).replace("{A}", s.old.strip())
+            text = text.replace("{S}", prefix + shown).replace("{V}", stated).replace("{A}", s.old.strip()).replace("{R}", rest_text)
+            lead = suffix.strip()[:1].upper() + suffix.strip()[1:]  # "On TP8" at a sentence's start
             text = text.replace("{X}", suffix).replace("{Xq}", _qualifier(s)).replace("{Xa}", _arm_cell(s))
+            text = text.replace("{X-lead}", lead)
             out.append(Sentence(f"{form.id}:{'truth' if truth else 'lie'}", form, s, truth, text, subject_name,
                                 spelling, vspell, held_setting or form.held_out))
     return out

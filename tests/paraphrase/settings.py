@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import shlex
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping, Sequence
 
@@ -309,6 +310,12 @@ class Setting:
     table_key: str = ""  # the key the value is written under when it is not the setting's own spelling
     jobs: int = 0
     others: dict[str, str] = field(default_factory=dict)  # unedited settings of the same jobs: name -> value
+    # The one value every other job of the config (of the edited jobs' scenarios) has, when the edit reaches an arm
+    # of it and they all share one: the default a sentence states beside its exception ("256, 128 on TP8").
+    rest: str = ""
+    # An edit of one arm only: the TP whose jobs get the new value while the config's other jobs keep the old one
+    # (the recipe chooses between the two on $TP), for sentences that state a default and its exception.
+    split_tp: str = ""
 
     @property
     def key(self) -> str:
@@ -351,10 +358,25 @@ def edited_files(setting: Setting, read: object) -> dict[str, bytes] | str:
         if setting.kind == "switch" and not setting.removed:
             continue
         new = setting.truth.encode() if setting.kind != "switch" else b""
+        if setting.split_tp:
+            new = b"${" + SPLIT_VARIABLE + b"}"
         for start, end in sorted(set(spans), reverse=True):
             data = data[:start] + new + data[end:]
-        out[path] = data
+        out[path] = _choose_on_tp(data, setting) if setting.split_tp else data
     return out
+
+
+SPLIT_VARIABLE = b"ARM_SPLIT_VALUE"
+
+
+def _choose_on_tp(data: bytes, setting: Setting) -> bytes:
+    """The recipe with the split value chosen on $TP before anything else runs (after a shebang line)."""
+    name = SPLIT_VARIABLE.decode()
+    choose = (f'if [[ "$TP" == "{setting.split_tp}" && "${{DP_ATTENTION:-false}}" != "true" ]]; '
+              f'then {name}={shlex.quote(setting.truth)}; '
+              f'else {name}={shlex.quote(setting.old)}; fi\n').encode()
+    at = data.index(b"\n") + 1 if data.startswith(b"#!") and b"\n" in data else 0
+    return data[:at] + choose + data[at:]
 
 
 def table_key_of(data: bytes, setting: Setting) -> str:
@@ -420,7 +442,9 @@ def arm_of(chosen: Sequence[Job], rest: Sequence[Job]) -> str:
 
 
 def _tp_words(job: Job) -> str | None:
-    if job.multinode:
+    """"TP8" of a job without DP attention; None of one with it (this repository's names: the TP8 of a DEP8 job
+    is not its TP8 arm, so an edit that reaches it is not named by its TP)."""
+    if job.multinode or job.fields.get("dp-attn") is True:
         return None
     return f"TP{job.fields.get('tp')}"
 
@@ -428,6 +452,21 @@ def _tp_words(job: Job) -> str | None:
 def _seq_words(job: Job) -> str | None:
     isl, osl = job.fields.get("isl"), job.fields.get("osl")
     return _SEQ_WORDS.get((isl, osl)) if isinstance(isl, int) and isinstance(osl, int) else None
+
+
+def split_arm(planned: Setting, jobs: Sequence[Job]) -> Setting | None:
+    """The setting to be edited again on one TP of its config only (the TP with the fewest jobs; the highest of
+    equals), when the first edit reached every job of a single-node config that runs several TPs; else None."""
+    if planned.arm or planned.kind == "switch" or not planned.path.endswith(".sh") or any(j.multinode for j in jobs):
+        return None
+    by_tp: dict[str, int] = {}
+    for job in jobs:
+        if job.fields.get("dp-attn") is not True:  # a TP arm: its jobs without DP attention
+            by_tp[str(job.fields.get("tp"))] = by_tp.get(str(job.fields.get("tp")), 0) + 1
+    if not by_tp or len({(j.fields.get("tp"), j.fields.get("dp-attn") is True) for j in jobs}) < 2:
+        return None
+    tp = min(by_tp, key=lambda t: (by_tp[t], -int(t) if t.isdigit() else 0))
+    return replace(planned, split_tp=tp, arm="", rest="", others={})
 
 
 def plan(setting: Setting, config: ProjectConfig, base: object, jobs_of: Mapping[str, Sequence[Job]],
@@ -461,8 +500,10 @@ def plan(setting: Setting, config: ProjectConfig, base: object, jobs_of: Mapping
         role_named = any(o is not None and o != want for o in others)
         scenario = next(iter(scenarios)) if len({j.scenario for j in jobs}) > 1 and len(scenarios) == 1 else ""
         unedited = _unedited(setting, [evals[j.id] for j in reached], setting.role if role_named else "")
+        rest_values = {values[j.id] for j in rest}
+        rest_value = next(iter(rest_values)) if arm and len(rest_values) == 1 else None
         return replace(setting, config_key=key, scenario=scenario, arm=arm, role_named=role_named, jobs=len(reached),
-                       others=unedited), overlay, cache
+                       others=unedited, rest=rest_value or ""), overlay, cache
     return "; ".join(reasons[:3]) or "no config"
 
 

@@ -143,6 +143,8 @@ def stated_values(sources: Iterable[SourceText], jobs: Sequence[Job]) -> list[St
                     sentences.setdefault(clause.sentence, []).append((t, place[k], clause.index))
                 elif k not in taken and not masked[k] and t.kind in ("word", "assign", "flag", "image") and \
                         not any(spec.start <= t.start < spec.end for spec in specs):
+                    if k + 1 < len(toks) and toks[k + 1].text == "%" and t.text[-1:].isdigit():
+                        t = Tok(t.text + "%", t.start, toks[k + 1].end, t.kind)  # "89 % on TP8": one value
                     sentences.setdefault(clause.sentence, []).append((t, None, clause.index))
         for items in sentences.values():
             runs = _runs(items)
@@ -230,15 +232,16 @@ def without_stated_exceptions(judgement: Judgement, stated: Sequence[Stated], jo
     return Judgement(judgement.claim, judgement.jobs, tuple(actuals), judgement.existential)
 
 
-# "(default 0.85 elsewhere)", "10 otherwise", "0.9 for the other jobs": the value of the jobs a claim leaves out.
-_ELSEWHERE = re.compile(r"(?:\bdefaults?\s+(?:to\s+|of\s+|is\s+)?)?(?P<v>[\w.%-]+)\s+(?:elsewhere|otherwise|everywhere else|"
+# "(default 0.85 elsewhere)", "10 otherwise", "0.9 for the other jobs": the value of the jobs a claim leaves out
+# (a number written with thousands separators whole: "(default 10,240 elsewhere)").
+_ELSEWHERE = re.compile(r"(?:\bdefaults?\s+(?:to\s+|of\s+|is\s+)?)?(?P<v>\d{1,3}(?:,\d{3})+|[\w.%-]+)\s+(?:elsewhere|otherwise|everywhere else|by default(?!\s+(?:in|since|with|on|upstream)\b)|"
                         r"for (?:all )?(?:the )?(?:other|remaining) (?:jobs|configs|points|arms|rows|cases|concurrencies))\b",
                         re.IGNORECASE)
 
 
 # What a default is written as: a number, an identifier-like name (fp8_e4m3, flashinfer_trtllm, and so a dtype: fp8,
 # bf16, int4) or on/off; not a word of prose ("Serve shape is otherwise identical").
-_VALUE_SHAPE = re.compile(r"[\d.]+%?|\d[\w.]*|[A-Za-z][\w.-]*[\d_.-][\w.-]*|on|off|true|false|enabled|disabled|auto|"
+_VALUE_SHAPE = re.compile(r"[\d.]+%?|\d{1,3}(?:,\d{3})+|\d[\w.]*|[A-Za-z][\w.-]*[\d_.-][\w.-]*|on|off|true|false|enabled|disabled|auto|"
                           r"none", re.IGNORECASE)
 
 
