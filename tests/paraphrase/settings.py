@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import re
 import shlex
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping, Sequence
 
@@ -459,13 +460,12 @@ def split_arm(planned: Setting, jobs: Sequence[Job]) -> Setting | None:
     equals), when the first edit reached every job of a single-node config that runs several TPs; else None."""
     if planned.arm or planned.kind == "switch" or not planned.path.endswith(".sh") or any(j.multinode for j in jobs):
         return None
-    by_tp: dict[str, int] = {}
-    for job in jobs:
-        if job.fields.get("dp-attn") is not True:  # a TP arm: its jobs without DP attention
-            by_tp[str(job.fields.get("tp"))] = by_tp.get(str(job.fields.get("tp")), 0) + 1
-    if not by_tp or len({(j.fields.get("tp"), j.fields.get("dp-attn") is True) for j in jobs}) < 2:
+    arms = Counter(words[2:] for job in jobs if (words := _tp_words(job)) is not None)  # "TP8" -> "8"
+    if not arms:
         return None
-    tp = min(by_tp, key=lambda t: (by_tp[t], -int(t) if t.isdigit() else 0))
+    tp = min(arms, key=lambda t: (arms[t], -int(t) if t.isdigit() else 0))
+    if arms[tp] == len(jobs):
+        return None  # the arm would be every job
     return replace(planned, split_tp=tp, arm="", rest="", others={})
 
 

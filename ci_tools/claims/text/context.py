@@ -194,18 +194,21 @@ _NOT_GIVEN = re.compile(r"^\W*(?:the\s+)?[`'\"]?(?:--[\w.-]+|[A-Z][A-Z0-9]*_[A-Z
 # "X is 256 by default and 128 on TP8", "X 128 for TP8 and 256 by default": "by default" is the value of the jobs
 # the clause's exception leaves out (read as "256 elsewhere"), not the engine's own default ("enabled by default in
 # vLLM v0.14.0"): a value stands before it and the clause gives another value to named jobs.
-_VALUE_BY_DEFAULT = re.compile(r"(?<![\w.-])[\w.%,+-]+\s+by default\b(?!\s+(?:in|since|with|on|upstream)\b)",
-                               re.IGNORECASE)
+BY_DEFAULT = r"by default\b(?!\s+(?:in|since|with|on|upstream)\b)"
+_VALUE_BY_DEFAULT = re.compile(r"(?<![\w.-])[\w.%,+-]+\s+" + BY_DEFAULT, re.IGNORECASE)
 _NAMED_JOBS = r"(?:the\s+)?(?:TP|DEP|DPA|DP|EP|TEP|conc|CONC|c\d|\d+k\d*k|ISL|OSL|prefill|decode|MTP|STP)[\w=<>/.-]*"
+_VALUE_ON_JOBS = r"[\w.%,+-]+\s+(?:on|for|at|with|in)\s+" + _NAMED_JOBS
+# The other value, after the default ("... and 128 on TP8") or before it ("128 for DP attention and ...").
 _VALUE_FOR_JOBS = re.compile(r"(?:\band\b|\bbut\b|,|;|\bexcept\b|\bwhile\b)\s*(?:it\s+is\s+|is\s+|use\s+)?"
-                             r"[\w.%,+-]+\s+(?:on|for|at|with|in)\s+" + _NAMED_JOBS + r"|"
-                             r"[\w.%,+-]+\s+(?:on|for|at|with|in)\s+" + _NAMED_JOBS +
+                             + _VALUE_ON_JOBS + r"|" + _VALUE_ON_JOBS +
                              r"(?:\s+(?:attention|arm|arms|jobs|runs|rows|workers))?\s*(?:\band\b|\bbut\b|,)\s*",
                              re.IGNORECASE)
 
 
 def default_beside_exception(whole: str) -> bool:
-    """The clause gives a value "by default" beside a value of named jobs (see ``_VALUE_BY_DEFAULT``)."""
+    """The clause gives a value "by default" beside a value of named jobs (see ``BY_DEFAULT``)."""
+    if "by default" not in whole.lower():
+        return False  # (asked of every clause: most have no default at all)
     m = _VALUE_BY_DEFAULT.search(whole)
     return m is not None and _VALUE_FOR_JOBS.search(whole[:m.start()] + " " + whole[m.end():]) is not None
 

@@ -25,15 +25,15 @@ class Tok:
 
 
 # "1,800", "2,097,152": one number with its thousands separators (a list has no 3-digit groups after commas).
-_THOUSANDS = r"\d{1,3}(?:,\d{3})+(?![\d,])"
+THOUSANDS = r"\d{1,3}(?:,\d{3})+(?![\d,])"
 # "--flag=[1, 2, 4]", "NAME=[1,2]": a bracketed list after "=" is read as a list (its own tokens), not glued to
 # the name as a value "[1".
 _TOKEN = re.compile(
     r"(?P<image>" + IMAGE_RE.pattern.replace("(?P<ref>", "(?:") + r")"
-    r"|(?P<flag>--[A-Za-z0-9][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_][A-Za-z0-9_-]*)*(?:=" + _THOUSANDS + r"|=(?!\[)[^\s,;)\]`'\"]+)?)"
-    r"|(?P<assign>[A-Za-z_][A-Za-z0-9_]*=(?:" + _THOUSANDS + r"|(?!\[)[^\s,;)\]、，。`'\"]+))"
+    r"|(?P<flag>--[A-Za-z0-9][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_][A-Za-z0-9_-]*)*(?:=" + THOUSANDS + r"|=(?!\[)[^\s,;)\]`'\"]+)?)"
+    r"|(?P<assign>[A-Za-z_][A-Za-z0-9_]*=(?:" + THOUSANDS + r"|(?!\[)[^\s,;)\]、，。`'\"]+))"
     r"|(?P<arrow>→|->|=>|⇒)"
-    r"|(?P<thousands>" + _THOUSANDS + r")"
+    r"|(?P<thousands>" + THOUSANDS + r")"
     r"|(?P<word>[A-Za-z0-9_](?:[A-Za-z0-9_.+/%-]*[A-Za-z0-9_%])?)"
     r"|(?P<cjk>[\u4e00-\u9fff]+)"
     r"|(?P<punct>\S)"

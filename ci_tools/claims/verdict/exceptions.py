@@ -23,10 +23,10 @@ from ...jobs.job import Job
 from ..text.arms import atoms
 from ..text.claim import Claim
 from ..text.concs import ConcSpec, conc_scope, conc_specs
-from ..text.context import mask_history
+from ..text.context import BY_DEFAULT, mask_history
 from ..text.scope import Scope
 from ..text.sentences import SourceText, split_clauses
-from ..text.tokens import Tok, tokenize
+from ..text.tokens import THOUSANDS, Tok, tokenize
 from ..text.values import IMAGE_RE, Bool, ClaimValue, Word, parse_dtype, parse_number, parse_word
 from .actual import UNKNOWN, Actual, compare_text
 from .compare import Judgement
@@ -234,14 +234,15 @@ def without_stated_exceptions(judgement: Judgement, stated: Sequence[Stated], jo
 
 # "(default 0.85 elsewhere)", "10 otherwise", "0.9 for the other jobs": the value of the jobs a claim leaves out
 # (a number written with thousands separators whole: "(default 10,240 elsewhere)").
-_ELSEWHERE = re.compile(r"(?:\bdefaults?\s+(?:to\s+|of\s+|is\s+)?)?(?P<v>\d{1,3}(?:,\d{3})+|[\w.%-]+)\s+(?:elsewhere|otherwise|everywhere else|by default(?!\s+(?:in|since|with|on|upstream)\b)|"
+_ELSEWHERE = re.compile(r"(?:\bdefaults?\s+(?:to\s+|of\s+|is\s+)?)?(?P<v>" + THOUSANDS + r"|[\w.%-]+)\s+"
+                        r"(?:elsewhere|otherwise|everywhere else|" + BY_DEFAULT + r"|"
                         r"for (?:all )?(?:the )?(?:other|remaining) (?:jobs|configs|points|arms|rows|cases|concurrencies))\b",
                         re.IGNORECASE)
 
 
 # What a default is written as: a number, an identifier-like name (fp8_e4m3, flashinfer_trtllm, and so a dtype: fp8,
 # bf16, int4) or on/off; not a word of prose ("Serve shape is otherwise identical").
-_VALUE_SHAPE = re.compile(r"[\d.]+%?|\d{1,3}(?:,\d{3})+|\d[\w.]*|[A-Za-z][\w.-]*[\d_.-][\w.-]*|on|off|true|false|enabled|disabled|auto|"
+_VALUE_SHAPE = re.compile(r"[\d.]+%?|" + THOUSANDS + r"|\d[\w.]*|[A-Za-z][\w.-]*[\d_.-][\w.-]*|on|off|true|false|enabled|disabled|auto|"
                           r"none", re.IGNORECASE)
 
 

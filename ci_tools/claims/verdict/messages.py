@@ -128,8 +128,6 @@ def _subject(claim: Claim, false: list[tuple[Job, Actual]]) -> str:
     return "/".join(fields) or "tp/ep/dp-attn"
 
 
-
-
 def _instead(false: list[tuple[Job, Actual]]) -> str:
     """What the files say instead, for every job that disagrees: the first one's words, and how many of them do
     something else ("does not pass --max-num-seqs on 12 of them and passes --max-num-seqs 64 (other values: 16,
