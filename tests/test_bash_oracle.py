@@ -256,7 +256,7 @@ def test_a_multinode_job_runs_on_its_nodes_as_the_fleet_runs_it(full_corpus_jobs
     from standins.compare import compare
 
     config, snapshot, job, run = _through_sweep(full_corpus_jobs, "qwen3.5-fp8-mi355x-sglang-disagg", tmp_path)
-    assert run.exit_code == 0, run.output.read_text(errors="replace")[-2000:]
+    assert run.exit_code == 0, run.diagnosis()
     servers = run.servers(config.server_patterns)
     placed = sorted((call.env.get("STANDIN_NODE_ADDR"), words[words.index("--disaggregation-mode") + 1],
                      words[words.index("--port") + 1]) for call, _, words in servers)
@@ -299,7 +299,7 @@ def test_an_agentic_multinode_job_replays_its_trace_through_the_router(full_corp
     assert "[clear_caches] http://127.0.0.1:8000: L1+L2 flushed" in log, log[-3000:]
     assert "[clear_caches] http://127.0.0.2:8000: L1+L2 flushed" in log
     assert "Validated aiperf request error rate: 0/3 = 0.000% <= 10.000%" in log
-    assert run.exit_code == 0, run.output.read_text(errors="replace")[-2000:]
+    assert run.exit_code == 0, run.diagnosis()
     servers = run.servers(config.server_patterns)
     assert sorted((call.env.get("STANDIN_NODE_ADDR"), "--enable-metrics" in words) for call, _, words in servers) == [
         ("127.0.0.1", True), ("127.0.0.2", True)]
@@ -339,7 +339,7 @@ def test_an_llm_d_job_runs_on_four_nodes_in_pyxis_containers(full_corpus_jobs, t
     from standins.compare import compare
 
     config, snapshot, job, run = _through_sweep(full_corpus_jobs, "dsv4-fp4-gb200-llmd-vllm", tmp_path)
-    assert run.exit_code == 0, run.output.read_text(errors="replace")[-3000:]
+    assert run.exit_code == 0, run.diagnosis()
     servers = run.servers(config.server_patterns)
     assert sorted(call.env.get("STANDIN_NODE_ADDR") for call, _, _ in servers) == [
         "127.0.0.1", "127.0.0.2", "127.0.0.3", "127.0.0.4"]

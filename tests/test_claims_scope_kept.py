@@ -239,6 +239,63 @@ def test_a_default_beside_an_exception_is_read_in_each_way_it_is_written(tree: T
     assert findings(tree, "--chunked-prefill-size is 8192 by default in SGLang.") == []
 
 
+MTP = ("dsv4-fp4-mi355x-vllm-agentic-mtp",)  # --moe-backend aiter, --max-num-batched-tokens 8192: 9 TP8 jobs, 1 other
+
+
+def test_the_value_beside_a_default_is_the_named_jobs_and_the_default_the_others(tree: Tree) -> None:
+    # "X is R by default and V on TP8": V is what the TP8 jobs are said to run, and the message says V ...
+    assert findings(tree, "The moe backend is aiter by default and deep_gemm_amxf4_mega_moe on TP8.", keys=MTP) == [
+        ("claim-contradicted", "--moe-backend", "deep_gemm_amxf4_mega_moe")]
+    assert findings(tree, "--max-num-batched-tokens is 8192 by default and 4096 on TP8.", keys=MTP) == [
+        ("claim-contradicted", "--max-num-batched-tokens", "4096")]
+    # ... R is checked on the jobs outside TP8 (the one job that is not TP8 runs 8192, not 4096)
+    assert findings(tree, "--max-num-batched-tokens is 4096 by default and 8192 on TP8.", keys=MTP) == [
+        ("claim-contradicted", "--max-num-batched-tokens", "4096")]
+    # a default said "elsewhere" is no value of the named jobs, so it excuses nothing there
+    assert findings(tree, "--max-num-batched-tokens 4096 for TP8 (8192 elsewhere).", keys=MTP) == [
+        ("claim-contradicted", "--max-num-batched-tokens", "4096")]
+
+
+@pytest.mark.parametrize("lie", [
+    "Set --max-num-batched-tokens to 8192, except 4096 on TP8.",
+    "Keep --max-num-batched-tokens at 8192 but use 4096 on TP8.",
+])
+def test_an_exceptions_own_value_is_a_claim_about_its_arm(tree: Tree, lie: str) -> None:
+    # the TP8 jobs run 8192: "except 4096 on TP8" says they run 4096
+    assert findings(tree, lie, keys=MTP) == [("claim-contradicted", "--max-num-batched-tokens", "4096")]
+
+
+@pytest.mark.parametrize("truth", [
+    "Set --chunked-prefill-size to 16384, except 32768 for DP attention.",
+    "Keep --chunked-prefill-size at 16384 but use 32768 for DP attention.",
+])
+def test_an_exceptions_own_value_that_holds_is_silent(tree: Tree, truth: str) -> None:
+    assert findings(tree, truth) == []
+
+
+def test_a_value_set_against_another_is_read_and_the_other_is_not(tree: Tree) -> None:
+    # d536e0eebe86: "MoE backend left at auto (unlike MI355X's --moe-backend aiter)": the value after "left at" is
+    # the claim; what the contrast names is another recipe's
+    assert findings(tree, "MoE backend left at aiter (unlike the MI300X recipe's --moe-backend auto).", keys=MTP) == []
+    assert findings(tree, "MoE backend left at auto (unlike the MI300X recipe's --moe-backend aiter).", keys=MTP) == [
+        ("claim-contradicted", "--moe-backend", "auto")]
+    # "V rather than A" (5ba0b0b0b7eb: "Level 2 rather than 7"): a word set against another is a value too
+    assert findings(tree, "--moe-backend aiter rather than auto.", keys=MTP) == []
+    assert findings(tree, "--moe-backend triton rather than aiter.", keys=MTP) == [
+        ("claim-contradicted", "--moe-backend", "triton")]
+
+
+def test_a_role_before_a_contrast_keeps_its_scope(tree: Tree) -> None:
+    # "X 0 for prefill rather than 1": the prefill workers' value (not every job's, as when "rather" ended the role)
+    key = ("qwen3.5-fp4-gb300-dynamo-trt-mtp",)  # PYTHONNOUSERSITE=1 on both roles
+    for text in ("PYTHONNOUSERSITE 0 for prefill rather than 1.", "PYTHONNOUSERSITE 0 for prefill vs 1 before."):
+        report = check_entries(tree.config, tree.repo, tree.snapshot,
+                               [EntryInput(list(key), (), [plain_source("e.md", text)], Location("e.md", 1, 1))],
+                               cache=EvalCache(tree.config))
+        [finding] = [f for f in report.findings if f.rule == "claim-contradicted"]
+        assert "prefill jobs of" in finding.message, (text, finding.message)
+
+
 def test_a_percentage_written_apart_is_one_stated_value() -> None:
     def job(tp: int) -> Job:
         return Job("k", FIXED, {"isl": 1024, "osl": 1024, "conc": [4], "tp": tp}, Location("c.yaml", 1))

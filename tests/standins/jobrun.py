@@ -78,6 +78,18 @@ class JobRun:
                 out.append((call, *found))
         return out
 
+    def diagnosis(self, lines: int = 40) -> str:
+        """Where the job stood when it ended: its exit status, the last stand-in programs it ran and the tails of
+        its output and of the Slurm job logs it wrote (a job ended at its timeout printed nothing of its own when
+        its output was still buffered)."""
+        parts = [f"exit {self.exit_code} after {self.seconds:.1f} s; last programs run:"]
+        parts += [f"  {' '.join(call.argv)[:200]}" for call in self.calls[-8:]]
+        for path in [self.output, *sorted(self.written.rglob("slurm_job-*.out"))]:
+            if path.is_file():
+                tail = path.read_text(errors="replace").splitlines()[-lines:]
+                parts += [f"--- {path.name} (last {len(tail)} lines)", *tail]
+        return "\n".join(parts)
+
     def clients(self) -> list[Call]:
         return [c for c in self.calls if c.is_client()]
 

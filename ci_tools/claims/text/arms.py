@@ -331,7 +331,7 @@ _HEADING_VERBS = {"tune", "tunes", "tuned", "retune", "retunes", "retuned", "upd
 # What may follow a role named after "for"/"on"/"in" that names it as the workers a setting is for: the end, a
 # list, or a phrase of how or why ("for decode via the server flags", "for prefill for the new image").
 _AFTER_A_ROLE = {"", ",", ";", ")", "and", "or", "/", ".", "instead", "only", "too", "as", "(", "via", "through",
-                 "using", "for", "with", "on", "at", "in"}
+                 "using", "for", "with", "on", "at", "in", "rather", "vs", "vs.", "versus", "unlike"}
 # A role as the subject of its clause: "Decode uses ...", "Prefill now runs ...", "decode gets ...".
 # What may stand before a role that is the subject of its clause ("the prefill uses", "..., while decode keeps",
 # "On the low-latency recipe prefill uses"); not a word of a feature's name ("chunked prefill uses 8192 tokens").

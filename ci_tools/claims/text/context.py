@@ -205,12 +205,24 @@ _VALUE_FOR_JOBS = re.compile(r"(?:\band\b|\bbut\b|,|;|\bexcept\b|\bwhile\b)\s*(?
                              re.IGNORECASE)
 
 
-def default_beside_exception(whole: str) -> bool:
-    """The clause gives a value "by default" beside a value of named jobs (see ``BY_DEFAULT``)."""
+# The word joining a default to the other value goes with it: "and", "but", a comma.
+_JOIN_AFTER = re.compile(r"\s*(?:,\s*)?(?:and|but|while)?\b|\s*[,;]")
+_JOIN_BEFORE = re.compile(r"(?:,|;|\band|\bbut|\bwhile)\s*$")
+
+
+def default_beside_exception(whole: str) -> tuple[int, int] | None:
+    """Where ``whole`` says the default beside a value of named jobs: "256 by default and" of "X is 256 by default
+    and 128 on TP8", "and 256 by default" of "X 128 for TP8 and 256 by default"; None when it says no such default."""
     if "by default" not in whole.lower():
-        return False  # (asked of every clause: most have no default at all)
+        return None  # (asked of every clause: most have no default at all)
     m = _VALUE_BY_DEFAULT.search(whole)
-    return m is not None and _VALUE_FOR_JOBS.search(whole[:m.start()] + " " + whole[m.end():]) is not None
+    if m is None or _VALUE_FOR_JOBS.search(whole[:m.start()] + " " + whole[m.end():]) is None:
+        return None
+    before = _JOIN_BEFORE.search(whole[:m.start()])
+    if before is not None:
+        return before.start(), m.end()
+    after = _JOIN_AFTER.match(whole, m.end())
+    return m.start(), after.end() if after is not None else m.end()
 
 
 def skip_clause(whole: str, toks: Sequence[Tok], known: Callable[[str], bool] = lambda word: False) -> bool:
@@ -230,8 +242,6 @@ def skip_clause(whole: str, toks: Sequence[Tok], known: Callable[[str], bool] = 
         while toks[k].low in DROP_OBJECT_GLUE:
             k += 1
         whole = re.sub(r"\([^)]*\)?", "", " ".join(t.text for t in toks[k:]))
-    if default_beside_exception(whole):
-        whole = re.sub(r"\bby default\b", "", whole, flags=re.IGNORECASE)
     return bool(_SKIP_CLAUSE.search(whole)) or bool(_OLD_LABEL.match(whole)) or reports(toks)
 
 

@@ -30,6 +30,8 @@ _MARKERS: tuple[tuple[str, ...], ...] = tuple(sorted((
 _FIRST_WORDS = frozenset(m[0] for m in _MARKERS)
 # Words between the marker and the arms, and nouns after them, that belong to the excepted part.
 _LEAD = frozenset({"the", "on", "for", "in", "at"})
+# Between an excepted arm's value and the arm: "except 4096 on TP8".
+_VALUE_LEAD = frozenset({"on", "for", "in", "at", "with"})
 _GLUE = frozenset({",", "and", "or", "/", "nor"})
 _NOUNS = frozenset({"row", "rows", "config", "configs", "job", "jobs", "point", "points", "arm", "arms", "case", "cases",
                     "variant", "variants", "recipe", "recipes", "entry", "entries", "one", "ones"})
@@ -55,6 +57,10 @@ def excepted_part(toks: Sequence[Tok], masked: Sequence[bool], found: Sequence[A
         k = i + len(marker)
         while k < len(toks) and low[k] in _LEAD:
             k += 1
+        after = _after_a_value(toks, k)
+        if after + 1 < len(toks) and low[after] in _VALUE_LEAD and after + 1 in starts and k not in starts and \
+                toks[k].kind == "word":
+            k = after + 1  # "except 4096 on TP8": the excepted arms' own value (exceptions.excepted_value_claims)
         if k in spec_at and k not in starts:
             spec = spec_at[k]
             end = next((j for j in range(k, len(toks)) if toks[j].start >= spec.end), len(toks))
@@ -64,6 +70,16 @@ def excepted_part(toks: Sequence[Tok], masked: Sequence[bool], found: Sequence[A
             continue
         return i, k, Scope(tuple(arms))
     return None
+
+
+def _after_a_value(toks: Sequence[Tok], k: int) -> int:
+    """The token after a value that starts at ``k``, with what is written apart from it ("16 K tokens", "89 %")."""
+    k += 1
+    if k < len(toks) and toks[k].text in ("K", "k", "M", "%"):
+        k += 1
+    if k < len(toks) and toks[k].low == "tokens":
+        k += 1
+    return k
 
 
 def _arms_from(low: Sequence[str], starts: dict[int, Atom], k: int, stop: int) -> tuple[list[Arm], int]:
@@ -101,6 +117,10 @@ def excepts_the_clause_before(lead: str, toks: Sequence[Tok], masked: Sequence[b
     k = 0
     starts = {a.start: a for a in found}
     end = len(toks) - tail
+    after = _after_a_value(toks, 1)
+    if not tail and low[:1] in (["use"], ["uses"]) and after + 1 < len(toks) and low[after] in _VALUE_LEAD and \
+            after + 1 in starts:
+        k = after + 1  # "... but use 4096 on TP8": the arms' own value (exceptions.excepted_value_claims)
     while k < end:
         if k in starts:
             arms.extend(starts[k].arms)

@@ -37,6 +37,7 @@ from .concs import ConcSpec, conc_specs, doubling
 from .excepted import excepted_part, excepts_the_clause_before, is_only_an_exception
 from .context import (
     PLAN_AHEAD,
+    default_beside_exception,
     drops_settings,
     ends_with_semicolon,
     explains_previous,
@@ -204,6 +205,12 @@ class ClauseReader(SweepReaders):
         designated = {k for a in self.all_atoms for k in range(a.start, a.end)}
         value_like = [k in designated or _value_word(t) for k, t in enumerate(toks)]
         masked = mask_history(toks, clause, value_like, open_from, [k in designated for k in range(len(toks))])
+        # "X is 256 by default and 128 on TP8": the clause's claim is the named jobs' value (128); the default is
+        # the other jobs' value, which exceptions.elsewhere_claims reads from the whole clause.
+        default = default_beside_exception(clause.text)
+        passed = frozenset(k for k, t in enumerate(toks) if default is not None and
+                           clause.start + default[0] <= t.start and t.end <= clause.start + default[1])
+        masked = [m or k in passed for k, m in enumerate(masked)]
         # Every concurrency spec of the clause, masked or not (each reader filters them as it needs).
         self.concs = conc_specs(clause)
         # Set by the sentence: the clause before it is a condition ("If X=1 and CONC>=64, ..."), which this one's
@@ -255,7 +262,7 @@ class ClauseReader(SweepReaders):
         self.unswept = bool(NOT_SWEPT.search(clause.text)) and not self.says_unswept
         if self.skip:
             masked = [True] * len(toks)
-        self.r = Reading(self.source, toks, masked, [False] * len(toks))
+        self.r = Reading(self.source, toks, masked, [False] * len(toks), passed)
         self.segments = self._segments()
 
     # -------------------------------------------------------- segments

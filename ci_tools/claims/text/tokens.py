@@ -75,6 +75,9 @@ class Reading:
     toks: list[Tok]
     masked: list[bool]
     used: list[bool]
+    # Masked tokens a value link reads past: the default of "X is 256 by default and 128 on TP8", said beside the
+    # value of the named jobs the clause's claim is about.
+    passed: frozenset[int] = frozenset()
 
     def live(self, i: int) -> bool:
         return 0 <= i < len(self.toks) and not self.masked[i] and not self.used[i]

@@ -126,6 +126,11 @@ def value_position(r: Reading, m: Mention, names: Container[str] = frozenset()) 
     while i < len(toks) and toks[i].low in LINKS and len(skipped) < 3:
         skipped.append(toks[i].low)
         i += 1
+    # "X is aiter by default and triton on TP8": the value after the default, which stands where the default's
+    # value stood (a name too)
+    parallel = i in r.passed
+    while i in r.passed:
+        i += 1
     if skipped[:1] == ["to"] and _added(r, m):
         return None  # "Adds SPEC_SUFFIX to the three H100 launchers": where it is added, not its value
     if skipped and skipped[-1] in ("the", "a") and i < len(toks) and toks[i].low in NUMBER_WORDS:
@@ -175,7 +180,19 @@ def value_position(r: Reading, m: Mention, names: Container[str] = frozenset()) 
             and (i + 1 >= len(toks) or toks[i + 1].text in (",", ";", ")", "(", ".", "and"))))
     linked = bool(skipped) and skipped[-1] in _VALUE_LINKS
     named = bool(skipped) and skipped[-1] in ("is", "are", "at", "of") and bool(_NAME_LIKE.fullmatch(toks[i].text))
-    return i, direct or linked or named or arrow or after_from
+    return i, direct or linked or named or arrow or after_from or parallel or _said_against_another(toks, i)
+
+
+def _said_against_another(toks: Sequence[Tok], i: int) -> bool:
+    """The word at ``i`` is set against another value ("SGLANG_SIMULATE_ACC_METHOD dspark rather than
+    match-expected", "X nixl on the prefill workers vs mooncake"): a value, as what it is set against is."""
+    for j in range(i + 1, min(len(toks), i + 6)):
+        low = toks[j].low
+        if low in ("vs", "vs.", "versus") or (low == "rather" and j + 1 < len(toks) and toks[j + 1].low == "than"):
+            return j + (2 if low == "rather" else 1) < len(toks)  # (the other value after the phrase)
+        if low in (",", ";", ".", "and", "but", "(", ")"):
+            return False
+    return False
 
 
 _ADD_VERBS = {"add", "adds", "added", "adding", "append", "appends", "appended", "wire", "wires", "wired", "copy",
@@ -427,8 +444,13 @@ def list_step(r: Reading, m: Mention) -> ValueAt | None:
     return None
 
 
-_KEEP_IN = {"keep", "keeps", "kept", "keeping", "leave", "leaves", "left", "run", "runs", "serve", "serves", "store",
-            "stores", "hold", "holds", "put", "puts", "move", "moves", "switch", "switches"}
+_KEEP_IN = {"keep", "keeps", "kept", "keeping", "leave", "leaves", "left", "stays", "stay", "remains", "remain", "run",
+            "runs", "serve", "serves", "store", "stores", "hold", "holds", "put", "puts", "move", "moves", "switch",
+            "switches"}
+
+
+# The same verbs after the setting: "MoE backend left at auto" (d536e0eebe86), "X stays on V".
+_KEPT_AFTER = frozenset({"left", "kept", "stays", "stay", "remains", "remain"})
 
 
 def kept_in(r: Reading, m: Mention, names: Container[str] = frozenset()) -> ValueAt | None:
@@ -439,6 +461,8 @@ def kept_in(r: Reading, m: Mention, names: Container[str] = frozenset()) -> Valu
     while k >= 0 and (toks[k].low in ("the", "a", "its", "their") or toks[k].low in ROLE_WORDS):
         k -= 1  # "Keep prefill X on V": the role is the claim's scope
     i = m.end
+    if i + 2 < len(toks) and toks[i].low in _KEPT_AFTER and r.live(i):
+        i, k = i + 1, i  # "MoE backend left at auto", "X stays on V": the verb after the setting
     if k < 0 or toks[k].low not in _KEEP_IN or i + 1 >= len(toks) or toks[i].low not in ("in", "on", "at"):
         return None
     if not r.live(i + 1):

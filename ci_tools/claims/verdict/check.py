@@ -34,7 +34,7 @@ from .compare import judge
 from .dimensions import explained_by_the_matrix
 from .named_recipes import named_recipe_jobs
 from .new_recipe import added_recipe_jobs, holds_on_the_added_recipe
-from .exceptions import Stated, elsewhere_claims, stated_values, without_stated_exceptions
+from .exceptions import Stated, elsewhere_claims, excepted_value_claims, stated_values, without_stated_exceptions
 from .gates import explained_by_a_gate, gates_in
 from .messages import finding, phrase
 from .reads import ReadsCache, RecipeReads
@@ -277,7 +277,7 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
         report.mentioned |= found.mentioned
         report.words |= found.words
         report.unverified.extend(found.unverified)
-        defaults = elsewhere_claims(found.claims)
+        defaults = [*elsewhere_claims(found.claims), *excepted_value_claims(found.claims)]
         claims.extend([*found.claims, *defaults])
         bullet_of.update((id(c), index) for c in [*found.claims, *defaults])
         headed = _headed_by_key(source.text, jobs)

@@ -27,7 +27,7 @@ from ..text.context import BY_DEFAULT, mask_history
 from ..text.scope import Scope
 from ..text.sentences import SourceText, split_clauses
 from ..text.tokens import THOUSANDS, Tok, tokenize
-from ..text.values import IMAGE_RE, Bool, ClaimValue, Word, parse_dtype, parse_number, parse_word
+from ..text.values import IMAGE_RE, Bool, ClaimValue, Word, parse_bool, parse_dtype, parse_number, parse_word
 from .actual import UNKNOWN, Actual, compare_text
 from .compare import Judgement
 
@@ -138,6 +138,14 @@ def stated_values(sources: Iterable[SourceText], jobs: Sequence[Job]) -> list[St
                 if k not in place and not masked[k] and keys:
                     place[k] = Stated(Scope(), anywhere, keys)
             taken = {k for a in live for k in range(a.start, a.end)}
+            # "(8192 elsewhere)", "8192 by default": the value of the jobs outside the part the clause names, which
+            # elsewhere_claims reads; never the named part's own value.
+            # So is the value before an exception ("8192, except 4096 on TP8"), which is said of the jobs the
+            # exception leaves.
+            # (in source offsets: an exception is often a clause of its own)
+            defaults = [(clause.start + m.start("v"), clause.start + m.end("v")) for m in _ELSEWHERE.finditer(clause.text)]
+            defaults += [m.span("v") for m in _BEFORE_EXCEPTION.finditer(source.text, clause.start, clause.end + 12)]
+            taken |= {k for a, b in defaults for k, t in enumerate(toks) if a <= t.start < b}
             for k, t in enumerate(toks):
                 if k in place:
                     sentences.setdefault(clause.sentence, []).append((t, place[k], clause.index))
@@ -244,6 +252,47 @@ _ELSEWHERE = re.compile(r"(?:\bdefaults?\s+(?:to\s+|of\s+|is\s+)?)?(?P<v>" + THO
 # bf16, int4) or on/off; not a word of prose ("Serve shape is otherwise identical").
 _VALUE_SHAPE = re.compile(r"[\d.]+%?|" + THOUSANDS + r"|\d[\w.]*|[A-Za-z][\w.-]*[\d_.-][\w.-]*|on|off|true|false|enabled|disabled|auto|"
                           r"none", re.IGNORECASE)
+
+
+# "Set X to 8192, except 4096 on TP8": the value of the arms a claim excepts (text/excepted.py), and the value the
+# others keep.
+_BEFORE_EXCEPTION = re.compile(r"(?P<v>" + THOUSANDS + r"|[\w.%-]+)\s*,?\s*(?:except|excepting|excluding|but use)\b",
+                               re.IGNORECASE)
+_EXCEPTED_VALUE = re.compile(r"\b(?:except|excepting|excluding|but use)\s+(?:for\s+)?(?P<v>(?:" + THOUSANDS + r"|[\w.%-]+)"
+                             r"(?:\s?[KkM%](?!\w))?)(?:\s+tokens)?\s+(?:on|for|in|at|with)\b", re.IGNORECASE)
+
+
+def _of_the_kind(value: ClaimValue, text: str) -> ClaimValue | None:
+    """``text`` read as a value of the kind ``value`` is (the other value an exception gives the same setting: a
+    word such as "mnnvl" where the claim's value is "trtllm", "true" where it is "false"); None when it is none."""
+    if text.lower() in _NOT_VALUES:
+        return None
+    if isinstance(value, Bool):
+        return parse_bool(text)
+    stated = _stated_value(text)
+    return stated if type(stated) is type(value) else None
+
+
+# Words an exception's "except ... on TP8" may hold that are no value ("except those on TP8").
+_NOT_VALUES = frozenset({"those", "the", "that", "these", "when", "where", "jobs", "runs", "rows", "arms", "configs",
+                         "points", "it", "them", "ones"})
+
+
+def excepted_value_claims(claims: Sequence[Claim]) -> list[Claim]:
+    """For each recipe claim whose clause excepts arms with a value of their own ("except 4096 on TP8"), a claim
+    of that value about the excepted arms."""
+    out: list[Claim] = []
+    for claim in claims:
+        if claim.kind != "recipe" or claim.subject is None or claim.outside is None or claim.outside.concs:
+            continue
+        # (in the clause, or in a clause of its own after it: "Set X to 8192, except 4096 on TP8")
+        found = _EXCEPTED_VALUE.search(claim.clause) or _EXCEPTED_VALUE.search(claim.sentence)
+        value = _of_the_kind(claim.value, found.group("v").replace(" ", "")) if found else None  # ("16 K": 16K)
+        if value is None:
+            continue  # (the same value as the others' still says what the excepted arms run)
+        out.append(replace(claim, value=value, scope=claim.outside, outside=None, unnamed_scope=None,
+                           conditioned=False))
+    return out
 
 
 def elsewhere_claims(claims: Sequence[Claim]) -> list[Claim]:
