@@ -2,7 +2,8 @@
 
 For every setting the real InferenceX tree's recipes pass (server flags, keys
 of JSON/YAML flag values, exported environment variables, flags without a
-value; per multinode role), as the evaluator sees them, ``tests/paraphrase``
+value; per multinode role), as the evaluator sees them, and the image every
+config runs (its master config's ``image:``, one per image), ``tests/paraphrase``
 edits its value in a copy of the tree and writes changelog entries stating it
 in the forms of ``tests/data/claims_paraphrase/forms.yaml``, each as a truth
 (the new value) and a lie (another value), then runs the claims checker on

@@ -17,10 +17,10 @@ import pytest
 from ci_tools.claims.text.extract import extract
 from ci_tools.claims.text.markdown import pr_body_source
 from ci_tools.claims.text.sentences import plain_source
-from paraphrase.drive import Tree, load_tree, split_edit
+from paraphrase.drive import Tree, load_tree, plan_any, split_edit
 from paraphrase.forms import FORMS, Form, load_forms, sentences
 from paraphrase.run import Outcome, check_sentences, held_out_setting
-from paraphrase.settings import Setting, plan
+from paraphrase.settings import Setting
 from unread import silent_clauses, spellings
 
 from conftest import full_corpus_dir
@@ -40,12 +40,12 @@ def outcomes(tree: Tree) -> list[Outcome]:
     out: list[Outcome] = []
     for n, data in enumerate(json.loads(SAMPLE.read_text(encoding="utf-8"))):
         setting = Setting.from_json(data)
-        planned = plan(setting, tree.config, tree.snapshot, tree.jobs_of, [setting.config_key])
+        planned = plan_any(tree, setting, [setting.config_key])
         assert not isinstance(planned, str), f"{setting.key}: {planned}"
-        edited, overlay, cache = planned
+        edited, overlay, cache, head = planned
         said = sentences(edited, forms, held_out_setting(edited))
         share = [s for k, s in enumerate(said) if (k // 2 + n) % SHARE == 0]  # truth and lie stay together
-        out.extend(check_sentences(tree.config, tree.repo, edited, overlay, cache, share))
+        out.extend(check_sentences(tree.config, tree.repo, edited, overlay, cache, share, head))
         split = split_edit(tree, edited, forms)  # a default and one arm's exception: every such form, each setting
         if split is not None:
             out.extend(check_sentences(tree.config, tree.repo, *split))
@@ -55,7 +55,8 @@ def outcomes(tree: Tree) -> list[Outcome]:
 def test_the_sample_spans_families_kinds_and_every_form(outcomes: list[Outcome]) -> None:
     families = {o.sentence.setting.family.split()[0] for o in outcomes}
     kinds = {o.sentence.setting.kind for o in outcomes}
-    assert families >= {"single-node", "srt-slurm", "multinode"} and kinds == {"flag", "key", "env", "switch"}
+    assert families >= {"single-node", "srt-slurm", "multinode", "image"} and kinds == {"flag", "key", "env", "switch",
+                                                                                       "image"}
     assert {o.sentence.setting.role for o in outcomes} >= {"", "prefill", "decode"}
     said = {o.sentence.form.id for o in outcomes}
     assert len(said) >= 0.8 * len(load_forms()), sorted({f.id for f in load_forms()} - said)
@@ -98,9 +99,9 @@ def test_no_generated_sentence_names_a_setting_and_a_value_in_silence(tree: Tree
     for o in outcomes:
         s = o.sentence.setting
         if s.key not in catalogs:
-            planned = plan(s, tree.config, tree.snapshot, tree.jobs_of, [s.config_key])
+            planned = plan_any(tree, s, [s.config_key])
             assert not isinstance(planned, str)
-            _, overlay, cache = planned
+            _, overlay, cache, _ = planned
             evals = [cache.evaluate(j, overlay) for j in tree.jobs_of[s.config_key]]  # type: ignore[arg-type]
             catalogs[s.key] = catalog_from(evals, ClaimsSettings(), evals)
         cat = catalogs[s.key]

@@ -16,6 +16,7 @@ from ci_tools.model.repository import RepoData, load_repo
 from ci_tools.revision.snapshot import WorkTreeSnapshot
 
 from .forms import Form, Sentence, load_forms, sentences
+from .images import image_candidates, plan_image
 from .run import Outcome, check_sentences, held_out_setting
 from .settings import Discovery, OverlaySnapshot, Setting, discover, plan, split_arm
 
@@ -39,12 +40,17 @@ def load_tree(root: Path) -> Tree:
 
 
 def discover_tree(tree: Tree) -> Discovery:
-    """Every literal setting of every job of the tree (each job's recipe evaluated once)."""
+    """Every literal setting of every job of the tree (each job's recipe evaluated once), and the image of
+    every config."""
     cache = EvalCache(tree.config)
     jobs = [j for js in tree.jobs_of.values() for j in js]
     evals = {j.id: cache.evaluate(j, tree.snapshot) for j in jobs}
     kinds = {j.id: resolve_recipe(j, tree.config, tree.snapshot).kind for j in jobs if j.multinode}
-    return discover(evals, jobs, kinds, tree.snapshot)
+    found = discover(evals, jobs, kinds, tree.snapshot)
+    for group, options in image_candidates(tree.repo, tree.jobs_of).items():
+        found.candidates[group] = options
+        found.jobs_at.update((s.key, {s.config_key}) for s in options)
+    return found
 
 
 @dataclass
@@ -55,14 +61,24 @@ class Run:
     seconds: float = 0.0
 
 
+def plan_any(tree: Tree, setting: Setting, configs: Iterable[str]) -> \
+        tuple[Setting, OverlaySnapshot, EvalCache, RepoData | None] | str:
+    """The setting planned (see ``plan``), with the edited copy's configs read again where the edit is one of
+    them (a config's image: ``plan_image``), else None."""
+    if setting.kind == "image":
+        return plan_image(setting, tree.config, tree.snapshot)
+    planned = plan(setting, tree.config, tree.snapshot, tree.jobs_of, configs)
+    return planned if isinstance(planned, str) else (*planned, None)
+
+
 def check_setting(tree: Tree, setting: Setting, forms: Sequence[Form], configs: Iterable[str]) -> \
         tuple[Setting, list[Outcome]] | str:
-    planned = plan(setting, tree.config, tree.snapshot, tree.jobs_of, configs)
+    planned = plan_any(tree, setting, configs)
     if isinstance(planned, str):
         return planned
-    edited, overlay, cache = planned
+    edited, overlay, cache, head = planned
     said = sentences(edited, forms, held_out_setting(edited))
-    outcomes = check_sentences(tree.config, tree.repo, edited, overlay, cache, said)
+    outcomes = check_sentences(tree.config, tree.repo, edited, overlay, cache, said, head)
     split = split_edit(tree, edited, forms)
     if split is not None:
         outcomes += check_sentences(tree.config, tree.repo, *split)

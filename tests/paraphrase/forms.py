@@ -16,6 +16,7 @@ from typing import Any, Sequence
 
 import yaml
 
+from .images import engine_of, image_spellings
 from .settings import Setting
 
 FORMS = Path(__file__).resolve().parent.parent / "data" / "claims_paraphrase" / "forms.yaml"
@@ -77,6 +78,12 @@ def subject_spellings(s: Setting) -> dict[str, str]:
     out: dict[str, str] = {}
     if s.kind == "env":
         out["env"] = s.name
+        return out
+    if s.kind == "image":
+        out["image"] = "the image"
+        engine = engine_of(s.old)
+        if engine:
+            out["engine"] = f"the {engine} image"  # "Update SGLang image from v0.5.8 to v0.5.9"
         return out
     if s.kind == "key":
         flag, _, path = s.name.partition(".")
@@ -150,6 +157,8 @@ def value_spellings(text: str, vkind: str, s: Setting) -> dict[str, str]:
         out["capital"] = t.capitalize()
     elif vkind == "word":
         out["lower"] = t.lower()
+    elif vkind == "image":
+        out = image_spellings(t)
     elif vkind == "list":
         items = re.findall(r"\d+", t)
         out["bracketed"] = "[" + ", ".join(items) + "]"
@@ -269,6 +278,8 @@ def sentences(s: Setting, forms: Sequence[Form], held_setting: bool) -> list[Sen
             lies = value_spellings(s.lie, s.vkind, s)
             rests = value_spellings(s.rest, s.vkind, s) if "{R}" in form.text else truths
             common = sorted(set(truths) & set(lies) & set(rests))
+            if "{A}" in form.text and s.kind == "image":
+                common = [k for k in common if k in image_spellings(s.old)]
             vspell = _pick(common, s.key, form.id, "value")
             truth_text, lie_text, rest_text = truths[vspell], lies[vspell], rests[vspell]
         for truth in (True, False):
@@ -290,7 +301,9 @@ def sentences(s: Setting, forms: Sequence[Form], held_setting: bool) -> list[Sen
                 if second_lies:
                     subject_name = name2
             shown = name[4:] if name.startswith("the ") and "{V} {S}" in text else name  # "Use 16K chunked prefill"
-            text = text.replace("{S}", prefix + shown).replace("{V}", stated).replace("{A}", s.old.strip()).replace("{R}", rest_text)
+            # (an image's old value spelled as its new one is: "from v0.5.12 to v0.5.13", not "from repo:tag to ...")
+            old = image_spellings(s.old)[vspell] if s.kind == "image" else s.old.strip()
+            text = text.replace("{S}", prefix + shown).replace("{V}", stated).replace("{A}", old).replace("{R}", rest_text)
             lead = suffix.strip()[:1].upper() + suffix.strip()[1:]  # "On TP8" at a sentence's start
             text = text.replace("{X}", suffix).replace("{Xq}", _qualifier(s)).replace("{Xa}", _arm_cell(s))
             text = text.replace("{X-lead}", lead)

@@ -30,8 +30,9 @@ FINDINGS = DISAGREEMENT_RULES
 
 
 def held_out_setting(s: Setting) -> bool:
-    """One setting name in five is never tuned on (whatever its family or location)."""
-    return int(hashlib.sha1(f"{s.kind} {s.name}".encode()).hexdigest()[:8], 16) % 5 == 0
+    """One setting name in five is never tuned on (whatever its family or location); one image in five."""
+    name = s.old if s.kind == "image" else s.name
+    return int(hashlib.sha1(f"{s.kind} {name}".encode()).hexdigest()[:8], 16) % 5 == 0
 
 
 @dataclass(frozen=True)
@@ -69,8 +70,10 @@ def classify(sentence: Sentence, findings: Sequence[Finding]) -> Outcome:
 
 
 def check_sentences(config: ProjectConfig, repo: RepoData, setting: Setting, overlay: OverlaySnapshot,
-                    cache: EvalCache, said: Sequence[Sentence]) -> list[Outcome]:
-    """Every sentence of one edited setting checked against the edited copy of the tree."""
+                    cache: EvalCache, said: Sequence[Sentence], head: RepoData | None = None) -> list[Outcome]:
+    """Every sentence of one edited setting checked against the edited copy of the tree (``head``: its configs,
+    where the edit is one of them; ``repo``'s otherwise)."""
+    head = head or repo
     scenarios = (setting.scenario,) if setting.scenario else ()
     entries: list[EntryInput] = []
     paths: dict[str, Sentence] = {}
@@ -87,7 +90,7 @@ def check_sentences(config: ProjectConfig, repo: RepoData, setting: Setting, ove
     # As the PR job checks a change: against its head (the edited copy), with the base (the tree as it was).
     base = {"base_repo": repo, "base_snapshot": overlay.base}
     if entries:
-        report = check_entries(config, repo, overlay, entries, cache=cache, verbose=True, **base)  # type: ignore
+        report = check_entries(config, head, overlay, entries, cache=cache, verbose=True, **base)  # type: ignore
         for f in report.findings:
             by_path[f.location.path].append(f)
     neutral = EntryInput([setting.config_key], scenarios, [plain_source("entry", "Retune the recipe.")],
@@ -95,7 +98,7 @@ def check_sentences(config: ProjectConfig, repo: RepoData, setting: Setting, ove
     for n, sentence in enumerate(bodies):
         path = f"pr-body/{n}"
         paths[path] = sentence
-        report = check_entries(config, repo, overlay, [neutral], cache=cache, verbose=True,  # type: ignore
+        report = check_entries(config, head, overlay, [neutral], cache=cache, verbose=True,  # type: ignore
                                pr_body=pr_body_source(path, sentence.text), **base)
         for f in report.findings:
             by_path[f.location.path].append(f)

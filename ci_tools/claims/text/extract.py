@@ -149,6 +149,24 @@ _ABOUT_CODE = re.compile(r"\b(?:kept|left|retained|preserved|remains?|stays?)\s+
 # A part of an image tag: a version (v0.25.0, 0.5.14), a build date (20260709), a channel (nightly).  Not
 # "latest": "the image to latest nightly" says the newest build, whichever tag it has.
 _TAG_LIKE = re.compile(r"v?\d+(?:\.\d+)+[\w.-]*|\d{8}|nightly|dev|nightly-[\w.-]+", re.IGNORECASE)
+# A label that names the image the text after it gives ("Image: v0.5.18", "- **Image tag**: ...").
+_IMAGE_LABEL = re.compile(r"\bimage(?:\s+tag)?\W*:\s*$", re.IGNORECASE)
+# ... or, where the words say a tag stands ("image to X", "Image: X", "use the X image"), any word of a build: a digit
+# among letters, dots, dashes or underscores ("rocm7.2.5_ubuntu24.04_..._atom20260511", "kimi-k5", "nightly_2026061014").
+_BUILD = re.compile(r"(?=[\w.-]*\d)(?=[\w.-]*[A-Za-z_.-])[A-Za-z0-9][\w.-]{3,}")
+# ... but not a config key ("the kimik2.5-fp4-mi355x-vllm image": that config's image), a commit id (what an image
+# was built from), a dtype ("image to nvfp4") or a name in capitals (a kernel the image picks: FLASHINFER_TRTLLM_...)
+_CONFIG_KEY_LIKE = re.compile(r"[\w.]+-(?:fp4|fp8|fp16|bf16|int4|int8|nvfp4|mxfp4|mxfp8)-[\w.-]+", re.IGNORECASE)
+_COMMIT_ID = re.compile(r"[0-9a-f]{7,40}")
+# Verbs before "the X image" that say which image is used ("Use the v0.5.18 image", "to the v0.23.0 image"); not
+# "on the v0.21.0 image", which tells where something was seen.
+_USING_AN_IMAGE = frozenset({"use", "uses", "using", "to", "onto"})
+
+
+def _a_build(word: str) -> bool:
+    """``word`` is written as an image's tag (see ``_BUILD``)."""
+    return bool(_TAG_LIKE.fullmatch(word) or _BUILD.fullmatch(word)) and not _CONFIG_KEY_LIKE.fullmatch(word) and \
+        not _COMMIT_ID.fullmatch(word) and parse_dtype(word) is None and not word.isupper()
 # Verbs whose object, when it is a concurrency list, names the recipe's branches a setting changes for.
 _CHANGE_VERBS_OF_BRANCHES = frozenset({"switch", "switches", "switched", "move", "moves", "moved", "change", "changes",
                                        "changed", "route", "routes", "routed", "flip", "flips", "flipped"})
@@ -639,19 +657,21 @@ class ClauseReader(SweepReaders):
         return tuple(was)
 
     def _image_tag_fragment(self) -> None:
-        """``Bump the image from 20260706 to 20260709``, ``Update image tag to nightly``: part of the new tag."""
+        """``Bump the image from 20260706 to 20260709``, ``Update image tag to nightly``, ``Image: v0.5.18``,
+        ``Use the v0.5.18-cu130 image``: part of the new tag."""
         r = self.r
         toks = self.toks
         if any(t.kind == "image" for t in toks) or self.skip:
             return
         noun = next((i for i, t in enumerate(toks) if r.live(i) and t.low in ("image", "images", "tag")), None)
-        if noun is None:
+        # "Image: v0.5.18": the label is a clause of its own, the tag begins this one
+        labelled = _IMAGE_LABEL.search(self.source.text, 0, self.clause.start) is not None
+        if noun is None and not labelled:
             return
-        to = next((k for k in range(noun + 1, len(toks)) if toks[k].low in ("to", "->", "→") or toks[k].kind == "arrow"),
-                  None)
-        k = to + 1 if to is not None else -1
+        k, shaped = self._tag_at(noun) if noun is not None else (0, True)
         floating = k + 1 < len(toks) and toks[k].low in ("latest", "nightly", "dev") and toks[k + 1].kind == "word"
-        if 0 < k < len(toks) and r.live(k) and toks[k].kind == "word" and _TAG_LIKE.fullmatch(toks[k].text) and \
+        if 0 <= k < len(toks) and r.live(k) and toks[k].kind == "word" and \
+                (_TAG_LIKE.fullmatch(toks[k].text) or (shaped and _a_build(toks[k].text))) and \
                 not floating:  # "to latest nightly: lmsysorg/...": an adjective of the tag the text goes on to name
             r.used[k] = True
             glob = _GLOB_TAIL.match(self.source.text, toks[k].end)
@@ -661,6 +681,29 @@ class ClauseReader(SweepReaders):
                 return
             self.out.claims.append(Claim("image", parse_fragment(toks[k].text), self.scope_at(k), r.loc(k, k + 1),
                                          self.clause.text, sentence=self.sentence_text(), was=self._moved_from(k)))
+
+    def _tag_at(self, noun: int) -> tuple[int, bool]:
+        """Where the tag of the image named at ``noun`` is written (-1: nowhere), and whether the words say a tag
+        stands there, so that a build of any shape is one: right after "image to" ("Bump the image to kimi-k5",
+        "... to upstream v0.5.6.post2"), between a verb of using and the noun ("Use the nightly-dev-cu13-20260815-
+        a5ba081f image", "Update the benchmark to the v0.5.18 image"); else after a later "to" ("Update the SGLang
+        image for both keys to v0.5.18"), where only a version, a date or a channel is a tag."""
+        toks = self.toks
+        if noun >= 3 and toks[noun - 2].low == "the" and toks[noun - 3].low in _USING_AN_IMAGE and \
+                toks[noun - 1].kind == "word" and _a_build(toks[noun - 1].text):
+            return noun - 1, True
+        at = noun + 2 if noun + 1 < len(toks) and toks[noun + 1].low == "tag" else noun + 1
+        if noun + 2 < len(toks) and toks[noun + 1].text == ":":
+            return noun + 2, True
+        if at < len(toks) and toks[at].low == "from":  # "image from A to B", "image from A (34d old) to B"
+            at = next((k for k in range(at + 2, min(len(toks), at + 9)) if toks[k].low == "to" or toks[k].kind == "arrow"),
+                      at)
+        if at < len(toks) and toks[at].low in ("to", "->", "→") or at < len(toks) and toks[at].kind == "arrow":
+            # ("to upstream v0.5.6.post2", "to stable atom0.1.3": a word of which build it is, before the tag)
+            return (at + 2 if at + 2 < len(toks) and toks[at + 1].low in ("upstream", "stable") else at + 1), True
+        to = next((k for k in range(noun + 1, len(toks)) if toks[k].low in ("to", "->", "→") or toks[k].kind == "arrow"),
+                  None)
+        return (-1, False) if to is None else (to + 1, False)
 
     # -------------------------------------------------------- subjects
 

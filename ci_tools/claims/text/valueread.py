@@ -185,11 +185,15 @@ def value_position(r: Reading, m: Mention, names: Container[str] = frozenset()) 
 
 def _said_against_another(toks: Sequence[Tok], i: int) -> bool:
     """The word at ``i`` is set against another value ("SGLANG_SIMULATE_ACC_METHOD dspark rather than
-    match-expected", "X nixl on the prefill workers vs mooncake"): a value, as what it is set against is."""
+    match-expected", "X nixl on the prefill workers vs mooncake"): a value, as what it is set against is.  Only
+    the jobs it is for may stand between ("lazy_offload is emitted as a JSON boolean rather than ..." sets a way
+    of writing against another, and "emitted" is no value)."""
     for j in range(i + 1, min(len(toks), i + 6)):
         low = toks[j].low
         if low in ("vs", "vs.", "versus") or (low == "rather" and j + 1 < len(toks) and toks[j + 1].low == "than"):
             return j + (2 if low == "rather" else 1) < len(toks)  # (the other value after the phrase)
+        if j == i + 1 and low not in ("on", "for", "in", "at"):
+            return False
         if low in (",", ";", ".", "and", "but", "(", ")"):
             return False
     return False

@@ -40,8 +40,9 @@ UNIT_WORDS = frozenset({
 _NUM = re.compile(r"^(?P<n>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?P<suffix>[kKmM])?(?:-?(?P<unit>[a-zA-Z]+|%))?$")
 _REL = re.compile(r"^(?P<n>\d+(?:\.\d+)?)x$", re.IGNORECASE)
 IMAGE_RE = re.compile(
-    r"(?<![\w./:-])(?P<ref>[a-z0-9][a-z0-9._-]*(?:/[a-z0-9][a-z0-9._-]*)+:[A-Za-z0-9][A-Za-z0-9._-]*"
-    r"(?:@sha256:[0-9a-f]{64})?)"
+    # (a registry host may be written as enroot writes it: "nvcr.io#nvidia/tensorrt-llm/release:1.3.0rc14")
+    r"(?<![\w./:#-])(?P<ref>(?:[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)+#)?[a-z0-9][a-z0-9._-]*(?:/[a-z0-9][a-z0-9._-]*)+"
+    r":[A-Za-z0-9][A-Za-z0-9._-]*(?:@sha256:[0-9a-f]{64})?)"
 )
 
 
@@ -364,6 +365,9 @@ def parse_image(text: str) -> Image | None:
 
 def normalise_image(ref: str) -> str:
     ref = ref.strip().strip("'\"`")
+    host, hash_, path = ref.partition("#")
+    if hash_ and "." in host and "/" not in host:
+        ref = f"{host}/{path}"  # enroot's "nvcr.io#nvidia/..." is the registry's nvcr.io/nvidia/...
     for prefix in ("docker.io/library/", "docker.io/"):
         if ref.startswith(prefix):
             ref = ref[len(prefix):]
@@ -496,8 +500,9 @@ def _on_channel(claimed: str, actual: str) -> bool:
 
 
 def value_words(text: str) -> tuple[str, ...]:
-    """The words of a value, lower-case: ``deep_gemm_amxf4_mega_moe`` -> (deep, gemm, amxf4, mega, moe)."""
-    return tuple(w for w in re.split(r"[^a-z0-9.]+", text.lower()) if w)
+    """The words of a value, lower-case: ``deep_gemm_amxf4_mega_moe`` -> (deep, gemm, amxf4, mega, moe); an
+    ellipsis is no word (``rocm7.2.3_..._atom20260511``: the words between left out)."""
+    return tuple(w for w in re.split(r"[^a-z0-9.]+", text.lower()) if w.strip("."))
 
 
 def parse_fragment(text: str) -> Fragment:
