@@ -259,6 +259,66 @@ echo "after=[$(squeue --name=node_01 -h -o %A)]"
 
 
 @NODES
+@pytest.mark.parametrize("step", ["", "--container-image=/squash/img.sqsh"])
+def test_a_task_that_signals_its_own_process_group_ends_on_its_node_only(tmp_path: Path, step: str) -> None:
+    """Each task of a step over several nodes runs in a process group of its own, as slurmstepd runs a node's
+    tasks: a node that signals its own group (server_sglang.sh's `kill -TERM -$pgid`, with the pgid `ps` read
+    before the server's setsid took effect) ends its own task and nothing of the batch script on the first node,
+    whose job goes on and ends; scancel still reaches a task's group."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "job.sh").write_text(f"""#!/bin/bash
+trap 'echo batch got TERM' TERM
+srun --nodes=2 {step} bash -c 'if [ "$SLURM_PROCID" = 1 ]; then kill -TERM -- -$(ps -o pgid= -p $$ | tr -d " "); fi
+    echo "task $SLURM_PROCID done"'
+echo "batch went on"
+srun --nodes=2 {step} bash -c 'echo "waiting $SLURM_PROCID"; exec -a standin-task-waits /bin/sleep 600' &
+for i in $(seq 1 200); do
+    (( $(grep -c '^waiting' /out/slurm-$SLURM_JOB_ID.out) == 2 )) && break; /bin/sleep 0.1
+done
+scancel "$SLURM_JOB_ID"
+""")
+    script = """
+set -e
+JOB=$(sbatch --parsable -N 2 -o /out/slurm-%j.out /out/job.sh)
+for i in $(seq 1 100); do squeue -h -j "$JOB" -o %i | grep -q . || break; /bin/sleep 0.1; done
+echo "queued after: $(squeue -h -j "$JOB" -o %i)"
+/bin/sleep 0.5
+cat /out/slurm-$JOB.out
+echo "left: $(ps -eo args | grep -c '^standin-task-waits')"
+"""
+    code, out, _ = _sandboxed(tmp_path, script, vendor="amd", binds={"/out": src}, timeout=60)
+    assert code == 0, out
+    lines = out.splitlines()
+    assert "task 0 done" in lines and "task 1 done" not in lines
+    # the batch script is signalled by the scancel at its end only, not by the second node's kill
+    assert lines.count("batch got TERM") == 1 and lines.index("batch went on") < lines.index("batch got TERM"), out
+    assert sorted(line for line in lines if line.startswith("waiting ")) == ["waiting 0", "waiting 1"]
+    assert "queued after: " in lines and "left: 0" in lines, out
+
+
+def test_a_batch_job_that_signals_its_own_group_still_ends(tmp_path: Path) -> None:
+    """What stands for slurmstepd outlives a signal to the batch script's process group and records the job's end
+    (squeue no longer lists it), as no signal of the script's reaches slurmstepd."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "job.sh").write_text("""#!/bin/bash
+trap 'echo batch got TERM' TERM
+kill -TERM 0
+echo "batch went on"
+""")
+    script = """
+JOB=$(sbatch --parsable -o /out/slurm-%j.out /out/job.sh)
+for i in $(seq 1 50); do squeue -h -j "$JOB" -o %i | grep -q . || break; /bin/sleep 0.1; done
+echo "queued after: $(squeue -h -j "$JOB" -o %i)"
+cat /out/slurm-$JOB.out
+"""
+    code, out, _ = _sandboxed(tmp_path, script, binds={"/out": src}, timeout=30)
+    assert code == 0, out
+    assert out.splitlines()[:3] == ["queued after: ", "batch got TERM", "batch went on"], out
+
+
+@NODES
 def test_a_job_of_several_nodes_runs_a_task_on_each_node_with_its_own_address(tmp_path: Path) -> None:
     """sbatch -N 3 allocates three nodes; an srun step over them runs its command once per node, at once, each
     task with its rank, its node's name and its node's own address (hostname, `ip route get`, the address a

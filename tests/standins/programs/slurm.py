@@ -144,7 +144,7 @@ def srun(node: Node, args: list[str]) -> int:
             return run("srun", container)
 
         if len(nodes) > 1:
-            code = _run_tasks(start, env, step, tasks)
+            code = _run_tasks(start, env, step, tasks, os.path.join(jobs.dir, job, "pgids"))
             if new_job:
                 jobs.end(job)
             return code
@@ -162,9 +162,11 @@ def srun(node: Node, args: list[str]) -> int:
     return code
 
 
-def _run_tasks(start: Callable[[dict[str, str]], int], env: dict[str, str], step: list[str], tasks: int) -> int:
+def _run_tasks(start: Callable[[dict[str, str]], int], env: dict[str, str], step: list[str], tasks: int,
+               groups: str) -> int:
     """A step of a job of several nodes: its command once per task, at once, each task on its node (its rank,
-    the node's name and own address, which the container's programs see), as shims/srun.sh runs one."""
+    the node's name and own address, which the container's programs see) in a process group of its own, noted in
+    the file ``groups`` for scancel, as shims/srun.sh runs one."""
     pids = []
     for t in range(tasks):
         name = step[t % len(step)]
@@ -172,9 +174,16 @@ def _run_tasks(start: Callable[[dict[str, str]], int], env: dict[str, str], step
                     "HOSTNAME": name, "STANDIN_NODE": name, "STANDIN_NODE_ADDR": node_address(name)}
         pid = os.fork()
         if pid == 0:
+            os.setpgid(0, 0)
             # image_env reads which node this is from the environment, as a task's programs do
             os.environ.update({k: task_env[k] for k in ("HOSTNAME", "STANDIN_NODE", "STANDIN_NODE_ADDR")})
             os._exit(start(task_env))
+        try:
+            os.setpgid(pid, pid)  # (either side may set it first; the other finds it set)
+        except OSError:
+            pass
+        with open(groups, "a") as f:
+            f.write(f"{pid}\n")
         pids.append(pid)
     return max(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) for pid in pids)
 
@@ -228,6 +237,11 @@ def sbatch(node: Node, args: list[str]) -> int:
         # the job's processes are this process group, which scancel ends (shims/scancel.sh)
         with open(os.path.join(jobs.dir, job, "pgid"), "w") as f:
             f.write(str(os.getpid()))
+        # This process stands for slurmstepd, which no signal to the batch script's group reaches: it outlives one
+        # and records the job's end (a handler, not SIG_IGN, which the script would inherit and could not trap).
+        import signal
+
+        signal.signal(signal.SIGTERM, lambda *_: None)
         with open(output, "ab") as out, open(error, "ab") if error != output else open(output, "ab") as err:
             code = subprocess.call(["bash", *command], env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
                                    cwd=options.get("--chdir") or None)

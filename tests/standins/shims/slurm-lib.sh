@@ -37,6 +37,11 @@ _slurm_new() {
 
 _slurm_end() { rm -f "$_slurm_dir/$1/running"; }
 
+# A task of job $1 on one of its nodes runs in process group $2 of its own, as slurmstepd runs a node's tasks:
+# a recipe's `kill -- -$(ps -o pgid= ...)` on one node then reaches that node's processes only, never the batch
+# script on the first node; scancel signals each such group with the job's own.
+_slurm_task_group() { printf '%s\n' "$2" >> "$_slurm_dir/$1/pgids"; }
+
 # The nodes of job $1, comma-separated, into _slurm_nodes (without a process: every srun reads them).
 _slurm_job_nodes() {
     _slurm_nodes=$_slurm_host

@@ -60,14 +60,18 @@ for _item in "${_items[@]}"; do
 done
 [[ -n "$_chdir" ]] && cd "$_chdir"
 if (( ${#_all[@]} > 1 )); then
-    # A job of several nodes: every task says which node it is on, the first one too.
+    # A job of several nodes: every task says which node it is on, the first one too, and runs in a process group
+    # of its own (job control: each background job is its own group; see _slurm_task_group).
     _pids=()
+    set -m
     for (( _t = 0; _t < _tasks; _t++ )); do
         _node=${_step[_t % ${#_step[@]}]}
         SLURM_PROCID=$_t SLURM_NODEID=$((_t % ${#_step[@]})) SLURMD_NODENAME=$_node HOSTNAME=$_node \
             STANDIN_NODE=$_node STANDIN_NODE_ADDR=$(_slurm_node_addr "$_node") "$@" &
         _pids+=($!)
+        _slurm_task_group "$_job" "$!"
     done
+    set +m
     _rc=0
     for _pid in "${_pids[@]}"; do
         wait "$_pid"; _code=$?
