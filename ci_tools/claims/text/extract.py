@@ -163,6 +163,11 @@ _COMMIT_ID = re.compile(r"[0-9a-f]{7,40}")
 _USING_AN_IMAGE = frozenset({"use", "uses", "using", "to", "onto"})
 
 
+def _leads_to(t: Tok) -> bool:
+    """``to``, ``->`` or an arrow: what follows is the new state."""
+    return t.low in ("to", "->", "→") or t.kind == "arrow"
+
+
 def _a_build(word: str) -> bool:
     """``word`` is written as an image's tag (see ``_BUILD``)."""
     return bool(_TAG_LIKE.fullmatch(word) or _BUILD.fullmatch(word)) and not _CONFIG_KEY_LIKE.fullmatch(word) and \
@@ -226,9 +231,11 @@ class ClauseReader(SweepReaders):
         # "X is 256 by default and 128 on TP8": the clause's claim is the named jobs' value (128); the default is
         # the other jobs' value, which exceptions.elsewhere_claims reads from the whole clause.
         default = default_beside_exception(clause.text)
-        passed = frozenset(k for k, t in enumerate(toks) if default is not None and
-                           clause.start + default[0] <= t.start and t.end <= clause.start + default[1])
-        masked = [m or k in passed for k, m in enumerate(masked)]
+        passed: frozenset[int] = frozenset()
+        if default is not None:
+            first, last = clause.start + default[0], clause.start + default[1]
+            passed = frozenset(k for k, t in enumerate(toks) if first <= t.start and t.end <= last)
+            masked = [m or k in passed for k, m in enumerate(masked)]
         # Every concurrency spec of the clause, masked or not (each reader filters them as it needs).
         self.concs = conc_specs(clause)
         # Set by the sentence: the clause before it is a condition ("If X=1 and CONC>=64, ..."), which this one's
@@ -696,14 +703,16 @@ class ClauseReader(SweepReaders):
         if noun + 2 < len(toks) and toks[noun + 1].text == ":":
             return noun + 2, True
         if at < len(toks) and toks[at].low == "from":  # "image from A to B", "image from A (34d old) to B"
-            at = next((k for k in range(at + 2, min(len(toks), at + 9)) if toks[k].low == "to" or toks[k].kind == "arrow"),
-                      at)
-        if at < len(toks) and toks[at].low in ("to", "->", "→") or at < len(toks) and toks[at].kind == "arrow":
+            at = self._next_to(at + 2, at + 9) or at
+        if at < len(toks) and _leads_to(toks[at]):
             # ("to upstream v0.5.6.post2", "to stable atom0.1.3": a word of which build it is, before the tag)
             return (at + 2 if at + 2 < len(toks) and toks[at + 1].low in ("upstream", "stable") else at + 1), True
-        to = next((k for k in range(noun + 1, len(toks)) if toks[k].low in ("to", "->", "→") or toks[k].kind == "arrow"),
-                  None)
+        to = self._next_to(noun + 1, len(toks))
         return (-1, False) if to is None else (to + 1, False)
+
+    def _next_to(self, start: int, stop: int) -> int | None:
+        """The first "to" (or arrow) among the tokens from ``start`` up to ``stop``."""
+        return next((k for k in range(start, min(len(self.toks), stop)) if _leads_to(self.toks[k])), None)
 
     # -------------------------------------------------------- subjects
 
