@@ -297,6 +297,22 @@ echo "left: $(ps -eo args | grep -c '^standin-task-waits')"
     assert "queued after: " in lines and "left: 0" in lines, out
 
 
+def test_ps_gives_a_background_programs_group_once_its_setsid_took_effect(tmp_path: Path) -> None:
+    """`ps -o pgid= -p $!` right after starting a program that calls setsid answers the program's own group, even
+    when the program takes its time to get there (here 0.2 s, as a loaded machine may make it), as on a node whose
+    idle cores run the child at once; a program that stays in the caller's group is answered after 0.5 s."""
+    script = r"""
+bash -c '/bin/sleep 0.2; exec setsid /bin/sleep 1' &
+child=$!
+echo "setsid child: $([ "$(ps -o pgid= -p "$child" | tr -d ' ')" = "$child" ] && echo own group || echo caller group)"
+/bin/sleep 1 &
+echo "plain child: $([ "$(ps -o pgid= -p "$!" | tr -d ' ')" = "$(ps -o pgid= -p $$ | tr -d ' ')" ] && echo caller group)"
+"""
+    code, out, _ = _sandboxed(tmp_path, script)
+    assert code == 0, out
+    assert out.splitlines()[:2] == ["setsid child: own group", "plain child: caller group"], out
+
+
 def test_a_batch_job_that_signals_its_own_group_still_ends(tmp_path: Path) -> None:
     """What stands for slurmstepd outlives a signal to the batch script's process group and records the job's end
     (squeue no longer lists it), as no signal of the script's reaches slurmstepd."""

@@ -47,7 +47,7 @@ _COMMON = {
     "pip": "nothing.sh", "pip3": "nothing.sh", "uv": "nothing.sh", "lm_eval": "nothing.sh", "aiperf": "aiperf.sh",
     "enroot": "enroot.sh", "unsquashfs": "unsquashfs.sh", "sbcast": "sbcast.sh", "hostname": "hostname.sh",
     "ip": "ip.sh", "ibv_devinfo": "ibv_devinfo.sh", "pd-sidecar": "servers.sh", "epp": "servers.sh",
-    "envoy": "servers.sh", "curl": "curl.sh",
+    "envoy": "servers.sh", "curl": "curl.sh", "ps": "ps.sh",
 }
 _VENDOR = {"nvidia": {"nvidia-smi": "nvidia-smi.sh"}, "amd": {"amd-smi": "amd-smi.sh", "rocm-smi": "rocm-smi.sh"}}
 # The RDMA devices of a node: the names runners/launch_mi355x-amds.sh gives MI355X nodes' NICs, ConnectX ones.
@@ -74,6 +74,7 @@ _standin_git={git}
 _standin_hostname={hostname}
 _standin_ip={ip}
 _standin_curl={curl}
+_standin_ps={ps}
 """
 
 
@@ -121,7 +122,7 @@ def install(dest: Path, *, vendor: str, gpus: int = 8, gpu_name: str | None = No
         shutil.copyfile(SHIMS / library, dest / "lib" / library)
     head = {"python": shlex.quote(INTERPRETER), "image_python": shlex.quote(IMAGE_PYTHON), "sleep": shlex.quote(_real("sleep")), "git": shlex.quote(_real("git")),
             "hostname": shlex.quote(_real("hostname")), "ip": shlex.quote(_real("ip")),
-            "curl": shlex.quote(_real("curl"))}
+            "curl": shlex.quote(_real("curl")), "ps": shlex.quote(_real("ps"))}
     for name, body in {**_COMMON, **_VENDOR[vendor]}.items():
         shim = dest / "bin" / name
         shim.write_text(_HEAD.format(name=name, body=body, **head) + (SHIMS / body).read_text())
