@@ -270,6 +270,8 @@ def sentences(s: Setting, forms: Sequence[Form], held_setting: bool) -> list[Sen
         prefix, suffix = _pick(scopes, s.key, form.id, "scope")
         if "{Xq}" in form.text or "{Xa}" in form.text:
             prefix = ""  # a table names the jobs in a cell of its own
+        # (an image's old value spelled as its new one is: "from v0.5.12 to v0.5.13", not "from repo:tag to ...")
+        olds = image_spellings(s.old) if s.kind == "image" else {}
         if s.kind == "switch":
             vspell = "flag"
             truth_text = lie_text = rest_text = ""
@@ -279,7 +281,7 @@ def sentences(s: Setting, forms: Sequence[Form], held_setting: bool) -> list[Sen
             rests = value_spellings(s.rest, s.vkind, s) if "{R}" in form.text else truths
             common = sorted(set(truths) & set(lies) & set(rests))
             if "{A}" in form.text and s.kind == "image":
-                common = [k for k in common if k in image_spellings(s.old)]
+                common = [k for k in common if k in olds]
             vspell = _pick(common, s.key, form.id, "value")
             truth_text, lie_text, rest_text = truths[vspell], lies[vspell], rests[vspell]
         for truth in (True, False):
@@ -301,8 +303,7 @@ def sentences(s: Setting, forms: Sequence[Form], held_setting: bool) -> list[Sen
                 if second_lies:
                     subject_name = name2
             shown = name[4:] if name.startswith("the ") and "{V} {S}" in text else name  # "Use 16K chunked prefill"
-            # (an image's old value spelled as its new one is: "from v0.5.12 to v0.5.13", not "from repo:tag to ...")
-            old = image_spellings(s.old)[vspell] if s.kind == "image" else s.old.strip()
+            old = olds[vspell] if olds else s.old.strip()
             text = text.replace("{S}", prefix + shown).replace("{V}", stated).replace("{A}", old).replace("{R}", rest_text)
             lead = suffix.strip()[:1].upper() + suffix.strip()[1:]  # "On TP8" at a sentence's start
             text = text.replace("{X}", suffix).replace("{Xq}", _qualifier(s)).replace("{Xa}", _arm_cell(s))

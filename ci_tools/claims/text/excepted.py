@@ -57,10 +57,9 @@ def excepted_part(toks: Sequence[Tok], masked: Sequence[bool], found: Sequence[A
         k = i + len(marker)
         while k < len(toks) and low[k] in _LEAD:
             k += 1
-        after = _after_a_value(toks, k)
-        if after + 1 < len(toks) and low[after] in _VALUE_LEAD and after + 1 in starts and k not in starts and \
-                toks[k].kind == "word":
-            k = after + 1  # "except 4096 on TP8": the excepted arms' own value (exceptions.excepted_value_claims)
+        arms_at = _arms_after_a_value(toks, k, starts)
+        if arms_at is not None and k not in starts and toks[k].kind == "word":
+            k = arms_at  # "except 4096 on TP8": the excepted arms' own value (exceptions.excepted_value_claims)
         if k in spec_at and k not in starts:
             spec = spec_at[k]
             end = next((j for j in range(k, len(toks)) if toks[j].start >= spec.end), len(toks))
@@ -72,14 +71,15 @@ def excepted_part(toks: Sequence[Tok], masked: Sequence[bool], found: Sequence[A
     return None
 
 
-def _after_a_value(toks: Sequence[Tok], k: int) -> int:
-    """The token after a value that starts at ``k``, with what is written apart from it ("16 K tokens", "89 %")."""
+def _arms_after_a_value(toks: Sequence[Tok], k: int, starts: dict[int, Atom]) -> int | None:
+    """Where the arms begin when a value starts at ``k`` and the arms it is for follow it ("4096 on TP8", with what
+    is written apart from the value: "16 K tokens for TP8", "89 % on TP8"); None when they do not."""
     k += 1
     if k < len(toks) and toks[k].text in ("K", "k", "M", "%"):
         k += 1
     if k < len(toks) and toks[k].low == "tokens":
         k += 1
-    return k
+    return k + 1 if k + 1 < len(toks) and toks[k].low in _VALUE_LEAD and k + 1 in starts else None
 
 
 def _arms_from(low: Sequence[str], starts: dict[int, Atom], k: int, stop: int) -> tuple[list[Arm], int]:
@@ -117,10 +117,9 @@ def excepts_the_clause_before(lead: str, toks: Sequence[Tok], masked: Sequence[b
     k = 0
     starts = {a.start: a for a in found}
     end = len(toks) - tail
-    after = _after_a_value(toks, 1)
-    if not tail and low[:1] in (["use"], ["uses"]) and after + 1 < len(toks) and low[after] in _VALUE_LEAD and \
-            after + 1 in starts:
-        k = after + 1  # "... but use 4096 on TP8": the arms' own value (exceptions.excepted_value_claims)
+    arms_at = _arms_after_a_value(toks, 1, starts) if low[:1] in (["use"], ["uses"]) else None
+    if not tail and arms_at is not None:
+        k = arms_at  # "... but use 4096 on TP8": the arms' own value (exceptions.excepted_value_claims)
     while k < end:
         if k in starts:
             arms.extend(starts[k].arms)

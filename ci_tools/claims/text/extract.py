@@ -151,6 +151,7 @@ _ABOUT_CODE = re.compile(r"\b(?:kept|left|retained|preserved|remains?|stays?)\s+
 _TAG_LIKE = re.compile(r"v?\d+(?:\.\d+)+[\w.-]*|\d{8}|nightly|dev|nightly-[\w.-]+", re.IGNORECASE)
 # A label that names the image the text after it gives ("Image: v0.5.18", "- **Image tag**: ...").
 _IMAGE_LABEL = re.compile(r"\bimage(?:\s+tag)?\W*:\s*$", re.IGNORECASE)
+_LABEL_REACH = 40  # how far before a clause such a label is looked for (its words and their Markdown emphasis)
 # ... or, where the words say a tag stands ("image to X", "Image: X", "use the X image"), any word of a build: a digit
 # among letters, dots, dashes or underscores ("rocm7.2.5_ubuntu24.04_..._atom20260511", "kimi-k5", "nightly_2026061014").
 _BUILD = re.compile(r"(?=[\w.-]*\d)(?=[\w.-]*[A-Za-z_.-])[A-Za-z0-9][\w.-]{3,}")
@@ -172,6 +173,8 @@ def _a_build(word: str) -> bool:
     """``word`` is written as an image's tag (see ``_BUILD``)."""
     return bool(_TAG_LIKE.fullmatch(word) or _BUILD.fullmatch(word)) and not _CONFIG_KEY_LIKE.fullmatch(word) and \
         not _COMMIT_ID.fullmatch(word) and parse_dtype(word) is None and not word.isupper()
+
+
 # Verbs whose object, when it is a concurrency list, names the recipe's branches a setting changes for.
 _CHANGE_VERBS_OF_BRANCHES = frozenset({"switch", "switches", "switched", "move", "moves", "moved", "change", "changes",
                                        "changed", "route", "routes", "routed", "flip", "flips", "flipped"})
@@ -671,11 +674,12 @@ class ClauseReader(SweepReaders):
         if any(t.kind == "image" for t in toks) or self.skip:
             return
         noun = next((i for i, t in enumerate(toks) if r.live(i) and t.low in ("image", "images", "tag")), None)
-        # "Image: v0.5.18": the label is a clause of its own, the tag begins this one
-        labelled = _IMAGE_LABEL.search(self.source.text, 0, self.clause.start) is not None
-        if noun is None and not labelled:
+        if noun is not None:
+            k, shaped = self._tag_at(noun)
+        elif _IMAGE_LABEL.search(self.source.text, max(0, self.clause.start - _LABEL_REACH), self.clause.start):
+            k, shaped = 0, True  # "Image: v0.5.18": the label is a clause of its own, the tag begins this one
+        else:
             return
-        k, shaped = self._tag_at(noun) if noun is not None else (0, True)
         floating = k + 1 < len(toks) and toks[k].low in ("latest", "nightly", "dev") and toks[k + 1].kind == "word"
         if 0 <= k < len(toks) and r.live(k) and toks[k].kind == "word" and \
                 (_TAG_LIKE.fullmatch(toks[k].text) or (shaped and _a_build(toks[k].text))) and \

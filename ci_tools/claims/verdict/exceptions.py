@@ -144,7 +144,8 @@ def stated_values(sources: Iterable[SourceText], jobs: Sequence[Job]) -> list[St
             # exception leaves.
             # (in source offsets: an exception is often a clause of its own)
             defaults = [(clause.start + m.start("v"), clause.start + m.end("v")) for m in _ELSEWHERE.finditer(clause.text)]
-            defaults += [m.span("v") for m in _BEFORE_EXCEPTION.finditer(source.text, clause.start, clause.end + 12)]
+            defaults += [m.span("v") for m in _BEFORE_EXCEPTION.finditer(source.text, clause.start,
+                                                                        clause.end + _EXCEPTION_REACH)]
             taken |= {k for a, b in defaults for k, t in enumerate(toks) if a <= t.start < b}
             for k, t in enumerate(toks):
                 if k in place:
@@ -256,9 +257,12 @@ _VALUE_SHAPE = re.compile(r"[\d.]+%?|" + THOUSANDS + r"|\d[\w.]*|[A-Za-z][\w.-]*
 
 # "Set X to 8192, except 4096 on TP8": the value of the arms a claim excepts (text/excepted.py), and the value the
 # others keep.
-_BEFORE_EXCEPTION = re.compile(r"(?P<v>" + THOUSANDS + r"|[\w.%-]+)\s*,?\s*(?:except|excepting|excluding|but use)\b",
-                               re.IGNORECASE)
-_EXCEPTED_VALUE = re.compile(r"\b(?:except|excepting|excluding|but use)\s+(?:for\s+)?(?P<v>(?:" + THOUSANDS + r"|[\w.%-]+)"
+_EXCEPTION_WORDS = r"(?:except|excepting|excluding|but use)"
+_BEFORE_EXCEPTION = re.compile(r"(?P<v>" + THOUSANDS + r"|[\w.%-]+)\s*,?\s*" + _EXCEPTION_WORDS + r"\b", re.IGNORECASE)
+# How far past a clause's end its exception's words may reach (", excepting": an exception is often a clause of its
+# own, and the value before it ends the clause before).
+_EXCEPTION_REACH = len(", excepting ")
+_EXCEPTED_VALUE = re.compile(r"\b" + _EXCEPTION_WORDS + r"\s+(?:for\s+)?(?P<v>(?:" + THOUSANDS + r"|[\w.%-]+)"
                              r"(?:\s?[KkM%](?!\w))?)(?:\s+tokens)?\s+(?:on|for|in|at|with)\b", re.IGNORECASE)
 
 
@@ -289,7 +293,8 @@ def excepted_value_claims(claims: Sequence[Claim]) -> list[Claim]:
         found = _EXCEPTED_VALUE.search(claim.clause) or _EXCEPTED_VALUE.search(claim.sentence)
         value = _of_the_kind(claim.value, found.group("v").replace(" ", "")) if found else None  # ("16 K": 16K)
         if value is None:
-            continue  # (the same value as the others' still says what the excepted arms run)
+            continue
+        # (a value equal to the others' is claimed too: it still says what the excepted arms run)
         out.append(replace(claim, value=value, scope=claim.outside, outside=None, unnamed_scope=None,
                            conditioned=False))
     return out
