@@ -86,3 +86,16 @@ def test_an_image_with_enroots_registry_spelling_is_an_image(tree: Tree) -> None
 ])
 def test_a_word_where_no_tag_stands_is_no_image_claim(tree: Tree, text: str) -> None:
     assert findings(tree, SGLANG, text) == []
+
+
+def test_an_image_whose_tag_is_cut_after_its_version_is_that_image(tree: Tree) -> None:
+    # 18f85edb0060: "Base image rocm/atom:rocm7.2.2 (MI355X ROCm 7.2.2, ...)" names the rocm7.2.2_ubuntu24.04_...
+    # build by its tag's first word; a cut at a version's own next part is another release
+    assert findings(tree, ATOM, "Base image rocm/atom:rocm7.2.3 (MI355X ROCm 7.2.3)") == []
+    assert findings(tree, ATOM, "Base image rocm/atom:rocm7.2.4 (MI355X ROCm 7.2.4)") == [
+        ("claim-contradicted", "rocm/atom:rocm7.2.4")]
+    assert findings(tree, ATOM, "Base image rocm/atom:rocm7.2") == [("claim-contradicted", "rocm/atom:rocm7.2")]
+    # a tag cut at a "-" is a variant's own published image (f342df18e715: vllm/vllm-openai:v0.17.0 is not the
+    # v0.17.0-cu130 the config runs)
+    assert findings(tree, SGLANG, "Image: lmsysorg/sglang-rocm:v0.5.14") == [
+        ("claim-contradicted", "lmsysorg/sglang-rocm:v0.5.14")]

@@ -279,7 +279,8 @@ def sentences(s: Setting, forms: Sequence[Form], held_setting: bool) -> list[Sen
             truths = value_spellings(s.truth, s.vkind, s)
             lies = value_spellings(s.lie, s.vkind, s)
             rests = value_spellings(s.rest, s.vkind, s) if "{R}" in form.text else truths
-            common = sorted(set(truths) & set(lies) & set(rests))
+            # (a spelling that leaves out the words the edit changed says the truth and the lie alike)
+            common = sorted(k for k in set(truths) & set(lies) & set(rests) if truths[k] != lies[k])
             if "{A}" in form.text and s.kind == "image":
                 common = [k for k in common if k in olds]
             vspell = _pick(common, s.key, form.id, "value")

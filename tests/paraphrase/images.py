@@ -52,7 +52,8 @@ def bumped(image: str, by: int) -> str | None:
 
 def image_spellings(image: str) -> dict[str, str]:
     """Every way a sentence may write the image: whole, its tag, the version its tag starts with, its tag with the
-    words between its first and last left out (735a05dd03b7: "to rocm7.2.3_..._atom20260511")."""
+    words between its first and last left out (735a05dd03b7: "to rocm7.2.3_..._atom20260511"), the repository
+    with its tag cut after its first word."""
     out = {"plain": image}
     tag = image.rpartition(":")[2]
     if tag != image:
@@ -63,6 +64,11 @@ def image_spellings(image: str) -> dict[str, str]:
         words = tag.split("_")
         if len(words) >= 4:
             out["elided"] = f"{words[0]}_..._{words[-1]}"
+        # the repository with its "_"-joined tag cut after its first word, a version (18f85edb0060: "Base image
+        # rocm/atom:rocm7.2.2 (MI355X ROCm 7.2.2, ...)" of rocm/atom:rocm7.2.2_ubuntu24.04_py3.12_...); a tag cut at
+        # a "-" is another published image (vllm/vllm-openai:v0.17.0 beside v0.17.0-cu130)
+        if len(words) >= 2 and _DOTTED.search(words[0]):
+            out["cut"] = f"{image.rpartition(':')[0]}:{words[0]}"
     return out
 
 

@@ -178,7 +178,9 @@ class Arm:
                     return False
             if self.workers is not None:
                 counts = tuple((f.get(r) or {}).get("num-worker") for r in ROLES)
-                if counts != self.workers and self.workers not in node_counts(f):
+                # counts written with each role's parallelism ("1P TP4 + 1D TP8") are of workers, not nodes
+                by_nodes = self.prefill.empty and self.decode.empty and self.workers in node_counts(f)
+                if counts != self.workers and not by_nodes:
                     return False
         else:
             if not self.prefill.empty or not self.decode.empty or self.workers is not None:

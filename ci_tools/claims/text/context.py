@@ -361,6 +361,8 @@ def mask_history(toks: Sequence[Tok], clause: Clause, value_like: Sequence[bool]
             if j is not None:
                 for k in range(i + 1, j):
                     masked[k] = True
+        if low in _BESIDE or (low == "addition" and 0 < i < n - 1 and lows[i - 1] == "in" and lows[i + 1] == "to"):
+            _mask_beside(toks, lows, i, masked)
         if _contrast_at(lows, i):
             for k in range(i, n):
                 if toks[k].text in {",", ";"} and not _list_goes_on(lows, k, value_like):
@@ -537,6 +539,24 @@ def _list_goes_on(lows: Sequence[str], k: int, value_like: Sequence[bool]) -> bo
         j += 1
     return j < len(lows) and value_like[j] and (j + 1 >= len(lows) or lows[j + 1] in (",", "and", "or", ";", ")")
                                                  or value_like[j + 1])
+
+
+# "Adds two layouts alongside the TP8+TP8 sweep: ...", "in addition to the existing DP+EP row": what stands
+# beside what the clause adds, kept as it was; its arms are not the ones the clause speaks of.
+_BESIDE = frozenset({"alongside", "besides"})
+_BESIDE_ENDS = frozenset({"sweep", "sweeps", "row", "rows", "arm", "arms", "entry", "entries", "config", "configs",
+                          "layout", "layouts", "recipe", "recipes", "variant", "variants", "one", "ones"})
+
+
+def _mask_beside(toks: Sequence[Tok], lows: Sequence[str], i: int, masked: list[bool]) -> None:
+    """Mask the phrase of "alongside"/"besides"/"in addition to" at ``i``: up to the noun of the thing it names
+    ("sweep", "row", "arms"), else up to the clause's next comma, colon or parenthesis."""
+    for k in range(i, len(toks)):
+        if toks[k].text in {",", ";", ":", "(", ")"}:
+            return
+        masked[k] = True
+        if lows[k] in _BESIDE_ENDS:
+            return
 
 
 def _contrast_at(lows: Sequence[str], i: int) -> bool:

@@ -115,6 +115,9 @@ _CONDITION = re.compile(r"\b(?:when|whenever|where|only|unless|if|otherwise)\b|"
                         # a setting given behind a gate ("Concurrency-gate --linear-backend emulation for 8k1k")
                         r"|\bgat(?:e|es|ed|ing)\b",
                         re.IGNORECASE)
+# A list labelled as the default ("Default path: block-size=32, async scheduling enabled"): what holds where no
+# other setting is said to, which the reader does not know (other bullets may name the exceptions).
+_DEFAULT_LABEL = re.compile(r"^\W*(?:the\s+)?defaults?\b", re.IGNORECASE)
 # A condition that holds for every clause of its sentence: "appending A=1 and B=1 wherever C is set".
 _SENTENCE_CONDITION = re.compile(r"\b(?:wherever|whenever)\b", re.IGNORECASE)
 # A GPU as config keys name it (h100, gb300, mi355x), and a word of GPUs joined by "/" ("H100/H200").
@@ -451,8 +454,9 @@ class ClauseReader(SweepReaders):
     @functools.cached_property
     def conditioned(self) -> bool:
         """The clause names its jobs by a condition the reader does not resolve ("only", "when", "non-EP"), the
-        sentence's lead before a colon does for the list after it ("for non-EP configs: export A=1, B=1, pass X"),
-        or the sentence sets its list "wherever"/"whenever" something holds."""
+        sentence's lead before a colon does for the list after it ("for non-EP configs: export A=1, B=1, pass X";
+        "Default path: X=0, Y on": the jobs no other value is said of), or the sentence sets its list
+        "wherever"/"whenever" something holds."""
         if _CONDITION.search(self.clause.text):
             return True
         sentence = self.sentence_text()
@@ -460,7 +464,8 @@ class ClauseReader(SweepReaders):
             return True
         at = sentence.find(self.clause.text)
         lead = sentence[:at] if at > 0 else ""
-        return ":" in lead and bool(_CONDITION.search(lead[:lead.index(":")]))
+        label = lead[:lead.index(":")] if ":" in lead else None
+        return label is not None and bool(_CONDITION.search(label) or _DEFAULT_LABEL.match(label))
 
     def _gpus_after(self, end: int) -> str:
         """The GPUs "on"/"for" names right after a value ("VLLM_MXFP4_USE_MARLIN=1 on H100/H200"), "" for none."""

@@ -59,7 +59,7 @@ FILLERS = {"to", "of", "at", "is", "are", "=", ":", "as", "be", "equal", "equals
 # A participle between a setting and its value says how it moved ("mem-fraction-static lowered to 0.8").
 PARTICIPLES = {"raised", "lowered", "increased", "decreased", "reduced", "bumped", "changed", "moved", "switched",
                "updated", "dropped", "pinned", "capped", "tuned", "adjusted", "kept", "left", "lifted", "cut", "trimmed",
-               "grown", "shrunk", "restored", "reverted", "fixed", "held"}
+               "grown", "shrunk", "restored", "reverted", "fixed", "held", "floored"}
 LINKS = FILLERS | PARTICIPLES
 # Nouns a setting's name qualifies before its value: "the batched-token budget to 128K", "the --foo flag to 3".
 HEAD_NOUNS = {"budget", "limit", "cap", "threshold", "setting", "flag", "option", "knob", "parameter", "variable",
@@ -676,10 +676,22 @@ _CAP_VERBS = {"cap", "caps", "capped", "capping", "limit", "limits", "limited", 
               "clamped", "bound", "bounded"}
 
 
+_FLOOR_VERBS = {"floor", "floors", "floored", "flooring"}
+
+
 def _capped(r: Reading, m: Mention) -> bool:
     """A verb of capping governs the setting: "Cap X at 1024", "X capped at 512", "limit X to 64"."""
-    near = [t.low for t in r.toks[max(0, m.start - 3):m.start]] + [t.low for t in r.toks[m.end:m.end + 2]]
-    return any(w in _CAP_VERBS for w in near)
+    return any(w in _CAP_VERBS for w in _verbs_near(r, m))
+
+
+def _floored(r: Reading, m: Mention) -> bool:
+    """A verb of flooring governs the setting: "Floor X at 8", "X floored at 8"."""
+    return any(w in _FLOOR_VERBS for w in _verbs_near(r, m))
+
+
+def _verbs_near(r: Reading, m: Mention) -> list[str]:
+    """The words a verb governing the setting stands among: up to three before its name, two after it."""
+    return [t.low for t in r.toks[max(0, m.start - 3):m.start]] + [t.low for t in r.toks[m.end:m.end + 2]]
 
 
 _BOUND_BEFORE = (("up", "to"), ("at", "most"), ("max",), ("maximum",), ("<=",), ("≤",))
@@ -839,8 +851,8 @@ def read_value(r: Reading, cat: Catalog, m: Mention, mentions: list[Mention]) ->
         found = None  # "TBO is a prefill-only optimisation": not a value of an on/off setting
     if found is not None and isinstance(found[0], Number) and (_capped(r, m) or _a_bound(r, found[1], found[2], m)):
         found = (replace(found[0], at_most=True), found[1], found[2])
-    elif found is not None and isinstance(found[0], Number) and _a_floor(r, found[1], found[2], m):
-        found = None  # "0.82 or higher", "at least 0.8": a floor, which no job's value is claimed to equal
+    elif found is not None and isinstance(found[0], Number) and (_floored(r, m) or _a_floor(r, found[1], found[2], m)):
+        found = (replace(found[0], at_least=True), found[1], found[2])  # "0.82 or higher", "Floor X at 8"
     elif found is not None and isinstance(found[0], Number) and _a_range_by(r, found[1], found[2]):
         found = None  # "from 8192 to 32768 depending on TP": the values the jobs range over, no change
     if found is not None and isinstance(found[0], Number) and _a_word_of_prose(r, m, found[1]):

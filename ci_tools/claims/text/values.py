@@ -10,6 +10,7 @@ can stand for and matches any of them.
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass
 from typing import Union
@@ -53,10 +54,12 @@ class Number:
     unit: str = ""
     # "Cap X at 1024", "limit X to 512": the most the setting may be, not its value.
     at_most: bool = False
+    # "Floor X at 8", "at least 0.8", "0.82 or higher": the least it may be.
+    at_least: bool = False
 
     def describe(self) -> str:
         shown = self.text if self.text.lower().endswith(self.unit) else f"{self.text} {self.unit}".strip()
-        return f"at most {shown}" if self.at_most else shown
+        return f"at most {shown}" if self.at_most else f"at least {shown}" if self.at_least else shown
 
 
 @dataclass(frozen=True)
@@ -380,8 +383,18 @@ def number_matches(claim: Number, actual: str) -> bool | None:
     if parsed is None:
         return None
     if claim.at_most:
-        return all(a <= max(claim.candidates) + 1e-9 for a in parsed.candidates)
+        return all(a <= _bound_for(a, claim.candidates) + 1e-9 for a in parsed.candidates)
+    if claim.at_least:
+        return all(a >= _bound_for(a, claim.candidates) - 1e-9 for a in parsed.candidates)
     return any(abs(a - c) < 1e-9 for a in parsed.candidates for c in claim.candidates)
+
+
+def _bound_for(actual: float, candidates: frozenset[float]) -> float:
+    """The reading of a bound in the actual value's scale: "70%" is 0.7 beside 0.75 (not 70), "16K" 16384
+    beside 16384 (not 16000)."""
+    if actual <= 0 or any(c <= 0 for c in candidates):
+        return min(candidates, key=lambda c: abs(c - actual))
+    return min(candidates, key=lambda c: abs(math.log(c / actual)))
 
 
 _DTYPE_ALIASES = {"bfloat16": "bf16", "float16": "fp16", "half": "fp16", "float32": "fp32", "float": "fp32",
@@ -460,6 +473,8 @@ def image_matches(claim: Image, actual: str) -> bool | None:
         return True
     if _abbreviated_commit(c.partition(":")[2].split("@", 1)[0], a.partition(":")[2].split("@", 1)[0]):
         return True
+    if _cut_short(c.partition(":")[2], a.partition(":")[2].split("@", 1)[0]):
+        return True
     # A digest on one side only: compare the tags.
     return a.split("@", 1)[0] == c.split("@", 1)[0] and ("@" not in a or "@" not in c)
 
@@ -480,6 +495,19 @@ def _abbreviated_commit(claimed: str, actual: str) -> bool:
         return False
     return (claimed[:short.start()] == actual[:full.start()] and len(short.group()) < len(full.group())
             and full.group().startswith(short.group()))
+
+
+# A version in a tag's first word: ``rocm7.2.2``, ``v0.5.8``, ``1.3.0rc14``.
+_VERSION_IN_WORD = re.compile(r"\d+\.\d+")
+
+
+def _cut_short(claimed: str, actual: str) -> bool:
+    """The claimed tag is the actual one's first words, cut where a word of its "_"-joined build description
+    ends, and names a version (``rocm/atom:rocm7.2.2`` of ``rocm7.2.2_ubuntu24.04_py3.12_..._atom0.1.2.post``).
+    Not a cut at a "-": a variant's suffix makes another published image (``vllm/vllm-openai:v0.17.0`` is not
+    ``v0.17.0-cu130``), nor at a version's own next part (``v0.5.8.post1`` is another release)."""
+    return (len(claimed) < len(actual) and actual.startswith(claimed) and actual[len(claimed)] == "_"
+            and _VERSION_IN_WORD.search(claimed) is not None)
 
 
 def tag_shorthand_matches(claim: Fragment, tag: str) -> bool:

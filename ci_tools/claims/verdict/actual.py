@@ -259,7 +259,7 @@ def _flag_actual(claim: Claim, job: Job, ev: RecipeEval, servers: Sequence[int],
         if not absence_known(ev, servers) or (subject.name in spelled and said_on):
             return UNKNOWN
         shown = f"the recipe does not pass {subject.name}"
-        if isinstance(value, Number) and value.at_most:
+        if isinstance(value, Number) and (value.at_most or value.at_least):
             return UNKNOWN  # "capped to 1088", "up to 1088": a bound says nothing of the setting being given
         if isinstance(value, Bool):
             return Actual(not value.on, shown, "absent", None)

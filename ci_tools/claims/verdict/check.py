@@ -41,7 +41,7 @@ from .reads import ReadsCache, RecipeReads
 from .recipe_loops import AsRun
 from .other_programs import passed_to_another_program
 from .rules import CLAIM_NOT_CHECKED, CLAIM_UNVERIFIED
-from .superseded import later_bullets, spoken_of_later, told_again_later, topic
+from .superseded import later_bullets, sentence_number, spoken_of_later, told_again_later, topic
 
 Evaluate = Callable[[Job, ProjectConfig, Snapshot], "RecipeEval | None"]
 
@@ -271,7 +271,7 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
     keyed: dict[int, list[Job]] = {}  # claims of a bullet headed by one config key: that key's jobs
     with_jobs = {j.config_key for j in jobs}
     jobless = [k for k in listed if k not in with_jobs and _plain_key(k)]
-    bullet_of: dict[int, int] = {}  # each claim's bullet, for the claims a later bullet speaks of again
+    place_of: dict[int, tuple[int, int]] = {}  # each claim's bullet and sentence, for the claims said again later
     for index, source in enumerate(sources):
         found: Extraction = extract(source, catalog)
         report.mentioned |= found.mentioned
@@ -279,7 +279,9 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
         report.unverified.extend(found.unverified)
         defaults = [*elsewhere_claims(found.claims), *excepted_value_claims(found.claims)]
         claims.extend([*found.claims, *defaults])
-        bullet_of.update((id(c), index) for c in [*found.claims, *defaults])
+        # (a default derived from a claim's own clause is read with it: no sentence of its own)
+        place_of.update((id(c), (index, sentence_number(source.text, c.sentence))) for c in found.claims)
+        place_of.update((id(c), (index, -1)) for c in defaults)
         headed = _headed_by_key(source.text, jobs)
         if headed is None and jobless and not _named_configs(source.text, jobs, "", listed):
             headed = []  # the bullet's words name only keys of the entry that run no job here
@@ -294,7 +296,7 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
     by_id = {j.id: j for j in jobs}
     # "No EP8 arm. EP8 only pays off with MegaMoE": an arm the entry says no job runs is spoken of hypothetically
     absent_arms = {_bare(claim.scope.arms) for claim in claims if isinstance(claim.value, NoArm)}
-    retold = later_bullets(claims, bullet_of, lambda c: {j.id for j in c.scope.without_concs().jobs(jobs)})
+    retold = later_bullets(claims, place_of, lambda c: {j.id for j in c.scope.without_concs().jobs(jobs)})
     for claim in claims:
         report.claims.append(claim)
         if isinstance(claim.value, ArmName) and _bare(claim.scope.arms) in absent_arms:
@@ -371,11 +373,13 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
                                                     f"a later part of the PR description speaks of it again "
                                                     f"({told.path}:{told.line})"))
                 continue
-            again = retold.get(id(claim))
-            if again is not None:  # a step of the entry's story: a later bullet of it states this again
+            retelling = retold.get(id(claim))
+            if retelling is not None:  # a step of the entry's story: a later bullet or sentence states this again
+                where, own_bullet = retelling
+                said = ("sentence of the PR description" if origin != "changelog" else "sentence of its bullet") \
+                    if own_bullet else "bullet of this entry"
                 report.unverified.append(Unverified(phrase(claim), claim.location,
-                                                    f"a later bullet of this entry states it again "
-                                                    f"({again.path}:{again.line})"))
+                                                    f"a later {said} states it again ({where.path}:{where.line})"))
                 continue
             report.findings.append(finding(judgement, origin))
 

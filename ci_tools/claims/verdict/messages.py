@@ -37,7 +37,8 @@ def claimed(claim: Claim) -> str:
             n = next(iter(v.candidates))
             shown = str(int(n)) if n == int(n) else str(n)
         unit = v.unit if v.unit and not v.text.lower().endswith(v.unit) else ""
-        return f"{shown} {unit}".strip()
+        bound = "at most " if v.at_most else "at least " if v.at_least else ""  # "X is at least 8": a floor
+        return f"{bound}{shown} {unit}".strip()
     if isinstance(v, Bool):
         return "on" if v.on != speaks_of_the_feature(claim) else "off"
     return v.describe()

@@ -58,15 +58,18 @@ def spoken_of_later(entries: Sequence[Sequence[SourceText]], owners: Sequence[tu
     return list(later)
 
 
-def later_bullets(claims: Sequence[Claim], bullet_of: Mapping[int, int],
-                  jobs_of: Callable[[Claim], set[str]]) -> dict[int, Location]:
-    """For each claim (by ``id``), where a later bullet of the same entry states the same topic with another
-    value about the same part of the sweep (:meth:`_Part.covers`): an entry written as a log ("Narrow the
-    second pass to TP8 c4/c6/c12", then "the final grid runs TP8 c1-c12") says what holds at its end, so an
-    earlier step's claim the head contradicts is not a lie."""
+def later_bullets(claims: Sequence[Claim], place_of: Mapping[int, tuple[int, int]],
+                  jobs_of: Callable[[Claim], set[str]]) -> dict[int, tuple[Location, bool]]:
+    """For each claim (by ``id``), where a later bullet of the same entry, or a later sentence of its bullet,
+    states the same topic with another value about the same part of the sweep (:meth:`_Part.covers`): an entry
+    written as a log ("Narrow the second pass to TP8 c4/c6/c12", then "the final grid runs TP8 c1-c12"; "with
+    X=auto, EP fell back to emulation. Forcing X aiter selects ...") says what holds at its end, so an earlier
+    step's claim the head contradicts is not a lie.  ``place_of``: each claim's bullet and its sentence's
+    :func:`sentence_number` in it (-1: not known, no sentence of its bullet is later or earlier).  Each location comes with
+    whether it is in the claim's own bullet."""
     by_topic: dict[str, list[Claim]] = {}
     for claim in claims:
-        if id(claim) in bullet_of:
+        if id(claim) in place_of:
             by_topic.setdefault(topic(claim), []).append(claim)
     parts: dict[int, _Part] = {}  # read once per claim compared (most topics have no later bullet)
 
@@ -76,16 +79,31 @@ def later_bullets(claims: Sequence[Claim], bullet_of: Mapping[int, int],
                                      _arm_words(claim.clause), frozenset(jobs_of(claim)))
         return parts[id(claim)]
 
-    out: dict[int, Location] = {}
+    def after(other: Claim, claim: Claim) -> bool:
+        (bullet, sentence), (its_bullet, its_sentence) = place_of[id(other)], place_of[id(claim)]
+        return bullet > its_bullet or (bullet == its_bullet and sentence > its_sentence >= 0)
+
+    out: dict[int, tuple[Location, bool]] = {}
     for said in by_topic.values():
-        if len({bullet_of[id(c)] for c in said}) < 2:
-            continue  # one bullet speaks of it: nothing later
+        if len({place_of[id(c)] for c in said}) < 2:
+            continue  # one sentence speaks of it: nothing later
         for claim in said:
-            later = next((other for other in said if bullet_of[id(other)] > bullet_of[id(claim)]
+            later = next((other for other in said if after(other, claim)
                           and other.value != claim.value and part(other).covers(part(claim))), None)
             if later is not None:
-                out[id(claim)] = later.location
+                out[id(claim)] = (later.location, place_of[id(later)][0] == place_of[id(claim)][0])
     return out
+
+
+# The end of a sentence of a story: a full stop (not of a number), "!", "?", a line break.  Not ";": the clauses
+# it joins are said side by side ("X A on TP8; B on the other jobs"), neither after the other.
+_STORY_BREAK = re.compile(r"[.!?]?[ \t]*\n|[.!?](?=[ \t])|[。！？]")
+
+
+def sentence_number(text: str, sentence: str) -> int:
+    """How many sentences of ``text`` end before ``sentence`` starts; -1 when it is not found in it."""
+    at = text.find(sentence) if sentence else -1
+    return len(_STORY_BREAK.findall(text, 0, at)) if at >= 0 else -1
 
 
 @dataclass(frozen=True)
@@ -175,7 +193,7 @@ def told_again_later(source: SourceText, catalog: Catalog | None) -> Callable[[C
 def _same_value(a: object, b: object) -> bool:
     """Two readings of one value in other words: "TBO off" and "关闭 TBO", "32K" and "32768"."""
     if isinstance(a, Number) and isinstance(b, Number):
-        return bool(a.candidates & b.candidates) and a.at_most == b.at_most
+        return bool(a.candidates & b.candidates) and a.at_most == b.at_most and a.at_least == b.at_least
     if isinstance(a, Bool) and isinstance(b, Bool):
         return a.on == b.on
     describe_a, describe_b = getattr(a, "describe", None), getattr(b, "describe", None)
