@@ -89,7 +89,7 @@ def later_bullets(claims: Sequence[Claim], place_of: Mapping[int, tuple[int, int
             continue  # one sentence speaks of it: nothing later
         for claim in said:
             later = next((other for other in said if after(other, claim)
-                          and other.value != claim.value and part(other).covers(part(claim))), None)
+                          and not _same_value(other.value, claim.value) and part(other).covers(part(claim))), None)
             if later is not None:
                 out[id(claim)] = (later.location, place_of[id(later)][0] == place_of[id(claim)][0])
     return out
