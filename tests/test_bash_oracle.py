@@ -46,6 +46,8 @@ NOT_CARRIED = frozenset({"benchmarks/single_node/agentic/kimik3_fp4_b300_vllm_mt
 # Jobs of several nodes listen on the nodes' own addresses (127.0.0.k) at the ports their recipes give (8000,
 # 30000): run one at a time, on one worker (`--dist loadgroup`), or two would bind the same address and port.
 NODES = pytest.mark.xdist_group("standin-nodes")
+# The tests of the oracle's sample share one run of it (about 35 s): on one worker, or each worker runs it again.
+SAMPLE = pytest.mark.xdist_group("bash-oracle-sample")
 
 
 @dataclass
@@ -70,7 +72,7 @@ def routed_jobs(chosen: list) -> list:  # type: ignore[type-arg]
     return list(out.values())
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # (a module's fixture is set up again when its tests do not run in one stretch)
 def oracle(full_corpus_jobs) -> Run:  # type: ignore[no-untyped-def]
     from ci_tools.config import load_config
     from ci_tools.jobs.contract import resolve_recipe
@@ -92,11 +94,12 @@ def oracle(full_corpus_jobs) -> Run:  # type: ignore[no-untyped-def]
     return Run(jobs, found, chosen, report)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def report(oracle: Run) -> OracleReport:
     return oracle.report
 
 
+@SAMPLE
 def test_the_jobs_run_have_everything_a_sample_spanning_the_recipe_families_has(oracle: Run) -> None:
     from ci_tools.config import load_config
     from ci_tools.jobs.contract import resolve_recipe
@@ -119,11 +122,13 @@ def test_the_jobs_run_have_everything_a_sample_spanning_the_recipe_families_has(
     assert len(oracle.chosen) < len(oracle.sample)
 
 
+@SAMPLE
 def test_every_job_of_the_sample_reaches_its_server_in_bash(report: OracleReport) -> None:
     not_compared = [f"{o.job.label()}: {o.skipped}" for o in report.outcomes if o.comparison is None]
     assert not not_compared, "\n".join(not_compared)
 
 
+@SAMPLE
 def test_every_flag_and_variable_recipe_show_states_is_what_bash_ran(report: OracleReport) -> None:
     totals = report.totals()
     print(totals)  # shown with -rA, and beside a failure
@@ -146,6 +151,7 @@ def test_every_flag_and_variable_recipe_show_states_is_what_bash_ran(report: Ora
 FAILS_AFTER_SERVER = frozenset({"benchmarks/single_node/fixed_seq_len/qwen3.5_fp8_mi325x_mtp.sh"})
 
 
+@SAMPLE
 def test_fixed_sequence_jobs_leave_their_result_where_the_workflow_looks(report: OracleReport) -> None:
     from ci_tools.config import load_config
     from ci_tools.jobs.contract import resolve_recipe

@@ -27,6 +27,8 @@ from conftest import full_corpus_dir
 
 SAMPLE = FORMS.parent / "sample.json"
 SHARE = 2  # each setting is said in every other applicable form (in turn)
+# The module's tests share the sample's outcomes: on one worker, or each worker computes them.
+pytestmark = pytest.mark.xdist_group("claims-paraphrase-sample")
 
 
 @pytest.fixture(scope="module")

@@ -384,6 +384,8 @@ ENTRY = """
   pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/{n}
 """
 BULLETS = " || "  # "A || B": one entry of two bullets (ENTRY's description, one line per bullet)
+# The module's tests share one check of the sentences (``findings``): on one worker, or each worker checks them.
+pytestmark = pytest.mark.xdist_group("claims-wordings")
 
 
 @pytest.fixture(scope="module")
