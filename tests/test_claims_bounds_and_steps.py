@@ -1,4 +1,4 @@
-"""Readings of how a sentence bounds, qualifies or later corrects a setting, on the real tree.
+"""Readings of how a sentence states, bounds, qualifies or later corrects a setting, on the real tree.
 
 dsv4-fp4-b300-sglang passes ``--max-running-requests "$(( CONC * 3 / 2 > 8 ? CONC * 3 / 2 : 8 ))"`` (8 at conc 1,
 48 at conc 32, up to 12288), ``--mem-fraction-static`` 0.90 at conc 1 and 32 and 0.94-0.96 above, and
@@ -105,3 +105,17 @@ def test_a_story_s_sentences_end_at_full_stops_and_lines_not_at_semicolons() -> 
     assert sentence_number(text, "Forcing X 0.8 fixes it.") == 1
     assert sentence_number(text, "Then Y.") == 2
     assert sentence_number(text, "not in it") == -1
+
+
+@pytest.mark.parametrize("text", ["--moe-backend is {}", "The --moe-backend is {} now", "--moe-backend is {} for EP"])
+def test_a_plain_word_after_is_is_the_spelled_flags_value(tree: Tree, text: str) -> None:
+    assert check(tree, VLLM, text.format("aiter"))[0] == []
+    found, _ = check(tree, VLLM, text.format("triton"))
+    assert [rule for rule, _ in found] == ["claim-contradicted"]
+    assert "--moe-backend is triton" in found[0][1] and "passes --moe-backend aiter" in found[0][1]
+
+
+@pytest.mark.parametrize("judgement", ["required", "important for EP", "fine", "unchanged", "optional"])
+def test_a_word_judging_the_flag_is_no_value_of_it(tree: Tree, judgement: str) -> None:
+    found, reasons = check(tree, VLLM, f"--moe-backend is {judgement}")
+    assert found == []

@@ -180,7 +180,32 @@ def value_position(r: Reading, m: Mention, names: Container[str] = frozenset()) 
             and (i + 1 >= len(toks) or toks[i + 1].text in (",", ";", ")", "(", ".", "and"))))
     linked = bool(skipped) and skipped[-1] in _VALUE_LINKS
     named = bool(skipped) and skipped[-1] in ("is", "are", "at", "of") and bool(_NAME_LIKE.fullmatch(toks[i].text))
-    return i, direct or linked or named or arrow or after_from or parallel or _said_against_another(toks, i)
+    return i, direct or linked or named or arrow or after_from or parallel or _said_against_another(toks, i) or \
+        _plain_word_after_is(toks, m, skipped, i)
+
+
+# What may follow a value that ends its clause ("--moe-backend is triton now", "... is triton for TP8").
+_AFTER_A_CLOSING_VALUE = {",", ";", ".", ")", "(", "now", "for", "on", "in", "at", "and", "across"}
+
+
+def _plain_word_after_is(toks: Sequence[Tok], m: Mention, skipped: Sequence[str], i: int) -> bool:
+    """"--moe-backend is triton": a plain word after "is", where the text spells the flag itself and the word ends
+    its clause, is the flag's value; not a word of prose ("--x is required", "--x is unchanged") nor a participle
+    or an adverb."""
+    if not skipped or skipped[-1] not in ("is", "are") or m.via != "identifier" or toks[m.start].kind != "flag":
+        return False
+    word = toks[i].text
+    return (re.fullmatch(r"[a-z][a-z0-9]*", word) is not None and word not in PROSE_WORDS and word not in STOPWORDS
+            and word not in _JUDGEMENTS and _PROSE_ENDING.search(word) is None
+            and (i + 1 >= len(toks) or toks[i + 1].low in _AFTER_A_CLOSING_VALUE))
+
+
+# Words that judge a setting rather than give its value ("--x is important for EP", "--x is fine"): a participle,
+# an adverb, an adjective of the common endings, a comparative.
+_PROSE_ENDING = re.compile(r"(?:ed|ing|ly|ant|ent|ive|ous|al|ible|able|ful|less|est)$")
+_JUDGEMENTS = {"fine", "good", "bad", "new", "safe", "enough", "same", "wrong", "right", "correct", "faster", "slower",
+               "better", "worse", "higher", "lower", "larger", "smaller", "back", "there", "here", "ok", "okay", "key",
+               "critical", "optional", "mandatory", "redundant", "obsolete", "unset", "set"}
 
 
 def _said_against_another(toks: Sequence[Tok], i: int) -> bool:
