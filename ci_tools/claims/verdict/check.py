@@ -41,7 +41,7 @@ from .reads import ReadsCache, RecipeReads
 from .recipe_loops import AsRun
 from .other_programs import passed_to_another_program
 from .rules import CLAIM_NOT_CHECKED, CLAIM_UNVERIFIED
-from .superseded import later_bullets, sentence_number, spoken_of_later, told_again_later, topic
+from .superseded import later_steps, sentence_number, spoken_of_later, told_again_later, topic
 
 Evaluate = Callable[[Job, ProjectConfig, Snapshot], "RecipeEval | None"]
 
@@ -296,7 +296,7 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
     by_id = {j.id: j for j in jobs}
     # "No EP8 arm. EP8 only pays off with MegaMoE": an arm the entry says no job runs is spoken of hypothetically
     absent_arms = {_bare(claim.scope.arms) for claim in claims if isinstance(claim.value, NoArm)}
-    retold = later_bullets(claims, place_of, lambda c: {j.id for j in c.scope.without_concs().jobs(jobs)})
+    retold = later_steps(claims, place_of, lambda c: {j.id for j in c.scope.without_concs().jobs(jobs)})
     for claim in claims:
         report.claims.append(claim)
         if isinstance(claim.value, ArmName) and _bare(claim.scope.arms) in absent_arms:
@@ -376,7 +376,7 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
             retelling = retold.get(id(claim))
             if retelling is not None:  # a step of the entry's story: a later bullet or sentence states this again
                 where, own_bullet = retelling
-                said = ("sentence of the PR description" if origin != "changelog" else "sentence of its bullet") \
+                said = ("sentence of the PR description" if origin == PR_DESCRIPTION else "sentence of its bullet") \
                     if own_bullet else "bullet of this entry"
                 report.unverified.append(Unverified(phrase(claim), claim.location,
                                                     f"a later {said} states it again ({where.path}:{where.line})"))

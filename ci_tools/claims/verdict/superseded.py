@@ -58,7 +58,7 @@ def spoken_of_later(entries: Sequence[Sequence[SourceText]], owners: Sequence[tu
     return list(later)
 
 
-def later_bullets(claims: Sequence[Claim], place_of: Mapping[int, tuple[int, int]],
+def later_steps(claims: Sequence[Claim], place_of: Mapping[int, tuple[int, int]],
                   jobs_of: Callable[[Claim], set[str]]) -> dict[int, tuple[Location, bool]]:
     """For each claim (by ``id``), where a later bullet of the same entry, or a later sentence of its bullet,
     states the same topic with another value about the same part of the sweep (:meth:`_Part.covers`): an entry
