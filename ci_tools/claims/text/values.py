@@ -469,11 +469,9 @@ def image_matches(claim: Image, actual: str) -> bool | None:
         return True
     if a.split(":", 1)[0] != c.split(":", 1)[0]:
         return None
-    if _on_channel(c.partition(":")[2], a.partition(":")[2].split("@", 1)[0]):
-        return True
-    if _abbreviated_commit(c.partition(":")[2].split("@", 1)[0], a.partition(":")[2].split("@", 1)[0]):
-        return True
-    if _cut_short(c.partition(":")[2], a.partition(":")[2].split("@", 1)[0]):
+    claimed_tag, actual_tag = c.partition(":")[2], a.partition(":")[2].split("@", 1)[0]
+    if _on_channel(claimed_tag, actual_tag) or _abbreviated_commit(claimed_tag.split("@", 1)[0], actual_tag) or \
+            _cut_short(claimed_tag, actual_tag):
         return True
     # A digest on one side only: compare the tags.
     return a.split("@", 1)[0] == c.split("@", 1)[0] and ("@" not in a or "@" not in c)
