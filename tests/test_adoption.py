@@ -26,7 +26,6 @@ from typing import Any
 import pytest
 import yaml
 
-from real_repo_support import real_origin, real_repo  # noqa: F401 - fixtures
 from test_changelog_support import git
 from test_workflows import _tool
 

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from real_repo_support import real_origin, real_repo  # noqa: F401 - fixtures
 from test_claims_seed import git
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from ci_tools.changelog.layout import binary_evidence, line_and_column
-from real_repo_support import real_origin, real_repo  # noqa: F401 - fixtures
 from test_changelog_support import run
 
 CHANGELOG = "perf-changelog.yaml"

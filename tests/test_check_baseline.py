@@ -16,7 +16,6 @@ import pytest
 
 from ci_tools.check.marking import mark
 from ci_tools.findings import Baseline, Finding, Location, Severity
-from real_repo_support import real_origin, real_repo  # noqa: F401 - fixtures
 from test_changelog_support import E1, base_files, entry, git, new_repo, run
 
 PR = 4242

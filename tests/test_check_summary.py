@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from real_repo_support import real_origin, real_repo  # noqa: F401 - fixtures
 from test_changelog_support import git, run
 
 # The real tree at 843c6254f: InferenceX's own generator makes 1,820 jobs of its 208 config keys.

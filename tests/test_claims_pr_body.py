@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 
-from real_repo_support import real_origin, real_repo  # noqa: F401 - fixtures
 from test_claims_seed import git, run_claims
 
 BODY = Path(__file__).parent / "data" / "pr_body_markdown.md"

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 from ci_tools.claims.verdict.recipe_loops import looped_concurrencies, loops_over_unread_concurrencies
-from real_repo_support import real_origin, real_repo  # noqa: F401 - fixtures
 from test_changelog_support import git
 from test_claims_seed import run_claims
 from test_claims_wordings import ENTRY

@@ -9,7 +9,6 @@ from pathlib import Path
 
 from ci_tools.claims.text.markdown import pr_body_source
 from ci_tools.claims.text.tables import tables
-from real_repo_support import real_origin, real_repo  # noqa: F401 - fixtures
 from test_claims_pr_body import repo  # noqa: F401 - fixture: the real tree with one entry about dsr1-fp8-b200-sglang
 from test_claims_seed import run_claims
 

@@ -68,7 +68,6 @@ from typing import Any
 
 import pytest
 
-from real_repo_support import real_origin  # noqa: F401 - fixture
 from test_claims_seed import git, run_claims
 
 SINGLE = "dsv4-fp4-mi355x-vllm"  # TP8, 8k1k, conc 4-512; its recipe passes --gpu-memory-utilization 0.8

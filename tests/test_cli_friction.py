@@ -19,7 +19,6 @@ import yaml
 from ci_tools.findings import PR_DESCRIPTION, Finding, Location, Severity, unknown_patterns
 from ci_tools.report import github, sarif
 from conftest import full_corpus_dir
-from real_repo_support import real_origin, real_repo  # noqa: F401 - fixtures
 from test_changelog_support import E1, Repo, base_files, entry, git, new_repo, run
 
 ROOT = Path(__file__).resolve().parent.parent

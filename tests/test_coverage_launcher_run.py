@@ -18,7 +18,6 @@ from typing import Callable
 
 import pytest
 
-from real_repo_support import real_origin, real_repo  # noqa: F401 - fixtures
 from test_changelog_support import Repo, clear_github_env, run
 from test_coverage_run_effect import SN, adding_log, commit, edit, two_model_master, uncovered
 

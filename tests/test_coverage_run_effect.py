@@ -21,7 +21,6 @@ from pathlib import Path
 
 import pytest
 
-from real_repo_support import real_origin, real_repo  # noqa: F401 - fixtures
 from test_changelog_support import Repo, clear_github_env, git, run
 from test_claims_real import replay
 

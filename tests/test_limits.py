@@ -10,7 +10,6 @@ import pytest
 from ci_tools.changelog.lint import ChangelogChange
 from ci_tools.config import load_config
 from ci_tools.config.limits import DEFAULT_MAX_FILE_BYTES, Limits, limits_of
-from real_repo_support import real_origin, real_repo  # noqa: F401 - fixtures
 from test_changelog_support import E1, entry, run
 
 CHANGELOG = "perf-changelog.yaml"

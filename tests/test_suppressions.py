@@ -12,7 +12,6 @@ from ci_tools.config.suppressions import Suppression, apply_suppressions, glob_r
 from ci_tools.errors import UsageError
 from ci_tools.findings import Finding, Location, Severity
 from conftest import full_corpus_dir
-from real_repo_support import real_origin, real_repo  # noqa: F401 - fixtures
 from test_changelog_support import git, run
 
 IGNORE = """\
