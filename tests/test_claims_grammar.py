@@ -256,10 +256,20 @@ def test_a_structured_key_spelled_whole_in_words_is_that_key() -> None:
     "Enable --enable-metrics for decode on TP8.",
     "Enable --enable-metrics for decode for the new image.",
     "Retune decode: --enable-metrics on.",
+    # or before the verb of its sentence
+    "Enabling --enable-metrics for decode keeps the dashboards fed.",
+    "Enabling --enable-metrics for decode selects the slower path.",
+    "Enabling --enable-metrics for decode is what upstream does.",
 ])
 def test_a_role_before_how_the_setting_is_passed_scopes_it(text: str) -> None:
     found = extract(plain_source("x.md", text), grammar_catalog())
     assert [(c.subject.name if c.subject else "", c.scope.role) for c in found.claims] == [("--enable-metrics", "decode")]
+
+
+def test_a_role_before_a_noun_is_a_word_of_what_it_names() -> None:
+    """"decode tokens" names tokens, not the decode workers: the setting is every server's."""
+    found = extract(plain_source("x.md", "Enable --enable-metrics for decode tokens."), grammar_catalog())
+    assert [(c.subject.name if c.subject else "", c.scope.role) for c in found.claims] == [("--enable-metrics", "")]
 
 
 def test_a_role_that_is_a_word_of_a_setting_is_no_heading() -> None:

@@ -334,6 +334,14 @@ _HEADING_VERBS = {"tune", "tunes", "tuned", "retune", "retunes", "retuned", "upd
 # list, or a phrase of how or why ("for decode via the server flags", "for prefill for the new image").
 _AFTER_A_ROLE = {"", ",", ";", ")", "and", "or", "/", ".", "instead", "only", "too", "as", "(", "via", "through",
                  "using", "for", "with", "on", "at", "in", "rather", "vs", "vs.", "versus", "unlike"}
+# Or the verb of a sentence whose subject ends with the role: "Setting X 0.8 for prefill keeps the pool small",
+# "Forcing X for decode selects ...".  Auxiliaries, and the verbs that say what a setting does; a noun after the
+# role is a word of what it names ("for prefill tokens", "for prefill chunking"), not the role.
+_VERB_AFTER_A_ROLE = {"is", "was", "are", "were", "has", "had", "will", "would", "should", "must", "can", "could",
+                      "may", "might", "does", "did", "keeps", "selects", "avoids", "gives", "makes", "means", "lets",
+                      "helps", "fixes", "reduces", "raises", "lowers", "improves", "prevents", "allows", "restores",
+                      "matches", "needs", "requires", "stays", "remains", "brings", "frees", "leaves", "cuts",
+                      "doubles", "halves", "caps", "limits", "trades", "costs", "saves", "wins", "recovers"}
 # A role as the subject of its clause: "Decode uses ...", "Prefill now runs ...", "decode gets ...".
 # What may stand before a role that is the subject of its clause ("the prefill uses", "..., while decode keeps",
 # "On the low-latency recipe prefill uses"); not a word of a feature's name ("chunked prefill uses 8192 tokens").
@@ -642,7 +650,7 @@ def _word_arms(toks: Sequence[Tok], i: int) -> tuple[tuple[Arm, ...], int] | Non
         return (Arm(role=role_word.group(1), label=t.text),), 1
     if low in ROLE_WORDS and _both_roles(toks, i):
         return None  # "in prefill and decode environments": every server, no narrowing
-    if low in ROLE_WORDS and prev in ("for", "on", "in", "(") and nxt in _AFTER_A_ROLE:
+    if low in ROLE_WORDS and prev in ("for", "on", "in", "(") and (nxt in _AFTER_A_ROLE or nxt in _VERB_AFTER_A_ROLE):
         # "0.85 for decode and 0.7 for prefill", "0.85 (decode)", "Enable X for decode via the server flags"
         return (Arm(role=low, label=t.text),), 1
     if low in ROLE_WORDS and (i == 0 or prev in _BEFORE_A_ROLE_SUBJECT) and (
