@@ -299,6 +299,22 @@ def test_a_setting_whose_words_name_an_arm_no_job_is_of_is_judged_on_its_own(tre
     assert "for all 3 decode jobs" in found[0].message
 
 
+# The TP4 jobs of the config get 0.7, the TP8 jobs keep 0.8.
+_BY_TP = '--mem-fraction-static "$([ "$TP" = 8 ] && echo 0.8 || echo 0.7)" '
+
+
+@pytest.mark.parametrize("text, jobs", [
+    ("Non-TP8 jobs use --mem-fraction-static 0.7.", ""),
+    ("non-TP8: --mem-fraction-static 0.7", ""),
+    ("Non-TP8 jobs use --mem-fraction-static 0.8.", "for all 2 Non-TP8 jobs"),
+    ("non-TP4: --mem-fraction-static 0.7", "for all 5 non-TP4 jobs"),
+])
+def test_the_jobs_of_every_parallelism_but_one_are_the_arm(tree: Tree, text: str, jobs: str) -> None:
+    found = judged(tree, *_SGLANG, "--mem-fraction-static 0.8 ", _BY_TP, text)
+    assert [f.rule for f in found] == (["claim-contradicted"] if jobs else [])
+    assert all(jobs in f.message for f in found)
+
+
 def test_a_setting_claimed_for_a_part_of_the_sweep_no_job_is_of_says_so(tree: Tree) -> None:
     found = judged(tree, *_SGLANG, "--mem-fraction-static 0.8 ", "--mem-fraction-static 0.85 ",
                    "Set --mem-fraction-static to 0.88 on TP16 DP-attention.", verbose=True)

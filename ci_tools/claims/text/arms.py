@@ -105,6 +105,8 @@ class Arm:
     # Named only as a prefix of the settings of its clause ("added prefill X and Y"): the clauses after it
     # are not about that role.
     local: bool = field(default=False, compare=False)
+    # Parallelisms the arm's jobs are not of: "non-TP8/EP8" is every job but the TP8/EP8 ones.
+    excluded: tuple[Parallel, ...] = ()
 
     @property
     def empty(self) -> bool:
@@ -138,9 +140,10 @@ class Arm:
         else:
             role = self.role or other.role
         label = join_labels(self.label, other.label)
+        excluded = self.excluded + tuple(p for p in other.excluded if p not in self.excluded)
         return Arm(parallel, prefill, decode, out["offload"], out["spec"], out["seq"], out["workers"], out["disagg"],
                    out["eval_only"], role, label,
-                   (self.local and (other.local or other.empty)) or (other.local and self.empty))
+                   (self.local and (other.local or other.empty)) or (other.local and self.empty), excluded)
 
     def describe(self) -> str:
         """Every constraint of the arm, for a message saying no job has them all (its label may name fewer)."""
@@ -148,6 +151,7 @@ class Arm:
         for title, par in (("", self.parallel), ("prefill ", self.prefill), ("decode ", self.decode)):
             shown = par.describe()
             parts.append(f"{title}{shown}" if shown else "")
+        parts.extend(f"not {p.describe()}" for p in self.excluded)
         return " ".join(p for p in parts if p) or self.label
 
     def over(self, inherited: Arm) -> Arm:
@@ -168,6 +172,10 @@ class Arm:
 
     def admits(self, job: Job) -> bool:
         f = job.fields
+        if self.excluded and any(p.admits(w) for p in self.excluded
+                                 for w in ([f.get("prefill"), f.get("decode")] if job.multinode else [f])
+                                 if isinstance(w, Mapping)):
+            return False
         if job.multinode:
             workers = [w for w in (f.get("prefill"), f.get("decode")) if isinstance(w, Mapping)]
             if not self.parallel.empty and not any(self.parallel.admits(w) for w in workers):
@@ -240,7 +248,7 @@ def node_counts(fields: Mapping[str, Any]) -> set[tuple[int, int]]:
 def kinds(arm: Arm) -> set[str]:
     """The kinds of thing an arm names: ``parallel``, ``offload``, ``spec``, ``seq``, ``workers``."""
     out = {name for name in ("offload", "spec", "seq", "workers", "disagg", "eval_only") if getattr(arm, name) is not None}
-    if not (arm.parallel.empty and arm.prefill.empty and arm.decode.empty):
+    if not (arm.parallel.empty and arm.prefill.empty and arm.decode.empty and not arm.excluded):
         out.add("parallel")
     return out
 
@@ -251,7 +259,8 @@ def share_unnamed(new: Arm, previous: Arm) -> Arm:
     named = kinds(new)
     out = new
     if "parallel" not in named:
-        out = replace(out, parallel=previous.parallel, prefill=previous.prefill, decode=previous.decode)
+        out = replace(out, parallel=previous.parallel, prefill=previous.prefill, decode=previous.decode,
+                      excluded=previous.excluded)
     elif replace(new.parallel, dp_attn=None).empty and previous.parallel.dp_attn is not None and \
             new.parallel.dp_attn != previous.parallel.dp_attn:
         # "TP8 conc 1-64 non-DPA + conc 64-2048 DPA": DP-attention alone, against the arm before, keeps its size
@@ -535,6 +544,7 @@ def _counted_roles(toks: Sequence[Tok], i: int) -> tuple[tuple[Arm, ...], int] |
                 disagg=True, label=label),), 5
 
 
+_NON = re.compile(r"^non[-_](?P<rest>.+)$", re.I)
 _PURE_OR_ONLY = re.compile(r"^(?:pure|plain)[-_](?P<rest>.+)$|^(?P<only>TP\d+)[-_]only$", re.I)
 
 
@@ -614,6 +624,11 @@ def _word_arms(toks: Sequence[Tok], i: int) -> tuple[tuple[Arm, ...], int] | Non
                      else Arm(decode=p, role="decode", label=label) for p in par), 2
     if par is not None:
         return tuple(Arm(p, label=t.text) for p in par), 1
+    m = _NON.match(t.text)
+    if m and any(ch.isdigit() for ch in m.group("rest")) and (par := _parallel_token(m.group("rest"))) is not None:
+        # "non-TP8/EP8: block-size=16": every job but those of the parallelism (a bare TPn is any TPn here,
+        # with DP attention or without; "non-DPA", with no size, is the arm without DP attention)
+        return (Arm(excluded=tuple(replace(p, bare_tp=False) for p in par), label=t.text),), 1
     m = _PURE_OR_ONLY.match(t.text)
     if m and m.group("only") and (par := _parallel_token(m.group("only"))) is not None:  # "TP8-only"
         return tuple(Arm(replace(p, dp_attn=False, bare_tp=False), label=t.text) for p in par), 1
