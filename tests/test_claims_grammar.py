@@ -15,6 +15,7 @@ import pytest
 from ci_tools.claims.text.extract import extract
 from ci_tools.claims.text.sentences import plain_source
 from ci_tools.claims.text.subjects import Catalog
+from ci_tools.claims.text.values import Bool
 from ci_tools.claims.verdict.check import EntryInput, EvalCache, check_entries
 from ci_tools.findings import Finding, Location
 from paraphrase.drive import Tree, load_tree
@@ -270,6 +271,41 @@ def test_a_role_before_a_noun_is_a_word_of_what_it_names() -> None:
     """"decode tokens" names tokens, not the decode workers: the setting is every server's."""
     found = extract(plain_source("x.md", "Enable --enable-metrics for decode tokens."), grammar_catalog())
     assert [(c.subject.name if c.subject else "", c.scope.role) for c in found.claims] == [("--enable-metrics", "")]
+
+
+@pytest.mark.parametrize("text, on", [
+    ("Turn SGLANG_LOG_MS on for prefill.", True),
+    ("Turn SGLANG_LOG_MS on for the decode workers.", True),
+    ("Turn SGLANG_LOG_MS off for prefill.", False),
+    ("Keep SGLANG_LOG_MS on and --enable-metrics off.", True),
+])
+def test_on_before_a_preposition_is_the_value(text: str, on: bool) -> None:
+    cat = grammar_catalog()
+    cat.add("env", "SGLANG_LOG_MS")
+    found = extract(plain_source("x.md", text), cat)
+    assert [(c.value.on if isinstance(c.value, Bool) else c.value) for c in found.claims
+            if c.subject is not None and c.subject.name == "SGLANG_LOG_MS"] == [on]
+
+
+@pytest.mark.parametrize("text", ["Turn SGLANG_LOG_MS on the DEP band.",
+                                  # a purpose after it, not a part of the sweep: the setting's value is unread
+                                  "SGLANG_LOG_MS on for trajectory reuse"])
+def test_on_before_what_it_names_is_a_preposition(text: str) -> None:
+    cat = grammar_catalog()
+    cat.add("env", "SGLANG_LOG_MS")
+    found = extract(plain_source("x.md", text), cat)
+    assert found.claims == [] and [u.reason for u in found.unverified] == ["no value next to the subject"]
+
+
+def test_the_setting_a_failure_happened_with_is_its_condition() -> None:
+    """A story: "with X=A, the engine fell back ..." is what failed; the later sentence says the new state, for the
+    workers it names."""
+    text = ("Fixes the startup hang: with --enable-metrics on, the engine fell back to an emulated kernel. "
+            "Forcing --enable-metrics off for prefill selects the native one.")
+    found = extract(plain_source("x.md", text), grammar_catalog())
+    assert [(c.subject.name if c.subject else "", c.value.text, c.scope.role) for c in found.claims] == [
+        ("--enable-metrics", "off", "prefill")]
+    assert [u.phrase for u in found.unverified] == ["--enable-metrics"]
 
 
 def test_a_role_that_is_a_word_of_a_setting_is_no_heading() -> None:

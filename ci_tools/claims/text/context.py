@@ -29,7 +29,7 @@ from .values import parse_dtype, parse_number
 
 # A clause reporting what failed, was tried, was removed, was the case before, or what would be.
 _REJECT = (r"kill(?:s|ed)?|crash(?:es|ed)?|ooms?|oom-kills?|oomed|oom-killed|fail(?:s|ed|ing|ure|ures)?|hang(?:s|ing)?|"
-           r"reject(?:s|ed)?|refus(?:e|es|ed|ing)|abort(?:s|ed|ing)?|segfault\w*|errors?\s+out|errored|"
+           r"reject(?:s|ed)?|refus(?:e|es|ed|ing)|abort(?:s|ed|ing)?|segfault\w*|errors?\s+out|errored|fell\s+back|"
            r"cannot|can't|tried|no longer|regress\w*|remov(?:e|es|ed|ing)|drop(?:s|ped|ping)?|"
            r"delet(?:e|es|ed|ing)|exclud(?:e|es|ed|ing)|retir(?:e|es|ed|ing)|revert(?:s|ed|ing)?|not|never|"
            r"broke|broken|re-attempt\w*|reattempt\w*|attempt(?:s|ed|ing)?|ruled out|postponed|deferred|"

@@ -959,7 +959,7 @@ def _silence_asides_and_items(readers: list[ClauseReader]) -> None:
 
     An aside between dashes is part of the clause around it ("Adopting the upstream block -- X 0.95,
     Y 32 -- killed the engine"); a bare list item after a comma continues the list of the clause before
-    it ("ahead of re-attempting X 0.95, Y 32, Z").
+    it ("ahead of re-attempting X 0.95, Y 32, Z"); a "with X=A" before a failure is its condition.
     """
     def between(a: int, b: int) -> str:
         return readers[a].clause.source.text[readers[a].clause.end:readers[b].clause.start]
@@ -978,6 +978,12 @@ def _silence_asides_and_items(readers: list[ClauseReader]) -> None:
     for n in range(1, len(readers)):
         reader, before = readers[n], readers[n - 1]
         if not reader.skip and before.skip and "," in between(n - 1, n) and reader.toks and _item_start(reader.toks[0]):
+            reader.silence()
+    for n in range(len(readers) - 1):
+        # "with moe_backend=auto, EP fell back to ...": the setting a failure happened with, not the new state
+        reader, after = readers[n], readers[n + 1]
+        if not reader.skip and reader.toks and reader.toks[0].low == "with" and after.rejects \
+                and "," in between(n, n + 1):
             reader.silence()
 
 

@@ -563,6 +563,27 @@ def bool_verb(r: Reading, m: Mention, mentions: list[Mention]) -> tuple[Bool, in
     return None
 
 
+# After "on", words that show it is the value: the clause goes on ("Keep X on and Y off", "X on now"), or a
+# preposition names the part of the sweep it is on for ("Turn X on for prefill", "X on on TP4"; not "on for
+# trajectory reuse", a purpose, nor "on the DEP band", where "on" is the preposition).
+_GOES_ON_AFTER_ON = {"and", "but", "so", "because", "while", "now", "too", "again", "instead", "everywhere", "only"}
+_PREPOSITIONS_OF_A_PART = {"for", "on", "in", "at", "across", "with", "via", "through", "under", "from"}
+
+
+def _on_is_the_value(toks: Sequence[Tok], i: int) -> bool:
+    """The "on" at ``i``, followed by a word, is the setting's value rather than a preposition."""
+    nxt = toks[i + 1].low
+    if nxt in _GOES_ON_AFTER_ON:
+        return True
+    if nxt not in _PREPOSITIONS_OF_A_PART:
+        return False
+    k = i + 2
+    while k < len(toks) and toks[k].low in ("the", "all", "both", "every", "each"):
+        k += 1
+    return k < len(toks) and (names_an_arm(toks[k].text) or toks[k].low in ("conc", "concurrency")
+                              or re.fullmatch(r"c\d+", toks[k].low) is not None)
+
+
 def bool_after(r: Reading, m: Mention, mentions: list[Mention]) -> tuple[Bool, int] | None:
     """``TBO off``, ``TBO and EPLB off``."""
     toks = r.toks
@@ -572,8 +593,9 @@ def bool_after(r: Reading, m: Mention, mentions: list[Mention]) -> tuple[Bool, i
         if r.masked[i]:
             return None
         if t.low in {"off", "on", "disabled", "enabled"}:
-            if t.low == "on" and i + 1 < len(toks) and toks[i + 1].kind in ("word", "cjk"):
-                return None  # "on the DEP band": a preposition
+            if t.low == "on" and i + 1 < len(toks) and toks[i + 1].kind in ("word", "cjk") \
+                    and not _on_is_the_value(toks, i):
+                return None  # "on the DEP band": a preposition (not "on for prefill", "on on TP4")
             return Bool(t.text, t.low in {"on", "enabled"}), i
         if t.low in {"and", "/", "&", "和"}:
             nxt = next((x for x in mentions if x.start == i + 1), None)
