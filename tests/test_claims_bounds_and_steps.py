@@ -75,7 +75,8 @@ def test_what_a_clause_adds_alongside_is_not_its_arm(tree: Tree) -> None:
 
 def test_a_later_sentence_of_a_bullet_has_the_last_word(tree: Tree) -> None:
     # a bullet told as a story: the cause (the old setting), then what the change forces
-    story = ("Fixes the startup hang on EP configs: with moe_backend=auto, EP fell back to the emulation backend. "
+    # (not "with moe_backend=auto, EP fell back ...": the setting a failure happened with is no claim at all)
+    story = ("Fixes the startup hang on EP configs: moe_backend=auto put EP on the emulation backend. "
              "Forcing --moe-backend aiter selects the AITER kernels.")
     found, reasons = check(tree, VLLM, story)
     assert found == []
@@ -89,8 +90,8 @@ def test_a_later_sentence_of_a_bullet_has_the_last_word(tree: Tree) -> None:
 
 
 def test_a_pr_descriptions_later_sentence_has_the_last_word_too(tree: Tree) -> None:
-    body = pr_body_source("PR description", "Fixes the startup hang on EP configs: with moe_backend=auto, EP fell back "
-                          "to the emulation backend. Forcing --moe-backend aiter selects the AITER kernels.\n")
+    body = pr_body_source("PR description", "Fixes the startup hang on EP configs: moe_backend=auto put EP on "
+                          "the emulation backend. Forcing --moe-backend aiter selects the AITER kernels.\n")
     entry = EntryInput([VLLM], (), [], Location("e.md", 1, 1))
     report = check_entries(tree.config, tree.repo, tree.snapshot, [entry], pr_body=body, cache=EvalCache(tree.config),
                            verbose=True)
