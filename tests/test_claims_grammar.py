@@ -308,6 +308,19 @@ def test_the_setting_a_failure_happened_with_is_its_condition() -> None:
     assert [u.phrase for u in found.unverified] == ["--enable-metrics"]
 
 
+@pytest.mark.parametrize("text, role", [
+    ("attention-backend triton for decode", "decode"),
+    ("attention-backend triton for the decode workers", "decode"),
+    ("attention-backend triton", ""),
+])
+def test_a_setting_and_its_word_begin_an_item_up_to_the_part_of_the_sweep_it_is_for(text: str, role: str) -> None:
+    cat = grammar_catalog()
+    cat.add("flag", "--attention-backend")
+    found = extract(plain_source("x.md", text), cat)
+    assert [(c.subject.name if c.subject else "", c.value.text, c.scope.role) for c in found.claims] == [
+        ("--attention-backend", "triton", role)]
+
+
 def test_a_role_that_is_a_word_of_a_setting_is_no_heading() -> None:
     found = extract(plain_source("x.md", "Disable chunked prefill: --enable-metrics on."), grammar_catalog())
     assert [(c.subject.name if c.subject else "", c.scope.role) for c in found.claims] == [("--enable-metrics", "")]

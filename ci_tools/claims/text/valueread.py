@@ -176,8 +176,10 @@ def value_position(r: Reading, m: Mention, names: Container[str] = frozenset()) 
             and not re.search(r"(?:ed|ing|ly)$", toks[i].low))
         # "..., safetensors-load-strategy lazy, ...": an item of a list of settings and their values
         # (the word ends the item: "X hands MLA prologue tensors across streams" is a verb and its object)
+        # (or the part of the sweep it is for follows it: "attention-backend triton on all TP8 workers")
         or (m.via == "identifier" and _list_item(r, m) and not re.search(r"(?:ed|ing|ly)$", toks[i].low)
-            and (i + 1 >= len(toks) or toks[i + 1].text in (",", ";", ")", "(", ".", "and"))))
+            and (i + 1 >= len(toks) or toks[i + 1].text in (",", ";", ")", "(", ".", "and")
+                 or (toks[i + 1].low in _PREPOSITIONS_OF_A_PART and _names_a_part_at(toks, i + 2)))))
     linked = bool(skipped) and skipped[-1] in _VALUE_LINKS
     named = bool(skipped) and skipped[-1] in ("is", "are", "at", "of") and bool(_NAME_LIKE.fullmatch(toks[i].text))
     return i, direct or linked or named or arrow or after_from or parallel or _said_against_another(toks, i) or \
@@ -577,7 +579,11 @@ def _on_is_the_value(toks: Sequence[Tok], i: int) -> bool:
         return True
     if nxt not in _PREPOSITIONS_OF_A_PART:
         return False
-    k = i + 2
+    return _names_a_part_at(toks, i + 2)
+
+
+def _names_a_part_at(toks: Sequence[Tok], k: int) -> bool:
+    """The words from ``k`` name a part of the sweep ("prefill", "the decode workers", "all TP8 jobs", "conc 64")."""
     while k < len(toks) and toks[k].low in ("the", "all", "both", "every", "each"):
         k += 1
     return k < len(toks) and (names_an_arm(toks[k].text) or toks[k].low in ("conc", "concurrency")
