@@ -276,6 +276,7 @@ def test_a_role_before_a_noun_is_a_word_of_what_it_names() -> None:
 @pytest.mark.parametrize("text, on", [
     ("Turn SGLANG_LOG_MS on for prefill.", True),
     ("Turn SGLANG_LOG_MS on for the decode workers.", True),
+    ("Turn SGLANG_LOG_MS on for every job.", True),
     ("Turn SGLANG_LOG_MS off for prefill.", False),
     ("Keep SGLANG_LOG_MS on and --enable-metrics off.", True),
 ])
@@ -311,6 +312,7 @@ def test_the_setting_a_failure_happened_with_is_its_condition() -> None:
 @pytest.mark.parametrize("text, role", [
     ("attention-backend triton for decode", "decode"),
     ("attention-backend triton for the decode workers", "decode"),
+    ("attention-backend triton on all workers", ""),
     ("attention-backend triton", ""),
 ])
 def test_a_setting_and_its_word_begin_an_item_up_to_the_part_of_the_sweep_it_is_for(text: str, role: str) -> None:

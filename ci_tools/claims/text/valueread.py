@@ -583,11 +583,20 @@ def _on_is_the_value(toks: Sequence[Tok], i: int) -> bool:
 
 
 def _names_a_part_at(toks: Sequence[Tok], k: int) -> bool:
-    """The words from ``k`` name a part of the sweep ("prefill", "the decode workers", "all TP8 jobs", "conc 64")."""
+    """The words from ``k`` name a part of the sweep ("prefill", "the decode workers", "all TP8 jobs", "conc 64"),
+    or all of it ("all workers", "every job")."""
+    start = k
     while k < len(toks) and toks[k].low in ("the", "all", "both", "every", "each"):
         k += 1
+    if k > start and k < len(toks) and toks[k].low in _THE_WHOLE_SWEEP:
+        return True
     return k < len(toks) and (names_an_arm(toks[k].text) or toks[k].low in ("conc", "concurrency")
                               or re.fullmatch(r"c\d+", toks[k].low) is not None)
+
+
+# What "all"/"every"/"both" before it makes the whole sweep: "on all workers", "for every job".
+_THE_WHOLE_SWEEP = {"workers", "worker", "jobs", "job", "servers", "server", "configs", "config", "rows", "arms",
+                    "nodes", "roles"}
 
 
 def bool_after(r: Reading, m: Mention, mentions: list[Mention]) -> tuple[Bool, int] | None:
