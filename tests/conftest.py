@@ -107,29 +107,20 @@ def full_corpus_jobs(full_corpus_repo: RepoData) -> list[Job]:
 # commits of the tree per run, some 40,000 files for pytest to create and later prune).
 @pytest.fixture(scope="session")
 def real_origin(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One commit holding the real tree (without the oracles in expected/) on branch main.
+    """One commit holding the real tree (without the oracles in expected/) on branch main, tagged ``base``.
 
     A clone (:func:`real_repo`) shares its objects, so a test that edits files pays for a checkout, not for
     committing 800 files again."""
-    from test_changelog_support import git
+    from fuzzing import make_tree
 
-    dest = tmp_path_factory.mktemp("inferencex") / "origin"
-    shutil.copytree(full_corpus_dir(), dest, ignore=shutil.ignore_patterns("expected"))
-    for path in [dest, *dest.rglob("*")]:
-        path.chmod(path.stat().st_mode | 0o200)
-    git(dest, "init", "-q", "-b", "main")
-    git(dest, "add", "-A")
-    git(dest, "commit", "-q", "-m", "InferenceX at 843c6254f")
-    return dest
+    return make_tree(tmp_path_factory.mktemp("inferencex") / "origin")
 
 
 @pytest.fixture
 def real_repo(real_origin: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A writable clone of :func:`real_origin` (``origin/main`` is its only commit), outside GitHub Actions."""
-    from test_changelog_support import git
+    from fuzzing import clone
+    from test_changelog_support import clear_github_env
 
-    for name in ("GITHUB_ACTIONS", "GITHUB_EVENT_PATH", "GITHUB_EVENT_NAME", "GITHUB_REPOSITORY", "GITHUB_STEP_SUMMARY"):
-        monkeypatch.delenv(name, raising=False)
-    dest = tmp_path / "ix"
-    git(tmp_path, "clone", "-q", "--shared", str(real_origin), str(dest))
-    return dest
+    clear_github_env(monkeypatch)
+    return clone(real_origin, tmp_path / "ix")

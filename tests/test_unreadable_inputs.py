@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from ci_tools.cli.main import main
-from fuzzing import git, make_tree
+from fuzzing import clone, make_tree
+from test_changelog_support import clear_github_env
 
 AMD = "configs/amd-master.yaml"
 SRT = "benchmarks/multi_node/srt-slurm-recipes/sglang/deepseek-v4/8k1k/disagg-b200-low-latency-1p1d-tp8-tp8-mtp.yaml"
@@ -31,10 +32,8 @@ def trimmed_origin(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def repo(trimmed_origin: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    for name in ("GITHUB_ACTIONS", "GITHUB_EVENT_PATH", "GITHUB_EVENT_NAME", "GITHUB_REPOSITORY", "GITHUB_STEP_SUMMARY"):
-        monkeypatch.delenv(name, raising=False)
-    dest = tmp_path / "ix"
-    git(tmp_path, "clone", "-q", "--shared", str(trimmed_origin), str(dest))
+    clear_github_env(monkeypatch)
+    dest = clone(trimmed_origin, tmp_path / "ix")
     monkeypatch.chdir(dest)
     return dest
 
@@ -124,8 +123,7 @@ def test_an_alias_bomb_in_an_srt_slurm_recipe_is_a_recipe_finding(trimmed_origin
     """Before: `recipe lint` grew past 4 GiB; then (with the loader bounded) printed nothing, exit 0."""
     from conftest import full_corpus_dir
 
-    dest = tmp_path / "ix"
-    git(tmp_path, "clone", "-q", "--shared", str(trimmed_origin), str(dest))
+    dest = clone(trimmed_origin, tmp_path / "ix")
     monkeypatch.chdir(dest)
     # Only the config whose job reads the recipe: a small run.
     nvidia = (full_corpus_dir() / "configs/nvidia-master.yaml").read_text(encoding="utf-8").split("\n")
