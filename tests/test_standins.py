@@ -441,3 +441,23 @@ ls /models/m
     assert lines[2] == "['model-00001-of-00001.safetensors']"
     assert lines[3:] == ["config.json", "model-00001-of-00001.safetensors", "model.safetensors.index.json",
                          "tokenizer.json", "tokenizer_config.json"]
+
+
+def test_the_images_python_survives_a_daemon_thread_writing_as_it_exits(tmp_path: Path) -> None:
+    # What sync.py's barrier can do (shims/python3.sh): a daemon thread still writing to stderr when the main
+    # thread returns.  A buffered stderr makes the interpreter abort at shutdown; every run here did.
+    script = """
+cat > /tmp/exits.py <<'PY'
+import sys, threading, time
+def write():
+    while True:
+        sys.stderr.write("accept() on a closed socket\\n")
+threading.Thread(target=write, daemon=True).start()
+time.sleep(0.01)
+print("barrier passed")
+PY
+for n in 1 2 3 4 5; do python3 /tmp/exits.py 2>/dev/null; echo "exit $?"; done
+"""
+    code, out, _ = _sandboxed(tmp_path, script, vendor="amd")
+    assert code == 0, out
+    assert out.splitlines() == ["barrier passed", "exit 0"] * 5, out

@@ -37,5 +37,9 @@ fi
 # The workflow's PYTHONPYCACHEPREFIX is left out: this interpreter's bytecode is beside its sources (an image's
 # is in the image), and a mirror empty in every job would have each call compile the standard library again
 # (about 0.1 s CPU a call).
+# It writes unbuffered (-u, which unlike PYTHONUNBUFFERED its children do not inherit): the AMD chain's sync.py
+# closes its barrier port while a daemon thread is in accept(), and when that thread's traceback is on its way
+# to a buffered stderr as the interpreter shuts down, Python aborts ("Fatal Python error: _enter_buffered_busy")
+# and the barrier fails.  With the stand-in sleep it happened in about 1 multi-node run in 50.
 unset PYTHONPYCACHEPREFIX
-PYTHONPATH="$_standin_root/lib/image${PYTHONPATH:+:$PYTHONPATH}" exec "$_standin_image_python" "$@"
+PYTHONPATH="$_standin_root/lib/image${PYTHONPATH:+:$PYTHONPATH}" exec "$_standin_image_python" -u "$@"
