@@ -3,6 +3,7 @@ and key words of the entry's configs ("the non-DSpark configs") narrow a claim t
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from ci_tools.claims.verdict.check import ClaimsReport, _check_texts
@@ -62,6 +63,22 @@ def test_key_words_of_the_configs_narrow_a_claim_to_them(tmp_path: Path) -> None
         ("claim-partly-contradicted", 1, "changelog says --max-num-seqs is 64")]
 
 
+def test_each_band_of_a_clause_is_said_of_the_configs_its_own_words_name(tmp_path: Path) -> None:
+    # PR 2300's entry: dsv4-fp4-gb200-dynamo-vllm-agentic-agg and ...-3p1d-dep8-dep16.  The clause's "DEP8"
+    # names the second key, but only for its own band: "aggregate TP8 at conc [16]" was looked for there too.
+    agg, disagg = "dsv4-fp4-gb200-dynamo-vllm-agentic-agg", "dsv4-fp4-gb200-dynamo-vllm-agentic-3p1d-dep8-dep16"
+    dep = job(disagg, 1536, dep=True)
+    jobs = [job(agg, 16), replace(dep, fields={**dep.fields, "disagg": True})]
+    evals = {jobs[0].id: serving("64"), jobs[1].id: serving("32")}
+    assert check("Add aggregate TP8 at conc [16] and disaggregated 3P/1D DEP8 at conc [1536].", jobs, evals,
+                 tmp_path) == []
+    assert check("Add aggregate TP8 at conc [32] and disaggregated DEP8 at conc [1536].", jobs, evals,
+                 tmp_path) == [("claim-contradicted", 1, "changelog says aggregate TP8 runs concurrency 32")]
+    # The band that names a key is still said of that key only.
+    assert check("Add TP8 at conc [16] and DEP8 at conc [16].", jobs, evals, tmp_path) == [
+        ("claim-contradicted", 1, "changelog says DEP8 runs concurrency 16")]
+
+
 def test_the_negative_flag_of_a_feature_is_its_first_spelling_and_follows_what_the_catalog_holds() -> None:
     cat = Catalog(settings=ClaimsSettings(), spelled_flags=frozenset({"--no-enable_prefix_caching"}))
     cat.add("flag", "--enable-prefix-caching", boolean=True)
@@ -71,3 +88,22 @@ def test_the_negative_flag_of_a_feature_is_its_first_spelling_and_follows_what_t
     assert cat.negative_of(enable) == Subject("flag", "--disable-prefix-caching")
     assert cat.negative_of(Subject("flag", "--disable-prefix-caching")) is None  # already a negative
     assert cat.negative_of(Subject("flag", "--enable-metrics")) is None
+
+
+def test_a_hicache_arm_is_also_one_whose_l3_tier_is_umbp(tmp_path: Path) -> None:
+    # PR 2617's config: kv-offload-backend umbp is SGLang's HiCache with UMBP (MoRI) as its L3 tier.
+    def offloaded(key: str, conc: int, backend: str) -> Job:
+        plain = job(key, conc)
+        return replace(plain, fields={**plain.fields, "kv-offloading": "dram", "kv-offload-backend": {"name": backend}})
+
+    key = "dsv4-fp4-mi355x-sglang-agentic-umbp-mtp"
+    jobs = [offloaded(key, 16, "umbp"), offloaded(key, 32, "umbp")]
+    evals = {j.id: serving("64") for j in jobs}
+    assert check("Add a UMBP (MoRI) HiCache L3 arm at conc 16 and 32.", jobs, evals, tmp_path) == []
+    assert check("Add a UMBP arm at conc 16 and 32.", jobs, evals, tmp_path) == []
+    assert check("Add a HiCache arm at conc 16 and 64.", jobs, evals, tmp_path) == [
+        ("claim-partly-contradicted", 1, "changelog says HiCache runs concurrency 16, 64")]
+    # A HiCache job without an L3 tier is no UMBP job.
+    plain = [offloaded(key, 16, "hicache")]
+    assert check("Add a UMBP arm at conc 16.", plain, {plain[0].id: serving("64")}, tmp_path) == [
+        ("claim-arm-missing", 1, "changelog says UMBP runs concurrency 16")]

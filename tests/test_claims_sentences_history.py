@@ -44,3 +44,16 @@ def test_the_concurrencies_a_setting_is_switched_for_are_noted_not_claimed() -> 
     assert not any(c.kind == "concurrency" for c in found.claims)
     assert ("CONC 2048/4096/8192", "the concurrencies name the recipe's branches a setting is switched for") in [
         (u.phrase, u.reason) for u in found.unverified]
+
+
+def test_the_concurrencies_of_a_recipes_launch_profiles_are_noted_not_claimed() -> None:
+    # PR 2189: the megamoe band's new points "reuse" two branches the recipe already had.
+    text = ("Extend the megamoe band down to conc 2048-8192, reusing the existing CONC 2048/4096 launch profiles "
+            "in dsv4_fp4_b300_sglang.sh")
+    found = extract(plain_source("x.md", text), CATALOG)
+    assert [c.value.text for c in found.claims if c.kind == "concurrency"] == ["conc 2048-8192"]
+    assert ("CONC 2048/4096", "the concurrencies name branches of the recipe's code, not points the sweep runs") in [
+        (u.phrase, u.reason) for u in found.unverified]
+    # Profiles alone may be the sweep's bands: still points the sweep runs.
+    found = extract(plain_source("x.md", "Add TP8 concurrency 1/4 and TP4 concurrency 8 profiles."), CATALOG)
+    assert [c.value.text for c in found.claims if c.kind == "concurrency"] == ["concurrency 1/4", "concurrency 8"]

@@ -368,7 +368,9 @@ OFFLOAD_NAMES: dict[str, str] = {
     "simplecpu": "vllm-simple|native", "simplecpuoffload": "vllm-simple|native",
     "simplecpu-offload": "vllm-simple|native", "simple-cpu": "vllm-simple|native",
     "simplecpuoffloadconnector": "vllm-simple|native", "vllm-simple": "vllm-simple",
-    "mooncake": "mooncake", "lmcache": "lmcache", "hicache": "hicache", "vllm-native": "native",
+    "mooncake": "mooncake", "lmcache": "lmcache", "vllm-native": "native",
+    # SGLang's hierarchical cache: its host-DRAM tier alone, or with UMBP (MoRI) as its L3 tier.
+    "hicache": "hicache|umbp", "umbp": "umbp",
 }
 _RUN_NOUNS = {"run", "runs", "job", "jobs", "mode", "only", "pass", "passes"}
 _DISAGG_WORDS = {"agg": False, "aggregate": False, "aggregated": False, "disagg": True, "disaggregated": True,

@@ -39,6 +39,10 @@ class Claim:
     outside: Scope | None = None
     # Recipe: the GPUs named right after the value ("X=1 on H100/H200, Y=1 on B200"): the configs it is said of.
     configs: str = ""
+    # Concurrency, in a clause of several bands ("aggregate TP8 at conc [16] and disaggregated 3P/1D DEP8/DEP16
+    # at conc [1536]"): the words of its own band, and those of the others.
+    band: str = ""
+    other_bands: tuple[str, ...] = ()
     # Image: the images or tags the text says the configs move from ("from v0.5.9/v0.5.10 to v0.5.11"): the
     # configs that were on them are the ones it speaks of.
     was: tuple[ClaimValue, ...] = ()

@@ -181,6 +181,8 @@ def _a_build(word: str) -> bool:
 # Verbs whose object, when it is a concurrency list, names the recipe's branches a setting changes for.
 _CHANGE_VERBS_OF_BRANCHES = frozenset({"switch", "switches", "switched", "move", "moves", "moved", "change", "changes",
                                        "changed", "route", "routes", "routed", "flip", "flips", "flipped"})
+# What a recipe's code is cut into ("the CONC 2048/4096 launch profiles", "the conc-64 branch").
+_BRANCH_NOUNS = frozenset({"branch", "branches", "case", "cases"})
 # Parts of a sweep a text may name in words no arm stands for ("the low-latency recipe", "the five configs").
 _SUBSET_NOUNS = {"recipe", "recipes", "config", "configs", "configuration", "configurations", "variant", "variants",
                  "topology", "topologies", "layout", "layouts", "profile", "profiles", "point", "points", "row", "rows",
@@ -597,13 +599,26 @@ class ClauseReader(SweepReaders):
         return 0 < k < len(self.toks) and self.toks[k - 1].low in _CHANGE_VERBS_OF_BRANCHES and any(
             t.kind == "flag" for t in self.toks)
 
+    def _names_profiles(self, spec: ConcSpec) -> bool:
+        """``reusing the existing CONC 2048/4096 launch profiles``: concurrencies before a noun of the recipe's
+        branches name those branches, not points the sweep runs."""
+        after = [t.low for t in self.toks if t.start >= spec.end][:2]
+        # (bare "profiles" may be the sweep's: "TP4 concurrency 8 profiles")
+        return bool(after) and (after[0] in _BRANCH_NOUNS or after == ["launch", "profiles"]
+                                or after == ["launch", "profile"])
+
     def _unverified_points(self, spec: ConcSpec, why: str) -> None:
         self.out.unverified.append(Unverified(self.source.text[spec.start:spec.end],
                                               self.source.location(spec.start, spec.end), why))
 
     def read_config_fields(self) -> None:
         r = self.r
+        with_points = [s for s in self.segments if s.concs]
+        bands = [self.source.text[self.toks[s.start].start:self.toks[s.end - 1].end] for s in with_points] \
+            if len(with_points) > 1 else []
         for seg in self.segments:
+            k = next((n for n, s in enumerate(with_points) if s is seg), -1)
+            band, other_bands = (bands[k], tuple(bands[:k] + bands[k + 1:])) if bands and k >= 0 else ("", ())
             rivals = _rival_lists(seg.concs)
             for spec in seg.concs:
                 r.use_span(spec.start, spec.end)
@@ -617,9 +632,13 @@ class ClauseReader(SweepReaders):
                     self._unverified_points(spec, "the concurrencies name the recipe's branches a setting is switched "
                                                   "for")
                     continue
+                if self._names_profiles(spec):
+                    self._unverified_points(spec, "the concurrencies name branches of the recipe's code, not points "
+                                                  "the sweep runs")
+                    continue
                 self.out.claims.append(Claim("concurrency", spec.value, seg.scope.without_concs(),
                                              self.source.location(spec.start, spec.end), self.clause.text,
-                                             exhaustive=spec.exhaustive))
+                                             exhaustive=spec.exhaustive, band=band, other_bands=other_bands))
             parallel = [g for g in seg.groups if any(a.parallelism for a in g.arms) and self._names_a_part(g)]
             if parallel and not seg.concs and not self.skip and not self.in_report and not self.elsewhere \
                     and not self.unswept:  # ("... and TP4 LMCache arms are commented out": a NoArm claim of them)

@@ -306,7 +306,7 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
         excluded = _overridden(claim, claims, {**scoped, id(claim): arm_jobs[id(claim)]} if id(claim) in arm_jobs
                                else scoped, by_id)
         mine = _named_configs(claim.configs, jobs, "", listed) if claim.configs else \
-            _named_configs(claim.said, jobs, _lead_of(claim), listed)
+            _band_configs(claim, jobs, listed) or _named_configs(claim.said, jobs, _lead_of(claim), listed)
         heading = keyed.get(id(claim))
         if heading is not None and len(mine) == len(jobs):  # its own words name no config: its bullet's heading does
             mine = heading
@@ -434,6 +434,20 @@ def _as_key_word(word: str, telling: set[str]) -> str:
     """``word`` as the entry's config keys spell it, where they spell it another way."""
     key_word = _KEY_PRECISION.get(word)
     return key_word if key_word is not None and key_word in telling and word not in telling else word
+
+
+def _band_configs(claim: Claim, jobs: list[Job], listed: Sequence[str]) -> list[Job] | None:
+    """The jobs a band of a clause of several is said of ("aggregate TP8 at conc [16] and disaggregated 3P/1D
+    DEP8/DEP16 at conc [1536]"): the configs its own words name; every job when only another band's words name
+    configs (they are that band's); None when no band names one (the clause's words decide)."""
+    if not claim.band:
+        return None
+    own = _named_configs(claim.band, jobs, "", listed)
+    if len(own) != len(jobs):
+        return own or None
+    if any(len(_named_configs(band, jobs, "", listed)) != len(jobs) for band in claim.other_bands):
+        return jobs
+    return None
 
 
 def _lead_of(claim: Claim) -> str:
