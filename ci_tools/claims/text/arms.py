@@ -295,20 +295,28 @@ def job_spec(job: Job) -> bool:
     return bool(spec) and spec != "none"
 
 
+# Backends that are another's with a tier of their own: SGLang's HiCache with UMBP (MoRI) as its L3 tier.
+_TIER_OF = {"umbp": "hicache"}
+
+
 def offload_admits(want: str, have: str) -> bool:
-    """``dram`` admits every backend; a backend, and ``none``, admit themselves (``a|b``: either)."""
-    return have != "none" if want == "dram" else have in want.split("|")
+    """``dram`` admits every backend; a backend, and ``none``, admit themselves (``a|b``: either), and ``hicache``
+    the HiCache jobs whose L3 tier is UMBP."""
+    return have != "none" if want == "dram" else have in want.split("|") or _TIER_OF.get(have) in want.split("|")
 
 
 def _merge_offload(a: str | None, b: str | None) -> str | None | bool:
-    """Both offload constraints at once (``dram`` with a backend is the backend); False when they conflict."""
+    """Both offload constraints at once (``dram`` with a backend is the backend, ``hicache`` with UMBP is UMBP);
+    False when they conflict."""
     if a is None or b is None:
         return a if b is None else b
     if a == "dram" or b == "dram":
         other = b if a == "dram" else a
         return False if other == "none" else other
-    common = [x for x in a.split("|") if x in b.split("|")]
-    return "|".join(common) if common else False
+    mine, theirs = a.split("|"), b.split("|")
+    common = [x for x in mine if x in theirs] + [x for x in theirs if _TIER_OF.get(x) in mine] + \
+        [x for x in mine if _TIER_OF.get(x) in theirs]
+    return "|".join(dict.fromkeys(common)) if common else False
 
 
 # ---------------------------------------------------------------- designators
@@ -368,9 +376,7 @@ OFFLOAD_NAMES: dict[str, str] = {
     "simplecpu": "vllm-simple|native", "simplecpuoffload": "vllm-simple|native",
     "simplecpu-offload": "vllm-simple|native", "simple-cpu": "vllm-simple|native",
     "simplecpuoffloadconnector": "vllm-simple|native", "vllm-simple": "vllm-simple",
-    "mooncake": "mooncake", "lmcache": "lmcache", "vllm-native": "native",
-    # SGLang's hierarchical cache: its host-DRAM tier alone, or with UMBP (MoRI) as its L3 tier.
-    "hicache": "hicache|umbp", "umbp": "umbp",
+    "mooncake": "mooncake", "lmcache": "lmcache", "hicache": "hicache", "umbp": "umbp", "vllm-native": "native",
 }
 _RUN_NOUNS = {"run", "runs", "job", "jobs", "mode", "only", "pass", "passes"}
 _DISAGG_WORDS = {"agg": False, "aggregate": False, "aggregated": False, "disagg": True, "disaggregated": True,
