@@ -243,7 +243,31 @@ def skip_clause(whole: str, toks: Sequence[Tok], known: Callable[[str], bool] = 
         while toks[k].low in DROP_OBJECT_GLUE:
             k += 1
         whole = re.sub(r"\([^)]*\)?", "", " ".join(t.text for t in toks[k:]))
-    return bool(_SKIP_CLAUSE.search(whole)) or bool(_OLD_LABEL.match(whole)) or reports(toks)
+    # A parenthesis says why or what else ("ATOM_USE_TRITON_MOE=1 (aiter fused_moe broken on gfx950)"): its
+    # failure or history is its own (an old value in it is masked where it stands), not the clause's.
+    said = _VALUE_ASIDE.sub(lambda m: m.group(1) + m.group(2) if _reports_aside(m.group(3)) else m.group(), whole)
+    return bool(_SKIP_CLAUSE.search(said)) or bool(_OLD_LABEL.match(whole)) or reports(toks)
+
+
+# A parenthesis right after a setting's value (and the part of the sweep it is for): a number ("0.85 (0.95 OOMs at init)"), a value given with "="
+# ("X=1 (aiter fused_moe broken on gfx950)") or written as an identifier ("page_first_direct (... OOMs ...)").
+# (After other words, such as an arm's name, it may still be the clause's own report: "1p1d-dep8-tep8 (mirrored
+# ..., numa-bind dropped)", "no image carries M3 yet (... unmerged)".)
+_VALUE_ASIDE = re.compile(r"(?<!\S)((?:\d[\d.,]*[kKmM%]?|\S*=\S+|\w*_\w+)(?:\s*[kKmM](?!\w))?(?:\s*%|\s+(?:tokens?|seconds?|ms|s|GiB|GB)(?!\w))?)"
+                          r"((?:\s+(?:on|for|in|at)\s[^(),;]{1,40}?)?)(\s*\([^()]*\))")
+
+
+def _reports_aside(aside: str) -> bool:
+    """A parenthesis that reports a failure or history ("(aiter fused_moe broken on gfx950)"), not an order of its
+    own ("(drop the TP8 and TP4/EP layouts)", which says what no job runs), a purpose or a contrast."""
+    words = aside.strip("() ").split()
+    return bool(_SKIP_CLAUSE.search(aside)) and not (words and words[0].lower() in DROP_VERBS | _PURPOSE_WORDS)
+
+
+# A parenthesis that says what a setting is for ("(avoid OOM on dp-on/conc>=64)") may name where it applies; one
+# that sets it against another ("(not 1/4/8 as in the pure-TP row)") is no report either.
+_PURPOSE_WORDS = frozenset({"avoid", "avoids", "to", "so", "for", "prevent", "prevents", "keeps", "keep", "not", "no",
+                            "never", "instead", "vs", "vs.", "unlike"})
 
 
 def rejects(whole: str) -> bool:
@@ -411,16 +435,23 @@ def mask_history(toks: Sequence[Tok], clause: Clause, value_like: Sequence[bool]
                            r"(?:\s+[\w-]+)?|until (?:this|the|now)(?:\s+[\w-]+)?)\s*\)", clause.text, re.I),
               *_MODEL_OWN_ASIDE.finditer(clause.text), *_OTHER_CONFIG_ASIDE.finditer(clause.text),
               *_PAST_RELATIVE_ASIDE.finditer(clause.text), *_FEATURE_OF_A_CHANGE.finditer(clause.text)]:
-        a, b = clause.start + m.start(), clause.start + m.end()
-        for k, t in enumerate(toks):
-            if t.start >= a and t.end <= b:
-                masked[k] = True
+        _mask_span(toks, masked, clause.start + m.start(), clause.start + m.end())
+    # "X=1 (aiter fused_moe broken on gfx950)", "0.85 (0.9 crashed at conc 512)": a failure or history aside
+    for m in _VALUE_ASIDE.finditer(clause.text):
+        if _reports_aside(m.group(3)):
+            _mask_span(toks, masked, clause.start + m.start(3), clause.start + m.end(3))
     # Quoted text is somebody else's words ('... zero request equivalence ...'), not a claim.
     for a, b in _quoted_spans(clause.source):
         for k, t in enumerate(toks):
             if t.start >= a and t.end <= b:
                 masked[k] = True
     return masked
+
+
+def _mask_span(toks: Sequence[Tok], masked: list[bool], a: int, b: int) -> None:
+    for k, t in enumerate(toks):
+        if t.start >= a and t.end <= b:
+            masked[k] = True
 
 
 # "the old/previous/former ... sweep": a noun phrase that names the state before.
@@ -476,13 +507,58 @@ def old_value_before_to(toks: Sequence[Tok], i: int) -> bool:
         return False
     if toks[i - 2].kind == "flag" and toks[i - 1].kind == "word" and toks[i + 1].kind == "flag":
         return True  # "switch --moe-runner-backend flashinfer_mxfp4 to --moe-a2a-backend megamoe"
+    name = toks[i - 2]
+    if toks[i - 1].kind == toks[i + 1].kind == "word" and _value_kind(toks[i - 1].text) is None \
+            and not any(names_an_arm(t.text) or t.low in ROLE_WORDS for t in (toks[i - 1], toks[i + 1])) \
+            and toks[i - 1].low not in _NOT_A_VALUE and name.low not in _NOT_A_NAME \
+            and (toks[i - 1].low in _BOOL_WORDS) == (toks[i + 1].low in _BOOL_WORDS) \
+            and (_spelled(name) or _NAME_OF_A_VALUE.fullmatch(toks[i - 1].text) or name.low in _VALUE_NOUNS) \
+            and _named_after_a_switch(toks, i - 2):
+        # "Switch AITER_LOG_LEVEL WARNING to error", "Switch the moe backend auto to aiter": a word for a word
+        # (not "Switch the attention backend to triton", whose word before "to" is the setting's own)
+        return True
     kind = _value_kind(toks[i - 1].text)
     if kind is None or kind != _value_kind(toks[i + 1].text):
         return False
-    name = toks[i - 2]
     if name.low in _RANGE_LEADS or _value_kind(name.text) is not None:
         return False
+    return _spelled(name) or _named_after_a_switch(toks, i - 2)
+
+
+def _named_after_a_switch(toks: Sequence[Tok], k: int) -> bool:
+    """Token ``k`` ends a setting's name (a flag, or a few plain words) that a verb of replacing begins, a role
+    between them ("Switch the num nextn predict layers 8 to 4", "Switch prefill --x A to B")."""
+    for j in range(k, max(-1, k - 8), -1):
+        if toks[j].low in _SWITCH_VERBS:
+            return j < k
+        if toks[j].kind not in ("word", "flag") or _value_kind(toks[j].text) is not None or \
+                toks[j].low in ("to", "from"):
+            return False
+    return False
+
+
+# A word that can only be a value ("FULL_DECODE_ONLY", "kv_both", "a2a", "EAGLE"), and nouns a value follows
+# ("the moe backend auto").
+_NAME_OF_A_VALUE = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)+|[A-Z][A-Z0-9]+|[a-z]+[0-9][a-z0-9]*")
+_VALUE_NOUNS = frozenset({"backend", "parser", "kernel", "algorithm", "method", "strategy", "policy", "scheduler",
+                          "mode", "role", "format", "level", "type", "dtype", "layout"})
+
+
+def _spelled(name: Tok) -> bool:
+    """A setting's spelled name: a flag, or a word joined by ``-``/``_`` (``block-size``, ``MAX_NUM_SEQS``)."""
     return name.kind == "flag" or (name.kind == "word" and any(c in name.text for c in "-_"))
+
+
+# Verbs of a value replaced by another ("Switch X A to B"), where the word after the setting is the old value.
+_SWITCH_VERBS = frozenset({"switch", "switches", "switched", "change", "changes", "changed", "flip", "flips", "flipped"})
+# Words before "to" that name what changes, never its old value ("Change the TensorRT-LLM image to 1.3.2"), and
+# words before those that are not a setting's name ("Switch prefill X to 0": X is the setting).
+_NOT_A_VALUE = _VALUE_NOUNS | {"image", "images", "tag", "version", "model", "recipe", "recipes", "config", "flag",
+                               "setting", "value", "default"}
+_NOT_A_NAME = ROLE_WORDS | _SWITCH_VERBS | {"the", "a", "an", "its", "their", "all", "every", "each"}
+# An on/off value is replaced by another ("Switch X true to false"), never by a word of another kind ("Switch the
+# use kv cache manager v2 to false": v2 ends the name).
+_BOOL_WORDS = frozenset({"true", "false", "on", "off", "yes", "no", "enabled", "disabled", "0", "1"})
 
 
 # Words after which a clause names what a part of the sweep is now, before them what it was (value: how many

@@ -183,6 +183,8 @@ _CHANGE_VERBS_OF_BRANCHES = frozenset({"switch", "switches", "switched", "move",
                                        "changed", "route", "routes", "routed", "flip", "flips", "flipped"})
 # What a recipe's code is cut into ("the CONC 2048/4096 launch profiles", "the conc-64 branch").
 _BRANCH_NOUNS = frozenset({"branch", "branches", "case", "cases"})
+# A participle saying an image moved, between the image and where it moved from or to.
+_MOVED = frozenset({"bumped", "updated", "upgraded", "moved", "changed", "switched", "pinned", "refreshed"})
 # Parts of a sweep a text may name in words no arm stands for ("the low-latency recipe", "the five configs").
 _SUBSET_NOUNS = {"recipe", "recipes", "config", "configs", "configuration", "configurations", "variant", "variants",
                  "topology", "topologies", "layout", "layouts", "profile", "profiles", "point", "points", "row", "rows",
@@ -730,6 +732,8 @@ class ClauseReader(SweepReaders):
         at = noun + 2 if noun + 1 < len(toks) and toks[noun + 1].low == "tag" else noun + 1
         if noun + 2 < len(toks) and toks[noun + 1].text == ":":
             return noun + 2, True
+        if at < len(toks) and toks[at].low in _MOVED:  # "Image bumped from A to B", "the image updated to B"
+            at += 1
         if at < len(toks) and toks[at].low == "from":  # "image from A to B", "image from A (34d old) to B"
             at = self._next_to(at + 2, at + 9) or at
         if at < len(toks) and _leads_to(toks[at]):

@@ -179,13 +179,17 @@ def value_position(r: Reading, m: Mention, names: Container[str] = frozenset()) 
         # (or the part of the sweep it is for follows it: "attention-backend triton on all TP8 workers")
         or (m.via == "identifier" and _list_item(r, m) and not re.search(r"(?:ed|ing|ly)$", toks[i].low)
             and (i + 1 >= len(toks) or toks[i + 1].text in (",", ";", ")", "(", ".", "and")
-                 or (toks[i + 1].low in _PREPOSITIONS_OF_A_PART and _names_a_part_at(toks, i + 2)))))
+                 or (toks[i + 1].low in _PREPOSITIONS_OF_A_PART and _names_a_part_at(toks, i + 2))
+                 # (or a word that says the item is needed: "--block-size 128 is mandatory")
+                 or (toks[i + 1].low in ("is", "are") and i + 2 < len(toks) and toks[i + 2].low in _NEEDED))))
     linked = bool(skipped) and skipped[-1] in _VALUE_LINKS
     named = bool(skipped) and skipped[-1] in ("is", "are", "at", "of") and bool(_NAME_LIKE.fullmatch(toks[i].text))
     return i, direct or linked or named or arrow or after_from or parallel or _said_against_another(toks, i) or \
         _plain_word_after_is(toks, m, skipped, i)
 
 
+# What a list item of a setting and its value may say of itself ("load-format fastsafetensors is mandatory").
+_NEEDED = frozenset({"mandatory", "required", "needed", "necessary", "essential"})
 # What may follow a value that ends its clause ("--moe-backend is triton now", "... is triton for TP8").
 _AFTER_A_CLOSING_VALUE = {",", ";", ".", ")", "(", "now", "for", "on", "in", "at", "and", "across"}
 
