@@ -934,4 +934,10 @@ def read_value(r: Reading, cat: Catalog, m: Mention, mentions: list[Mention]) ->
         # "radix cache disabled" is --disable-radix-cache passed.
         b = found[0]
         found = (Bool(b.text, not b.on), found[1], found[2])
+    if found is not None and isinstance(found[0], Word) and found[0].norm in _UNSET_WORDS:
+        found = (Absent(found[0].text), found[1], found[2])  # "Leave --hicache-mem-layout unset": not given
     return found
+
+
+# Words that say a setting is given no value at all, rather than name one.
+_UNSET_WORDS = frozenset({"unset", "unspecified"})
