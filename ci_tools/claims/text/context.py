@@ -249,11 +249,12 @@ def skip_clause(whole: str, toks: Sequence[Tok], known: Callable[[str], bool] = 
     return bool(_SKIP_CLAUSE.search(said)) or bool(_OLD_LABEL.match(whole)) or reports(toks)
 
 
-# A parenthesis right after a setting's value (and the part of the sweep it is for): a number ("0.85 (0.95 OOMs at init)"), a value given with "="
-# ("X=1 (aiter fused_moe broken on gfx950)") or written as an identifier ("page_first_direct (... OOMs ...)").
-# (After other words, such as an arm's name, it may still be the clause's own report: "1p1d-dep8-tep8 (mirrored
-# ..., numa-bind dropped)", "no image carries M3 yet (... unmerged)".)
-_VALUE_ASIDE = re.compile(r"(?<!\S)((?:\d[\d.,]*[kKmM%]?|\S*=\S+|\w*_\w+)(?:\s*[kKmM](?!\w))?(?:\s*%|\s+(?:tokens?|seconds?|ms|s|GiB|GB)(?!\w))?)"
+# A parenthesis right after a setting's value (and the part of the sweep it is for): a number ("0.85 (0.95 OOMs at
+# init)"), a value given with "=" ("X=1 (aiter fused_moe broken on gfx950)") or written as an identifier
+# ("page_first_direct (... OOMs ...)"), with its unit.  (After other words, such as an arm's name, it may still be
+# the clause's own report: "1p1d-dep8-tep8 (mirrored ..., numa-bind dropped)", "no image carries M3 yet (...)".)
+_VALUE_ASIDE = re.compile(r"(?<!\S)((?:\d[\d.,]*[kKmM%]?|\S*=\S+|\w*_\w+)(?:\s*[kKmM](?!\w))?"
+                          r"(?:\s*%|\s+(?:tokens?|seconds?|ms|s|GiB|GB)(?!\w))?)"
                           r"((?:\s+(?:on|for|in|at)\s[^(),;]{1,40}?)?)(\s*\([^()]*\))")
 
 
@@ -261,13 +262,13 @@ def _reports_aside(aside: str) -> bool:
     """A parenthesis that reports a failure or history ("(aiter fused_moe broken on gfx950)"), not an order of its
     own ("(drop the TP8 and TP4/EP layouts)", which says what no job runs), a purpose or a contrast."""
     words = aside.strip("() ").split()
-    return bool(_SKIP_CLAUSE.search(aside)) and not (words and words[0].lower() in DROP_VERBS | _PURPOSE_WORDS)
+    return bool(_SKIP_CLAUSE.search(aside)) and not (words and words[0].lower() in DROP_VERBS | _PURPOSE_OR_CONTRAST)
 
 
 # A parenthesis that says what a setting is for ("(avoid OOM on dp-on/conc>=64)") may name where it applies; one
 # that sets it against another ("(not 1/4/8 as in the pure-TP row)") is no report either.
-_PURPOSE_WORDS = frozenset({"avoid", "avoids", "to", "so", "for", "prevent", "prevents", "keeps", "keep", "not", "no",
-                            "never", "instead", "vs", "vs.", "unlike"})
+_PURPOSE_OR_CONTRAST = frozenset({"avoid", "avoids", "to", "so", "for", "prevent", "prevents", "keeps", "keep", "not",
+                                  "no", "never", "instead", "vs", "vs.", "unlike"})
 
 
 def rejects(whole: str) -> bool:
@@ -512,7 +513,7 @@ def old_value_before_to(toks: Sequence[Tok], i: int) -> bool:
             and not any(names_an_arm(t.text) or t.low in ROLE_WORDS for t in (toks[i - 1], toks[i + 1])) \
             and toks[i - 1].low not in _NOT_A_VALUE and name.low not in _NOT_A_NAME \
             and (toks[i - 1].low in _BOOL_WORDS) == (toks[i + 1].low in _BOOL_WORDS) \
-            and (_spelled(name) or _NAME_OF_A_VALUE.fullmatch(toks[i - 1].text) or name.low in _VALUE_NOUNS) \
+            and (_spelled(name) or NAME_OF_A_VALUE.fullmatch(toks[i - 1].text) or name.low in _VALUE_NOUNS) \
             and _named_after_a_switch(toks, i - 2):
         # "Switch AITER_LOG_LEVEL WARNING to error", "Switch the moe backend auto to aiter": a word for a word
         # (not "Switch the attention backend to triton", whose word before "to" is the setting's own)
@@ -539,7 +540,7 @@ def _named_after_a_switch(toks: Sequence[Tok], k: int) -> bool:
 
 # A word that can only be a value ("FULL_DECODE_ONLY", "kv_both", "a2a", "EAGLE"), and nouns a value follows
 # ("the moe backend auto").
-_NAME_OF_A_VALUE = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)+|[A-Z][A-Z0-9]+|[a-z]+[0-9][a-z0-9]*")
+NAME_OF_A_VALUE = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)+|[A-Z][A-Z0-9]+|[a-z]+[0-9][a-z0-9]*")
 _VALUE_NOUNS = frozenset({"backend", "parser", "kernel", "algorithm", "method", "strategy", "policy", "scheduler",
                           "mode", "role", "format", "level", "type", "dtype", "layout"})
 
@@ -550,7 +551,8 @@ def _spelled(name: Tok) -> bool:
 
 
 # Verbs of a value replaced by another ("Switch X A to B"), where the word after the setting is the old value.
-_SWITCH_VERBS = frozenset({"switch", "switches", "switched", "change", "changes", "changed", "flip", "flips", "flipped"})
+_SWITCH_VERBS = frozenset({"switch", "switches", "switched", "change", "changes", "changed", "flip", "flips",
+                           "flipped"})
 # Words before "to" that name what changes, never its old value ("Change the TensorRT-LLM image to 1.3.2"), and
 # words before those that are not a setting's name ("Switch prefill X to 0": X is the setting).
 _NOT_A_VALUE = _VALUE_NOUNS | {"image", "images", "tag", "version", "model", "recipe", "recipes", "config", "flag",

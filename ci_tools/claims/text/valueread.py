@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Callable, Container, Sequence
 
 from .arms import ROLE_WORDS, names_an_arm
-from .context import (CHANGE_VERBS, DROP_OBJECT_GLUE, DROP_VERBS, FROM, NOT_GIVEN_AFTER, STOP_VERBS,
+from .context import (CHANGE_VERBS, DROP_OBJECT_GLUE, DROP_VERBS, FROM, NAME_OF_A_VALUE, NOT_GIVEN_AFTER, STOP_VERBS,
                       STOPPED_GERUNDS, TO,
                       old_value_before_to, starts_old_part, symbolic)
 from .mentions import Mention, is_prose_word, names_another_thing
@@ -102,7 +102,7 @@ _KEEP_VERBS = {"keep", "keeps", "kept", "keeping", "leave", "leaves", "left", "l
 _ENUM_NOUNS = {"backend", "parser", "parsing", "kernel", "algorithm", "method", "strategy", "policy", "scheduler"}
 _NOT_NAMES = {"new", "old", "same", "default", "current", "native", "custom", "fast", "slow", "sparse", "dense",
               "fused", "shared", "separate", "single", "own", "other", "upstream", "stock", "legacy", "generic"}
-_NAME_LIKE = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)+|[A-Z][A-Z0-9]+|[a-z]+[0-9][a-z0-9]*")
+_NAME_LIKE = NAME_OF_A_VALUE
 
 ValueAt = tuple[ClaimValue, int, int]  # the value and its token range [start, end)
 
