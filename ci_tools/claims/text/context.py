@@ -443,13 +443,12 @@ def mask_history(toks: Sequence[Tok], clause: Clause, value_like: Sequence[bool]
             _mask_span(toks, masked, clause.start + m.start(3), clause.start + m.end(3))
     # Quoted text is somebody else's words ('... zero request equivalence ...'), not a claim.
     for a, b in _quoted_spans(clause.source):
-        for k, t in enumerate(toks):
-            if t.start >= a and t.end <= b:
-                masked[k] = True
+        _mask_span(toks, masked, a, b)
     return masked
 
 
 def _mask_span(toks: Sequence[Tok], masked: list[bool], a: int, b: int) -> None:
+    """Mask the tokens that lie wholly within the source offsets [a, b)."""
     for k, t in enumerate(toks):
         if t.start >= a and t.end <= b:
             masked[k] = True

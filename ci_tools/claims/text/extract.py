@@ -615,12 +615,14 @@ class ClauseReader(SweepReaders):
 
     def read_config_fields(self) -> None:
         r = self.r
-        with_points = [s for s in self.segments if s.concs]
-        bands = [self.source.text[self.toks[s.start].start:self.toks[s.end - 1].end] for s in with_points] \
-            if len(with_points) > 1 else []
+        # The words of each segment that gives points, when the clause has several ("bands")
+        bands = {id(s): self.source.text[self.toks[s.start].start:self.toks[s.end - 1].end]
+                 for s in self.segments if s.concs}
+        if len(bands) < 2:
+            bands = {}
         for seg in self.segments:
-            k = next((n for n, s in enumerate(with_points) if s is seg), -1)
-            band, other_bands = (bands[k], tuple(bands[:k] + bands[k + 1:])) if bands and k >= 0 else ("", ())
+            band = bands.get(id(seg), "")
+            other_bands = tuple(words for key, words in bands.items() if key != id(seg))
             rivals = _rival_lists(seg.concs)
             for spec in seg.concs:
                 r.use_span(spec.start, spec.end)
