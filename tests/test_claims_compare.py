@@ -175,3 +175,31 @@ def test_an_unreadable_word_on_the_server_line_leaves_absence_unknown(tmp_path: 
     evals = {jobs[0].id: ev(flag("--max-num-seqs", "96", 20), flag(UNKNOWN_FLAG, "x", 21, known=False))}
     j = judge(claim(TBO, Bool("enable", True)), jobs, evals, repo(tmp_path))
     assert j is not None and j.outcome == "unknown"
+
+
+def test_a_dep_name_is_dp_attention_of_its_width_also_where_the_config_leaves_ep_at_1() -> None:
+    # Pull request 2378's own words: "a DEP8 (TP8+dp-attn) prefill budget", its config row tp 8, ep 1, dp-attn true;
+    # the recipe's IS_DEP8 is DP_ATTENTION and TP 8.  Where the config gives another EP width, or no DP-attention,
+    # or another TP, the job is not that arm; an EP width written out ("TP8/DPA8/EP8") is read as written.
+    from ci_tools.claims.text.sentences import plain_source
+    from ci_tools.claims.text.subjects import Catalog, ClaimsSettings
+    from ci_tools.claims.text.extract import extract
+
+    cat = Catalog(settings=ClaimsSettings())
+    cat.add("flag", "--max-num-batched-tokens")
+
+    def arm_of(text: str) -> Arm:
+        (c,) = [c for c in extract(plain_source("x.md", text), cat).claims if c.subject is not None]
+        (arm,) = c.scope.arms
+        return arm
+
+    def row(tp: int, ep: int, dp: bool) -> Job:
+        return Job("k", AGENTIC, {"tp": tp, "ep": ep, "dp-attn": dp, "conc": 8}, Location("c.yaml", 1))
+
+    dep8 = arm_of("Give the DEP8 arm --max-num-batched-tokens 65536.")
+    assert dep8.admits(row(8, 8, True)) and dep8.admits(row(8, 1, True))
+    assert not dep8.admits(row(8, 1, False)) and not dep8.admits(row(4, 1, True)) and not dep8.admits(row(8, 4, True))
+    explicit = arm_of("Give the TP8/DPA8/EP8 arm --max-num-batched-tokens 65536.")
+    assert explicit.admits(row(8, 8, True)) and not explicit.admits(row(8, 1, True))
+    both = arm_of("Give the DEP8/EP8 arm --max-num-batched-tokens 65536.")
+    assert both.admits(row(8, 8, True)) and not both.admits(row(8, 1, True))

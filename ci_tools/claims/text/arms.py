@@ -2,11 +2,12 @@
 
 Changelog prose names the rows of a search space by shorthand: a
 parallelism (``TP4``, ``TEP4`` = TP4 with EP4 and no DP-attention, ``DEP8`` =
-DP-attention with EP8, ``DP8``, ``TP8/EP8``, ``TP4/DCP4``, "the TP band",
-"DP-attention"), a KV-offload setting (``GPU-resident``, ``SimpleCPU``,
-``Mooncake``, ``LMCache``, ``HiCache``, ``DRAM``), speculative decoding
-(``MTP``, ``non-MTP``, ``STP``), sequence lengths (``1k1k``, ``8K/1K``), and
-for disaggregated jobs the role of a worker (``decode TP8``,
+DP-attention with EP8, or TP8 with DP-attention where the config leaves EP
+at 1, ``DP8``, ``TP8/EP8``, ``TP4/DCP4``, "the TP band", "DP-attention"), a
+KV-offload setting (``GPU-resident``, ``SimpleCPU``, ``Mooncake``,
+``LMCache``, ``HiCache``, ``DRAM``), speculative decoding (``MTP``,
+``non-MTP``, ``STP``), sequence lengths (``1k1k``, ``8K/1K``), and for
+disaggregated jobs the role of a worker (``decode TP8``,
 ``DEP2-prefill/TEP4-decode``) and the worker counts (``1P4D``).  An
 :class:`Arm` is the conjunction of what one such name says; it admits the
 jobs that have every attribute it names.
@@ -40,6 +41,10 @@ class Parallel:
     dcp: int | None = None
     # Named only as TPn: without DP-attention, unless something else in the group says otherwise.
     bare_tp: bool = False
+    # The EP width came only from a DEPn name.  Authors call the DP-attention layout of width n "DEPn" also where
+    # the config leaves ``ep`` at 1 ("DEP8 (TP8 + dp-attn)"; an srt-slurm recipe takes its expert parallelism
+    # from its own file, not from the config), so such a job is that arm too.
+    ep_of_dep: bool = field(default=False, compare=False)
 
     @property
     def empty(self) -> bool:
@@ -62,7 +67,9 @@ class Parallel:
                 return None
             out[name] = a if a is not None else b
         bare = (self.bare_tp or other.bare_tp)
-        return Parallel(out["tp"], out["ep"], out["dp_attn"], out["dcp"], bare)
+        # Loose only while every name that gives the width is a DEPn ("DEP8/EP8" says EP8 outright).
+        of_dep = all(p.ep_of_dep for p in (self, other) if p.ep is not None) and out["ep"] is not None
+        return Parallel(out["tp"], out["ep"], out["dp_attn"], out["dcp"], bare, of_dep)
 
     def finished(self) -> Parallel:
         if self.bare_tp and self.dp_attn is None:
@@ -78,7 +85,8 @@ class Parallel:
         p = self._as_matched
         if p.tp is not None and fields.get("tp") != p.tp:
             return False
-        if p.ep is not None and (fields.get("ep") or 1) != p.ep:
+        if p.ep is not None and (fields.get("ep") or 1) != p.ep and not (
+                p.ep_of_dep and (fields.get("ep") or 1) == 1 and fields.get("tp") == p.ep and fields.get("dp-attn")):
             return False
         if p.dp_attn is not None and bool(fields.get("dp-attn")) != p.dp_attn:
             return False
@@ -439,7 +447,7 @@ def _parallel_token(text: str) -> tuple[Parallel, ...] | None:
             # DP8: eight attention ranks; the config writes tp 8 (SGLang, vLLM) or tp 1 per rank (llm-d, TRT).
             part = Parallel(dp_attn=True)
         elif kind == "DEP":
-            part = Parallel(ep=n, dp_attn=True)
+            part = Parallel(ep=n, dp_attn=True, ep_of_dep=n is not None)
         elif kind == "TEP":
             part = Parallel(tp=n, ep=n, dp_attn=False)
         else:  # DCP
