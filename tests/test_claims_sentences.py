@@ -190,6 +190,28 @@ def test_configured_vocabulary_and_abbreviations() -> None:
     ]
 
 
+def test_a_value_named_again_after_the_change_left_it_is_the_old_state() -> None:
+    # Pull request 2299's bullet: the agg arm moves off write_back, the next sentence tells why ("write_back
+    # defers the host copy ..."); that is no claim that the jobs use write_back.  A value the text did not move
+    # away from, or one said to be kept, still is one.
+    cat = catalog({"flags": ["--hicache-write-policy", "--hicache-io-backend"],
+                   "values": {"--hicache-write-policy": ["write_back", "write_through"],
+                              "--hicache-io-backend": ["direct", "kernel"]}})
+
+    def read(text: str) -> tuple[list[list[str]], list[str]]:
+        found = extract(plain_source("x.md", text), cat)
+        return [normalise(c) for c in found.claims], [u.reason for u in found.unverified]
+
+    moved = "Agg arm hicache write_back/direct -> write_through/kernel, matching the reference agg arm. "
+    claims, notes = read(moved + "write_back defers the host copy on the critical path.")
+    assert not any(c[2] == "~write back" for c in claims)
+    assert "a value an earlier clause names as the state the change leaves" in notes
+    claims, _ = read("Move hicache from write_back to write_through. write_back is kept for the disagg arms.")
+    assert any(c[2] == "~write back" for c in claims)
+    claims, _ = read("Agg arm hicache direct -> kernel. write_back defers the host copy on the critical path.")
+    assert any(c[2] == "~write back" for c in claims)
+
+
 @pytest.mark.parametrize("section, message", [
     ({"vocabulary": ["TBO"]}, "`claims.vocabulary` must map terms to subjects"),
     ({"vocabulary": {"TBO": {"subjects": "--enable-tbo"}}}, "takes `subject` (required)"),

@@ -447,6 +447,24 @@ def mask_history(toks: Sequence[Tok], clause: Clause, value_like: Sequence[bool]
     return masked
 
 
+def left_behind(toks: Sequence[Tok], masked: Sequence[bool]) -> frozenset[str]:
+    """The values a clause names as the state its change leaves: the side before an arrow ("hicache
+    write_back/direct -> write_through/kernel") and the words between "from" and "to", lower-case, a slashed
+    list split into its items.  A later sentence that names one of them alone by its value speaks of the old
+    state ("write_back defers the host copy ..."), not of what the jobs now use."""
+    out: set[str] = set()
+    lows = [t.low for t in toks]
+    for i, t in enumerate(toks):
+        if t.kind == "arrow" and i > 0 and masked[i - 1]:
+            out.update(part for part in lows[i - 1].split("/") if part)
+        if lows[i] in FROM:
+            to = next((k for k in range(i + 1, len(toks)) if lows[k] in TO or toks[k].kind == "arrow"), None)
+            if to is not None:
+                out.update(part for k in range(i + 1, to) if masked[k] and toks[k].kind == "word"
+                           for part in lows[k].split("/") if part)
+    return frozenset(out)
+
+
 def _mask_span(toks: Sequence[Tok], masked: list[bool], a: int, b: int) -> None:
     """Mask the tokens that lie wholly within the source offsets [a, b)."""
     for k, t in enumerate(toks):

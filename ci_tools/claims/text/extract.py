@@ -43,6 +43,7 @@ from .context import (
     explains_previous,
     introduces_list,
     leaves_from_open,
+    left_behind,
     mask_history,
     rejects,
     reports,
@@ -259,6 +260,9 @@ class ClauseReader(SweepReaders):
             start, end, self.excepted = self.excepted_words
             masked = [m or start <= k < end for k, m in enumerate(masked)]
         self.leaves_from_open = leaves_from_open(toks)
+        # The values this clause leaves ("A -> B", "from A to B"), and (set by the text) those its earlier clauses left.
+        self.leaves = left_behind(toks, masked)
+        self.left_before: frozenset[str] = frozenset()
         # What the clause says of the new state, without what it says of the old one ("instead of the default 8").
         said = " ".join(t.text for t, m in zip(toks, masked) if not m)
         live_toks = [t for t, m in zip(toks, masked) if not m]
@@ -744,6 +748,19 @@ class ClauseReader(SweepReaders):
         to = self._next_to(noun + 1, len(toks))
         return (-1, False) if to is None else (to + 1, False)
 
+    def _describes_a_left_value(self, start: int, end: int, text: str) -> bool:
+        """``write_back defers the host copy ...`` after "hicache write_back/direct -> write_through/kernel": the
+        value the text moved away from, as the subject of a verb that tells what it does (why it was left), not a
+        value the jobs use ("write_back is kept for disagg" still is one)."""
+        toks = self.toks
+        at = start - 1 if start > 0 and toks[start - 1].low in ("the", "a") else start
+        # (the subject of its sentence: the clause's first word, or the first after a "." the splitter kept, as
+        # in "... agg arm. write_back defers ...")
+        opens = at == 0 or re.search(r"[.;]\s*$", self.source.text[toks[at - 1].end:toks[at].start]) is not None or \
+            toks[at - 1].text in (".", ";")
+        return text.lower() in self.left_before and opens and end < len(toks) and toks[end].kind == "word" and \
+            toks[end].low.endswith("s") and toks[end].low not in ("is", "was", "has")
+
     def _next_to(self, start: int, stop: int) -> int | None:
         """The first "to" (or arrow) among the tokens from ``start`` up to ``stop``."""
         return next((k for k in range(start, min(len(self.toks), stop)) if _leads_to(self.toks[k])), None)
@@ -779,6 +796,10 @@ class ClauseReader(SweepReaders):
         for vm in find_value_mentions(r, self.catalog, taken):
             for k in range(vm.start, vm.end):
                 r.used[k] = True
+            if self._describes_a_left_value(vm.start, vm.end, vm.text):
+                self.out.unverified.append(Unverified(vm.text, r.loc(vm.start, vm.end), "a value an earlier clause "
+                                                      "names as the state the change leaves"))
+                continue
             # Named by its value: the text says the jobs use it, so a job without the setting contradicts it.
             self.out.claims.append(Claim("recipe", parse_fragment(vm.text), self.scope_at(vm.start),
                                          r.loc(vm.start, vm.end), self.clause.text, subject=vm.subject,
@@ -1118,6 +1139,7 @@ def extract(source: SourceText, catalog: Catalog | None, base_scope: Scope | Non
     heading: Scope | None = None  # "DEP8 arm: ...": a bullet headed by an arm speaks of it in every sentence
     heading_end: int | None = None  # where the list under a heading line of a longer text ends (a blank line)
     previous_claims = (0, 0)  # the range of out.claims the sentence before gave
+    left: set[str] = set()  # the values the clauses read so far name as the state the change leaves
     for sentence_clauses in by_sentence.values():
         if heading_end is not None and sentence_clauses[0].start >= heading_end:
             heading, heading_end = None, None
@@ -1192,7 +1214,9 @@ def extract(source: SourceText, catalog: Catalog | None, base_scope: Scope | Non
                 reader.clause.text)
             if about_code:
                 reader.silence()
+            reader.left_before = frozenset(left)
             reader.read()
+            left |= reader.leaves
         continued = ends_with_semicolon(sentence_clauses[-1])
         carried = readers[-1].valueless[0] if continued and len(readers[-1].valueless) == 1 else None
         listed_silence = silenced and continued
