@@ -21,6 +21,7 @@ lists are alternatives (``TP4/TP8``, ``both TP4 and TEP4``).
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Mapping, Sequence
@@ -1012,26 +1013,33 @@ def _without_glosses(toks: Sequence[Tok], found: list[Group]) -> list[Group]:
 
 
 def _group(members: list[tuple[Atom, list[str]]]) -> Group:
-    def items(separators: set[str]) -> tuple[list[list[Arm]], bool]:
+    def items(separators: set[str]) -> tuple[list[list[Arm]], bool, bool]:
         out: list[list[Arm]] = []
         cur: list[Atom] = []
         joins: list[list[str]] = []
-        listed = False
+        glued: list[bool] = []  # per separator between items: an "and"/"or" is in it
         for atom, between in members:
             if cur and (set(between) & separators or set(between) & _GLUE_LIST):
-                listed = listed or bool(set(between) & _GLUE_LIST)
+                glued.append(bool(set(between) & _GLUE_LIST))
                 out.append(_item_arms(cur, joins))
                 cur, joins = [], []
             elif cur:
                 joins.append(between)
             cur.append(atom)
         out.append(_item_arms(cur, joins))
-        return out, listed
+        # "TP8, DEP8, 1P1D, and 2P1D": one enumeration (a single "and" before its last item) of alternatives of
+        # each kind it names, each item a part of the sweep of its own; "1k1k and 8k1k, TP4 and TP8" is two lists
+        # whose items multiply, and in "1k1k, TP4 and TP8" the one item of its kind qualifies the others.
+        kinds_named = Counter(frozenset(k for a in item for k in kinds(a)) for item in out)
+        enumeration = len(out) >= 3 and glued[-1:] == [True] and glued.count(True) == 1 and \
+            len(kinds_named) > 1 and min(kinds_named.values()) >= 2
+        return out, any(glued), enumeration
 
-    tight, listed = items({","})
-    loose, _ = items({",", "+"})
+    tight, listed, enumeration = items({","})
+    loose, _, _ = items({",", "+"})
     start, end = members[0][0].start, members[-1][0].end
-    return Group(start, end, tuple(_combine_items(tight, listed)), tuple(_combine_items(loose, True)))
+    arms = [a for item in tight for a in item] if enumeration else _combine_items(tight, listed)
+    return Group(start, end, tuple(arms), tuple(_combine_items(loose, True)))
 
 
 def _complete(arm: Arm) -> bool:
