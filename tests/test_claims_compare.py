@@ -203,3 +203,24 @@ def test_a_dep_name_is_dp_attention_of_its_width_also_where_the_config_leaves_ep
     assert explicit.admits(row(8, 8, True)) and not explicit.admits(row(8, 1, True))
     both = arm_of("Give the DEP8/EP8 arm --max-num-batched-tokens 65536.")
     assert both.admits(row(8, 8, True)) and not both.admits(row(8, 1, True))
+
+
+def test_an_offload_arm_admits_the_backend_under_its_older_config_name() -> None:
+    # Pull request 2351's draft: "a vllm-native DRAM-offload arm at conc 32-56" over a config row whose backend is
+    # `vllm-native`, the name the configs gave vLLM's own offloading before `native`; SimpleCPU is not that backend.
+    from ci_tools.claims.text.sentences import plain_source
+    from ci_tools.claims.text.subjects import Catalog, ClaimsSettings
+    from ci_tools.claims.text.extract import extract
+
+    def arm_of(text: str) -> Arm:
+        (c,) = extract(plain_source("x.md", text), Catalog(settings=ClaimsSettings())).claims
+        (arm,) = c.scope.arms
+        return arm
+
+    def row(backend: str) -> Job:
+        fields = {"tp": 8, "kv-offloading": "dram", "kv-offload-backend": {"name": backend}, "conc": 32}
+        return Job("k", AGENTIC, fields, Location("c.yaml", 1))
+
+    native = arm_of("Add a vllm-native DRAM-offload arm at conc 32-56.")
+    assert native.admits(row("vllm-native")) and native.admits(row("native"))
+    assert not native.admits(row("vllm-simple")) and not native.admits(row("mooncake"))

@@ -306,11 +306,14 @@ def job_spec(job: Job) -> bool:
 
 # Backends that are another's with a tier of their own: SGLang's HiCache with UMBP (MoRI) as its L3 tier.
 _TIER_OF = {"umbp": "hicache"}
+# A backend's older name in the configs: vLLM's own offloading was ``vllm-native`` before it was ``native``.
+_RENAMED = {"vllm-native": "native"}
 
 
 def offload_admits(want: str, have: str) -> bool:
     """``dram`` admits every backend; a backend, and ``none``, admit themselves (``a|b``: either), and ``hicache``
     the HiCache jobs whose L3 tier is UMBP."""
+    have = _RENAMED.get(have, have)
     return have != "none" if want == "dram" else have in want.split("|") or _TIER_OF.get(have) in want.split("|")
 
 

@@ -78,10 +78,11 @@ _REPORT_WORDS = frozenset({
     # a measured change ("+47% to +116% improvement across conc 4-256") and a failure's reproduction
     # ("repros at 1088, e.g. tp8/ep8 dp-attn conc-2048"): what was seen, not what the sweep runs
     "improvement", "improvements", "uplift", "speedup", "speedups", "repro", "repros", "reproduces",
-    # an experiment's log ("The first broad pass ... found ...", "Run a second diagnostic at TP8 c8/c12", "run one
-    # isolated comparison: increase only X to V"): the runs of the experiment, not what the sweep is set to ("an
-    # agentic experiment" names a config as often as a run: not a word of this list)
-    "found", "diagnostic", "diagnostics", "ablation", "a/b", "trial", "trials",
+    # an experiment's log ("The first broad pass ... found ...", "Broad fast run 31540120459 identifies the TP8 knee
+    # at c10-c14", "Run a second diagnostic at TP8 c8/c12", "run one isolated comparison: increase only X to V"):
+    # the runs of the experiment, not what the sweep is set to ("an agentic experiment" names a config as often as
+    # a run: not a word of this list)
+    "found", "identifies", "identified", "diagnostic", "diagnostics", "ablation", "a/b", "trial", "trials",
     "comparison", "isolate", "isolates", "isolating",
     # a gain measured ("..., improving TP4 throughput at high concurrency (~+2-4% at 8k1k conc 256/512)")
     "improving", "improves", "improved",
