@@ -63,6 +63,17 @@ def test_key_words_of_the_configs_narrow_a_claim_to_them(tmp_path: Path) -> None
         ("claim-partly-contradicted", 1, "changelog says --max-num-seqs is 64")]
 
 
+def test_both_stp_and_mtp_name_the_keys_with_and_without_speculative_decoding(tmp_path: Path) -> None:
+    # PR 2630's entry lists dsv4-fp4-mi355x-sglang-disagg and its -mtp twin: "for both STP and MTP" is said of
+    # both; "MTP" alone only of the -mtp key.
+    stp, mtp = "dsv4-fp4-mi355x-sglang-disagg", "dsv4-fp4-mi355x-sglang-disagg-mtp"
+    jobs = [job(stp, 256, dep=True), job(mtp, 256, dep=True)]
+    evals = {jobs[0].id: serving("64"), jobs[1].id: serving("32")}
+    assert check("Use --max-num-seqs 32 for both STP and MTP.", jobs, evals, tmp_path) == [
+        ("claim-partly-contradicted", 1, "changelog says --max-num-seqs is 32")]
+    assert check("Use --max-num-seqs 32 for MTP.", jobs, evals, tmp_path) == []
+
+
 def test_each_band_of_a_clause_is_said_of_the_configs_its_own_words_name(tmp_path: Path) -> None:
     # PR 2300's entry: dsv4-fp4-gb200-dynamo-vllm-agentic-agg and ...-3p1d-dep8-dep16.  The clause's "DEP8"
     # names the second key, but only for its own band: "aggregate TP8 at conc [16]" was looked for there too.

@@ -493,6 +493,9 @@ def _named_configs(clause: str, jobs: list[Job], lead: str = "", listed: Sequenc
                 return by_vendor
             continue
         chosen = {k for k, p in zip(keys, parts) if said <= p and not unsaid & p}
+        if "mtp" in said and any(w == "stp" and not neg for neg, w in words):
+            # "for both STP and MTP": the keys without speculative decoding too (STP names no key word of its own)
+            chosen |= {k for k, p in zip(keys, parts) if "mtp" not in p and (said - {"mtp"}) <= p and not unsaid & p}
         if not chosen and len(said) > 1 and all(GPU_NAME.fullmatch(w) for w in said):
             # "VLLM_MXFP4_USE_MARLIN=1 on H100/H200": the configs of either GPU
             chosen = {k for k, p in zip(keys, parts) if said & p and not unsaid & p}
