@@ -1033,9 +1033,7 @@ def _group(members: list[tuple[Atom, list[str]]]) -> Group:
         # "TP8, DEP8, 1P1D, and 2P1D": one enumeration (a single "and" before its last item) of alternatives of
         # each kind it names, each item a part of the sweep of its own; "1k1k and 8k1k, TP4 and TP8" is two lists
         # whose items multiply, and in "1k1k, TP4 and TP8" the one item of its kind qualifies the others.
-        kinds_named = Counter(frozenset(k for a in item for k in kinds(a)) for item in out)
-        enumeration = len(out) >= 3 and glued[-1:] == [True] and glued.count(True) == 1 and \
-            len(kinds_named) > 1 and min(kinds_named.values()) >= 2
+        enumeration = len(out) >= 3 and glued[-1:] == [True] and glued.count(True) == 1 and _two_of_each_kind(out)
         return out, any(glued), enumeration
 
     tight, listed, enumeration = items({","})
@@ -1043,6 +1041,12 @@ def _group(members: list[tuple[Atom, list[str]]]) -> Group:
     start, end = members[0][0].start, members[-1][0].end
     arms = [a for item in tight for a in item] if enumeration else _combine_items(tight, listed)
     return Group(start, end, tuple(arms), tuple(_combine_items(loose, True)))
+
+
+def _two_of_each_kind(items: list[list[Arm]]) -> bool:
+    """The items name more than one kind of thing, and two items or more each kind."""
+    kinds_named = Counter(frozenset(k for a in item for k in kinds(a)) for item in items)
+    return len(kinds_named) > 1 and min(kinds_named.values()) >= 2
 
 
 def _complete(arm: Arm) -> bool:

@@ -350,11 +350,9 @@ def mask_history(toks: Sequence[Tok], clause: Clause, value_like: Sequence[bool]
         if low in ("replaced", "superseded") and i + 1 < n and lows[i + 1] == "by":
             for k in range(i):  # "TP8 is replaced by TP4"
                 masked[k] = True
-        if low in FROM or (toks[i].kind == "cjk" and toks[i].text.startswith("从")):
-            j = next((k for k in range(i + 1, n) if lows[k] in TO or toks[k].kind == "arrow"
-                      or (toks[k].kind == "cjk" and any(toks[k].text.startswith(w) for w in TO))), None)
-            if j is not None:
-                _mask_old_part(toks, i + 1, j, masked)
+        j = _end_of_from(toks, lows, i)
+        if j is not None:
+            _mask_old_part(toks, i + 1, j, masked)
         if low in _OLD_WORDS and 0 < i and lows[i - 1] in _DETERMINERS:
             # "The old -tp 8 only sweep now also runs TP2 and TP4": what the phrase names is the old state
             head = _old_phrase_head(lows, i + 1)
@@ -458,12 +456,20 @@ def left_behind(toks: Sequence[Tok], masked: Sequence[bool]) -> frozenset[str]:
     for i, t in enumerate(toks):
         if t.kind == "arrow" and i > 0 and masked[i - 1]:
             out.update(part for part in lows[i - 1].split("/") if part)
-        if lows[i] in FROM:
-            to = next((k for k in range(i + 1, len(toks)) if lows[k] in TO or toks[k].kind == "arrow"), None)
-            if to is not None:
-                out.update(part for k in range(i + 1, to) if masked[k] and toks[k].kind == "word"
-                           for part in lows[k].split("/") if part)
+        to = _end_of_from(toks, lows, i)
+        if to is not None:
+            out.update(part for k in range(i + 1, to) if masked[k] and toks[k].kind == "word"
+                       for part in lows[k].split("/") if part)
     return frozenset(out)
+
+
+def _end_of_from(toks: Sequence[Tok], lows: Sequence[str], i: int) -> int | None:
+    """Where the old state that token ``i`` opens ("from", "从") ends: its "to" or arrow; None when the token opens
+    none, or nothing ends it."""
+    if not (lows[i] in FROM or (toks[i].kind == "cjk" and toks[i].text.startswith("从"))):
+        return None
+    return next((k for k in range(i + 1, len(toks)) if lows[k] in TO or toks[k].kind == "arrow"
+                 or (toks[k].kind == "cjk" and any(toks[k].text.startswith(w) for w in TO))), None)
 
 
 def _mask_span(toks: Sequence[Tok], masked: list[bool], a: int, b: int) -> None:

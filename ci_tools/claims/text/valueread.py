@@ -102,7 +102,6 @@ _KEEP_VERBS = {"keep", "keeps", "kept", "keeping", "leave", "leaves", "left", "l
 _ENUM_NOUNS = {"backend", "parser", "parsing", "kernel", "algorithm", "method", "strategy", "policy", "scheduler"}
 _NOT_NAMES = {"new", "old", "same", "default", "current", "native", "custom", "fast", "slow", "sparse", "dense",
               "fused", "shared", "separate", "single", "own", "other", "upstream", "stock", "legacy", "generic"}
-_NAME_LIKE = NAME_OF_A_VALUE
 
 ValueAt = tuple[ClaimValue, int, int]  # the value and its token range [start, end)
 
@@ -167,9 +166,9 @@ def value_position(r: Reading, m: Mention, names: Container[str] = frozenset()) 
         (m.via == "identifier" and (toks[m.start].kind == "flag" or (_used_as(r, m) and m.subjects[0].name in names)))
         # (not after a model or hardware name whose parts are words of a setting: "MiniMax-M3-MXFP8 GB300",
         # "DSv4 FP4 MI355X")
-        or (bool(_NAME_LIKE.fullmatch(toks[i].text)) and ("_" in toks[i].text or toks[i].text.isupper())
+        or (bool(NAME_OF_A_VALUE.fullmatch(toks[i].text)) and ("_" in toks[i].text or toks[i].text.isupper())
             and not all(names_another_thing(toks[k].text) for k in range(m.start, m.end))
-            if m.via != "identifier" else bool(_NAME_LIKE.fullmatch(toks[i].text)))
+            if m.via != "identifier" else bool(NAME_OF_A_VALUE.fullmatch(toks[i].text)))
         # "the disaggregation transfer backend nixl": a name after a setting that takes one (not a participle:
         # "tool-call parsing inherited from ...")
         or (m.via != "identifier" and toks[m.end - 1].low in _ENUM_NOUNS
@@ -183,7 +182,7 @@ def value_position(r: Reading, m: Mention, names: Container[str] = frozenset()) 
                  # (or a word that says the item is needed: "--block-size 128 is mandatory")
                  or (toks[i + 1].low in ("is", "are") and i + 2 < len(toks) and toks[i + 2].low in _NEEDED))))
     linked = bool(skipped) and skipped[-1] in _VALUE_LINKS
-    named = bool(skipped) and skipped[-1] in ("is", "are", "at", "of") and bool(_NAME_LIKE.fullmatch(toks[i].text))
+    named = bool(skipped) and skipped[-1] in ("is", "are", "at", "of") and bool(NAME_OF_A_VALUE.fullmatch(toks[i].text))
     return i, direct or linked or named or arrow or after_from or parallel or _said_against_another(toks, i) or \
         _plain_word_after_is(toks, m, skipped, i)
 
