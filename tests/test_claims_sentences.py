@@ -225,3 +225,49 @@ def test_bad_claims_section_is_a_usage_error(section: dict[str, Any], message: s
 
     with pytest.raises(UsageError, match=message.replace("(", r"\(").replace(")", r"\)")):
         parse_settings(section, ".ci-tools.yaml")
+
+
+def test_a_flag_named_by_the_last_words_of_its_name_is_that_flag_when_no_other_ends_so() -> None:
+    # Pull request 2299: "write_back/direct/page_first_direct -> write_through/kernel with mem-layout unset", where
+    # the recipes pass --hicache-mem-layout.  A tail two flags end in names neither; a flag the recipes' files spell
+    # whole is itself, not a longer flag that ends in its name.
+    def subjects(cat: Catalog, text: str) -> list[str | None]:
+        return [c.subject.name if c.subject else None for c in extract(plain_source("x.md", text), cat).claims]
+
+    cat = catalog({"flags": ["--hicache-mem-layout", "--hicache-io-backend", "--speculative-moe-runner-backend",
+                             "--speculative-num-steps", "--max-seq-len", "--max-num-seqs"],
+                   "spelled-flags": ["--moe-runner-backend"]})
+    assert subjects(cat, "Agg arm: mem-layout unset.") == ["--hicache-mem-layout"]
+    assert subjects(cat, "Agg arm: io-backend kernel.") == ["--hicache-io-backend"]
+    # A message names such a flag whole: "changelog says --hicache-io-backend is kernel", not "the io-backend".
+    from ci_tools.claims.verdict.messages import phrase
+    (io,) = extract(plain_source("x.md", "Agg arm: io-backend kernel."), cat).claims
+    assert phrase(io) == "--hicache-io-backend"
+    assert "--speculative-moe-runner-backend" not in subjects(cat, "Decode: moe-runner-backend triton.")
+    assert subjects(cat, "Decode: speculative-moe-runner-backend triton.") == ["--speculative-moe-runner-backend"]
+    # The words left out are a bound, or no family of the recipes' flags: no name of it.
+    assert subjects(cat, "Run every seq-len 8192.") == []
+    assert subjects(catalog({"flags": ["--hicache-mem-layout"]}), "Agg arm: mem-layout unset.") == []
+    two = catalog({"flags": ["--hicache-mem-layout", "--kv-mem-layout"]})
+    assert subjects(two, "Agg arm: mem-layout unset.") == []
+    # The end of a switch's name is the feature it turns off: "custom all-reduce disabled" is the switch, on.
+    switch = catalog({"boolean-flags": ["--disable-custom-all-reduce"]})
+    (read,) = extract(plain_source("x.md", "Use NCCL collectives (custom all-reduce disabled explicitly)."), switch).claims
+    assert read.subject is not None and read.subject.name == "--disable-custom-all-reduce"
+    assert read.value == Bool("disabled", True)
+
+
+def test_an_aside_between_the_old_value_and_its_arrow_leaves_that_value_the_old_state() -> None:
+    # Pull request 1255: "Bump ... image rocm/sgl-dev:deepseek-v4-mi35x (PR #23608 day-0) -> rocm/sgl-dev:rocm720-..."
+    def images(text: str) -> list[str]:
+        return [c.value.ref for c in extract(plain_source("x.md", text), catalog({})).claims
+                if isinstance(c.value, Image)]
+
+    new = "rocm/sgl-dev:rocm720-mi35x-a8410de-20260502-DSv4"
+    for text in (f"Bump the image rocm/sgl-dev:deepseek-v4-mi35x (PR #23608 day-0) -> {new} (cuda graph).",
+                 f"Bump the image rocm/sgl-dev:deepseek-v4-mi35x (day-0 (first)) -> {new}.",
+                 f"Bump the image rocm/sgl-dev:deepseek-v4-mi35x -> {new}."):
+        assert images(text) == [new]
+    # 4e8bd8e14cc2's message: an aside after a word names the arm the change moves, read as such.
+    found = extract(plain_source("x.md", "The one 2xDEP8 decode (3p2d, conc 512) -> 1xDEP16."), catalog({})).claims
+    assert [c.value.values for c in found if isinstance(c.value, Concurrency)] == [(512,)]

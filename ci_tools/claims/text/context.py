@@ -405,6 +405,12 @@ def mask_history(toks: Sequence[Tok], clause: Clause, value_like: Sequence[bool]
         if toks[i].kind == "arrow" and i > 0 and not (designated[i - 1] and i + 1 < n and toks[i + 1].kind == "flag"):
             # (not "TP=4 → --mem-fraction-static 0.95": the arm a setting's value is given for)
             masked[i - 1] = True
+            opened = _aside_opening(toks, i - 1)
+            if opened is not None and opened > 0 and value_like[opened - 1]:
+                # "image A (PR #23608 day-0) -> B": the old state is the value before its aside (not "the 2xDEP8
+                # decode (3p2d, conc 512) -> 1xDEP16", where the aside names the arm the change moves).
+                for k in range(opened - 1, i):
+                    masked[k] = True
         if low in _VARIANTS and i > 0:
             # "tp1/tp2/tp4/tp8 with expert parallel and dp-attn variants": alternatives some jobs have beside the
             # arm, neither a narrowing of it nor settings every job runs
@@ -444,6 +450,18 @@ def mask_history(toks: Sequence[Tok], clause: Clause, value_like: Sequence[bool]
     for a, b in _quoted_spans(clause.source):
         _mask_span(toks, masked, a, b)
     return masked
+
+
+def _aside_opening(toks: Sequence[Tok], close: int) -> int | None:
+    """Where the parenthesis that token ``close`` (a ")") closes opens; None when it is no ")" or opens nowhere."""
+    if toks[close].text != ")":
+        return None
+    depth = 0
+    for k in range(close, -1, -1):
+        depth += {")": 1, "(": -1}.get(toks[k].text, 0)
+        if depth == 0:
+            return k
+    return None
 
 
 def left_behind(toks: Sequence[Tok], masked: Sequence[bool]) -> frozenset[str]:

@@ -337,6 +337,19 @@ class Catalog:
             found = [s for s in self.subjects.values() if s.kind == kind and identifier_words(s.name) == canon]
             if found:
                 return found
+        if kinds == ("flag",) and token.lower() == token and not token.startswith("-") and \
+                "--" + token not in self.spelled_flags:
+            # "mem-layout unset" of --hicache-mem-layout: a flag named by the last two or more words of its name,
+            # when exactly one flag of the recipes ends so and no flag of the recipes' files is spelled so whole
+            # ("moe-runner-backend" is that flag, not --speculative-moe-runner-backend).  The words left out are
+            # the name of a family of the recipes' flags (hicache: --hicache-ratio, --hicache-io-backend ...), not
+            # a bound ("seq-len" is no name of --max-seq-len), and the flag is no switch (the end of
+            # --disable-custom-all-reduce, "all-reduce", names the feature it turns off).
+            tail = "-" + token.replace("_", "-")
+            ends = [s for s in self.subjects.values() if s.kind == "flag" and _flag_words(s.name).endswith(tail)
+                    and s.name not in self.boolean_flags and not _SWITCH_PREFIX.match(s.name)]
+            if len(ends) == 1 and self._family_head(_flag_words(ends[0].name)[:-len(tail)]):
+                return ends
         if "env" in kinds and "_" in token:
             # "FAST_WARMUP=1" for SGLANG_JIT_DEEPGEMM_FAST_WARMUP: a variable named by the last words of its name
             # (several such variables: the phrase fits several subjects).
@@ -354,6 +367,12 @@ class Catalog:
             ends = [s for s in self.subjects.values() if s.kind in ("env", "var") and s.name.endswith("_" + token)]
             return ends if len(ends) == 1 else []
         return []
+
+    def _family_head(self, head: str) -> bool:
+        """``head`` ("--hicache") begins two or more flags of the recipes and is no bound ("--max")."""
+        if head[2:].split("-")[0] in _BOUND_WORDS:
+            return False
+        return sum(_flag_words(s.name).startswith(head + "-") for s in self.subjects.values() if s.kind == "flag") > 1
 
     def resolve_vocabulary(self, entry: VocabularyEntry) -> list[Subject]:
         found: list[Subject] = []
@@ -411,6 +430,11 @@ class Catalog:
                 self._flag_spellings.setdefault(f.replace("_", "-"), f)
         found = [self._flag_spellings[w] for w in wanted if w in self._flag_spellings]
         return Subject("flag", min(found)) if found else None
+
+
+_SWITCH_PREFIX = re.compile(r"--(?:no|disable|enable)[-_]")
+# Words that bound a setting rather than name what it sets: "seq-len" names no --max-seq-len.
+_BOUND_WORDS = frozenset({"max", "min", "num", "total", "default", "target", "limit"})
 
 
 def _flag_words(flag: str) -> str:

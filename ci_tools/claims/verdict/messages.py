@@ -22,6 +22,9 @@ def phrase(claim: Claim) -> str:
     p = claim.phrase
     if p.startswith("--") or "_" in p or p == claim.subject.name or p.isupper():
         return p
+    if " " not in p and "-" in p and claim.subject.name.replace("_", "-").lower().endswith("-" + p.lower()) and \
+            claim.subject.name.lstrip("-").replace("_", "-").lower() != p.lower():
+        return claim.subject.name  # "draft-tokens=6": the end of --speculative-num-draft-tokens, named whole
     words = p.split()
     if len(words) > 1 and words[-1].endswith("s") and not words[-1].endswith("ss"):
         words[-1] = words[-1][:-1]  # "32K state checkpoints": the state checkpoint is 32K
