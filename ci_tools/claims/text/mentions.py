@@ -437,6 +437,8 @@ def find_value_mentions(r: Reading, cat: Catalog, taken: set[int]) -> list[Value
             fragment = parse_fragment(text)
             if len(fragment.parts) < 2 or all(p.isdigit() for p in fragment.parts) or not _identifier_like(text):
                 continue
+            if all(len(p) == 1 for p in fragment.parts):
+                continue  # "K/V", "P/D": letters of an abbreviation, no words of a value ("int-32 K/V offset fixes")
             named = sorted({name for name, values in cat.values.items()
                             if any(fragment_matches(fragment, v) for v in values)})
             if len(named) == 1 and named[0] in cat.subjects:
