@@ -29,8 +29,9 @@ from ..text.sentences import SourceText, scalar_source
 from ..text.subjects import Catalog, catalog_from, load_claims_settings
 from ..text.arms import Arm
 from ..text.values import ArmName, Concurrency, NoArm
+from .bands import partner_bands, without_partner_points
 from .changed import ChangedLines
-from .compare import judge
+from .compare import jobs_read, judge
 from .dimensions import explained_by_the_matrix
 from .named_recipes import named_recipe_jobs
 from .new_recipe import added_recipe_jobs, holds_on_the_added_recipe
@@ -329,6 +330,9 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
                                                     "concurrencies given elsewhere (${...}), which are not read"))
                 continue
             mine = [running.job(j) or j for j in mine]
+        partners = partner_bands(claim, claims, lambda c: jobs_read(c.scope, mine), place_of)
+        if partners:
+            mine = without_partner_points(claim, mine, partners)
         judgement = judge(claim, mine, evals, repo, reads, changed)
         if judgement is None and claim.unnamed_scope is not None:
             # "Disable the dp attention for decode" where no job is of the dp-attention arm: the words named the

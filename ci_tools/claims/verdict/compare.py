@@ -218,6 +218,12 @@ def _where_written(found: Judgement, changed: ChangedLines) -> Judgement:
     return replace(found, actuals=tuple(a if changed.written(a.location) else UNKNOWN for a in found.actuals))
 
 
+def jobs_read(scope: Scope, jobs: Sequence[Job]) -> frozenset[str]:
+    """The jobs some reading of the scope's arms selects (its concurrencies aside)."""
+    bare = scope.without_concs()
+    return frozenset(j.id for reading in _readings(bare, jobs) for j in reading.jobs(jobs))
+
+
 def _readings(scope: Scope, jobs: Sequence[Job]) -> list[Scope]:
     out = scope.alternatives()
     if any(j.multinode for j in jobs):
