@@ -9,7 +9,7 @@ from ci_tools.claims.text.extract import Claim
 from ci_tools.claims.text.scope import Scope
 from ci_tools.claims.text.subjects import Subject
 from ci_tools.claims.text.arms import Arm, Parallel
-from ci_tools.claims.text.values import ArmName, Bool, Concurrency, Number, PerConc, parse_number
+from ci_tools.claims.text.values import ArmName, Bool, Concurrency, Number, PerConc, Present, parse_number
 from ci_tools.config import ProjectConfig
 from ci_tools.findings import Location
 from ci_tools.jobs.job import AGENTIC, Job
@@ -224,3 +224,24 @@ def test_an_offload_arm_admits_the_backend_under_its_older_config_name() -> None
     native = arm_of("Add a vllm-native DRAM-offload arm at conc 32-56.")
     assert native.admits(row("vllm-native")) and native.admits(row("native"))
     assert not native.admits(row("vllm-simple")) and not native.admits(row("mooncake"))
+
+
+def test_a_pipeline_parallel_width_admits_only_the_jobs_of_that_many_stages() -> None:
+    # Pull request 2196: "aggregated TP8 x PP2" beside a TP8 x PP4 row of the same config.
+    two = Parallel(tp=8, pp=2)
+    assert two.admits({"tp": 8, "pp": 2, "ep": 8}) and not two.admits({"tp": 8, "pp": 4, "ep": 8})
+    assert Parallel(tp=8).admits({"tp": 8, "pp": 4}) and Parallel(pp=1).admits({"tp": 8})
+    assert two.describe() == "TP8/PP2" and two.merged(Parallel(pp=4)) is None
+
+
+def test_a_flag_that_places_ranks_is_not_missing_from_a_multinode_job(tmp_path: Path) -> None:
+    # 0decc69fda9a: "(vLLM-native --master-addr/--nnodes/--node-rank serve) for the 2-node TP8xPP2 topology": the
+    # launcher of a multinode job derives them from the allocation; a single-node recipe that leaves one out does.
+    nnodes = claim(Subject("flag", "--nnodes"), Present("--nnodes"))
+    two_nodes = Job("k", AGENTIC, {"conc": [4], "prefill": {"num-worker": 1, "tp": 8, "pp": 2},
+                                   "decode": {"num-worker": 0, "tp": 8, "pp": 2}}, Location("c.yaml", 1))
+    found = judge(nnodes, [two_nodes], {two_nodes.id: ev(flag("--max-num-seqs", "8", 9))}, repo(tmp_path))
+    assert found is not None and found.outcome == "unknown"
+    one = job(4, False)
+    found = judge(nnodes, [one], {one.id: ev(flag("--max-num-seqs", "8", 9))}, repo(tmp_path))
+    assert found is not None and found.outcome == "false"

@@ -49,7 +49,8 @@ def _num(n: float) -> str:
 def _parallel(p: Parallel, prefix: str = "") -> list[str]:
     p = p.finished()
     out = [f"tp{p.tp}" if p.tp is not None else "", f"ep{p.ep}" if p.ep is not None else "",
-           {True: "dpa", False: "nodpa", None: ""}[p.dp_attn], f"dcp{p.dcp}" if p.dcp is not None else ""]
+           {True: "dpa", False: "nodpa", None: ""}[p.dp_attn], f"dcp{p.dcp}" if p.dcp is not None else "",
+           f"pp{p.pp}" if p.pp is not None else ""]
     return [prefix + x for x in out if x]
 
 

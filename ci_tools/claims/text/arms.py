@@ -40,6 +40,7 @@ class Parallel:
     ep: int | None = None
     dp_attn: bool | None = None
     dcp: int | None = None
+    pp: int | None = None  # pipeline-parallel stages ("TP8xPP2")
     # Named only as TPn: without DP-attention, unless something else in the group says otherwise.
     bare_tp: bool = False
     # The EP width came only from a DEPn name.  Authors call the DP-attention layout of width n "DEPn" also where
@@ -49,20 +50,20 @@ class Parallel:
 
     @property
     def empty(self) -> bool:
-        return self.tp is None and self.ep is None and self.dp_attn is None and self.dcp is None
+        return self.tp is None and self.ep is None and self.dp_attn is None and self.dcp is None and self.pp is None
 
     def describe(self) -> str:
         """The constraints in the words of a job's shape: ``TP4``, ``TP8/EP8/DPA``, ``EP4/no DPA``."""
         dp_attn = self.finished().dp_attn
         words = [f"TP{self.tp}" if self.tp is not None else "", f"EP{self.ep}" if self.ep is not None else "",
                  "" if dp_attn is None else "DPA" if dp_attn else "no DPA",
-                 f"DCP{self.dcp}" if self.dcp is not None else ""]
+                 f"DCP{self.dcp}" if self.dcp is not None else "", f"PP{self.pp}" if self.pp is not None else ""]
         return "/".join(w for w in words if w)
 
     def merged(self, other: Parallel) -> Parallel | None:
         """Both constraints at once, or None when they contradict each other."""
         out: dict[str, Any] = {}
-        for name in ("tp", "ep", "dp_attn", "dcp"):
+        for name in ("tp", "ep", "dp_attn", "dcp", "pp"):
             a, b = getattr(self, name), getattr(other, name)
             if a is not None and b is not None and a != b:
                 return None
@@ -70,7 +71,7 @@ class Parallel:
         bare = (self.bare_tp or other.bare_tp)
         # Loose only while every name that gives the width is a DEPn ("DEP8/EP8" says EP8 outright).
         of_dep = all(p.ep_of_dep for p in (self, other) if p.ep is not None) and out["ep"] is not None
-        return Parallel(out["tp"], out["ep"], out["dp_attn"], out["dcp"], bare, of_dep)
+        return Parallel(out["tp"], out["ep"], out["dp_attn"], out["dcp"], out["pp"], bare, of_dep)
 
     def finished(self) -> Parallel:
         if self.bare_tp and self.dp_attn is None:
@@ -92,6 +93,8 @@ class Parallel:
         if p.dp_attn is not None and bool(fields.get("dp-attn")) != p.dp_attn:
             return False
         if p.dcp is not None and (fields.get("dcp-size") or 1) != p.dcp:
+            return False
+        if p.pp is not None and (fields.get("pp") or 1) != p.pp:
             return False
         return True
 
@@ -124,7 +127,7 @@ class Arm:
     @property
     def parallelism(self) -> bool:
         """Names a parallelism or worker counts (an arm whose existence a sentence can assert)."""
-        return self.workers is not None or any(p.tp is not None or p.ep is not None or p.dcp is not None
+        return self.workers is not None or any(p.tp is not None or p.ep is not None or p.dcp is not None or p.pp is not None
                                                for p in (self.parallel, self.prefill, self.decode))
 
     def merged(self, other: Arm) -> Arm | None:
@@ -333,7 +336,7 @@ def _merge_offload(a: str | None, b: str | None) -> str | None | bool:
 
 # ---------------------------------------------------------------- designators
 
-_PAR_PART = re.compile(r"^(?P<kind>TP|EP|DEP|TEP|DPA|DP|DCP|ATTN-DP|ADP)(?:=)?(?P<n>\d+)?$", re.IGNORECASE)
+_PAR_PART = re.compile(r"^(?P<kind>TP|EP|DEP|TEP|DPA|DP|DCP|PP|ATTN-DP|ADP)(?:=)?(?P<n>\d+)?$", re.IGNORECASE)
 _SEQ = re.compile(r"^(?:isl)?(?P<i>\d+)k[-/_]?(?:osl)?(?P<o>\d+)k$", re.IGNORECASE)  # 8k1k, 8K/1K, ISL8K/OSL1K
 _SEQ_ASSIGNED = re.compile(r"^isl=(?P<i>\d+)[/,]osl=(?P<o>\d+)$")
 _ROLE_WORD = re.compile(r"^(prefill|decode)[-_](?:only|side|config|server|servers|worker|workers|args|flags|params|"
@@ -423,7 +426,8 @@ def _parallel_token(text: str) -> tuple[Parallel, ...] | None:
 
     (``TP4-DEP4`` is TP4 with DP-attention over EP4, ``TP4-DPA`` TP4 with DP-attention; ``dep4-tp4`` after ``1p8d``
     is a prefill and a decode worker, a layout :func:`_compound` and the worker counts read.)"""
-    parts = re.split(r"[/+]|(?<=\d)-(?=[Dd])" if _TP_DEP.match(text) else r"[/+]", text)
+    # "TP8xPP2": tensor times pipeline parallelism, one arm
+    parts = re.split(r"[/+]|(?<=\d)-(?=[Dd])" if _TP_DEP.match(text) else r"[/+]|(?<=\d)[xX](?=[pP][pP]\d)", text)
     if not parts or not all(parts):
         return None
     matches = [_PAR_PART.match(p) for p in parts]
@@ -454,6 +458,8 @@ def _parallel_token(text: str) -> tuple[Parallel, ...] | None:
             part = Parallel(ep=n, dp_attn=True, ep_of_dep=n is not None)
         elif kind == "TEP":
             part = Parallel(tp=n, ep=n, dp_attn=False)
+        elif kind == "PP":
+            part = Parallel(pp=n)
         else:  # DCP
             part = Parallel(dcp=n)
         merged = p.merged(part)
@@ -724,9 +730,12 @@ def _word_arms(toks: Sequence[Tok], i: int) -> tuple[tuple[Arm, ...], int] | Non
     after = [x.low for x in toks[i + 1:i + 3]]
     if offload is not None and ("transfer" in after or "connector" in after and offload != "vllm-simple|native"):
         offload = None  # "Mooncake KV transfer": the disaggregated KV transfer, not an offload tier
-    if offload in _TRANSFER_TOO and not any(x.low in _OFFLOAD_CONTEXT or (OFFLOAD_NAMES.get(x.low) not in (None, offload))
-                                          for k, x in enumerate(toks) if k != i):
-        offload = None  # "Retain the 2P2D ..., TP8/DP8 decode, Mooncake, ...": the P/D transfer
+    if (offload in _TRANSFER_TOO or low == "vllm-native") and not any(
+            x.low in _OFFLOAD_CONTEXT or (OFFLOAD_NAMES.get(x.low) not in (None, offload))
+            for k, x in enumerate(toks) if k != i):
+        # "Retain the 2P2D ..., TP8/DP8 decode, Mooncake, ...": the P/D transfer; "vLLM-native --nnodes serve":
+        # what vLLM does itself, no offload tier
+        offload = None
     if offload is not None:
         if negated and offload not in ("none", "dram") and prev not in _NEGATIONS:
             return None  # "without adding Mooncake": no Mooncake arm, which says nothing of the arms that run
@@ -900,7 +909,7 @@ class Group:
 def attributes(arm: Arm) -> set[str]:
     """The attributes an arm sets (``tp``, ``dp_attn``, ``offload``, ...), to tell a list from a qualifier."""
     out = {f"{role}.{name}" for role, par in (("", arm.parallel), ("prefill", arm.prefill), ("decode", arm.decode))
-           for name in ("tp", "ep", "dp_attn", "dcp") if getattr(par, name) is not None}
+           for name in ("tp", "ep", "dp_attn", "dcp", "pp") if getattr(par, name) is not None}
     out |= {name for name in ("offload", "spec", "seq", "workers", "disagg", "eval_only") if getattr(arm, name) is not None}
     return out
 

@@ -27,6 +27,8 @@ from .values import NUMBER_WORDS, Absent, Count, FamilyArm, Member, NoArm, item_
 # Words before a number that make it no total of the sweep: a share, or how many are added or dropped.
 _NOT_A_TOTAL = frozenset({"of", "add", "adds", "added", "adding", "append", "appends", "drop", "drops", "dropping",
                           "remove", "removes", "removing", "another", "extra", "additional", "new"})
+# Words after a number that make it a count of what is added: "two more topologies", "3 new configs".
+_ADDED_AFTER = frozenset({"more", "additional", "extra", "new", "added"})
 # Nouns that count the points of a sweep (a "config" of a search space is one point), and layouts.
 _COUNT_NOUNS = frozenset({"config", "configs", "configurations", "points", "cells", "topology", "topologies"})
 
@@ -192,6 +194,8 @@ class SweepReaders:
                          if toks[k].low in _COUNT_NOUNS and (n == 1 or toks[k].low.endswith("s"))), None)
             if noun is None or not all(toks[k].kind == "word" and (old or r.live(k)) for k in range(i + 1, noun + 1)):
                 continue
+            if toks[i + 1].low in _ADDED_AFTER:
+                continue  # "two more topologies alongside the baseline": how many are added, not the total
             if any(toks[k].low in _NOT_IN_A_COUNT for k in range(i + 1, noun)):
                 continue  # "reduce MTP to 1 for DEP configs": the number is a value, the configs where it is set
             if any(toks[k].low in _SEQ_LEN_WORDS for k in range(i + 1, noun)):

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Sequence
 
+from ...evaluation.multinode.srt_backend import PLACEMENT_FLAGS
 from ...findings import Location
 from ...jobs.job import Job
 from ...shell.model import RecipeEval, ServerFlag, Value, split_address
@@ -258,6 +259,8 @@ def _flag_actual(claim: Claim, job: Job, ev: RecipeEval, servers: Sequence[int],
         said_on = not isinstance(value, Absent) and not (isinstance(value, Bool) and not value.on)
         if not absence_known(ev, servers) or (subject.name in spelled and said_on):
             return UNKNOWN
+        if job.multinode and subject.name in PLACEMENT_FLAGS:
+            return UNKNOWN  # "--master-addr/--nnodes/--node-rank serve": the launcher places the ranks at run time
         shown = f"the recipe does not pass {subject.name}"
         if isinstance(value, Number) and (value.at_most or value.at_least):
             return UNKNOWN  # "capped to 1088", "up to 1088": a bound says nothing of the setting being given

@@ -403,8 +403,8 @@ def _shape(job: Job) -> str:
 
 def _par(f: Mapping[str, Any]) -> str:
     out = f"TP{f.get('tp')}/EP{f.get('ep') or 1}" + ("/DPA" if f.get("dp-attn") else "")
-    dcp = f.get("dcp-size") or 1
-    return out + (f"/DCP{dcp}" if dcp != 1 else "")
+    dcp, pp = f.get("dcp-size") or 1, f.get("pp") or 1
+    return out + (f"/DCP{dcp}" if dcp != 1 else "") + (f"/PP{pp}" if pp != 1 else "")
 
 
 def _seq_groups(jobs: Sequence[Job]) -> list[tuple[str, list[Job]]]:

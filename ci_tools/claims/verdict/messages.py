@@ -100,7 +100,7 @@ def arm_fields(arm: Arm) -> list[str]:
     """The config fields an arm constrains, as the matrix names them."""
     out: list[str] = []
     for role, par in (("", arm.parallel), ("prefill.", arm.prefill), ("decode.", arm.decode)):
-        for attr, name in (("tp", "tp"), ("ep", "ep"), ("dp_attn", "dp-attn"), ("dcp", "dcp-size")):
+        for attr, name in (("tp", "tp"), ("ep", "ep"), ("dp_attn", "dp-attn"), ("dcp", "dcp-size"), ("pp", "pp")):
             if getattr(par, attr) is not None or (attr == "dp_attn" and par.bare_tp):
                 out.append(role + name)
     if arm.offload is not None:

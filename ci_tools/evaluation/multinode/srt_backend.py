@@ -47,6 +47,9 @@ _CONNECTORS = {
 _SGLANG_OWN = {"model-path", "model_path", "served-model-name", "served_model_name", "nccl-port", "nccl_port"}
 # Flags the direct `vllm serve` frontend derives from the allocation and strips from the recipe.
 _VLLM_ORCHESTRATION = {"headless", "host", "port", "master-addr", "nnodes", "node-rank"}
+# Of those, the ones that place a worker's ranks on the allocation's nodes: a multinode job's launcher gives them at
+# run time, so a recipe that does not spell them does not leave them out.
+PLACEMENT_FLAGS = frozenset({"--headless", "--master-addr", "--nnodes", "--node-rank"})
 SRT_NOTE = "added by srt-slurm"
 
 
