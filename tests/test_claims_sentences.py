@@ -272,3 +272,27 @@ def test_an_aside_between_the_old_value_and_its_arrow_leaves_that_value_the_old_
     # 4e8bd8e14cc2's message: an aside after a word names the arm the change moves, read as such.
     found = extract(plain_source("x.md", "The one 2xDEP8 decode (3p2d, conc 512) -> 1xDEP16."), catalog({})).claims
     assert [c.value.values for c in found if isinstance(c.value, Concurrency)] == [(512,)]
+
+
+def test_an_arm_a_later_bullet_replaces_is_a_step_of_the_entry_s_story() -> None:
+    # Pull request 2196's draft: "One TP8/PP2/EP8 topology per seq-len (1k1k + 8k1k), conc 1-512", then, in a later
+    # bullet, "Replace PP2 with DP2 ...": the arm so named is not what the entry ends with.
+    from ci_tools.claims.verdict.superseded import replaced_later
+
+    first = extract(plain_source("x.md", "One TP8/PP2/EP8 topology per seq-len, conc 1-512."), catalog({}))
+    later = extract(plain_source("x.md", "Replace PP2 with DP2 (data-parallel + expert-parallel): the prefill hung."),
+                    catalog({}))
+    assert "pp2" in later.left and "dp2" not in later.left
+    (conc,) = [c for c in first.claims if c.kind == "concurrency"]
+    assert replaced_later(conc, 0, [first.left, later.left]) == ("pp2", 1)
+    assert replaced_later(conc, 1, [later.left, first.left]) is None  # an earlier bullet says nothing of it
+    kept = extract(plain_source("x.md", "Replace DP4 with DP2 on the decode workers."), catalog({}))
+    assert replaced_later(conc, 0, [first.left, kept.left]) is None
+    # Pull request 2605: a part the new state names too is not left ("from two arms (TP2/EP2 + TP4/EP1) to a
+    # single TP4/EP4 arm" leaves no TP4, and "TP4/EP4, HiCache" of the bullet before stands).
+    arm = extract(plain_source("x.md", "Add EAGLE MTP, TP4/EP4, at conc 1-16."), catalog({}))
+    moved = extract(plain_source("x.md", "Consolidate the -mtp key from two arms (TP2/EP2 + TP4/EP1, no KV "
+                                         "offloading) to a single TP4/EP4 arm, conc 1-16."), catalog({}))
+    assert {"tp2", "ep2", "ep1"} <= moved.left and "tp4" not in moved.left
+    (four,) = [c for c in arm.claims if c.kind == "concurrency"]
+    assert replaced_later(four, 0, [arm.left, moved.left]) is None

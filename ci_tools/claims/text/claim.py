@@ -63,3 +63,5 @@ class Extraction:
     # Subjects the text names at all (with or without a value): for undocumented changes.
     mentioned: set[str] = field(default_factory=set)
     words: set[str] = field(default_factory=set)
+    # The values the text names as the state its change leaves ("Replace PP2 with DP2": pp2), lower-case.
+    left: frozenset[str] = frozenset()

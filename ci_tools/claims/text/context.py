@@ -466,19 +466,37 @@ def _aside_opening(toks: Sequence[Tok], close: int) -> int | None:
 
 def left_behind(toks: Sequence[Tok], masked: Sequence[bool]) -> frozenset[str]:
     """The values a clause names as the state its change leaves: the side before an arrow ("hicache
-    write_back/direct -> write_through/kernel") and the words between "from" and "to", lower-case, a slashed
+    write_back/direct -> write_through/kernel"), the words between "from" and "to" and those "replace" puts before
+    "with" ("Replace PP2 with DP2"), lower-case, a slashed
     list split into its items.  A later sentence that names one of them alone by its value speaks of the old
     state ("write_back defers the host copy ..."), not of what the jobs now use."""
     out: set[str] = set()
     lows = [t.low for t in toks]
     for i, t in enumerate(toks):
         if t.kind == "arrow" and i > 0 and masked[i - 1]:
-            out.update(part for part in lows[i - 1].split("/") if part)
+            out.update(set(_parts(lows[i - 1])) - set(_parts(lows[i + 1] if i + 1 < len(toks) else "")))
         to = _end_of_from(toks, lows, i)
+        if to is None and lows[i] in _REPLACING:
+            # "Replace PP2 with DP2": what is replaced is left
+            to = next((k for k in range(i + 1, len(toks)) if lows[k] in ("with", "by")), None)
         if to is not None:
+            # (not what the new state names too: "from two arms (TP2/EP2 + TP4/EP1) to a single TP4/EP4 arm")
+            end = next((k for k in range(to + 1, len(toks)) if toks[k].text in _NEW_SIDE_ENDS), len(toks))
+            kept = {part for k in range(to + 1, end) for part in _parts(lows[k])}
             out.update(part for k in range(i + 1, to) if masked[k] and toks[k].kind == "word"
-                       for part in lows[k].split("/") if part)
+                       for part in _parts(lows[k]) if part not in kept)
     return frozenset(out)
+
+
+def _parts(low: str) -> list[str]:
+    return [part for part in low.split("/") if part]
+
+
+# Where the new side of "from A to B" or "replace A with B" ends.
+_NEW_SIDE_ENDS = frozenset({",", ";", ":", "(", ".", "—"})
+
+
+_REPLACING = frozenset({"replace", "replaces", "replaced", "replacing"})
 
 
 def _end_of_from(toks: Sequence[Tok], lows: Sequence[str], i: int) -> int | None:

@@ -42,7 +42,7 @@ from .reads import ReadsCache, RecipeReads
 from .recipe_loops import AsRun
 from .other_programs import passed_to_another_program
 from .rules import CLAIM_NOT_CHECKED, CLAIM_UNVERIFIED
-from .superseded import later_steps, sentence_number, spoken_of_later, told_again_later, topic
+from .superseded import later_steps, replaced_later, sentence_number, spoken_of_later, told_again_later, topic
 
 Evaluate = Callable[[Job, ProjectConfig, Snapshot], "RecipeEval | None"]
 
@@ -273,8 +273,10 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
     with_jobs = {j.config_key for j in jobs}
     jobless = [k for k in listed if k not in with_jobs and _plain_key(k)]
     place_of: dict[int, tuple[int, int]] = {}  # each claim's bullet and sentence, for the claims said again later
+    left_by: list[frozenset[str]] = []  # each bullet's values of the state its change leaves
     for index, source in enumerate(sources):
         found: Extraction = extract(source, catalog)
+        left_by.append(found.left)
         report.mentioned |= found.mentioned
         report.words |= found.words
         report.unverified.extend(found.unverified)
@@ -376,6 +378,13 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
                 report.unverified.append(Unverified(phrase(claim), claim.location,
                                                     f"a later part of the PR description speaks of it again "
                                                     f"({told.path}:{told.line})"))
+                continue
+            replaced = replaced_later(claim, place_of[id(claim)][0], left_by) if id(claim) in place_of else None
+            if replaced is not None:  # "One TP8/PP2/EP8 topology", then a later bullet: "Replace PP2 with DP2"
+                part, later = replaced
+                where = sources[later].location(0, 0)
+                report.unverified.append(Unverified(phrase(claim), claim.location, f"a later bullet of this entry "
+                                                    f"leaves {part} ({where.path}:{where.line})"))
                 continue
             retelling = retold.get(id(claim))
             if retelling is not None:  # a step of the entry's story: a later bullet or sentence states this again

@@ -209,3 +209,16 @@ def _names_points(part: SourceText, points: set[int]) -> Location | None:
             if points & set(spec.value.values):
                 return part.location(spec.start, spec.end)
     return None
+
+
+# The parts of an arm's name: "TP8/PP2/EP8", "TP8xPP2", "aggregated TP8 + hicache".
+_ARM_PARTS = re.compile(r"[\s/+,]+|(?<=\d)x(?=[a-z])")
+
+
+def replaced_later(claim: Claim, bullet: int, left_by: Sequence[frozenset[str]]) -> tuple[str, int] | None:
+    """A part of the name of the claim's arm that a later bullet of its entry names as what the change leaves
+    ("One TP8/PP2/EP8 topology per seq-len", then "Replace PP2 with DP2 ..."): the arm so named is a step of the
+    entry's story, not what runs at its end.  The part and that bullet's index, or None."""
+    parts = {p for arm in claim.scope.arms for p in _ARM_PARTS.split(arm.label.lower()) if p}
+    return next(((p, later) for later in range(bullet + 1, len(left_by)) for p in sorted(parts & left_by[later])),
+                None)
