@@ -66,3 +66,18 @@ def test_a_later_entry_speaking_of_the_setting_only_supersedes_what_was_appended
     text = (repo / "perf-changelog.yaml").read_text(encoding="utf-8").splitlines()
     [(line, subject)] = contradicted(report)
     assert "32768" in text[line - 1] and code == 1
+
+
+def test_a_later_entry_that_reshapes_the_sweep_speaks_again_of_its_size(tmp_path: Path) -> None:
+    # Pull request 2704: "Restructure the search space from 47 points to 12 ...", then a later entry of it:
+    # "TEMP(validation): reduce the agentic sweep to the single conc-512 point".
+    repo, base = base_repo(tmp_path)
+    append(repo, "Restructure the search space to 40 points.", 20)
+    commit(repo, "one entry")
+    code, report = run_claims(repo, "--base", base, "--head", "HEAD")
+    assert (code, [s for _, s in contradicted(report)]) == (1, ["points"])
+    append(repo, "TEMP(validation): reduce the sweep to the single conc-512 point.", 20)
+    commit(repo, "a later entry reshapes the sweep")
+    code, report = run_claims(repo, "--base", base, "--head", "HEAD", "-v")
+    assert "points" not in [s for _, s in contradicted(report)]
+    assert any(SUPERSEDED in f["message"] and "40 points" in f["message"] for f in report["findings"])

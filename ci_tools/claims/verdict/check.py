@@ -42,7 +42,8 @@ from .reads import ReadsCache, RecipeReads
 from .recipe_loops import AsRun
 from .other_programs import passed_to_another_program
 from .rules import CLAIM_NOT_CHECKED, CLAIM_UNVERIFIED
-from .superseded import later_steps, replaced_later, sentence_number, spoken_of_later, told_again_later, topic
+from .superseded import (later_steps, replaced_later, sentence_number, spoken_of_later, sweep_spoken_of_later,
+                         told_again_later, topic)
 
 Evaluate = Callable[[Job, ProjectConfig, Snapshot], "RecipeEval | None"]
 
@@ -361,7 +362,7 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
         if outcome == "unknown" and claim.kind == "recipe":
             report.unverified.append(Unverified(phrase(claim), claim.location, "no job in scope has a known value"))
         elif outcome in ("false", "mixed"):
-            again = (spoken_later or {}).get(topic(claim))
+            again = sweep_spoken_of_later(claim, spoken_later or {})
             if again is not None:  # a step of the change's story: a later entry of it speaks of this again
                 report.unverified.append(Unverified(phrase(claim), claim.location,
                                                     f"a later entry of this change speaks of it again "

@@ -58,6 +58,17 @@ def spoken_of_later(entries: Sequence[Sequence[SourceText]], owners: Sequence[tu
     return list(later)
 
 
+def sweep_spoken_of_later(claim: Claim, later: Mapping[str, Location]) -> Location | None:
+    """Where a later entry speaks of the claim's topic again; for a claim of how many points the sweep has, also
+    where it speaks of the sweep's points: "Restructure the search space from 47 points to 12", then
+    "TEMP(validation): reduce the agentic sweep to the single conc-512 point" counts them anew.  (Not for an arm
+    said to run: a later entry's points need not drop it.)"""
+    found = later.get(topic(claim))
+    if found is None and claim.subject is None and claim.kind == "count":
+        found = later.get("concurrency")
+    return found
+
+
 def later_steps(claims: Sequence[Claim], place_of: Mapping[int, tuple[int, int]],
                   jobs_of: Callable[[Claim], set[str]]) -> dict[int, tuple[Location, bool]]:
     """For each claim (by ``id``), where a later bullet of the same entry, or a later sentence of its bullet,
