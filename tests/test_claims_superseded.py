@@ -4,6 +4,7 @@ checked against the head (claims/verdict/superseded.py)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from test_claims_history import append, commit
 from test_claims_seed import DATA, git, run_claims
@@ -41,20 +42,20 @@ def test_a_claim_a_later_entry_of_the_change_speaks_of_again_is_a_step_not_a_lie
     assert "Restore the state checkpoint interval" in text[line - 1]
 
 
+def append_and_check(repo: Path, base: str, text: str, pr: int, *flags: str) -> tuple[int, dict[str, Any]]:
+    """One more entry appended and committed, and the change since ``base`` checked."""
+    append(repo, text, pr)
+    commit(repo, f"entry: {text}")
+    return run_claims(repo, "--base", base, "--head", "HEAD", *flags)
+
+
 def test_the_same_claim_alone_or_followed_by_another_setting_is_still_contradicted(tmp_path: Path) -> None:
     repo, base = base_repo(tmp_path)
-    append(repo, "Raise the state checkpoint interval to 32768 tokens.", 20)
-    commit(repo, "one entry")
-    code, report = run_claims(repo, "--base", base, "--head", "HEAD")
-    assert (code, [s for _, s in contradicted(report)]) == (1, ["--state-checkpoint-interval-tokens"])
-    append(repo, "Keep max-num-seqs at twice the concurrency.", 20)
-    commit(repo, "a second entry of the pull request, about another setting")
-    code, report = run_claims(repo, "--base", base, "--head", "HEAD")
-    assert (code, [s for _, s in contradicted(report)]) == (1, ["--state-checkpoint-interval-tokens"])
-    append(repo, "Keep the state checkpoint interval at 8192 tokens.", 22)
-    commit(repo, "an entry of another pull request about the same setting")
-    code, report = run_claims(repo, "--base", base, "--head", "HEAD")
-    assert (code, [s for _, s in contradicted(report)]) == (1, ["--state-checkpoint-interval-tokens"])
+    for text, pr in (("Raise the state checkpoint interval to 32768 tokens.", 20),
+                     ("Keep max-num-seqs at twice the concurrency.", 20),  # the same pull request, another setting
+                     ("Keep the state checkpoint interval at 8192 tokens.", 22)):  # another pull request
+        code, report = append_and_check(repo, base, text, pr)
+        assert (code, [s for _, s in contradicted(report)]) == (1, ["--state-checkpoint-interval-tokens"])
 
 
 def test_a_later_entry_speaking_of_the_setting_only_supersedes_what_was_appended_before_it(tmp_path: Path) -> None:
@@ -72,12 +73,9 @@ def test_a_later_entry_that_reshapes_the_sweep_speaks_again_of_its_size(tmp_path
     # Pull request 2704: "Restructure the search space from 47 points to 12 ...", then a later entry of it:
     # "TEMP(validation): reduce the agentic sweep to the single conc-512 point".
     repo, base = base_repo(tmp_path)
-    append(repo, "Restructure the search space to 40 points.", 20)
-    commit(repo, "one entry")
-    code, report = run_claims(repo, "--base", base, "--head", "HEAD")
+    code, report = append_and_check(repo, base, "Restructure the search space to 40 points.", 20)
     assert (code, [s for _, s in contradicted(report)]) == (1, ["points"])
-    append(repo, "TEMP(validation): reduce the sweep to the single conc-512 point.", 20)
-    commit(repo, "a later entry reshapes the sweep")
-    code, report = run_claims(repo, "--base", base, "--head", "HEAD", "-v")
+    _, report = append_and_check(repo, base, "TEMP(validation): reduce the sweep to the single conc-512 point.", 20,
+                                 "-v")
     assert "points" not in [s for _, s in contradicted(report)]
     assert any(SUPERSEDED in f["message"] and "40 points" in f["message"] for f in report["findings"])
