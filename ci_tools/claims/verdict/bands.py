@@ -1,4 +1,4 @@
-"""Concurrency bands one sentence gives arms the config does not tell apart.
+"""Concurrency bands one clause gives arms the config does not tell apart.
 
 "TP16 (conc 1-8), TEP16 (conc 8-32)" where the config writes both arms as tp16/ep16 rows: each band is judged
 on the points of those rows the other band does not name, so the two together are what the rows run.  Rows
@@ -34,6 +34,7 @@ def partner_bands(claim: Claim, claims: Sequence[Claim], arm_jobs: Callable[[Cla
 
 
 def names_point(band: Concurrency, point: int) -> bool:
+    """The band names the point: one of its list, inside its range, or at or above its floor."""
     if band.at_least is not None:
         return point >= band.at_least
     if band.is_range:

@@ -29,7 +29,7 @@ from ..text.sentences import SourceText, scalar_source
 from ..text.subjects import Catalog, catalog_from, load_claims_settings
 from ..text.arms import Arm
 from ..text.values import ArmName, Concurrency, NoArm
-from .bands import partner_bands, without_partner_points
+from .bands import names_point, partner_bands, without_partner_points
 from .changed import ChangedLines
 from .compare import jobs_read, judge
 from .dimensions import explained_by_the_matrix
@@ -540,11 +540,7 @@ def _at_points(job: Job, value: object) -> bool:
     """The job runs one of the concurrencies a concurrency claim names (for a range, one inside it)."""
     if not isinstance(value, Concurrency):
         return True
-    if value.at_least is not None:
-        return any(c >= value.at_least for c in job.concs)
-    if value.is_range:
-        return any(value.values[0] <= c <= value.values[-1] for c in job.concs)
-    return bool(set(job.concs) & set(value.values))
+    return any(names_point(value, c) for c in job.concs)
 
 
 def _overridden(claim: Claim, claims: Sequence[Claim], scoped: Mapping[int, set[str]],
