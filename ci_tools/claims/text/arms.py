@@ -483,6 +483,19 @@ def _glued_offload(text: str) -> Arm | None:
     return Arm(par[0], offload=offload, label=text)
 
 
+# Speculative decoding glued to a parallelism: "MTP1", "MTP3", "EAGLE".
+_SPEC_PART = re.compile(r"^(?:mtp|eagle3?)\d*$", re.IGNORECASE)
+
+
+def _glued_spec(text: str) -> Arm | None:
+    """A parallelism glued to its speculative decoding, one word: ``TP8+MTP3``, ``TP8+DPA+MTP1``."""
+    head, plus, tail = text.rpartition("+")
+    par = _parallel_token(head) if plus and _SPEC_PART.match(tail) else None
+    if par is None or len(par) != 1:
+        return None
+    return Arm(par[0], spec=True, label=text)
+
+
 def _compound(text: str) -> Arm | None:
     """Recipe-style names of a disaggregated layout.
 
@@ -609,7 +622,7 @@ def _word_arms(toks: Sequence[Tok], i: int) -> tuple[tuple[Arm, ...], int] | Non
     compound = _compound(t.text)
     if compound is not None:
         return (compound,), 1
-    glued = _glued_offload(t.text)
+    glued = _glued_offload(t.text) or _glued_spec(t.text)
     if glued is not None:
         return (glued,), 1
     pair = _parallel_token(t.text) if "/" in t.text else None
