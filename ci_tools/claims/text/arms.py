@@ -32,6 +32,10 @@ from .tokens import Tok, back_over
 # ---------------------------------------------------------------- values
 
 
+# The constraints a Parallel holds, by attribute name (each ``None`` when the text leaves it open).
+PARALLEL_DIMENSIONS = ("tp", "ep", "dp_attn", "dcp", "pp")
+
+
 @dataclass(frozen=True)
 class Parallel:
     """The parallelism of one worker (or of a single-node job)."""
@@ -50,7 +54,7 @@ class Parallel:
 
     @property
     def empty(self) -> bool:
-        return self.tp is None and self.ep is None and self.dp_attn is None and self.dcp is None and self.pp is None
+        return all(getattr(self, name) is None for name in PARALLEL_DIMENSIONS)
 
     def describe(self) -> str:
         """The constraints in the words of a job's shape: ``TP4``, ``TP8/EP8/DPA``, ``EP4/no DPA``."""
@@ -63,7 +67,7 @@ class Parallel:
     def merged(self, other: Parallel) -> Parallel | None:
         """Both constraints at once, or None when they contradict each other."""
         out: dict[str, Any] = {}
-        for name in ("tp", "ep", "dp_attn", "dcp", "pp"):
+        for name in PARALLEL_DIMENSIONS:
             a, b = getattr(self, name), getattr(other, name)
             if a is not None and b is not None and a != b:
                 return None
@@ -922,7 +926,7 @@ class Group:
 def attributes(arm: Arm) -> set[str]:
     """The attributes an arm sets (``tp``, ``dp_attn``, ``offload``, ...), to tell a list from a qualifier."""
     out = {f"{role}.{name}" for role, par in (("", arm.parallel), ("prefill", arm.prefill), ("decode", arm.decode))
-           for name in ("tp", "ep", "dp_attn", "dcp", "pp") if getattr(par, name) is not None}
+           for name in PARALLEL_DIMENSIONS if getattr(par, name) is not None}
     out |= {name for name in ("offload", "spec", "seq", "workers", "disagg", "eval_only") if getattr(arm, name) is not None}
     return out
 

@@ -1232,7 +1232,7 @@ def extract(source: SourceText, catalog: Catalog | None, base_scope: Scope | Non
                     out.claims[n] = replace(claim, outside=overriding)
         previous_claims = (first_claim, len(out.claims))
     _no_silent_drop(every, out)
-    out.left = frozenset(x for reader in every for x in reader.leaves)
+    out.left = frozenset(left)
     return out
 
 

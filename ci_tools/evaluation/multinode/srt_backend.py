@@ -49,7 +49,7 @@ _SGLANG_OWN = {"model-path", "model_path", "served-model-name", "served_model_na
 _VLLM_ORCHESTRATION = {"headless", "host", "port", "master-addr", "nnodes", "node-rank"}
 # Of those, the ones that place a worker's ranks on the allocation's nodes: a multinode job's launcher gives them at
 # run time, so a recipe that does not spell them does not leave them out.
-PLACEMENT_FLAGS = frozenset({"--headless", "--master-addr", "--nnodes", "--node-rank"})
+PLACEMENT_FLAGS = frozenset("--" + name for name in _VLLM_ORCHESTRATION - {"host", "port"})
 SRT_NOTE = "added by srt-slurm"
 
 
