@@ -119,6 +119,8 @@ def test_a_concurrency_band_up_to_a_bound_is_the_scope(tree: Tree) -> None:
     ("Set --mem-fraction-static to 0.88 when conc < 64.", "c1-c63", ""),
     ("Set --mem-fraction-static to 0.88 for c32 and below.", "c1-c32", ""),
     ("Set --mem-fraction-static to 0.88 for ISL 8192.", "ISL 8192", ""),
+    ("Set --mem-fraction-static to 0.88 at ISL8192.", "ISL8192", ""),
+    ("Set --mem-fraction-static to 0.88 at ISL8K.", "ISL8K", ""),
     ("Decode uses --mem-fraction-static 0.88.", "Decode", "decode"),
     ("Prefill now uses --mem-fraction-static 0.88.", "Prefill", "prefill"),
     ("Set --mem-fraction-static 0.88 in the decode command.", "decode", "decode"),

@@ -346,6 +346,7 @@ _SEQ_ASSIGNED = re.compile(r"^isl=(?P<i>\d+)[/,]osl=(?P<o>\d+)$")
 _ROLE_WORD = re.compile(r"^(prefill|decode)[-_](?:only|side|config|server|servers|worker|workers|args|flags|params|"
                         r"env|envs|settings)$")
 _SEQ_NUMBERS = re.compile(r"^(\d{4,6})/(\d{4,6})$")
+_ONE_SEQ_GLUED = re.compile(r"^(?P<side>isl|osl)(?P<n>\d+)(?P<k>k?)$", re.IGNORECASE)  # ISL8192, OSL1K
 _WORKERS = re.compile(r"^(?P<p>\d+)[pP](?P<d>\d+)[dD]$")
 _DPA_WORDS = {"dp-attention", "dp-attn", "dpa", "dp_attn", "attention-dp", "attn-dp", "dp-attn=true", "dep",
               "dp-on", "attention_dp", "dp_attention"}
@@ -697,6 +698,10 @@ def _word_arms(toks: Sequence[Tok], i: int) -> tuple[tuple[Arm, ...], int] | Non
     m = _SEQ.match(t.text)
     if m:
         return (Arm(seq=(int(m.group("i")) * 1024, int(m.group("o")) * 1024), label=t.text),), 1
+    m = _ONE_SEQ_GLUED.match(t.text)
+    if m and (n := int(m.group("n")) * (1024 if m.group("k") else 1)) >= 128:
+        # "sweep at ISL8192": one sequence length glued to its word (any length of the other)
+        return (Arm(seq=(n, None) if m.group("side").lower() == "isl" else (None, n), label=t.text),), 1
     m = _WORKERS.match(t.text)
     if m:
         return (Arm(workers=(int(m.group("p")), int(m.group("d"))), label=t.text),), 1
