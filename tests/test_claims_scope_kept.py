@@ -332,3 +332,13 @@ def test_an_exception_stated_for_one_setting_excuses_no_other(tree: Tree) -> Non
         ("claim-contradicted", "--max-prefill-tokens", "4096")]
     # while an exception the sentence gives its own setting still excuses the jobs it names
     assert findings(tree, "Set --max-prefill-tokens to 32768, and 8192 on TP4.", keys=key) == []
+
+
+def test_a_lead_that_points_back_at_named_jobs_makes_the_clause_after_it_conditional(tree: Tree) -> None:
+    # PR 2702: "At these two concurrencies only, the benchmark script switches cudagraphs from FULL_DECODE_ONLY to
+    # FULL_AND_PIECEWISE ...": the two concurrencies were named a sentence before; the other jobs keep the old value.
+    assert findings(tree, "At these two concurrencies only, the script passes --schedule-conservativeness 3.33.") == []
+    assert findings(tree, "For those rows, the script passes --schedule-conservativeness 3.33.") == []
+    # A value no job runs is still wrong wherever those jobs are.
+    assert findings(tree, "At these two concurrencies only, the script passes --schedule-conservativeness 4.") == [
+        ("claim-contradicted", "--schedule-conservativeness", "4")]

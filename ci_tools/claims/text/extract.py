@@ -124,8 +124,12 @@ _SENTENCE_CONDITION = re.compile(r"\b(?:wherever|whenever)\b", re.IGNORECASE)
 # A GPU as config keys name it (h100, gb300, mi355x), and a word of GPUs joined by "/" ("H100/H200").
 GPU_NAME = re.compile(r"[a-z]{1,2}\d{3}|mi\d{3}x", re.IGNORECASE)
 _GPU_WORD = re.compile(rf"^(?:(?:{GPU_NAME.pattern})(?:/|$))+$", re.IGNORECASE)
-# A first clause that is a condition of the clause after it: "If DP_ATTENTION=true and CONC>=64, pass --enable-tbo".
-_CONDITION_LEAD = re.compile(r"^(?:if|when|whenever|once|where|unless)\b", re.IGNORECASE)
+# A first clause that is a condition of the clause after it: "If DP_ATTENTION=true and CONC>=64, pass --enable-tbo",
+# or that names its jobs by pointing back at those a sentence before named ("At these two concurrencies only, the
+# script switches ..."): jobs the reader of one sentence does not know.
+_CONDITION_LEAD = re.compile(r"^(?:if|when|whenever|once|where|unless)\b|^(?:at|for|on|in|with)\s+(?:these|those)\s+"
+                             r"(?:\w+\s+)?(?:concurrenc\w*|points|rows|arms|jobs|bands|topologies|cases|runs)\b",
+                             re.IGNORECASE)
 # The draft model of speculative decoding, whose settings are keys of the speculative config, not server flags.
 _DRAFTER = re.compile(r"\b(?:on|for|of|in)\s+the\s+(?:drafter|draft(?:\s+model|\s+head|\s+worker)?|speculator|"
                       r"eagle3?\s+head|mtp\s+head)\b|\bdrafter'?s\b|\bdraft(?:\s+model)?'s\b|"
