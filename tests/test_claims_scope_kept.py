@@ -84,6 +84,13 @@ def test_a_flag_passed_under_the_recipes_own_condition_is_not_missing_where_the_
         ("claim-partly-contradicted", "--schedule-conservativeness", "3.33")]
     assert findings(tree, "Set --schedule-conservativeness 4 so DP can batch more requests.") == [
         ("claim-contradicted", "--schedule-conservativeness", "4")]
+    # PR 2701: "Add --prefill-decode-interval 20: +28% output throughput at conc 128 ... Under spec-decoding + DP
+    # attention SGLang synchronises decode globally ...": the sentence after the setting says where it applies.
+    assert findings(tree, "Set --schedule-conservativeness 3.33: +12% throughput. Under DP attention the ranks "
+                          "wait for the slowest one.") == []
+    # A sentence after it about something else leaves the claim about every job.
+    assert findings(tree, "Set --schedule-conservativeness 3.33: +12% throughput. The image is unchanged.") == [
+        ("claim-partly-contradicted", "--schedule-conservativeness", "3.33")]
 
 
 @pytest.mark.parametrize("text", [

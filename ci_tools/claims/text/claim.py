@@ -32,6 +32,9 @@ class Claim:
     # The whole sentence of the clause: its other clauses may say where the setting applies ("..., allowing DP
     # to batch more requests").
     sentence: str = ""
+    # The sentence right after it in the same text, which may say where the setting applies ("Add
+    # --prefill-decode-interval 20: +28% ... Under spec-decoding + DP attention SGLang synchronises decode ...").
+    sentence_after: str = ""
     # Recipe: the scope without the arms the setting's own name spells ("Disable the dp attention for decode":
     # the words of --enable-dp-attention are also the dp-attention arm), judged when ``scope`` names no job.
     unnamed_scope: Scope | None = None

@@ -137,11 +137,26 @@ _FEATURE_OF_A_CHANGE = re.compile(r"(?<=#\d)\d*\s*\((?:--?[\w.-]+(?:\s*[,/]\s*--
 def reports(toks: Sequence[Tok]) -> bool:
     """The clause reports a run (what was measured or seen), not what the recipe is set to."""
     for i, t in enumerate(toks):
+        if _cites_a_run(toks, i):
+            return True
         # "the validated DEP run" names a run by its status; "the measured frontier" reports one.
         adjective = t.low in _STATUS_WORDS and i > 0 and toks[i - 1].low in _DETERMINERS
         if (t.low in _REPORT_WORDS or _A_RATE.match(t.low)) and not adjective:
             return True
     return False
+
+
+def _cites_a_run(toks: Sequence[Tok], i: int) -> bool:
+    """Token ``i`` starts a workflow run named by its id ("(96 MiB short; run 30515793863, TP8/EP8 c9)"): the layout
+    and concurrency beside it are that run's, a failure or a measurement the text quotes."""
+    if toks[i].low not in ("run", "runs") or i + 1 >= len(toks):
+        return False
+    n = toks[i + 1] if toks[i + 1].text != "#" or i + 2 >= len(toks) else toks[i + 2]
+    return n.text.isdigit() and len(n.text) >= _RUN_ID_DIGITS
+
+
+# GitHub Actions run ids have had ten or eleven digits for years; a count of runs ("runs 3") has few.
+_RUN_ID_DIGITS = 8
 
 
 # A throughput's unit, however it is divided further ("80.24 tok/s/GPU", "tokens/s/user"): a measurement.

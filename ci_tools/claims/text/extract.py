@@ -86,6 +86,10 @@ _SUBJECT_WORDS = ("dp-att", "dp_att", "dp", "attention", "mtp", "speculative", "
                   "offload", "no", "non", "without", "pure", "with")
 _ELSEWHERE = re.compile(r"\b(?:legacy|sibling|siblings|counterpart|non-MTP entry|STP entry|MTP entry|base entry|"
                         r"other config|another config|other entry|upstream)\b", re.IGNORECASE)
+# What an entry before this one added, named by where it stands ("complements the DEP8/DPA c128 eval above"): its
+# layout and points are that entry's.
+_EARLIER_ENTRY = re.compile(r"\b(?:evals?|entry|entries|bullet)\s+above\b|\b(?:previous|preceding|earlier)\s+"
+                            r"(?:entry|bullet)\b", re.IGNORECASE)
 # A clause that likens the change to other recipes ("matching the conc-1 start used on the non-MTP day-zero
 # recipes"): what it names is theirs.
 _LIKE_OTHERS = re.compile(r"(?:matching|like|as (?:on|in|for)|same as|mirroring)\b.*\b(?:recipes|configs|entries|keys|"
@@ -280,7 +284,8 @@ class ClauseReader(SweepReaders):
         if self.skip and not silenced and catalog is not None and not (previous_rejects and explains_previous(clause)):
             self.skip = self._skipped_for_own_words(toks, masked)
         # Somebody else's layout ("the legacy 4P2D point", "the sibling's TP8 arm"): no claim that it is here.
-        self.elsewhere = bool(_ELSEWHERE.search(said)) or bool(_LIKE_OTHERS.match(said))
+        self.earlier_entry = bool(_EARLIER_ENTRY.search(said))
+        self.elsewhere = bool(_ELSEWHERE.search(said)) or bool(_LIKE_OTHERS.match(said)) or self.earlier_entry
         # Set by the sentence: it reports a run, so the concurrencies and layouts it names are what was run.
         self.in_report = False
         # Set by the sentence: the on/off verb of a list the clause before began (this clause an item of it).
@@ -464,6 +469,15 @@ class ClauseReader(SweepReaders):
         return self.clause.text
 
     @functools.cached_property
+    def sentence_after(self) -> str:
+        """The sentence after this clause's in the same text ("" at its end)."""
+        spans = split_sentences(self.source)
+        if self.clause.sentence + 1 < len(spans):
+            a, b = spans[self.clause.sentence + 1]
+            return self.source.text[a:b]
+        return ""
+
+    @functools.cached_property
     def conditioned(self) -> bool:
         """The clause names its jobs by a condition the reader does not resolve ("only", "when", "non-EP"), the
         sentence's lead before a colon does for the list after it ("for non-EP configs: export A=1, B=1, pass X";
@@ -566,6 +580,8 @@ class ClauseReader(SweepReaders):
         said = " ".join(t.text for t, m in zip(self.toks, self.r.masked) if not m)
         for n in range(first, len(self.out.claims)):
             claim = replace(self.out.claims[n], said=said)
+            if claim.kind == "recipe" and claim.subject is not None and claim.subject.kind == "flag":
+                claim = replace(claim, sentence_after=self.sentence_after)
             if self.excepted is not None and claim.kind in ("recipe", "image") and claim.outside is None:
                 claim = replace(claim, outside=self.excepted)
             if self.under_condition and claim.kind == "recipe":
@@ -635,6 +651,9 @@ class ClauseReader(SweepReaders):
             for spec in seg.concs:
                 r.use_span(spec.start, spec.end)
                 if self.in_report or spec.condition:
+                    continue
+                if self.earlier_entry:
+                    self._unverified_points(spec, "the clause speaks of an entry before this one")
                     continue
                 if spec in rivals:
                     self._unverified_points(spec, "the clause gives the same jobs several lists of all their points: "

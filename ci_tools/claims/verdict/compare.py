@@ -361,8 +361,9 @@ def _outside_the_recipes_condition(claim: Claim, jobs: Sequence[Job], actuals: S
     the jobs that have it and those that lack it differ in a feature of their layout that the sentence names: the
     recipe passes it under that condition, and the sentence speaks of where it holds ("Set
     --prefill-delayer-max-delay-ms 5000 ..., allowing DP to batch more requests together", which the recipe adds
-    where DP attention is on).  Those jobs are unknown; a sentence that names no such feature ("Enable two batch
-    overlap") is still contradicted where the flag is missing."""
+    where DP attention is on), or the sentence after it does ("Add --prefill-decode-interval 20: +28% ... Under
+    spec-decoding + DP attention SGLang synchronises decode globally ..."). Those jobs are unknown; a sentence that
+    names no such feature ("Enable two batch overlap") is still contradicted where the flag is missing."""
     assert claim.subject is not None
     name = claim.subject.name
     passed = [j for j, a in zip(jobs, actuals) if a.verdict]
@@ -370,7 +371,7 @@ def _outside_the_recipes_condition(claim: Claim, jobs: Sequence[Job], actuals: S
                and (r := reads.get(j.id)) is not None and name in r.flags]
     if not lacking:
         return list(actuals)
-    said = claim.sentence or claim.clause
+    said = f"{claim.sentence or claim.clause} {claim.sentence_after}"
     for words, has in _LAYOUT_WORDS:
         if words.search(said) and all(has(j) for j in passed) and not any(has(j) for j in lacking):
             out = {j.id for j in lacking}
