@@ -1147,6 +1147,25 @@ _HISTORY_LEAD = re.compile(r"(?:previously|formerly|originally|initially|earlier
 _PROGRAM_HEADING = re.compile(r"[\W_]*`?[\w/.-]+\.py`?\s*:\s")
 
 
+# One case of a table of what each value of a setting does ("true -> --async-scheduling, false ->
+# --no-async-scheduling, auto -> omit"): the recipe's mechanism, which no job's state is.
+_CASE = re.compile(r"(?<![\w-])(true|false|auto|on|off|yes|no|unset|none|0|1)\s*(?:->|→|=>)", re.IGNORECASE)
+
+
+def _case_table_clauses(clauses: Sequence[Clause]) -> set[int]:
+    """Where the clauses of a sentence that are cases of such a table start (two cases of different values at
+    least: one "true -> X" is a change of the value)."""
+    cases = {c.start: {m.group(1).lower() for m in _CASE.finditer(c.source.text, c.start, c.end)} for c in clauses}
+    values = set().union(*cases.values())
+    if len(values) < 2:
+        return set()
+    out = {start for start, found in cases.items() if found}
+    # The head the table's ":" follows ("ASYNC_SCHEDULING toggle (additional-settings / env): true -> ...") names
+    # the setting the cases are of, not a value of it.
+    out |= {c.start for c, after in zip(clauses, clauses[1:]) if after.start in out and introduces_list(c)}
+    return out
+
+
 def extract(source: SourceText, catalog: Catalog | None, base_scope: Scope | None = None) -> Extraction:
     """Every claim of one text (a description bullet, a PR body)."""
     out = Extraction()
@@ -1174,14 +1193,15 @@ def extract(source: SourceText, catalog: Catalog | None, base_scope: Scope | Non
         silenced = listed_silence
         open_from = False
         readers: list[ClauseReader] = []
+        cases = _case_table_clauses(sentence_clauses)
         for clause in sentence_clauses:
             if _CONTRAST.match(clause.text):
                 inherited = base_scope or Scope()
             lead = clause.source.text[readers[-1].clause.end:clause.start] if readers else ""
             # (a label's Markdown emphasis aside: "**Before**: ...")
             after_history = bool(readers) and bool(_HISTORY_LEAD.fullmatch(readers[-1].clause.text.strip("*_-• ")))
-            reader = ClauseReader(clause, catalog, inherited, out, previous_rejects, silenced=silenced or after_history,
-                                  open_from=open_from, new_predicate=bool(re.search(r"\band\s*$", lead)))
+            reader = ClauseReader(clause, catalog, inherited, out, previous_rejects,
+                                  silenced=silenced or after_history or clause.start in cases, open_from=open_from, new_predicate=bool(re.search(r"\band\s*$", lead)))
             previous_rejects = reader.rejects or (reader.skip and previous_rejects)
             # "Measured uplift (tok/s): a, b, c; d": what the ":" introduces is part of the report.
             if (reader.reports or reader.rejects) and introduces_list(clause):
