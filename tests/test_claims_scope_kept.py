@@ -29,6 +29,7 @@ from ci_tools.claims.text.extract import extract
 from ci_tools.claims.text.sentences import plain_source
 from ci_tools.claims.verdict.check import EntryInput, EvalCache, check_entries
 from ci_tools.claims.verdict.exceptions import stated_values
+from ci_tools.claims.verdict.siblings import sibling_keys
 from ci_tools.findings import Finding, Location
 from ci_tools.jobs.job import FIXED, Job
 from paraphrase.drive import Tree, load_tree
@@ -349,3 +350,22 @@ def test_a_lead_that_points_back_at_named_jobs_makes_the_clause_after_it_conditi
     # A value no job runs is still wrong wherever those jobs are.
     assert findings(tree, "At these two concurrencies only, the script passes --schedule-conservativeness 4.") == [
         ("claim-contradicted", "--schedule-conservativeness", "4")]
+
+
+SIBLINGS = ("qwen3.5-fp4-gb300-dynamo-sglang-agentic-disagg",)
+
+
+def test_an_arm_only_the_sibling_key_runs_is_left_to_that_key(tree: Tree) -> None:
+    # PR 2623: "Use the coarse WAR barrier only for the TP4 aggregate point" in an entry of the -disagg key; the
+    # aggregated point is the -agg key's (here: the -agg key runs TP2 aggregated, the -disagg key TP2 1P1D).
+    assert findings(tree, "Add a TP2 aggregated point at conc 1.", keys=SIBLINGS) == []
+    # An arm neither key runs is still missing.
+    assert [f[0] for f in findings(tree, "Add a TP8 aggregated point at conc 1.", keys=SIBLINGS)] == [
+        "claim-arm-missing"]
+
+
+def test_sibling_keys_differ_only_in_how_they_serve() -> None:
+    configs = dict.fromkeys(["m-agentic-agg", "m-agentic-disagg", "m-agentic", "m-agentic-mtp-agg", "n-agentic-agg"])
+    assert sibling_keys(["m-agentic-disagg"], configs) == ["m-agentic", "m-agentic-agg"]
+    assert sibling_keys(["m-agentic"], configs) == ["m-agentic-agg", "m-agentic-disagg"]
+    assert sibling_keys(["m-agentic-mtp-agg"], configs) == []

@@ -34,6 +34,7 @@ from .changed import ChangedLines
 from .compare import jobs_read, judge
 from .dimensions import explained_by_the_matrix
 from .named_recipes import named_recipe_jobs
+from .siblings import sibling_running
 from .new_recipe import added_recipe_jobs, holds_on_the_added_recipe
 from .exceptions import Stated, elsewhere_claims, excepted_value_claims, stated_values, without_stated_exceptions
 from .gates import explained_by_a_gate, gates_in
@@ -394,6 +395,13 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
                     if own_bullet else "bullet of this entry"
                 report.unverified.append(Unverified(phrase(claim), claim.location,
                                                     f"a later {said} states it again ({where.path}:{where.line})"))
+                continue
+            sibling = sibling_running(claim, mine, repo) if outcome == "false" and all(
+                a.no_such_arm for _, a in judgement.false) else None
+            if sibling is not None:  # "the TP4 aggregate point" in an entry of the -disagg key: the -agg key's
+                report.unverified.append(Unverified(phrase(claim), claim.location,
+                                                    f"no job of the entry's configs is of this part of the sweep; "
+                                                    f"{sibling}, which the entry does not list, runs it"))
                 continue
             report.findings.append(finding(judgement, origin))
 
