@@ -1201,7 +1201,8 @@ def extract(source: SourceText, catalog: Catalog | None, base_scope: Scope | Non
             # (a label's Markdown emphasis aside: "**Before**: ...")
             after_history = bool(readers) and bool(_HISTORY_LEAD.fullmatch(readers[-1].clause.text.strip("*_-• ")))
             reader = ClauseReader(clause, catalog, inherited, out, previous_rejects,
-                                  silenced=silenced or after_history or clause.start in cases, open_from=open_from, new_predicate=bool(re.search(r"\band\s*$", lead)))
+                                  silenced=silenced or after_history or clause.start in cases, open_from=open_from,
+                                  new_predicate=bool(re.search(r"\band\s*$", lead)))
             previous_rejects = reader.rejects or (reader.skip and previous_rejects)
             # "Measured uplift (tok/s): a, b, c; d": what the ":" introduces is part of the report.
             if (reader.reports or reader.rejects) and introduces_list(clause):

@@ -396,7 +396,9 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
                 report.unverified.append(Unverified(phrase(claim), claim.location,
                                                     f"a later {said} states it again ({where.path}:{where.line})"))
                 continue
-            sibling = sibling_running(claim, mine, repo) if outcome == "false" and all(
+            # (the sibling is one the entry does not list: its own keys are those of all its jobs, not of the
+            # ones this claim was narrowed to)
+            sibling = sibling_running(claim, jobs, repo) if outcome == "false" and all(
                 a.no_such_arm for _, a in judgement.false) else None
             if sibling is not None:  # "the TP4 aggregate point" in an entry of the -disagg key: the -agg key's
                 report.unverified.append(Unverified(phrase(claim), claim.location,

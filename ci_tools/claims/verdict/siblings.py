@@ -33,7 +33,8 @@ def sibling_keys(own: Sequence[str], configs: Mapping[str, object]) -> list[str]
 
 
 def sibling_running(claim: Claim, jobs: Sequence[Job], repo: RepoData) -> str | None:
-    """The sibling key whose jobs include the part of the sweep the claim names, or None."""
+    """The sibling key of the entry's configs (those of ``jobs``) whose jobs include the part of the sweep the claim
+    names, or None."""
     if not claim.scope.arms:
         return None
     siblings = sibling_keys(sorted({j.config_key for j in jobs}), repo.configs)
