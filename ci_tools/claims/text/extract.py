@@ -86,6 +86,10 @@ _SUBJECT_WORDS = ("dp-att", "dp_att", "dp", "attention", "mtp", "speculative", "
                   "offload", "no", "non", "without", "pure", "with")
 _ELSEWHERE = re.compile(r"\b(?:legacy|sibling|siblings|counterpart|non-MTP entry|STP entry|MTP entry|base entry|"
                         r"other config|another config|other entry|upstream)\b", re.IGNORECASE)
+# A signed percentage and at most three words before a concurrency ("+28% output throughput at", "+34..69% (",
+# "-5% at"): a gain or loss measured there.
+_GAIN_BEFORE = re.compile(r"(?<![\w.])[-+−]\s?\d[\d.,]*(?:\s*(?:\.\.|-|–|to)\s*[-+−]?\d[\d.,]*)?\s*%"
+                          r"(?:\s+[\w/-]+){0,3}\s*(?:\(|\bat|\bon|\bacross)?\s*$")
 # What an entry before this one added, named by where it stands ("complements the DEP8/DPA c128 eval above"): its
 # layout and points are that entry's.
 _EARLIER_ENTRY = re.compile(r"\b(?:evals?|entry|entries|bullet)\s+above\b|\b(?:previous|preceding|earlier)\s+"
@@ -625,6 +629,12 @@ class ClauseReader(SweepReaders):
         return 0 < k < len(self.toks) and self.toks[k - 1].low in _CHANGE_VERBS_OF_BRANCHES and any(
             t.kind == "flag" for t in self.toks)
 
+    def _qualifies_a_gain(self, spec: ConcSpec) -> bool:
+        """``+28% output throughput at conc 128``, ``a gap of +34..69% (conc 1..32)``: the concurrencies right after
+        a signed percentage are where a gain was measured, not points the sweep is said to run."""
+        before = self.source.text[self.clause.start:spec.start]
+        return bool(_GAIN_BEFORE.search(before))
+
     def _names_profiles(self, spec: ConcSpec) -> bool:
         """``reusing the existing CONC 2048/4096 launch profiles``: concurrencies before a noun of the recipe's
         branches name those branches, not points the sweep runs."""
@@ -662,6 +672,9 @@ class ClauseReader(SweepReaders):
                 if self._branches_of_a_setting(r.index_at(spec.start)):
                     self._unverified_points(spec, "the concurrencies name the recipe's branches a setting is switched "
                                                   "for")
+                    continue
+                if self._qualifies_a_gain(spec):
+                    self._unverified_points(spec, "the concurrencies a measured gain is given at")
                     continue
                 if self._names_profiles(spec):
                     self._unverified_points(spec, "the concurrencies name branches of the recipe's code, not points "
