@@ -34,6 +34,8 @@ from .tokens import Tok, back_over
 
 # The constraints a Parallel holds, by attribute name (each ``None`` when the text leaves it open).
 PARALLEL_DIMENSIONS = ("tp", "ep", "dp_attn", "dcp", "pp")
+# Of those, the widths: a name that gives one names a part of the sweep ("DP-attention" alone does not).
+_PARALLEL_WIDTHS = tuple(name for name in PARALLEL_DIMENSIONS if name != "dp_attn")
 
 
 @dataclass(frozen=True)
@@ -131,8 +133,8 @@ class Arm:
     @property
     def parallelism(self) -> bool:
         """Names a parallelism or worker counts (an arm whose existence a sentence can assert)."""
-        return self.workers is not None or any(p.tp is not None or p.ep is not None or p.dcp is not None or p.pp is not None
-                                               for p in (self.parallel, self.prefill, self.decode))
+        parts = (self.parallel, self.prefill, self.decode)
+        return self.workers is not None or any(getattr(p, name) is not None for p in parts for name in _PARALLEL_WIDTHS)
 
     def merged(self, other: Arm) -> Arm | None:
         """Both arms' constraints at once; None when they contradict each other."""

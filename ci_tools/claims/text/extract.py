@@ -465,8 +465,13 @@ class ClauseReader(SweepReaders):
         return k >= len(self.toks) or self.toks[k].text in (",", ")", ";", "and", "(", "/", "+")
 
     @functools.cached_property
+    def _sentence_spans(self) -> list[tuple[int, int]]:
+        # (split once for the clause's sentence and the one after it)
+        return split_sentences(self.source)
+
+    @functools.cached_property
     def _sentence(self) -> str:
-        spans = split_sentences(self.source)
+        spans = self._sentence_spans
         if self.clause.sentence < len(spans):
             a, b = spans[self.clause.sentence]
             return self.source.text[a:b]
@@ -475,7 +480,7 @@ class ClauseReader(SweepReaders):
     @functools.cached_property
     def sentence_after(self) -> str:
         """The sentence after this clause's in the same text ("" at its end)."""
-        spans = split_sentences(self.source)
+        spans = self._sentence_spans
         if self.clause.sentence + 1 < len(spans):
             a, b = spans[self.clause.sentence + 1]
             return self.source.text[a:b]
