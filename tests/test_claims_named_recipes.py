@@ -33,3 +33,15 @@ def test_words_no_file_holds_name_no_recipe() -> None:
     assert named("Update the resident recipes", AGG) == set()
     assert named("Pin it in both Store recipes", AGG) == set()  # a product name alone tells no file from another
     assert named("Bump the image of the shared recipes", SPLIT) == set()
+
+
+def test_a_list_naming_some_recipes_by_words_no_file_holds_tells_no_jobs_apart() -> None:
+    # PR 1697: "3 high-throughput conc=8192 recipes (1p1d-dep8, ...), 4 flat low-latency dep4 recipes (...)": the
+    # first recipes' words name no file, so the claims of the list are not narrowed to the low-latency files.
+    files = ["r/disagg-1p1d-dep8-conc8192-mtp.yaml", "r/disagg-low-latency-1p1d-dep4-tp4-mtp.yaml",
+             "r/disagg-low-latency-1p2d-tp4-tp4-mtp.yaml"]
+    assert named("3 high-throughput conc=8192 recipes (1p1d-dep8), 2 flat low-latency recipes (1p1d-dep4-tp4)",
+                 files) == set()
+    # each "recipes" naming files of its own still narrows
+    assert named("the low-latency recipes and the conc8192 recipes", files) == set(files)
+    assert named("the low-latency recipes", files) == set(files[1:])

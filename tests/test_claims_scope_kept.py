@@ -369,3 +369,16 @@ def test_sibling_keys_differ_only_in_how_they_serve() -> None:
     assert sibling_keys(["m-agentic-disagg"], configs) == ["m-agentic", "m-agentic-agg"]
     assert sibling_keys(["m-agentic"], configs) == ["m-agentic-agg", "m-agentic-disagg"]
     assert sibling_keys(["m-agentic-mtp-agg"], configs) == []
+
+
+def test_a_sentence_about_another_frameworks_sweep_is_left_to_it(tree: Tree) -> None:
+    # PR 2704, an SGLang key: "This tracks the vLLM agentic lane on the same runner, which sweeps DEP4 with a DRAM
+    # tier at 48/64": the vLLM key's arms, which no job of this entry is of.
+    assert findings(tree, "This tracks the vLLM lane on the same runner, which sweeps DEP8 at 48/64.") == []
+    # The same words without the other framework, or naming this entry's own, are this entry's claim.
+    assert [f[0] for f in findings(tree, "This sweeps DEP8 at 48/64.")] == ["claim-arm-missing"]
+    assert [f[0] for f in findings(tree, "Like the vLLM lane, SGLang sweeps DEP8 at 48/64.")] == [
+        "claim-arm-missing"]
+    # A setting in such a sentence is still the recipe's.
+    assert findings(tree, "Following the vLLM lane, pass --mem-fraction-static 0.9.") == [
+        ("claim-contradicted", "--mem-fraction-static", "0.9")]

@@ -863,27 +863,56 @@ def _both_roles(toks: Sequence[Tok], i: int) -> bool:
         len(before) == 2 and before[1] in ("and", "or", "/", "&") and before[0] == other)
 
 
-def _either_way(toks: Sequence[Tok]) -> set[int]:
-    """Tokens after "with and without" ("with/without", "with or without"): what the text says both ways is no
-    part of any arm ("Sweeps tp 4/8 with and without EP and dp-attn at 1k1k and 8k1k")."""
+def either_way(toks: Sequence[Tok]) -> set[int]:
+    """Tokens after "with and without" ("with/without", "with or without"), of "without X and with Y", or of "with X
+    from concurrency N": what the text says both ways is no part of any arm, nor a setting's state ("Sweeps tp 4/8
+    with and without EP and dp-attn at 1k1k and 8k1k", "swept at c1-16 both without KV offload and with native CPU
+    KV offload", "TP4 at concurrency 1-16 with Simple CPU KV offload from concurrency 6")."""
     out: set[int] = set()
     lows = [t.low for t in toks]
     for i, low in enumerate(lows):
         both = low in ("with/without", "w/wo") or (low == "with" and lows[i + 1:i + 3] in (["and", "without"],
                                                                                            ["or", "without"]))
+        if low == "without":
+            # "without X and with Y": X and Y are the two sides
+            k = i + 1
+            while k < len(toks) and k < i + 6 and lows[k] not in _EITHER_WAY_ENDS and lows[k:k + 2] not in (
+                    ["and", "with"], ["or", "with"]):
+                k += 1
+            if lows[k:k + 2] in (["and", "with"], ["or", "with"]) and k > i + 1:
+                out.update(range(i + 1, k))
+                both, i = True, k + 1
+        if low == "with" and not both:
+            # "with vLLM Simple CPU KV offload from concurrency 6": without it below that point, with it from there
+            k = i + 1
+            while k < len(toks) and k < i + 9 and lows[k] not in _EITHER_WAY_ENDS and lows[k] != "from":
+                k += 1
+            if k > i + 1 and lows[k:k + 1] == ["from"] and k + 1 < len(toks) and (
+                    lows[k + 1] in ("conc", "concurrency") or re.fullmatch(r"c\d+", lows[k + 1])):
+                out.update(range(i + 1, k))
+            continue
         if not both:
             continue
         k = i + (1 if low != "with" else 3)
-        while k < len(toks) and lows[k] not in ("at", "for", "on", "in", "across", "over", ",", ";", "(", ":"):
+        while k < len(toks) and lows[k] not in _EITHER_WAY_ENDS:
             out.add(k)
             k += 1
+        if lows[k:k + 1] == ["("] and k > i + 1:
+            # "... and with native CPU KV offload (SimpleCPUOffloadConnector, 120 GiB/GPU host DRAM)": the aside
+            # names the side said last
+            while k < len(toks) and lows[k] != ")":
+                out.add(k)
+                k += 1
     return out
+
+
+_EITHER_WAY_ENDS = frozenset({"at", "for", "on", "in", "across", "over", ",", ";", "(", ":"})
 
 
 def atoms(toks: Sequence[Tok], live: Sequence[bool]) -> list[Atom]:
     """Every designator of a token list, skipping tokens that are not ``live`` (masked history)."""
     out: list[Atom] = []
-    either = _either_way(toks)
+    either = either_way(toks)
     i = 0
     while i < len(toks):
         if not live[i] or i in either:

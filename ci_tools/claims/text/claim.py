@@ -49,6 +49,9 @@ class Claim:
     # Image: the images or tags the text says the configs move from ("from v0.5.9/v0.5.10 to v0.5.11"): the
     # configs that were on them are the ones it speaks of.
     was: tuple[ClaimValue, ...] = ()
+    # Arm and concurrency: the serving frameworks the claim's sentence names ("This tracks the vLLM agentic lane,
+    # which sweeps DEP4 ..."), as words of the configs' ``framework`` field.
+    frameworks: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

@@ -51,6 +51,9 @@ _ONLY_BEFORE = re.compile(r"\bonly\s+(?:at\s+|on\s+|the\s+)?$", re.IGNORECASE)
 # The points a purpose speaks of ("Lower X to 0.90 so concurrency 56 and 70 leave room for ..."): some of the sweep's,
 # named for why, not every point of it.
 _PURPOSE_BEFORE = re.compile(r"\bso(?:\s+that)?\s+(?:the\s+)?$", re.IGNORECASE)
+# Where something was seen, not points run ("the device pool cliffs around conc 10-16", "49 points concentrated
+# around concurrency 8-24"): an approximation names no point.
+_APPROXIMATELY = re.compile(r"\b(?:around|about|roughly|approximately|near|nearly)\s*$|~\s*$", re.IGNORECASE)
 # A list that adds points to a sweep names some of its points, not all of them.
 _ADDITIVE = re.compile(r"\b(?:add|adds|added|adding|extend\w*|includ\w*|plus|also|new|more|extra|additional|"
                        r"append\w*|insert\w*|e\.g\.|such as|including|like)\b", re.IGNORECASE)
@@ -82,7 +85,8 @@ def parse_conc(text: str) -> tuple[tuple[int, ...], bool]:
     is_range = bool(re.search(r"\d\s*(?:-|–|\.\.|\bto\b|\bthrough\b)\s*c?\d", body))
     values = tuple(int(v) for v in re.findall(r"\d+", body))
     if is_range and len(values) == 2:
-        return values, True
+        # ("conc512-20" is a recipe file's name, its "range" running downwards: no points)
+        return (values, True) if values[0] <= values[1] else ((), False)
     if is_range:
         return (), False  # "4-8, 16": too irregular to read
     return values, False
@@ -114,7 +118,7 @@ def conc_specs(clause: Clause) -> list[ConcSpec]:
             if any(a < e and s < b for s, e in seen):
                 continue
             values, is_range = parse_conc(m.group("list"))
-            if not values:
+            if not values or _APPROXIMATELY.search(text, max(clause.start, a - 16), a):
                 irregular.append((a, b))  # "conc 1-2 and 32-64": too irregular to read, and no list to go on from
                 continue
             tail = _AT_LEAST.match(text, b, clause.end)

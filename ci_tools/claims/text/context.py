@@ -37,9 +37,11 @@ _REJECT = (r"kill(?:s|ed)?|crash(?:es|ed)?|ooms?|oom-kills?|oomed|oom-killed|fai
            # ("comment out X" drops X; "(old arms commented out)" is an aside about others, NOT_SWEPT's)
            r"comment(?:s|ing)?\s+out|assert(?:s|ed|ion|ions)?|root cause")
 # A plan for after this change: "Starts at conc=1 as a smoke test before expanding to the full 1k1k+8k1k, conc 8-512
-# sweep" (the rest of the sentence, past its commas, is what comes later).
-_PLAN_AHEAD_WORDS = r"before (?:expanding|scaling|extending|widening|growing|moving on) to"
-PLAN_AHEAD = re.compile(r"\b" + _PLAN_AHEAD_WORDS + r"\b", re.IGNORECASE)
+# sweep", "... conc=1 as an end-to-end smoke test before expanding the conc / DEP sweep" (the words from it to the end
+# of the sentence are what comes later; the words before it are what the change runs now).
+_RESOLVED_TO = re.compile(r"\bresolv(?:es|ed|ing)\s+(?:to\b|(?:its|the|their)\s+(?:(?!by\b)[\w-]+\s+){0,4}to\b)",
+                         re.IGNORECASE)
+PLAN_AHEAD = re.compile(r"\bbefore (?:expanding|scaling|extending|widening|growing|moving on)\b", re.IGNORECASE)
 _SKIP_CLAUSE = re.compile(
     r"\b(?:" + _REJECT + r"|could|would|previously|formerly|used to|originally|initially|earlier|at first|"
     r"before (?:this|the|that|these|then|now)\b|before(?=\s*$)|prior to (?:this|the|that)\b|in the past|if|unless|was|were|"
@@ -55,9 +57,8 @@ _SKIP_CLAUSE = re.compile(
     # what was shown before the change ("After proving the 1P1D TP8 Mooncake path healthy through c8, widen ...")
     r"after (?:proving|validating|confirming|verifying|testing|measuring|profiling)|"
     # a plan: "Sweep will expand to TP=4/8 conc 4-256 once PR3 and PR4 land"
-    r"will(?=[^.;]*\b(?:once|when|after|as soon as)\b)|"
-    # "... as a smoke test before expanding to the full 1k1k+8k1k, conc 8-512 sweep" (PLAN_AHEAD)
-    + _PLAN_AHEAD_WORDS + r")\b|n't|(?<=\w)n t\b"
+    r"will(?=[^.;]*\b(?:once|when|after|as soon as)\b)"
+    r")\b|n't|(?<=\w)n t\b"
     r"|之前|此前|以前|原先|曾经|删除|移除|去掉|跳过|不|未|没有|若|如果",
     re.IGNORECASE,
 )
@@ -467,6 +468,12 @@ def mask_history(toks: Sequence[Tok], clause: Clause, value_like: Sequence[bool]
     for m in _VALUE_ASIDE.finditer(clause.text):
         if _reports_aside(m.group(3)):
             _mask_span(toks, masked, clause.start + m.start(3), clause.start + m.end(3))
+    # "... conc=1 as a smoke test before expanding the conc / DEP sweep": the plan, to the clause's end; and what a
+    # program works a setting out to at run time ("the image resolves its MoE backend to FLASHINFER_TRTLLM_MXFP4",
+    # "dram-utilization 0.63 resolves to total-cpu-dram-gb 1889"): derived, not given
+    for tail in (PLAN_AHEAD.search(clause.text), _RESOLVED_TO.search(clause.text)):
+        if tail is not None:
+            _mask_span(toks, masked, clause.start + tail.start(), clause.end)
     # Quoted text is somebody else's words ('... zero request equivalence ...'), not a claim.
     for a, b in _quoted_spans(clause.source):
         _mask_span(toks, masked, a, b)

@@ -28,11 +28,13 @@ from .arms import (
     Arm,
     Group,
     atoms,
+    either_way,
     groups,
     share_unnamed,
     without_ep_if_contrasted,
 )
 from .claim import Claim, Extraction, Unverified
+from .frameworks import frameworks_named
 from .concs import ConcSpec, conc_specs, doubling
 from .excepted import excepted_part, excepts_the_clause_before, is_only_an_exception
 from .context import (
@@ -92,15 +94,17 @@ _GAIN_BEFORE = re.compile(r"(?<![\w.])[-+−]\s?\d[\d.,]*(?:\s*(?:\.\.|-|–|to)
                           r"(?:\s+[\w/-]+){0,3}\s*(?:\(|\bat|\bon|\bacross)?\s*$")
 # What an entry before this one added, named by where it stands ("complements the DEP8/DPA c128 eval above"): its
 # layout and points are that entry's.
+# ("The fixed-seq-len H200 MTP entry already sweeps conc 4-128": an entry the changelog has, named as what it runs)
 _EARLIER_ENTRY = re.compile(r"\b(?:evals?|entry|entries|bullet)\s+above\b|\b(?:previous|preceding|earlier)\s+"
-                            r"(?:entry|bullet)\b", re.IGNORECASE)
+                            r"(?:entry|bullet)\b|\bthe\s+(?!new\b|current\b|same\b)(?:[\w.-]+\s+){1,4}entry\s+"
+                            r"(?:already\s+|also\s+|still\s+)?(?:sweeps|runs|covers|uses|has)\b", re.IGNORECASE)
 # A clause that likens the change to other recipes ("matching the conc-1 start used on the non-MTP day-zero
 # recipes"): what it names is theirs.
 _LIKE_OTHERS = re.compile(r"(?:matching|like|as (?:on|in|for)|same as|mirroring)\b.*\b(?:recipes|configs|entries|keys|"
                           r"siblings|counterparts)\b", re.IGNORECASE)
 # Words before an arm that make it the thing compared with ("identical to the non-MTP sibling"), and the
 # nouns after it that say it is another config, not an arm of this one.
-_COMPARED_TO = re.compile(r"\b(?:identical to|same as|mirror(?:s|ing)?|unlike|copied from|matching|"
+_COMPARED_TO = re.compile(r"\b(?:identical to|same as|mirror(?:s|ing)?|unlike|copied from|matching|interleav(?:ing|es)|"
                           r"matches|as used|used on|used by|as on|as in|like)\b(?:\s+the)?")
 _OTHER_THING = frozenset({"sibling", "siblings", "counterpart", "counterparts", "entry", "entries", "recipe", "recipes",
                           "config", "configs", "key", "keys", "variant", "variants", "ladder", "ladders"})
@@ -465,6 +469,11 @@ class ClauseReader(SweepReaders):
         return k >= len(self.toks) or self.toks[k].text in (",", ")", ";", "and", "(", "/", "+")
 
     @functools.cached_property
+    def either_way(self) -> set[int]:
+        """The tokens the clause says both ways ("with and without X")."""
+        return either_way(self.toks)
+
+    @functools.cached_property
     def _sentence_spans(self) -> list[tuple[int, int]]:
         # (split once for the clause's sentence and the one after it)
         return split_sentences(self.source)
@@ -595,6 +604,8 @@ class ClauseReader(SweepReaders):
                 claim = replace(claim, outside=self.excepted)
             if self.under_condition and claim.kind == "recipe":
                 claim = replace(claim, conditioned=True)
+            if claim.kind in ("arm", "concurrency"):
+                claim = replace(claim, frameworks=frameworks_named(self.sentence_text()))
             if claim.kind == "concurrency" and claim.exhaustive and self._qualifies_a_setting(claim):
                 claim = replace(claim, exhaustive=False)
             self.out.claims[n] = claim
@@ -883,6 +894,11 @@ class ClauseReader(SweepReaders):
                 m = replace(m, subjects=[negative])  # "Disable the prefix caching": --no-enable-prefix-caching
             value = shared.get((m.start, m.end)) or read_value(r, self.catalog, m, mentions)
             negation = negation_before(self.toks, m.start, r.live)
+            if m.start in self.either_way and (value is None or isinstance(value[0], Bool)):
+                # "swept at c1-16 both without KV offload and with native CPU KV offload": two arms, one each way
+                self.out.unverified.append(Unverified(m.phrase, r.loc(m.start, m.end),
+                                                      "the text names the setting both on and off (two arms)"))
+                continue
             negated = negation is not None or (m.start > 0 and self.toks[m.start - 1].low == "not")
             if negation is not None and negation < m.start - 1 and m.via == "identifier" and value is not None and \
                     not isinstance(value[0], Absent) and not (isinstance(value[0], Bool) and not value[0].on):
@@ -1184,6 +1200,15 @@ def _case_table_clauses(clauses: Sequence[Clause]) -> set[int]:
     return out
 
 
+# A lead clause that only names the jobs the sentence is about ("For 8k/1k", "On MI355X DEP8").
+_LEAD = re.compile(r"(?:for|on|at|in)\s", re.IGNORECASE)
+
+
+def _leads_the_sentence(reader: ClauseReader) -> bool:
+    return bool(_LEAD.match(reader.clause.text)) and len(reader.toks) <= 4 and not reader.skip \
+        and any(s.arms for s in reader.segments)
+
+
 def extract(source: SourceText, catalog: Catalog | None, base_scope: Scope | None = None) -> Extraction:
     """Every claim of one text (a description bullet, a PR body)."""
     out = Extraction()
@@ -1280,6 +1305,10 @@ def extract(source: SourceText, catalog: Catalog | None, base_scope: Scope | Non
             reader.read()
             left |= reader.leaves
         continued = ends_with_semicolon(sentence_clauses[-1])
+        if list_head is None and len(readers) > 1 and _leads_the_sentence(readers[0]):
+            # "For 8k/1k, use TP4/EP1 c1-c8 and TP2/EP1 c8-c256; drop TP8.": the lead names the jobs of every
+            # part of the sentence, past its ";"
+            list_head = readers[0].next_inherited()
         carried = readers[-1].valueless[0] if continued and len(readers[-1].valueless) == 1 else None
         listed_silence = silenced and continued
         listed_scope = list_head if continued else None

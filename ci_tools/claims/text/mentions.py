@@ -439,6 +439,10 @@ def find_value_mentions(r: Reading, cat: Catalog, taken: set[int]) -> list[Value
                 continue
             if all(len(p) == 1 for p in fragment.parts):
                 continue  # "K/V", "P/D": letters of an abbreviation, no words of a value ("int-32 K/V offset fixes")
+            if fragment.parts[0] in _MODEL_FAMILIES and "_" not in text and not text.islower():
+                # "using DeepSeek V4 FP4", "Kimi-K3 recipes": the model as prose names it, not --tokenizer-mode
+                # deepseek_v4 (written as the value is, "deepseek-v4 reasoning parser" names the setting)
+                continue
             named = sorted({name for name, values in cat.values.items()
                             if any(fragment_matches(fragment, v) for v in values)})
             if len(named) == 1 and named[0] in cat.subjects:
@@ -450,6 +454,11 @@ def find_value_mentions(r: Reading, cat: Catalog, taken: set[int]) -> list[Value
         else:
             i += 1
     return out
+
+
+# The first word of a model's name as prose writes it ("DeepSeek V4", "Kimi-K3", "GLM-5.2", "Qwen3.5").
+_MODEL_FAMILIES = frozenset({"deepseek", "kimi", "qwen", "qwen3", "qwen3.5", "glm", "minimax", "llama", "gpt",
+                             "mistral", "nemotron", "gemma"})
 
 
 def _identifier_like(text: str) -> bool:

@@ -150,6 +150,11 @@ class SweepReaders:
         arms = [a for g in chosen for a in g.arms if not a.empty]
         if not arms:
             return
+        lengths = {a.seq for a in self.inherited.arms}
+        if len(lengths) == 1 and (seq := lengths.pop()) is not None:
+            # "For 8k/1k, use TP4/EP1 c1-c8 and TP2/EP1 c8-c256; drop TP8.": gone at the sequence lengths the
+            # sentence is about, not from every job
+            arms = [a.merged(Arm(seq=seq, label=_seq_words(seq))) or a if a.seq is None else a for a in arms]
         first, last = chosen[0], chosen[-1]
         text = self.source.text[toks[first.start].start:toks[last.end - 1].end]
         # "conc 4096: drop the 4p2d-dep2-tep4 arm": gone at the concurrencies the clause is about.
@@ -324,3 +329,8 @@ class SweepReaders:
                                                           tuple(items)),
                                          self.scope_at(k), r.loc(k, end), self.clause.text,
                                          subject=Subject("list", names[0]), phrase=names[0], explicit=True))
+
+
+def _seq_words(seq: tuple[int | None, int | None]) -> str:
+    """``(8192, 1024)`` -> ``8k/1k``, as changelogs write sequence lengths."""
+    return "/".join("any" if n is None else f"{n // 1024}k" if n % 1024 == 0 else str(n) for n in seq)

@@ -34,6 +34,7 @@ from .changed import ChangedLines
 from .compare import jobs_read, judge
 from .dimensions import explained_by_the_matrix
 from .named_recipes import named_recipe_jobs
+from .frameworks import other_framework
 from .siblings import sibling_running
 from .new_recipe import added_recipe_jobs, holds_on_the_added_recipe
 from .exceptions import Stated, elsewhere_claims, excepted_value_claims, stated_values, without_stated_exceptions
@@ -404,6 +405,12 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
                 report.unverified.append(Unverified(phrase(claim), claim.location,
                                                     f"no job of the entry's configs is of this part of the sweep; "
                                                     f"{sibling}, which the entry does not list, runs it"))
+                continue
+            named = other_framework(claim, jobs) if outcome == "false" else None
+            if named is not None:  # "This tracks the vLLM agentic lane ..., which sweeps DEP4 ..." of an SGLang key
+                report.unverified.append(Unverified(phrase(claim), claim.location,
+                                                    f"the sentence speaks of {named} jobs; the entry's configs "
+                                                    f"run no {named} job"))
                 continue
             report.findings.append(finding(judgement, origin))
 

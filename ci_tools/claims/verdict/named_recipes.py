@@ -44,6 +44,7 @@ def _named_by_words(text: str, files: Mapping[str, frozenset[str]]) -> set[str]:
     known = frozenset().union(*files.values())
     telling = known - frozenset.intersection(*files.values())
     chosen: set[str] = set()
+    unnamed = False  # a "recipes" whose words name no file
     for noun in _RECIPE_NOUN.finditer(text):
         conjuncts: list[set[str]] = [set()]
         for written in reversed(_WORD_CASED.findall(text[:noun.start()])):
@@ -54,11 +55,13 @@ def _named_by_words(text: str, files: Mapping[str, frozenset[str]]) -> set[str]:
                 conjuncts[-1].add(word if word in known else _SHORT[word])
             elif not (written[0].isupper() and written[1:].islower()):
                 break
-        for conjunct in conjuncts:
-            said = conjunct & telling
-            if said:
-                chosen |= {path for path, own in files.items() if said <= own}
-    return chosen
+        named = {path for conjunct in conjuncts if (said := conjunct & telling)
+                 for path, own in files.items() if said <= own}
+        unnamed = unnamed or not named
+        chosen |= named
+    # "3 high-throughput conc=8192 recipes (...), 4 flat low-latency dep4 recipes (...)": one list names recipes its
+    # words do not spell beside those they do; which jobs a claim of it is about is not told by the names.
+    return set() if unnamed else chosen
 
 
 def named_recipe_jobs(texts: Sequence[str], jobs: list[Job], evals: Mapping[str, RecipeEval | None]) -> list[Job]:
