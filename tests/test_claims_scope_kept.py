@@ -382,3 +382,15 @@ def test_a_sentence_about_another_frameworks_sweep_is_left_to_it(tree: Tree) -> 
     # A setting in such a sentence is still the recipe's.
     assert findings(tree, "Following the vLLM lane, pass --mem-fraction-static 0.9.") == [
         ("claim-contradicted", "--mem-fraction-static", "0.9")]
+
+
+def test_what_is_restored_is_restored_where_the_jobs_had_it(tree: Tree) -> None:
+    # PR 1526: "Restore ... `deepep` moe-a2a-backend, and previous env vars for all non-MTP disagg configs": the
+    # TP-only config never had an a2a backend. (The recipe passes --schedule-conservativeness 3.33 with DP
+    # attention only.)
+    assert findings(tree, "Restore --schedule-conservativeness 3.33 for all configs.") == []
+    assert [f[0] for f in findings(tree, "Pass --schedule-conservativeness 3.33 for all configs.")] == [
+        "claim-partly-contradicted"]
+    # a value the jobs that have the setting do not pass is still wrong
+    assert findings(tree, "Restore --schedule-conservativeness 4 for all configs.") == [
+        ("claim-contradicted", "--schedule-conservativeness", "4")]

@@ -79,3 +79,21 @@ def test_a_later_entry_that_reshapes_the_sweep_speaks_again_of_its_size(tmp_path
                                  "-v")
     assert "points" not in [s for _, s in contradicted(report)]
     assert any(SUPERSEDED in f["message"] and "40 points" in f["message"] for f in report["findings"])
+
+
+def test_an_image_a_later_entry_of_another_pull_request_moves_the_configs_from_was_theirs_until_then(
+        tmp_path: Path) -> None:
+    # Pull request 2311's draft: "Image: vllm/vllm-openai:cu129-nightly-8e98163..." in pull request 2230's entry,
+    # then its own entry: "Refresh the ... recipes from vllm/vllm-openai:cu129-nightly-8e98163... to ...".
+    repo, base = base_repo(tmp_path)
+    code, report = append_and_check(repo, base, "Image: rocm/atom-dev:nightly_202608011200.", 20)
+    assert (code, [s for _, s in contradicted(report)]) == (1, ["image"])
+    # another pull request's entry naming another image leaves the claim a lie ...
+    code, report = append_and_check(repo, base, "Bump the image from rocm/atom-dev:nightly_202607011200 to "
+                                    "rocm/atom-dev:nightly_202609071454.", 21, "-v")
+    assert (code, [s for _, s in contradicted(report)]) == (1, ["image"])
+    # ... one that moves the configs away from it makes it the state before that entry
+    code, report = append_and_check(repo, base, "Refresh the recipes from rocm/atom-dev:nightly_202608011200 to "
+                                    "rocm/atom-dev:nightly_202609071454.", 22, "-v")
+    assert (code, contradicted(report)) == (0, [])
+    assert any(SUPERSEDED in f["message"] and "nightly_202608011200" in f["message"] for f in report["findings"])

@@ -730,7 +730,9 @@ def _word_arms(toks: Sequence[Tok], i: int) -> tuple[tuple[Arm, ...], int] | Non
     if low in ROLE_WORDS and (nxt in ROLE_NOUNS or (i + 1 < len(toks) and _parallel_token(toks[i + 1].text))
                                          or (i > 0 and (_parallel_token(toks[i - 1].text) or _WORKERS.match(toks[i - 1].text)))):
         return (Arm(role=low, label=t.text),), 1
-    if low in _DPA_WORDS or (low == "dp" and nxt in ("attention", "attn")) or (low in ("attention", "attn") and nxt == "dp"):
+    # ("DP-attn+EP": DP attention with expert parallelism, whose size the config's ep says)
+    if low.removesuffix("+ep") in _DPA_WORDS or (low == "dp" and nxt in ("attention", "attn")) or \
+            (low in ("attention", "attn") and nxt == "dp"):
         width = 2 if low in ("dp", "attention", "attn") else 1
         on = not negated
         # "dp-attn false", "dp-attention: off": the value written after the name.

@@ -126,7 +126,10 @@ _CONDITION = re.compile(r"\b(?:when|whenever|where|only|unless|if|otherwise)\b|"
                         # another value for other jobs: "65536, or 8192 / 16384 on the low and mid bands"
                         r"|,\s*or\s+\d"
                         # a setting given behind a gate ("Concurrency-gate --linear-backend emulation for 8k1k")
-                        r"|\bgat(?:e|es|ed|ing)\b",
+                        r"|\bgat(?:e|es|ed|ing)\b"
+                        # what the jobs had before ("Restore the image, deepep moe-a2a-backend, and previous env vars
+                        # for all non-MTP disagg configs"): a job that never had the setting has nothing to restore
+                        r"|\brestor(?:e|es|ed|ing)\b|\brevert(?:s|ed|ing)?\s+to\b",
                         re.IGNORECASE)
 # A list labelled as the default ("Default path: block-size=32, async scheduling enabled"): what holds where no
 # other setting is said to, which the reader does not know (other bullets may name the exceptions).

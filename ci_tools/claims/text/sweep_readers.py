@@ -210,6 +210,12 @@ class SweepReaders:
                 continue
             if noun + 1 < len(toks) and toks[noun + 1].low in ("of", "keys", "key", "files", "file"):
                 continue
+            if toks[noun - 1].low == "curve":
+                # "across 4 curve points": the layouts along the Pareto curve ("Top of curve", "Bottom of curve"
+                # rows), not the concurrencies the sweep runs
+                self.out.unverified.append(Unverified(self.source.text[t.start:toks[noun].end], r.loc(i, noun + 1),
+                                                      "a count of the curve's layouts, not of the sweep's points"))
+                continue
             # ("all 3 NVIDIA GPT-OSS configs": every config key of a kind the change touched)
             if n > _LARGEST_COUNT or any(toks[k].low in _KEY_COUNT_WORDS for k in range(i + 1, noun)) or \
                     (before == "all" and noun > i + 1):

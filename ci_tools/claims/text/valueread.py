@@ -274,7 +274,19 @@ def value_after(r: Reading, m: Mention, names: Container[str] = frozenset()) -> 
     if found is None:
         return None
     i, allow_word = found
+    if _starts_a_new_line(r, i, m):
+        return None
     return value_at(r, i, allow_word=allow_word, allow_bool=True, names=names)
+
+
+def _starts_a_new_line(r: Reading, i: int, m: Mention) -> bool:
+    """The word after the setting is the capitalised first word of the next line, the setting ending its own with
+    no "to", "=" or ":" before the break: "... with triton attention backend" / "Add qwen3.5 config" is two
+    lines of a commit message, not the backend "Add"."""
+    toks = r.toks
+    if i != m.end or i == 0 or not toks[i].text[:1].isupper() or not toks[i].text[1:2].islower():
+        return False
+    return "\n" in r.source.text[toks[i - 1].end:toks[i].start]
 
 
 def _number_at(r: Reading, i: int) -> ValueAt | None:

@@ -23,6 +23,10 @@ from ..text.subjects import Catalog
 from ..text.values import Bool, Concurrency, Number
 
 
+# The topic of an image a later entry names as the one the configs move away from ("from X to Y"), before X.
+MOVED_FROM = "image moved from "
+
+
 def topic(claim: Claim) -> str:
     """What a claim is about, in the words a later entry's claims and mentions are compared by."""
     return claim.subject.name if claim.subject is not None else claim.kind
@@ -35,6 +39,8 @@ def _topics(sources: Sequence[SourceText], catalog: Catalog | None) -> dict[str,
         found = extract(source, catalog)
         for claim in found.claims:
             said.setdefault(topic(claim), claim.location)
+            for was in claim.was if claim.kind == "image" else ():
+                said.setdefault(MOVED_FROM + was.text.lower(), claim.location)
         for name in sorted(found.mentioned):
             said.setdefault(name, source.location(0, 0))
     return said
@@ -45,16 +51,20 @@ def spoken_of_later(entries: Sequence[Sequence[SourceText]], owners: Sequence[tu
     """For each entry, the topics a later entry of the same pull request (the same ``pr-link``) and of one of
     its config keys speaks of, with where it does; ``owners``: each entry's pr-link and config keys.  Entries
     of other pull requests appended by one change (a batch, a re-ingest), or without a pr-link, each stand
-    alone."""
-    pairs = [(i, j) for i in range(len(entries)) for j in range(i + 1, len(entries))
-             if owners[i][0] and owners[i][0] == owners[j][0] and owners[i][1] & owners[j][1]]
+    alone, but for an image a later entry of theirs moves the same configs away from."""
+    pairs = [(i, j) for i in range(len(entries)) for j in range(i + 1, len(entries)) if owners[i][1] & owners[j][1]]
     topics: dict[int, dict[str, Location]] = {}  # read only for the later entries of a pair: most changes have none
     later: list[dict[str, Location]] = [{} for _ in entries]
     for i, j in pairs:
+        same_change = bool(owners[i][0]) and owners[i][0] == owners[j][0]
         if j not in topics:
             topics[j] = _topics(entries[j], catalog)
         for name, where in topics[j].items():
-            later[i].setdefault(name, where)
+            # An image a later entry of any pull request moves the same configs away from was theirs until then
+            # ("Image: vllm/vllm-openai:cu129-nightly-8e98163...", then another pull request's "Refresh the
+            # recipes from vllm/vllm-openai:cu129-nightly-8e98163... to ...nightly-4080263...").
+            if same_change or name.startswith(MOVED_FROM):
+                later[i].setdefault(name, where)
     return list(later)
 
 
@@ -66,6 +76,8 @@ def sweep_spoken_of_later(claim: Claim, later: Mapping[str, Location]) -> Locati
     found = later.get(topic(claim))
     if found is None and claim.subject is None and claim.kind == "count":
         found = later.get("concurrency")
+    if found is None and claim.kind == "image":
+        found = later.get(MOVED_FROM + claim.value.text.lower())
     return found
 
 
