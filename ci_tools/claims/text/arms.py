@@ -875,6 +875,8 @@ def either_way(toks: Sequence[Tok]) -> set[int]:
     for i, low in enumerate(lows):
         both = low in ("with/without", "w/wo") or (low == "with" and lows[i + 1:i + 3] in (["and", "without"],
                                                                                            ["or", "without"]))
+        # where the words said the second way start: after "with/without", "with and without" or "... and with"
+        start = i + (1 if low != "with" else 3)
         if low == "without":
             # "without X and with Y": X and Y are the two sides
             k = i + 1
@@ -883,7 +885,7 @@ def either_way(toks: Sequence[Tok]) -> set[int]:
                 k += 1
             if lows[k:k + 2] in (["and", "with"], ["or", "with"]) and k > i + 1:
                 out.update(range(i + 1, k))
-                both, i = True, k + 1
+                both, start = True, k + 2
         if low == "with" and not both:
             # "with vLLM Simple CPU KV offload from concurrency 6": without it below that point, with it from there
             k = i + 1
@@ -895,11 +897,11 @@ def either_way(toks: Sequence[Tok]) -> set[int]:
             continue
         if not both:
             continue
-        k = i + (1 if low != "with" else 3)
+        k = start
         while k < len(toks) and lows[k] not in _EITHER_WAY_ENDS:
             out.add(k)
             k += 1
-        if lows[k:k + 1] == ["("] and k > i + 1:
+        if lows[k:k + 1] == ["("] and k > start:
             # "... and with native CPU KV offload (SimpleCPUOffloadConnector, 120 GiB/GPU host DRAM)": the aside
             # names the side said last
             while k < len(toks) and lows[k] != ")":

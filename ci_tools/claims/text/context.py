@@ -138,7 +138,10 @@ _PAST_RELATIVE_ASIDE = re.compile(r"\((?:which|that)\s+(?:set|used|had|was|were|
 
 # The feature another project's change adds, named after it ("picks up sgl-project/sglang#35017
 # (--prefill-decode-interval)"): what that change brings, not what the recipe passes.
-_FEATURE_OF_A_CHANGE = re.compile(r"(?<=#\d)\d*\s*\((?:--?[\w.-]+(?:\s*[,/]\s*--?[\w.-]+)*)\)")
+_FEATURE_OF_A_CHANGE = re.compile(r"(?<=#\d)\d*\s*\((?:--?[\w.-]+(?:\s*[,/]\s*--?[\w.-]+)*)\)"
+                                  # and what a parenthesis that opens with the change says it does ("fused compress
+                                  # decode kernel (#24249, compressor c4/c128 decode fused)")
+                                  r"|\((?:[\w.-]+/[\w.-]+)?#\d+\s*[,;:][^()]*\)")
 
 
 def reports(toks: Sequence[Tok]) -> bool:

@@ -1208,6 +1208,7 @@ _LEAD = re.compile(r"(?:for|on|at|in)\s", re.IGNORECASE)
 
 
 def _leads_the_sentence(reader: ClauseReader) -> bool:
+    """The clause is such a lead: a few words after "for", "on", "at" or "in" that name arms, and nothing else."""
     return bool(_LEAD.match(reader.clause.text)) and len(reader.toks) <= 4 and not reader.skip \
         and any(s.arms for s in reader.segments)
 
