@@ -477,6 +477,11 @@ class ClauseReader(SweepReaders):
         return either_way(self.toks)
 
     @functools.cached_property
+    def _frameworks(self) -> frozenset[str]:
+        """The serving frameworks the clause's sentence names (read once for all its claims)."""
+        return frameworks_named(self.sentence_text())
+
+    @functools.cached_property
     def _sentence_spans(self) -> list[tuple[int, int]]:
         # (split once for the clause's sentence and the one after it)
         return split_sentences(self.source)
@@ -608,7 +613,7 @@ class ClauseReader(SweepReaders):
             if self.under_condition and claim.kind == "recipe":
                 claim = replace(claim, conditioned=True)
             if claim.kind in ("arm", "concurrency"):
-                claim = replace(claim, frameworks=frameworks_named(self.sentence_text()))
+                claim = replace(claim, frameworks=self._frameworks)
             if claim.kind == "concurrency" and claim.exhaustive and self._qualifies_a_setting(claim):
                 claim = replace(claim, exhaustive=False)
             self.out.claims[n] = claim

@@ -50,9 +50,11 @@ _IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)+(?:\.[A-Za-
 
 
 _OPERATED = re.compile(r"^([A-Za-z][\w.-]*?)[/*+](\d[\d.]*)$")
+# The first word of a model's name as prose and config keys write it ("DeepSeek V4", "Kimi-K3", "GLM-5.2").
+_MODEL_WORDS = ("kimi", "qwen", "glm", "minimax", "llama", "gpt", "deepseek")
 # Hyphenated words that name things other than server flags: scenarios, configs, frameworks, hardware.
 _NOT_FLAG_WORDS = re.compile(r"fp4|fp8|bf16|mxfp|nvfp|mi3\d\d|[bh][12]00|gb[23]00|b300|rtx|sglang|vllm|trt|atom|dynamo|"
-                             r"seq-len|agentic|coding|dsv4|dsr1|kimi|qwen|glm|minimax|llama|gpt|deepseek|srt-slurm|"
+                             r"seq-len|agentic|coding|dsv4|dsr1|" + "|".join(_MODEL_WORDS) + r"|srt-slurm|"
                              r"nvidia|amd|rocm|cuda\d|cu1\d|nightly|\.sh$|\.ya?ml$|\.py$", re.IGNORECASE)
 
 
@@ -456,9 +458,9 @@ def find_value_mentions(r: Reading, cat: Catalog, taken: set[int]) -> list[Value
     return out
 
 
-# The first word of a model's name as prose writes it ("DeepSeek V4", "Kimi-K3", "GLM-5.2", "Qwen3.5").
-_MODEL_FAMILIES = frozenset({"deepseek", "kimi", "qwen", "qwen3", "qwen3.5", "glm", "minimax", "llama", "gpt",
-                             "mistral", "nemotron", "gemma"})
+# The first words of a value that make it a model's name rather than a setting's value: those above, a family's
+# versioned word ("Qwen3.5 ...") and families no config names yet.
+_MODEL_FAMILIES = frozenset(_MODEL_WORDS) | {"qwen3", "qwen3.5", "mistral", "nemotron", "gemma"}
 
 
 def _identifier_like(text: str) -> bool:
