@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
+from ..jobs.sequence_lengths import kilo_words
 from .record import JobIdentity, Parallelism, Record
 
 
@@ -49,7 +50,7 @@ class PointKey:
 
     @property
     def seq(self) -> str:
-        return "agentic" if self.scenario == "agentic-coding" else f"{_k(self.isl)}/{_k(self.osl)}"
+        return "agentic" if self.scenario == "agentic-coding" else f"{kilo_words(self.isl)}/{kilo_words(self.osl)}"
 
     def text(self) -> str:
         spec = "" if self.spec_decoding in ("", "none") else f" spec={self.spec_decoding}"
@@ -75,10 +76,6 @@ class PointKey:
         return cls(str(data["config_key"]), str(data["scenario"]), int(data["isl"]), int(data["osl"]),
                    int(data["concurrency"]), str(data["parallelism"]), str(data["spec_decoding"]), bool(data["disagg"]),
                    str(data.get("kv_offloading", "none")))
-
-
-def _k(n: int) -> str:
-    return f"{n // 1024}k" if n and n % 1024 == 0 else str(n)
 
 
 @dataclass(frozen=True)

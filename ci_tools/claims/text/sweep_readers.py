@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
+from ...jobs.sequence_lengths import kilo_words
 from .arms import Arm, Atom, Group, groups
 from .claim import Claim, Extraction, Unverified
 from .concs import ConcSpec
@@ -339,4 +340,4 @@ class SweepReaders:
 
 def _seq_words(seq: tuple[int | None, int | None]) -> str:
     """``(8192, 1024)`` -> ``8k/1k``, as changelogs write sequence lengths."""
-    return "/".join("any" if n is None else f"{n // 1024}k" if n % 1024 == 0 else str(n) for n in seq)
+    return "/".join("any" if n is None else kilo_words(n) for n in seq)
