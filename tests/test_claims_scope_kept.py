@@ -394,3 +394,23 @@ def test_what_is_restored_is_restored_where_the_jobs_had_it(tree: Tree) -> None:
     # a value the jobs that have the setting do not pass is still wrong
     assert findings(tree, "Restore --schedule-conservativeness 4 for all configs.") == [
         ("claim-contradicted", "--schedule-conservativeness", "4")]
+
+
+@pytest.mark.parametrize("share, whole", [
+    # The recipe passes --chunked-prefill-size 32768 to its DP-attention (DP4) jobs: SGLang gives each DP scheduler
+    # a quarter of it.  A count said per scheduler, rank or GPU is that share, not the flag's value.
+    ("Use an 8K per-scheduler chunked prefill for the DP-attention jobs.",
+     "Use an 8K chunked prefill for the DP-attention jobs."),
+    ("Set --chunked-prefill-size to 8192 per DP rank for DP attention.",
+     "Set --chunked-prefill-size to 8192 for DP attention."),
+    ("DPA per-scheduler chunked prefill from 4K to 8K.", "DPA chunked prefill from 4K to 8K."),
+])
+def test_a_count_said_per_rank_is_not_the_whole_jobs_value(tree: Tree, share: str, whole: str) -> None:
+    assert findings(tree, share) == []
+    assert findings(tree, whole) and {f[0] for f in findings(tree, whole)} == {"claim-contradicted"}
+
+
+def test_a_fraction_said_per_gpu_is_still_the_settings_value(tree: Tree) -> None:
+    # --mem-fraction-static is a fraction of each GPU's memory: "per GPU" names no share of it.
+    assert findings(tree, "Keep --mem-fraction-static at 0.80 per GPU.") == \
+        [("claim-contradicted", "--mem-fraction-static", "0.80")]

@@ -817,6 +817,25 @@ def _a_range_by(r: Reading, start: int, end: int) -> bool:
     return any(tuple(low[:len(w)]) == w for w in _BY_JOB)
 
 
+# "per-scheduler", "per-DP-rank", "per GPU": a value said of one of the job's ranks, schedulers or devices.
+_PER_UNIT = re.compile(r"per-(?:dp-)?(?:schedulers?|ranks?|gpus?|workers?|devices?|dp)")
+_UNITS = frozenset({"scheduler", "schedulers", "rank", "ranks", "gpu", "gpus", "worker", "workers", "device",
+                    "devices", "dp"})
+
+
+def _per_unit(r: Reading, end: int, m: Mention) -> bool:
+    """The setting's value is said per rank, scheduler or device ("DPA per-scheduler chunked prefill from 8K to
+    16K", "16384 tokens per DP rank"): the recipe passes the whole job's, which that share does not name (SGLang
+    divides its chunk across DP schedulers), so it is compared with nothing.  Asked of counts and sizes only: a
+    fraction "per GPU" (0.85 of each GPU's memory) is what the setting itself says."""
+    toks = r.toks
+    near = [t.low for t in toks[max(0, m.start - 3):m.start]]
+    if any(_PER_UNIT.fullmatch(w) for w in near) or any(a == "per" and b in _UNITS for a, b in zip(near, near[1:])):
+        return True
+    after = [t.low for t in toks[end:end + 3]]
+    return any(a == "per" and b in _UNITS or _PER_UNIT.fullmatch(a) for a, b in zip(after, after[1:] + [""]))
+
+
 # "the canonical checkpoint ships no chat_template": what something else has, not what the recipe passes.
 _HAS_VERBS = {"ships", "ship", "has", "have", "had", "contains", "contain", "provides", "provide", "includes",
               "include", "carries", "carry", "needs", "need", "requires", "require", "supports", "support", "with"}
@@ -932,6 +951,9 @@ def read_value(r: Reading, cat: Catalog, m: Mention, mentions: list[Mention]) ->
         found = (replace(found[0], at_least=True), found[1], found[2])  # "0.82 or higher", "Floor X at 8"
     elif found is not None and isinstance(found[0], Number) and _a_range_by(r, found[1], found[2]):
         found = None  # "from 8192 to 32768 depending on TP": the values the jobs range over, no change
+    if found is not None and isinstance(found[0], Number) and all(c >= 1 for c in found[0].candidates) and \
+            _per_unit(r, found[2], m):
+        found = None  # "a per-scheduler chunked prefill of 16K": a share of what the recipe passes for all ranks
     if found is not None and isinstance(found[0], Number) and _a_word_of_prose(r, m, found[1]):
         found = None  # "batching one-token calls", "are one coupled configuration": a determiner, not a count
     if found is not None and isinstance(found[0], Word) and found[0].dtype and not takes_dtype(subject):
