@@ -3,7 +3,13 @@ names of real InferenceX recipes."""
 
 from __future__ import annotations
 
-from ci_tools.claims.verdict.named_recipes import _named_by_words, file_words
+import pytest
+
+from ci_tools.claims.verdict.named_recipes import _named_by_words, _named_files, file_words
+from paraphrase.drive import Tree, load_tree
+from test_claims_scope_kept import findings
+
+from conftest import full_corpus_dir
 
 # dsr1-fp4-b200-dynamo-sglang-mtp's split recipes (InferenceX pull request 1688)
 SPLIT = [f"sglang/dsr1/b200-fp4/8k1k/disagg/mtp/8k1k_mtp2_throughput_{t}.yaml" for t in ("2p1d", "3p1d", "5p1d")] + \
@@ -45,3 +51,33 @@ def test_a_list_naming_some_recipes_by_words_no_file_holds_tells_no_jobs_apart()
     # each "recipes" naming files of its own still narrows
     assert named("the low-latency recipes and the conc8192 recipes", files) == set(files)
     assert named("the low-latency recipes", files) == set(files[1:])
+
+
+# dsv4-fp4-gb200-sglang's recipes (pull request 1137: "agg-2n-low-latency (EAGLE ...) for conc 1-64, agg-2n-nomtp
+# for conc 128-1024")
+GB200 = ["recipes/gb200-fp4/1k1k-dsv4/agg-2n-low-latency.yaml", "recipes/gb200-fp4/1k1k-dsv4/agg-2n-nomtp.yaml"]
+
+
+def test_a_files_whole_name_written_without_its_extension_names_it() -> None:
+    files = {path: file_words(path) for path in GB200}
+    assert _named_files("Two recipes: agg-2n-low-latency (EAGLE 3/4 spec decoding) for conc 1-64", files) == {GB200[0]}
+    assert _named_files("agg-2n-nomtp for conc 128-1024.", files) == {GB200[1]}
+    assert _named_files("agg-2n-nomtp.yaml", files) == {GB200[1]}
+    # Only the whole name, of three words at least: a longer name, or the words of a family, name none.
+    assert _named_files("agg-2n-nomtp-v2 for conc 128", files) == set()
+    assert _named_files("the low-latency recipe", files) == set()
+    assert _named_files("xagg-2n-nomtp", files) == set()
+
+
+@pytest.fixture(scope="module")
+def tree() -> Tree:
+    return load_tree(full_corpus_dir())
+
+
+def test_a_claim_on_a_recipe_named_without_its_extension_is_judged_on_its_jobs(tree: Tree) -> None:
+    # kimik2.6-fp4-b200-dynamo-vllm: only disagg-b200-1p1d-dep8-tp8-c1.yaml gives its decode --max-num-seqs 1024
+    # (the key's other files 2048).
+    key = ("kimik2.6-fp4-b200-dynamo-vllm",)
+    assert findings(tree, "Set decode max-num-seqs to 1024 on disagg-b200-1p1d-dep8-tp8-c1.", keys=key) == []
+    assert findings(tree, "Set decode max-num-seqs to 1024 on disagg-b200-1p1d-dep8-dep8-c2048.", keys=key) == \
+        [("claim-contradicted", "--max-num-seqs", "1024")]

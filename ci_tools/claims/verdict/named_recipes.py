@@ -24,6 +24,8 @@ _WORD = re.compile(r"[a-z0-9]+")
 _SHORT = {"throughput": "tpt", "aggregate": "agg", "aggregated": "agg", "disaggregated": "disagg"}
 _WORD_CASED = re.compile(r"[A-Za-z0-9]+")
 _FILE = re.compile(r"([\w.-]+)\.(?:ya?ml|sh)\b", re.IGNORECASE)
+# A name of words joined by "-", "_" or "." as a whole ("agg-2n-low-latency", not "low-latency" of "ultra-low-latency").
+_JOINED = re.compile(r"(?<![\w.-])[A-Za-z0-9]+(?:[-_.][A-Za-z0-9]+)+(?![\w-])")
 _RECIPE_NOUN = re.compile(r"\brecipes?\b", re.IGNORECASE)
 _CONJUNCTIONS = frozenset({"and", "or"})
 
@@ -34,9 +36,12 @@ def file_words(path: str) -> frozenset[str]:
 
 
 def _named_files(text: str, files: Mapping[str, frozenset[str]]) -> set[str]:
-    """The files whose name (stem) the text writes out."""
+    """The files whose name the text writes out: with its extension, or a stem of several joined words written
+    whole ("agg-2n-low-latency for conc 1-64": ``agg-2n-low-latency.yaml``)."""
     stems = {PurePosixPath(m.group(0)).stem.lower() for m in _FILE.finditer(text)}
-    return {path for path in files if PurePosixPath(path).stem.lower() in stems}
+    written = {w.lower() for w in _JOINED.findall(text)}
+    return {path for path in files if (stem := PurePosixPath(path).stem.lower()) in stems
+            or (stem in written and len(_WORD.findall(stem)) >= 3)}
 
 
 def _named_by_words(text: str, files: Mapping[str, frozenset[str]]) -> set[str]:
