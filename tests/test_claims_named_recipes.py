@@ -81,3 +81,15 @@ def test_a_claim_on_a_recipe_named_without_its_extension_is_judged_on_its_jobs(t
     assert findings(tree, "Set decode max-num-seqs to 1024 on disagg-b200-1p1d-dep8-tp8-c1.", keys=key) == []
     assert findings(tree, "Set decode max-num-seqs to 1024 on disagg-b200-1p1d-dep8-dep8-c2048.", keys=key) == \
         [("claim-contradicted", "--max-num-seqs", "1024")]
+
+
+def test_speculation_said_of_a_named_recipe_is_that_recipes_own(tree: Tree) -> None:
+    # PR 1137's shape: the configs of kimik2.6-fp4-b200-dynamo-vllm set no spec-decoding; what a recipe the text
+    # names by file runs inside it is the recipe's, and the concurrencies are still checked on its jobs.
+    key = ("kimik2.6-fp4-b200-dynamo-vllm",)
+    two = "Two recipes: disagg-b200-1p1d-dep8-tp8-c1 (EAGLE spec decoding) for conc 1, disagg-b200-1p4d-dep4-tp4-c512"
+    assert findings(tree, f"{two} for conc 512.", keys=key) == []
+    assert findings(tree, f"{two} for conc 64.", keys=key) == [("claim-contradicted", "concurrency", "conc 64")]
+    # Named by no file, speculative decoding is the configs' to say: no job of the key runs it.
+    assert findings(tree, "EAGLE spec decoding for conc 1.", keys=key) == \
+        [("claim-arm-missing", "concurrency/spec-decoding", "conc 1")]

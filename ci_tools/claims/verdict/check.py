@@ -27,7 +27,7 @@ from ..text.claim import Claim, Extraction, Unverified
 from ..text.extract import GPU_NAME, extract
 from ..text.sentences import SourceText, scalar_source
 from ..text.subjects import Catalog, catalog_from, load_claims_settings
-from ..text.arms import Arm
+from ..text.arms import Arm, job_spec
 from ..text.values import ArmName, Concurrency, NoArm
 from .bands import names_point, partner_bands, without_partner_points
 from .changed import ChangedLines
@@ -165,6 +165,18 @@ class ClaimsReport:
     claims: list[Claim] = field(default_factory=list)
     mentioned: set[str] = field(default_factory=set)
     words: set[str] = field(default_factory=set)
+
+
+def _recipe_owns_speculation(claim: Claim, jobs: list[Job]) -> Claim:
+    """Of the jobs of a recipe the text names by file: speculative decoding it says the recipe runs ("agg-2n-low-latency
+    (EAGLE 3/4 spec decoding) for conc 1-64") is the recipe's own, where no config of those jobs says
+    ``spec-decoding`` at all; the claim is judged on the recipe's jobs without it."""
+    if claim.kind not in ("concurrency", "arm") or not any(a.spec for a in claim.scope.arms):
+        return claim
+    if claim.scope.without_concs().jobs(jobs) or any(job_spec(j) for j in jobs):
+        return claim
+    arms = tuple(replace(a, spec=None) if a.spec else a for a in claim.scope.arms)
+    return replace(claim, scope=replace(claim.scope, arms=arms))
 
 
 def entry_jobs(repo: RepoData, entry: EntryInput) -> list[Job]:
@@ -321,7 +333,10 @@ def _check_texts(sources: Sequence[SourceText], catalog: Catalog | None, jobs: l
             report.unverified.append(Unverified(phrase(claim), claim.location, "the text speaks of a config of the "
                                                 "entry that runs no job at this revision"))
             continue
-        mine = named_recipe_jobs((claim.said, _lead_of(claim)), mine, evals)
+        of_recipes = named_recipe_jobs((claim.said, _lead_of(claim)), mine, evals)
+        if len(of_recipes) < len(mine):
+            claim = _recipe_owns_speculation(claim, of_recipes)
+        mine = of_recipes
         if claim.outside is not None:
             outside = claim.outside
             mine = [j for j in mine if not outside.admits(j)]
