@@ -833,7 +833,7 @@ def _per_unit(r: Reading, end: int, m: Mention) -> bool:
     if any(_PER_UNIT.fullmatch(w) for w in near) or any(a == "per" and b in _UNITS for a, b in zip(near, near[1:])):
         return True
     after = [t.low for t in toks[end:end + 3]]
-    return any(a == "per" and b in _UNITS or _PER_UNIT.fullmatch(a) for a, b in zip(after, after[1:] + [""]))
+    return any((a == "per" and b in _UNITS) or _PER_UNIT.fullmatch(a) for a, b in zip(after, after[1:] + [""]))
 
 
 # "the canonical checkpoint ships no chat_template": what something else has, not what the recipe passes.
