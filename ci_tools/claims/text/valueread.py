@@ -829,11 +829,13 @@ def _per_unit(r: Reading, end: int, m: Mention) -> bool:
     divides its chunk across DP schedulers), so it is compared with nothing.  Asked of counts and sizes only: a
     fraction "per GPU" (0.85 of each GPU's memory) is what the setting itself says."""
     toks = r.toks
-    near = [t.low for t in toks[max(0, m.start - 3):m.start]]
-    if any(_PER_UNIT.fullmatch(w) for w in near) or any(a == "per" and b in _UNITS for a, b in zip(near, near[1:])):
-        return True
-    after = [t.low for t in toks[end:end + 3]]
-    return any((a == "per" and b in _UNITS) or _PER_UNIT.fullmatch(a) for a, b in zip(after, after[1:] + [""]))
+    return _names_a_unit([t.low for t in toks[max(0, m.start - 3):m.start]]) or \
+        _names_a_unit([t.low for t in toks[end:end + 3]])
+
+
+def _names_a_unit(words: list[str]) -> bool:
+    """A "per-rank" word or a "per rank" pair among ``words``."""
+    return any(_PER_UNIT.fullmatch(a) or (a == "per" and b in _UNITS) for a, b in zip(words, words[1:] + [""]))
 
 
 # "the canonical checkpoint ships no chat_template": what something else has, not what the recipe passes.

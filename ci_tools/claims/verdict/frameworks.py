@@ -14,6 +14,7 @@ from typing import Sequence
 from ...jobs.job import Job
 from ..text.claim import Claim
 
+
 def other_framework(claim: Claim, jobs: Sequence[Job]) -> str | None:
     """The frameworks (joined by "/") the claim's sentence names when it names some and none of them is one the
     entry's ``jobs`` run; None otherwise, and for claims of a setting's value."""
