@@ -30,7 +30,7 @@ from ...model.repository import RepoData
 from ...revision.yamlpos import PosMap
 from ...shell.model import RecipeEval
 from ..text.claim import Claim
-from ..text.arms import ROLES, Arm, job_spec
+from ..text.arms import ROLES, Arm, Parallel, job_spec
 from ..text.scope import Scope, job_concs
 from ..text.values import (Absent, Concurrency, Count, FamilyArm, Fragment, Image, NoArm, fragment_matches, image_matches,
                            tag_shorthand_matches)
@@ -389,6 +389,38 @@ def _arm_scopes(scope: Scope) -> list[tuple[str, Scope]]:
     return [(arm.label, Scope((arm,), scope.concs, scope.conc_min)) for arm in scope.arms]
 
 
+def _by_width_alone(scope: Scope, jobs: Sequence[Job]) -> list[Job]:
+    """Where no job is the arm as named: the jobs that are when its bare TP widths say nothing of DP attention.
+
+    "TP4" says "without DP attention" only by a naming convention (``DEP4`` for the DP-attention layout), one
+    authors do not always keep: "TP4-prefill/TP4-decode 1P4D" for a config whose 1P4D prefill is ``tp: 4`` with
+    ``dp-attn: true``, the config's own comment saying "TP4-prefill" too.  What the words state (the widths,
+    the workers) holds there; only what the convention adds does not: a partial contradiction (a warning), not
+    a missing arm.
+    """
+    arms = tuple(replace(a, parallel=_width_only(a.parallel), prefill=_width_only(a.prefill),
+                         decode=_width_only(a.decode)) for a in scope.arms)
+    return replace(scope, arms=arms).jobs(jobs) if arms != scope.arms else []
+
+
+def _dp_attention_unit(label: str, scope: Scope, matching: list[Job]) -> tuple[Job, Actual]:
+    shown = _shapes(matching)
+    return matching[0], Actual(False, f"no job is {_arm_words(label, scope)}: its jobs run {shown}, with the DP "
+                                      "attention a bare TP width does not name", shown, matching[0].row,
+                               partial=True, label=label, no_such_arm=True)
+
+
+def _width_only(parallel: Parallel) -> Parallel:
+    """A parallelism named as a bare TP width, without the "no DP attention" the name implies by convention."""
+    return replace(parallel, bare_tp=False) if parallel.bare_tp and parallel.dp_attn is None else parallel
+
+
+def _shapes(jobs: Sequence[Job]) -> str:
+    """The jobs' arms for a message, the first four of them (``TP4/EP1, TP8/EP8/DPA, ...``)."""
+    shapes = sorted({_shape(j) for j in jobs})
+    return ", ".join(shapes[:4]) + (", ..." if len(shapes) > 4 else "")
+
+
 def _shape(job: Job) -> str:
     """A job's arm in the words a reader uses: ``TP4/EP1``, ``TP8/EP8/DPA``, ``+DRAM hicache``, ``P1xTP4 D2xDEP8``."""
     f = job.fields
@@ -451,9 +483,11 @@ def judge_arms(claim: Claim, jobs: Sequence[Job]) -> Judgement | None:
         if matching:
             units.append((matching[0], Actual(True, "", "", matching[0].row, label=label)))
             continue
+        if loose := _by_width_alone(scope, jobs):
+            units.append(_dp_attention_unit(label, scope, loose))
+            continue
         nearby = Scope(concs=claim.scope.concs, conc_min=claim.scope.conc_min).jobs(jobs) or list(jobs)
-        shapes = sorted({_shape(j) for j in nearby})
-        shown = ", ".join(shapes[:4]) + (", ..." if len(shapes) > 4 else "")
+        shown = _shapes(nearby)
         units.append((nearby[0], Actual(False, f"no job is {_arm_words(label, scope) or 'of that arm'} (the jobs run {shown})",
                                         shown, nearby[0].row, label=label, no_such_arm=True)))
     return Judgement(claim, tuple(j for j, _ in units), tuple(a for _, a in units), False)
@@ -495,9 +529,8 @@ def _judge_absent_arms(claim: Claim, jobs: Sequence[Job]) -> Judgement:
         if not matching:
             units.append((jobs[0], Actual(True, "", "", jobs[0].row, label=label)))
             continue
-        shapes = sorted({_shape(j) for j in matching})
         concs = sorted({c for j in matching for c in job_concs(j)})
-        shown = ", ".join(shapes[:4]) + (", ..." if len(shapes) > 4 else "")
+        shown = _shapes(matching)
         units.append((matching[0], Actual(False, f"the config runs {_arm_words(label, scope) or 'that arm'} ({shown}) "
                                                  f"at concurrency {'/'.join(map(str, concs))}", shown,
                                           matching[0].row, label=label)))
@@ -537,9 +570,14 @@ def judge_concurrency(claim: Claim, jobs: Sequence[Job]) -> Judgement | None:
     covered: dict[str, Job] = {}
     for label, scope in _arm_scopes(claim.scope):
         arm_jobs = scope.jobs(jobs)
+        if not arm_jobs and (loose := _by_width_alone(scope, jobs)):
+            # The points are checked on the jobs the widths name; only where they hold is the DP attention the
+            # one difference left.
+            points = _conc_actual(claim, value, loose, label)
+            units.append((loose[0], points) if points.verdict is False else _dp_attention_unit(label, scope, loose))
+            continue
         if not arm_jobs:
-            nearby = sorted({_shape(j) for j in jobs})
-            shown = ", ".join(nearby[:4]) + (", ..." if len(nearby) > 4 else "")
+            shown = _shapes(jobs)
             units.append((jobs[0], Actual(False, f"no job is {_arm_words(label, scope)} (the jobs run {shown})", "no such arm",
                                           jobs[0].row, label=label, no_such_arm=True)))
             continue

@@ -70,9 +70,11 @@ CLAIM_SETTING_MISSING = register(
 
 CLAIM_PARTLY_CONTRADICTED = register(
     "claim-partly-contradicted",
-    summary="a claim holds for some jobs in its scope and not for others",
+    summary="a claim holds for some jobs in its scope and not for others, or holds but for what a name implies",
     what=("Like claim-contradicted, for a claim that is true for some of the jobs it is about and false for "
-          "others; the message names the jobs that differ."),
+          "others; the message names the jobs that differ.  Also an arm whose jobs are as named but for the "
+          "\"no DP attention\" a bare TP width implies by convention (\"TP4-prefill\" for a prefill that runs "
+          "DP attention): the message says so."),
     why=("A claim stated for a whole config or band that holds only for part of it usually means the "
          "sentence needs a narrower scope, or one branch of the recipe was missed."),
     example=(
