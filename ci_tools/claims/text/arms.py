@@ -567,6 +567,20 @@ def _role_split(text: str) -> tuple[str, str] | None:
     return m.group("b"), m.group("role2").lower()
 
 
+def _role_pair(text: str) -> tuple[Parallel, Parallel] | None:
+    """``DEP4/TEP8``, ``DEP4/TP4``, ``DEP8/DEP32``: two whole parallelisms, as written after a layout's worker counts
+    (its prefill and its decode workers, as the recipe files name them: ``1p4d-dep4-tep8``); not ``TP8/EP8`` or
+    ``TP8/DPA``, one parallelism told in parts."""
+    pieces = text.split("/")
+    if len(pieces) != 2:
+        return None
+    pars = [_parallel_token(piece) for piece in pieces]
+    if any(p is None or len(p) != 1 for p in pars):
+        return None
+    prefill, decode = (p[0] for p in pars if p is not None)
+    return (prefill, decode) if _complete(Arm(prefill)) and _complete(Arm(decode)) else None
+
+
 # Words that may stand between the designators of one group.
 _GLUE_MERGE = {"/", ",", "+", "-", "with", "w/", "&"}
 _COUNTED_ROLE = re.compile(r"^(\d+)([pd])$", re.I)
@@ -706,7 +720,12 @@ def _word_arms(toks: Sequence[Tok], i: int) -> tuple[tuple[Arm, ...], int] | Non
         return (Arm(seq=(n, None) if m.group("side").lower() == "isl" else (None, n), label=t.text),), 1
     m = _WORKERS.match(t.text)
     if m:
-        return (Arm(workers=(int(m.group("p")), int(m.group("d"))), label=t.text),), 1
+        workers = (int(m.group("p")), int(m.group("d")))
+        roles = _role_pair(toks[i + 1].text) if i + 1 < len(toks) else None
+        if roles is not None:  # "1P4D DEP4/TEP8": the worker counts, then the prefill and the decode parallelism
+            return (Arm(prefill=roles[0], decode=roles[1], workers=workers, disagg=True,
+                        label=f"{t.text} {toks[i + 1].text}"),), 2
+        return (Arm(workers=workers, label=t.text),), 1
     if low in ROLE_WORDS and (len(toks) == 1 or len(toks) == 2 and i == 1 and prev in _HEADING_VERBS):
         # a heading: "Prefill: gpu-memory-utilization 0.9->0.95", "Retune prefill: X 0.9 -> 0.95"
         return (Arm(role=low, label=t.text),), 1
