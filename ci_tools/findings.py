@@ -12,7 +12,7 @@ import importlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 from .frozen import record
 
@@ -226,6 +226,11 @@ def all_rules() -> list[Rule]:
 def get_rule(rule_id: str) -> Rule | None:
     _discover()
     return _RULES.get(rule_id)
+
+
+def first_few(items: Sequence[str], shown: int = 4) -> str:
+    """Items a message lists, the first ``shown`` of them joined by commas and "..." when there are more."""
+    return ", ".join(items[:shown]) + (", ..." if len(items) > shown else "")
 
 
 def make_finding(

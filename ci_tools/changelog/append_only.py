@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..findings import Finding, Location, make_finding
+from ..findings import Finding, Location, first_few, make_finding
 from ..jobs.job import Job
 from ..jobs.matrix import expand
 from ..model.keys import keys_matching
@@ -29,7 +29,7 @@ def _jobs(repo: RepoData, keys: Sequence[str], scenarios: Sequence[str]) -> list
 def _field_changes(old: Job, new: Job) -> str:
     names = sorted(set(old.fields) | set(new.fields))
     diffs = [f"{n}: {old.fields.get(n)!r} -> {new.fields.get(n)!r}" for n in names if old.fields.get(n) != new.fields.get(n)]
-    return ", ".join(diffs[:4]) + (", ..." if len(diffs) > 4 else "")
+    return first_few(diffs)
 
 
 def prove_append_only(entries: Sequence[NewEntry], inputs: ChangeInputs) -> list[Finding]:

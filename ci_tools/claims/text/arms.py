@@ -578,7 +578,7 @@ def _role_pair(text: str) -> tuple[Parallel, Parallel] | None:
     if any(p is None or len(p) != 1 for p in pars):
         return None
     prefill, decode = (p[0] for p in pars if p is not None)
-    return (prefill, decode) if _complete(Arm(prefill)) and _complete(Arm(decode)) else None
+    return (prefill, decode) if _whole(prefill) and _whole(decode) else None
 
 
 # Words that may stand between the designators of one group.
@@ -1136,8 +1136,12 @@ def _two_of_each_kind(items: list[list[Arm]]) -> bool:
 
 def _complete(arm: Arm) -> bool:
     """A whole parallelism (``TP8``, ``DEP8``, ``TEP4``, ``DEP8 decode``), not one attribute of one (``EP1``, ``DPA``)."""
-    return any(p.tp is not None or (p.ep is not None and p.dp_attn is not None)
-               for p in (arm.parallel, arm.prefill, arm.decode))
+    return any(_whole(p) for p in (arm.parallel, arm.prefill, arm.decode))
+
+
+def _whole(p: Parallel) -> bool:
+    """A parallelism named whole: a TP width, or an EP width whose DP attention the name states (DEPn, TEPn)."""
+    return p.tp is not None or (p.ep is not None and p.dp_attn is not None)
 
 
 def _contrast_defaults(group: Group) -> Group:

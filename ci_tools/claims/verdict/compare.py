@@ -22,7 +22,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping, Sequence
 
-from ...findings import Location
+from ...findings import Location, first_few
 from ...jobs.job import Job
 from ...evaluation.multinode.located import Located
 from ...jobs.resolution import job_settings
@@ -417,8 +417,7 @@ def _width_only(parallel: Parallel) -> Parallel:
 
 def _shapes(jobs: Sequence[Job]) -> str:
     """The jobs' arms for a message, the first four of them (``TP4/EP1, TP8/EP8/DPA, ...``)."""
-    shapes = sorted({_shape(j) for j in jobs})
-    return ", ".join(shapes[:4]) + (", ..." if len(shapes) > 4 else "")
+    return first_few(sorted({_shape(j) for j in jobs}))
 
 
 def _shape(job: Job) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from ...findings import PR_DESCRIPTION, Finding, Location, Severity, make_finding
+from ...findings import PR_DESCRIPTION, Finding, Location, Severity, first_few, make_finding
 from ...jobs.job import Job
 from ..text.arms import Arm
 from ..text.claim import Claim
@@ -145,7 +145,7 @@ def _instead(false: list[tuple[Job, Actual]]) -> str:
     lead = given[0] if given else first
     values = list(dict.fromkeys(a.value for a in given if a.value))
     others = [v for v in values if v != lead.value]
-    shown = ", ".join(others[:4]) + (", ..." if len(others) > 4 else "")
+    shown = first_few(others)
     also = f" (other values: {shown})" if others else ""
     if not_given and given:
         return f"{not_given[0].text} on {len(not_given)} of them and {lead.text}{_at(lead.location)}{also} on {len(given)}"
@@ -172,7 +172,7 @@ def finding(j: Judgement, origin: str) -> Finding:
             # (a setting no job sets at all has a rule of its own)
             rule = CLAIM_SETTING_MISSING if j.sets_nothing else CLAIM_CONTRADICTED
         else:
-            shown = ", ".join(job.label() for job, _ in false[:4]) + (", ..." if len(false) > 4 else "")
+            shown = first_few([job.label() for job, _ in false])
             message = (f"{origin} says {statement(claim)}{_at(claim.location)}, but {_instead(false)} "
                        f"for {len(false)} of {len(j.jobs)} {label}jobs of {_keys(j.jobs)}: {shown}")
             rule = CLAIM_PARTLY_CONTRADICTED
