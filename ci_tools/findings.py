@@ -233,6 +233,51 @@ def first_few(items: Sequence[str], shown: int = 4) -> str:
     return ", ".join(items[:shown]) + (", ..." if len(items) > shown else "")
 
 
+# Letters whose spoken name starts with a vowel: "an MTP", "an FP8", "an H200" (spelled out), but "a TP8".
+_VOWEL_NAMED_LETTERS = frozenset("AEFHILMNORSX")
+# Two consonants that can open a spoken word: "SLURM" is said as a word, "RDMA" letter by letter.
+_ONSETS = frozenset({"BL", "BR", "CH", "CL", "CR", "DR", "FL", "FR", "GL", "GR", "PH", "PL", "PR", "SC", "SH", "SK",
+                     "SL", "SM", "SN", "SP", "ST", "SW", "TH", "TR", "TW", "WH"})
+# Words starting with "u" said with a "you": "a unified", "a user"; other u-words take "an" ("an unset").
+_YOU_SOUND = re.compile(r"u(?:ni|s[aeiouy]|t[aeiouy]|r[aeiouy]|k|(?-i:[B-DF-HJ-NP-TV-Z]))", re.IGNORECASE)
+
+
+def with_article(phrase: str) -> str:
+    """``phrase`` after the indefinite article it is read with: "a TP8", "an EAGLE3", "an MTP", "an 8k1k", "an int"."""
+    return ("an " if _vowel_sound(phrase.lstrip("-`'\"([{")) else "a ") + phrase
+
+
+def _vowel_sound(word: str) -> bool:
+    if not word:
+        return False
+    if word[0].isdigit():
+        digits = _leading(word, "0123456789")
+        return digits.startswith("8") or digits in ("11", "18")
+    if _spelled(word):
+        return word[0] in _VOWEL_NAMED_LETTERS
+    if word[0] in "uU":
+        return not _YOU_SOUND.match(word)
+    return word[0] in "aeiouAEIOU"
+
+
+def _leading(word: str, chars: str) -> str:
+    return word[:len(word) - len(word.lstrip(chars))]
+
+
+def _spelled(word: str) -> bool:
+    """Whether ``word`` is read letter by letter: a lone capital before a digit or sign (H200), a run of two or three
+    capitals (MTP, the SG of SGLang), or a longer run no English word could start with (RDMA, NVFP4, UCCL; not SLURM,
+    NIXL or EAGLE, said as words)."""
+    run = _leading(word, "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+    if len(run) <= 1:
+        return len(run) == 1 and not word[1:2].isalpha()
+    if len(run) <= 3:
+        return True
+    if run[0] in "AEIOU":
+        return run[0] == "U" and run[1] not in "AEIOU"
+    return not re.search("[AEIOU]", run) or (run[1] not in "AEIOU" and run[:2] not in _ONSETS)
+
+
 def make_finding(
     rule: Rule, message: str, location: Location, *,
     related: Iterable[Location] = (), data: Mapping[str, Any] | None = None,

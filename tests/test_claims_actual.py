@@ -110,7 +110,7 @@ def test_an_env_var_given_as_the_key_of_the_same_words_is_judged_by_the_key(tmp_
                              roles=["prefill", "decode"])
     j = judge(claim(MSA, Word("cutlass", "cutlass")), jobs, {jobs[0].id: decode_only}, repo(tmp_path))
     assert j is not None and j.outcome == "mixed"
-    assert "sets neither VLLM_MINIMAX_M3_MSA_DECODE_BACKEND nor a --attention-config key for it to the prefill " \
+    assert "sets neither VLLM_MINIMAX_M3_MSA_DECODE_BACKEND nor any --attention-config key for it to the prefill " \
            "server" in j.false[0][1].text
 
 

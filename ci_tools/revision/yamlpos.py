@@ -22,6 +22,7 @@ from typing import Any, Callable, Iterator
 import yaml
 
 from ..bounded import BoundedDict
+from ..findings import with_article
 
 try:  # libyaml is optional in PyYAML builds; fall back to the pure-Python one.
     from yaml import CSafeLoader as _BaseLoader
@@ -130,7 +131,7 @@ def _construct_scalar(construct: Callable[[Any, yaml.ScalarNode], Any], construc
     except (ValueError, OverflowError) as exc:
         kind = str(node.tag).rsplit(":", 1)[-1]
         raise yaml.constructor.ConstructorError(
-            None, None, f"`{node.value}` reads as a {kind} but is not one ({exc})", node.start_mark) from None
+            None, None, f"`{node.value}` reads as {with_article(kind)} but is not one ({exc})", node.start_mark) from None
 
 
 def _construct_child(loader: _PosLoader, node: yaml.Node) -> Any:

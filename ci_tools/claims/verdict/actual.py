@@ -352,7 +352,7 @@ def _same_setting_as_key(claim: Claim, job: Job, ev: RecipeEval, servers: Sequen
         elif absence_known(ev, [i]):
             role = ev.role_of(i)
             where = f" to the {role} server" if role else ""
-            found.append(Actual(False, f"the recipe sets neither {subject.name} nor a {next(iter(carriers))} key "
+            found.append(Actual(False, f"the recipe sets neither {subject.name} nor any {next(iter(carriers))} key "
                                        f"for it{where}", "unset", None))
     if not found:
         return UNKNOWN

@@ -37,6 +37,7 @@ from ..text.values import (Absent, Concurrency, Count, FamilyArm, Fragment, Imag
 from .actual import NOT_GIVEN, UNKNOWN, Actual, compare_text, held_for_another_program, key_addresses, recipe_actual
 from .changed import ChangedLines
 from .reads import RecipeReads
+from .worker_layout import as_recipes_run
 
 
 @dataclass(frozen=True)
@@ -301,9 +302,9 @@ def _role_readings(scope: Scope, jobs: Sequence[Job]) -> list[Scope]:
 def _judge_reading(claim: Claim, jobs: Sequence[Job], evals: Mapping[str, RecipeEval | None],
                    repo: RepoData, reads: Mapping[str, RecipeReads], changed: ChangedLines | None) -> Judgement | None:
     if claim.kind == "concurrency":
-        return judge_concurrency(claim, jobs)
+        return judge_concurrency(claim, jobs, evals)
     if claim.kind == "arm":
-        return judge_arms(claim, jobs)
+        return judge_arms(claim, jobs, evals)
     if claim.kind == "count":
         return judge_count(claim, jobs)
     scoped = _of_the_role(claim.scope.role, claim.scope.jobs(jobs), evals)
@@ -467,7 +468,14 @@ def _arm_words(label: str, scope: Scope) -> str:
     return f"{label} ({described})" if label else described
 
 
-def judge_arms(claim: Claim, jobs: Sequence[Job]) -> Judgement | None:
+def _arm_jobs(scope: Scope, jobs: Sequence[Job], evals: Mapping[str, RecipeEval | None]) -> list[Job]:
+    """The jobs of the arm the scope names: as the config writes them, else as their workers run
+    (:mod:`.worker_layout`)."""
+    return scope.jobs(jobs) or [job for job, run in as_recipes_run(jobs, evals) if scope.admits(run)]
+
+
+def judge_arms(claim: Claim, jobs: Sequence[Job],
+               evals: Mapping[str, RecipeEval | None] | None = None) -> Judgement | None:
     """Each arm the text names has a job (among the jobs of the claim's concurrencies, if it names some);
     for an arm the text says no job runs (:class:`NoArm`), none has."""
     if not jobs:
@@ -478,7 +486,7 @@ def judge_arms(claim: Claim, jobs: Sequence[Job]) -> Judgement | None:
         return _judge_family(claim, claim.value, jobs)
     units: list[tuple[Job, Actual]] = []
     for label, scope in _arm_scopes(claim.scope):
-        matching = scope.jobs(jobs)
+        matching = _arm_jobs(scope, jobs, evals or {})
         if matching:
             units.append((matching[0], Actual(True, "", "", matching[0].row, label=label)))
             continue
@@ -559,7 +567,8 @@ def judge_count(claim: Claim, jobs: Sequence[Job]) -> Judgement | None:
     return Judgement(claim, (scoped[0],), (actual,), False)
 
 
-def judge_concurrency(claim: Claim, jobs: Sequence[Job]) -> Judgement | None:
+def judge_concurrency(claim: Claim, jobs: Sequence[Job],
+                      evals: Mapping[str, RecipeEval | None] | None = None) -> Judgement | None:
     """Each arm runs the concurrencies named: all of them, and (for a list or range) no others."""
     value = claim.value
     assert isinstance(value, Concurrency)
@@ -568,7 +577,7 @@ def judge_concurrency(claim: Claim, jobs: Sequence[Job]) -> Judgement | None:
     units: list[tuple[Job, Actual]] = []
     covered: dict[str, Job] = {}
     for label, scope in _arm_scopes(claim.scope):
-        arm_jobs = scope.jobs(jobs)
+        arm_jobs = _arm_jobs(scope, jobs, evals or {})
         if not arm_jobs and (loose := _by_width_alone(scope, jobs)):
             # The points are checked on the jobs the widths name; only where they hold is the DP attention the
             # one difference left.

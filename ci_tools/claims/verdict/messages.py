@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from ...findings import PR_DESCRIPTION, Finding, Location, Severity, first_few, make_finding
+from ...findings import PR_DESCRIPTION, Finding, Location, Severity, first_few, make_finding, with_article
 from ...jobs.job import Job
 from ..text.arms import Arm
 from ..text.claim import Claim
@@ -80,7 +80,7 @@ def statement(claim: Claim, unit: Actual | None = None) -> str:
         return f"no {label or claim.value.text} job runs"
     if isinstance(claim.value, FamilyArm):
         return f"the {claim.value.name} recipes run {claim.scope.label() or claim.value.text}"
-    return f"a {label or claim.value.describe()} job runs"
+    return f"{with_article(label or claim.value.describe())} job runs"
 
 
 def _at(loc: Location | None) -> str:

@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from ...bounded import BoundedDict
-from ...findings import Location
+from ...findings import Location, with_article
 from ...revision.yamlpos import YamlLoadError, load_yaml
 from ...shell.model import Value
 from .located import Located, located
@@ -207,7 +207,7 @@ class _Model(PrintedAssignments):
             raise SnippetError(f"`{ast.unparse(stmt).splitlines()[0]}` is not a modelled loop")
         owner = self.value(loop.func.value)
         if not isinstance(owner.value, dict):
-            raise ProgramFails(f"`{ast.unparse(loop)}`: a {type(owner.value).__name__} has no .items "
+            raise ProgramFails(f"`{ast.unparse(loop)}`: {with_article(type(owner.value).__name__)} has no .items "
                                f"(its value at {owner.location.as_text()})")
         key_name, value_name = (e.id for e in target.elts if isinstance(e, ast.Name))
         for key, entry in owner.value.items():
@@ -334,7 +334,7 @@ class _Model(PrintedAssignments):
             if isinstance(node.func, ast.Name) and name in self.quoting and len(node.args) == 1:
                 quoted = self.expr(node.args[0])
                 if isinstance(quoted, Located) and not isinstance(quoted.value, str):
-                    raise SnippetError(f"`{ast.unparse(node)}` quotes a {type(quoted.value).__name__}, "
+                    raise SnippetError(f"`{ast.unparse(node)}` quotes {with_article(type(quoted.value).__name__)}, "
                                        "not a string (the program would fail)")
                 return quoted  # what the shell reads back is the string itself
         raise SnippetError(f"`{ast.unparse(node)}` is not a modelled expression")

@@ -21,7 +21,7 @@ import ast
 import re
 from typing import Any, Callable
 
-from ...findings import Location
+from ...findings import Location, with_article
 from ...shell.model import Value
 from .located import Located
 
@@ -93,7 +93,7 @@ class ValueModel:
                 return found
             raise ProgramFails(f"`{ast.unparse(node)}`: no item {key} (IndexError)")
         if not isinstance(owner.value, dict):
-            raise ProgramFails(f"`{ast.unparse(node)}`: a {python_type(owner.value)} has no key {key!r}")
+            raise ProgramFails(f"`{ast.unparse(node)}`: {with_article(python_type(owner.value))} has no key {key!r}")
         entry = owner.get(str(key))
         if entry is None:
             raise ProgramFails(f"`{ast.unparse(node)}`: no key {key!r} (KeyError)")
@@ -121,7 +121,7 @@ class ValueModel:
         if name == "get" and method is not None and 1 <= len(node.args) <= 2:
             owner, key = self.value(method), self.value(node.args[0]).value
             if not isinstance(owner.value, dict):
-                raise ProgramFails(f"`{ast.unparse(node)}`: a {python_type(owner.value)} has no .get")
+                raise ProgramFails(f"`{ast.unparse(node)}`: {with_article(python_type(owner.value))} has no .get")
             entry = owner.get(str(key))
             if entry is not None:
                 return entry
@@ -133,7 +133,7 @@ class ValueModel:
         if name == "strip" and method is not None and not node.args:
             owner = self.value(method)
             if not isinstance(owner.value, str):
-                raise ProgramFails(f"`{ast.unparse(node)}`: a {python_type(owner.value)} has no .strip "
+                raise ProgramFails(f"`{ast.unparse(node)}`: {with_article(python_type(owner.value))} has no .strip "
                                    f"(its value at {owner.location.as_text()})")
             return owner if owner.value == owner.value.strip() else Located(owner.value.strip(), owner.location)
         if name == "int" and method is None and len(node.args) == 1:

@@ -30,7 +30,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Collection
 
-from ...findings import Location
+from ...findings import Location, with_article
 from ...shell.model import ServerFlag, Value
 from .located import Located
 from .structured import item_keys, json_keys, located_keys
@@ -127,7 +127,7 @@ def _srt_value(text: str | None, where: Location, why: str) -> Value:
 def _mode_flag(role: str, where: Location) -> list[ServerFlag]:
     if role == "aggregated":
         return []
-    return [ServerFlag("--disaggregation-mode", _srt_value(role, where, f"{SRT_NOTE} for a {role} worker"), where)]
+    return [ServerFlag("--disaggregation-mode", _srt_value(role, where, f"{SRT_NOTE} for {with_article(role)} worker"), where)]
 
 
 def _served_name(modes: Located | None, where: Location) -> list[ServerFlag]:
