@@ -433,3 +433,15 @@ def test_a_launcher_scan_is_kept_by_path_and_content() -> None:
     elsewhere = scan_launcher("runners/launch_b.sh", bytes(one))
     assert elsewhere.path == "runners/launch_b.sh" and elsewhere.sets[0][1].path == "runners/launch_b.sh"
     assert scan_launcher("runners/launch_a.sh", bytes(one)) == first
+
+
+def test_a_launcher_value_naming_another_variable_is_its_own() -> None:
+    # `${ISLX}` or `$ISL_MAX` is not the job's ISL passed on: the launcher sets ISL itself; `${ISL:=1}` fills it.
+    found = scan_launcher("runners/launch_y.sh", b"""export ISL="${ISLX}"
+export OSL=$OSL_MAX
+export CONC="${CONC_LIST:-4}"
+export TP=${TP:=8}
+export EP="${EP}"
+""")
+    assert sorted(n for n, _ in found.sets) == ["CONC", "ISL", "OSL"]
+    assert [n for n, _ in found.fills] == ["TP"]

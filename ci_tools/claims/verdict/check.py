@@ -26,6 +26,7 @@ from ...shell.model import RecipeEval
 from ..text.claim import Claim, Extraction, Unverified
 from ..text.extract import GPU_NAME, extract
 from ..text.sentences import SourceText, scalar_source
+from ..text.tokens import has_word
 from ..text.subjects import Catalog, catalog_from, load_claims_settings
 from ..text.arms import Arm, job_spec
 from ..text.values import ArmName, Concurrency, NoArm
@@ -520,7 +521,7 @@ def _named_configs(clause: str, jobs: list[Job], lead: str = "", listed: Sequenc
     telling = set().union(*parts) - common
     for text in (clause, lead):
         low = text.lower()
-        named = {k for k in keys if re.search(r"(?<![\w.-])" + re.escape(k.lower()) + r"(?![\w.-])", low)}
+        named = {k for k in keys if has_word(low, k.lower())}
         if named:  # a key written out whole ("for dsr1-fp8-b200-sglang, ...")
             return [j for j in jobs if j.config_key in named] if named & running else []
         words = re.findall(r"(non-)?([a-z0-9.]+)", low) + [("", w) for w in re.findall(r"[a-z0-9.]+(?:-[a-z0-9.]+)+", low)

@@ -51,14 +51,19 @@ class LauncherVars:
     passes: frozenset[str] | None = None
 
 
+# `$X`, `${X}`, `${X:-default}`, `${X:?msg}`: one pattern for every name (a pattern per name would be compiled
+# again and again: Python's regex cache holds 512, and a replay scans thousands of names).
+_REFERENCE = re.compile(r"\$(?P<bare>\w+)|\$\{(?P<name>\w+)(?P<op>:?[-=?])?(?P<rest>.*)\}", re.S)
+
+
 def _kept_form(name: str, value: str) -> str | None:
     """``keep`` for ``$X``/``${X}``/``${X:?msg}``, ``fill`` for ``${X:-default}``/``${X:=default}``,
     None when the value is the launcher's own."""
     text = value.strip()
     if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
         text = text[1:-1]
-    m = re.fullmatch(rf"\${name}|\$\{{{name}(?P<op>:?[-=?])?(?P<rest>.*)\}}", text, re.S)
-    if m is None or (m.group("op") is None and m.group("rest")):
+    m = _REFERENCE.fullmatch(text)
+    if m is None or (m.group("bare") or m.group("name")) != name or (m.group("op") is None and m.group("rest")):
         return None
     return "fill" if m.group("op") and m.group("op")[-1] in "-=" else "keep"
 
