@@ -99,10 +99,10 @@ def _mentioned(subject: str, values: Sequence[str], report: ClaimsReport) -> boo
     return False
 
 
-def _field_mentioned(name: str, report: ClaimsReport) -> bool:
+def _field_mentioned(name: str, after: str, report: ClaimsReport) -> bool:
     kinds = {c.kind for c in report.claims}
     if name == "image":
-        return "image" in kinds or "image" in report.words
+        return "image" in kinds or "image" in report.words or bool(_tag_words(after) & report.words)
     if name in ("tp", "ep", "dp-attn"):
         attr = {"tp": "tp", "ep": "ep", "dp-attn": "dp_attn"}[name]
         return any(getattr(par, attr) is not None for c in report.claims for arm in c.scope.arms
@@ -111,6 +111,17 @@ def _field_mentioned(name: str, report: ClaimsReport) -> bool:
     if name == "spec-decoding":
         return bool({"mtp", "speculative", "spec", "eagle"} & report.words)
     return bool(set(identifier_words(name)) & report.words)
+
+
+def _tag_words(image: str) -> set[str]:
+    """How a text names an image by its tag: ``vllm/vllm-openai:v0.25.1`` as "v0.25.1" or "0.25.1" ("vLLM
+    0.25.1"), ``...:v0.20.0-ubuntu2404`` as "0.20.0" too; a tag without a digit (``latest``) names nothing."""
+    tag = image.rpartition(":")[2] if ":" in image.rpartition("/")[2] else ""
+    out: set[str] = set()
+    for form in (tag, tag.split("-")[0]):
+        low = form.lower()
+        out.update(w for w in (low, low[1:] if low[:1] == "v" else low) if any(c.isdigit() for c in w) and len(w) >= 3)
+    return out
 
 
 def undocumented_changes(config: ProjectConfig, entries: Sequence[EntryInput], report: ClaimsReport,
@@ -151,7 +162,7 @@ def undocumented_changes(config: ProjectConfig, entries: Sequence[EntryInput], r
         if name not in CONFIG_FIELDS and where is not None and where.path in config_files:
             continue  # the value comes from the job's config: the config field's change is the one to document
         if name in CONFIG_FIELDS:
-            if _field_mentioned(name, report):
+            if _field_mentioned(name, after, report):
                 continue
         elif _mentioned(name, [after, before], report):
             continue
