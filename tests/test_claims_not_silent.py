@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from test_claims_history import append, commit, history_repo
 from test_claims_seed import run_claims
 
@@ -66,3 +68,22 @@ def test_history_reads_configs_where_an_old_revision_kept_them(tmp_path: Path) -
     assert [f["rule"] for f in report["findings"] if f["rule"] in ("file-missing", "yaml-syntax")] == []
     found = [(f["data"]["subject"], f["data"]["commit"]) for f in report["findings"] if f["rule"] == "claim-contradicted"]
     assert found == [("--state-checkpoint-interval-tokens", old)] and code == 1
+
+
+@pytest.mark.parametrize("keys, found", [
+    ("7", "`config-keys` must be a list, found the integer 7"),
+    ("{a: 1}", "`config-keys` must be a list, found a mapping"),
+    ("[]", "`config-keys`"),
+])
+def test_an_appended_entry_of_the_wrong_shape_is_reported_by_claims(tmp_path: Path, keys: str, found: str) -> None:
+    # Its keys select no job: without the schema's finding, `claims` passed it with a note that nothing was checked.
+    repo, shas = history_repo(tmp_path)
+    with (repo / "perf-changelog.yaml").open("a", encoding="utf-8") as log:
+        log.write(f"\n- config-keys: {keys}\n  description: [x]\n"
+                  "  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/XXX\n")
+    head = commit(repo, "an entry whose config-keys are not a list of keys")
+    code, report = run_claims(repo, "--base", shas[-1], "--head", head)
+    schema = [f for f in report["findings"] if f["rule"] == "changelog-entry-schema"]
+    assert code == 1 and len(schema) == 1
+    assert schema[0]["path"] == "perf-changelog.yaml" and schema[0]["severity"] == "error"
+    assert found in schema[0]["message"]

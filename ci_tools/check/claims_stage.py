@@ -9,6 +9,7 @@ description, and the evaluation cache the check's other stages share.
 from __future__ import annotations
 
 from ..changelog.lint import read_problems
+from ..changelog.schema import appended_schema_findings
 from ..claims.verdict.check import check_entries, entry_inputs
 from ..claims.text.markdown import pr_body_source
 from ..claims.text.sentences import SourceText
@@ -20,15 +21,17 @@ def run_claims(ctx: CheckContext, *, pr_body: SourceText | None = None, verbose:
                load_problems: bool = False) -> list[Finding]:
     """Claims of the entries the change adds (and of ``pr_body``), plus undocumented changes.
 
-    ``load_problems``: also report what cannot be read: appended changelog text that does not parse, the
-    head's master files and runners that do not load, configs that fail their schema (``check`` reports them
-    in its validate and changelog stages; ``claims`` alone must not be green over a file it could not read).
+    ``load_problems``: also report what cannot be read: appended changelog text that does not parse, appended
+    entries that do not match the changelog-entry schema, the head's master files and runners that do not load,
+    configs that fail their schema (``check`` reports them in its validate and changelog stages; ``claims`` alone
+    must not be green over a file it could not read).
     """
     if not ctx.compared:
         return []
     change = ctx.changelog
     # An appended text that does not parse adds no entry to read: said, not taken for "nothing appended".
-    problems = read_problems(change) if load_problems else []
+    # So does an appended entry of the wrong shape (`config-keys: 7`): its keys select nothing to check.
+    problems = read_problems(change) + appended_schema_findings(change) if load_problems else []
     head_bytes = change.head_bytes or b""
     entries = entry_inputs(ctx.config.changelog, head_bytes.decode("utf-8", "replace"), change.added_entries)
     if not entries:
