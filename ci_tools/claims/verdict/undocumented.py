@@ -51,13 +51,31 @@ def _pairs(base: Sequence[Job], head: Sequence[Job]) -> list[tuple[Job, Job]]:
         if len(bs) == 1 and len(hs) == 1:
             out.append((bs[0], hs[0]))
             continue
-        # Several points at one concurrency: pair them by parallelism.
-        for h in hs:
-            same = [b for b in bs if (b.fields.get("tp"), b.fields.get("ep"), b.fields.get("dp-attn"))
-                    == (h.fields.get("tp"), h.fields.get("ep"), h.fields.get("dp-attn"))]
+        # Several points at one concurrency: a point the change left as it was is itself (a row added beside it
+        # at the same concurrency is a new point, not its change), the others are paired by their layout, and
+        # by the row's place where the head has that layout twice.
+        base_of = {b.id: b for b in bs}
+        same_ids = set(base_of) & {h.id for h in hs}
+        out.extend((base_of[h.id], h) for h in hs if h.id in same_ids)
+        rest_b = [b for b in bs if b.id not in same_ids]
+        rest_h = [h for h in hs if h.id not in same_ids]
+        for h in rest_h:
+            same = [b for b in rest_b if _layout(b) == _layout(h)]
+            if len(same) == 1 and sum(_layout(o) == _layout(h) for o in rest_h) > 1:
+                # two rows of that layout at the head, one at the base: the one where the base's row stood
+                same = [b for b in same if (b.scenario_index, b.row_index) == (h.scenario_index, h.row_index)]
             if len(same) == 1:
                 out.append((same[0], h))
     return out
+
+
+def _layout(job: Job) -> tuple[Any, ...]:
+    """What tells two points at one concurrency apart for a reader: the parallelism, per role on multinode jobs."""
+    f = job.fields
+    if job.multinode:
+        return tuple(tuple((w or {}).get(k) for k in ("num-worker", "tp", "ep", "dp-attn"))
+                     for w in (f.get("prefill"), f.get("decode"))) + (f.get("spec-decoding"),)
+    return (f.get("tp"), f.get("ep"), f.get("dp-attn"))
 
 
 def _flag_values(ev: RecipeEval) -> dict[str, tuple[str, Location]]:
