@@ -224,3 +224,25 @@ def test_append_only_entry_for_a_brand_new_config_only_adds(repo: Repo, capsys: 
                  "perf-changelog.yaml": BASE + b"\n" + entry("dsr1-fp8-mi355x-atom-mtp", extra="  append-only: true\n")})
     code, out, _ = run(["check", "--repo", str(repo.path), "--base", base, "--select", "changelog-append-only"], capsys)
     assert (code, out) == (0, "")
+
+
+def test_a_line_end_conversion_of_the_whole_file_is_one_finding() -> None:
+    # an editor saving the changelog with CRLF changes every entry: one finding says so, not one per entry
+    many = b"\n".join(entry("gptoss-*", f"Change {i}", f"https://github.com/acme/bench/pull/{i}") for i in range(30))
+    change = ChangelogChange("perf-changelog.yaml", many, many.replace(b"\n", b"\r\n") + b"\r\n" + NEW)
+    found = [f for f in lint_changelog(change, CONFIG, pr_number=None, head_configs=lambda: KEYS)
+             if f.rule == "changelog-history-changed"]
+    assert [(f.location.line, f.data["base_line"]) for f in found] == [(1, 1)]
+    assert "every line now ends in CRLF" in found[0].message
+
+
+def test_a_rewrite_of_many_entries_lists_twenty_and_counts_the_rest() -> None:
+    many = b"\n".join(entry("gptoss-*", f"Change {i}", f"https://github.com/acme/bench/pull/{i}") for i in range(30))
+    reindented = many.replace(b"\n    - ", b"\n      - ")
+    found = sort_findings([f for f in lint_changelog(ChangelogChange("perf-changelog.yaml", many, reindented), CONFIG,
+                                                     pr_number=None, head_configs=lambda: KEYS)
+                           if f.rule == "changelog-history-changed"])
+    assert len(found) == 21 and found[-1].data["more"] == 10
+    assert "10 more historical entries changed from here on" in found[-1].message
+    # each listed one is at its own entry, the count at the first entry not listed
+    assert found[-1].location.line > found[-2].location.line

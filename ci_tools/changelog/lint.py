@@ -289,12 +289,36 @@ def _entry_title(layout: Layout, line: int) -> str:
     return f"config-keys: {', '.join(keys)}" if keys else f"`{_shown(first)}`"
 
 
+# Changed historical entries reported one by one (each at its first changed line); past them, one finding counts
+# the rest (a re-indented or re-wrapped file would otherwise give one finding per entry: a flood, not a review).
+CHANGED_ENTRIES_SHOWN = 20
+
+
 def _history_rules(change: ChangelogChange, diff: HistoryDiff, config: ProjectConfig) -> list[Finding]:
     path = change.path
+    if _line_ends_rewritten(change):
+        return [make_finding(
+            R.HISTORY_CHANGED,
+            f"history changed: every line now ends in CRLF (`\\r\\n`) where the {change.base_label}'s end in `\\n`; "
+            "existing entries are immutable, expected the head to start with the base's bytes (convert the file "
+            "back to LF line ends)", Location(path, 1, 1), related=[change.base_loc(1)], data={"base_line": 1})]
     out: list[Finding] = []
     canonical = config.pr_link_regex()
+    changed = [edit for edit in diff.edits if edit.kind is EditKind.CHANGED]
+    if len(changed) > CHANGED_ENTRIES_SHOWN:
+        rest = changed[CHANGED_ENTRIES_SHOWN]
+        out.append(make_finding(
+            R.HISTORY_CHANGED,
+            f"history changed: {len(changed) - CHANGED_ENTRIES_SHOWN} more historical entries changed from here on "
+            f"(line {rest.base_line} at the {change.base_label} onwards), not listed one by one; existing entries "
+            "are immutable, expected the head to start with the base's bytes",
+            Location(path, rest.head_line, 1), related=[change.base_loc(rest.base_line)],
+            data={"base_line": rest.base_line, "more": len(changed) - CHANGED_ENTRIES_SHOWN}))
+    shown = {id(edit) for edit in changed[:CHANGED_ENTRIES_SHOWN]}
     for edit in diff.edits:
         here = Location(path, edit.head_line, 1)
+        if edit.kind is EditKind.CHANGED and id(edit) not in shown:
+            continue
         if edit.kind is EditKind.CHANGED:
             out.append(make_finding(
                 R.HISTORY_CHANGED,
@@ -342,6 +366,15 @@ def _history_rules(change: ChangelogChange, diff: HistoryDiff, config: ProjectCo
             related=[Location(path, diff.new_blocks[0].start, 1, note="first appended entry")],
         ))
     return out
+
+
+def _line_ends_rewritten(change: ChangelogChange) -> bool:
+    """The head is the base (and perhaps more) with every ``\\n`` turned into ``\\r\\n``: an editor's line-end
+    conversion, one change of the whole file rather than one per line."""
+    base, head = change.base_bytes, change.head_bytes
+    if not base or head is None or b"\r\n" not in head or b"\r\n" in base:
+        return False
+    return head.replace(b"\r\n", b"\n").startswith(base)
 
 
 def _history_blank_lines(change: ChangelogChange) -> int:
