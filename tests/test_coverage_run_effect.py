@@ -33,7 +33,7 @@ def uncovered(path: Path, base: str, capsys: pytest.CaptureFixture[str]) -> dict
     code, out, err = run(["check", "--repo", str(path), "--base", base, "--format", "json",
                           "--select", "coverage-uncovered-key"], capsys)
     assert code in (0, 1), err
-    return {f["data"]["key"]: f["path"] for f in json.loads(out)["findings"]}
+    return {key: f["path"] for f in json.loads(out)["findings"] for key in f["data"].get("keys", [f["data"]["key"]])}
 
 
 def edit(path: Path, old: str, new: str) -> None:

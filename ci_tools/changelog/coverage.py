@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from ..config import ProjectConfig
-from ..findings import Finding, Location, make_finding
+from ..findings import Finding, Location, first_few, make_finding
 from ..config.resolution_rules import EXTERNAL
 from ..jobs.contract import RecipeResolution, resolve_recipe
 from ..jobs.job import SCENARIOS, Job
@@ -396,14 +396,32 @@ def covered_scenarios(covers: Sequence[Cover], key: str) -> frozenset[str]:
     return frozenset(out)
 
 
+# Uncovered configs one change affects through the same line: from this many on, one finding lists them (a change
+# of benchmark_lib.sh's client code affects every config whose recipe sources it: 160 findings at one line).
+GROUPED_FROM = 10
+
+
 def coverage_findings(affected: Sequence[AffectedKey], covers: Sequence[Cover], *, changelog: str) -> list[Finding]:
-    out: list[Finding] = []
+    open_items: list[tuple[AffectedKey, list[Cause], frozenset[str]]] = []
     for item in affected:
         covered = covered_scenarios(covers, item.key)
         open_causes = [c for c in item.causes if not set(c.scenarios) <= covered]
-        if not open_causes:
-            continue
+        if open_causes:
+            open_items.append((item, open_causes, covered))
+    # Configs no entry names at all, by the cause that comes first for them.
+    by_cause: dict[tuple[str, int, str], list[tuple[AffectedKey, list[Cause], frozenset[str]]]] = {}
+    for record in open_items:
+        if not record[2]:
+            first = record[1][0]
+            by_cause.setdefault((first.path, first.line, first.reason), []).append(record)
+    out: list[Finding] = []
+    for item, open_causes, covered in open_items:
         first = open_causes[0]
+        group = by_cause.get((first.path, first.line, first.reason), []) if not covered else []
+        if len(group) >= GROUPED_FROM:
+            if group[0][0] is item:
+                out.append(_grouped_finding(group, changelog))
+            continue
         where = f"{first.path}:{first.line}" if first.line else first.path
         missing = sorted({s for c in open_causes for s in c.scenarios} - covered)
         if covered:
@@ -421,3 +439,21 @@ def coverage_findings(affected: Sequence[AffectedKey], covers: Sequence[Cover], 
                              for c in open_causes]},
         ))
     return out
+
+
+def _grouped_finding(group: Sequence[tuple[AffectedKey, list[Cause], frozenset[str]]], changelog: str) -> Finding:
+    """One finding for the configs one changed line affects and no appended entry names."""
+    first = group[0][1][0]
+    where = f"{first.path}:{first.line}" if first.line else first.path
+    keys = [item.key for item, _, _ in group]
+    return make_finding(
+        UNCOVERED_KEY,
+        f"{len(keys)} configs are affected by this change ({first.reason} at {where}) but no entry appended to "
+        f"{changelog} covers them: {first_few(keys, 6)}; expected appended entries whose config-keys match them "
+        "(a glob such as `dsr1-*` covers a family)",
+        first.location(),
+        data={"key": keys[0], "keys": keys,
+              "uncovered_scenarios": sorted({s for _, causes, _ in group for c in causes for s in c.scenarios}),
+              "causes": [{"path": first.path, "line": first.line, "reason": first.reason,
+                          "scenarios": sorted({s for _, causes, _ in group for s in causes[0].scenarios})}]},
+    )
