@@ -60,6 +60,11 @@ class Cause:
     def location(self) -> Location:
         return Location(self.path, self.line, 1 if self.line else 0, note=self.reason)
 
+    @property
+    def where(self) -> str:
+        """``path:line`` as a message shows it (the path alone for a deleted file)."""
+        return f"{self.path}:{self.line}" if self.line else self.path
+
 
 @dataclass(frozen=True)
 class AffectedKey:
@@ -422,7 +427,6 @@ def coverage_findings(affected: Sequence[AffectedKey], covers: Sequence[Cover], 
             if group[0][0] is item:
                 out.append(_grouped_finding(group, changelog))
             continue
-        where = f"{first.path}:{first.line}" if first.line else first.path
         missing = sorted({s for c in open_causes for s in c.scenarios} - covered)
         if covered:
             gap = (f"the appended entries that name it are limited to scenario-type {', '.join(sorted(covered))}, "
@@ -431,7 +435,7 @@ def coverage_findings(affected: Sequence[AffectedKey], covers: Sequence[Cover], 
             gap = f"no entry appended to {changelog} covers it; expected an appended entry whose config-keys match `{item.key}`"
         out.append(make_finding(
             UNCOVERED_KEY,
-            f"config `{item.key}` is affected by this change ({first.reason} at {where}) but {gap}",
+            f"config `{item.key}` is affected by this change ({first.reason} at {first.where}) but {gap}",
             first.location(),
             related=[c.location() for c in open_causes[1:6]],
             data={"key": item.key, "uncovered_scenarios": missing,
@@ -444,11 +448,10 @@ def coverage_findings(affected: Sequence[AffectedKey], covers: Sequence[Cover], 
 def _grouped_finding(group: Sequence[tuple[AffectedKey, list[Cause], frozenset[str]]], changelog: str) -> Finding:
     """One finding for the configs one changed line affects and no appended entry names."""
     first = group[0][1][0]
-    where = f"{first.path}:{first.line}" if first.line else first.path
     keys = [item.key for item, _, _ in group]
     return make_finding(
         UNCOVERED_KEY,
-        f"{len(keys)} configs are affected by this change ({first.reason} at {where}) but no entry appended to "
+        f"{len(keys)} configs are affected by this change ({first.reason} at {first.where}) but no entry appended to "
         f"{changelog} covers them: {first_few(keys, 6)}; expected appended entries whose config-keys match them "
         "(a glob such as `dsr1-*` covers a family)",
         first.location(),

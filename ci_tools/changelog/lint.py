@@ -314,11 +314,11 @@ def _history_rules(change: ChangelogChange, diff: HistoryDiff, config: ProjectCo
             "are immutable, expected the head to start with the base's bytes",
             Location(path, rest.head_line, 1), related=[change.base_loc(rest.base_line)],
             data={"base_line": rest.base_line, "more": len(changed) - CHANGED_ENTRIES_SHOWN}))
-    shown = {id(edit) for edit in changed[:CHANGED_ENTRIES_SHOWN]}
+    counted = {id(edit) for edit in changed[CHANGED_ENTRIES_SHOWN:]}  # in the finding above, not one by one
     for edit in diff.edits:
-        here = Location(path, edit.head_line, 1)
-        if edit.kind is EditKind.CHANGED and id(edit) not in shown:
+        if id(edit) in counted:
             continue
+        here = Location(path, edit.head_line, 1)
         if edit.kind is EditKind.CHANGED:
             out.append(make_finding(
                 R.HISTORY_CHANGED,

@@ -20,6 +20,7 @@ import operator
 import re
 from collections import Counter
 from dataclasses import dataclass, replace
+from functools import cache
 from typing import Any, Callable, Mapping, Sequence
 
 from ...findings import Location, first_few
@@ -468,10 +469,15 @@ def _arm_words(label: str, scope: Scope) -> str:
     return f"{label} ({described})" if label else described
 
 
-def _arm_jobs(scope: Scope, jobs: Sequence[Job], evals: Mapping[str, RecipeEval | None]) -> list[Job]:
+def _arm_jobs(scope: Scope, jobs: Sequence[Job], as_run: Callable[[], list[tuple[Job, Job]]]) -> list[Job]:
     """The jobs of the arm the scope names: as the config writes them, else as their workers run
-    (:mod:`.worker_layout`)."""
-    return scope.jobs(jobs) or [job for job, run in as_recipes_run(jobs, evals) if scope.admits(run)]
+    (:mod:`.worker_layout`; ``as_run`` gives them, computed once for all the arms of a judgement)."""
+    return scope.jobs(jobs) or [job for job, run in as_run() if scope.admits(run)]
+
+
+def _as_run(jobs: Sequence[Job], evals: Mapping[str, RecipeEval | None] | None) -> Callable[[], list[tuple[Job, Job]]]:
+    """The jobs as their workers run them, computed when first asked (most arms match as the config writes them)."""
+    return cache(lambda: as_recipes_run(jobs, evals or {}))
 
 
 def judge_arms(claim: Claim, jobs: Sequence[Job],
@@ -485,8 +491,9 @@ def judge_arms(claim: Claim, jobs: Sequence[Job],
     if isinstance(claim.value, FamilyArm):
         return _judge_family(claim, claim.value, jobs)
     units: list[tuple[Job, Actual]] = []
+    as_run = _as_run(jobs, evals)
     for label, scope in _arm_scopes(claim.scope):
-        matching = _arm_jobs(scope, jobs, evals or {})
+        matching = _arm_jobs(scope, jobs, as_run)
         if matching:
             units.append((matching[0], Actual(True, "", "", matching[0].row, label=label)))
             continue
@@ -576,8 +583,9 @@ def judge_concurrency(claim: Claim, jobs: Sequence[Job],
         return None
     units: list[tuple[Job, Actual]] = []
     covered: dict[str, Job] = {}
+    as_run = _as_run(jobs, evals)
     for label, scope in _arm_scopes(claim.scope):
-        arm_jobs = _arm_jobs(scope, jobs, evals or {})
+        arm_jobs = _arm_jobs(scope, jobs, as_run)
         if not arm_jobs and (loose := _by_width_alone(scope, jobs)):
             # The points are checked on the jobs the widths name; only where they hold is the DP attention the
             # one difference left.

@@ -59,7 +59,8 @@ def as_recipes_run(jobs: Sequence[Job], evals: Mapping[str, RecipeEval | None]) 
             continue
         fields = dict(job.fields)
         for i, server in enumerate(ev.servers):
-            role, worker = ev.role_of(i), fields.get(ev.role_of(i))
+            role = ev.role_of(i)
+            worker = fields.get(role)
             ep = expert_parallel_size(server)
             if role in ("prefill", "decode") and isinstance(worker, Mapping) and ep is not None \
                     and (worker.get("ep") or 1) != ep:
