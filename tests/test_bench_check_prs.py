@@ -1,0 +1,30 @@
+"""The real-pull-requests bench of `check` (bench/bench_check_prs.py) picks every K-th head from a number on, by
+number (not by the refs' text order, where 10 sorts before 9), heads only."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+import bench_check_prs  # noqa: E402
+from test_bench_claims_prs import commit, git  # noqa: E402
+
+
+def test_every_kth_head_from_a_number_on(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q", "-b", "main")
+    sha = commit(tmp_path, "")
+    for n in range(1, 31):
+        git(tmp_path, "update-ref", f"refs/pull/{n}/head", sha)
+    git(tmp_path, "update-ref", "refs/pull/12/merge", sha)  # a merge ref is no head
+    assert [n for n, _ in bench_check_prs.heads(tmp_path, 5, 3, 4)] == [7, 10, 13, 16]
+    assert [n for n, _ in bench_check_prs.heads(tmp_path, 25, 2, 10)] == [26, 28, 30]
+
+
+def test_a_clone_without_heads_says_how_to_get_them(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q", "-b", "main")
+    commit(tmp_path, "")
+    with pytest.raises(SystemExit, match="fetch origin '\\+refs/pull/\\*/head:refs/pull/\\*/head'"):
+        bench_check_prs.heads(tmp_path, 1, 1, 1)
