@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -120,8 +121,40 @@ def test_history_in_worker_processes_gives_the_same_findings(tmp_path: Path, mon
     monkeypatch.setattr(history, "CHUNK", 100)
     in_process = brief()
     monkeypatch.setattr(history, "CHUNK", 2)
-    assert brief() == in_process
+    assert brief() == in_process  # one worker takes every commit: its peak memory stays within the budget
+    monkeypatch.setattr(history, "WORKER_MEMORY_MIB", 0)
+    assert brief() == in_process  # a worker per commit: each takes one, however far past the budget it starts
     assert any(rule == "claim-contradicted" for rule, _, _ in in_process)
+
+
+def test_a_history_worker_takes_commits_until_its_memory_passes_the_budget(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """The workers share the commits out by memory, not by count: each takes at least one, and stops at the
+    first commit after its peak passed the budget."""
+    from ci_tools.claims.verdict import history
+    from ci_tools.config import load_config
+
+    repo, _ = history_repo(tmp_path)
+    config = load_config(repo)
+    commits = history.changelog_commits(config, None, "HEAD")
+    assert len(commits) >= 3
+    taken: list[int] = []
+    real = history._in_worker
+
+    def counted(work: Callable[[], tuple[list[Finding], int]]) -> tuple[tuple[list[Finding], int], list[str]]:
+        (found, done), loaded = real(work)
+        taken.append(done)  # as the worker said, in this process
+        return (found, done), loaded
+
+    monkeypatch.setattr(history, "_in_worker", counted)
+    monkeypatch.setattr(history, "CHUNK", 1)
+    monkeypatch.setattr(history, "WORKER_MEMORY_MIB", 0)
+    history.replay_history(config, since=None)
+    assert taken == [1] * len(commits)
+    taken.clear()
+    monkeypatch.setattr(history, "WORKER_MEMORY_MIB", history.peak_memory_mib() + 1024)
+    history.replay_history(config, since=None)
+    assert taken == [len(commits)]
 
 
 def test_an_error_in_a_history_worker_reaches_the_caller() -> None:

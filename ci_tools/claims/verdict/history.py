@@ -15,9 +15,10 @@ from __future__ import annotations
 import importlib
 import os
 import pickle
+import resource
 import subprocess
 import sys
-from typing import Callable, Mapping
+from typing import Callable, Mapping, TypeVar
 
 from ...config import ProjectConfig, layout_at
 from ...errors import UsageError
@@ -34,6 +35,9 @@ def _git(root: str, *args: str) -> str:
     if proc.returncode != 0:
         raise UsageError(f"git {' '.join(args)} failed: {proc.stderr.strip() or proc.stdout.strip()}")
     return proc.stdout
+
+
+T = TypeVar("T")
 
 
 def changelog_commits(config: ProjectConfig, since: str | None, head: str) -> list[tuple[str, str | None]]:
@@ -59,9 +63,14 @@ def added_in(path: str, base: bytes | None, head: bytes) -> list[EntryInput]:
     return entry_inputs(path, head.decode("utf-8", "replace"), entries)
 
 
-# Commits replayed by one worker process: what its caches hold (every version of every recipe, library and
-# master config it read) dies with it, so a replay of a long history stays within a bounded memory.
+# Up to this many commits are replayed in this process; more go to worker processes, one after another.
 CHUNK = 100
+# A worker takes commits until its peak memory passes this: what its caches hold (every version of every
+# recipe, library and master config it read) dies with it, so a replay of a long history stays within a
+# bounded memory (this, plus what one commit adds).  A budget, not a count of commits: the early history's
+# commits hold a fraction of what today's do, so a count that keeps today's commits within bounds starts
+# workers the early ones do not need, and one that suits the early ones passes the bound on today's.
+WORKER_MEMORY_MIB = 300
 
 
 def replay_history(config: ProjectConfig, *, since: str | None, head: str = "HEAD", verbose: bool = False) -> list[Finding]:
@@ -79,14 +88,29 @@ def replay_pairs(config: ProjectConfig, commits: list[tuple[str, str | None]], *
     description (a squash merge's commit message: the PR's title and its commits' messages)."""
     bodies = descriptions or {}
     if len(commits) <= CHUNK or not hasattr(os, "fork"):
-        return _replay(config, commits, verbose, bodies)
+        return _replay(config, commits, verbose, bodies)[0]
     findings: list[Finding] = []
-    for start in range(0, len(commits), CHUNK):
-        chunk = commits[start:start + CHUNK]
-        found, loaded = _in_worker(lambda: _replay(config, chunk, verbose, bodies))
+    start = 0
+    while start < len(commits):
+        rest = commits[start:]
+        (found, done), loaded = _in_worker(lambda: _replay_within(config, rest, verbose, bodies))
         findings.extend(found)
         _load_here(loaded)
+        start += done
     return findings
+
+
+def _replay_within(config: ProjectConfig, commits: list[tuple[str, str | None]], verbose: bool,
+                   descriptions: Mapping[str, str]) -> tuple[list[Finding], int]:
+    """The findings of the first commits, taken one by one until this process's peak memory passes
+    :data:`WORKER_MEMORY_MIB` (at least one commit), and how many were taken."""
+    return _replay(config, commits, verbose, descriptions, stop=lambda: peak_memory_mib() > WORKER_MEMORY_MIB)
+
+
+def peak_memory_mib() -> float:
+    """This process's peak resident memory (a forked worker's own, not its parent's)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / 2**20 if sys.platform == "darwin" else peak / 2**10  # bytes on macOS, KiB elsewhere
 
 
 def _load_here(modules: list[str]) -> None:
@@ -100,7 +124,7 @@ def _load_here(modules: list[str]) -> None:
             continue
 
 
-def _in_worker(work: Callable[[], list[Finding]]) -> tuple[list[Finding], list[str]]:
+def _in_worker(work: Callable[[], T]) -> tuple[T, list[str]]:
     """``work()`` run in a forked process; its result (or its exception) comes back through a pipe, with the
     names of the ci_tools modules it imported."""
     read_end, write_end = os.pipe()
@@ -127,11 +151,13 @@ def _in_worker(work: Callable[[], list[Finding]]) -> tuple[list[Finding], list[s
     if not ok:
         raise result
     found, loaded = result
-    return list(found), list(loaded)
+    return found, list(loaded)
 
 
 def _replay(config: ProjectConfig, commits: list[tuple[str, str | None]], verbose: bool,
-            descriptions: Mapping[str, str]) -> list[Finding]:
+            descriptions: Mapping[str, str], stop: Callable[[], bool] | None = None) -> tuple[list[Finding], int]:
+    """The findings of the commits' appended entries, and how many commits were replayed: all of them, or up to
+    the first after which ``stop()`` says so."""
     findings: list[Finding] = []
     cache = EvalCache(config)
     loaders: dict[tuple[tuple[str, ...], str], PartialLoader] = {}
@@ -140,7 +166,9 @@ def _replay(config: ProjectConfig, commits: list[tuple[str, str | None]], verbos
     blob_at = blob_ids_at(config.root, sorted({c for sha, parent in commits for c in (sha, parent) if c}),
                           config.changelog)
     last: tuple[str | None, bytes | None] = (None, None)  # (blob id, bytes) of the last changelog read
-    for sha, parent in commits:
+    for done, (sha, parent) in enumerate(commits, 1):
+        if done > 1 and stop is not None and stop():
+            return findings, done - 1
         head_bytes = _read_changelog(config, blob_at[sha], last)
         base_bytes = _read_changelog(config, blob_at[parent], last) if parent else None
         last = (blob_at[sha], head_bytes)
@@ -162,7 +190,7 @@ def _replay(config: ProjectConfig, commits: list[tuple[str, str | None]], verbos
         for f in [*repo.problems, *report.findings]:
             findings.append(Finding(f.rule, f.severity, f"{f.message} [at {sha[:12]}]", f.location, f.related,
                                     {**f.data, "commit": sha}))
-    return findings
+    return findings, len(commits)
 
 
 def _read_changelog(config: ProjectConfig, blob: str | None, last: tuple[str | None, bytes | None]) -> bytes | None:
