@@ -56,6 +56,13 @@ class Cause:
     reason: str
     # The scenario types whose jobs the change affects.
     scenarios: tuple[str, ...] = SCENARIOS
+    # The reason as it reads for every config it affects (``reason`` may name this config's own way to the
+    # change, such as its runner label): configs whose causes share it are one change's consequences.
+    shared_reason: str = ""
+
+    @property
+    def common(self) -> str:
+        return self.shared_reason or self.reason
 
     def location(self) -> Location:
         return Location(self.path, self.line, 1 if self.line else 0, note=self.reason)
@@ -316,7 +323,7 @@ def affected_keys(inputs: ChangeInputs) -> list[AffectedKey]:
                 if found is not None:
                     line = found.change.line if found.change.side != BASE else changed_line(launcher)
                     causes.append(Cause(launcher, line, f"launcher of runner {runner} {found.why}",
-                                        _changed_scenarios(key, head, base)))
+                                        _changed_scenarios(key, head, base), f"launcher {found.why}"))
         if rows:
             # A row's recipe is the same at each of its concurrencies: one job per row gives every cause, and
             # the row's jobs are evaluated only when a change can alter their server line or environment.
@@ -353,10 +360,13 @@ def _recipe_causes(jobs: Sequence[Job], row_of: Callable[[Job], list[Job]], head
             kept = set(effect.script_causes(path, row_of(job) or [job], scripts, closure))
             touched = [d for d in touched if d not in scripts or d in kept]
         for dep in touched:
-            reason = "recipe changed" if dep == path else (
-                "benchmark_lib.sh changed" if dep == config.benchmark_lib else
-                f"input of {path} changed" if dep in resolution.inputs else f"file sourced by {path} changed")
-            causes.append(Cause(dep, changed_line(dep), reason, (job.scenario,)))
+            if dep == path or dep == config.benchmark_lib:
+                reason = shared = "recipe changed" if dep == path else "benchmark_lib.sh changed"
+            elif dep in resolution.inputs:
+                reason, shared = f"input of {path} changed", "input of their recipes changed"
+            else:
+                reason, shared = f"file sourced by {path} changed", "file their recipes source changed"
+            causes.append(Cause(dep, changed_line(dep), reason, (job.scenario,), shared))
     return causes
 
 
@@ -402,8 +412,10 @@ def covered_scenarios(covers: Sequence[Cover], key: str) -> frozenset[str]:
 
 
 # Uncovered configs one change affects through the same line: from this many on, one finding lists them (a change
-# of benchmark_lib.sh's client code affects every config whose recipe sources it: 160 findings at one line).
-GROUPED_FROM = 10
+# of benchmark_lib.sh's client code affects every config whose recipe sources it: 160 findings at one line; a
+# launcher's change every config of its runners, under several labels: 12 at one line).  Two stay two findings,
+# each saying which key an entry should name.
+GROUPED_FROM = 3
 
 
 def coverage_findings(affected: Sequence[AffectedKey], covers: Sequence[Cover], *, changelog: str) -> list[Finding]:
@@ -418,11 +430,11 @@ def coverage_findings(affected: Sequence[AffectedKey], covers: Sequence[Cover], 
     for record in open_items:
         if not record[2]:
             first = record[1][0]
-            by_cause.setdefault((first.path, first.line, first.reason), []).append(record)
+            by_cause.setdefault((first.path, first.line, first.common), []).append(record)
     out: list[Finding] = []
     for item, open_causes, covered in open_items:
         first = open_causes[0]
-        group = by_cause.get((first.path, first.line, first.reason), []) if not covered else []
+        group = by_cause.get((first.path, first.line, first.common), []) if not covered else []
         if len(group) >= GROUPED_FROM:
             if group[0][0] is item:
                 out.append(_grouped_finding(group, changelog))
@@ -451,12 +463,12 @@ def _grouped_finding(group: Sequence[tuple[AffectedKey, list[Cause], frozenset[s
     keys = [item.key for item, _, _ in group]
     return make_finding(
         UNCOVERED_KEY,
-        f"{len(keys)} configs are affected by this change ({first.reason} at {first.where}) but no entry appended to "
+        f"{len(keys)} configs are affected by this change ({first.common} at {first.where}) but no entry appended to "
         f"{changelog} covers them: {first_few(keys, 6)}; expected appended entries whose config-keys match them "
         "(a glob such as `dsr1-*` covers a family)",
         first.location(),
         data={"key": keys[0], "keys": keys,
               "uncovered_scenarios": sorted({s for _, causes, _ in group for c in causes for s in c.scenarios}),
-              "causes": [{"path": first.path, "line": first.line, "reason": first.reason,
+              "causes": [{"path": first.path, "line": first.line, "reason": first.common,
                           "scenarios": sorted({s for _, causes, _ in group for s in causes[0].scenarios})}]},
     )
