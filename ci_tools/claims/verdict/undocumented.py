@@ -14,6 +14,7 @@ check one, so any plausible mention counts.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from typing import Any, Sequence
 
@@ -167,7 +168,7 @@ def undocumented_changes(config: ProjectConfig, entries: Sequence[EntryInput], r
                     for name in sorted(set(bv) | set(hv)):
                         before = bv.get(name, ("", None))[0] if name in bv else "(absent)"
                         after = hv[name][0] if name in hv else "(absent)"
-                        if before != after:
+                        if not _same_setting(before, after):
                             diffs.append((name, before, after, hv[name][1] if name in hv else bv[name][1]))
             for name, before, after, where in diffs:
                 key = (name, before, after)
@@ -200,6 +201,19 @@ def undocumented_changes(config: ProjectConfig, entries: Sequence[EntryInput], r
             data={"config_key": keys[0] if len(keys) == 1 else keys, "subject": name, "claimed": None,
                   "before": before, "actual": after, "jobs": [j.label() for j in jobs]}))
     return findings
+
+
+def _same_setting(before: str, after: str) -> bool:
+    """Two spellings of one value a program reads the same (``0.90`` and ``0.9``): both decimals, or both whole
+    numbers, of one number.  ``8`` and ``8.0`` differ: an integer option refuses the second."""
+    if before == after:
+        return True
+    kinds = [_NUMBER.fullmatch(v) for v in (before, after)]
+    return (kinds[0] is not None and kinds[1] is not None and bool(kinds[0]["fraction"]) == bool(kinds[1]["fraction"])
+            and float(before) == float(after))
+
+
+_NUMBER = re.compile(r"\d+(?P<fraction>\.\d+)?")
 
 
 def _shown(value: Any) -> str:
