@@ -8,7 +8,7 @@ traceback is exit 3) stops the benchmark with its stderr.
 
 Get the heads once: ``git -C CLONE fetch origin '+refs/pull/*/head:refs/pull/*/head'``.
 
-Run: .venv/bin/python bench/bench_check_prs.py --ix CLONE [--main REV] [--from N] [--every K] [--count M]
+Run: .venv/bin/python bench/bench_check_prs.py --ix CLONE [--main REV] [--from N] [--every K] [--count M] [--keep DIR]
 (50 heads take a few minutes)
 """
 
@@ -42,6 +42,7 @@ def main() -> int:
     parser.add_argument("--from", dest="first", type=int, default=1700, help="the first pull request number")
     parser.add_argument("--every", type=int, default=12, help="check every K-th pull request")
     parser.add_argument("--count", type=int, default=50, help="at most this many")
+    parser.add_argument("--keep", type=Path, help="a directory to keep each pull request's JSON report in (N.json)")
     args = parser.parse_args()
     require(args.ix)
     main_rev = git(args.ix, "rev-parse", args.main)
@@ -59,6 +60,9 @@ def main() -> int:
                 sample = run_once([*THIS_BUILD, "check", "--base", base, "--format", "json", "--output", str(report)],
                                   cwd=tree, env=tool_env())
                 cpu.append(sample.cpu_s)
+                if args.keep is not None:
+                    args.keep.mkdir(parents=True, exist_ok=True)
+                    (args.keep / f"{number}.json").write_bytes(report.read_bytes())
                 fresh = [f for f in json.loads(report.read_text(encoding="utf-8"))["findings"]
                          if f.get("baseline") == "new"]
                 new.update((f["rule"], f["severity"]) for f in fresh)

@@ -28,3 +28,24 @@ def test_a_clone_without_heads_says_how_to_get_them(tmp_path: Path) -> None:
     commit(tmp_path, "")
     with pytest.raises(SystemExit, match="fetch origin '\\+refs/pull/\\*/head:refs/pull/\\*/head'"):
         bench_check_prs.heads(tmp_path, 1, 1, 1)
+
+
+def test_a_run_keeps_each_report_and_says_which_pull_requests_a_new_error_fails(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """On a throwaway history whose pull request 1 is the seed change (two false claims) over main."""
+    import json
+
+    from test_claims_history import history_repo
+
+    repo, shas = history_repo(tmp_path)
+    git(repo, "update-ref", "refs/pull/1/head", shas[2])
+    kept = tmp_path / "kept"
+    monkeypatch.setattr(sys, "argv", ["bench_check_prs.py", "--ix", str(repo), "--main", shas[1], "--from", "1",
+                                      "--every", "1", "--keep", str(kept)])
+    assert bench_check_prs.main() == 0
+    report = json.loads((kept / "1.json").read_text(encoding="utf-8"))
+    contradicted = [f for f in report["findings"] if f["rule"] == "claim-contradicted"]
+    assert len(contradicted) == 2 and all(f["baseline"] == "new" for f in contradicted)
+    out = capsys.readouterr().out
+    assert "pull requests checked: 1 " in out and "failed by a new error: 1" in out
+    assert "  #1: claim-contradicted" in out and "claim-contradicted errors 2" in out
