@@ -14,8 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from fuzzing import git
-from test_claims_seed import run_claims
+from undocumented_changes import undocumented_after
 
 KEY = "dsr1-fp8-mi355x-sglang"
 OLD, NEW = "lmsysorg/sglang:v0.5.12-rocm700-mi35x", "lmsysorg/sglang:v0.5.13-rocm700-mi35x"
@@ -26,12 +25,7 @@ def undocumented(repo: Path, description: str) -> list[str]:
     text = master.read_text(encoding="utf-8")
     assert text.count(f"{KEY}:\n  image: {OLD}\n") == 1
     master.write_text(text.replace(f"{KEY}:\n  image: {OLD}\n", f"{KEY}:\n  image: {NEW}\n"), encoding="utf-8")
-    with (repo / "perf-changelog.yaml").open("a", encoding="utf-8") as log:
-        log.write(f"\n- config-keys:\n    - {KEY}\n  description:\n    - \"{description}\"\n"
-                  "  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/9999\n")
-    git(repo, "commit", "-q", "-am", "head")
-    _, report = run_claims(repo, "--base", "base", "--head", "HEAD")
-    return [f["message"] for f in report["findings"] if f["rule"] == "claim-undocumented-change"]
+    return undocumented_after(repo, KEY, description)
 
 
 @pytest.mark.parametrize("description", [

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fuzzing import git
-from test_claims_seed import run_claims
+from undocumented_changes import undocumented_after
 
 KEY = "dsv4-fp4-gb200-dynamo-vllm"
 MID_CURVE = """      - conc-list: [256, 512, 1024]
@@ -39,13 +38,7 @@ def undocumented(repo: Path, *, recipe_of_the_old_row: str | None = None,
     added = MID_CURVE.replace("disagg-gb200-mid-curve-megamoe.yaml", f"disagg-gb200-{recipe_of_the_new_row}.yaml")
     old = MID_CURVE if recipe_of_the_old_row is None else MID_CURVE.replace("mid-curve-megamoe", recipe_of_the_old_row)
     master.write_text(text.replace(MID_CURVE, old + added), encoding="utf-8")
-    with (repo / "perf-changelog.yaml").open("a", encoding="utf-8") as log:
-        log.write(f"\n- config-keys:\n    - {KEY}\n  description:\n"
-                  "    - \"Add a 1P1D DEP8/DEP8 point at conc 256-1024 on the low-middle-curve recipe\"\n"
-                  "  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/9999\n")
-    git(repo, "commit", "-q", "-am", "head")
-    _, report = run_claims(repo, "--base", "base", "--head", "HEAD")
-    return [f["message"] for f in report["findings"] if f["rule"] == "claim-undocumented-change"]
+    return undocumented_after(repo, KEY, "Add a 1P1D DEP8/DEP8 point at conc 256-1024 on the low-middle-curve recipe")
 
 
 def test_a_point_added_beside_an_unchanged_one_is_not_its_change(real_repo: Path) -> None:

@@ -12,8 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from fuzzing import git
-from test_claims_seed import run_claims
+from undocumented_changes import undocumented_after
 
 KEY = "dsr1-fp8-mi355x-sglang"
 RECIPE = Path("benchmarks/single_node/fixed_seq_len/dsr1_fp8_mi355x.sh")
@@ -26,12 +25,7 @@ def undocumented(repo: Path, edits: dict[str, str]) -> list[str]:
         assert text.count(old) == 1
         text = text.replace(old, new)
     recipe.write_text(text, encoding="utf-8")
-    with (repo / "perf-changelog.yaml").open("a", encoding="utf-8") as log:
-        log.write(f"\n- config-keys:\n    - {KEY}\n  description:\n    - \"Rerun the sweep\"\n"
-                  "  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/9999\n")
-    git(repo, "commit", "-q", "-am", "head")
-    _, report = run_claims(repo, "--base", "base", "--head", "HEAD")
-    return [f["message"].split(" for ")[0] for f in report["findings"] if f["rule"] == "claim-undocumented-change"]
+    return [m.split(" for ")[0] for m in undocumented_after(repo, KEY, "Rerun the sweep")]
 
 
 def test_a_decimal_written_with_another_trailing_zero_is_no_change(real_repo: Path) -> None:

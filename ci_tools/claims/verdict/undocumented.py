@@ -60,13 +60,19 @@ def _pairs(base: Sequence[Job], head: Sequence[Job]) -> list[tuple[Job, Job]]:
         out.extend((base_of[h.id], h) for h in hs if h.id in same_ids)
         rest_b = [b for b in bs if b.id not in same_ids]
         rest_h = [h for h in hs if h.id not in same_ids]
+        paired: list[tuple[Job, Job]] = []
         for h in rest_h:
             same = [b for b in rest_b if _layout(b) == _layout(h)]
             if len(same) == 1 and sum(_layout(o) == _layout(h) for o in rest_h) > 1:
                 # two rows of that layout at the head, one at the base: the one where the base's row stood
                 same = [b for b in same if (b.scenario_index, b.row_index) == (h.scenario_index, h.row_index)]
             if len(same) == 1:
-                out.append((same[0], h))
+                paired.append((same[0], h))
+        left_b = [b for b in rest_b if all(b is not p for p, _ in paired)]
+        left_h = [h for h in rest_h if all(h is not q for _, q in paired)]
+        if len(left_b) == 1 and len(left_h) == 1:
+            paired.append((left_b[0], left_h[0]))  # the one point left on each side: as a lone point is
+        out.extend(paired)
     return out
 
 
@@ -123,6 +129,8 @@ def _field_mentioned(name: str, after: str, report: ClaimsReport) -> bool:
     if name == "image":
         return "image" in kinds or "image" in report.words or bool(_tag_words(after) & report.words)
     if name in ("tp", "ep", "dp-attn"):
+        if _LAYOUT_WORDS & report.words or {"search", "space"} <= report.words:
+            return True  # "Update search space to cover more configs": the points' layouts are what it changed
         attr = {"tp": "tp", "ep": "ep", "dp-attn": "dp_attn"}[name]
         return any(getattr(par, attr) is not None for c in report.claims for arm in c.scope.arms
                    for par in (arm.parallel, arm.prefill, arm.decode)) or (
@@ -130,6 +138,10 @@ def _field_mentioned(name: str, after: str, report: ClaimsReport) -> bool:
     if name == "spec-decoding":
         return bool({"mtp", "speculative", "spec", "eagle"} & report.words)
     return bool(set(identifier_words(name)) & report.words)
+
+
+# Words (stemmed) that speak of the points' parallelism as a whole.
+_LAYOUT_WORDS = frozenset({"parallelism", "topology", "layout", "search-space"})
 
 
 def _tag_words(image: str) -> set[str]:
