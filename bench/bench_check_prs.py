@@ -2,7 +2,7 @@
 
 Every ``--every``-th pull request from ``--from`` (by number, among ``refs/pull/N/head`` of a clone of
 SemiAnalysisAI/InferenceX) is checked out in a throwaway work tree and checked with ``ci-tools check --base``
-its merge base with ``--main``, as its own process.  Printed: the CPU time of the runs, the pull requests a new
+its merge base with ``--main`` and ``--pr-number`` its number, as its own process.  Printed: the CPU time of the runs, the pull requests a new
 error fails and by which rules, and the new findings by rule and severity.  A run that ends other than 0 or 1 (a
 traceback is exit 3) stops the benchmark with its stderr.
 
@@ -57,8 +57,10 @@ def main() -> int:
             for number, head in chosen:
                 base = git(args.ix, "merge-base", head, main_rev)
                 git(tree, "checkout", "-q", "-f", "--detach", head)
-                sample = run_once([*THIS_BUILD, "check", "--base", base, "--format", "json", "--output", str(report)],
-                                  cwd=tree, env=tool_env())
+                # The PR job knows the pull request's number (from its event): a new entry's `pull/XXX` link is then
+                # the placeholder a pull request may use, not a main-branch entry's defect.
+                sample = run_once([*THIS_BUILD, "check", "--base", base, "--pr-number", str(number), "--format", "json",
+                                   "--output", str(report)], cwd=tree, env=tool_env())
                 cpu.append(sample.cpu_s)
                 if args.keep is not None:
                     args.keep.mkdir(parents=True, exist_ok=True)

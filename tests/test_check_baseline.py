@@ -223,3 +223,32 @@ def test_the_base_is_not_validated_again_when_nothing_validate_reads_changed(rea
     assert unchanged()  # an appended entry and a recipe's text: validate reads neither
     (real_repo / "benchmarks" / "single_node" / "agentic" / "qwen3.5_fp8_h100.sh").write_text("#!/bin/bash\n")
     assert not unchanged()  # a new file can be the recipe a row looks for
+
+
+def test_defects_in_a_master_file_the_change_edits_elsewhere_stay_the_bases(
+        real_repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The base beside the head is assembled from its configs where the change edited the file (model/beside.py):
+    a schema defect or a key YAML reads as a number in a config the change does not touch is the base's, not the
+    change's (InferenceX pull request 1990 edited one config of nvidia-master.yaml and was told of 83 new schema
+    errors its base had)."""
+    from test_changelog_support import clear_github_env
+
+    clear_github_env(monkeypatch)
+    monkeypatch.chdir(real_repo)
+    master = real_repo / "configs" / "amd-master.yaml"
+    text = master.read_text(encoding="utf-8")
+    mtp = text[text.index("dsr1-fp8-mi355x-sglang-mtp:\n"):text.index("qwen3.5-fp8-mi325x-sglang:\n")]
+    defective = text.replace("dsr1-fp8-mi355x-sglang-mtp:\n  image:", "dsr1-fp8-mi355x-sglang-mtp:\n  duration: 300\n  image:")
+    master.write_text(defective + "\n" + mtp.replace("dsr1-fp8-mi355x-sglang-mtp:", "2026:"), encoding="utf-8")
+    git(real_repo, "commit", "-qam", "main with two defects")
+    base = git(real_repo, "rev-parse", "HEAD")
+    edited = master.read_text(encoding="utf-8")
+    at = edited.index("dsr1-fp8-mi355x-sglang:\n")
+    row = edited.index("      - { tp: 8, conc-start: 4, conc-end: 64 }\n", at)
+    master.write_text(edited[:row] + edited[row:].replace("conc-end: 64 }", "conc-end: 128 }", 1), encoding="utf-8")
+    _append(real_repo, "Run TP8 up to concurrency 128", key="dsr1-fp8-mi355x-sglang")
+    code, out, _ = run(["check", "--base", base, "--pr-number", str(PR), "--format", "json"], capsys)
+    found = json.loads(out)["findings"]
+    defects = [(f["rule"], f["baseline"]) for f in found if f["rule"] in ("config-schema", "config-key-invalid")]
+    assert sorted(defects) == [("config-key-invalid", "unchanged"), ("config-schema", "unchanged")]
+    assert not [f for f in found if f["baseline"] == "new" and f["severity"] == "error"]

@@ -35,8 +35,12 @@ from .repository import (
 
 
 def _clean(file: LoadedFile | None) -> bool:
-    """A file whose load gave no finding (parsed, a document, no duplicate key): its parse can be shared."""
-    return file is not None and file.yaml is not None and file.yaml.value is not None and not file.yaml.duplicates
+    """A file whose load gave no finding (parsed, a document, no duplicate key, no key YAML reads as other than
+    text): its parse can be shared."""
+    if file is None or file.yaml is None or file.yaml.value is None or file.yaml.duplicates:
+        return False
+    root = file.yaml.value
+    return not isinstance(root, dict) or all(isinstance(key, str) for key in root)
 
 
 def _entries(file: LoadedFile) -> list[ConfigEntry]:

@@ -113,8 +113,8 @@ def parse_piece(lines: list[str], piece: _Piece, file: LoadedFile) -> ConfigEntr
     if loaded.duplicates or not isinstance(loaded.value, PosMap) or len(loaded.value) != 1:
         return None
     key = next(iter(loaded.value))
-    if str(key) != piece.key:
-        return None
+    if not isinstance(key, str) or key != piece.key:
+        return None  # `2026:` is a number to YAML: the whole file's load says so
     return ConfigEntry(piece.key, file, loaded.value[key], loaded.value.key_span(key))
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..findings import Finding, Rule, Severity, make_finding
-from ..model.repository import LoadedFile, RepoData
+from ..model.repository import ConfigEntry, LoadedFile, RepoData
 from ..revision.yamlpos import PosMap, PosSeq, describe_type
 from ..schemacheck import check as sc
 from .rules import CHANGELOG_ENTRY_SCHEMA, CONFIG_SCHEMA, RUNNERS_SCHEMA
@@ -41,7 +41,10 @@ def check_master_files(repo: RepoData) -> list[Finding]:
     for file in repo.master_files:
         root = file.value
         if root is None:
-            continue  # unparsable or empty: yaml-syntax says so
+            # Unparsable or empty (yaml-syntax says so: no configs), or assembled from its configs, each parsed
+            # where it stands (the base beside the head, model/beside.py): each is held to the schema all the same.
+            out.extend(f for entry in _assembled(repo, file) for f in _entry_findings(entry))
+            continue
         if not isinstance(root, PosMap):
             out.extend(_wrong_root(CONFIG_SCHEMA, file, "a master config file must be a mapping from config keys to configs"))
             continue
@@ -54,6 +57,19 @@ def _config_findings(file: LoadedFile, root: PosMap, key: Any) -> list[Finding]:
     key_span, value_span = root.key_span(key), root.value_span(key)
     anchor = sc.Anchor(root[key], key_span, value_span, f"config `{key}`", _whole_floats(file, key_span, value_span))
     return _schema_findings(CONFIG_SCHEMA, sc.MASTER_CONFIG, file, anchor, config_key=str(key))
+
+
+def _assembled(repo: RepoData, file: LoadedFile) -> list[ConfigEntry]:
+    """The configs of a master file that holds no document, in the file's order."""
+    return sorted((e for e in (*repo.configs.values(), *repo.shadowed) if e.file is file), key=lambda e: e.key_span)
+
+
+def _entry_findings(entry: ConfigEntry) -> list[Finding]:
+    """:func:`_config_findings` of a config known by itself (a scalar's own span is not kept: its key's stands)."""
+    value_span = entry.data.span if isinstance(entry.data, (PosMap, PosSeq)) else entry.key_span
+    anchor = sc.Anchor(entry.data, entry.key_span, value_span, f"config `{entry.key}`",
+                       _whole_floats(entry.file, entry.key_span, value_span))
+    return _schema_findings(CONFIG_SCHEMA, sc.MASTER_CONFIG, entry.file, anchor, config_key=entry.key)
 
 
 def input_findings(repo: RepoData) -> list[Finding]:
