@@ -116,3 +116,21 @@ def test_a_config_that_ends_the_file_on_one_side_only_is_parsed_again(tmp_path: 
     head, got, full = _both_sides(tmp_path, "a:\n  image: x\n\nb:\n  image: y\n", "a:\n  image: x\n")
     assert got.configs["a"].data.span == (2, 3, 3, 1) != head.configs["a"].data.span
     assert _described(got) == _described(full)
+
+
+def test_the_base_beside_the_head_is_validated_as_loaded_in_full(tmp_path: Path) -> None:
+    """A master file assembled from its configs holds no document: its configs are held to the schema all the same
+    (a shared one, `a`, with an unknown key; one parsed alone, `b`, with a value of the wrong type); a key YAML
+    reads as a number keeps the file from being shared."""
+    from ci_tools.findings import finding_key
+    from ci_tools.validation.validate import validate
+
+    def keys(repo: RepoData) -> list[tuple[str, int]]:
+        return sorted((finding_key(f), f.location.line) for f in validate(repo))
+
+    for case, head_text, base_text in [
+        ("shared and alone", "a:\n  image: x\n  bogus: 1\nb:\n  image: y\n", "a:\n  image: x\n  bogus: 1\nb:\n  image: [1]\n"),
+        ("a number as key", "a:\n  image: x\n2026:\n  image: y\n", "a:\n  image: z\n2026:\n  image: y\n"),
+    ]:
+        _, got, full = _both_sides(tmp_path / case.replace(" ", "-"), head_text, base_text)
+        assert keys(got) == keys(full) and len(keys(full)) >= 2, case
