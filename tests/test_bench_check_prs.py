@@ -48,4 +48,9 @@ def test_a_run_keeps_each_report_and_says_which_pull_requests_a_new_error_fails(
     assert len(contradicted) == 2 and all(f["baseline"] == "new" for f in contradicted)
     out = capsys.readouterr().out
     assert "pull requests checked: 1 " in out and "failed by a new error: 1" in out
-    assert "  #1: claim-contradicted" in out and "claim-contradicted errors 2" in out
+    rules = next(line for line in out.splitlines() if line.startswith("  #1: ")).split(": ", 1)[1].split(", ")
+    assert "claim-contradicted" in rules and "changelog-pr-link" in rules
+    assert "claim-contradicted errors 2" in out
+    # checked as pull request 1, as the PR job's event says: the fixture's entries link other pull requests
+    links = [f["message"] for f in report["findings"] if f["rule"] == "changelog-pr-link"]
+    assert links and all("not this PR (#1)" in m for m in links)
