@@ -164,12 +164,29 @@ def test_a_defect_made_in_a_real_config_is_reported_once_where_it_was_made(
         assert found[0]["line"] == line_of(broken, master, at)
 
 
-def test_disagg_without_kv_transfer_is_reported_for_every_row(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_disagg_without_kv_transfer_anywhere_is_one_finding_at_its_disagg_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     key = "dsr1-fp8-mi355x-sglang-disagg"
     repo = small_repo(tmp_path, {"configs/amd-master.yaml": real_config(key, ("  kv-p2p-transfer: mori\n", ""))})
+    [found] = findings(repo, "disagg-kv-transfer-missing", capsys)
+    rows = real_config(key).count("- spec-decoding:")
+    assert rows > 1 and f"at top level or in any of its {rows} search-space rows" in found["message"]
+    assert found["line"] == line_of(repo, "configs/amd-master.yaml", "  disagg: true")
+    assert len(found["related"]) == min(rows, 5)
+
+
+def test_disagg_rows_without_kv_transfer_beside_rows_with_it_are_reported_each(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Where some rows name it, each row that does not is its own finding: the fix is that row's."""
+    key = "dsr1-fp8-mi355x-sglang-disagg"
+    text = real_config(key, ("  kv-p2p-transfer: mori\n", ""))
+    first_row = text.index("- spec-decoding:")
+    indent = text[text.rindex("\n", 0, first_row) + 1:first_row]
+    text = text[:first_row] + f"- kv-p2p-transfer: mori\n{indent}  spec-decoding:" + text[first_row + len("- spec-decoding:"):]
+    repo = small_repo(tmp_path, {"configs/amd-master.yaml": text})
     found = findings(repo, "disagg-kv-transfer-missing", capsys)
-    text = real_config(key)
-    assert len(found) == text.count("- spec-decoding:") > 1
+    assert len(found) == text.count("- spec-decoding:") >= 1
+    assert all("in this search-space row" in f["message"] for f in found)
 
 
 def test_a_key_in_two_master_files_is_a_duplicate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

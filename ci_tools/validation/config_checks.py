@@ -217,13 +217,23 @@ class _Checker:
                      "disaggregated configs",
                      data.key_span("kv-p2p-transfer"))
         if multinode is True and data.get("disagg") is True and "kv-p2p-transfer" not in data:
-            rows = [r for r in _rows(data) if "kv-p2p-transfer" not in r.row]
+            all_rows = list(_rows(data))
+            rows = [r for r in all_rows if "kv-p2p-transfer" not in r.row]
+            if len(rows) > 1 and len(rows) == len(all_rows):
+                # No row names it either: one line at top level is the fix, not one a row (InferenceX pull
+                # request 2114 added a config of 16 rows without it: 16 errors).
+                self.add(R.DISAGG_KV_TRANSFER_MISSING,
+                         f"disaggregated config `{key}` names no `kv-p2p-transfer` at top level or in any of its "
+                         f"{len(rows)} search-space rows; expected the KV transfer backend at top level (e.g. "
+                         "`kv-p2p-transfer: mori`)",
+                         data.key_span("disagg"), related=tuple(self.loc(r.span, "a row without it") for r in rows[:5]))
+                rows = []
             for r in rows:
                 self.add(R.DISAGG_KV_TRANSFER_MISSING,
                          f"disaggregated config `{key}` names no `kv-p2p-transfer` at top level or in this "
                          "search-space row; expected the KV transfer backend (e.g. `kv-p2p-transfer: mori`)",
                          r.span, related=(self.loc(data.key_span("disagg"), "disagg: true"),))
-            if not any(True for _ in _rows(data)):
+            if not all_rows:
                 self.add(R.DISAGG_KV_TRANSFER_MISSING,
                          f"disaggregated config `{key}` names no `kv-p2p-transfer`; expected the KV transfer "
                          "backend at top level (e.g. `kv-p2p-transfer: mori`)",

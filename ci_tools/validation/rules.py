@@ -149,8 +149,8 @@ DISAGG_REQUIRES_MULTINODE = register(
 DISAGG_KV_TRANSFER_MISSING = register(
     "disagg-kv-transfer-missing",
     summary="a disaggregated config names no `kv-p2p-transfer`",
-    what="Reports `disagg: true` multinode configs without `kv-p2p-transfer` at top level, pointing at each "
-         "search-space row that does not set it either.",
+    what="Reports `disagg: true` multinode configs without `kv-p2p-transfer` at top level: once, at `disagg: "
+         "true`, when no search-space row sets it either, else at each row that does not.",
     why="The KV transfer backend (mori, nixl, ...) decides how prefill hands the KV cache to decode; "
         "without it the recipe falls back to a default that the results do not record.",
     example="multinode: true\ndisagg: true\n# no kv-p2p-transfer",
