@@ -21,6 +21,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..findings import Location
+from .split_words import is_cut, mend
 
 
 class Node:
@@ -158,7 +159,17 @@ def _convert(ts_node: Any, script: Script, problems: list[Any] | None, offsets: 
     if kind != "comment" and ts_node.child_count:
         inside = in_error or kind == "ERROR"
         node.children = tuple([_convert(k, script, problems, offsets, inside) for k in ts_node.children])
+        if kind in _HOLDING_WORDS and any(is_cut(c) for c in node.children):
+            node.children = mend(node.children, _interned)
     return node
+
+
+# Where tree-sitter-bash cuts a word in two (:mod:`.split_words`): among a command's words and assignments.
+_HOLDING_WORDS = frozenset({"command", "declaration_command"})
+
+
+def _interned(kind: str) -> str:
+    return _TYPES.setdefault(kind, kind)
 
 
 # Statements tree-sitter could still parse whole inside an ERROR region: the
