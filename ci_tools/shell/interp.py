@@ -58,6 +58,8 @@ _MAX_CALL_DEPTH = 32
 # Nested calls of one function (recursion) evaluated before its deeper calls count as unknown.
 _MAX_RECURSION = 3
 _NO_SERVER_SCAN = {"echo", "printf", "log", "info", "warn", "logger"}
+# Environment files installers write in the home directory, and the directory each puts on PATH.
+_INSTALLER_ENVS = (("/.local/bin/env", "$HOME/.local/bin"), ("/.cargo/env", "$HOME/.cargo/bin"))
 _DYNAMIC_PATH = re.compile(r"dirname|\$0|\$\{0\}|BASH_SOURCE|pwd|realpath|readlink")
 
 
@@ -1072,7 +1074,7 @@ class Interpreter(Loops):
             return False
         field, value = argv[1]
         path = self._resolve_source(n, field, value)
-        if path is None and self._activate_venv(n, field, value):
+        if path is None and (self._activate_venv(n, field, value) or self._installer_env(n, field, value)):
             return True
         if path is None:
             self.errors.append(f"{n.script.path}:{n.line}: cannot resolve `{n.text}`; what it defines is unknown")
@@ -1117,6 +1119,19 @@ class Interpreter(Loops):
         self.state.exported |= {"VIRTUAL_ENV", "PATH"}
         self.state.vars.pop("PYTHONHOME", None)
         self.state.exported.discard("PYTHONHOME")
+        return True
+
+    def _installer_env(self, n: Node, field: Field, value: Value) -> bool:
+        """``source $HOME/.local/bin/env`` after uv's installer (``$HOME/.cargo/env`` after rustup's): the file
+        the installer wrote on the node, which puts its ``bin`` directory first on ``PATH`` unless ``PATH``
+        holds it already, and does nothing else.  ``PATH`` is then known only on the node.  False for any other
+        file."""
+        written = value.text if value.text is not None else "".join(p.text or "" for p in field.pieces)
+        directory = next((d for suffix, d in _INSTALLER_ENVS if written.endswith(suffix)), None)
+        if directory is None:
+            return False
+        self.state.vars["PATH"] = Value(None, n.location(), expression=f"PATH, with {directory} first once, after {n.text}")
+        self.state.exported.add("PATH")
         return True
 
     def _resolve_source(self, n: Node, field: Field, value: Value) -> str | None:
