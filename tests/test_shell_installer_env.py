@@ -37,7 +37,7 @@ def test_an_installers_env_file_puts_its_bin_directory_on_path(tmp_path: Path, e
     [srun] = [s for s in found.steps if s.program == "srun"]
     assert dict(sh.env)["PATH"] == ("/usr/bin",)  # the installer ran with the workflow's PATH ...
     [(_, said, _)] = dict(srun.env)["PATH"]  # ... what runs after the env file, with a PATH known on the node
-    assert said.startswith("PATH, with $HOME/") and said.endswith(f"first once, after source {env_file}")
+    assert said.startswith("PATH with $HOME/") and said.endswith(f"put first unless it holds it, after source {env_file}")
 
 
 def test_another_file_of_the_home_directory_is_still_unknown(tmp_path: Path) -> None:

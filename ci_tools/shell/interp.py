@@ -1130,7 +1130,8 @@ class Interpreter(Loops):
         directory = next((d for suffix, d in _INSTALLER_ENVS if written.endswith(suffix)), None)
         if directory is None:
             return False
-        self.state.vars["PATH"] = Value(None, n.location(), expression=f"PATH, with {directory} first once, after {n.text}")
+        said = f"PATH with {directory} put first unless it holds it, after {n.text}"
+        self.state.vars["PATH"] = Value(None, n.location(), expression=said)
         self.state.exported.add("PATH")
         return True
 

@@ -140,8 +140,8 @@ def _field_mentioned(name: str, after: str, report: ClaimsReport) -> bool:
     return bool(set(identifier_words(name)) & report.words)
 
 
-# Words (stemmed) that speak of the points' parallelism as a whole.
-_LAYOUT_WORDS = frozenset({"parallelism", "topology", "layout", "search-space"})
+# Words (stemmed) that speak of the points' parallelism as a whole (and "search space", two words).
+_LAYOUT_WORDS = frozenset({"parallelism", "topology", "layout"})
 
 
 def _tag_words(image: str) -> set[str]:
