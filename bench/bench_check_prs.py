@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import sys
 import tempfile
 from collections import Counter
@@ -74,7 +75,8 @@ def main() -> int:
         finally:
             git(args.ix, "worktree", "remove", "--force", str(tree))
     print(f"pull requests checked: {len(chosen)} (every {args.every}th from #{args.first}), against their merge "
-          f"bases with {main_rev[:12]}, each ending 0 or 1; CPU per run {min(cpu):.2f}-{max(cpu):.2f} s")
+          f"bases with {main_rev[:12]}, each ending 0 or 1; CPU per run {min(cpu):.2f}-{max(cpu):.2f} s, "
+          f"median {statistics.median(cpu):.2f} s")
     print(f"failed by a new error: {len(failing)}")
     for number, rules in sorted(failing.items()):
         print(f"  #{number}: {', '.join(rules)}")

@@ -3,6 +3,7 @@ number (not by the refs' text order, where 10 sorts before 9), heads only."""
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -48,6 +49,10 @@ def test_a_run_keeps_each_report_and_says_which_pull_requests_a_new_error_fails(
     assert len(contradicted) == 2 and all(f["baseline"] == "new" for f in contradicted)
     out = capsys.readouterr().out
     assert "pull requests checked: 1 " in out and "failed by a new error: 1" in out
+    times = re.search(r"CPU per run ([\d.]+)-([\d.]+) s, median ([\d.]+) s", out)
+    assert times is not None
+    low, high, median = (float(x) for x in times.groups())
+    assert 0 < low == median == high  # one run: its CPU time is each of them
     rules = next(line for line in out.splitlines() if line.startswith("  #1: ")).split(": ", 1)[1].split(", ")
     assert "claim-contradicted" in rules and "changelog-pr-link" in rules
     assert "claim-contradicted errors 2" in out
