@@ -1,5 +1,5 @@
 """``has_word``: a config key or flag found in a text only where it stands on its own, as the pattern
-``(?<![\\w.-])word(?![\\w.-])`` finds it (claims/text/tokens.py)."""
+``(?<![\\w.-])word(?![\\w.-])`` finds it (ci_tools/words.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from ci_tools.claims.text.tokens import has_word
+from ci_tools.words import has_word
 
 KEY = "dsr1-fp8-b200-sglang"
 

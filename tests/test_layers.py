@@ -19,7 +19,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "ci_tools"
 
 # The data flow, first to last; a package may import its own layer and earlier ones only.
 LAYERS: list[set[str]] = [
-    {"errors", "findings", "frozen", "bounded", "__init__"},  # the shared vocabulary (and the version)
+    {"errors", "findings", "frozen", "bounded", "words", "__init__"},  # the shared vocabulary (and the version)
     {"revision"},  # files of one revision: git or the work tree, YAML with positions
     {"schemacheck"},  # schemas/*.json compiled to checks, worded errors
     {"config"},  # .ci-tools.yaml, limits, recipe-resolution rules

@@ -314,10 +314,12 @@ def _history_rules(change: ChangelogChange, diff: HistoryDiff, config: ProjectCo
             "are immutable, expected the head to start with the base's bytes",
             Location(path, rest.head_line, 1), related=[change.base_loc(rest.base_line)],
             data={"base_line": rest.base_line, "more": len(changed) - CHANGED_ENTRIES_SHOWN}))
-    counted = {id(edit) for edit in changed[CHANGED_ENTRIES_SHOWN:]}  # in the finding above, not one by one
+    shown = 0
     for edit in diff.edits:
-        if id(edit) in counted:
-            continue
+        if edit.kind is EditKind.CHANGED:
+            shown += 1
+            if shown > CHANGED_ENTRIES_SHOWN:
+                continue  # in the finding above, not one by one
         here = Location(path, edit.head_line, 1)
         if edit.kind is EditKind.CHANGED:
             out.append(make_finding(

@@ -26,22 +26,13 @@ import re
 from typing import Callable
 
 from ..bounded import BoundedDict
+from ..words import has_word
 from .parse import Node
 from .server import LaunchPattern
 
 # Commands that run their arguments as another command (so may start the server).
 WRAPPERS = frozenset({"exec", "nohup", "env", "numactl", "taskset", "timeout", "stdbuf", "setsid", "sudo", "time",
                       "command", "builtin", "chrt", "nice", "ionice", "srun", "mpirun", "torchrun", "bash", "sh"})
-
-_WORD_RES: dict[str, re.Pattern[str]] = {}
-
-
-def _word_re(word: str) -> re.Pattern[str]:
-    found = _WORD_RES.get(word)
-    if found is None:
-        found = _WORD_RES[word] = re.compile(r"(?<![\w.-])" + re.escape(word) + r"(?![\w.-])")
-    return found
-
 
 def may_launch(text: str, patterns: tuple[LaunchPattern, ...]) -> bool:
     """Whether ``text`` spells every literal word of some launch pattern after its program.
@@ -66,7 +57,7 @@ _MAY_LAUNCH: dict[int, tuple[tuple[LaunchPattern, ...], BoundedDict[str, bool]]]
 def _may_launch(text: str, patterns: tuple[LaunchPattern, ...]) -> bool:
     for p in patterns:
         words = p.literal_words[1:] if p.rest and p.literal_words and p.literal_words[0] == p.program else p.literal_words
-        if all(word in text and _word_re(word).search(text) for word in words):
+        if all(has_word(text, word) for word in words):
             return True
     return False
 

@@ -45,23 +45,6 @@ _TOKEN = re.compile(
 _QUOTE_MARKS = frozenset("`'\"‘’“”")
 
 
-def has_word(text: str, word: str, joiners: str = ".-") -> bool:
-    r"""``word`` stands in ``text`` on its own: no letter, digit, ``_`` or one of ``joiners`` right before or after
-    it (``(?<![\w.-])word(?![\w.-])`` without a pattern per word, which Python's regex cache of 512 would keep
-    compiling again when hundreds of config keys are looked for)."""
-    start = text.find(word)
-    while start >= 0:
-        end = start + len(word)
-        if not (start and _joins(text[start - 1], joiners)) and not (end < len(text) and _joins(text[end], joiners)):
-            return True
-        start = text.find(word, start + 1)
-    return False
-
-
-def _joins(char: str, joiners: str) -> bool:
-    return char.isalnum() or char == "_" or char in joiners
-
-
 def back_over(toks: Sequence[Tok], i: int, words: AbstractSet[str], most: int = 3) -> int:
     """The index of the first token before ``i`` that is not one of ``words`` (lower-case), walking back over at
     most ``most`` of them (-1 when the clause starts first): where a negation that spans such words stands."""

@@ -20,6 +20,7 @@ from ...findings import Location
 from ...jobs.job import Job
 from ...shell.model import RecipeEval, ServerFlag, Value, split_address
 from ...shell.server import UNKNOWN_FLAG
+from ...words import has_word
 from ..text.arms import ROLES
 from ..text.claim import Claim
 from ..text.values import (
@@ -240,7 +241,7 @@ def held_for_another_program(ev: RecipeEval, flag: str) -> bool:
     (``LMCACHE_CMD=(lmcache server ... --separate-object-groups)``): the recipe passes it to that program."""
     for value in ev.variables.values():
         text = value.text or ""
-        if flag in text and re.search(r"(?<![\w-])" + re.escape(flag) + r"(?![\w-])", text):
+        if has_word(text, flag, joiners="-"):
             return True
     return False
 

@@ -23,10 +23,10 @@ from ...model.repository import RepoData
 from ...revision.snapshot import Snapshot, content_id
 from ...revision.yamlpos import PosMap, PosSeq
 from ...shell.model import RecipeEval
+from ...words import has_word
 from ..text.claim import Claim, Extraction, Unverified
 from ..text.extract import GPU_NAME, extract
 from ..text.sentences import SourceText, scalar_source
-from ..text.tokens import has_word
 from ..text.subjects import Catalog, catalog_from, load_claims_settings
 from ..text.arms import Arm, job_spec
 from ..text.values import ArmName, Concurrency, NoArm
