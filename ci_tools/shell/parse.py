@@ -143,10 +143,11 @@ _KINDS: list[str | None] = []
 
 
 def _convert(ts_node: Any, script: Script, problems: list[Any] | None, offsets: dict[int, int],
-             in_error: bool = False) -> Node:
+             in_error: bool = False, joined: list[int] | None = None) -> Node:
     """Copy a tree-sitter subtree; ``problems`` collects the outermost ERROR and missing nodes
     (None: the tree has none).  What lies inside an ERROR is a consequence of it, not another error.
-    ``offsets`` shares equal byte offsets (a parent starts where its first child does)."""
+    ``offsets`` shares equal byte offsets (a parent starts where its first child does); ``joined``
+    collects the newlines a command was read past (see :func:`_read_past`)."""
     kind_id = ts_node.kind_id
     kind = _KINDS[kind_id] if kind_id < len(_KINDS) else None
     if kind is None:  # ERROR, and any id the grammar's table does not name
@@ -158,10 +159,30 @@ def _convert(ts_node: Any, script: Script, problems: list[Any] | None, offsets: 
         problems.append(ts_node)
     if kind != "comment" and ts_node.child_count:
         inside = in_error or kind == "ERROR"
-        node.children = tuple([_convert(k, script, problems, offsets, inside) for k in ts_node.children])
-        if kind in _HOLDING_WORDS and any(is_cut(c) for c in node.children):
-            node.children = mend(node.children, _interned)
+        node.children = tuple([_convert(k, script, problems, offsets, inside, joined) for k in ts_node.children])
+        if kind in _HOLDING_WORDS:
+            if joined is not None and kind == "command":
+                _read_past(node.children, script.source, joined)
+            if any(is_cut(c) for c in node.children):
+                node.children = mend(node.children, _interned)
     return node
+
+
+def _read_past(children: tuple[Node, ...], source: bytes, joined: list[int]) -> None:
+    """Newlines between a command's words: bash ends the command at each (unless a backslash continues the
+    line), but tree-sitter-bash at times reads on, silently, taking the lines after for arguments
+    (``... | wc -l`` then ``cat FILE 2>/dev/null || echo ...``: `cat` became an argument of `wc`)."""
+    before: Node | None = None
+    for child in children:
+        if child.type == "comment":
+            continue
+        if before is not None:
+            at = source.find(b"\n", before.end, child.start)
+            while at >= 0 and source[at - 1] == 0x5C:  # a backslash before it: the line goes on
+                at = source.find(b"\n", at + 1, child.start)
+            if at >= 0:
+                joined.append(at)
+        before = child
 
 
 # Where tree-sitter-bash cuts a word in two (:mod:`.split_words`): among a command's words and assignments.
@@ -274,9 +295,13 @@ def _parse_by_content(path: str, source: bytes) -> Script:
         script = same.with_path(path)
     else:
         script = Script(path, source)
-        tree = _parser().parse(_GRAMMAR_GAPS.sub(b"< ", source))
+        text = _GRAMMAR_GAPS.sub(b"< ", source)
+        tree = _parser().parse(text)
         problems: list[Any] = []
-        root = _convert(tree.root_node, script, problems if tree.root_node.has_error else None, {})
+        joined: list[int] | None = None if tree.root_node.has_error else []
+        root = _convert(tree.root_node, script, problems if tree.root_node.has_error else None, {}, joined=joined)
+        if joined:
+            root = _reparsed(script, text, joined) or root
         script.root = root
         script.problems.extend(_problem(p, source) for p in problems)
         _BY_CONTENT[digest] = script
@@ -285,6 +310,29 @@ def _parse_by_content(path: str, source: bytes) -> Script:
         gc.freeze()
     _CACHE[key] = script
     return script
+
+
+# How many times a tree read past newlines is parsed again with them made `;` (each round mends what the
+# grammar read past; one round has sufficed for every file of InferenceX's history).
+_REPARSE_ROUNDS = 4
+
+
+def _reparsed(script: Script, text: bytes, joined: list[int]) -> Node | None:
+    """The tree of ``text`` with each newline a command was read past (:func:`_read_past`) made the `;` bash
+    reads it as: the same length, so every position stays (node texts come from the source).  None when the
+    grammar cannot read the mended text either: the first tree is kept."""
+    mended = bytearray(text)
+    for _ in range(_REPARSE_ROUNDS):
+        for at in joined:
+            mended[at] = 0x3B  # ;
+        tree = _parser().parse(bytes(mended))
+        if tree.root_node.has_error:
+            return None
+        joined = []
+        root = _convert(tree.root_node, script, None, {}, joined=joined)
+        if not joined:
+            return root
+    return None
 
 
 def cache_size() -> int:
