@@ -125,6 +125,11 @@ def claims_of(text: str) -> list[list[Any]]:
     ("Drop --enable-tbo and --max-num-seqs 32.", [["--enable-tbo", "not passed"], ["--max-num-seqs", "not passed"]]),
     ("Remove the deprecated --disable-radix-cache flag (now enabled by default).",
      [["--disable-radix-cache", "not passed"]]),
+    # code around a setting removed is no setting removed: the recipe may still export it (InferenceX pull
+    # request 2000: "remove redundant SPEC_DECODING gating in favor of MODEL_MTP_FLAGS + DECODE_MTP_SIZE > 0")
+    ("Remove redundant ATOM_DP_LB_REQ_EQUIV gating in favor of --enable-tbo.", []),
+    ("Drop the --enable-tbo check.", []),
+    ("Remove the ATOM_DP_LB_REQ_EQUIV override.", [["ATOM_DP_LB_REQ_EQUIV", "not passed"]]),
 ])
 def test_a_form_of_the_grammar_is_read(text: str, expected: list[list[Any]]) -> None:
     assert claims_of(text) == expected

@@ -178,6 +178,12 @@ DROP_VERBS = frozenset({"drop", "drops", "dropped", "remove", "removes", "remove
 # Words between a drop verb and the settings it drops ("Remove the deprecated --async-scheduling flag").
 DROP_OBJECT_GLUE = frozenset({"the", "a", "an", "deprecated", "obsolete", "unused", "redundant", "old", "stale",
                               "explicit", "hardcoded", "hard-coded", "leftover", "extra", "now-default", "default"})
+# Words after a setting's name that make it the name of code around the setting, not the setting ("remove redundant
+# SPEC_DECODING gating in favor of MODEL_MTP_FLAGS": the recipe still exports SPEC_DECODING, nothing tests it).
+CODE_AROUND_A_SETTING = frozenset({"gating", "gate", "gates", "guard", "guards", "check", "checks", "logic",
+                                   "handling", "branch", "branches", "conditional", "conditionals", "condition",
+                                   "conditions", "plumbing", "wiring", "parsing", "validation", "lookup",
+                                   "detection", "comment", "comments", "code"})
 # What a drop order drops when it is a setting: a flag, NAME=value, an UPPER_SNAKE or snake_case name, a kebab-case
 # name of three words or more (two words, "low-middle", name a part of the sweep as often as a flag).
 _SETTING_TOKEN = re.compile(r"--[A-Za-z][\w.-]*(?:=\S*)?|[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+(?:\.\w+)*(?:=\S*)?|"
@@ -205,7 +211,7 @@ def drops_settings(toks: Sequence[Tok], known: Callable[[str], bool] = lambda wo
     while k < len(toks) and (toks[k].low in DROP_OBJECT_GLUE or toks[k].low in ROLE_WORDS):
         k += 1
     return k < len(toks) and bool(_SETTING_TOKEN.fullmatch(toks[k].text) or known(toks[k].text)) and \
-        not names_an_arm(toks[k].text)
+        not names_an_arm(toks[k].text) and not (k + 1 < len(toks) and toks[k + 1].low in CODE_AROUND_A_SETTING)
 
 
 # After a setting's name: "is NOT passed", "flag isn't set", "is no longer exported": the recipe does not give it
