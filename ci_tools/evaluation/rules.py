@@ -57,8 +57,10 @@ RECIPE_SYNTAX = register(
     "recipe-syntax",
     summary="a recipe or a file it sources is not valid bash (an srt-slurm recipe: not readable YAML)",
     what=("Parses each recipe a job resolves to, and every file it sources, with tree-sitter-bash and reports syntax "
-          "errors at their position; an srt-slurm recipe that is not YAML the evaluator can read (a syntax error, "
-          "aliases that expand without bound) is reported at its position too."),
+          "errors at their position, where bash itself refuses the file too (`bash -n`, which executes nothing: "
+          "some valid bash, such as `\"${X:-$((A / (8 / TP)))}\"`, is beyond the grammar, and is no error); an "
+          "srt-slurm recipe that is not YAML the evaluator can read (a syntax error, aliases that expand without "
+          "bound) is reported at its position too."),
     why="bash refuses the script at run time; nothing it would set can be checked either.",
     example="if [ \"$TP\" -eq 8 ]; then\n    MAX=16\n# missing `fi`",
     fix="Correct the syntax at the reported line (`bash -n FILE` shows the same error).",

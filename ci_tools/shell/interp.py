@@ -119,7 +119,11 @@ class Interpreter(Loops):
 
     def _problems(self, script: Script) -> None:
         for p in script.problems:
-            self.errors.append(f"{script.path}:{p.line}:{p.column}: bash syntax error: {p.text}")
+            if script.bash_accepts:  # the grammar's limit, not the script's error: no recipe-syntax finding
+                self.errors.append(f"{script.path}:{p.line}:{p.column}: tree-sitter-bash cannot read this line, which "
+                                   f"bash accepts ({p.text}): the script's evaluation is incomplete")
+            else:
+                self.errors.append(f"{script.path}:{p.line}:{p.column}: bash syntax error: {p.text}")
 
     # -- statements --------------------------------------------------------------------------
     def block(self, nodes: tuple[Node, ...] | list[Node]) -> Tri:
@@ -534,6 +538,9 @@ class Interpreter(Loops):
         kids = n.children
         if kids[0].type != "variable_name" or (len(kids) > 1 and kids[1].text != "="):
             return False
+        if n.start in n.script.unread_assignments:
+            # a value tree-sitter-bash cannot read and bash can (see .bash_syntax): known only when the job runs
+            return kids[0].text, Value(None, n.location(), False, n.text.partition("=")[2])
         rhs = kids[2] if len(kids) > 2 else None
         if rhs is None:
             return kids[0].text, Value("", n.location(), expression="")

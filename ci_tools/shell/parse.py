@@ -21,6 +21,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..findings import Location
+from .bash_syntax import bash_accepts
 from .split_words import is_cut, mend
 
 
@@ -95,6 +96,12 @@ class Script:
             at = source.find(b"\n", at + 1)
         self.root: Node = Node("program", 0, len(source), True, self)
         self.problems: list[SyntaxProblem] = []
+        # With problems: whether bash itself reads the file (True: the problems are the grammar's, not the
+        # script's; None: no bash to ask), see :mod:`.bash_syntax`.
+        self.bash_accepts: bool | None = None
+        # Where a one-line assignment starts whose value the grammar cannot read, in a file bash accepts: the
+        # assignment's value is unknown, and the file has no problem for it.
+        self.unread_assignments: frozenset[int] = frozenset()
 
     def position(self, offset: int) -> tuple[int, int]:
         """1-based (line, column) of a byte offset."""
@@ -113,6 +120,7 @@ class Script:
             return self
         copy = Script.__new__(Script)
         copy.path, copy.source, copy._line_starts, copy.problems = path, self.source, self._line_starts, self.problems
+        copy.bash_accepts, copy.unread_assignments = self.bash_accepts, self.unread_assignments
         copy.root = _rebind(self.root, copy)
         return copy
 
@@ -303,6 +311,12 @@ def _parse_by_content(path: str, source: bytes) -> Script:
         if joined:
             root = _reparsed(script, text, joined) or root
         script.root = root
+        if problems:
+            script.bash_accepts = bash_accepts(source)
+            if script.bash_accepts:
+                unread = [_unread_assignment(p) for p in problems]
+                script.unread_assignments = frozenset(a for a in unread if a is not None)
+                problems = [p for p, a in zip(problems, unread) if a is None]
         script.problems.extend(_problem(p, source) for p in problems)
         _BY_CONTENT[digest] = script
         # The tree lives as long as the process and holds no garbage: moving everything alive now out of
@@ -310,6 +324,17 @@ def _parse_by_content(path: str, source: bytes) -> Script:
         gc.freeze()
     _CACHE[key] = script
     return script
+
+
+def _unread_assignment(problem: Any) -> int | None:
+    """Where the one-line assignment starts whose value holds ``problem`` (None: it lies elsewhere): bash reads
+    ``X="${X:-$((A / (8 / TP)))}"``, tree-sitter-bash reads the statement and not the value."""
+    node = problem.parent
+    while node is not None:
+        if node.type == "variable_assignment":
+            return int(node.start_byte) if node.start_point.row == node.end_point.row else None
+        node = node.parent
+    return None
 
 
 # How many times a tree read past newlines is parsed again with them made `;` (each round mends what the

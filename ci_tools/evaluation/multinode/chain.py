@@ -277,8 +277,9 @@ class ChainInterpreter(Interpreter):
         label = f"<file written at {content.location.path}:{content.location.line}>"
         script = parse_script(label, text.encode())
         if script.problems:
+            bad = "cannot be read by tree-sitter-bash (bash can)" if script.bash_accepts else "is not valid bash"
             self.errors.append(f"{n.script.path}:{n.line}: {argv[1][1].text}, written at {content.location.path}:"
-                               f"{content.location.line}, is not valid bash; what it defines is unknown")
+                               f"{content.location.line}, {bad}; what it defines is unknown")
             return None
         places = _line_places(content)
         before = dict(self.state.vars)
@@ -458,7 +459,8 @@ class ChainInterpreter(Interpreter):
         label = f"{_STRING_PREFIX}{n.script.path}:{n.line}>"
         script = parse_script(label, text.encode())
         if script.problems:
-            self.errors.append(f"{n.script.path}:{n.line}: the string run here is not valid bash; what it runs is unknown")
+            bad = "cannot be read by tree-sitter-bash (bash can)" if script.bash_accepts else "is not valid bash"
+            self.errors.append(f"{n.script.path}:{n.line}: the string run here {bad}; what it runs is unknown")
             return None
         servers_before = len(self.state.servers)
         captured_before = self.state.captured
