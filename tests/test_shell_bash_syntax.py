@@ -87,3 +87,4 @@ def test_without_bash_the_grammar_judges(monkeypatch: pytest.MonkeyPatch, tmp_pa
     monkeypatch.setenv("PATH", str(tmp_path))  # no bash on it
     assert bash_accepts(VALID["VLLM_SPEC_CONFIG"].encode()) is None
     assert bash_accepts(BROKEN[0].encode()) is None
+

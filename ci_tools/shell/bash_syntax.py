@@ -22,7 +22,10 @@ def bash_accepts(source: bytes) -> bool | None:
     if bash is None:
         return None
     try:
-        done = subprocess.run([bash, "-n"], input=source, capture_output=True, timeout=_TIMEOUT_S, check=False)
+        # The script (a pull request's, in a PR check) is data on stdin: `-n` reads it and runs nothing, and the
+        # environment is emptied so that no BASH_ENV or exported function of ours is read either.
+        done = subprocess.run([bash, "-n"], input=source, capture_output=True, timeout=_TIMEOUT_S, check=False,
+                              env={})
     except (OSError, subprocess.TimeoutExpired):
         return None
     return done.returncode == 0
