@@ -67,6 +67,19 @@ def test_a_value_the_grammar_cannot_read_is_unknown_not_a_syntax_error(tmp_path:
     assert name in values and values[name] is None  # known when the job runs, never guessed
 
 
+@pytest.mark.parametrize("end", ["", "\n"])
+def test_a_backslash_that_ends_the_file_is_no_problem(tmp_path: Path, end: str) -> None:
+    """benchmarks/single_node/dsr1_fp8_mi355x_atom_mtp.sh (10 versions, e.g. blob dfb8fafdc6) ends so."""
+    text = "set -x\nPORT=8888\nrm -rf ./utils/bench_serving\\" + end
+    assert real_bash_reads(text)
+    script = parse_script("recipe.sh", text.encode())
+    assert script.bash_accepts is True and not script.problems
+    assert parse_script("broken.sh", b"if true; then\\\n").problems  # an error before it stays one
+    (tmp_path / "recipe.sh").write_text(text)
+    result = evaluate_recipe("recipe.sh", {}, ProjectConfig(root=tmp_path), WorkTreeSnapshot(tmp_path))
+    assert result.errors == [] and result.variables["PORT"].text == "8888"
+
+
 def test_valid_bash_the_grammar_cannot_read_elsewhere_leaves_the_evaluation_incomplete(tmp_path: Path) -> None:
     assert real_bash_reads(HEREDOC)
     assert parse_script("recipe.sh", HEREDOC.encode()).bash_accepts is True

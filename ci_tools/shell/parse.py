@@ -316,7 +316,7 @@ def _parse_by_content(path: str, source: bytes) -> Script:
             if script.bash_accepts:
                 unread = [_unread_assignment(p) for p in problems]
                 script.unread_assignments = frozenset(a for a in unread if a is not None)
-                problems = [p for p, a in zip(problems, unread) if a is None]
+                problems = [p for p, a in zip(problems, unread) if a is None and not _last_backslash(p, source)]
         script.problems.extend(_problem(p, source) for p in problems)
         _BY_CONTENT[digest] = script
         # The tree lives as long as the process and holds no garbage: moving everything alive now out of
@@ -335,6 +335,13 @@ def _unread_assignment(problem: Any) -> int | None:
             return int(node.start_byte) if node.start_point.row == node.end_point.row else None
         node = node.parent
     return None
+
+
+def _last_backslash(problem: Any, source: bytes) -> bool:
+    """The problem is the backslash that ends the file, with or without a newline after it
+    (``rm -rf ./utils/bench_serving\\``): bash reads the command before it, which the grammar read too."""
+    end = source.rstrip()
+    return end.endswith(b"\\") and problem.start_byte >= len(end) - 1
 
 
 # How many times a tree read past newlines is parsed again with them made `;` (each round mends what the
