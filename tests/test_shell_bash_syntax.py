@@ -3,8 +3,8 @@
 In InferenceX's history, 102 versions of 22 shell files hold bash that bash accepts and tree-sitter-bash 0.25
 does not: an arithmetic default with nested parentheses in 35 versions of the agentic MI355X recipes, a JSON
 default with escaped quotes in 21.  Each was a `recipe-syntax` error ("bash refuses the script at run time") and
-left its jobs' claims unchecked as a failed evaluation of a wrong script.  Now the value is unknown (bash gives it
-one when the job runs) and the evaluation is used.
+left its jobs' claims unchecked as a failed evaluation of a wrong script.  Now a default is read on its own and
+the variable gets the value bash gives it; any other such value is unknown; the evaluation is used.
 """
 
 from __future__ import annotations
@@ -57,14 +57,31 @@ def bash_value(text: str, name: str) -> str:
 
 
 @pytest.mark.parametrize("name", sorted(VALID))
-def test_a_value_the_grammar_cannot_read_is_unknown_not_a_syntax_error(tmp_path: Path, name: str) -> None:
+def test_a_default_the_grammar_cannot_read_is_the_value_bash_gives(tmp_path: Path, name: str) -> None:
     text = VALID[name]
-    assert real_bash_reads(text) and bash_value(text, name)  # bash reads it and gives it a value
+    assert real_bash_reads(text)
     script = parse_script("recipe.sh", text.encode())
     assert script.bash_accepts is True and not script.problems and len(script.unread_assignments) == 1
     errors, values = evaluated(tmp_path, text)
     assert errors == []  # no recipe-syntax finding, and the evaluation is used
-    assert name in values and values[name] is None  # known when the job runs, never guessed
+    assert values[name] == bash_value(text, name)  # the default, read on its own
+
+
+@pytest.mark.parametrize("name", sorted(VALID))
+def test_a_variable_set_before_wins_over_the_default(tmp_path: Path, name: str) -> None:
+    """bash ends `${X:-{\\"a\\":1}}` at the first `}`, a bare `{` opening nothing: a set X gives `given}`."""
+    text = f"{name}=given\n" + VALID[name]
+    assert bash_value(text, name).startswith("given")
+    assert evaluated(tmp_path, text)[1][name] == bash_value(text, name)
+
+
+def test_another_value_the_grammar_cannot_read_is_unknown(tmp_path: Path) -> None:
+    text = 'TP=4\nX=3000\nY="gb-${Y:-$((X / (8 / TP)))}"\n'
+    assert real_bash_reads(text) and bash_value(text, "Y") == "gb-1500"
+    script = parse_script("recipe.sh", text.encode())
+    assert script.bash_accepts is True and not script.problems
+    errors, values = evaluated(tmp_path, text)
+    assert errors == [] and "Y" in values and values["Y"] is None  # known when the job runs, never guessed
 
 
 @pytest.mark.parametrize("end", ["", "\n"])

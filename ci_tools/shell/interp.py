@@ -52,6 +52,7 @@ from .server import (
 )
 from .state import ArrayVal, Binding, Captured, Server, State, merge
 from .structured import with_keys
+from .unread_value import UnreadValue, unread_value
 
 _REDIRECTS = {"file_redirect", "heredoc_redirect", "herestring_redirect", "heredoc_body", "heredoc_start"}
 _MAX_CALL_DEPTH = 32
@@ -447,6 +448,11 @@ class Interpreter(Loops):
                 self._declare_local(name)
             self.state.vars[name] = constant
             return name
+        if isinstance(n.memo, UnreadValue):
+            if local:
+                self._declare_local(n.memo.name)
+            self.state.vars[n.memo.name] = self._unread_value(n.memo, n.location())
+            return n.memo.name
         lhs = kids[0]
         op = kids[1].text if len(kids) > 1 else "="
         rhs = kids[2] if len(kids) > 2 else None
@@ -534,13 +540,13 @@ class Interpreter(Loops):
             array = array.with_item(m.group(1), value, loc, text)
         return array
 
-    def _constant_assignment(self, n: Node) -> tuple[str, Value] | bool:
+    def _constant_assignment(self, n: Node) -> tuple[str, Value] | UnreadValue | bool:
         kids = n.children
         if kids[0].type != "variable_name" or (len(kids) > 1 and kids[1].text != "="):
             return False
         if n.start in n.script.unread_assignments:
-            # a value tree-sitter-bash cannot read and bash can (see .bash_syntax): known only when the job runs
-            return kids[0].text, Value(None, n.location(), False, n.text.partition("=")[2])
+            # a value tree-sitter-bash cannot read and bash can (see .bash_syntax): a default it reads alone
+            return unread_value(kids[0].text, n.text.partition("=")[2], f"{n.script.path}:{n.line}")
         rhs = kids[2] if len(kids) > 2 else None
         if rhs is None:
             return kids[0].text, Value("", n.location(), expression="")
@@ -548,6 +554,20 @@ class Interpreter(Loops):
         if lit is None:
             return False
         return kids[0].text, Value(lit[0], n.location(), False, rhs.text)
+
+    def _unread_value(self, unread: UnreadValue, loc: Location) -> Value:
+        """``"${SOURCE:-DEFAULT}"`` as bash expands it: SOURCE's value when it is set and not empty, else the
+        default's; unknown when SOURCE's value is, or when the value has another form."""
+        current = self.state.vars.get(unread.source) if unread.source is not None else None
+        if unread.default is None or unread.rest is None or isinstance(current, ArrayVal) \
+                or (current is not None and current.text is None):
+            return Value(None, loc, False, unread.expression)
+        head = current if current is not None and current.text else \
+            self.scalar_value(unread.default, loc, unread.expression)
+        rest = self.scalar_value(unread.rest, loc, unread.expression)
+        if head.text is None or rest.text is None:
+            return Value(None, loc, head.conditional or rest.conditional, unread.expression)
+        return Value(head.text + rest.text, loc, head.conditional or rest.conditional, unread.expression)
 
     def _declaration(self, n: Node) -> Tri:
         kids = n.children
