@@ -100,7 +100,7 @@ class Script:
         # script's; None: no bash to ask), see :mod:`.bash_syntax`.
         self.bash_accepts: bool | None = None
         # Where a one-line assignment starts whose value the grammar cannot read, in a file bash accepts: the
-        # assignment's value is unknown, and the file has no problem for it.
+        # file has no problem for it, and the interpreter reads the value as :mod:`.unread_value` can.
         self.unread_assignments: frozenset[int] = frozenset()
 
     def position(self, offset: int) -> tuple[int, int]:

@@ -277,9 +277,8 @@ class ChainInterpreter(Interpreter):
         label = f"<file written at {content.location.path}:{content.location.line}>"
         script = parse_script(label, text.encode())
         if script.problems:
-            bad = "cannot be read by tree-sitter-bash (bash can)" if script.bash_accepts else "is not valid bash"
             self.errors.append(f"{n.script.path}:{n.line}: {argv[1][1].text}, written at {content.location.path}:"
-                               f"{content.location.line}, {bad}; what it defines is unknown")
+                               f"{content.location.line}, {_unreadable(script)}; what it defines is unknown")
             return None
         places = _line_places(content)
         before = dict(self.state.vars)
@@ -459,8 +458,8 @@ class ChainInterpreter(Interpreter):
         label = f"{_STRING_PREFIX}{n.script.path}:{n.line}>"
         script = parse_script(label, text.encode())
         if script.problems:
-            bad = "cannot be read by tree-sitter-bash (bash can)" if script.bash_accepts else "is not valid bash"
-            self.errors.append(f"{n.script.path}:{n.line}: the string run here {bad}; what it runs is unknown")
+            self.errors.append(f"{n.script.path}:{n.line}: the string run here {_unreadable(script)}; what it runs "
+                               "is unknown")
             return None
         servers_before = len(self.state.servers)
         captured_before = self.state.captured
@@ -749,6 +748,11 @@ class ChainInterpreter(Interpreter):
             self.state.vars[a.name] = a.value
             if a.exported:
                 self.state.exported.add(a.name)
+
+
+def _unreadable(script: Script) -> str:
+    """Why a text the chain runs is not evaluated: not bash, or bash the grammar cannot read (see shell.bash_syntax)."""
+    return "cannot be read by tree-sitter-bash (bash can)" if script.bash_accepts else "is not valid bash"
 
 
 def _marked(content: Value) -> str | None:
