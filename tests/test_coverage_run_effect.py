@@ -5,13 +5,15 @@
   config is uncovered (before: one ``coverage-uncovered-key`` error per config those recipes serve).
 - Changes of the real tree at 843c6254f that do alter a run stay uncovered without an entry: a server flag,
   an exported variable before the server, a benchmark-client option after it (evaluation does not model the
-  client, so a change after the server always counts); a comment, and the ``hf download`` guard undone,
-  count for nothing.
+  client, so a change after the server counts wherever the jobs reach it); a comment, and the ``hf download``
+  guard undone, count for nothing.
 - A launcher's change counts for the jobs its branch conditions are not false for: a new ``elif`` for a
   model no config has changes nothing; a change in the single-node branch changes every single-node job of
   the fleet and no multinode one.
 - A shared library's function counts for the jobs that call it (a synthetic repository, small enough to
-  show each case).
+  show each case), and after the server only where the jobs reach it: a call their evaluation makes on a
+  branch they can take (not the eval steps of a throughput job), or a name code they run spells (a trap; a
+  real agentic recipe's `trap cleanup_agentic_services EXIT`, whose change had counted for nothing).
 """
 
 from __future__ import annotations
@@ -203,3 +205,74 @@ def test_a_library_function_counts_for_the_jobs_that_call_it(tmp_path: Path, mon
                        'server_args() {\n    # the batch limit\n    echo "--max-num-seqs 64"\n}') == {}
     # A function nobody calls.
     assert changed_lib("#!/usr/bin/env bash\n", "#!/usr/bin/env bash\nunused() { echo 1; }\n") == {}
+
+
+EVAL_LIB = LIB + """\
+eval_summary() { echo "summary v1"; }
+run_eval() { python3 lm_eval.py; eval_summary; }
+cleanup() { echo "cleanup: stop the server"; }
+report() { echo "report: eval_summary is written by run_eval"; }
+"""
+EVAL_RECIPE = """\
+#!/usr/bin/env bash
+source "$(dirname "$0")/../../benchmark_lib.sh"
+trap cleanup EXIT
+vllm serve "$MODEL" --tensor-parallel-size "$TP" &
+run_client --max-concurrency "$CONC"
+if [ "${RUN_EVAL}" = "true" ]; then
+    run_eval
+fi
+"""
+
+
+def test_a_function_counts_only_where_the_jobs_reach_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """After the server, a changed function counts where a branch the jobs can take calls it, or code they run
+    spells its name (a trap); the eval steps of throughput jobs, and a name in an uncalled function's message,
+    do not."""
+    clear_github_env(monkeypatch)
+    repo = Repo(tmp_path / "repo")
+    base = repo.commit({
+        ".ci-tools.yaml": b"repository: acme/bench\n",
+        "configs/amd-master.yaml": MASTER.encode(),
+        "configs/runners.yaml": b"labels:\n  mi355x:\n    - mi355x-amds_01\nhardware: {}\n",
+        "benchmarks/benchmark_lib.sh": EVAL_LIB.encode(),
+        f"{SN}/ma_fp8_mi355x_vllm.sh": EVAL_RECIPE.encode(),
+        f"{SN}/mb_fp8_mi355x_vllm.sh": EVAL_RECIPE.replace("trap cleanup EXIT\n", "").encode(),
+        "perf-changelog.yaml": LOG,
+    }, "base")
+
+    def changed_lib(old: str, new: str) -> dict[str, str]:
+        assert old in EVAL_LIB
+        repo.commit({"benchmarks/benchmark_lib.sh": EVAL_LIB.replace(old, new).encode()}, f"{old} -> {new}")
+        found = uncovered(repo.path, base, capsys)
+        repo.commit({"benchmarks/benchmark_lib.sh": EVAL_LIB.encode()}, "back")
+        return found
+
+    lib = "benchmarks/benchmark_lib.sh"
+    assert changed_lib("summary v1", "summary v2") == {}  # only `RUN_EVAL=true` runs it: no job here does
+    assert changed_lib("python3 lm_eval.py;", "python3 lm_eval.py --limit 10;") == {}
+    assert changed_lib("stop the server", "stop the server now") == {"ma-fp8-mi355x-vllm": lib}  # its trap
+    assert changed_lib("--num-prompts 10", "--num-prompts 20") == {"ma-fp8-mi355x-vllm": lib,
+                                                                   "mb-fp8-mi355x-vllm": lib}
+
+
+def test_a_real_trap_handler_counts_for_the_configs_whose_recipe_sets_it(real_repo: Path,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """A real agentic recipe stops its server in a function only `trap cleanup_agentic_services EXIT` names:
+    a change to it changes how every job of the recipe ends (it had counted for nothing: no command calls
+    it)."""
+    from ci_tools.config import load_config
+    from ci_tools.jobs.contract import resolve_recipe
+    from ci_tools.jobs.matrix import expand
+    from ci_tools.model.repository import load_repo
+    from ci_tools.revision.snapshot import WorkTreeSnapshot
+
+    recipe = "benchmarks/single_node/agentic/minimaxm3_fp4_b300_mtp.sh"
+    edit(real_repo / recipe, 'stop_background_process_tree "$SERVER_PID" "vLLM server" 60',
+         'stop_background_process_tree "$SERVER_PID" "vLLM server" 120')
+    commit(real_repo, "a longer grace period for the server to stop")
+    config, snapshot = load_config(real_repo), WorkTreeSnapshot(real_repo)
+    runs = {j.config_key for j in expand(load_repo(snapshot, config, with_changelog=False))
+            if resolve_recipe(j, config, snapshot).path == recipe}
+    assert runs and uncovered(real_repo, "origin/main", capsys) == dict.fromkeys(runs, recipe)

@@ -10,9 +10,15 @@ per job, from what changed (:mod:`ci_tools.changelog.shell_diff`):
   top-level statements).  A changed statement after the one that starts the
   server (the benchmark client, its options, the result handling), or a
   changed function called after it, changes the run: it is what produced the
-  numbers, and evaluation does not model it.  A changed statement up to the
-  server's, a changed function only called there, and a changed top-level
-  statement of a file the recipe sources before the server (``benchmark_lib.sh``)
+  numbers, and evaluation does not model it.  Such a function counts only
+  where the jobs may reach it: a command of their evaluation (at the base or
+  the head, on any branch it could not decide) named it or a function it
+  calls, or code they run spells its name other than as a command's (``trap
+  cleanup EXIT``, which makes a function the recipe never calls run at its
+  end); the eval steps a throughput job skips change nothing.  A changed
+  statement up to the server's, a changed function only called there, and
+  a changed top-level statement of a file the recipe sources before the
+  server (``benchmark_lib.sh``)
   change the run only if the job's evaluation says so: the recipe is
   evaluated at the base and at the head, for every concurrency of the row,
   and the server command lines and their environment are compared as
@@ -50,7 +56,7 @@ from ..jobs.resolution import job_settings
 from ..revision.snapshot import Snapshot
 from ..shell.model import RecipeEval
 from ..shell.parse import Node
-from .shell_diff import BASE, HEAD, Change, ShellDiff, called_names, shell_diff
+from .shell_diff import BASE, HEAD, Change, ShellDiff, called_names, shell_diff, spelled_names
 
 Evaluate = Callable[[Job, Snapshot], "RecipeEval | None"]
 # (side, recipe, its top-level statements) -> each file the statements source (transitively) -> the first one's index
@@ -76,6 +82,7 @@ class _Recipe:
     after: frozenset[str] = frozenset()
     dynamic_after: bool = False
     sourced_at: dict[str, int] = field(default_factory=dict)  # file -> top-level statement that sources it
+    closure: tuple[str, ...] = ()  # the recipe's files
 
 
 class RunEffect:
@@ -90,6 +97,8 @@ class RunEffect:
         self.evaluate_head, self.evaluate_base = evaluate_head, evaluate_base
         self.sourced = sourced
         self._evals: dict[tuple[str, str], RecipeEval | None] = {}
+        self._codes: dict[tuple[str, tuple[str, ...]], tuple[list[Node], dict[str, list[Node]]]] = {}
+        self._spelled: dict[tuple[str, tuple[str, ...], frozenset[str]], frozenset[str]] = {}
 
     def diff(self, path: str) -> ShellDiff:
         return shell_diff(path, self.base.read(path), self.head.read(path))
@@ -167,7 +176,33 @@ class RunEffect:
         after, dynamic = called_names(reading.statements[last + 1:])
         bodies = self._bodies(side, closure)
         return _Recipe((first, last), _through(before, bodies), _through(after, bodies), dynamic,
-                       self.sourced(side, recipe, reading.statements))
+                       self.sourced(side, recipe, reading.statements), tuple(closure))
+
+    def _late(self, side: str, reading: _Recipe) -> frozenset[str]:
+        """The functions the recipe may run after its server: those it calls there, and those its code spells
+        other than as a command's name (`trap cleanup EXIT`: run when something else says, as late as the
+        script's end)."""
+        called = reading.before | reading.after
+        key = (side, reading.closure, called)
+        if key not in self._spelled:
+            code, definitions = self._code(side, reading.closure)
+            self._spelled[key] = _reach(called, self._bodies(side, reading.closure), code, definitions) - called
+        return reading.after | self._spelled[key]
+
+    def _code(self, side: str, closure: tuple[str, ...]) -> tuple[list[Node], dict[str, list[Node]]]:
+        """The top-level statements of the recipe's files (what sourcing them runs), and each function's
+        definitions."""
+        key = (side, closure)
+        if key not in self._codes:
+            code: list[Node] = []
+            definitions: dict[str, list[Node]] = {}
+            for path in closure:
+                reading = self.diff(path).side(side)
+                code.extend(reading.statements)
+                for name, node in reading.functions.items():
+                    definitions.setdefault(name, []).append(node)
+            self._codes[key] = code, definitions
+        return self._codes[key]
 
     def _bodies(self, side: str, closure: Iterable[str]) -> dict[str, frozenset[str]]:
         """Each function of the recipe's files (the side's definitions) -> the names its body calls."""
@@ -189,10 +224,17 @@ class RunEffect:
                 readings[side] = self._recipe(side, recipe, jobs[0], closure)
             return readings[side]
 
+        reach: list[frozenset[str] | None] = []
+
+        def reached() -> frozenset[str] | None:  # evaluated only for a changed function called after the server
+            if not reach:
+                reach.append(self._reached(jobs, closure))
+            return reach[0]
+
         definite: list[str] = []
         pending: list[str] = []
         for path in touched:
-            found = self._classify(path, recipe, reading)
+            found = self._classify(path, recipe, reading, reached)
             if found == "run":
                 definite.append(path)
             elif found == "evaluate":
@@ -201,10 +243,13 @@ class RunEffect:
             definite.extend(pending)
         return [p for p in touched if p in definite]
 
-    def _classify(self, path: str, recipe: str, reading: Callable[[str], _Recipe]) -> str:
+    def _classify(self, path: str, recipe: str, reading: Callable[[str], _Recipe],
+                  reached: Callable[[], frozenset[str] | None]) -> str:
         """"run" (the change changes the run), "evaluate" (only evaluation can tell) or "" (it changes nothing).
 
         Function calls are read at the head: a call the change adds or removes is a changed statement itself.
+        A changed function the recipe calls after its server changes the run only when the jobs may reach it
+        (``reached()``, None: cannot tell).
         """
         change = self.diff(path)
         if not change.parsed:
@@ -224,11 +269,45 @@ class RunEffect:
             verdict = "evaluate"
         if change.functions:
             head = reading(HEAD)
-            if head.server is None or head.dynamic_after or change.functions & head.after:
+            if head.server is None or head.dynamic_after:
                 return "run"
+            late = change.functions & self._late(HEAD, head)
+            if late:
+                live = reached()
+                if live is None or late & live:
+                    return "run"
             if change.functions & head.before:
                 verdict = "evaluate"
         return verdict
+
+    def _reached(self, jobs: Sequence[Job], closure: tuple[str, ...]) -> frozenset[str] | None:
+        """The functions the runs of ``jobs`` may call, at the base or the head: those a command of their
+        evaluations named, every function the bodies of these call, and those that code of the files run
+        (their top-level statements, the bodies reached) spells other than as a command's name (`trap cleanup
+        EXIT`, `retry 3 run_client`), transitively.  None when an evaluation cannot tell: it is missing,
+        stopped on something it could not read, or ran a program known only at run time (a function's name
+        built from a variable).
+
+        Evaluation follows both sides of every branch it cannot decide: a function left out is one no branch
+        the jobs can take calls (the eval steps of a throughput job, ``RUN_EVAL`` false)."""
+        named: set[str] = set()
+        for side in (BASE, HEAD):
+            for job in jobs:
+                result = self._evaluated(side, job)
+                if result is None or result.errors or result.opaque_commands:
+                    return None
+                named |= result.called
+        bodies: dict[str, frozenset[str]] = {}
+        code: list[Node] = []
+        definitions: dict[str, list[Node]] = {}
+        for side in (BASE, HEAD):
+            for name, called in self._bodies(side, closure).items():
+                bodies[name] = bodies.get(name, frozenset()) | called
+            side_code, side_definitions = self._code(side, closure)
+            code.extend(side_code)
+            for name, nodes in side_definitions.items():
+                definitions.setdefault(name, []).extend(nodes)
+        return _reach(frozenset(named), bodies, code, definitions)
 
     def _evaluation_differs(self, jobs: Sequence[Job], paths: Sequence[str]) -> bool:
         """Whether the server lines or their environment differ for one of ``jobs``, or evaluation cannot tell:
@@ -246,6 +325,22 @@ class RunEffect:
             if diff_results(base, head):
                 return True
         return False
+
+
+def _reach(seeds: frozenset[str], bodies: dict[str, frozenset[str]], code: Sequence[Node],
+           definitions: dict[str, list[Node]]) -> frozenset[str]:
+    """``seeds``, the functions ``code`` spells other than as a command's name, and, transitively, every
+    function the bodies of these call or spell."""
+    defined = frozenset(definitions)
+    reached = _through(seeds | frozenset(n for node in code for n in spelled_names(node) & defined), bodies)
+    read: set[str] = set()
+    while True:
+        unread = [name for name in reached if name in definitions and name not in read]
+        if not unread:
+            return reached
+        read.update(unread)
+        spelled = {n for name in unread for node in definitions[name] for n in spelled_names(node) & defined}
+        reached = _through(reached | spelled, bodies)
 
 
 def _through(names: frozenset[str], bodies: dict[str, frozenset[str]]) -> frozenset[str]:

@@ -23,9 +23,11 @@ A side that does not parse cleanly leaves the whole file changed.
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from ..bounded import BoundedDict
 from ..jobs.launcher_copies import Guard
 from ..shell.effects import code_text
 from ..shell.parse import Node, if_clauses, parse_script
@@ -192,6 +194,37 @@ def _cached(path: str, base: bytes | None, head: bytes | None) -> ShellDiff:
     return ShellDiff(b, h, tuple(differ.changes), functions)
 
 
+# Node kinds whose text may spell a function's name for something that runs it later (`trap cleanup EXIT`,
+# `retry 3 run_client`, `bash -c 'export -f f; f'`), or a heredoc that holds one.
+_SPELLING_KINDS = frozenset({"word", "raw_string", "string_content", "ansi_c_string", "heredoc_body"})
+_NAME_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_.:-]*")
+# What each statement spells, by node (function bodies of a shared library are read for many recipes).
+_SPELLED: BoundedDict[int, tuple[Node, frozenset[str]]] = BoundedDict(4096)
+
+
+def spelled_names(node: Node) -> frozenset[str]:
+    """The names a statement spells other than as a command's name or a function's own name in its definition
+    (every word that could name a function): what may run a function without a command naming it.  Derived
+    once per node."""
+    found = _SPELLED.get(id(node))
+    if found is not None and found[0] is node:
+        return found[1]
+    names: set[str] = set()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n.type in ("command_name", "function_definition"):
+            # Its name word is a call or the definition; the rest of a definition is its body.
+            stack.extend(c for c in n.children if c.type != "word")
+            continue
+        if n.type in _SPELLING_KINDS:
+            names.update(_NAME_TOKEN.findall(n.text))
+        stack.extend(n.children)
+    spelled = frozenset(names)
+    _SPELLED.put(id(node), (node, spelled))  # the node is kept, so that its id is not reused
+    return spelled
+
+
 def called_names(nodes: list[Node] | tuple[Node, ...]) -> tuple[frozenset[str], bool]:
     """The command names the statements call (functions among them), and whether one is not spelled out."""
     names: set[str] = set()
@@ -209,4 +242,5 @@ def called_names(nodes: list[Node] | tuple[Node, ...]) -> tuple[frozenset[str], 
     return frozenset(names), dynamic
 
 
-__all__ = ["BASE", "HEAD", "Change", "ShellDiff", "Side", "called_names", "normalized", "read_side", "shell_diff"]
+__all__ = ["BASE", "HEAD", "Change", "ShellDiff", "Side", "called_names", "normalized",
+           "spelled_names", "read_side", "shell_diff"]

@@ -84,6 +84,9 @@ class Interpreter(Loops):
         self.targets: list[Target] = []
         # Commands whose program is unknown until run time (any of them could start the server).
         self.opaque_commands: list[Location] = []
+        # Every function a command of the evaluation named, on any side of an undecidable branch, whether its
+        # body was then evaluated, reused from an earlier call or skipped as one that changes nothing evaluated.
+        self.dispatched: set[str] = set()
         # Calls being evaluated, per function body.
         self.active: dict[int, int] = {}
         self.frames: list[dict[str, Binding | None]] = []
@@ -670,6 +673,7 @@ class Interpreter(Loops):
         if builtin is not None:
             return builtin(self, n, argv)
         if name is not None and name in self.state.functions:
+            self.dispatched.add(name)
             body = self.state.functions[name]
             if self.sink is None and isinstance(body, Node):
                 if self.status_needed == 0 and self.effects.inert(body, self._function):
@@ -818,6 +822,7 @@ class Interpreter(Loops):
         return None if v.text is None else v.text == ""
 
     def call(self, name: str, args: list[Value]) -> Tri:
+        self.dispatched.add(name)
         body = self.state.functions[name]
         assert isinstance(body, Node)
         key = (id(body), tuple(args), self.status_needed > 0, self.subshell_depth > 0,

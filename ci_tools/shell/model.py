@@ -148,6 +148,9 @@ class RecipeEval:
     unknown_inputs: frozenset[str] = frozenset()
     # The routers started in front of the servers (sglang-router, vllm-router), in the order they start.
     routers: list[RouterCommand] = field(default_factory=list)
+    # The functions a command of the evaluation named (see Interpreter.dispatched): a function reached only
+    # from inside one of them is not listed when that call's evaluation was reused or skipped.
+    called: frozenset[str] = frozenset()
 
     def role_of(self, index: int) -> str:
         """The role of ``servers[index]``; "" for a single-node server."""
