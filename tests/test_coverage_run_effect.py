@@ -38,6 +38,15 @@ def uncovered(path: Path, base: str, capsys: pytest.CaptureFixture[str]) -> dict
     return {key: f["path"] for f in json.loads(out)["findings"] for key in f["data"].get("keys", [f["data"]["key"]])}
 
 
+def uncovered_at(path: Path, base: str, capsys: pytest.CaptureFixture[str]) -> dict[str, tuple[int, str]]:
+    """Each uncovered config key -> the line and message of its finding."""
+    code, out, err = run(["check", "--repo", str(path), "--base", base, "--format", "json",
+                          "--select", "coverage-uncovered-key"], capsys)
+    assert code in (0, 1), err
+    return {key: (f["line"], f["message"]) for f in json.loads(out)["findings"]
+            for key in f["data"].get("keys", [f["data"]["key"]])}
+
+
 def edit(path: Path, old: str, new: str) -> None:
     text = path.read_text(encoding="utf-8")
     assert old in text, (path, old)
@@ -79,11 +88,18 @@ def test_changes_of_real_recipes_count_when_they_alter_the_run(real_repo: Path,
          'hf download "$MODEL"')
     edit(real_repo / SN / "dsr1_fp8_b200.sh", "\nnvidia-smi", "\n# the GPUs, for the log\nnvidia-smi")
     commit(real_repo, "five recipes")
-    assert uncovered(real_repo, "origin/main", capsys) == {
-        "dsr1-fp8-mi325x-sglang": f"{SN}/dsr1_fp8_mi325x.sh",  # a server flag
-        "dsr1-fp4-mi355x-sglang": f"{SN}/dsr1_fp4_mi355x.sh",  # an exported variable before the server
-        "dsr1-fp4-b200-sglang": f"{SN}/dsr1_fp4_b200.sh",  # a benchmark-client option after it
+    found = uncovered_at(real_repo, "origin/main", capsys)
+    assert {k: m.split(" (", 1)[1].split(")", 1)[0].rsplit(" at ", 1)[1] for k, (_, m) in found.items()} == {
+        "dsr1-fp8-mi325x-sglang": f"{SN}/dsr1_fp8_mi325x.sh:{found['dsr1-fp8-mi325x-sglang'][0]}",  # a server flag
+        "dsr1-fp4-mi355x-sglang": f"{SN}/dsr1_fp4_mi355x.sh:{found['dsr1-fp4-mi355x-sglang'][0]}",  # exported before it
+        "dsr1-fp4-b200-sglang": f"{SN}/dsr1_fp4_b200.sh:{found['dsr1-fp4-b200-sglang'][0]}",  # a client option after it
     }
+    # After the server, the message says so, at the line that changed (the client's new option).
+    line, message = found["dsr1-fp4-b200-sglang"]
+    lines = (real_repo / SN / "dsr1_fp4_b200.sh").read_text(encoding="utf-8").splitlines()
+    assert lines[line - 1].strip() == "--use-chat-template \\"
+    assert "(a statement of the recipe, which the jobs run after the server, changed at " in message
+    assert "after the server" not in found["dsr1-fp8-mi325x-sglang"][1]
 
 
 def test_a_launcher_change_counts_for_the_jobs_its_branch_runs_for(real_repo: Path,
@@ -250,6 +266,14 @@ def test_a_function_counts_only_where_the_jobs_reach_it(tmp_path: Path, monkeypa
         return found
 
     lib = "benchmarks/benchmark_lib.sh"
+    repo.commit({"benchmarks/benchmark_lib.sh": EVAL_LIB.replace("--num-prompts 10", "--num-prompts 20").encode()},
+                "more prompts")
+    # The message names the function the jobs run after the server, where it is defined.
+    assert uncovered_at(repo.path, base, capsys)["ma-fp8-mi355x-vllm"] == (2, (
+        "config `ma-fp8-mi355x-vllm` is affected by this change (client_options of benchmark_lib.sh, which the jobs "
+        "run after the server, changed at benchmarks/benchmark_lib.sh:2) but no entry appended to perf-changelog.yaml "
+        "covers it; expected an appended entry whose config-keys match `ma-fp8-mi355x-vllm`"))
+    repo.commit({"benchmarks/benchmark_lib.sh": EVAL_LIB.encode()}, "back")
     assert changed_lib("summary v1", "summary v2") == {}  # only `RUN_EVAL=true` runs it: no job here does
     assert changed_lib("python3 lm_eval.py;", "python3 lm_eval.py --limit 10;") == {}
     assert changed_lib("stop the server", "stop the server now") == {"ma-fp8-mi355x-vllm": lib}  # its trap

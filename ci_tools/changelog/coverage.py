@@ -38,7 +38,7 @@ from ..revision.snapshot import Snapshot
 from ..shell.model import RecipeEval
 from ..shell.parse import Node
 from .coverage_rules import UNCOVERED_KEY
-from .run_effect import Evaluate, RunEffect
+from .run_effect import AfterServer, Evaluate, RunEffect
 from .shell_diff import BASE, HEAD
 
 # `source FILE` / `. FILE` at the start of a command.
@@ -355,9 +355,10 @@ def _recipe_causes(jobs: Sequence[Job], row_of: Callable[[Job], list[Job]], head
         closure = deps.closure(path)
         touched = sorted((closure | set(resolution.inputs)) & changed)
         scripts = [d for d in touched if d in closure]
+        kept: dict[str, AfterServer | None] = {}
         if resolution.script is not None and scripts and old == path:
             # A row the matrix drops (no job of the config's expansion) is judged on its first point.
-            kept = set(effect.script_causes(path, row_of(job) or [job], scripts, closure))
+            kept = effect.script_causes(path, row_of(job) or [job], scripts, closure)
             touched = [d for d in touched if d not in scripts or d in kept]
         for dep in touched:
             if dep == path or dep == config.benchmark_lib:
@@ -366,7 +367,13 @@ def _recipe_causes(jobs: Sequence[Job], row_of: Callable[[Job], list[Job]], head
                 reason, shared = f"input of {path} changed", "input of their recipes changed"
             else:
                 reason, shared = f"file sourced by {path} changed", "file their recipes source changed"
-            causes.append(Cause(dep, changed_line(dep), reason, (job.scenario,), shared))
+            late = kept.get(dep)
+            if late is not None:
+                # Said as what of the file runs after the server, where it changed.
+                of = "the recipe" if dep == path else posixpath.basename(dep)
+                reason = shared = f"{late.what} of {of}, which the jobs run after the server, changed"
+            line = late.line if late is not None and late.line else changed_line(dep)
+            causes.append(Cause(dep, line, reason, (job.scenario,), shared))
     return causes
 
 

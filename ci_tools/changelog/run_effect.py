@@ -73,6 +73,15 @@ class LauncherEffect:
     why: str
 
 
+@dataclass(frozen=True)
+class AfterServer:
+    """What of a changed file the jobs run after their server starts: ``a statement``, or the changed functions
+    they reach there by name; ``line``: where at the head (0: the change is a removal)."""
+
+    what: str
+    line: int
+
+
 @dataclass
 class _Recipe:
     """A recipe's reading for one side: where its server starts, and what it calls before and after."""
@@ -213,9 +222,10 @@ class RunEffect:
         return out
 
     def script_causes(self, recipe: str, jobs: Sequence[Job], touched: Sequence[str],
-                      closure: Iterable[str]) -> list[str]:
+                      closure: Iterable[str]) -> dict[str, AfterServer | None]:
         """The files among ``touched`` (changed files of the recipe's closure) whose change changes what
-        ``jobs`` (the concurrencies of one row) run."""
+        ``jobs`` (the concurrencies of one row) run, in ``touched``'s order, each with what of it runs after
+        the server when that decided it."""
         closure = tuple(closure)
         readings: dict[str, _Recipe] = {}
 
@@ -231,21 +241,23 @@ class RunEffect:
                 reach.append(self._reached(jobs, closure))
             return reach[0]
 
-        definite: list[str] = []
+        definite: dict[str, AfterServer | None] = {}
         pending: list[str] = []
         for path in touched:
-            found = self._classify(path, recipe, reading, reached)
+            found, detail = self._classify(path, recipe, reading, reached)
             if found == "run":
-                definite.append(path)
+                definite[path] = detail
             elif found == "evaluate":
                 pending.append(path)
         if pending and self._evaluation_differs(jobs, pending):
-            definite.extend(pending)
-        return [p for p in touched if p in definite]
+            definite.update(dict.fromkeys(pending))
+        return {p: definite[p] for p in touched if p in definite}
 
     def _classify(self, path: str, recipe: str, reading: Callable[[str], _Recipe],
-                  reached: Callable[[], frozenset[str] | None]) -> str:
-        """"run" (the change changes the run), "evaluate" (only evaluation can tell) or "" (it changes nothing).
+                  reached: Callable[[], frozenset[str] | None]) -> tuple[str, AfterServer | None]:
+        """"run" (the change changes the run), "evaluate" (only evaluation can tell) or "" (it changes nothing),
+        with what of it runs after the server when that decided it (a message says it: the author learns which
+        statement or function of a shared library made the jobs' run change).
 
         Function calls are read at the head: a call the change adds or removes is a changed statement itself.
         A changed function the recipe calls after its server changes the run only when the jobs may reach it
@@ -253,32 +265,34 @@ class RunEffect:
         """
         change = self.diff(path)
         if not change.parsed:
-            return "run" if change.changes or change.functions else ""
+            return ("run" if change.changes or change.functions else ""), None
         verdict = ""
         for c in change.changes:
             server = reading(c.side).server
             if server is None:
-                return "run"
+                return "run", None
             if path == recipe:
-                where = "evaluate" if c.top <= server[0] else "run"
+                if c.top > server[0]:
+                    return "run", AfterServer("a statement", c.line if c.side == HEAD else 0)
             else:
                 at = reading(c.side).sourced_at.get(path)
-                where = "evaluate" if at is not None and at < server[0] else "run"
-            if where == "run":
-                return "run"
+                if at is None or at >= server[0]:
+                    return "run", None
             verdict = "evaluate"
         if change.functions:
             head = reading(HEAD)
             if head.server is None or head.dynamic_after:
-                return "run"
+                return "run", None
             late = change.functions & self._late(HEAD, head)
             if late:
                 live = reached()
-                if live is None or late & live:
-                    return "run"
+                counted = sorted(late if live is None else late & live)
+                if counted:
+                    defined = change.head.functions.get(counted[0])
+                    return "run", AfterServer(_listed(counted), defined.line if defined is not None else 0)
             if change.functions & head.before:
                 verdict = "evaluate"
-        return verdict
+        return verdict, None
 
     def _reached(self, jobs: Sequence[Job], closure: tuple[str, ...]) -> frozenset[str] | None:
         """The functions the runs of ``jobs`` may call, at the base or the head: those a command of their
@@ -327,6 +341,13 @@ class RunEffect:
         return False
 
 
+def _listed(names: list[str], most: int = 3) -> str:
+    """``a``, ``a and b``, ``a, b and c``, ``a, b, c and 2 more``."""
+    if len(names) > most:
+        return f"{', '.join(names[:most])} and {len(names) - most} more"
+    return " and ".join([", ".join(names[:-1]), names[-1]]) if len(names) > 1 else names[0]
+
+
 def _reach(seeds: frozenset[str], bodies: dict[str, frozenset[str]], code: Sequence[Node],
            definitions: dict[str, list[Node]]) -> frozenset[str]:
     """``seeds``, the functions ``code`` spells other than as a command's name, and, transitively, every
@@ -355,4 +376,4 @@ def _through(names: frozenset[str], bodies: dict[str, frozenset[str]]) -> frozen
     return frozenset(seen)
 
 
-__all__ = ["RunEffect"]
+__all__ = ["AfterServer", "RunEffect"]
