@@ -241,22 +241,27 @@ fi
 """
 
 
+def eval_repo(tmp_path: Path, ma_recipe: str, mb_recipe: str) -> tuple[Repo, str]:
+    """A repository of the two keys on :data:`EVAL_LIB`, with these recipes; its first commit."""
+    repo = Repo(tmp_path / "repo")
+    return repo, repo.commit({
+        ".ci-tools.yaml": b"repository: acme/bench\n",
+        "configs/amd-master.yaml": MASTER.encode(),
+        "configs/runners.yaml": b"labels:\n  mi355x:\n    - mi355x-amds_01\nhardware: {}\n",
+        "benchmarks/benchmark_lib.sh": EVAL_LIB.encode(),
+        f"{SN}/ma_fp8_mi355x_vllm.sh": ma_recipe.encode(),
+        f"{SN}/mb_fp8_mi355x_vllm.sh": mb_recipe.encode(),
+        "perf-changelog.yaml": LOG,
+    }, "base")
+
+
 def test_a_function_counts_only_where_the_jobs_reach_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                         capsys: pytest.CaptureFixture[str]) -> None:
     """After the server, a changed function counts where a branch the jobs can take calls it, or code they run
     spells its name (a trap); the eval steps of throughput jobs, and a name in an uncalled function's message,
     do not."""
     clear_github_env(monkeypatch)
-    repo = Repo(tmp_path / "repo")
-    base = repo.commit({
-        ".ci-tools.yaml": b"repository: acme/bench\n",
-        "configs/amd-master.yaml": MASTER.encode(),
-        "configs/runners.yaml": b"labels:\n  mi355x:\n    - mi355x-amds_01\nhardware: {}\n",
-        "benchmarks/benchmark_lib.sh": EVAL_LIB.encode(),
-        f"{SN}/ma_fp8_mi355x_vllm.sh": EVAL_RECIPE.encode(),
-        f"{SN}/mb_fp8_mi355x_vllm.sh": EVAL_RECIPE.replace("trap cleanup EXIT\n", "").encode(),
-        "perf-changelog.yaml": LOG,
-    }, "base")
+    repo, base = eval_repo(tmp_path, EVAL_RECIPE, EVAL_RECIPE.replace("trap cleanup EXIT\n", ""))
 
     def changed_lib(old: str, new: str) -> dict[str, str]:
         assert old in EVAL_LIB
@@ -300,3 +305,30 @@ def test_a_real_trap_handler_counts_for_the_configs_whose_recipe_sets_it(real_re
     runs = {j.config_key for j in expand(load_repo(snapshot, config, with_changelog=False))
             if resolve_recipe(j, config, snapshot).path == recipe}
     assert runs and uncovered(real_repo, "origin/main", capsys) == dict.fromkeys(runs, recipe)
+
+
+GATED_RECIPE = """\
+#!/usr/bin/env bash
+source "$(dirname "$0")/../../benchmark_lib.sh"
+WITH_EVAL=1
+vllm serve "$MODEL" --tensor-parallel-size "$TP" &
+run_client --max-concurrency "$CONC"
+if [ "$WITH_EVAL" = 1 ]; then
+    run_eval
+fi
+"""
+
+
+def test_a_function_the_base_reaches_counts_though_the_head_does_not(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """The head turns the eval step off before the server and edits it: the base's jobs ran the edited function,
+    so the run changed; the base is evaluated for it."""
+    clear_github_env(monkeypatch)
+    repo, base = eval_repo(tmp_path, GATED_RECIPE, EVAL_RECIPE)
+    lib = "benchmarks/benchmark_lib.sh"
+    repo.commit({"benchmarks/benchmark_lib.sh": EVAL_LIB.replace("summary v1", "summary v2").encode()}, "summary")
+    assert uncovered(repo.path, base, capsys) == {"ma-fp8-mi355x-vllm": lib}  # WITH_EVAL=1: run_eval runs
+    repo.commit({f"{SN}/ma_fp8_mi355x_vllm.sh": GATED_RECIPE.replace("WITH_EVAL=1", "WITH_EVAL=0").encode()},
+                "no eval step")
+    # The head reaches eval_summary from no job; the base's ma jobs did.
+    assert uncovered(repo.path, base, capsys) == {"ma-fp8-mi355x-vllm": lib}

@@ -108,6 +108,9 @@ class RunEffect:
         self._evals: dict[tuple[str, str], RecipeEval | None] = {}
         self._codes: dict[tuple[str, tuple[str, ...]], tuple[list[Node], dict[str, list[Node]]]] = {}
         self._spelled: dict[tuple[str, tuple[str, ...], frozenset[str]], frozenset[str]] = {}
+        self._called_by: dict[tuple[str, tuple[str, ...]], dict[str, frozenset[str]]] = {}
+        self._sides: dict[tuple[str, ...], tuple[dict[str, frozenset[str]], list[Node], dict[str, list[Node]]]] = {}
+        self._reaches: dict[tuple[tuple[str, ...], frozenset[str]], frozenset[str]] = {}
 
     def diff(self, path: str) -> ShellDiff:
         return shell_diff(path, self.base.read(path), self.head.read(path))
@@ -214,12 +217,16 @@ class RunEffect:
         return self._codes[key]
 
     def _bodies(self, side: str, closure: Iterable[str]) -> dict[str, frozenset[str]]:
-        """Each function of the recipe's files (the side's definitions) -> the names its body calls."""
-        out: dict[str, frozenset[str]] = {}
-        for path in closure:
-            for name, node in self.diff(path).side(side).functions.items():
-                out[name] = out.get(name, frozenset()) | called_names([node])[0]
-        return out
+        """Each function of the recipe's files (the side's definitions) -> the names its body calls; read once
+        per side and set of files (every row of every config sourcing the shared library asks)."""
+        key = (side, tuple(closure))
+        found = self._called_by.get(key)
+        if found is None:
+            found = self._called_by[key] = {}
+            for path in key[1]:
+                for name, node in self.diff(path).side(side).functions.items():
+                    found[name] = found.get(name, frozenset()) | called_names([node])[0]
+        return found
 
     def script_causes(self, recipe: str, jobs: Sequence[Job], touched: Sequence[str],
                       closure: Iterable[str]) -> dict[str, AfterServer | None]:
@@ -234,12 +241,8 @@ class RunEffect:
                 readings[side] = self._recipe(side, recipe, jobs[0], closure)
             return readings[side]
 
-        reach: list[frozenset[str] | None] = []
-
-        def reached() -> frozenset[str] | None:  # evaluated only for a changed function called after the server
-            if not reach:
-                reach.append(self._reached(jobs, closure))
-            return reach[0]
+        def reached(names: frozenset[str]) -> frozenset[str]:  # only for a changed function run after the server
+            return self._reached(jobs, closure, names, touched)
 
         definite: dict[str, AfterServer | None] = {}
         pending: list[str] = []
@@ -254,14 +257,14 @@ class RunEffect:
         return {p: definite[p] for p in touched if p in definite}
 
     def _classify(self, path: str, recipe: str, reading: Callable[[str], _Recipe],
-                  reached: Callable[[], frozenset[str] | None]) -> tuple[str, AfterServer | None]:
+                  reached: Callable[[frozenset[str]], frozenset[str]]) -> tuple[str, AfterServer | None]:
         """"run" (the change changes the run), "evaluate" (only evaluation can tell) or "" (it changes nothing),
         with what of it runs after the server when that decided it (a message says it: the author learns which
         statement or function of a shared library made the jobs' run change).
 
         Function calls are read at the head: a call the change adds or removes is a changed statement itself.
         A changed function the recipe calls after its server changes the run only when the jobs may reach it
-        (``reached()``, None: cannot tell).
+        (``reached(names)``: those of ``names`` they may reach).
         """
         change = self.diff(path)
         if not change.parsed:
@@ -285,8 +288,7 @@ class RunEffect:
                 return "run", None
             late = change.functions & self._late(HEAD, head)
             if late:
-                live = reached()
-                counted = sorted(late if live is None else late & live)
+                counted = sorted(reached(late))
                 if counted:
                     defined = change.head.functions.get(counted[0])
                     return "run", AfterServer(_listed(counted), defined.line if defined is not None else 0)
@@ -294,34 +296,80 @@ class RunEffect:
                 verdict = "evaluate"
         return verdict, None
 
-    def _reached(self, jobs: Sequence[Job], closure: tuple[str, ...]) -> frozenset[str] | None:
-        """The functions the runs of ``jobs`` may call, at the base or the head: those a command of their
+    def _reached(self, jobs: Sequence[Job], closure: tuple[str, ...], names: frozenset[str],
+                 touched: Sequence[str]) -> frozenset[str]:
+        """Those of ``names`` the runs of ``jobs`` may call, at the head or the base: functions a command of their
         evaluations named, every function the bodies of these call, and those that code of the files run
         (their top-level statements, the bodies reached) spells other than as a command's name (`trap cleanup
-        EXIT`, `retry 3 run_client`), transitively.  None when an evaluation cannot tell: it is missing,
-        stopped on something it could not read, or ran a program known only at run time (a function's name
-        built from a variable).
+        EXIT`, `retry 3 run_client`), transitively.  All of ``names`` when an evaluation cannot tell: it is
+        missing, stopped on something it could not read, or ran a program known only at run time (a function's
+        name built from a variable).
 
         Evaluation follows both sides of every branch it cannot decide: a function left out is one no branch
-        the jobs can take calls (the eval steps of a throughput job, ``RUN_EVAL`` false)."""
-        named: set[str] = set()
-        for side in (BASE, HEAD):
+        the jobs can take calls (the eval steps of a throughput job, ``RUN_EVAL`` false).  The head is asked
+        first (its evaluations are the recipe stage's); the base, evaluated for this alone, only when the head
+        reaches none of them and the two could part before such a call (:meth:`_same_until_changed`)."""
+        bodies, code, definitions = self._both_sides(closure)
+        found: set[str] = set()
+        head_reach: list[frozenset[str]] = []
+        for side in (HEAD, BASE):
+            if side == BASE and self._same_until_changed(jobs, touched, head_reach):
+                break
             for job in jobs:
                 result = self._evaluated(side, job)
                 if result is None or result.errors or result.opaque_commands:
-                    return None
-                named |= result.called
-        bodies: dict[str, frozenset[str]] = {}
-        code: list[Node] = []
-        definitions: dict[str, list[Node]] = {}
-        for side in (BASE, HEAD):
-            for name, called in self._bodies(side, closure).items():
-                bodies[name] = bodies.get(name, frozenset()) | called
-            side_code, side_definitions = self._code(side, closure)
-            code.extend(side_code)
-            for name, nodes in side_definitions.items():
-                definitions.setdefault(name, []).extend(nodes)
-        return _reach(frozenset(named), bodies, code, definitions)
+                    return names
+                key = (closure, frozenset(result.called))
+                if key not in self._reaches:
+                    self._reaches[key] = _reach(key[1], bodies, code, definitions)
+                found |= names & self._reaches[key]
+                if found == names:
+                    return names
+                if side == HEAD:
+                    head_reach.append(self._reaches[key])
+            if found:
+                return frozenset(found)
+        return frozenset(found)
+
+    def _same_until_changed(self, jobs: Sequence[Job], touched: Sequence[str],
+                            head_reach: Sequence[frozenset[str]]) -> bool:
+        """Whether each job's evaluation at the base runs what it runs at the head up to its first call of a
+        changed function, when the head calls none: the change is only function bodies (no statement of the
+        changed files differs, no function added or removed), the head's runs reach none of those functions, and each job starts with the
+        same environment at both revisions.  Evaluation is the same program on the same input until the two
+        runs call a function whose body differs, so the base then reaches none either, and need not be
+        evaluated."""
+        changed: set[str] = set()
+        for path in touched:
+            diff = self.diff(path)
+            # A function only one side defines runs there and is a command not found on the other.
+            if not diff.parsed or diff.changes or not diff.functions <= diff.base.functions.keys() & diff.head.functions.keys():
+                return False
+            changed |= diff.functions
+        if any(changed & reach for reach in head_reach):
+            return False
+        from ..jobs.contract import recipe_env
+
+        return all(recipe_env(job, self.config, self.base, as_run=True)
+                   == recipe_env(job, self.config, self.head, as_run=True) for job in jobs)
+
+    def _both_sides(self, closure: tuple[str, ...]) -> tuple[dict[str, frozenset[str]], list[Node],
+                                                             dict[str, list[Node]]]:
+        """What the function bodies of the recipe's files call, their top-level statements and each function's
+        definitions, at the base and the head together."""
+        if closure not in self._sides:
+            bodies: dict[str, frozenset[str]] = {}
+            code: list[Node] = []
+            definitions: dict[str, list[Node]] = {}
+            for side in (BASE, HEAD):
+                for name, called in self._bodies(side, closure).items():
+                    bodies[name] = bodies.get(name, frozenset()) | called
+                side_code, side_definitions = self._code(side, closure)
+                code.extend(side_code)
+                for name, nodes in side_definitions.items():
+                    definitions.setdefault(name, []).extend(nodes)
+            self._sides[closure] = bodies, code, definitions
+        return self._sides[closure]
 
     def _evaluation_differs(self, jobs: Sequence[Job], paths: Sequence[str]) -> bool:
         """Whether the server lines or their environment differ for one of ``jobs``, or evaluation cannot tell:
