@@ -13,7 +13,9 @@
 - A shared library's function counts for the jobs that call it (a synthetic repository, small enough to
   show each case), and after the server only where the jobs reach it: a call their evaluation makes on a
   branch they can take (not the eval steps of a throughput job), or a name code they run spells (a trap; a
-  real agentic recipe's `trap cleanup_agentic_services EXIT`, whose change had counted for nothing).
+  real agentic recipe's `trap cleanup_agentic_services EXIT`, whose change had counted for nothing), at the
+  base as at the head (a head that turns a step off before the server still changed what the base's jobs
+  ran). Such a finding names what runs after the server and points at it.
 """
 
 from __future__ import annotations

@@ -335,15 +335,16 @@ class RunEffect:
                             head_reach: Sequence[frozenset[str]]) -> bool:
         """Whether each job's evaluation at the base runs what it runs at the head up to its first call of a
         changed function, when the head calls none: the change is only function bodies (no statement of the
-        changed files differs, no function added or removed), the head's runs reach none of those functions, and each job starts with the
-        same environment at both revisions.  Evaluation is the same program on the same input until the two
-        runs call a function whose body differs, so the base then reaches none either, and need not be
-        evaluated."""
+        changed files differs, no function added or removed), the head's runs reach none of those functions,
+        and each job starts with the same environment at both revisions.  Evaluation is the same program on
+        the same input until the two runs call a function whose body differs, so the base then reaches none
+        either, and need not be evaluated."""
         changed: set[str] = set()
         for path in touched:
             diff = self.diff(path)
+            both = diff.base.functions.keys() & diff.head.functions.keys()
             # A function only one side defines runs there and is a command not found on the other.
-            if not diff.parsed or diff.changes or not diff.functions <= diff.base.functions.keys() & diff.head.functions.keys():
+            if not diff.parsed or diff.changes or not diff.functions <= both:
                 return False
             changed |= diff.functions
         if any(changed & reach for reach in head_reach):
