@@ -323,11 +323,16 @@ fi
 
 def test_a_function_the_base_reaches_counts_though_the_head_does_not(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                      capsys: pytest.CaptureFixture[str]) -> None:
-    """The head turns the eval step off before the server and edits it: the base's jobs ran the edited function,
-    so the run changed; the base is evaluated for it."""
+    """The head turns the eval step off before the server (alone, it changes what runs after the server, though
+    not the server line), and edits it: the base's jobs ran the edited function, so the run changed; the base
+    is evaluated for it."""
     clear_github_env(monkeypatch)
     repo, base = eval_repo(tmp_path, GATED_RECIPE, EVAL_RECIPE)
-    lib = "benchmarks/benchmark_lib.sh"
+    lib, recipe = "benchmarks/benchmark_lib.sh", f"{SN}/ma_fp8_mi355x_vllm.sh"
+    # Turning the step off alone changes what runs after the server (the server line stays).
+    repo.commit({recipe: GATED_RECIPE.replace("WITH_EVAL=1", "WITH_EVAL=0").encode()}, "no eval step")
+    assert uncovered(repo.path, base, capsys) == {"ma-fp8-mi355x-vllm": recipe}
+    repo.commit({recipe: GATED_RECIPE.encode()}, "the eval step again")
     repo.commit({"benchmarks/benchmark_lib.sh": EVAL_LIB.replace("summary v1", "summary v2").encode()}, "summary")
     assert uncovered(repo.path, base, capsys) == {"ma-fp8-mi355x-vllm": lib}  # WITH_EVAL=1: run_eval runs
     repo.commit({f"{SN}/ma_fp8_mi355x_vllm.sh": GATED_RECIPE.replace("WITH_EVAL=1", "WITH_EVAL=0").encode()},

@@ -252,7 +252,7 @@ class RunEffect:
                 definite[path] = detail
             elif found == "evaluate":
                 pending.append(path)
-        if pending and self._evaluation_differs(jobs, pending):
+        if pending and self._evaluation_differs(jobs, pending, closure):
             definite.update(dict.fromkeys(pending))
         return {p: definite[p] for p in touched if p in definite}
 
@@ -372,10 +372,13 @@ class RunEffect:
             self._sides[closure] = bodies, code, definitions
         return self._sides[closure]
 
-    def _evaluation_differs(self, jobs: Sequence[Job], paths: Sequence[str]) -> bool:
-        """Whether the server lines or their environment differ for one of ``jobs``, or evaluation cannot tell:
-        a side reaches no server or stops on something it cannot read, or a changed statement runs a program
-        only known at run time (it could be the server)."""
+    def _evaluation_differs(self, jobs: Sequence[Job], paths: Sequence[str], closure: tuple[str, ...]) -> bool:
+        """Whether the server lines or their environment differ for one of ``jobs``, or the functions its
+        commands name after the server starts (a change before the server that turns a step after it on or off:
+        `WITH_EVAL=0`), or evaluation cannot tell: a side reaches no server or stops on something it cannot
+        read, or a changed statement runs a program only known at run time (it could be the server).  The
+        functions are compared with what their bodies call (each side's), as a call one evaluation reused from
+        an earlier job names no function inside it."""
         for job in jobs:
             head, base = self._evaluated(HEAD, job), self._evaluated(BASE, job)
             if head is None or base is None or not head.servers or not base.servers or head.errors or base.errors:
@@ -386,6 +389,9 @@ class RunEffect:
                        for loc in result.opaque_commands for p, c in changed):
                     return True
             if diff_results(base, head):
+                return True
+            if (_through(head.called_late, self._bodies(HEAD, closure))
+                    != _through(base.called_late, self._bodies(BASE, closure))):
                 return True
         return False
 

@@ -59,6 +59,7 @@ def evaluate_recipe(path: str, env: Mapping[str, str | Value | None], config: Pr
     result.errors.extend(interp.errors)
     result.opaque_commands = list(interp.opaque_commands)
     result.called = frozenset(interp.dispatched)
+    result.called_late = frozenset(interp.dispatched_late)
     # Variables present with a value only the node knows (None, or an unknown Value): what derives from
     # them (`${PORT:-8888}`) is known when the job runs.
     result.unknown_inputs = frozenset(k for k, v in env.items() if v is None or (isinstance(v, Value) and v.text is None))

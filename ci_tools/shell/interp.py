@@ -87,6 +87,8 @@ class Interpreter(Loops):
         # Every function a command of the evaluation named, on any side of an undecidable branch, whether its
         # body was then evaluated, reused from an earlier call or skipped as one that changes nothing evaluated.
         self.dispatched: set[str] = set()
+        # Those of them named once a server had started: what the job runs after it (the client, the eval).
+        self.dispatched_late: set[str] = set()
         # Calls being evaluated, per function body.
         self.active: dict[int, int] = {}
         self.frames: list[dict[str, Binding | None]] = []
@@ -674,6 +676,8 @@ class Interpreter(Loops):
             return builtin(self, n, argv)
         if name is not None and name in self.state.functions:
             self.dispatched.add(name)
+            if self.state.captured is not None:
+                self.dispatched_late.add(name)
             body = self.state.functions[name]
             if self.sink is None and isinstance(body, Node):
                 if self.status_needed == 0 and self.effects.inert(body, self._function):
@@ -858,6 +862,12 @@ class Interpreter(Loops):
                 outer_called.update(n for n, _ in hit.functions)
             if outer_files is not None:
                 outer_files.update(k for k, _ in hit.files_read)
+            # The functions the recorded call looked up, as if it ran again (what it calls by a name only known
+            # at run time among them).
+            names = [n for n, _ in hit.functions if n in state.functions]
+            self.dispatched.update(names)
+            if state.captured is not None:
+                self.dispatched_late.update(names)
             return self._replay(hit)
         start_vars, start_exported, start_functions = dict(state.vars), set(state.exported), dict(state.functions)
         start_files = dict(state.files)

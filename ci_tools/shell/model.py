@@ -151,6 +151,8 @@ class RecipeEval:
     # The functions a command of the evaluation named (see Interpreter.dispatched): a function reached only
     # from inside one of them is not listed when that call's evaluation was reused or skipped.
     called: frozenset[str] = frozenset()
+    # Those of them a command named after the first server started (Interpreter.dispatched_late).
+    called_late: frozenset[str] = frozenset()
 
     def role_of(self, index: int) -> str:
         """The role of ``servers[index]``; "" for a single-node server."""
