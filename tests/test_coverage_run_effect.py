@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -32,21 +33,22 @@ DATA = Path(__file__).parent / "data" / "check_real"
 SN = "benchmarks/single_node/fixed_seq_len"
 
 
-def uncovered(path: Path, base: str, capsys: pytest.CaptureFixture[str]) -> dict[str, str]:
-    """Each uncovered config key -> the path of the first cause."""
+def uncovered_findings(path: Path, base: str, capsys: pytest.CaptureFixture[str]) -> dict[str, dict[str, Any]]:
+    """Each uncovered config key -> its ``coverage-uncovered-key`` finding (JSON)."""
     code, out, err = run(["check", "--repo", str(path), "--base", base, "--format", "json",
                           "--select", "coverage-uncovered-key"], capsys)
     assert code in (0, 1), err
-    return {key: f["path"] for f in json.loads(out)["findings"] for key in f["data"].get("keys", [f["data"]["key"]])}
+    return {key: f for f in json.loads(out)["findings"] for key in f["data"].get("keys", [f["data"]["key"]])}
+
+
+def uncovered(path: Path, base: str, capsys: pytest.CaptureFixture[str]) -> dict[str, str]:
+    """Each uncovered config key -> the path of the first cause."""
+    return {key: f["path"] for key, f in uncovered_findings(path, base, capsys).items()}
 
 
 def uncovered_at(path: Path, base: str, capsys: pytest.CaptureFixture[str]) -> dict[str, tuple[int, str]]:
     """Each uncovered config key -> the line and message of its finding."""
-    code, out, err = run(["check", "--repo", str(path), "--base", base, "--format", "json",
-                          "--select", "coverage-uncovered-key"], capsys)
-    assert code in (0, 1), err
-    return {key: (f["line"], f["message"]) for f in json.loads(out)["findings"]
-            for key in f["data"].get("keys", [f["data"]["key"]])}
+    return {key: (f["line"], f["message"]) for key, f in uncovered_findings(path, base, capsys).items()}
 
 
 def edit(path: Path, old: str, new: str) -> None:

@@ -222,10 +222,8 @@ class RunEffect:
         key = (side, tuple(closure))
         found = self._called_by.get(key)
         if found is None:
-            found = self._called_by[key] = {}
-            for path in key[1]:
-                for name, node in self.diff(path).side(side).functions.items():
-                    found[name] = found.get(name, frozenset()) | called_names([node])[0]
+            found = self._called_by[key] = {name: frozenset().union(*(called_names([node])[0] for node in nodes))
+                                            for name, nodes in self._code(side, key[1])[1].items()}
         return found
 
     def script_causes(self, recipe: str, jobs: Sequence[Job], touched: Sequence[str],

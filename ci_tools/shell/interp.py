@@ -675,9 +675,7 @@ class Interpreter(Loops):
         if builtin is not None:
             return builtin(self, n, argv)
         if name is not None and name in self.state.functions:
-            self.dispatched.add(name)
-            if self.state.captured is not None:
-                self.dispatched_late.add(name)
+            self._named([name])
             body = self.state.functions[name]
             if self.sink is None and isinstance(body, Node):
                 if self.status_needed == 0 and self.effects.inert(body, self._function):
@@ -825,8 +823,14 @@ class Interpreter(Loops):
             return True
         return None if v.text is None else v.text == ""
 
+    def _named(self, names: list[str]) -> None:
+        """Functions a command names (see :attr:`dispatched`), and when a server has started, those named after it."""
+        self.dispatched.update(names)
+        if self.state.captured is not None:
+            self.dispatched_late.update(names)
+
     def call(self, name: str, args: list[Value]) -> Tri:
-        self.dispatched.add(name)
+        self._named([name])
         body = self.state.functions[name]
         assert isinstance(body, Node)
         key = (id(body), tuple(args), self.status_needed > 0, self.subshell_depth > 0,
@@ -864,10 +868,7 @@ class Interpreter(Loops):
                 outer_files.update(k for k, _ in hit.files_read)
             # The functions the recorded call looked up, as if it ran again (what it calls by a name only known
             # at run time among them).
-            names = [n for n, _ in hit.functions if n in state.functions]
-            self.dispatched.update(names)
-            if state.captured is not None:
-                self.dispatched_late.update(names)
+            self._named([n for n, _ in hit.functions if n in state.functions])
             return self._replay(hit)
         start_vars, start_exported, start_functions = dict(state.vars), set(state.exported), dict(state.functions)
         start_files = dict(state.files)
