@@ -2,14 +2,17 @@
 
 Every ``--every``-th pull request from ``--from`` (by number, among ``refs/pull/N/head`` of a clone of
 SemiAnalysisAI/InferenceX) is checked out in a throwaway work tree and checked with ``ci-tools check --base``
-its merge base with ``--main`` and ``--pr-number`` its number, as its own process.  Printed: the CPU time of the runs, the pull requests a new
-error fails and by which rules, and the new findings by rule and severity.  A run that ends other than 0 or 1 (a
+its merge base with ``--main`` and ``--pr-number`` its number, as its own process, by this build and, in turns
+with it on the same head, by ci-tools as it was at ``--baseline-rev`` (default: where this branch left main;
+``--no-baseline``: this build alone).  Printed per build: the CPU time of the runs, the pull requests a new error
+fails and by which rules, and the new findings by rule and severity; then every pull request whose new findings
+differ between the two builds, with the findings only one of them gives.  A run that ends other than 0 or 1 (a
 traceback is exit 3) stops the benchmark with its stderr.
 
 Get the heads once: ``git -C CLONE fetch origin '+refs/pull/*/head:refs/pull/*/head'``.
 
-Run: .venv/bin/python bench/bench_check_prs.py --ix CLONE [--main REV] [--from N] [--every K] [--count M] [--keep DIR]
-(50 heads take a few minutes)
+Run: .venv/bin/python bench/bench_check_prs.py --ix CLONE [--main REV] [--from N] [--every K] [--count M]
+[--baseline-rev REV | --no-baseline] [--keep DIR]   (50 heads take a few minutes per build)
 """
 
 from __future__ import annotations
@@ -20,10 +23,37 @@ import statistics
 import sys
 import tempfile
 from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchlib import THIS_BUILD, git, require, run_once, tool_env  # noqa: E402
+from benchlib import THIS_BUILD, ci_tools_at, git, merge_base_with_main, require, run_once, tool_env  # noqa: E402
+
+Finding = tuple[str, str, str, int, str]  # rule, severity, path, line, message
+
+
+@dataclass
+class BuildRuns:
+    """One build's runs over the heads: its CPU seconds, and each pull request's new findings."""
+
+    label: str
+    command: list[str]
+    cpu: list[float] = field(default_factory=list)
+    new: dict[int, list[Finding]] = field(default_factory=dict)
+
+    def summary(self, main_rev: str) -> list[str]:
+        counted: Counter[tuple[str, str]] = Counter((f[0], f[1]) for found in self.new.values() for f in found)
+        failing = {n: sorted({f[0] for f in found if f[1] == "error"}) for n, found in self.new.items()}
+        failing = {n: rules for n, rules in failing.items() if rules}
+        lines = [f"{self.label}: {len(self.cpu)} heads against their merge bases with {main_rev[:12]}, each ending 0 "
+                 f"or 1; CPU per run {min(self.cpu):.2f}-{max(self.cpu):.2f} s, median "
+                 f"{statistics.median(self.cpu):.2f} s, {sum(self.cpu):.1f} s in all",
+                 f"  failed by a new error: {len(failing)}"]
+        lines += [f"    #{number}: {', '.join(rules)}" for number, rules in sorted(failing.items())]
+        lines.append(f"  new findings: {sum(counted.values())}: "
+                     + ", ".join(f"{rule} {sev}s {n}" for (rule, sev), n in counted.most_common()))
+        return lines
 
 
 def heads(ix: Path, first: int, every: int, count: int) -> list[tuple[int, str]]:
@@ -36,6 +66,26 @@ def heads(ix: Path, first: int, every: int, count: int) -> list[tuple[int, str]]
     return [p for p in numbered if p[0] >= first][every - 1::every][:count]
 
 
+def new_findings(report: Any) -> list[Finding]:
+    return [(f["rule"], f["severity"], f.get("path") or "", int(f.get("line") or 0), f["message"])
+            for f in report["findings"] if f.get("baseline") == "new"]
+
+
+def differences(builds: list[BuildRuns]) -> list[str]:
+    """Each pull request whose new findings differ between the first build and another, with what differs."""
+    ours, lines = builds[0], []
+    for other in builds[1:]:
+        for number in sorted(ours.new):
+            mine, theirs = Counter(ours.new[number]), Counter(other.new.get(number, []))
+            if mine == theirs:
+                continue
+            lines.append(f"  #{number}:")
+            for sign, found in (("-", theirs - mine), ("+", mine - theirs)):
+                lines += [f"    {sign} {rule} {sev} {path}:{line}: {message}"
+                          for rule, sev, path, line, message in sorted(found.elements())]
+    return lines
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--ix", type=Path, required=True, help="a clone of SemiAnalysisAI/InferenceX with refs/pull/*")
@@ -43,44 +93,46 @@ def main() -> int:
     parser.add_argument("--from", dest="first", type=int, default=1700, help="the first pull request number")
     parser.add_argument("--every", type=int, default=12, help="check every K-th pull request")
     parser.add_argument("--count", type=int, default=50, help="at most this many")
-    parser.add_argument("--keep", type=Path, help="a directory to keep each pull request's JSON report in (N.json)")
+    parser.add_argument("--baseline-rev", default=None, help="the ci-tools revision run beside this build")
+    parser.add_argument("--no-baseline", action="store_true", help="run this build alone")
+    parser.add_argument("--keep", type=Path, help="a directory to keep this build's JSON report of each pull request in (N.json)")
     args = parser.parse_args()
     require(args.ix)
     main_rev = git(args.ix, "rev-parse", args.main)
-    new: Counter[tuple[str, str]] = Counter()
-    failing: dict[int, list[str]] = {}
-    cpu: list[float] = []
     with tempfile.TemporaryDirectory(prefix="ci-tools-prs-") as tmp:
         tree, report = Path(tmp) / "tree", Path(tmp) / "report.json"
+        builds = [BuildRuns("this build", list(THIS_BUILD))]
+        if not args.no_baseline:
+            rev = args.baseline_rev or merge_base_with_main()
+            builds.append(BuildRuns(f"ci-tools at {rev[:12]}", list(ci_tools_at(rev, Path(tmp) / "baseline").command)))
         git(args.ix, "worktree", "add", "-q", "--detach", str(tree), main_rev)
         try:
             chosen = heads(args.ix, args.first, args.every, args.count)
             for number, head in chosen:
                 base = git(args.ix, "merge-base", head, main_rev)
                 git(tree, "checkout", "-q", "-f", "--detach", head)
-                # The PR job knows the pull request's number (from its event): a new entry's `pull/XXX` link is then
-                # the placeholder a pull request may use, not a main-branch entry's defect.
-                sample = run_once([*THIS_BUILD, "check", "--base", base, "--pr-number", str(number), "--format", "json",
-                                   "--output", str(report)], cwd=tree, env=tool_env())
-                cpu.append(sample.cpu_s)
-                if args.keep is not None:
-                    args.keep.mkdir(parents=True, exist_ok=True)
-                    (args.keep / f"{number}.json").write_bytes(report.read_bytes())
-                fresh = [f for f in json.loads(report.read_text(encoding="utf-8"))["findings"]
-                         if f.get("baseline") == "new"]
-                new.update((f["rule"], f["severity"]) for f in fresh)
-                errors = sorted({f["rule"] for f in fresh if f["severity"] == "error"})
-                if errors:
-                    failing[number] = errors
+                for build in builds:  # in turns on the same head, so that the machine's load falls on both alike
+                    # The PR job knows the pull request's number (from its event): a new entry's `pull/XXX` link is
+                    # then the placeholder a pull request may use, not a main-branch entry's defect.
+                    sample = run_once([*build.command, "check", "--base", base, "--pr-number", str(number),
+                                       "--format", "json", "--output", str(report)], cwd=tree, env=tool_env())
+                    build.cpu.append(sample.cpu_s)
+                    build.new[number] = new_findings(json.loads(report.read_text(encoding="utf-8")))
+                    if args.keep is not None and build is builds[0]:
+                        args.keep.mkdir(parents=True, exist_ok=True)
+                        (args.keep / f"{number}.json").write_bytes(report.read_bytes())
         finally:
             git(args.ix, "worktree", "remove", "--force", str(tree))
-    print(f"pull requests checked: {len(chosen)} (every {args.every}th from #{args.first}), against their merge "
-          f"bases with {main_rev[:12]}, each ending 0 or 1; CPU per run {min(cpu):.2f}-{max(cpu):.2f} s, "
-          f"median {statistics.median(cpu):.2f} s")
-    print(f"failed by a new error: {len(failing)}")
-    for number, rules in sorted(failing.items()):
-        print(f"  #{number}: {', '.join(rules)}")
-    print(f"new findings: {sum(new.values())}: " + ", ".join(f"{rule} {sev}s {n}" for (rule, sev), n in new.most_common()))
+    print(f"pull requests checked: {len(chosen)} (every {args.every}th from #{args.first})")
+    for build in builds:
+        print("\n".join(build.summary(main_rev)))
+    if len(builds) > 1:
+        changed = differences(builds)
+        print(f"pull requests whose new findings differ (- {builds[1].label} only, + this build only): "
+              f"{sum(1 for line in changed if line.startswith('  #'))}")
+        print("\n".join(changed))
+        print(f"CPU in all: this build {sum(builds[0].cpu):.1f} s, {builds[1].label} {sum(builds[1].cpu):.1f} s "
+              f"({sum(builds[0].cpu) / sum(builds[1].cpu):.2f}x)")
     return 0
 
 
