@@ -15,7 +15,11 @@ per job, from what changed (:mod:`ci_tools.changelog.shell_diff`):
   the head, on any branch it could not decide) named it or a function it
   calls, or code they run spells its name other than as a command's (``trap
   cleanup EXIT``, which makes a function the recipe never calls run at its
-  end); the eval steps a throughput job skips change nothing.  A changed
+  end); the eval steps a throughput job skips change nothing, nor does a
+  function whose two definitions read the same once the variables the jobs
+  leave unset are taken as unset (an override that keeps the old behaviour
+  by default, ``${AIPERF_SERVER_URL:-http://localhost:$PORT}``,
+  :mod:`ci_tools.changelog.unset_reads`).  A changed
   statement up to the server's, a changed function only called there, and
   a changed top-level statement of a file the recipe sources before the
   server (``benchmark_lib.sh``)
@@ -57,6 +61,7 @@ from ..revision.snapshot import Snapshot
 from ..shell.model import RecipeEval
 from ..shell.parse import Node
 from .shell_diff import BASE, HEAD, Change, ShellDiff, called_names, shell_diff, spelled_names
+from .unset_reads import same_when_unset, unset_names
 
 Evaluate = Callable[[Job, Snapshot], "RecipeEval | None"]
 # (side, recipe, its top-level statements) -> each file the statements source (transitively) -> the first one's index
@@ -239,8 +244,9 @@ class RunEffect:
                 readings[side] = self._recipe(side, recipe, jobs[0], closure)
             return readings[side]
 
-        def reached(names: frozenset[str]) -> frozenset[str]:  # only for a changed function run after the server
-            return self._reached(jobs, closure, names, touched)
+        def reached(path: str, names: frozenset[str]) -> frozenset[str]:  # changed functions run after the server
+            differing = self._run_differently(path, names, jobs, closure)
+            return self._reached(jobs, closure, differing, touched) if differing else frozenset()
 
         definite: dict[str, AfterServer | None] = {}
         pending: list[str] = []
@@ -255,14 +261,14 @@ class RunEffect:
         return {p: definite[p] for p in touched if p in definite}
 
     def _classify(self, path: str, recipe: str, reading: Callable[[str], _Recipe],
-                  reached: Callable[[frozenset[str]], frozenset[str]]) -> tuple[str, AfterServer | None]:
+                  reached: Callable[[str, frozenset[str]], frozenset[str]]) -> tuple[str, AfterServer | None]:
         """"run" (the change changes the run), "evaluate" (only evaluation can tell) or "" (it changes nothing),
         with what of it runs after the server when that decided it (a message says it: the author learns which
         statement or function of a shared library made the jobs' run change).
 
         Function calls are read at the head: a call the change adds or removes is a changed statement itself.
-        A changed function the recipe calls after its server changes the run only when the jobs may reach it
-        (``reached(names)``: those of ``names`` they may reach).
+        A changed function the recipe calls after its server changes the run only when it runs otherwise for the
+        jobs and they may reach it (``reached(path, names)``: those of ``names`` that do).
         """
         change = self.diff(path)
         if not change.parsed:
@@ -286,13 +292,40 @@ class RunEffect:
                 return "run", None
             late = change.functions & self._late(HEAD, head)
             if late:
-                counted = sorted(reached(late))
+                counted = sorted(reached(path, late))
                 if counted:
                     defined = change.head.functions.get(counted[0])
                     return "run", AfterServer(_listed(counted), defined.line if defined is not None else 0)
             if change.functions & head.before:
                 verdict = "evaluate"
         return verdict, None
+
+    def _run_differently(self, path: str, names: frozenset[str], jobs: Sequence[Job],
+                         closure: tuple[str, ...]) -> frozenset[str]:
+        """Those of the changed functions ``names`` of ``path`` that may run otherwise for ``jobs``: all but those
+        whose two definitions read the same with the variables the jobs leave unset taken as unset (an override
+        that keeps the old behaviour by default: ``${AIPERF_SERVER_URL:-http://localhost:$PORT}``, see
+        :mod:`.unset_reads`).  The jobs' environments are their evaluations' variables at the head (every variable
+        the job starts with among them) and what they start with at the base; a job whose evaluation stopped on
+        something it could not read keeps every function."""
+        diff = self.diff(path)
+        pairs = {n: (diff.base.functions[n], diff.head.functions[n]) for n in names
+                 if n in diff.base.functions and n in diff.head.functions}
+        if not pairs:
+            return names
+        from ..jobs.contract import recipe_env
+
+        environments: list[Iterable[str]] = []
+        for job in jobs:
+            result = self._evaluated(HEAD, job)
+            if result is None or result.errors:
+                return names
+            environments += [result.variables, recipe_env(job, self.config, self.base, as_run=True)]
+        files = [(p, data) for snapshot in (self.base, self.head) for p in closure
+                 if (data := snapshot.read(p)) is not None]
+        kept = frozenset(n for n, (base, head) in pairs.items()
+                         if same_when_unset(base, head, unset_names((base, head), files, environments)))
+        return names - kept
 
     def _reached(self, jobs: Sequence[Job], closure: tuple[str, ...], names: frozenset[str],
                  touched: Sequence[str]) -> frozenset[str]:
