@@ -307,25 +307,34 @@ class RunEffect:
         that keeps the old behaviour by default: ``${AIPERF_SERVER_URL:-http://localhost:$PORT}``, see
         :mod:`.unset_reads`).  The jobs' environments are their evaluations' variables at the head (every variable
         the job starts with among them) and what they start with at the base; a job whose evaluation stopped on
-        something it could not read keeps every function."""
+        something it could not read keeps every function.  The base's environments are computed only for a
+        function the head's leave reading the same."""
         diff = self.diff(path)
         pairs = {n: (diff.base.functions[n], diff.head.functions[n]) for n in names
                  if n in diff.base.functions and n in diff.head.functions}
         if not pairs:
             return names
-        from ..jobs.contract import recipe_env
-
         environments: list[Iterable[str]] = []
         for job in jobs:
             result = self._evaluated(HEAD, job)
             if result is None or result.errors:
                 return names
-            environments += [result.variables, recipe_env(job, self.config, self.base, as_run=True)]
+            environments.append(result.variables)
         files = [(p, data) for snapshot in (self.base, self.head) for p in closure
                  if (data := snapshot.read(p)) is not None]
-        kept = frozenset(n for n, (base, head) in pairs.items()
-                         if same_when_unset(base, head, unset_names((base, head), files, environments)))
+        kept: set[str] = set()
+        for name, (base, head) in pairs.items():
+            unset = unset_names((base, head), files, environments)
+            if same_when_unset(base, head, unset):
+                both = unset & unset_names((base, head), files, self._base_environments(jobs))
+                if both == unset or same_when_unset(base, head, both):
+                    kept.add(name)
         return names - kept
+
+    def _base_environments(self, jobs: Sequence[Job]) -> list[Iterable[str]]:
+        from ..jobs.contract import recipe_env
+
+        return [recipe_env(job, self.config, self.base, as_run=True) for job in jobs]
 
     def _reached(self, jobs: Sequence[Job], closure: tuple[str, ...], names: frozenset[str],
                  touched: Sequence[str]) -> frozenset[str]:

@@ -53,8 +53,21 @@ _REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirec
 _NAME_TAKERS = {"read": "dinNptu", "mapfile": "dnOsuCc", "readarray": "dnOsuCc"}
 
 
+# Per definition text: the variables it reads; per definition text and unset names: its reduction.  Every row of
+# every config reaching a changed function asks again.
+_READS: BoundedDict[str, frozenset[str]] = BoundedDict(1024)
+_REDUCED: BoundedDict[tuple[str, frozenset[str]], bytes | None] = BoundedDict(1024)
+
+
 def read_names(node: Node) -> frozenset[str]:
     """The named variables ``node`` reads by ``$V`` or ``${V...}`` (positional and special parameters left out)."""
+    found = _READS.get(node.text)
+    if found is None:
+        found = _READS.put(node.text, _read_names(node))
+    return found
+
+
+def _read_names(node: Node) -> frozenset[str]:
     names: set[str] = set()
     stack = [node]
     while stack:
@@ -190,7 +203,15 @@ def same_when_unset(base: Node, head: Node, unset: frozenset[str]) -> bool:
 
 def reduced(node: Node, unset: frozenset[str]) -> bytes | None:
     """``node``'s text with ``unset`` substituted, decided tests folded and dead branches dropped, without
-    comments, runs of whitespace as one space; None when the substituted text does not parse."""
+    comments, runs of whitespace as one space; None when the substituted text does not parse.  A function's
+    definition is a whole syntax tree: its text alone decides the reduction."""
+    key = (node.text, unset)
+    if key not in _REDUCED:
+        _REDUCED.put(key, _reduced(node, unset))
+    return _REDUCED.get(key)
+
+
+def _reduced(node: Node, unset: frozenset[str]) -> bytes | None:
     substituted = _Printer(lambda n: _substitute(n, unset)).text(node)
     if substituted == node.text:
         folded = _Printer(_fold).text(node)
