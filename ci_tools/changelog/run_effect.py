@@ -252,6 +252,8 @@ class RunEffect:
         pending: list[str] = []
         for path in touched:
             found, detail = self._classify(path, recipe, reading, reached)
+            if found and self._functions_run_alike(path, jobs, closure):
+                continue
             if found == "run":
                 definite[path] = detail
             elif found == "evaluate":
@@ -299,6 +301,15 @@ class RunEffect:
             if change.functions & head.before:
                 verdict = "evaluate"
         return verdict, None
+
+    def _functions_run_alike(self, path: str, jobs: Sequence[Job], closure: tuple[str, ...]) -> bool:
+        """Whether the change of ``path`` is only functions, each of which runs as before for ``jobs`` (single-node
+        ones: a multinode job's chain reads variables from files and environments outside its recipe's
+        closure), wherever the recipe calls them: its server may start in one of them."""
+        change = self.diff(path)
+        return (change.parsed and not change.changes and bool(change.functions)
+                and not any(job.multinode for job in jobs)
+                and not self._run_differently(path, change.functions, jobs, closure))
 
     def _run_differently(self, path: str, names: frozenset[str], jobs: Sequence[Job],
                          closure: tuple[str, ...]) -> frozenset[str]:
