@@ -341,3 +341,27 @@ def test_a_function_the_base_reaches_counts_though_the_head_does_not(tmp_path: P
                 "no eval step")
     # The head reaches eval_summary from no job; the base's ma jobs did.
     assert uncovered(repo.path, base, capsys) == {"ma-fp8-mi355x-vllm": lib}
+
+
+VALUED_RECIPE = """\
+#!/usr/bin/env bash
+source "$(dirname "$0")/../../benchmark_lib.sh"
+NUM_PROMPTS=$((CONC * 10))
+BANNER="serving $MODEL"
+echo "$BANNER"
+vllm serve "$MODEL" --tensor-parallel-size "$TP" &
+run_client --max-concurrency "$CONC" --num-prompts "$NUM_PROMPTS"
+"""
+
+
+def test_a_value_set_before_the_server_and_read_after_it_counts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """A change before the server that changes only what the client is given (the server line and its
+    environment stay) changed the run; one that changes a value only the steps before the server read did not."""
+    clear_github_env(monkeypatch)
+    repo, base = eval_repo(tmp_path, VALUED_RECIPE, EVAL_RECIPE)
+    recipe = f"{SN}/ma_fp8_mi355x_vllm.sh"
+    repo.commit({recipe: VALUED_RECIPE.replace("CONC * 10", "CONC * 20").encode()}, "more prompts")
+    assert uncovered(repo.path, base, capsys) == {"ma-fp8-mi355x-vllm": recipe}
+    repo.commit({recipe: VALUED_RECIPE.replace("serving $MODEL", "now serving $MODEL").encode()}, "banner")
+    assert uncovered(repo.path, base, capsys) == {}

@@ -26,7 +26,9 @@ per job, from what changed (:mod:`ci_tools.changelog.shell_diff`):
   change the run only if the job's evaluation says so: the recipe is
   evaluated at the base and at the head, for every concurrency of the row,
   and the server command lines and their environment are compared as
-  ``recipe show --diff`` compares them (:func:`ci_tools.evaluation.diff.diff_results`).
+  ``recipe show --diff`` compares them (:func:`ci_tools.evaluation.diff.diff_results`),
+  with the functions the job names after the server and the values, when it
+  starts, of the variables what runs after it reads.
   A changed function the job never calls changes nothing.  Where the server
   is not started by a top-level statement of the recipe (a multinode chain, a
   server started inside a function), or a side does not parse, or a command
@@ -52,7 +54,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
 from ..config import ProjectConfig
-from ..evaluation.diff import diff_results
+from ..evaluation.diff import diff_results, shown
 from ..evaluation.launcher_run import LauncherEnv, LauncherRun, evaluate_launcher, launcher_env, mentioned, run_difference
 from ..jobs.job import Job
 from ..jobs.launcher_copies import holds, launcher_inputs
@@ -61,7 +63,7 @@ from ..revision.snapshot import Snapshot
 from ..shell.model import RecipeEval
 from ..shell.parse import Node
 from .shell_diff import BASE, HEAD, Change, ShellDiff, called_names, shell_diff, spelled_names
-from .unset_reads import same_when_unset, unset_names
+from .unset_reads import read_names, same_when_unset, unset_names
 
 Evaluate = Callable[[Job, Snapshot], "RecipeEval | None"]
 # (side, recipe, its top-level statements) -> each file the statements source (transitively) -> the first one's index
@@ -97,6 +99,8 @@ class _Recipe:
     dynamic_after: bool = False
     sourced_at: dict[str, int] = field(default_factory=dict)  # file -> top-level statement that sources it
     closure: tuple[str, ...] = ()  # the recipe's files
+    # The recipe's top-level statements after the last that starts a server (all of them when none is known).
+    after_statements: tuple[Node, ...] = ()
 
 
 class RunEffect:
@@ -116,6 +120,7 @@ class RunEffect:
         self._called_by: dict[tuple[str, tuple[str, ...]], dict[str, frozenset[str]]] = {}
         self._sides: dict[tuple[str, ...], tuple[dict[str, frozenset[str]], list[Node], dict[str, list[Node]]]] = {}
         self._reaches: dict[tuple[tuple[str, ...], frozenset[str]], frozenset[str]] = {}
+        self._reads: dict[tuple[str, tuple[Node, ...], frozenset[str]], frozenset[str]] = {}
 
     def diff(self, path: str) -> ShellDiff:
         return shell_diff(path, self.base.read(path), self.head.read(path))
@@ -187,13 +192,13 @@ class RunEffect:
         lines = [loc.line for loc in (result.server_command if result is not None else []) if loc.path == recipe]
         tops = [reading.top_of(line) for line in lines]
         if not tops or None in tops or (result is not None and len(lines) != len(result.server_command)):
-            return _Recipe(None)
+            return _Recipe(None, after_statements=reading.statements)
         first, last = min(t for t in tops if t is not None), max(t for t in tops if t is not None)
         before, _ = called_names(reading.statements[:last + 1])
         after, dynamic = called_names(reading.statements[last + 1:])
         bodies = self._bodies(side, closure)
         return _Recipe((first, last), _through(before, bodies), _through(after, bodies), dynamic,
-                       self.sourced(side, recipe, reading.statements), tuple(closure))
+                       self.sourced(side, recipe, reading.statements), tuple(closure), reading.statements[last + 1:])
 
     def _late(self, side: str, reading: _Recipe) -> frozenset[str]:
         """The functions the recipe may run after its server: those it calls there, and those its code spells
@@ -258,7 +263,7 @@ class RunEffect:
                 definite[path] = detail
             elif found == "evaluate":
                 pending.append(path)
-        if pending and self._evaluation_differs(jobs, pending, closure):
+        if pending and self._evaluation_differs(jobs, pending, closure, reading):
             definite.update(dict.fromkeys(pending))
         return {p: definite[p] for p in touched if p in definite}
 
@@ -423,13 +428,16 @@ class RunEffect:
             self._sides[closure] = bodies, code, definitions
         return self._sides[closure]
 
-    def _evaluation_differs(self, jobs: Sequence[Job], paths: Sequence[str], closure: tuple[str, ...]) -> bool:
+    def _evaluation_differs(self, jobs: Sequence[Job], paths: Sequence[str], closure: tuple[str, ...],
+                            reading: Callable[[str], _Recipe]) -> bool:
         """Whether the server lines or their environment differ for one of ``jobs``, or the functions its
         commands name after the server starts (a change before the server that turns a step after it on or off:
-        `WITH_EVAL=0`), or evaluation cannot tell: a side reaches no server or stops on something it cannot
-        read, or a changed statement runs a program only known at run time (it could be the server).  The
-        functions are compared with what their bodies call (each side's), as a call one evaluation reused from
-        an earlier job names no function inside it."""
+        `WITH_EVAL=0`), or the values, when the server starts, of the variables what runs after it reads (a
+        change before the server that changes the client's options: `NUM_PROMPTS=$((CONC * 20))`), or
+        evaluation cannot tell: a side reaches no server or stops on something it cannot read, or a changed
+        statement runs a program only known at run time (it could be the server).  The functions are compared
+        with what their bodies call (each side's), as a call one evaluation reused from an earlier job names no
+        function inside it."""
         for job in jobs:
             head, base = self._evaluated(HEAD, job), self._evaluated(BASE, job)
             if head is None or base is None or not head.servers or not base.servers or head.errors or base.errors:
@@ -441,10 +449,25 @@ class RunEffect:
                     return True
             if diff_results(base, head):
                 return True
-            if (_through(head.called_late, self._bodies(HEAD, closure))
-                    != _through(base.called_late, self._bodies(BASE, closure))):
+            late = {side: _through(result.called_late, self._bodies(side, closure))
+                    for side, result in ((HEAD, head), (BASE, base))}
+            if late[HEAD] != late[BASE]:
+                return True
+            read = self._late_reads(HEAD, reading(HEAD), late[HEAD]) | self._late_reads(BASE, reading(BASE), late[BASE])
+            if any(shown(base.variables.get(name)) != shown(head.variables.get(name)) for name in read):
                 return True
         return False
+
+    def _late_reads(self, side: str, recipe: _Recipe, functions: frozenset[str]) -> frozenset[str]:
+        """The variables read by what runs after the server: the recipe's statements after the one that starts
+        it, and the bodies of ``functions`` (those the job names there, with what they call)."""
+        key = (side, recipe.after_statements, functions)
+        found = self._reads.get(key)
+        if found is None:
+            definitions = self._code(side, recipe.closure)[1]
+            nodes = [*recipe.after_statements, *(node for name in functions for node in definitions.get(name, ()))]
+            found = self._reads[key] = frozenset().union(*(read_names(node) for node in nodes))
+        return found
 
 
 def _listed(names: list[str], most: int = 3) -> str:

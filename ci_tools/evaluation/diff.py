@@ -45,7 +45,8 @@ class JobDiff:
     changes: list[Change] = field(default_factory=list)
 
 
-def _shown(v: Value | None) -> str:
+def shown(v: Value | None) -> str:
+    """A value as compared and shown: its text, `(on)` for a boolean flag, else how it was written."""
     if v is None:
         return ON
     return v.text if v.text is not None else f"<unknown: {v.expression}>"
@@ -57,10 +58,10 @@ def flag_map(result: RecipeEval | None) -> dict[str, tuple[str, Location]]:
         return out
     for server in result.servers:
         for f in server:
-            entries = [(f"{f.name}.{k.path}", _shown(k.value), k.value.location) for k in f.keys]
+            entries = [(f"{f.name}.{k.path}", shown(k.value), k.value.location) for k in f.keys]
             if not f.keys or f.keys_file:
                 # An inline JSON value is compared key by key; a file's name still counts itself.
-                entries.insert(0, (f.name, _shown(f.value), f.value.location if f.value is not None else f.location))
+                entries.insert(0, (f.name, shown(f.value), f.value.location if f.value is not None else f.location))
             for name, text, loc in entries:
                 out[name] = (out[name][0] + " " + text, out[name][1]) if name in out else (text, loc)
     return out
@@ -69,7 +70,7 @@ def flag_map(result: RecipeEval | None) -> dict[str, tuple[str, Location]]:
 def env_map(result: RecipeEval | None) -> dict[str, tuple[str, Location]]:
     if result is None:
         return {}
-    return {k: (_shown(v), v.location) for k, v in result.env.items()}
+    return {k: (shown(v), v.location) for k, v in result.env.items()}
 
 
 def _compare(kind: str, before: dict[str, tuple[str, Location]], after: dict[str, tuple[str, Location]]) -> list[Change]:
