@@ -8,7 +8,7 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -124,3 +124,40 @@ def real_repo(real_origin: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 
     clear_github_env(monkeypatch)
     return clone(real_origin, tmp_path / "ix")
+
+
+# Edits of what real jobs run after their server, checked for coverage once: the tests reading it run in one group.
+CLIENT_EDITS = pytest.mark.xdist_group("real-client-edits")
+TRAP_RECIPE = "benchmarks/single_node/agentic/minimaxm3_fp4_b300_mtp.sh"
+
+
+@pytest.fixture(scope="session")
+def real_client_edits(real_origin: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    """A clone of the real tree with two edits committed, and each config key ``check --select
+    coverage-uncovered-key`` finds uncovered -> its finding (JSON): the grace period of the function
+    `minimaxm3_fp4_b300_mtp.sh` runs at its end by a trap (it changes how its jobs end), and #2171's override of
+    `build_replay_cmd` that keeps its default (it changes no single-node job's client)."""
+    import json
+
+    from ci_tools.cli.main import main
+    from fuzzing import clone
+    from test_changelog_support import clear_github_env, git
+
+    repo = clone(real_origin, tmp_path_factory.mktemp("client-edits") / "ix")
+    for path, old, new in ((TRAP_RECIPE, 'stop_background_process_tree "$SERVER_PID" "vLLM server" 60',
+                            'stop_background_process_tree "$SERVER_PID" "vLLM server" 120'),
+                           ("benchmarks/benchmark_lib.sh", 'REPLAY_CMD+=" --num-dataset-entries 393"',
+                            'REPLAY_CMD+=" --num-dataset-entries ${AIPERF_NUM_DATASET_ENTRIES:-393}"')):
+        text = (repo / path).read_text(encoding="utf-8")
+        assert old in text, (path, old)
+        (repo / path).write_text(text.replace(old, new, 1), encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "a longer grace period; smoke tests may load fewer traces")
+    report = repo.parent / "coverage.json"
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        clear_github_env(monkeypatch)
+        code = main(["check", "--repo", str(repo), "--base", "origin/main", "--format", "json", "--output",
+                     str(report), "--select", "coverage-uncovered-key"])
+    assert code in (0, 1)
+    findings = json.loads(report.read_text(encoding="utf-8"))["findings"]
+    return repo, {key: f for f in findings for key in f["data"].get("keys", [f["data"]["key"]])}

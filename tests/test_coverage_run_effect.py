@@ -26,6 +26,7 @@ from typing import Any
 
 import pytest
 
+from conftest import CLIENT_EDITS, TRAP_RECIPE
 from test_changelog_support import Repo, clear_github_env, git, run
 from test_claims_real import replay
 
@@ -290,25 +291,25 @@ def test_a_function_counts_only_where_the_jobs_reach_it(tmp_path: Path, monkeypa
                                                                    "mb-fp8-mi355x-vllm": lib}
 
 
-def test_a_real_trap_handler_counts_for_the_configs_whose_recipe_sets_it(real_repo: Path,
-                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+@CLIENT_EDITS
+def test_a_real_trap_handler_counts_for_the_configs_whose_recipe_sets_it(
+        real_client_edits: tuple[Path, dict[str, Any]]) -> None:
     """A real agentic recipe stops its server in a function only `trap cleanup_agentic_services EXIT` names:
     a change to it changes how every job of the recipe ends (it had counted for nothing: no command calls
-    it)."""
+    it).  (The same commit gives `build_replay_cmd` a default-keeping override, which counts for no
+    single-node config: tests/test_coverage_unset_reads.py.)"""
     from ci_tools.config import load_config
     from ci_tools.jobs.contract import resolve_recipe
     from ci_tools.jobs.matrix import expand
     from ci_tools.model.repository import load_repo
     from ci_tools.revision.snapshot import WorkTreeSnapshot
 
-    recipe = "benchmarks/single_node/agentic/minimaxm3_fp4_b300_mtp.sh"
-    edit(real_repo / recipe, 'stop_background_process_tree "$SERVER_PID" "vLLM server" 60',
-         'stop_background_process_tree "$SERVER_PID" "vLLM server" 120')
-    commit(real_repo, "a longer grace period for the server to stop")
-    config, snapshot = load_config(real_repo), WorkTreeSnapshot(real_repo)
+    repo, found = real_client_edits
+    config, snapshot = load_config(repo), WorkTreeSnapshot(repo)
     runs = {j.config_key for j in expand(load_repo(snapshot, config, with_changelog=False))
-            if resolve_recipe(j, config, snapshot).path == recipe}
-    assert runs and uncovered(real_repo, "origin/main", capsys) == dict.fromkeys(runs, recipe)
+            if resolve_recipe(j, config, snapshot).path == TRAP_RECIPE}
+    assert runs and {key: found[key]["path"] for key in runs if key in found} == dict.fromkeys(runs, TRAP_RECIPE)
+    assert {f["path"] for key, f in found.items() if key not in runs} == {"benchmarks/benchmark_lib.sh"}
 
 
 GATED_RECIPE = """\

@@ -20,6 +20,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,7 +28,8 @@ from ci_tools.changelog.shell_diff import read_side
 from ci_tools.changelog.unset_reads import named_otherwise, reduced, same_when_unset, unset_names
 from ci_tools.shell.parse import Node
 from test_changelog_support import Repo, clear_github_env
-from test_coverage_run_effect import LIB, LOG, MASTER, RECIPE, SN, commit, edit, uncovered, uncovered_findings
+from conftest import CLIENT_EDITS, TRAP_RECIPE
+from test_coverage_run_effect import LIB, LOG, MASTER, RECIPE, SN, uncovered
 
 BASH = shutil.which("bash")
 
@@ -156,27 +158,27 @@ def test_a_default_kept_counts_only_for_a_config_whose_recipe_sets_the_variable(
     assert changed_lib('"--num-prompts ${NUM_PROMPTS:-12}"') == {"ma-fp8-mi355x-vllm": lib, "mb-fp8-mi355x-vllm": lib}
 
 
-def test_a_real_default_keeping_client_edit_changes_no_single_node_run(real_repo: Path,
-                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+@CLIENT_EDITS
+def test_a_real_default_keeping_client_edit_changes_no_single_node_run(
+        real_client_edits: tuple[Path, dict[str, Any]]) -> None:
     """#2171's edit of the real `build_replay_cmd`: no single-node job's client changes, whether its recipe runs
     the function after a server it starts itself (before: "build_replay_cmd of benchmark_lib.sh, which the jobs
     run after the server, changed") or starts its server in a function (before: any change of the library
-    counted); the multinode configs, whose chains read variables outside their recipe's files, still count."""
+    counted); the multinode configs, whose chains read variables outside their recipe's files, still count.
+    (The same commit lengthens a real trap handler's grace period: its configs count through their recipe.)"""
     from ci_tools.config import load_config
     from ci_tools.jobs.job import AGENTIC
     from ci_tools.jobs.matrix import expand
     from ci_tools.model.repository import load_repo
     from ci_tools.revision.snapshot import WorkTreeSnapshot
 
-    lib = "benchmarks/benchmark_lib.sh"
-    edit(real_repo / lib, 'REPLAY_CMD+=" --num-dataset-entries 393"',
-         'REPLAY_CMD+=" --num-dataset-entries ${AIPERF_NUM_DATASET_ENTRIES:-393}"')
-    commit(real_repo, "smoke tests may load fewer traces")
-    jobs = expand(load_repo(WorkTreeSnapshot(real_repo), load_config(real_repo), with_changelog=False))
+    repo, found = real_client_edits
+    jobs = expand(load_repo(WorkTreeSnapshot(repo), load_config(repo), with_changelog=False))
     single = {j.config_key for j in jobs if j.scenario == AGENTIC and not j.multinode}
     multinode = {j.config_key for j in jobs if j.multinode}
-    found = uncovered_findings(real_repo, "origin/main", capsys)
-    assert len(single) >= 20 and not single & found.keys()
-    assert found and found.keys() <= multinode
-    assert {f["message"].split("(", 1)[1].split(")")[0] for f in found.values()} == {
+    from_lib = {key: f for key, f in found.items() if f["path"] == "benchmarks/benchmark_lib.sh"}
+    assert len(single) >= 20 and not single & from_lib.keys()
+    assert from_lib and from_lib.keys() <= multinode
+    assert {f["message"].split("(", 1)[1].split(")")[0] for f in from_lib.values()} == {
         "benchmark_lib.sh changed at benchmarks/benchmark_lib.sh:2102"}
+    assert {f["path"] for key, f in found.items() if key not in from_lib} == {TRAP_RECIPE}
