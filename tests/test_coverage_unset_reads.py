@@ -74,6 +74,11 @@ DIFFERENT = [
     ('f() {\n  CMD=a\n}\n', 'f() {\n  if [[ "$(probe)" == ok && -n "${V:-}" ]]; then CMD=b; fi\n  CMD=a\n}\n'),
     ('f() {\n  CMD=a\n}\n', 'f() {\n  if [ "${V:-x}" == x* ]; then CMD=a; fi\n}\n'),  # `[ ]` globs file names
     ('f() {\n  CMD+=" ${1:-a}"\n}\n', 'f() {\n  CMD+=" a"\n}\n'),  # a positional parameter is the caller's
+    # An `if` that takes no branch ends with status 0: last in the function, it is its status.
+    ('f() {\n  grep -q x y\n}\n', 'f() {\n  grep -q x y\n  if [[ -n "${V:-}" ]]; then\n    echo on\n  fi\n}\n'),
+    # ... and the next statement reads it.
+    ('f() {\n  grep -q x y\n  echo "$?"\n}\n',
+     'f() {\n  grep -q x y\n  if [[ -n "${V:-}" ]]; then echo on; fi\n  echo "$?"\n}\n'),
     # The grammar reads `[[ $A = a || $B = b ]]` as `$A = (a || $B) = b`: such a test is not folded.
     ('f() {\n  if [[ "$MODE" = on ]]; then CMD+=" --a"; fi\n}\n',
      'f() {\n  if [[ "$MODE" = on || "${V-}" = "on" ]]; then CMD+=" --a"; fi\n}\n'),
@@ -105,8 +110,9 @@ def test_bash_runs_the_pairs_judged_the_same_alike_with_the_variable_unset() -> 
         assert bash_run(base, None) == bash_run(head, None), head
         # ... and the variable matters: set, the two differ (the pair is no trivial one).
         assert bash_run(base, "0") != bash_run(head, "0") or bash_run(base, "on") != bash_run(head, "on"), head
-    # The first different pair (another default) differs in bash with V unset, as judged.
-    assert bash_run(DIFFERENT[0][0], None) != bash_run(DIFFERENT[0][1], None)
+    # Another default, and a status left by an `if` that takes no branch, differ in bash with V unset, as judged.
+    for base, head in DIFFERENT[:1] + [pair for pair in DIFFERENT if "grep" in pair[0]]:
+        assert bash_run(base, None) != bash_run(head, None), head
 
 
 def test_reduction_drops_comments_and_keeps_what_it_cannot_read() -> None:

@@ -321,8 +321,17 @@ def _fold_operand(n: Node, pattern: bool) -> str | None:
 
 
 def _taken_branch(n: Node) -> str | None:
-    """An ``if`` with one condition, a decided test, and no ``elif``: the text of the branch it takes (its last
-    statement's `;` left out, as a line's end would end it)."""
+    """An ``if`` with one condition, a decided test, and no ``elif``, that is a statement of a block (not part of a
+    list, a pipeline, a redirection or run in the background): the text of the branch it takes (its last
+    statement's `;` left out, as a line's end would end it).  An ``if`` that takes no branch ends with status 0:
+    it is dropped only where the next statement sets the status before anything reads it, else it is `true`."""
+    parent = _parent(n)
+    if parent is None or parent.type not in ("compound_statement", "program"):
+        return None
+    siblings = list(parent.children)
+    after = siblings[siblings.index(n) + 1:]
+    if after and not after[0].named and after[0].text == "&":
+        return None
     keywords = [i for i, c in enumerate(n.children) if not c.named and c.text in ("if", "then", "fi")]
     if len(keywords) != 3 or any(c.type == "elif_clause" for c in n.children):
         return None
@@ -340,13 +349,19 @@ def _taken_branch(n: Node) -> str | None:
     while body and not body[-1].named and body[-1].text in (";", "\n"):
         body.pop()
     if not body:
-        return ""
+        following = next((c for c in after if c.named and c.type != "comment"), None)
+        return "" if following is not None and not _reads_status(following) else "true"
     printer, source = _Printer(_fold), n.script.source
     out = [printer.text(body[0])]
     for before, child in zip(body, body[1:]):
         out.append(source[before.end:child.start].decode("utf-8", "surrogateescape"))
         out.append(printer.text(child))
     return "".join(out)
+
+
+def _reads_status(n: Node) -> bool:
+    """Whether a statement may read the status the one before it left."""
+    return "$?" in n.text or "${?" in n.text
 
 
 def _decide_test(test: Node) -> bool | None:
