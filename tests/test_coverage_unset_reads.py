@@ -128,8 +128,11 @@ def test_unset_are_the_names_no_file_assigns_and_no_environment_holds() -> None:
     lib = b'# N=5 in a comment, and "L" in a message, assign nothing\necho "set L to pick another"\n'
     recipe = b'K=7\nexport M\nrun_client\n'
     assert unset_names([base, head], [("lib.sh", lib), ("recipe.sh", recipe)], [{"L": "1"}]) == frozenset({"N"})
-    # A message spelling `N=` is read as an assignment (`export "N=1"` would be one).
+    # A message spelling `N=` is read as an assignment (`export "N=1"` would be one); a name a declaration or an
+    # assigning builtin spells, quoted or not, may be assigned.
     assert unset_names([head], [("lib.sh", b'echo "N=5"\n')], []) == frozenset({"K", "L", "M"})
+    for assigning in (b"export 'N'\n", b"local 'N'\n", b"read -r 'N' < f\n", b"eval 'N=1'\n"):
+        assert "N" not in unset_names([head], [("lib.sh", assigning)], []), assigning
     # A file that assigns a computed name may set any: nothing is unset.
     for dynamic in (b'eval "$setting"\n', b'declare "$name=1"\n', b'read -r "$var" <<< x\n', b'printf -v "$v" 1\n',
                     b'mapfile -t "$lines" < f\n'):

@@ -106,7 +106,8 @@ def _named_otherwise(path: str, data: bytes) -> frozenset[str] | None:
         if n.type in ("command", "declaration_command"):
             if _dynamic_assignment(n):
                 return None
-            if _program(n) in _ASSIGNING or _program(n) == "eval":  # `export 'V'`, `eval 'V=1'`: all it spells
+            if n.type == "declaration_command" or _program(n) in _ASSIGNING or _program(n) == "eval":
+                # `export 'V'`, `read -r 'V'`, `eval 'V=1'`: every name it spells, quoted or not.
                 names.update(_IDENTIFIER.findall(source[n.start:n.end]))
         if n.type in ("simple_expansion", "expansion"):
             name = n.child_of_type("variable_name")
