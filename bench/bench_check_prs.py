@@ -12,7 +12,7 @@ traceback is exit 3) stops the benchmark with its stderr.
 Get the heads once: ``git -C CLONE fetch origin '+refs/pull/*/head:refs/pull/*/head'``.
 
 Run: .venv/bin/python bench/bench_check_prs.py --ix CLONE [--main REV] [--from N] [--every K] [--count M]
-[--baseline-rev REV | --no-baseline] [--keep DIR]   (50 heads take a few minutes per build)
+[--numbers N,N,...] [--baseline-rev REV | --no-baseline] [--keep DIR]   (50 heads take a few minutes per build)
 """
 
 from __future__ import annotations
@@ -56,13 +56,19 @@ class BuildRuns:
         return lines
 
 
-def heads(ix: Path, first: int, every: int, count: int) -> list[tuple[int, str]]:
-    """(number, head) of every ``every``-th pull request from ``first``, at most ``count``."""
+def heads(ix: Path, first: int, every: int, count: int, numbers: frozenset[int] = frozenset()) -> list[tuple[int, str]]:
+    """(number, head) of every ``every``-th pull request from ``first``, at most ``count``; those of ``numbers``
+    instead when given (each must have a head)."""
     refs = [line.split() for line in git(ix, "for-each-ref", "--format=%(refname) %(objectname)", "refs/pull")
             .splitlines() if line]
     numbered = sorted((int(ref.split("/")[2]), sha) for ref, sha in refs if ref.endswith("/head"))
     if not numbered:
         raise SystemExit(f"{ix} has no refs/pull/*/head: git -C {ix} fetch origin '+refs/pull/*/head:refs/pull/*/head'")
+    if numbers:
+        missing = sorted(numbers - {n for n, _ in numbered})
+        if missing:
+            raise SystemExit(f"{ix} has no head for pull request(s) {', '.join(map(str, missing))}")
+        return [p for p in numbered if p[0] in numbers]
     return [p for p in numbered if p[0] >= first][every - 1::every][:count]
 
 
@@ -93,6 +99,7 @@ def main() -> int:
     parser.add_argument("--from", dest="first", type=int, default=1700, help="the first pull request number")
     parser.add_argument("--every", type=int, default=12, help="check every K-th pull request")
     parser.add_argument("--count", type=int, default=50, help="at most this many")
+    parser.add_argument("--numbers", default="", help="these pull requests instead (comma-separated numbers)")
     parser.add_argument("--baseline-rev", default=None, help="the ci-tools revision run beside this build")
     parser.add_argument("--no-baseline", action="store_true", help="run this build alone")
     parser.add_argument("--keep", type=Path, help="a directory to keep this build's JSON report of each pull request in (N.json)")
@@ -107,7 +114,8 @@ def main() -> int:
             builds.append(BuildRuns(f"ci-tools at {rev[:12]}", list(ci_tools_at(rev, Path(tmp) / "baseline").command)))
         git(args.ix, "worktree", "add", "-q", "--detach", str(tree), main_rev)
         try:
-            chosen = heads(args.ix, args.first, args.every, args.count)
+            numbers = frozenset(int(n) for n in args.numbers.split(",") if n.strip())
+            chosen = heads(args.ix, args.first, args.every, args.count, numbers)
             for number, head in chosen:
                 base = git(args.ix, "merge-base", head, main_rev)
                 git(tree, "checkout", "-q", "-f", "--detach", head)
@@ -123,7 +131,8 @@ def main() -> int:
                         (args.keep / f"{number}.json").write_bytes(report.read_bytes())
         finally:
             git(args.ix, "worktree", "remove", "--force", str(tree))
-    print(f"pull requests checked: {len(chosen)} (every {args.every}th from #{args.first})")
+    print(f"pull requests checked: {len(chosen)} " + (f"(#{args.numbers})" if args.numbers else
+                                                      f"(every {args.every}th from #{args.first})"))
     for build in builds:
         print("\n".join(build.summary(main_rev)))
     if len(builds) > 1:

@@ -23,6 +23,9 @@ def test_every_kth_head_from_a_number_on(tmp_path: Path) -> None:
     git(tmp_path, "update-ref", "refs/pull/12/merge", sha)  # a merge ref is no head
     assert [n for n, _ in bench_check_prs.heads(tmp_path, 5, 3, 4)] == [7, 10, 13, 16]
     assert [n for n, _ in bench_check_prs.heads(tmp_path, 25, 2, 10)] == [26, 28, 30]
+    assert [n for n, _ in bench_check_prs.heads(tmp_path, 25, 2, 10, frozenset({3, 12, 9}))] == [3, 9, 12]
+    with pytest.raises(SystemExit, match=r"no head for pull request\(s\) 31, 40"):
+        bench_check_prs.heads(tmp_path, 1, 1, 1, frozenset({3, 31, 40}))
 
 
 def test_a_clone_without_heads_says_how_to_get_them(tmp_path: Path) -> None:
