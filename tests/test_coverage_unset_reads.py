@@ -64,13 +64,19 @@ SAME = [
      'f() {\n  CMD+=" --a${V:+ --extra $V}"\n}\n'),
     ('f() {\n  if [[ "$MODE" == on ]]; then CMD+=" --a"; fi\n}\n',
      'f() {\n  if [[ "$MODE" == on || "${V-}" == "on" ]]; then CMD+=" --a"; fi\n}\n'),
+    # Unquoted, a whole argument that expands to nothing is no argument at all.
+    ('f() {\n  probe --a\n  CMD=x\n}\n', 'f() {\n  probe --a $V ${V:+--extra "$V"} ${V:-}\n  CMD=x\n}\n'),
+    ('f() {\n  probe --port $PORT\n  CMD=x\n}\n', 'f() {\n  probe --port ${V:-$PORT}\n  CMD=x\n}\n'),
+    # Quoted, an empty expansion is still an (empty) argument.
+    ('f() {\n  probe ""\n}\n', 'f() {\n  probe "$V"\n}\n'),
 ]
 # Pairs that differ with V unset too, or that the reduction must not decide.
 DIFFERENT = [
     ('f() {\n  CMD+=" --num-dataset-entries 393"\n}\n',
      'f() {\n  CMD+=" --num-dataset-entries ${V:-394}"\n}\n'),
     ('f() {\n  CMD+=" --n 393"\n}\n', 'f() {\n  CMD+=" --n ${V:=393}"\n}\n'),  # assigns V: later reads see it
-    ('f() {\n  CMD+=" --a"\n}\n', 'f() {\n  CMD+=" --a" $V\n}\n'),  # unquoted, empty: no word at all
+    ('f() {\n  CMD+=" --a"\n}\n', 'f() {\n  CMD+=" --a" $V\n}\n'),  # not an argument: left as written
+    ('f() {\n  CMD="a b"\n}\n', 'f() {\n  CMD=${V:-a b}\n}\n'),  # `CMD=a b` would run `b`: left as written
     ('f() {\n  CMD=a\n}\n', 'f() {\n  if [[ "$(probe)" == ok && -n "${V:-}" ]]; then CMD=b; fi\n  CMD=a\n}\n'),
     ('f() {\n  CMD=a\n}\n', 'f() {\n  if [ "${V:-x}" == x* ]; then CMD=a; fi\n}\n'),  # `[ ]` globs file names
     ('f() {\n  CMD+=" ${1:-a}"\n}\n', 'f() {\n  CMD+=" a"\n}\n'),  # a positional parameter is the caller's
@@ -96,10 +102,10 @@ def test_edits_that_change_the_run_or_cannot_be_told_are_kept_apart(base: str, h
 
 
 def bash_run(definition: str, value: str | None) -> str:
-    """What bash prints running the definition's `f` (standing-in `probe`), with CMD, MODE and FRAMEWORK set and
+    """What bash prints running the definition's `f` (standing-in `probe`, which prints its arguments), with CMD, MODE and FRAMEWORK set and
     V unset or set to ``value``: f's output, its status, then CMD as it left it."""
     assert BASH is not None
-    script = (f"{definition}\nprobe() {{ echo ok; }}\nCMD=start MODE=off FRAMEWORK=dynamo-trt PORT=8000\n"
+    script = (f"{definition}\nprobe() {{ if [ $# -eq 0 ]; then echo ok; else echo \"ok $#:$*\"; fi; }}\nCMD=start MODE=off FRAMEWORK=dynamo-trt PORT=8000\n"
               + ("unset V\n" if value is None else f"V={value}\n") + 'f x; echo "status=$?"; declare -p CMD\n')
     return subprocess.run([BASH, "-c", script], capture_output=True, text=True, check=False, timeout=10).stdout
 

@@ -10,7 +10,7 @@ exactly as before; coverage should then not count the change for it.
 
 The function's text at each revision is *reduced* with such variables unset
 (:func:`reduced`): ``${V:-D}`` and ``${V-D}`` become ``D``; ``${V}``, ``$V``,
-``${V:+D}`` inside double quotes become nothing; a ``[[ ]]``/``[ ]`` test
+``${V:-}``, ``${V:+D}`` inside double quotes, or unquoted as a whole argument of a command, become nothing; a ``[[ ]]``/``[ ]`` test
 whose operands are then literal is decided (``-n ""`` false, ``"1" != "0"``
 true) and ``&&``/``||`` folded; an ``if`` whose only condition is decided
 keeps the branch taken.  Each rewrite keeps what bash would run, so two
@@ -44,6 +44,7 @@ _DEFAULTS = (":-", "-")
 _ALTERNATES = (":+", "+")
 _IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 _GLOB = re.compile(r"[*?\[\]]")
+_BARE = re.compile(r"[A-Za-z0-9_./:=@%+,${}-]*")
 # Commands whose arguments may assign a variable named in them.
 _ASSIGNING = frozenset({"declare", "typeset", "export", "local", "readonly", "read", "printf", "mapfile",
                         "readarray", "unset", "getopts", "let"})
@@ -256,24 +257,27 @@ def _substitute(n: Node, unset: frozenset[str]) -> str | None:
     if name is None or name.text not in unset:
         return None
     lead = n.script.source[n.start:n.children[0].start + n.children[0].text.index("$")].decode()
-    quoted = _inside_string(n)
+    parent = _parent(n)
+    # Inside double quotes an empty expansion is empty text; unquoted and a whole argument of a command, the
+    # argument is gone (no empty word is passed); anywhere else it is left as written.
+    empty = lead if parent is not None and parent.type in ("string", "command") else None
     if n.type == "simple_expansion" or len(n.children) == 3:  # $V, ${V}
-        return lead if quoted else None
+        return empty
     op = n.children[2]
     if op.named or n.children[-1].text != "}":
         return None
     default = n.script.source[op.end:n.children[-1].start].decode("utf-8", "surrogateescape")
-    if op.text in _DEFAULTS and '"' not in default and "'" not in default:
+    if op.text in _DEFAULTS and not default:
+        return empty
+    # Written bare, the default must read as it did inside the expansion: inside double quotes any text without
+    # quotes; elsewhere (an assignment, a `[[ ]]` operand, a word) text that no splitting, comment or operator
+    # reads otherwise (`X=${V:-a b}` is not `X=a b`).
+    quoted = parent is not None and parent.type == "string"
+    if op.text in _DEFAULTS and ('"' not in default and "'" not in default if quoted else _BARE.fullmatch(default)):
         return lead + default
-    if op.text in _ALTERNATES and quoted:
-        return lead
+    if op.text in _ALTERNATES:
+        return empty
     return None
-
-
-def _inside_string(n: Node) -> bool:
-    """Whether ``n`` is a direct part of a double-quoted string (its expansion is one word, never split)."""
-    parent = _parent(n)
-    return parent is not None and parent.type == "string"
 
 
 def _parent(n: Node) -> Node | None:
