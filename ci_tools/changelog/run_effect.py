@@ -121,6 +121,7 @@ class RunEffect:
         self._sides: dict[tuple[str, ...], tuple[dict[str, frozenset[str]], list[Node], dict[str, list[Node]]]] = {}
         self._reaches: dict[tuple[tuple[str, ...], frozenset[str]], frozenset[str]] = {}
         self._reads: dict[tuple[str, tuple[Node, ...], frozenset[str]], frozenset[str]] = {}
+        self._environments: dict[tuple[str, str], dict[str, str | None]] = {}
 
     def diff(self, path: str) -> ShellDiff:
         return shell_diff(path, self.base.read(path), self.head.read(path))
@@ -342,15 +343,23 @@ class RunEffect:
         for name, (base, head) in pairs.items():
             unset = unset_names((base, head), files, environments)
             if same_when_unset(base, head, unset):
-                both = unset & unset_names((base, head), files, self._base_environments(jobs))
+                at_base = [self._started_with(BASE, job) for job in jobs]
+                both = unset & unset_names((base, head), files, at_base)
                 if both == unset or same_when_unset(base, head, both):
                     kept.add(name)
         return names - kept
 
-    def _base_environments(self, jobs: Sequence[Job]) -> list[Iterable[str]]:
-        from ..jobs.contract import recipe_env
+    def _started_with(self, side: str, job: Job) -> dict[str, str | None]:
+        """The environment the job's recipe starts with at ``side`` (as the fleet's launcher gives it); computed
+        once per side and job (every changed function of every file of its row asks)."""
+        key = (side, job.id)
+        found = self._environments.get(key)
+        if found is None:
+            from ..jobs.contract import recipe_env
 
-        return [recipe_env(job, self.config, self.base, as_run=True) for job in jobs]
+            found = self._environments[key] = recipe_env(job, self.config, self.head if side == HEAD else self.base,
+                                                         as_run=True)
+        return found
 
     def _reached(self, jobs: Sequence[Job], closure: tuple[str, ...], names: frozenset[str],
                  touched: Sequence[str]) -> frozenset[str]:
@@ -405,10 +414,7 @@ class RunEffect:
             changed |= diff.functions
         if any(changed & reach for reach in head_reach):
             return False
-        from ..jobs.contract import recipe_env
-
-        return all(recipe_env(job, self.config, self.base, as_run=True)
-                   == recipe_env(job, self.config, self.head, as_run=True) for job in jobs)
+        return all(self._started_with(BASE, job) == self._started_with(HEAD, job) for job in jobs)
 
     def _both_sides(self, closure: tuple[str, ...]) -> tuple[dict[str, frozenset[str]], list[Node],
                                                              dict[str, list[Node]]]:
