@@ -72,6 +72,15 @@ def heads(ix: Path, first: int, every: int, count: int, numbers: frozenset[int] 
     return [p for p in numbered if p[0] >= first][every - 1::every][:count]
 
 
+def pull_numbers(text: str) -> frozenset[int]:
+    """``--numbers``: comma-separated pull request numbers."""
+    words = [w.strip() for w in text.split(",") if w.strip()]
+    wrong = [w for w in words if not w.isdigit()]
+    if wrong:
+        raise argparse.ArgumentTypeError(f"expected comma-separated pull request numbers, found {', '.join(wrong)}")
+    return frozenset(int(w) for w in words)
+
+
 def new_findings(report: Any) -> list[Finding]:
     return [(f["rule"], f["severity"], f.get("path") or "", int(f.get("line") or 0), f["message"])
             for f in report["findings"] if f.get("baseline") == "new"]
@@ -99,7 +108,8 @@ def main() -> int:
     parser.add_argument("--from", dest="first", type=int, default=1700, help="the first pull request number")
     parser.add_argument("--every", type=int, default=12, help="check every K-th pull request")
     parser.add_argument("--count", type=int, default=50, help="at most this many")
-    parser.add_argument("--numbers", default="", help="these pull requests instead (comma-separated numbers)")
+    parser.add_argument("--numbers", type=pull_numbers, default=frozenset(),
+                        help="these pull requests instead (comma-separated numbers)")
     parser.add_argument("--baseline-rev", default=None, help="the ci-tools revision run beside this build")
     parser.add_argument("--no-baseline", action="store_true", help="run this build alone")
     parser.add_argument("--keep", type=Path, help="a directory to keep this build's JSON report of each pull request in (N.json)")
@@ -114,8 +124,7 @@ def main() -> int:
             builds.append(BuildRuns(f"ci-tools at {rev[:12]}", list(ci_tools_at(rev, Path(tmp) / "baseline").command)))
         git(args.ix, "worktree", "add", "-q", "--detach", str(tree), main_rev)
         try:
-            numbers = frozenset(int(n) for n in args.numbers.split(",") if n.strip())
-            chosen = heads(args.ix, args.first, args.every, args.count, numbers)
+            chosen = heads(args.ix, args.first, args.every, args.count, args.numbers)
             for number, head in chosen:
                 base = git(args.ix, "merge-base", head, main_rev)
                 git(tree, "checkout", "-q", "-f", "--detach", head)
@@ -131,7 +140,7 @@ def main() -> int:
                         (args.keep / f"{number}.json").write_bytes(report.read_bytes())
         finally:
             git(args.ix, "worktree", "remove", "--force", str(tree))
-    print(f"pull requests checked: {len(chosen)} " + (f"(#{args.numbers})" if args.numbers else
+    print(f"pull requests checked: {len(chosen)} " + (f"(#{','.join(str(n) for n, _ in chosen)})" if args.numbers else
                                                       f"(every {args.every}th from #{args.first})"))
     for build in builds:
         print("\n".join(build.summary(main_rev)))

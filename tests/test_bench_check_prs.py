@@ -4,6 +4,7 @@ and names the findings only one of them gives."""
 
 from __future__ import annotations
 
+import argparse
 import re
 import sys
 from pathlib import Path
@@ -24,6 +25,9 @@ def test_every_kth_head_from_a_number_on(tmp_path: Path) -> None:
     assert [n for n, _ in bench_check_prs.heads(tmp_path, 5, 3, 4)] == [7, 10, 13, 16]
     assert [n for n, _ in bench_check_prs.heads(tmp_path, 25, 2, 10)] == [26, 28, 30]
     assert [n for n, _ in bench_check_prs.heads(tmp_path, 25, 2, 10, frozenset({3, 12, 9}))] == [3, 9, 12]
+    assert bench_check_prs.pull_numbers("3, 12,9") == frozenset({3, 9, 12})
+    with pytest.raises(argparse.ArgumentTypeError, match="found #12, x"):
+        bench_check_prs.pull_numbers("3,#12,x")
     with pytest.raises(SystemExit, match=r"no head for pull request\(s\) 31, 40"):
         bench_check_prs.heads(tmp_path, 1, 1, 1, frozenset({3, 31, 40}))
 
