@@ -42,3 +42,18 @@ def test_a_decimal_written_with_another_trailing_zero_is_no_change(real_repo: Pa
 ])
 def test_another_number_or_another_kind_of_number_is_a_change(real_repo: Path, old: str, new: str, said: str) -> None:
     assert undocumented(real_repo, {old: new}) == [said]
+
+
+@pytest.mark.parametrize(("description", "said"), [
+    ("Rerun the sweep", ["--tensor-parallel-size changed from 8 to 4"]),
+    # InferenceX 16000d81219b: the vLLM disaggregated workers' --tensor-parallel-size now follows their TP4 rows,
+    # "Retune the P/D search space to TP4 across all workers"
+    ("Run every point at TP4", []),
+])
+def test_a_parallelism_flag_is_documented_by_the_dimension_it_carries(real_repo: Path, description: str,
+                                                                       said: list[str]) -> None:
+    recipe = real_repo / RECIPE
+    text = recipe.read_text(encoding="utf-8")
+    recipe.write_text(text.replace("--tensor-parallel-size $TP \\", "--tensor-parallel-size 4 \\"), encoding="utf-8")
+    found = [m.split(" for ")[0] for m in undocumented_after(real_repo, KEY, description)]
+    assert found == said

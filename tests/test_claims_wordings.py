@@ -1175,3 +1175,22 @@ def test_the_old_value_after_from_names_no_setting_whatever_else_the_commit_appe
     _, report = run_claims(repo, "--base", "HEAD~1", "--head", "HEAD", "-v")
     assert [f["message"] for f in report["findings"] if f["line"] == line and f["severity"] != "note"] == []
     assert any(f["line"] == line for f in report["findings"])  # the clause is read: its flag gets a note
+
+
+
+@pytest.mark.parametrize("sentence, claimed_value", [
+    ("Rename the attention backend trtllm to trtllm_mla", None),
+    ("Rename the attention backend trtllm_mla to fa3", "fa3"),
+    ("Renamed --attention-backend flashinfer to trtllm_mla", None),
+])
+def test_rename_a_to_b_claims_b(real_repo: Path, sentence: str, claimed_value: str | None) -> None:
+    """InferenceX 9bcef10512c7: "Rename a2a backend mori to mori_low_latency" (the recipe passes the new name).
+    Each sentence alone in its change: in the shared one, a later entry's word on the same setting is the last."""
+    changelog = real_repo / "perf-changelog.yaml"
+    changelog.write_text(changelog.read_text(encoding="utf-8") + ENTRY.format(key=BY_TP, n=9999, text=sentence),
+                         encoding="utf-8")
+    git(real_repo, "commit", "-q", "-am", "rename")
+    _, report = run_claims(real_repo, "--base", "HEAD~1", "--head", "HEAD")
+    found = [(f["rule"], f["data"].get("subject"), f["data"].get("claimed")) for f in report["findings"]
+             if f["severity"] in ("error", "warning")]
+    assert found == ([("claim-contradicted", "--attention-backend", claimed_value)] if claimed_value else [])

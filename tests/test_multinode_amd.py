@@ -137,6 +137,46 @@ def test_command_substitutions_run_functions_pipelines_and_strings() -> None:
     assert server.location.path == "t.sh" and server.location.line == 6  # where the string was built
 
 
+def test_an_unknown_config_spliced_into_a_command_string_is_an_unknown_flag_not_nothing() -> None:
+    """server_vllm.sh of July 2026: `PREFILL_CMD="vllm serve ... --kv-transfer-config '{...${NODE0_ADDR}...}'
+    ${PREFILL_SERVER_CONFIG}"` run by `eval`.  A config the evaluation cannot read (here one `awk` rewrote from a
+    file) could hold any flags: the server line has an unknown flag there, so no flag is taken as absent."""
+    from ci_tools.claims.verdict.actual import absence_known
+    from ci_tools.shell.model import RecipeEval
+    from ci_tools.shell.server import UNKNOWN_FLAG
+
+    interp = _chain_run(b'CFG=$(awk \'{print}\' /etc/vllm.conf)\n'
+                        b'CMD="vllm serve /models/m --port 2584 --kv-transfer-config \'{\\"ip\\": \\"${NODE0_ADDR}\\"}\' ${CFG}"\n'
+                        b'eval "$CMD" &\n')
+    [server] = interp.state.servers
+    names = [f.name for f in server.flags]
+    assert names[:2] == ["--port", "--kv-transfer-config"] and names[2:] == [UNKNOWN_FLAG]
+    assert not absence_known(RecipeEval("t.sh", servers=[list(server.flags)]))
+
+
+def test_a_bare_docker_env_item_passes_the_node_shell_s_exported_value() -> None:
+    """`-e EVAL_CONC` (job.slurm of June 2026) passes what the node's shell exports, as docker does (the stand-in
+    docker of tests/standins does the same); `-e "EVAL_CONC=$EVAL_CONC"` (e7915589a788) is then no change."""
+    from conftest import full_corpus_dir
+
+    from ci_tools.evaluation.multinode.amd_disagg import _Containers, _env_items
+    from ci_tools.findings import Location
+    from ci_tools.shell.model import Value
+    from ci_tools.shell.state import ArrayVal
+
+    here = Location("job.slurm", 370)
+    words = ["-e", "EVAL_CONC", "-e", '"RUN_EVAL=$RUN_EVAL"', "-e", "UNSET_ONE"]
+    items = _env_items(ArrayVal(tuple(Value(w, here) for w in words), here))
+    assert [(name, rhs) for name, rhs, _ in items] == [("EVAL_CONC", None), ("RUN_EVAL", '"$RUN_EVAL"'),
+                                                        ("UNSET_ONE", None)]
+    root = full_corpus_dir()
+    containers = _Containers(load_config(root), WorkTreeSnapshot(root))
+    interp = ChainInterpreter("job.slurm", load_config(root), WorkTreeSnapshot(root))
+    exported = {"EVAL_CONC": Value("8", here), "RUN_EVAL": Value("true", here)}
+    env = containers._container_env(interp, "job.slurm", exported, items, "0")
+    assert {name: value.text for name, value in env.items()} == {"EVAL_CONC": "8", "RUN_EVAL": "true"}
+
+
 def test_items_read_from_an_unknown_list_stay_unknown_in_the_command_they_build() -> None:
     """server_sglang.sh splits the nodes' addresses with `IFS=',' read -ra IP_ARRAY <<< "$IPADDRS"` and
     builds the router's `--prefill http://${IP_ARRAY[$i]}:8000` in a loop: the addresses are known only on

@@ -4,8 +4,10 @@ A config is affected when what it generates or runs changed between the base
 and the head: its master-config entry (compared as data, so comments and
 formatting do not count), the recipe its jobs resolve to (a different path,
 or changed content), ``benchmark_lib.sh``, a file the recipe sources or reads
-(an llm-d recipe), or the launcher of its runner's fleet
-(``runners/launch_<fleet>.sh``, which starts the recipe).  For shell files the
+(an llm-d recipe), a file a multinode job's chain reads beyond those
+(:mod:`ci_tools.changelog.chain_reads`: ``amd_utils/server_sglang.sh``), or the
+launcher of its runner's fleet (``runners/launch_<fleet>.sh``, which starts
+the recipe).  For shell files the
 question is whether the change alters what the config's jobs run, not whether
 the file changed (:mod:`ci_tools.changelog.run_effect`: a launcher's branch
 for another model, a launcher's time limit or squash-file directory, a guarded
@@ -37,6 +39,7 @@ from ..model.repository import ConfigEntry, RepoData
 from ..revision.snapshot import Snapshot
 from ..shell.model import RecipeEval
 from ..shell.parse import Node
+from .chain_reads import CHAIN_REASON, ChainReads
 from .coverage_rules import UNCOVERED_KEY
 from .run_effect import AfterServer, Evaluate, RunEffect
 from .shell_diff import BASE, HEAD
@@ -200,6 +203,16 @@ def is_relevant(path: str, config: ProjectConfig) -> bool:
             or any(fnmatch.fnmatchcase(path, p) for p in config.master_configs) or path == config.runners)
 
 
+def is_chain_input(path: str, config: ProjectConfig) -> bool:
+    """A file a multinode chain may read (:mod:`.chain_reads`): under the shared library's directory, other than
+    the master configs, the runners file and the changelog (a library at the repository's root opens none)."""
+    import fnmatch
+
+    root = posixpath.dirname(config.benchmark_lib)
+    return (bool(root) and path.startswith(root + "/") and path not in (config.runners, config.changelog)
+            and not any(fnmatch.fnmatchcase(path, p) for p in config.master_configs))
+
+
 def is_recipe_input(path: str, config: ProjectConfig) -> bool:
     """A shell file, or a file under a directory recipes are resolved from (srt-slurm, llm-d recipes)."""
     return path == config.benchmark_lib or path.endswith(".sh") or path.startswith(recipe_roots(config))
@@ -278,11 +291,23 @@ class ChangeInputs:
 def affected_keys(inputs: ChangeInputs) -> list[AffectedKey]:
     """Every head config key the change affects, with its causes, in master-file order."""
     config, changed = inputs.config, inputs.changed
-    if not any(is_relevant(p, config) for p in changed):
+    if not any(is_relevant(p, config) or is_chain_input(p, config) for p in changed):
         return []
     head, base = inputs.head_repo(), inputs.base_repo()
     head_recipe, base_recipe, deps = inputs.recipe_lookups()
     effect = inputs.run_effect(deps)
+
+    def claimed() -> frozenset[str]:  # every file a recipe of the head sources or reads as data
+        found: set[str] = set()
+        for entry in head.configs.values():
+            for job in row_jobs(entry, head):
+                resolution = head_recipe.resolution(job)
+                if resolution.path is not None:
+                    found |= deps.closure(resolution.path) | set(resolution.inputs)
+        return frozenset(found)
+
+    chain = ChainReads(effect, config, inputs.base, inputs.head, changed,
+                       (p for p in changed if is_chain_input(p, config)), claimed)
     line_cache: dict[str, int] = {}
 
     def changed_line(path: str) -> int:
@@ -313,7 +338,7 @@ def affected_keys(inputs: ChangeInputs) -> list[AffectedKey]:
         entry = head.configs[key]
         data = entry.data
         runner = data.get("runner") if isinstance(data, dict) else None
-        rows = row_jobs(entry, head) if shell_changed or masters_changed else []
+        rows = row_jobs(entry, head) if shell_changed or masters_changed or chain.candidates else []
         if shell_changed and isinstance(runner, str):
             for launcher in launchers(head, runner):
                 # Each row's first point (a row the matrix drops too) and every job, evals too: a launcher may
@@ -328,7 +353,7 @@ def affected_keys(inputs: ChangeInputs) -> list[AffectedKey]:
             # A row's recipe is the same at each of its concurrencies: one job per row gives every cause, and
             # the row's jobs are evaluated only when a change can alter their server line or environment.
             causes.extend(_recipe_causes(rows, lambda job: _row_of(entry, head, job), head_recipe, base_recipe,
-                                         deps, effect, changed, changed_line, config))
+                                         deps, effect, changed, changed_line, config, chain))
         if causes:
             out.append(AffectedKey(key, tuple(dict.fromkeys(causes))))
     return out
@@ -342,7 +367,7 @@ def _row_of(entry: ConfigEntry, repo: RepoData, job: Job) -> list[Job]:
 
 def _recipe_causes(jobs: Sequence[Job], row_of: Callable[[Job], list[Job]], head_recipe: RecipeResolver,
                    base_recipe: RecipeResolver, deps: RecipeDeps, effect: RunEffect, changed: frozenset[str],
-                   changed_line: Callable[[str], int], config: ProjectConfig) -> list[Cause]:
+                   changed_line: Callable[[str], int], config: ProjectConfig, chain: ChainReads) -> list[Cause]:
     causes: list[Cause] = []
     for job in jobs:
         resolution = head_recipe.resolution(job)
@@ -374,12 +399,17 @@ def _recipe_causes(jobs: Sequence[Job], row_of: Callable[[Job], list[Job]], head
                 reason = shared = f"{late.what} of {of}, which the jobs run after the server, changed"
             line = late.line if late is not None and late.line else changed_line(dep)
             causes.append(Cause(dep, line, reason, (job.scenario,), shared))
+        if old == path:
+            for dep in chain.read_changed(job, closure | set(resolution.inputs)):
+                causes.append(Cause(dep, changed_line(dep), f"file the multinode chain of {path} reads changed",
+                                    (job.scenario,), CHAIN_REASON))
     return causes
 
 
 def changed_jobs(inputs: ChangeInputs, affected: Sequence[AffectedKey]) -> list[Job]:
     """Head jobs of the affected configs that run something new: a point the base did not generate, a
-    different recipe, or a recipe whose own text or inputs (sourced files, benchmark_lib.sh, data) changed.
+    different recipe, a recipe whose own text or inputs (sourced files, benchmark_lib.sh, data) changed, or a
+    multinode job whose chain reads a changed file.
 
     These are the jobs whose recipe evaluation can differ from the base's; a
     config affected only through its launcher keeps its jobs' evaluation.
@@ -391,12 +421,15 @@ def changed_jobs(inputs: ChangeInputs, affected: Sequence[AffectedKey]) -> list[
     out: list[Job] = []
     for item in affected:
         base_ids = {j.id for j in expand(base, [item.key])}
+        # Scenarios whose multinode chain reads a changed file (the chain's files are in no recipe's closure).
+        chained = {s for c in item.causes if c.common == CHAIN_REASON for s in c.scenarios}
         for job in expand(head, [item.key]):
             resolution = head_recipe.resolution(job)
             if resolution.path is None:
                 continue
             touched = (deps.closure(resolution.path) | set(resolution.inputs)) & inputs.changed
-            if job.id not in base_ids or touched or base_recipe(job) != resolution.path:
+            if (job.id not in base_ids or touched or base_recipe(job) != resolution.path
+                    or (job.multinode and job.scenario in chained)):
                 out.append(job)
     return out
 

@@ -180,7 +180,7 @@ class RunEffect:
 
     # -- recipe scripts -------------------------------------------------------------------------------------
 
-    def _evaluated(self, side: str, job: Job) -> RecipeEval | None:
+    def evaluated(self, side: str, job: Job) -> RecipeEval | None:
         key = (side, job.id)
         if key not in self._evals:
             self._evals[key] = (self.evaluate_head if side == HEAD else self.evaluate_base)(
@@ -188,7 +188,7 @@ class RunEffect:
         return self._evals[key]
 
     def _recipe(self, side: str, recipe: str, job: Job, closure: Iterable[str]) -> _Recipe:
-        result = self._evaluated(side, job)
+        result = self.evaluated(side, job)
         reading = self.diff(recipe).side(side)
         lines = [loc.line for loc in (result.server_command if result is not None else []) if loc.path == recipe]
         tops = [reading.top_of(line) for line in lines]
@@ -333,7 +333,7 @@ class RunEffect:
             return names
         environments: list[Iterable[str]] = []
         for job in jobs:
-            result = self._evaluated(HEAD, job)
+            result = self.evaluated(HEAD, job)
             if result is None or result.errors:
                 return names
             environments.append(result.variables)
@@ -381,7 +381,7 @@ class RunEffect:
             if side == BASE and self._same_until_changed(jobs, touched, head_reach):
                 break
             for job in jobs:
-                result = self._evaluated(side, job)
+                result = self.evaluated(side, job)
                 if result is None or result.errors or result.opaque_commands:
                     return names
                 key = (closure, frozenset(result.called))
@@ -445,7 +445,7 @@ class RunEffect:
         with what their bodies call (each side's), as a call one evaluation reused from an earlier job names no
         function inside it."""
         for job in jobs:
-            head, base = self._evaluated(HEAD, job), self._evaluated(BASE, job)
+            head, base = self.evaluated(HEAD, job), self.evaluated(BASE, job)
             if head is None or base is None or not head.servers or not base.servers or head.errors or base.errors:
                 return True
             for side, result in ((HEAD, head), (BASE, base)):

@@ -2,7 +2,9 @@
 
 Recipes build values with small commands inside ``$(...)``: ``printf`` a
 JSON template, ``seq`` a list of capture sizes, ``awk 'BEGIN{print
-(2.49-1)/3}'`` a rate, ``printf '%s\\n' ... | sort -n -u | paste -sd, -``.
+(2.49-1)/3}'`` a rate, ``printf '%s\\n' ... | sort -n -u | paste -sd, -``,
+``echo "$CONFIG" | sed -E 's/.../.../g'`` a rewritten option string (:mod:`.sed`),
+``echo "$CONFIG" | grep -q -- '--flag'`` whether it already holds a flag.
 Each function here takes the expanded argument texts (None where unknown)
 and the standard input (None when unknown) and returns what the command
 writes to standard output with its exit status, or None when the output
@@ -22,6 +24,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from .conditions import Tri
+from .sed import posix_expression, substitute
 
 Args = Sequence[str | None]
 
@@ -552,9 +555,50 @@ def run(name: str, args: Args, stdin: str | None) -> Result | None:
         return Result("")
     if base == "false":
         return Result("", False)
+    if base == "sed":
+        output = substitute(args, stdin)
+        return UNKNOWN if output is None else Result(output)
+    if base == "grep":
+        return grep(args, stdin)
     return None
+
+
+def grep(args: Args, stdin: str | None) -> Result:
+    """``grep [-q] [-E|-F] [--] PATTERN`` on standard input (``echo "$CONFIG" | grep -q -- '--flag'``): the
+    matching lines, status whether any matched; any other option or a file operand is not modelled."""
+    words = _known(args)
+    if words is None or stdin is None:
+        return UNKNOWN
+    quiet, mode, pattern = False, "basic", None
+    while words:
+        word = words.pop(0)
+        if word == "--" or not word.startswith("-") or len(word) == 1:
+            pattern = words.pop(0) if word == "--" and words else word if word != "--" else None
+            break
+        if word == "-e" and words:
+            pattern = words.pop(0)
+            break
+        for option in word[1:]:
+            if option == "q":
+                quiet = True
+            elif option in "EF":
+                mode = "extended" if option == "E" else "fixed"
+            else:
+                return UNKNOWN
+    if pattern is None or words or "\n" in pattern:
+        return UNKNOWN
+    expression = re.escape(pattern) if mode == "fixed" else posix_expression(pattern, mode == "extended")
+    if expression is None:
+        return UNKNOWN
+    try:
+        compiled = re.compile(expression)
+    except re.error:
+        return UNKNOWN
+    matched = [line for line in stdin.splitlines(keepends=True) if compiled.search(line.rstrip("\n"))]
+    output = "" if quiet else "".join(line if line.endswith("\n") else line + "\n" for line in matched)
+    return Result(output, bool(matched))
 
 
 # Commands whose output may be computed (a substitution using only these, builtins and functions is evaluated).
 MODELLED = frozenset({"echo", "printf", "seq", "sort", "paste", "head", "tail", "dirname", "basename", "awk", "gawk",
-                      "mawk", "python", "python3", "true", "false", ":", "cat"})
+                      "mawk", "python", "python3", "true", "false", ":", "cat", "sed", "grep"})

@@ -39,6 +39,7 @@ from .flow import (
     join,
 )
 from .loops import Loops
+from ..revision.read_log import logged_reads
 from .memo import CallMemo, Effects
 from .model import EarlyExit, MissingEnv, Value
 from .parse import IfClause, Node, Script, if_clauses, parse_script
@@ -190,6 +191,18 @@ class Interpreter(Loops):
         parts = [c for c in n.children if c.named]
         if self.sink is not None:
             return self.piped(parts)
+        # tree-sitter-bash reads `! echo "$X" | grep -q Y` as a pipeline whose first command is negated; bash
+        # negates the pipeline's status.
+        negated = parts[0].type == "negated_command"
+        commands = [*[c for c in parts[0].children if c.named][:1], *parts[1:]] if negated else parts
+        if self.status_needed and self._status_computable(commands):
+            # `if echo "$CONFIG" | grep -q -- '--flag'`: the last command's status, its input the text printed.
+            saved, self.sink = self.sink, []
+            try:
+                found = self.piped(commands)
+            finally:
+                self.sink = saved
+            return (None if found is None else not found) if negated else found
         status: Tri = None
         for p in parts:
             if self._runs_nothing(p):
@@ -197,6 +210,18 @@ class Interpreter(Loops):
                 continue
             status = self.subshell(lambda p=p: self.stmt(p))  # type: ignore[misc]
         return status if len(parts) == 1 else None
+
+    def _status_computable(self, parts: list[Node]) -> bool:
+        """A pipeline of ``echo``/``printf`` into modelled commands: its status is the last command's (the printing
+        commands succeed, so ``pipefail`` changes nothing)."""
+        if len(parts) < 2 or not all(p.type == "command" for p in parts) or not self._computable_parts(parts):
+            return False
+        for p in parts[:-1]:
+            if p.memo is None:
+                p.memo = self._command_shape(p)
+            if cast(_CommandShape, p.memo)[2] not in ("echo", "printf"):
+                return False
+        return True
 
     def _runs_nothing(self, n: Node) -> bool:
         """A plain external command (see ``_command``): evaluating it changes nothing and reports nothing."""
@@ -866,6 +891,8 @@ class Interpreter(Loops):
                 outer_called.update(n for n, _ in hit.functions)
             if outer_files is not None:
                 outer_files.update(k for k, _ in hit.files_read)
+            if hit.repo_reads and (log := logged_reads(self.snapshot)) is not None:
+                log.extend(hit.repo_reads)
             # The functions the recorded call looked up, as if it ran again (what it calls by a name only known
             # at run time among them).
             self._named([n for n, _ in hit.functions if n in state.functions])
@@ -878,6 +905,8 @@ class Interpreter(Loops):
         external = self.external_effects
         captured = state.captured
         output = self.output_mark()
+        log = logged_reads(self.snapshot)
+        logged = len(log) if log is not None else 0
         reads: set[str] = set()
         empties: set[str] = set()
         called: set[str] = {name} if name is not None else set()
@@ -918,6 +947,7 @@ class Interpreter(Loops):
             missing=end.missing[counts[2]:], errors=self.errors[counts[3]:], forks=self.forks - counts[4],
             opaque_commands=self.opaque_commands[counts[5]:], status=status,
             printed=self.output_since(output),
+            repo_reads=tuple(dict.fromkeys(log[logged:])) if log is not None else (),
         ))
         return status
 

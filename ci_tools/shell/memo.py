@@ -51,6 +51,9 @@ class Effects:
     status: bool | None
     # What the call printed into a captured output (``$(f ...)`` of the AMD chain); empty elsewhere.
     printed: tuple[object, ...] = ()
+    # Repository paths the call read (evaluated through a revision.read_log.ReadLog; empty otherwise): a replay
+    # reads none of them, yet the job depends on them as much as the job the call was recorded for.
+    repo_reads: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass

@@ -153,6 +153,11 @@ class RecipeEval:
     called: frozenset[str] = frozenset()
     # Those of them a command named after the first server started (Interpreter.dispatched_late).
     called_late: frozenset[str] = frozenset()
+    # The repository paths a multinode job's chain read, present or absent (the scripts it runs and sources,
+    # the data files it reads): what it depends on beyond its recipe's own sources.  Empty for other jobs.
+    read_files: frozenset[str] = frozenset()
+    # Paths it only tested for existence (`[[ -f PATH ]]`), never read.
+    tested_files: frozenset[str] = frozenset()
 
     def role_of(self, index: int) -> str:
         """The role of ``servers[index]``; "" for a single-node server."""

@@ -158,13 +158,18 @@ class Streams(Expander):
 
     def _computable(self, n: Node) -> bool:
         """Whether every command inside is modelled, a builtin or a function (else the output is unknown)."""
-        hit = _NAMES.get(id(n))
-        if hit is None or hit[0] is not n:
-            hit = _NAMES[id(n)] = (n, _command_names(n))
-        names = hit[1]
-        if names is None:
-            return False
-        return all(name in commands.MODELLED or name in _SHELL_WORDS or self.is_function(name) for name in names)
+        return self._computable_parts([n])
+
+    def _computable_parts(self, nodes: list[Node]) -> bool:
+        for n in nodes:
+            hit = _NAMES.get(id(n))
+            if hit is None or hit[0] is not n:
+                hit = _NAMES[id(n)] = (n, _command_names(n))
+            names = hit[1]
+            if names is None or not all(name in commands.MODELLED or name in _SHELL_WORDS or self.is_function(name)
+                                        for name in names):
+                return False
+        return True
 
     # -- output ------------------------------------------------------------------------------------
     def emit(self, text: str | None, n: Node, origin: Value | None = None) -> None:

@@ -109,7 +109,7 @@ CHANGE_VERBS = frozenset({
     "expand", "expands", "expanded", "expanding", "widen", "widens", "widened", "widening", "migrate",
     "migrates", "migrated", "migrating", "convert", "converts", "converted", "converting", "collapse", "collapses",
     "collapsed", "collapsing", "upgrade", "upgrades", "upgraded", "upgrading", "downgrade", "downgrades",
-    "downgraded", "go", "goes", "went", "going",
+    "downgraded", "go", "goes", "went", "going", "rename", "renames", "renamed", "renaming",
 })
 # Nouns after a changed object, before its "to" ("widen TP4/DEP4 recipe points to TP8/DEP8").
 _OBJECT_NOUNS = frozenset({"recipe", "recipes", "point", "points", "arm", "arms", "row", "rows", "band", "bands",
@@ -649,7 +649,7 @@ def _spelled(name: Tok) -> bool:
 
 # Verbs of a value replaced by another ("Switch X A to B"), where the word after the setting is the old value.
 _SWITCH_VERBS = frozenset({"switch", "switches", "switched", "change", "changes", "changed", "flip", "flips",
-                           "flipped"})
+                           "flipped", "rename", "renames", "renamed"})
 # Words before "to" that name what changes, never its old value ("Change the TensorRT-LLM image to 1.3.2"), and
 # words before those that are not a setting's name ("Switch prefill X to 0": X is the setting).
 _NOT_A_VALUE = _VALUE_NOUNS | {"image", "images", "tag", "version", "model", "recipe", "recipes", "config", "flag",

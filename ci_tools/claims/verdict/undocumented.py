@@ -108,8 +108,16 @@ def _env_values(ev: RecipeEval) -> dict[str, tuple[str, Location]]:
             for k, v in ev.env.items() if k not in CONTRACT_NAMES}
 
 
+# Server flags that carry a dimension of the matrix: an entry that speaks of that dimension ("to TP4 across all
+# workers") speaks of them (a multinode chain passes the worker's TP width as --tensor-parallel-size).
+_DIMENSION_FLAGS = {"--tensor-parallel-size": "tp", "--tp-size": "tp", "--tp": "tp", "--expert-parallel-size": "ep",
+                    "--ep-size": "ep", "--ep": "ep"}
+
+
 def _mentioned(subject: str, values: Sequence[str], report: ClaimsReport) -> bool:
     if subject in report.mentioned:
+        return True
+    if subject in _DIMENSION_FLAGS and _field_mentioned(_DIMENSION_FLAGS[subject], "", report):
         return True
     words = report.words
     distinctive = [w for w in identifier_words(subject) if len(w) >= 4 and w not in _GENERIC]

@@ -30,6 +30,7 @@ from ...config import ProjectConfig
 from ...findings import Location
 from ...jobs.job import Job
 from ...jobs.resolution import RecipeResolution, launcher_of, resolver_for
+from ...revision.read_log import ReadLog
 from ...revision.snapshot import Snapshot
 from ...shell.model import RecipeEval, RouterCommand, ServerFlag, Value
 from ...shell.parse import parse_script
@@ -85,8 +86,11 @@ class _Containers:
             self.errors.append(f"{script}: NNODES is unknown; only node rank 0 was evaluated")
 
     def _container_env(self, interp: ChainInterpreter, script: str, exported: Mapping[str, Binding],
-                       items: list[tuple[str, str, Location]], rank: str) -> dict[str, Value]:
-        """``-e NAME=VALUE`` items expanded as the node's shell expands them."""
+                       items: list[tuple[str, str | None, Location]], rank: str) -> dict[str, Value]:
+        """``-e NAME=VALUE`` items expanded as the node's shell expands them; ``-e NAME`` passes the node shell's
+        exported NAME (docker leaves it out where the shell has none)."""
+        items = [(name, rhs if rhs is not None else f'"${{{name}}}"', where) for name, rhs, where in items
+                 if rhs is not None or name in exported]
         text = "".join(f"__ci_env_{i}={rhs}\n" for i, (_, rhs, _) in enumerate(items))
         sub = ChainInterpreter(script, self.config, self.snapshot)
         sub.state.vars = dict(exported)
@@ -153,19 +157,24 @@ def dataclass_note(loc: Location, note: str) -> Location:
     return Location(loc.path, loc.line, loc.column, loc.end_line, loc.end_column, loc.note or note)
 
 
-def _env_items(b: Binding) -> list[tuple[str, str, Location]]:
-    """``NAME=RHS`` words that follow ``-e`` in an array (a ``docker run`` environment)."""
+def _env_items(b: Binding) -> list[tuple[str, str | None, Location]]:
+    """``NAME=RHS`` words that follow ``-e`` in an array (a ``docker run`` environment); a bare ``NAME`` with
+    None (docker passes the caller's own, :meth:`_Containers._container_env`)."""
     if not isinstance(b, ArrayVal):
         return []
     items = b.items
-    out = []
+    out: list[tuple[str, str | None, Location]] = []
     for i in range(len(items) - 1):
-        if items[i].text == "-e" and items[i + 1].text is not None and "=" in (items[i + 1].text or ""):
-            word = items[i + 1].text or ""
-            quoted = word.startswith('"') and word.endswith('"') and len(word) > 1
-            inner = word[1:-1] if quoted else word
+        word = items[i + 1].text
+        if items[i].text != "-e" or word is None:
+            continue
+        quoted = word.startswith('"') and word.endswith('"') and len(word) > 1
+        inner = word[1:-1] if quoted else word
+        if "=" in inner:
             name, rhs = inner.split("=", 1)
             out.append((name, f'"{rhs}"' if quoted else rhs, items[i + 1].location))
+        elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", inner):
+            out.append((inner, None, items[i + 1].location))
     return out
 
 
@@ -211,17 +220,27 @@ def linked(snapshot: Snapshot, path: str, data: bytes) -> tuple[str, bytes]:
 def evaluate_script_job(job: Job, resolution: RecipeResolution, env: Mapping[str, str | None], config: ProjectConfig,
                      snapshot: Snapshot) -> RecipeEval:
     """The job's roles, followed from the launcher of the fleet that picks ``resolution``'s script."""
+    log = ReadLog(snapshot)
+    result = _evaluate_chain(job, resolution, env, config, snapshot, log)
+    result.read_files, result.tested_files = log.read_paths(), log.tested_paths()
+    return result
+
+
+def _evaluate_chain(job: Job, resolution: RecipeResolution, env: Mapping[str, str | None], config: ProjectConfig,
+                    snapshot: Snapshot, log: ReadLog) -> RecipeEval:
+    """``evaluate_script_job`` with the chain's reads going through ``log`` (the launcher's and every
+    script's; the runners file the node comes from is the job's matrix input, not the chain's)."""
     recipe = resolution.path or ""
     fleet = resolution.fleets[0] if resolution.fleets else ""
     launcher = launcher_of(fleet)
-    data = snapshot.read(launcher)
+    data = log.read(launcher)
     if data is None:
         return unreached(recipe, f"the launcher of fleet {fleet!r}, {launcher}, does not exist")
-    script, data = linked(snapshot, launcher, data)
+    script, data = linked(log, launcher, data)
     node = resolver_for(config, snapshot).node_of(str(job.get("runner") or ""), fleet)
-    containers = _Containers(config, snapshot)
-    srun = SrunContainers(config, snapshot)
-    interp = ChainInterpreter(script, config, snapshot, container=containers, srun=srun)
+    containers = _Containers(config, log)
+    srun = SrunContainers(config, log)
+    interp = ChainInterpreter(script, config, log, container=containers, srun=srun)
     row = job.row
     where = Location(row.path, row.line, row.column, row.end_line, row.end_column, "job environment")
     # A label runners.yaml does not define has no node: its name is known only on the runner.

@@ -21,7 +21,10 @@ evaluated:
   ``eval_formula(...)`` of one (an int, or a formula over the environment's
   integer variables, as the helper does), a name bound by ``s, e =
   parse_range(a.get(...), start, end)``, or a shell-quoting helper of the
-  program (``def sh(v): return v.replace("'", ...)``) applied to one.
+  program applied to one (``def sh(v): return v.replace("'", ...)`` printed
+  inside single quotes; ``bash_escape``'s backslash before a backslash, ``"``,
+  ``$`` and a backquote, printed inside double quotes): the shell reads back
+  the value itself.
 
 llm-d's ``server.sh`` runs ``eval "$(python3 - <<PY ...)"`` over the recipe
 YAML named by ``CONFIG_FILE``: ordinary Python (``.get``, ``or``, ``strip()``,
@@ -42,6 +45,7 @@ from __future__ import annotations
 import ast
 import functools
 import re
+import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
@@ -110,7 +114,9 @@ class _Model(PrintedAssignments):
         self.out: list[Assignment] = []
         self.program = program
         self.opened: dict[str, str] = {}  # `with open(PATH) as NAME`: NAME -> PATH
-        self.quoting: set[str] = set()  # helpers that quote a string for the shell that reads the output
+        # Helpers that quote a string for the shell that reads the output -> the quote the output is safe in.
+        self.quoting: dict[str, str] = {}
+        self.quoted: dict[str, str] = {}  # names bound to a helper's result -> that quote
 
     def run(self) -> list[Assignment]:
         if not _calls(self.program, "safe_load") or not _calls(self.program, "print"):
@@ -136,8 +142,9 @@ class _Model(PrintedAssignments):
                     self.names[name] = self._loaded(inner.value, path)
             return
         if isinstance(stmt, ast.FunctionDef):
-            if _quotes_for_the_shell(stmt):
-                self.quoting.add(stmt.name)
+            quote = _quotes_for_the_shell(stmt)
+            if quote:
+                self.quoting[stmt.name] = quote
             return
         if isinstance(stmt, ast.If):
             self._if(stmt)
@@ -237,6 +244,9 @@ class _Model(PrintedAssignments):
         if len(stmt.targets) != 1 or not isinstance(stmt.targets[0], ast.Name):
             return
         name = stmt.targets[0].id
+        self.quoted.pop(name, None)
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in self.quoting:
+            self.quoted[name] = self.quoting[value.func.id]
         if isinstance(value, ast.Constant) and isinstance(value.value, str):
             self.names[name] = Value(value.value, self.where)
         elif isinstance(value, ast.IfExp) and isinstance(value.test, ast.Name):
@@ -366,8 +376,17 @@ class _Model(PrintedAssignments):
             self.print_word(parts)
             return
         name = m.group(1)
+        printed = parts[1].value
+        quote = (self.quoted.get(printed.id) if isinstance(printed, ast.Name)
+                 else self.quoting.get(printed.func.id) if isinstance(printed, ast.Call)
+                 and isinstance(printed.func, ast.Name) else None)
+        if quote is not None and quote != m.group(2):
+            # Escaped for the other quote: the shell reads the escapes back as characters of the value.
+            self.out.append(Assignment(name, Value(None, self.where, expression=(
+                f"`{ast.unparse(printed)}` is escaped for {quote}-quoting but printed inside {m.group(2)}"))))
+            return
         try:
-            found = self.expr(parts[1].value)
+            found = self.expr(printed)
         except SnippetError as exc:
             self.out.append(Assignment(name, Value(None, self.where, expression=str(exc))))
             return
@@ -378,15 +397,36 @@ class _Model(PrintedAssignments):
             self.out.append(Assignment(name, found))
 
 
-def _quotes_for_the_shell(stmt: ast.FunctionDef) -> bool:
-    """``def sh(v): return v.replace("'", "'\\''")``: single-quoted output that the shell reads back as ``v``."""
+# What a backslash escapes inside a bash double-quoted string (the rest stays as written).
+_DOUBLE_QUOTED_ESCAPES = frozenset('\\"$`')
+
+
+def _quotes_for_the_shell(stmt: ast.FunctionDef) -> str:
+    """The quote inside which the helper's output reads back, in the shell, as its argument; "" for any other
+    function.  ``def sh(v): return v.replace("'", "'\\''")``: single quotes.  ``def bash_escape(s): return
+    s.replace('\\', '\\\\').replace('"', '\\"').replace('$', '\\$')...``: double quotes, each replacement
+    putting a backslash before one of the characters a backslash escapes there, the backslash itself first
+    (else the later escapes would be escaped again)."""
     args = stmt.args.args
-    if len(args) != 1 or len(stmt.body) != 1 or not isinstance(stmt.body[0], ast.Return):
-        return False
-    value = stmt.body[0].value
-    return (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "replace"
-            and isinstance(value.func.value, ast.Name) and value.func.value.id == args[0].arg
-            and len(value.args) == 2 and isinstance(value.args[0], ast.Constant) and value.args[0].value == "'")
+    body = stmt.body[1:] if ast.get_docstring(stmt) is not None else stmt.body
+    if len(args) != 1 or len(body) != 1 or not isinstance(body[0], ast.Return):
+        return ""
+    value = body[0].value
+    replaced: list[tuple[object, object]] = []
+    while (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "replace"
+           and len(value.args) == 2 and all(isinstance(a, ast.Constant) for a in value.args)):
+        replaced.append((_const(value.args[0]), _const(value.args[1])))
+        value = value.func.value
+    if not (isinstance(value, ast.Name) and value.id == args[0].arg and replaced):
+        return ""
+    replaced.reverse()  # in the order they apply
+    if len(replaced) == 1 and replaced[0][0] == "'":
+        return "'"
+    escapes = [old for old, new in replaced if isinstance(old, str) and new == "\\" + old]
+    if (len(escapes) == len(replaced) and set(escapes) <= _DOUBLE_QUOTED_ESCAPES
+            and len(set(escapes)) == len(escapes) and escapes[0] == "\\"):
+        return '"'
+    return ""
 
 
 _PRINTED = re.compile(r"""print\(\s*f?["']([A-Za-z_][A-Za-z0-9_]*)=""")
@@ -414,7 +454,12 @@ def _calls(tree: ast.AST, name: str) -> bool:
 @functools.lru_cache(maxsize=512)
 def _parsed(program: str) -> ast.Module:
     try:
-        return ast.parse(program)
+        with warnings.catch_warnings():
+            # `'\\`'` in a program is an invalid escape Python reads as written (it warns, then runs): not the
+            # user's concern in ci-tools' output.
+            warnings.simplefilter("ignore", DeprecationWarning)
+            warnings.simplefilter("ignore", SyntaxWarning)
+            return ast.parse(program)
     except SyntaxError as exc:
         raise SnippetError(f"the program does not parse: {exc.msg}") from None
 

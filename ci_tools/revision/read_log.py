@@ -1,0 +1,63 @@
+"""A snapshot that remembers which of its paths were read: the files an evaluation depends on.
+
+A multinode job's chain reads files its recipe never sources (the AMD chain:
+``submit.sh``, ``job.slurm``, ``server_sglang.sh``, ``models.yaml``), found
+only by following it.  Evaluating the job through a :class:`ReadLog` gives
+them; a path asked for and absent is kept too (a file whose absence the
+chain tests can appear).  Reads replayed from an earlier evaluation's record
+(the interpreter's reused calls, :mod:`ci_tools.shell.memo`) are added by
+the interpreter from that record.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .snapshot import Snapshot
+
+
+READ, TESTED = "read", "tested"
+
+
+class ReadLog:
+    """``inner`` read through, every path asked for kept in order in ``paths`` with how: its content read, or only
+    whether it exists (``[[ -f PATH ]]``: :meth:`exists`).  One log per evaluation."""
+
+    def __init__(self, inner: Snapshot) -> None:
+        self.inner = inner
+        self.label = inner.label
+        self.paths: list[tuple[str, str]] = []
+
+    def read(self, path: str) -> bytes | None:
+        self.paths.append((READ, path))
+        return self.inner.read(path)
+
+    def exists(self, path: str) -> bytes | None:
+        """``read`` for a caller that only asks whether the file is there (what it returns is the content)."""
+        self.paths.append((TESTED, path))
+        return self.inner.read(path)
+
+    def read_paths(self) -> frozenset[str]:
+        return frozenset(path for how, path in self.paths if how == READ)
+
+    def tested_paths(self) -> frozenset[str]:
+        """Paths only tested for existence (never read)."""
+        return frozenset(path for how, path in self.paths if how == TESTED) - self.read_paths()
+
+    def files(self) -> tuple[str, ...]:
+        return self.inner.files()
+
+    def glob(self, pattern: str) -> list[str]:
+        return self.inner.glob(pattern)
+
+    def __getattr__(self, name: str) -> Any:
+        # What else a snapshot offers (``blob_id``, ``sha``) is the inner one's.
+        return getattr(self.inner, name)
+
+
+def logged_reads(snapshot: object) -> list[tuple[str, str]] | None:
+    """The list a :class:`ReadLog` keeps its reads in; None for any other snapshot."""
+    return snapshot.paths if isinstance(snapshot, ReadLog) else None
+
+
+__all__ = ["READ", "TESTED", "ReadLog", "logged_reads"]

@@ -1,0 +1,111 @@
+"""A file a multinode job's chain reads, beyond what its recipe sources, counts for the configs whose chain reads it.
+
+InferenceX's AMD disaggregated recipes run ``amd_utils/submit.sh``, which
+``sbatch``-es ``job.slurm``, whose containers run ``server.sh`` and, by the
+engine, ``server_sglang.sh`` or ``server_atom.sh`` with ``models.yaml`` or
+``models_atom.yaml``.  No recipe sources them, so a change to them counted for
+no config; the chain's evaluation now says which files each job reads
+(``RecipeEval.read_files``, through :class:`ci_tools.revision.read_log.ReadLog`).
+The configs expected are read from the master file itself (by their
+``framework``), not from ci-tools.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import full_corpus_dir
+from test_coverage_run_effect import commit, edit, uncovered, uncovered_findings
+
+AMD_UTILS = "benchmarks/multi_node/amd_utils"
+
+
+def _model_of(key: str) -> str:
+    master = yaml.safe_load((full_corpus_dir() / "configs/amd-master.yaml").read_text(encoding="utf-8"))
+    return str(master[key]["model"])
+
+
+def _keys_of(framework: str) -> set[str]:
+    master = yaml.safe_load((full_corpus_dir() / "configs/amd-master.yaml").read_text(encoding="utf-8"))
+    return {key for key, entry in master.items() if entry.get("multinode") and entry.get("framework") == framework}
+
+
+def test_a_changed_server_script_and_model_table_count_for_the_configs_whose_chain_reads_them(
+        real_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sglang, atom = _keys_of("sglang-disagg"), _keys_of("atom-disagg")
+    assert len(sglang) >= 10 and atom  # the real tree's AMD disaggregated configs
+    # A function the chain runs after its servers start (the barriers): what evaluation does not model counts.
+    edit(real_repo / AMD_UTILS / "server_sglang.sh", "        sleep 5\n    done\n    wait \"$cmd\"\n",
+         "        sleep 1\n    done\n    wait \"$cmd\"\n")
+    edit(real_repo / AMD_UTILS / "models_atom.yaml", '  mtp_flags: "--method mtp --num-speculative-tokens"',
+         '  mtp_flags: "--method mtp --num-speculative-tokens"\n  max_num_seqs: "128"')
+    # DeepSeek-R1-0528's entry of the SGLang table: its two configs' servers start otherwise through it too.
+    models = real_repo / AMD_UTILS / "models.yaml"
+    lines = models.read_text(encoding="utf-8").split("\n")
+    at = lines.index("DeepSeek-R1-0528:") + 6
+    assert lines[at] == "    mem_fraction_static: 0.8"
+    lines[at] = "    mem_fraction_static: 0.75"
+    models.write_text("\n".join(lines), encoding="utf-8")
+    commit(real_repo, "amd_utils: a watch's interval, DeepSeek-V4-Pro's sequences under ATOM, R1's memory")
+    found = uncovered_findings(real_repo, "origin/main", capsys)
+    assert set(found) == sglang | atom
+    # A finding says the first cause of its configs (the other causes of a config are in its own finding's data).
+    causes = {key: [(c["path"], c["reason"]) for c in f["data"]["causes"]] for key, f in found.items()}
+    r1 = {key for key in sglang if _model_of(key).endswith("/DeepSeek-R1-0528")}
+    assert len(r1) == 2
+    for key in r1:
+        assert causes[key][0][0] == f"{AMD_UTILS}/models.yaml"
+    for key in sglang - r1:  # the table's change is no cause of theirs: their servers read another entry
+        assert causes[key] == [(f"{AMD_UTILS}/server_sglang.sh", "file their multinode chain reads changed")]
+    for key in atom:
+        assert causes[key] == [(f"{AMD_UTILS}/models_atom.yaml", "file the multinode chain of "
+                                "benchmarks/multi_node/dsv4_fp4_mi355x_atom-disagg.sh reads changed")]
+
+
+def test_comments_the_same_data_another_model_s_entry_a_function_the_servers_show_and_tested_files_change_nothing(
+        real_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    edit(real_repo / AMD_UTILS / "job.slurm", 'ENGINE="${ENGINE:-sglang-disagg}"\n',
+         '# The engine the recipe asks for.\nENGINE="${ENGINE:-sglang-disagg}"\n')
+    edit(real_repo / AMD_UTILS / "models_atom.yaml", '  env: "ATOM_MOE_GU_ITLV=1 AITER_BF16_FP8_MOE_BOUND=0"',
+         "  env: 'ATOM_MOE_GU_ITLV=1 AITER_BF16_FP8_MOE_BOUND=0'  # quoted otherwise, the same string")
+    # No ATOM config of the tree serves MiniMax-M3 (its one ATOM disaggregated config serves DeepSeek-V4-Pro).
+    edit(real_repo / AMD_UTILS / "models_atom.yaml", '  max_num_seqs: "256"', '  max_num_seqs: "128"')
+    # A message of the decode rank before its server starts: after the prefill server's line in the file, yet in
+    # the other branch of the rank test, so not after it (and no server starts otherwise).
+    edit(real_repo / AMD_UTILS / "server_sglang.sh", '    echo "Decode node rank: $RANK"\n',
+         '    echo "Decode node rank: $RANK (decode)"\n')
+    # A function called only before the servers start, changed without changing any server's line.
+    edit(real_repo / AMD_UTILS / "server_sglang.sh", '    local mode="$1"\n', '    local mode="$1"\n    local unused=""\n')
+    # Files the chain only tests for (`[[ -f ]]`, then another program runs or reads them): a node exclusion, a
+    # pre-flight check.  No server starts otherwise.
+    edit(real_repo / AMD_UTILS / "node_excludes.yaml", "rules:\n", "rules:\n  - framework: sglang-disagg\n"
+         "    models: [DeepSeek-R1-0528]\n    exclude_nodes: [mia1-p01-g09]\n")
+    edit(real_repo / AMD_UTILS / "helpers/rdma_check.sh", "#!/bin/bash\n", "#!/bin/bash\necho rdma-check\n")
+    commit(real_repo, "amd_utils: a comment, a quoting, MiniMax-M3's sequences under ATOM, a local, node checks")
+    assert uncovered(real_repo, "origin/main", capsys) == {}
+
+
+def test_every_amd_disaggregated_job_reads_its_whole_chain_even_where_a_call_is_replayed() -> None:
+    """Jobs of one chain reuse the interpreter's record of a sourced file (``env.sh``): its reads are the later
+    jobs' too."""
+    from ci_tools.config import load_config
+    from ci_tools.evaluation.evaluate import evaluate_job
+    from ci_tools.jobs.matrix import expand
+    from ci_tools.model.repository import load_repo
+    from ci_tools.revision.snapshot import WorkTreeSnapshot
+
+    config = load_config(full_corpus_dir())
+    snapshot = WorkTreeSnapshot(config.root)
+    sglang = _keys_of("sglang-disagg")
+    jobs = [job for job in expand(load_repo(snapshot, config, with_changelog=False)) if job.config_key in sglang]
+    chain = {f"{AMD_UTILS}/{name}" for name in
+             ("submit.sh", "job.slurm", "server.sh", "env.sh", "server_sglang.sh", "models.yaml")}
+    assert len(jobs) > 40
+    for job in jobs:
+        result = evaluate_job(job, config, snapshot)
+        assert result is not None and result.servers
+        assert chain <= result.read_files, (job.id, sorted(chain - result.read_files))
+        assert f"{AMD_UTILS}/server_atom.sh" not in result.read_files
