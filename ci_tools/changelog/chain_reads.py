@@ -60,8 +60,8 @@ _YAML_SUFFIXES = (".yaml", ".yml")
 
 
 class ChainReads:
-    """For one change: the changed files each multinode row's chain reads (evaluated at the head, and at the base
-    only for what the head does not read)."""
+    """For one change: the changed files each multinode row's chain reads, and whether each changes the row's run
+    (the row evaluated at the head; at the base where what it read differs, or its servers are compared)."""
 
     def __init__(self, effect: RunEffect, config: ProjectConfig, base: Snapshot, head: Snapshot,
                  changed: frozenset[str], candidates: Iterable[str], claimed: Callable[[], frozenset[str]]) -> None:
@@ -136,9 +136,9 @@ class ChainReads:
         return self._ranges[key]
 
     def _late_words(self, side: str, job: Job) -> frozenset[str]:
-        """Every word the job's chain may run after a server starts, at ``side``: the words of each shell file it
-        reads after the first line where a server or router starts in that file (function definitions aside),
-        and the words of the bodies of the functions these name, transitively (a changed function among them
+        """Every word the job's chain may run after a server starts, at ``side``: the words of the statements of
+        each shell file it reads that run after one starting a server or router there (:func:`_after`; function
+        definitions aside), and the words of the bodies of the functions these name, transitively (a changed function among them
         runs after the server; one only called before changes what runs only as far as the servers show).  The
         words of strings count (``run_barrier_or_die "..." "$BARRIER_CMD"``, a name in a text ``eval`` runs); a
         function run only through a text built before the server and run after it is not seen."""
