@@ -51,7 +51,7 @@ from ..revision.snapshot import Snapshot
 from ..shell.model import RecipeEval, ServerFlag
 from ..shell.parse import Node
 from .run_effect import RunEffect
-from .shell_diff import BASE, HEAD
+from .shell_diff import BASE, HEAD, last_line
 
 # How the coverage message says it, for every config a chain file's change affects.
 CHAIN_REASON = "file their multinode chain reads changed"
@@ -70,7 +70,7 @@ class ChainReads:
         self.base = base
         self.head = head
         self.changed = changed
-        self._starts: dict[str, bool] = {}
+        self._same_start: dict[str, bool] = {}
         self._differs: dict[str, bool] = {}
         self._lines: dict[str, dict[str, frozenset[int]]] = {}
         self._late: dict[tuple[str, str], frozenset[str]] = {}
@@ -132,7 +132,7 @@ class ChainReads:
         key = (side, path, starts)
         if key not in self._ranges:
             statements = self.effect.diff(path).side(side).statements
-            self._ranges[key] = [(node.line, _last_line(node)) for line in starts for node in _after(statements, line)]
+            self._ranges[key] = [(node.line, last_line(node)) for line in starts for node in _after(statements, line)]
         return self._ranges[key]
 
     def _late_words(self, side: str, job: Job) -> frozenset[str]:
@@ -226,9 +226,9 @@ class ChainReads:
         if at_head & self.changed:
             return False
         key = job.id
-        if key not in self._starts:
-            self._starts[key] = _start(self.config, self.base, job) == _start(self.config, self.head, job)
-        return self._starts[key]
+        if key not in self._same_start:
+            self._same_start[key] = _start(self.config, self.base, job) == _start(self.config, self.head, job)
+        return self._same_start[key]
 
     def _counts_change(self, path: str) -> bool:
         if path not in self._counts:
@@ -287,21 +287,17 @@ def _after(statements: Sequence[Node], line: int) -> list[Node]:
     out: list[Node] = []
     siblings: Sequence[Node] = statements
     while True:
-        at = next((i for i, n in enumerate(siblings) if n.named and n.line <= line <= _last_line(n)), None)
+        at = next((i for i, n in enumerate(siblings) if n.named and n.line <= line <= last_line(n)), None)
         if at is None:
             return out
         holder = siblings[at]
         out.extend(n for n in siblings[at + 1:] if n.named and n.type not in _ALTERNATIVES)
-        if not holder.children or holder.line == line == _last_line(holder) and holder.type == "command":
+        if not holder.children or holder.line == line == last_line(holder) and holder.type == "command":
             return out
         inner = [c for c in holder.children if c.named]
         if inner == list(siblings):
             return out
         siblings = inner
-
-
-def _last_line(node: Node) -> int:
-    return node.script.position(max(node.end - 1, node.start))[0]
 
 
 def _starts(result: RecipeEval | None, path: str) -> tuple[int, ...]:

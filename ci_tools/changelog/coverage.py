@@ -197,20 +197,21 @@ def launchers(repo: RepoData, runner: str) -> list[str]:
 
 def is_relevant(path: str, config: ProjectConfig) -> bool:
     """Could a change of this file affect a config? (Master configs, shell files and recipe YAML.)"""
-    import fnmatch
-
-    return (is_recipe_input(path, config)
-            or any(fnmatch.fnmatchcase(path, p) for p in config.master_configs) or path == config.runners)
+    return is_recipe_input(path, config) or _is_master_config(path, config) or path == config.runners
 
 
 def is_chain_input(path: str, config: ProjectConfig) -> bool:
     """A file a multinode chain may read (:mod:`.chain_reads`): under the shared library's directory, other than
     the master configs, the runners file and the changelog (a library at the repository's root opens none)."""
-    import fnmatch
-
     root = posixpath.dirname(config.benchmark_lib)
     return (bool(root) and path.startswith(root + "/") and path not in (config.runners, config.changelog)
-            and not any(fnmatch.fnmatchcase(path, p) for p in config.master_configs))
+            and not _is_master_config(path, config))
+
+
+def _is_master_config(path: str, config: ProjectConfig) -> bool:
+    import fnmatch
+
+    return any(fnmatch.fnmatchcase(path, p) for p in config.master_configs)
 
 
 def is_recipe_input(path: str, config: ProjectConfig) -> bool:

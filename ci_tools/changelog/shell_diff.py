@@ -57,7 +57,7 @@ class Side:
     def top_of(self, line: int) -> int | None:
         """The index of the top-level statement holding ``line`` (None: none does, e.g. a function's body)."""
         for i, node in enumerate(self.statements):
-            if node.line <= line <= _end_line(node):
+            if node.line <= line <= last_line(node):
                 return i
         return None
 
@@ -77,7 +77,8 @@ class ShellDiff:
         return self.head if name == HEAD else self.base
 
 
-def _end_line(node: Node) -> int:
+def last_line(node: Node) -> int:
+    """The line a node's last character is on."""
     return node.script.position(max(node.end - 1, node.start))[0]
 
 
@@ -131,7 +132,7 @@ class _Differ:
                     self.add(HEAD, head[j], guards[1], tops[1] if tops[1] is not None else j)
 
     def add(self, side: str, node: Node, guards: tuple[Guard, ...], top: int, end: Node | None = None) -> None:
-        self.changes.append(Change(side, node.line, _end_line(end or node), top, guards))
+        self.changes.append(Change(side, node.line, last_line(end or node), top, guards))
 
     def ifs(self, base: Node, head: Node, guards: tuple[tuple[Guard, ...], tuple[Guard, ...]],
             tops: tuple[int, int]) -> None:

@@ -55,9 +55,15 @@ class ReadLog:
         return getattr(self.inner, name)
 
 
+def read_to_test(snapshot: Snapshot, path: str) -> bytes | None:
+    """``snapshot.read(path)`` for a caller that only asks whether the file exists: a :class:`ReadLog` notes it as
+    tested, not read."""
+    return snapshot.exists(path) if isinstance(snapshot, ReadLog) else snapshot.read(path)
+
+
 def logged_reads(snapshot: object) -> list[tuple[str, str]] | None:
     """The list a :class:`ReadLog` keeps its reads in; None for any other snapshot."""
     return snapshot.paths if isinstance(snapshot, ReadLog) else None
 
 
-__all__ = ["READ", "TESTED", "ReadLog", "logged_reads"]
+__all__ = ["READ", "TESTED", "ReadLog", "logged_reads", "read_to_test"]

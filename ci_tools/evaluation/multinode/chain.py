@@ -42,6 +42,7 @@ from typing import Protocol, cast
 
 from ...config import ProjectConfig
 from ...findings import Location
+from ...revision.read_log import read_to_test
 from ...revision.snapshot import Snapshot
 from ...shell.conditions import Tri
 from ...shell.effects import may_launch
@@ -220,8 +221,7 @@ class ChainInterpreter(Interpreter):
         path = self.repo_path(text)
         if path is None:
             return None
-        exists = getattr(self.snapshot, "exists", self.snapshot.read)  # a ReadLog notes a test, not a read
-        data = exists(path)
+        data = read_to_test(self.snapshot, path)
         if data is None and file_key(Value(text, _NOWHERE)) in self.state.files:
             return op != "-d" if op != "-s" else None
         if data is not None:
