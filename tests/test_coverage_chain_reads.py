@@ -88,7 +88,7 @@ def test_comments_the_same_data_another_model_s_entry_a_function_the_servers_sho
     assert uncovered(real_repo, "origin/main", capsys) == {}
 
 
-def test_every_amd_disaggregated_job_reads_its_whole_chain_even_where_a_call_is_replayed() -> None:
+def test_everyamd_disaggregated_job_reads_its_whole_chain_even_where_a_call_is_replayed() -> None:
     """Jobs of one chain reuse the interpreter's record of a sourced file (``env.sh``): its reads are the later
     jobs' too."""
     from ci_tools.config import load_config
@@ -109,3 +109,35 @@ def test_every_amd_disaggregated_job_reads_its_whole_chain_even_where_a_call_is_
         assert result is not None and result.servers
         assert chain <= result.read_files, (job.id, sorted(chain - result.read_files))
         assert f"{AMD_UTILS}/server_atom.sh" not in result.read_files
+
+
+def amd_disaggregated() -> tuple[set[str], set[str]]:
+    """The AMD disaggregated configs of the master file: throughput (fixed sequence lengths) and agentic ones."""
+    master = yaml.safe_load((full_corpus_dir() / "configs/amd-master.yaml").read_text(encoding="utf-8"))
+    keys = {key: set(entry.get("scenarios") or ()) for key, entry in master.items() if entry.get("multinode")
+            and str(entry.get("framework", "")).endswith("-disagg") and (entry.get("disagg") or {}) is not None}
+    return ({k for k, s in keys.items() if s == {"fixed-seq-len"}}, {k for k, s in keys.items() if s == {"agentic-coding"}})
+
+
+def test_a_library_function_counts_for_the_multinode_configs_whose_chain_may_call_it(
+        real_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Changed bodies of benchmark_lib.sh functions count for an AMD disaggregated config only where its chain may
+    call one: `run_benchmark_serving` for the throughput configs, whose client is `bench.sh` (run by `eval
+    "$BENCH_CMD"`, a string known up to the script), not for the agentic one (its client container runs
+    `trace_replay.sh`: see test_coverage_unset_reads for `build_replay_cmd`); `wait_for_amd_gpu_clean`, named in a
+    string `job.slurm` hands to `bash -c`, for all.  (Before, any change of the library counted for every one.)"""
+    throughput, agentic = amd_disaggregated()
+    assert len(throughput) >= 10 and len(agentic) == 1
+    lib = real_repo / "benchmarks/benchmark_lib.sh"
+    edit(lib, '        echo "EVAL_ONLY mode: skipping throughput benchmark"\n',
+         '        echo "EVAL_ONLY mode: skipping the throughput benchmark"\n')
+    edit(lib, '        echo "waiting for prior-job GPU memory reclaim: vram%max=$vram_max"\n',
+         '        echo "waiting for the prior job\'s GPU memory reclaim: vram%max=$vram_max"\n')
+    commit(real_repo, "benchmark_lib: a message of the throughput client, the drain gate's message")
+    found = uncovered_findings(real_repo, "origin/main", capsys)
+    reasons = {key: [c["reason"] for c in f["data"]["causes"]] for key, f in found.items()}
+    chain = "of benchmark_lib.sh, which their multinode chain may call, changed"
+    for key in throughput:
+        assert reasons[key] == [f"run_benchmark_serving and wait_for_amd_gpu_clean {chain}"]
+    for key in agentic:
+        assert reasons[key] == [f"wait_for_amd_gpu_clean {chain}"]

@@ -28,6 +28,7 @@ from ci_tools.changelog.shell_diff import read_side
 from ci_tools.changelog.unset_reads import named_otherwise, reduced, same_when_unset, unset_names
 from ci_tools.shell.parse import Node
 from test_changelog_support import Repo, clear_github_env
+from test_coverage_chain_reads import amd_disaggregated
 from conftest import CLIENT_EDITS, TRAP_RECIPE
 from test_coverage_run_effect import LIB, LOG, MASTER, RECIPE, SN, uncovered
 
@@ -179,7 +180,8 @@ def test_a_real_default_keeping_client_edit_changes_no_single_node_run(
     """#2171's edit of the real `build_replay_cmd`: no single-node job's client changes, whether its recipe runs
     the function after a server it starts itself (before: "build_replay_cmd of benchmark_lib.sh, which the jobs
     run after the server, changed") or starts its server in a function (before: any change of the library
-    counted); the multinode configs, whose chains read variables outside their recipe's files, still count.
+    counted); the multinode configs whose chains may call it (read variables outside their recipe's files) still
+    count, the others (before: all of them) do not.
     (The same commit lengthens a real trap handler's grace period: its configs count through their recipe.)"""
     from ci_tools.config import load_config
     from ci_tools.jobs.job import AGENTIC
@@ -194,6 +196,11 @@ def test_a_real_default_keeping_client_edit_changes_no_single_node_run(
     from_lib = {key: f for key, f in found.items() if f["path"] == "benchmarks/benchmark_lib.sh"}
     assert len(single) >= 20 and not single & from_lib.keys()
     assert from_lib and from_lib.keys() <= multinode
+    # Of the AMD disaggregated configs, only the agentic one's chain may call it (its client runs trace_replay.sh);
+    # the throughput ones' client is bench.sh (see test_coverage_chain_reads).
+    throughput, agentic = amd_disaggregated()
+    assert agentic <= from_lib.keys() and not throughput & from_lib.keys()
     assert {f["message"].split("(", 1)[1].split(")")[0] for f in from_lib.values()} == {
-        "benchmark_lib.sh changed at benchmarks/benchmark_lib.sh:2102"}
+        "build_replay_cmd of benchmark_lib.sh, which their multinode chain may call, changed at "
+        "benchmarks/benchmark_lib.sh:1958"}
     assert {f["path"] for key, f in found.items() if key not in from_lib} == {TRAP_RECIPE}

@@ -338,3 +338,24 @@ def test_a_non_agentic_job_s_router_takes_the_random_policies() -> None:
     flags = values(list(router.flags))
     assert (flags["--policy"], flags["--prefill-policy"], flags["--decode-policy"]) == ("random", "random", "random")
     assert flags["--cb-timeout-duration-secs"] == "15" and "--dp-aware" not in flags
+
+
+def test_a_script_a_partly_known_string_or_another_program_runs_is_named_and_an_unknown_one_is_opaque() -> None:
+    """`eval "$BENCH_CMD"` of a string known up to `bash .../bench.sh 2 1` names the client script; a script in the
+    string handed to `docker run` is named too (relative to the running script's directory); an `eval` of a string
+    whose program is unknown is a command whose program is known only at run time."""
+    from conftest import full_corpus_dir
+    from ci_tools.revision.read_log import ReadLog
+
+    root = full_corpus_dir()
+    log = ReadLog(WorkTreeSnapshot(root))
+    interp = ChainInterpreter("benchmarks/multi_node/amd_utils/server_sglang.sh", load_config(root), log)
+    interp.mounts["/workspace"] = ""
+    interp.run(parse_script("t.sh", b'BENCH_CMD="bash /workspace/benchmarks/multi_node/amd_utils/bench.sh 2 1 '
+                                    b'/run_logs/slurm_job-${SLURM_JOB_ID}"\neval "$BENCH_CMD"\n'
+                                    b'docker run --rm img bash -lc "cd /x && bash trace_replay.sh /models"\n'))
+    assert log.named_paths() == {"benchmarks/multi_node/amd_utils/bench.sh",
+                                 "benchmarks/multi_node/amd_utils/trace_replay.sh"}
+    assert not interp.opaque_commands and not log.read_paths()
+    interp.run(parse_script("u.sh", b'eval "$(hostname) --serve"\nCMD=$(cat /etc/cmd)\neval "$CMD"\neval "$UNSET"\n'))
+    assert [loc.line for loc in interp.opaque_commands] == [1, 3]  # an unset variable is empty: nothing runs

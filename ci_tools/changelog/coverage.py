@@ -395,9 +395,9 @@ def _recipe_causes(jobs: Sequence[Job], row_of: Callable[[Job], list[Job]], head
                 reason, shared = f"file sourced by {path} changed", "file their recipes source changed"
             late = kept.get(dep)
             if late is not None:
-                # Said as what of the file runs after the server, where it changed.
+                # Said as what of the file runs after the server (or a multinode chain may call), where it changed.
                 of = "the recipe" if dep == path else posixpath.basename(dep)
-                reason = shared = f"{late.what} of {of}, which the jobs run after the server, changed"
+                reason = shared = f"{late.what} of {of}, {late.when}, changed"
             line = late.line if late is not None and late.line else changed_line(dep)
             causes.append(Cause(dep, line, reason, (job.scenario,), shared))
         if old == path:

@@ -50,6 +50,7 @@ per job, from what changed (:mod:`ci_tools.changelog.shell_diff`):
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
@@ -83,10 +84,16 @@ class LauncherEffect:
 @dataclass(frozen=True)
 class AfterServer:
     """What of a changed file the jobs run after their server starts: ``a statement``, or the changed functions
-    they reach there by name; ``line``: where at the head (0: the change is a removal)."""
+    they reach there by name; ``line``: where at the head (0: the change is a removal); ``when``: how the jobs
+    run it, as a message says it (a multinode chain's calls are not all after the servers)."""
 
     what: str
     line: int
+    when: str = "which the jobs run after the server"
+
+
+# How a message says that a multinode job's chain may call a changed function (see RunEffect._chain_reached).
+IN_CHAIN = "which their multinode chain may call"
 
 
 @dataclass
@@ -122,6 +129,7 @@ class RunEffect:
         self._reaches: dict[tuple[tuple[str, ...], frozenset[str]], frozenset[str]] = {}
         self._reads: dict[tuple[str, tuple[Node, ...], frozenset[str]], frozenset[str]] = {}
         self._environments: dict[tuple[str, str], dict[str, str | None]] = {}
+        self._words: dict[tuple[str, str], frozenset[str]] = {}
 
     def diff(self, path: str) -> ShellDiff:
         return shell_diff(path, self.base.read(path), self.head.read(path))
@@ -254,10 +262,14 @@ class RunEffect:
             differing = self._run_differently(path, names, jobs, closure)
             return self._reached(jobs, closure, differing, touched) if differing else frozenset()
 
+        def chained(names: frozenset[str]) -> frozenset[str]:  # changed functions a multinode chain may call
+            return self._chain_reached(jobs, closure, names)
+
+        multinode = any(job.multinode for job in jobs)
         definite: dict[str, AfterServer | None] = {}
         pending: list[str] = []
         for path in touched:
-            found, detail = self._classify(path, recipe, reading, reached)
+            found, detail = self._classify(path, recipe, reading, reached, chained if multinode else None)
             if found and self._functions_run_alike(path, jobs, closure):
                 continue
             if found == "run":
@@ -269,18 +281,27 @@ class RunEffect:
         return {p: definite[p] for p in touched if p in definite}
 
     def _classify(self, path: str, recipe: str, reading: Callable[[str], _Recipe],
-                  reached: Callable[[str, frozenset[str]], frozenset[str]]) -> tuple[str, AfterServer | None]:
+                  reached: Callable[[str, frozenset[str]], frozenset[str]],
+                  chained: Callable[[frozenset[str]], frozenset[str]] | None = None) -> tuple[str, AfterServer | None]:
         """"run" (the change changes the run), "evaluate" (only evaluation can tell) or "" (it changes nothing),
         with what of it runs after the server when that decided it (a message says it: the author learns which
         statement or function of a shared library made the jobs' run change).
 
         Function calls are read at the head: a call the change adds or removes is a changed statement itself.
         A changed function the recipe calls after its server changes the run only when it runs otherwise for the
-        jobs and they may reach it (``reached(path, names)``: those of ``names`` that do).
+        jobs and they may reach it (``reached(path, names)``: those of ``names`` that do).  For multinode jobs
+        (``chained``), whose servers the recipe does not start, a change of function bodies alone changes the run
+        only where their chain may call one of them (:meth:`_chain_reached`).
         """
         change = self.diff(path)
         if not change.parsed:
             return ("run" if change.changes or change.functions else ""), None
+        if chained is not None and change.functions and not change.changes:
+            counted = sorted(chained(change.functions))
+            if not counted:
+                return "", None
+            defined = change.head.functions.get(counted[0])
+            return "run", AfterServer(_listed(counted), defined.line if defined is not None else 0, IN_CHAIN)
         verdict = ""
         for c in change.changes:
             server = reading(c.side).server
@@ -396,6 +417,43 @@ class RunEffect:
                 return frozenset(found)
         return frozenset(found)
 
+    def _chain_reached(self, jobs: Sequence[Job], closure: tuple[str, ...], names: frozenset[str]) -> frozenset[str]:
+        """Those of ``names`` (changed functions of the recipe's files) the chains of the multinode ``jobs`` may
+        call: functions a command of their evaluation named, those the text of any other file the chain reads or
+        names spells (a string run inside a container, `bash -c "source benchmark_lib.sh &&
+        wait_for_amd_gpu_clean"`; the client script `eval "$BENCH_CMD"` runs, `bench.sh` for a throughput job,
+        `trace_replay.sh` for an agentic one), at the base or the head, and transitively what their bodies call
+        or spell.  All of ``names`` when an evaluation cannot tell: it is missing, stopped on something it could
+        not read, or ran a program known only at run time."""
+        bodies, code, definitions = self._both_sides(closure)
+        defined = frozenset(definitions)
+        found: set[str] = set()
+        for job in jobs:
+            result = self.evaluated(HEAD, job)
+            if result is None or result.errors or not result.called_complete:
+                return names
+            files = sorted((result.read_files | result.named_files) - set(closure))
+            spelled = frozenset().union(*(self._spelled_in(path) & defined for path in files))
+            key = (closure, frozenset(result.called) | spelled)
+            if key not in self._reaches:
+                self._reaches[key] = _reach(key[1], bodies, code, definitions)
+            found |= names & self._reaches[key]
+            if found == names:
+                break
+        return frozenset(found)
+
+    def _spelled_in(self, path: str) -> frozenset[str]:
+        """The words that could name a function in the text of ``path`` at the base and the head (comments and
+        strings too: a name in a string another program runs is a call)."""
+        found: frozenset[str] = frozenset()
+        for side, snapshot in ((BASE, self.base), (HEAD, self.head)):
+            key = (side, path)
+            if key not in self._words:
+                data = snapshot.read(path)
+                self._words[key] = frozenset(_WORD.findall(data.decode("utf-8", "replace"))) if data else frozenset()
+            found |= self._words[key]
+        return found
+
     def _same_until_changed(self, jobs: Sequence[Job], touched: Sequence[str],
                             head_reach: Sequence[frozenset[str]]) -> bool:
         """Whether each job's evaluation at the base runs what it runs at the head up to its first call of a
@@ -476,6 +534,10 @@ class RunEffect:
         return found
 
 
+# A word that could be a function's name.
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
 def _listed(names: list[str], most: int = 3) -> str:
     """``a``, ``a and b``, ``a, b and c``, ``a, b, c and 2 more``."""
     if len(names) > most:
@@ -511,4 +573,4 @@ def _through(names: frozenset[str], bodies: dict[str, frozenset[str]]) -> frozen
     return frozenset(seen)
 
 
-__all__ = ["AfterServer", "RunEffect"]
+__all__ = ["IN_CHAIN", "AfterServer", "RunEffect"]

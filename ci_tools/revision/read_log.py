@@ -6,7 +6,9 @@ only by following it.  Evaluating the job through a :class:`ReadLog` gives
 them; a path asked for and absent is kept too (a file whose absence the
 chain tests can appear).  Reads replayed from an earlier evaluation's record
 (the interpreter's reused calls, :mod:`ci_tools.shell.memo`) are added by
-the interpreter from that record.
+the interpreter from that record.  A script a command names that the chain
+does not run itself (the client, started by ``eval`` of a string known only
+up to ``bash .../bench.sh``) is kept apart, as named (:meth:`ReadLog.named`).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any
 from .snapshot import Snapshot
 
 
-READ, TESTED = "read", "tested"
+READ, TESTED, NAMED = "read", "tested", "named"
 
 
 class ReadLog:
@@ -37,12 +39,22 @@ class ReadLog:
         self.paths.append((TESTED, path))
         return self.inner.read(path)
 
+    def named(self, path: str) -> bytes | None:
+        """``read`` for a script a command names and the evaluation does not run (what it calls is read from its
+        text)."""
+        self.paths.append((NAMED, path))
+        return self.inner.read(path)
+
     def read_paths(self) -> frozenset[str]:
         return frozenset(path for how, path in self.paths if how == READ)
 
     def tested_paths(self) -> frozenset[str]:
         """Paths only tested for existence (never read)."""
         return frozenset(path for how, path in self.paths if how == TESTED) - self.read_paths()
+
+    def named_paths(self) -> frozenset[str]:
+        """Scripts named and not run (see :meth:`named`), present or absent."""
+        return frozenset(path for how, path in self.paths if how == NAMED)
 
     def files(self) -> tuple[str, ...]:
         return self.inner.files()
@@ -61,9 +73,21 @@ def read_to_test(snapshot: Snapshot, path: str) -> bytes | None:
     return snapshot.exists(path) if isinstance(snapshot, ReadLog) else snapshot.read(path)
 
 
+def read_named(snapshot: Snapshot, path: str) -> bytes | None:
+    """``snapshot.read(path)`` for a script a command names and the evaluation does not run: a :class:`ReadLog` notes
+    it as named."""
+    return snapshot.named(path) if isinstance(snapshot, ReadLog) else snapshot.read(path)
+
+
+def unlogged(snapshot: Snapshot) -> Snapshot:
+    """The snapshot under a :class:`ReadLog` (a lookup that is not a read of the evaluation: which of two candidate
+    paths is a file), else ``snapshot``."""
+    return snapshot.inner if isinstance(snapshot, ReadLog) else snapshot
+
+
 def logged_reads(snapshot: object) -> list[tuple[str, str]] | None:
     """The list a :class:`ReadLog` keeps its reads in; None for any other snapshot."""
     return snapshot.paths if isinstance(snapshot, ReadLog) else None
 
 
-__all__ = ["READ", "TESTED", "ReadLog", "logged_reads", "read_to_test"]
+__all__ = ["NAMED", "READ", "TESTED", "ReadLog", "logged_reads", "read_named", "read_to_test", "unlogged"]

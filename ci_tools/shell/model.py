@@ -158,6 +158,14 @@ class RecipeEval:
     read_files: frozenset[str] = frozenset()
     # Paths it only tested for existence (`[[ -f PATH ]]`), never read.
     tested_files: frozenset[str] = frozenset()
+    # Scripts a command of the chain names and the evaluation does not run (the client, `eval "$BENCH_CMD"` of a
+    # string known only up to `bash .../bench.sh`; a script in a string handed to `docker run`): what they call
+    # is read from their text.
+    named_files: frozenset[str] = frozenset()
+    # Whether ``called`` (with what ``named_files`` call) is every function a multinode job's chain may call: no
+    # command of it runs a program or a string known only at run time.  False for single-node recipes, whose
+    # ``opaque_commands`` say it.
+    called_complete: bool = False
 
     def role_of(self, index: int) -> str:
         """The role of ``servers[index]``; "" for a single-node server."""

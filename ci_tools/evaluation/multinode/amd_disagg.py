@@ -55,6 +55,10 @@ class _Containers:
         self._router_lines: set[Location] = set()
         self.errors: list[str] = []
         self.started = False
+        # What the node scripts' commands called (functions by name), and whether one ran a program known only
+        # at run time (then any function may have run).
+        self.called: set[str] = set()
+        self.calls_unknown = False
 
     def __call__(self, interp: ChainInterpreter, script: str) -> None:
         if self.started:
@@ -120,6 +124,8 @@ class _Containers:
             interp.state.exported.add(name)
         interp.run(parse_script(path, data))
         self.errors.extend(e for e in interp.errors if e not in self.errors)
+        self.called |= interp.dispatched
+        self.calls_unknown = self.calls_unknown or bool(interp.opaque_commands)
         captured = interp.state.captured
         server_env: dict[str, Value] = {}
         if captured is not None:
@@ -222,7 +228,7 @@ def evaluate_script_job(job: Job, resolution: RecipeResolution, env: Mapping[str
     """The job's roles, followed from the launcher of the fleet that picks ``resolution``'s script."""
     log = ReadLog(snapshot)
     result = _evaluate_chain(job, resolution, env, config, snapshot, log)
-    result.read_files, result.tested_files = log.read_paths(), log.tested_paths()
+    result.read_files, result.tested_files, result.named_files = log.read_paths(), log.tested_paths(), log.named_paths()
     return result
 
 
@@ -262,4 +268,6 @@ def _evaluate_chain(job: Job, resolution: RecipeResolution, env: Mapping[str, st
     result = role_eval(recipe, commands, errors)
     result.missing_env = list(interp.state.missing)
     result.routers = list(containers.routers)
+    result.called = frozenset(interp.dispatched | containers.called)
+    result.called_complete = not (interp.opaque_commands or containers.calls_unknown)
     return relocate_result(result, where)

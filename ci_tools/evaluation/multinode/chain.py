@@ -42,7 +42,7 @@ from typing import Protocol, cast
 
 from ...config import ProjectConfig
 from ...findings import Location
-from ...revision.read_log import read_to_test
+from ...revision.read_log import read_named, read_to_test, unlogged
 from ...revision.snapshot import Snapshot
 from ...shell.conditions import Tri
 from ...shell.effects import may_launch
@@ -63,6 +63,8 @@ _PASS = object()
 # Where the launchers' checkout is (GITHUB_WORKSPACE); paths under it are repository paths.
 WORKSPACE = "/github/workspace"
 _MAX_CHILD_DEPTH = 8
+# A script a command's words name (`bash /workspace/.../bench.sh 2 1`, `bash -lc "cd ... && bash trace_replay.sh"`).
+_SCRIPT_WORDS = re.compile(r"[^\s;&|()<>\"'`$]+\.sh(?![\w.-])")
 _STRING_PREFIX = "<string run at "
 # Builtins that print nothing: inside a command substitution they leave its output known.
 _SILENT = frozenset({"local", "export", "declare", "typeset", "readonly", "set", "unset", "shift", "return", "exit",
@@ -444,16 +446,42 @@ class ChainInterpreter(Interpreter):
                 here = f"{WORKSPACE}/{self.cwd}" if self.cwd else WORKSPACE if self.cwd == "" else None
                 self.captures[-1].append(f"{here}\n" if here is not None else None)
                 return True
+        if shape[2] is not None and ".sh" in n.text and first not in self.state.functions:
+            # A program the chain does not follow (the interpreter skips its words: it cannot start a server) may
+            # run a repository script its words name: `docker run ... bash -lc "cd ... && bash trace_replay.sh"`.
+            for _, v in self.argv(words)[1:]:
+                text = v.text if v.text is not None else v.known_prefix
+                if ".sh" in text:
+                    self.note_scripts(text)
         return _PASS
 
     # -- eval, bash -c, child scripts --------------------------------------------------------
     def _eval(self, n: Node, argv: list[tuple[Field, Value]]) -> Tri:
         texts = [v.text for _, v in argv[1:]]
         if any(t is None for t in texts):
+            # Known only in part: the words before the first unknown one still say which program runs
+            # (`bash /workspace/.../bench.sh 2 1 16 8 /models ...`, the client a string holds).
+            known = argv[1][1].known_prefix if len(argv) == 2 else ""
+            whole = known if known[-1:].isspace() else known.rpartition(" ")[0]
+            if whole.split():
+                self.note_scripts(whole)
+            elif (loc := n.location()) not in self.opaque_commands:
+                self.opaque_commands.append(loc)  # a program known only at run time: any function may run
             return None
         # One argument is run as it was built (its parts keep where they were written).
         origin = argv[1][1] if len(argv) == 2 else None
         return self.run_string(" ".join(t for t in texts if t is not None), n, origin, subshell=False)
+
+    def note_scripts(self, text: str) -> None:
+        """The repository scripts ``text`` (a command's words, known) names, noted as named (:func:`read_named`): a
+        path relative to the working directory, or else to the directory of the script running (`bash
+        trace_replay.sh` after a `cd` inside the string)."""
+        for word in _SCRIPT_WORDS.findall(text):
+            here = posixpath.join(posixpath.dirname(self.recipe_path), word) if not word.startswith("/") else None
+            found = next((p for p in (self.repo_path(word), here) if p is not None
+                          and unlogged(self.snapshot).read(p) is not None), None)
+            if found is not None:
+                read_named(self.snapshot, found)
 
     def run_string(self, text: str, n: Node, origin: Value | None, *, subshell: bool) -> Tri:
         """Parse ``text`` as bash and run it; its words point at where they were written (else the line
