@@ -15,7 +15,12 @@ each case changes the work tree the way a pull request does and runs
   acceptance case: 1 new finding, 13 already on the base);
 - ``runner fixed``: one config's undefined runner label replaced by a defined
   one, with its entry (a master file differs, so the base is validated again,
-  loaded beside the head).
+  loaded beside the head);
+- ``library function``: one option added to ``build_replay_cmd`` of
+  ``benchmarks/benchmark_lib.sh`` (the agentic replay's client), no entry, the
+  commonest shape of a shared-library change in the history: coverage decides
+  which configs' runs it changes (single-node rows evaluated where they call it
+  after their server, multinode rows where their chain may call it).
 
 ``check`` evaluates the base too and marks each finding new, unchanged or
 absent.  Beside it, in the same run: ``check`` as ci-tools was at
@@ -73,12 +78,18 @@ def runner_fixed(repo: Path) -> None:
     append_entry(repo, "Run on the mi325x-amds cluster", key="dsv4-fp8-mi325x-vllm")
 
 
+def library_change(repo: Path) -> None:
+    replace(repo / "benchmarks" / "benchmark_lib.sh", '    REPLAY_CMD+=" --endpoint /v1/chat/completions"\n',
+            '    REPLAY_CMD+=" --endpoint /v1/chat/completions"\n    REPLAY_CMD+=" --verbose"\n')
+
+
 CASES = {
     "changelog only": lambda repo: append_entry(repo, "Re-run the published points"),
     "recipe change": recipe_change,
     "config change": config_change,
     "false claim": lambda repo: append_entry(repo, "Set --mem-fraction-static to 0.9"),
     "runner fixed": runner_fixed,
+    "library function": library_change,
 }
 
 

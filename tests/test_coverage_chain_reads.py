@@ -119,13 +119,14 @@ def amd_disaggregated() -> tuple[set[str], set[str]]:
     return ({k for k, s in keys.items() if s == {"fixed-seq-len"}}, {k for k, s in keys.items() if s == {"agentic-coding"}})
 
 
-def test_a_library_function_counts_for_the_multinode_configs_whose_chain_may_call_it(
+def test_a_library_function_or_client_script_counts_for_the_multinode_configs_whose_chain_may_run_it(
         real_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Changed bodies of benchmark_lib.sh functions count for an AMD disaggregated config only where its chain may
     call one: `run_benchmark_serving` for the throughput configs, whose client is `bench.sh` (run by `eval
     "$BENCH_CMD"`, a string known up to the script), not for the agentic one (its client container runs
     `trace_replay.sh`: see test_coverage_unset_reads for `build_replay_cmd`); `wait_for_amd_gpu_clean`, named in a
-    string `job.slurm` hands to `bash -c`, for all.  (Before, any change of the library counted for every one.)"""
+    string `job.slurm` hands to `bash -c`, for all.  (Before, any change of the library counted for every one.)
+    The client scripts themselves count for the configs that run them (before: for none)."""
     throughput, agentic = amd_disaggregated()
     assert len(throughput) >= 10 and len(agentic) == 1
     lib = real_repo / "benchmarks/benchmark_lib.sh"
@@ -133,11 +134,20 @@ def test_a_library_function_counts_for_the_multinode_configs_whose_chain_may_cal
          '        echo "EVAL_ONLY mode: skipping the throughput benchmark"\n')
     edit(lib, '        echo "waiting for prior-job GPU memory reclaim: vram%max=$vram_max"\n',
          '        echo "waiting for the prior job\'s GPU memory reclaim: vram%max=$vram_max"\n')
-    commit(real_repo, "benchmark_lib: a message of the throughput client, the drain gate's message")
+    commit(real_repo, "benchmark_lib: messages of the throughput client and the drain gate")
     found = uncovered_findings(real_repo, "origin/main", capsys)
-    reasons = {key: [c["reason"] for c in f["data"]["causes"]] for key, f in found.items()}
+    # (three configs or more with one first cause share a finding, which gives that cause)
+    causes = {key: [(c["path"], c["reason"]) for c in f["data"]["causes"]] for key, f in found.items()}
     chain = "of benchmark_lib.sh, which their multinode chain may call, changed"
+    lib_path = "benchmarks/benchmark_lib.sh"
     for key in throughput:
-        assert reasons[key] == [f"run_benchmark_serving and wait_for_amd_gpu_clean {chain}"]
+        assert causes[key][0] == (lib_path, f"run_benchmark_serving and wait_for_amd_gpu_clean {chain}")
     for key in agentic:
-        assert reasons[key] == [f"wait_for_amd_gpu_clean {chain}"]
+        assert causes[key] == [(lib_path, f"wait_for_amd_gpu_clean {chain}")]
+
+    edit(real_repo / AMD_UTILS / "bench.sh", 'ROUTER_PORT="${ROUTER_PORT:-30000}"\n', 'ROUTER_PORT="${ROUTER_PORT:-30001}"\n')
+    edit(real_repo / AMD_UTILS / "trace_replay.sh", "install_agentic_deps\n", "install_agentic_deps\necho deps-ready\n")
+    commit(real_repo, "amd_utils: the throughput client's router port, a line of the agentic client's log")
+    found = uncovered_findings(real_repo, "HEAD~1", capsys)
+    assert {key: f["data"]["causes"][0]["path"] for key, f in found.items()} == {
+        **dict.fromkeys(throughput, f"{AMD_UTILS}/bench.sh"), **dict.fromkeys(agentic, f"{AMD_UTILS}/trace_replay.sh")}

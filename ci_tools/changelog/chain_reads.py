@@ -30,8 +30,12 @@ Only changed files under the shared library's directory (``benchmarks/``)
 that no recipe's closure or data inputs claim open this path, so a change of
 a single-node recipe costs no multinode evaluation.  A shell file whose
 change is only comments and whitespace, and a YAML file whose data is equal,
-change nothing.  Programs the chain starts by their path inside a string
-(``python3 $WS/sync.py``) are not followed, and are not counted.
+change nothing.  A script the chain names and does not run itself (the client
+``eval "$BENCH_CMD"`` starts, ``bench.sh``, known only up to its arguments; the
+agentic client container's ``trace_replay.sh``) runs after the servers, where
+evaluation does not follow: its change counts for the jobs that name it.
+Python programs the chain starts by their path inside a string (``python3
+$WS/sync.py``) are not followed, and are not counted.
 """
 
 from __future__ import annotations
@@ -96,10 +100,11 @@ class ChainReads:
         wanted = self.candidates - own
         if not wanted:
             return []
-        at_head = _reads(self.effect, HEAD, job) | _tested(self.effect, HEAD, job)
+        at_head = _reads(self.effect, HEAD, job) | _tested(self.effect, HEAD, job) | _named(self.effect, HEAD, job)
         found = wanted & at_head
         if wanted - found and not self._reads_alike(job, at_head):
-            found |= (wanted - found) & (_reads(self.effect, BASE, job) | _tested(self.effect, BASE, job))
+            found |= (wanted - found) & (_reads(self.effect, BASE, job) | _tested(self.effect, BASE, job)
+                                         | _named(self.effect, BASE, job))
         return sorted(p for p in found if self._counts_change(p) and self._changes_run(job, p))
 
     def _changes_run(self, job: Job, path: str) -> bool:
@@ -109,6 +114,9 @@ class ChainReads:
         there names (the benchmark client, the barriers, which evaluation does not model).  A model table
         (YAML) counts only through the servers, a file only tested for too; any other file the chain reads (a
         template) counts whatever changed."""
+        if not any(path in _reads(self.effect, side, job) for side in (HEAD, BASE)) \
+                and any(path in _named(self.effect, side, job) for side in (HEAD, BASE)):
+            return True  # a script the chain names and evaluation does not run: the client, after the servers
         differ = self._servers_differ(job)
         if not any(path in _reads(self.effect, side, job) for side in (HEAD, BASE)):
             # Only tested for existence (`[[ -f patches/x.py ]]` in a branch for another image): what it holds
@@ -322,6 +330,11 @@ def _places(result: RecipeEval) -> Iterator[Location]:
 def _reads(effect: RunEffect, side: str, job: Job) -> frozenset[str]:
     result = effect.evaluated(side, job)
     return result.read_files if result is not None else frozenset()
+
+
+def _named(effect: RunEffect, side: str, job: Job) -> frozenset[str]:
+    result = effect.evaluated(side, job)
+    return result.named_files if result is not None else frozenset()
 
 
 def _tested(effect: RunEffect, side: str, job: Job) -> frozenset[str]:
