@@ -19,6 +19,12 @@ is the recipe interpreter plus the steps that chain needs:
   becomes the value; any other output is unknown;
 - ``eval "$(python3 -c PROGRAM)"`` and ``eval "$(python3 - <<EOF ...)"`` use
   :mod:`.py_snippet`;
+- a repository script named by the known start of a string ``eval`` runs
+  (``bash /workspace/.../bench.sh 2 1 ...`` and then a part known only at run
+  time), or by the words of a program the chain does not follow (``docker run
+  ... bash -lc "... bash trace_replay.sh"``), is noted as named
+  (:meth:`~ci_tools.revision.read_log.ReadLog.named`), not run; an ``eval``
+  of a string whose program is unknown is an opaque command;
 - a container step (:class:`ContainerStep`) is called after each child
   script, so the caller can start the node's server script with the
   container's environment; ``srun`` is handed to an :class:`SrunStep`
