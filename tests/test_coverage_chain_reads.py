@@ -88,7 +88,7 @@ def test_comments_the_same_data_another_model_s_entry_a_function_the_servers_sho
     assert uncovered(real_repo, "origin/main", capsys) == {}
 
 
-def test_everyamd_disaggregated_job_reads_its_whole_chain_even_where_a_call_is_replayed() -> None:
+def test_every_amd_disaggregated_job_reads_its_whole_chain_even_where_a_call_is_replayed() -> None:
     """Jobs of one chain reuse the interpreter's record of a sourced file (``env.sh``): its reads are the later
     jobs' too."""
     from ci_tools.config import load_config
@@ -121,29 +121,25 @@ def amd_disaggregated() -> tuple[set[str], set[str]]:
 
 def test_a_library_function_or_client_script_counts_for_the_multinode_configs_whose_chain_may_run_it(
         real_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Changed bodies of benchmark_lib.sh functions count for an AMD disaggregated config only where its chain may
-    call one: `run_benchmark_serving` for the throughput configs, whose client is `bench.sh` (run by `eval
-    "$BENCH_CMD"`, a string known up to the script), not for the agentic one (its client container runs
-    `trace_replay.sh`: see test_coverage_unset_reads for `build_replay_cmd`); `wait_for_amd_gpu_clean`, named in a
-    string `job.slurm` hands to `bash -c`, for all.  (Before, any change of the library counted for every one.)
-    The client scripts themselves count for the configs that run them (before: for none)."""
+    """Changed bodies of benchmark_lib.sh functions count for a multinode config only where its chain may call one:
+    `wait_for_amd_gpu_clean`, named in a string `job.slurm` hands to `bash -c` inside a container, for every AMD
+    disaggregated config (`build_replay_cmd`, which only the agentic client `trace_replay.sh` calls, for the agentic
+    one alone: test_coverage_unset_reads).  (Before, any change of the library counted for every multinode config
+    whose recipe sources it.)  The client scripts themselves, which the chain names and does not run (`bench.sh`
+    through `eval "$BENCH_CMD"`, a string known up to the script; `trace_replay.sh` in the client container's
+    command), count for the configs that run them (before: for none)."""
     throughput, agentic = amd_disaggregated()
     assert len(throughput) >= 10 and len(agentic) == 1
-    lib = real_repo / "benchmarks/benchmark_lib.sh"
-    edit(lib, '        echo "EVAL_ONLY mode: skipping throughput benchmark"\n',
-         '        echo "EVAL_ONLY mode: skipping the throughput benchmark"\n')
-    edit(lib, '        echo "waiting for prior-job GPU memory reclaim: vram%max=$vram_max"\n',
+    edit(real_repo / "benchmarks/benchmark_lib.sh",
+         '        echo "waiting for prior-job GPU memory reclaim: vram%max=$vram_max"\n',
          '        echo "waiting for the prior job\'s GPU memory reclaim: vram%max=$vram_max"\n')
-    commit(real_repo, "benchmark_lib: messages of the throughput client and the drain gate")
+    commit(real_repo, "benchmark_lib: the drain gate's message")
     found = uncovered_findings(real_repo, "origin/main", capsys)
     # (three configs or more with one first cause share a finding, which gives that cause)
     causes = {key: [(c["path"], c["reason"]) for c in f["data"]["causes"]] for key, f in found.items()}
-    chain = "of benchmark_lib.sh, which their multinode chain may call, changed"
-    lib_path = "benchmarks/benchmark_lib.sh"
-    for key in throughput:
-        assert causes[key][0] == (lib_path, f"run_benchmark_serving and wait_for_amd_gpu_clean {chain}")
-    for key in agentic:
-        assert causes[key] == [(lib_path, f"wait_for_amd_gpu_clean {chain}")]
+    reason = "wait_for_amd_gpu_clean of benchmark_lib.sh, which their multinode chain may call, changed"
+    for key in throughput | agentic:
+        assert causes[key] == [("benchmarks/benchmark_lib.sh", reason)]
 
     edit(real_repo / AMD_UTILS / "bench.sh", 'ROUTER_PORT="${ROUTER_PORT:-30000}"\n', 'ROUTER_PORT="${ROUTER_PORT:-30001}"\n')
     edit(real_repo / AMD_UTILS / "trace_replay.sh", "install_agentic_deps\n", "install_agentic_deps\necho deps-ready\n")

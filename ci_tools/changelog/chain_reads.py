@@ -114,9 +114,13 @@ class ChainReads:
         there names (the benchmark client, the barriers, which evaluation does not model).  A model table
         (YAML) counts only through the servers, a file only tested for too; any other file the chain reads (a
         template) counts whatever changed."""
+        # A script the chain names and evaluation does not run (the client, after the servers): the head's client
+        # changed (asked first: the base is evaluated only when the head does not name it).
+        if path in _named(self.effect, HEAD, job) and path not in _reads(self.effect, HEAD, job):
+            return True
         if not any(path in _reads(self.effect, side, job) for side in (HEAD, BASE)) \
-                and any(path in _named(self.effect, side, job) for side in (HEAD, BASE)):
-            return True  # a script the chain names and evaluation does not run: the client, after the servers
+                and path in _named(self.effect, BASE, job):
+            return True
         differ = self._servers_differ(job)
         if not any(path in _reads(self.effect, side, job) for side in (HEAD, BASE)):
             # Only tested for existence (`[[ -f patches/x.py ]]` in a branch for another image): what it holds
