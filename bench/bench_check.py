@@ -20,7 +20,11 @@ each case changes the work tree the way a pull request does and runs
   ``benchmarks/benchmark_lib.sh`` (the agentic replay's client), no entry, the
   commonest shape of a shared-library change in the history: coverage decides
   which configs' runs it changes (single-node rows evaluated where they call it
-  after their server, multinode rows where their chain may call it).
+  after their server, multinode rows where their chain may call it);
+- ``multinode client``: the router port of ``amd_utils/bench.sh`` changed,
+  the client the AMD disaggregated throughput jobs' chains name, no entry
+  (their rows evaluated at the head; the base only where the head names no
+  such script).
 
 ``check`` evaluates the base too and marks each finding new, unchanged or
 absent.  Beside it, in the same run: ``check`` as ci-tools was at
@@ -83,6 +87,11 @@ def library_change(repo: Path) -> None:
             '    REPLAY_CMD+=" --endpoint /v1/chat/completions"\n    REPLAY_CMD+=" --verbose"\n')
 
 
+def multinode_client(repo: Path) -> None:
+    replace(repo / "benchmarks" / "multi_node" / "amd_utils" / "bench.sh", 'ROUTER_PORT="${ROUTER_PORT:-30000}"',
+            'ROUTER_PORT="${ROUTER_PORT:-30001}"')
+
+
 CASES = {
     "changelog only": lambda repo: append_entry(repo, "Re-run the published points"),
     "recipe change": recipe_change,
@@ -90,6 +99,7 @@ CASES = {
     "false claim": lambda repo: append_entry(repo, "Set --mem-fraction-static to 0.9"),
     "runner fixed": runner_fixed,
     "library function": library_change,
+    "multinode client": multinode_client,
 }
 
 
