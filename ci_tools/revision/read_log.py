@@ -53,7 +53,7 @@ class ReadLog:
         return frozenset(path for how, path in self.paths if how == TESTED) - self.read_paths()
 
     def named_paths(self) -> frozenset[str]:
-        """Scripts named and not run (see :meth:`named`), present or absent."""
+        """Scripts named and not run (see :meth:`named`)."""
         return frozenset(path for how, path in self.paths if how == NAMED)
 
     def files(self) -> tuple[str, ...]:

@@ -467,7 +467,12 @@ class ChainInterpreter(Interpreter):
         if any(t is None for t in texts):
             # Known only in part: the words before the first unknown one still say which program runs
             # (`bash /workspace/.../bench.sh 2 1 16 8 /models ...`, the client a string holds).
-            known = argv[1][1].known_prefix if len(argv) == 2 else ""
+            parts: list[str] = []
+            for _, v in argv[1:]:
+                parts.append(v.text if v.text is not None else v.known_prefix)
+                if v.text is None:
+                    break
+            known = " ".join(parts)
             whole = known if known[-1:].isspace() else known.rpartition(" ")[0]
             if whole.split():
                 self.note_scripts(whole)
