@@ -141,9 +141,47 @@ def test_a_library_function_or_client_script_counts_for_the_multinode_configs_wh
     for key in throughput | agentic:
         assert causes[key] == [("benchmarks/benchmark_lib.sh", reason)]
 
-    edit(real_repo / AMD_UTILS / "bench.sh", 'ROUTER_PORT="${ROUTER_PORT:-30000}"\n', 'ROUTER_PORT="${ROUTER_PORT:-30001}"\n')
+    # The ATOM branch of the throughput client (`elif [[ "$ENGINE" == "atom-disagg" ]]`): false for the others' ENGINE.
+    edit(real_repo / AMD_UTILS / "bench.sh", '        extra_flags="--trust-remote-code --tokenizer $MODEL_PATH"\n'
+         '        if [ "$IS_MTP" = "true" ]; then\n', '        extra_flags="--trust-remote-code --tokenizer $MODEL_PATH '
+         '--seed 7"\n        if [ "$IS_MTP" = "true" ]; then\n')
     edit(real_repo / AMD_UTILS / "trace_replay.sh", "install_agentic_deps\n", "install_agentic_deps\necho deps-ready\n")
-    commit(real_repo, "amd_utils: the throughput client's router port, a line of the agentic client's log")
+    commit(real_repo, "amd_utils: a seed for the ATOM throughput client, a line of the agentic client's log")
     found = uncovered_findings(real_repo, "HEAD~1", capsys)
-    assert {key: f["data"]["causes"][0]["path"] for key, f in found.items()} == {
-        **dict.fromkeys(throughput, f"{AMD_UTILS}/bench.sh"), **dict.fromkeys(agentic, f"{AMD_UTILS}/trace_replay.sh")}
+    atom = {key for key in throughput if "atom" in key}
+    assert atom and {key: f["data"]["causes"][0]["path"] for key, f in found.items()} == {
+        **dict.fromkeys(atom, f"{AMD_UTILS}/bench.sh"), **dict.fromkeys(agentic, f"{AMD_UTILS}/trace_replay.sh")}
+
+
+def test_the_branch_a_changed_line_of_a_client_loop_is_in_is_read_from_the_ifs_around_it() -> None:
+    """A change of a client script comes as its whole `for` loop; the line that differs says which branch it is in:
+    each earlier clause false, its own true (an `else`: every clause false), nested `if`s too."""
+    from ci_tools.changelog.chain_reads import _branch_guards
+    from ci_tools.changelog.shell_diff import read_side
+    from ci_tools.jobs.launcher_copies import holds
+
+    script = (b'for c in 1 2; do\n'                                  # 1
+              b'    if [[ "$ENGINE" == "vllm" ]]; then\n'             # 2
+              b'        f="--v"\n'                                    # 3
+              b'    elif [[ "$ENGINE" == "atom" ]]; then\n'           # 4
+              b'        if [[ "$MTP" == "true" ]]; then\n'           # 5
+              b'            f="--mtp"\n'                              # 6
+              b'        fi\n'                                         # 7
+              b'    else\n'                                           # 8
+              b'        f=""\n'                                       # 9
+              b'    fi\n'                                             # 10
+              b'    run --x "$f"\n'                                   # 11
+              b'done\n')
+    statements = read_side("bench.sh", script).statements
+
+    def runs(line: int, **values: str) -> bool:
+        return all(holds(g, values) is not False for g in _branch_guards(statements, line))
+
+    assert runs(3, ENGINE="vllm") and not runs(3, ENGINE="sglang")
+    assert runs(6, ENGINE="atom", MTP="true") and not runs(6, ENGINE="atom", MTP="false")
+    assert not runs(6, ENGINE="vllm", MTP="true") and runs(6, ENGINE="atom")  # MTP unknown: it may run
+    assert runs(9, ENGINE="sglang") and not runs(9, ENGINE="atom") and not runs(9, ENGINE="vllm")
+    assert runs(11, ENGINE="vllm") and runs(11, ENGINE="sglang") and runs(11)
+    # `[ "$MTP" = "true" ]` (one bracket) is not decided here: its branch may run
+    single = read_side("bench.sh", script.replace(b'[[ "$MTP" == "true" ]]', b'[ "$MTP" = "true" ]')).statements
+    assert all(holds(g, {"ENGINE": "atom", "MTP": "false"}) is not False for g in _branch_guards(single, 6))

@@ -51,9 +51,10 @@ from ..config import ProjectConfig
 from ..evaluation.diff import shown
 from ..findings import Location
 from ..jobs.job import Job
+from ..jobs.launcher_copies import Guard, holds
 from ..revision.snapshot import Snapshot
 from ..shell.model import RecipeEval, ServerFlag
-from ..shell.parse import Node
+from ..shell.parse import Node, if_clauses
 from .run_effect import RunEffect
 from .shell_diff import BASE, HEAD, last_line
 
@@ -61,6 +62,11 @@ from .shell_diff import BASE, HEAD, last_line
 CHAIN_REASON = "file their multinode chain reads changed"
 _SHELL_SUFFIXES = (".sh", ".bash", ".slurm")
 _YAML_SUFFIXES = (".yaml", ".yml")
+# Names a script may assign: `NAME=`, `NAME+=`, `NAME[i]=`, a `for` loop's or `read`'s variable, `export`/`local`
+# ones included (read generously: a name taken for assigned is only left unknown); `NAME="${NAME:-default}"` keeps
+# a value the script was started with, and is no assignment of it here.
+_ASSIGNED = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)(?:\[[^\]]*\])?\+?=(\"?\$\{([A-Za-z_][A-Za-z0-9_]*):?[-=])?"
+                       r"|\bfor\s+([A-Za-z_][A-Za-z0-9_]*)|\bread\b(?:\s+-\S+)*((?:\s+[A-Za-z_][A-Za-z0-9_]*)+)")
 
 
 class ChainReads:
@@ -117,10 +123,10 @@ class ChainReads:
         # A script the chain names and evaluation does not run (the client, after the servers): the head's client
         # changed (asked first: the base is evaluated only when the head does not name it).
         if path in _named(self.effect, HEAD, job) and path not in _reads(self.effect, HEAD, job):
-            return True
+            return self._named_change_runs(job, path)
         if not any(path in _reads(self.effect, side, job) for side in (HEAD, BASE)) \
                 and path in _named(self.effect, BASE, job):
-            return True
+            return self._named_change_runs(job, path)
         differ = self._servers_differ(job)
         if not any(path in _reads(self.effect, side, job) for side in (HEAD, BASE)):
             # Only tested for existence (`[[ -f patches/x.py ]]` in a branch for another image): what it holds
@@ -138,6 +144,38 @@ class ChainReads:
             if any(first <= c.line <= last for first, last in ranges):
                 return True
         return any(bool(diff.functions & self._late_words(side, job)) for side in (HEAD, BASE))
+
+    def _named_change_runs(self, job: Job, path: str) -> bool:
+        """Whether the change of ``path``, a script the job's chain names and does not run (the client), may change
+        what the job runs: a changed statement whose ``if`` conditions are not false with the variables the job's
+        servers start with (`elif [[ "$ENGINE" == "atom-disagg" ]]` is false for an SGLang job's client), or a
+        changed function, or a side that does not parse.  A variable the script assigns itself is unknown there."""
+        diff = self.effect.diff(path)
+        if not diff.parsed or diff.functions:
+            return True
+        lines = self._changed_lines(path)
+        for c in diff.changes:
+            values = self._client_values(c.side, job, path)
+            if any(holds(g, values) is False for g in c.guards):
+                continue
+            # The change is a whole statement (a `for` loop); the lines that differ say which branch inside it.
+            statements = diff.side(c.side).statements
+            changed = sorted(line for line in lines[c.side] if c.line <= line <= c.end_line) or [c.line]
+            if any(all(holds(g, values) is not False for g in _branch_guards(statements, line)) for line in changed):
+                return True
+        return False
+
+    def _client_values(self, side: str, job: Job, path: str) -> dict[str, str]:
+        """The variables a script the chain names starts with, as far as known: those every server of the job starts
+        with alike (the client runs in the first node's container), less those the script assigns."""
+        result = self.effect.evaluated(side, job)
+        values: dict[str, str | None] = {}
+        for env in result.server_env if result is not None else ():
+            for name, value in env.items():
+                values[name] = value.text if values.get(name, value.text) == value.text else None
+        data = (self.head if side == HEAD else self.base).read(path)
+        assigned = _assigned_names(data.decode("utf-8", "replace")) if data else set()
+        return {name: text for name, text in values.items() if text is not None and name not in assigned}
 
     def _after_ranges(self, side: str, path: str, starts: tuple[int, ...]) -> list[tuple[int, int]]:
         """The lines of the statements of ``path`` that run after a server starts at one of ``starts``."""
@@ -271,6 +309,38 @@ def _started(result: RecipeEval) -> tuple[object, ...]:
 
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+_COMMENT_LINES = re.compile(r"(?m)^[ \t]*#.*$")
+
+
+def _branch_guards(statements: Sequence[Node], line: int) -> list[Guard]:
+    """The conditions under which the statement at ``line`` runs, from the ``if`` statements around it: each earlier
+    clause's condition false and its own clause's true (an ``else``: every clause's false)."""
+    guards: list[Guard] = []
+    todo = [n for n in statements if n.line <= line <= last_line(n)]
+    while todo:
+        node = todo.pop()
+        if node.type == "if_statement":
+            clauses, else_body = if_clauses(node)
+            bodies = [body for _, body, _ in clauses] + [else_body or []]
+            for i, body in enumerate(bodies):
+                if body and body[0].line <= line <= last_line(body[-1]):
+                    guards.extend((tuple(cond), False) for cond, _, _ in clauses[:i])
+                    if i < len(clauses):
+                        guards.append((tuple(clauses[i][0]), True))
+                    break
+        todo.extend(c for c in node.children if c.named and c.line <= line <= last_line(c))
+    return guards
+
+
+def _assigned_names(text: str) -> set[str]:
+    """Every name ``text`` may assign (see ``_ASSIGNED``), its comment lines aside."""
+    names: set[str] = set()
+    for assigned, _, kept, looped, read in _ASSIGNED.findall(_COMMENT_LINES.sub("", text)):
+        names.update(n for n in (assigned if assigned != kept else "", looped) if n)
+        names.update(read.split())
+    return names
 
 
 def _words(node: Node) -> set[str]:
