@@ -182,6 +182,8 @@ def test_the_branch_a_changed_line_of_a_client_loop_is_in_is_read_from_the_ifs_a
     assert not runs(6, ENGINE="vllm", MTP="true") and runs(6, ENGINE="atom")  # MTP unknown: it may run
     assert runs(9, ENGINE="sglang") and not runs(9, ENGINE="atom") and not runs(9, ENGINE="vllm")
     assert runs(11, ENGINE="vllm") and runs(11, ENGINE="sglang") and runs(11)
+    # the `elif` line: evaluated once the `if` is false; a test that is false too changes nothing
+    assert runs(4, ENGINE="atom") and not runs(4, ENGINE="sglang") and not runs(4, ENGINE="vllm")
     # `[ "$MTP" = "true" ]` (one bracket) is not decided here: its branch may run
     single = read_side("bench.sh", script.replace(b'[[ "$MTP" == "true" ]]', b'[ "$MTP" = "true" ]')).statements
     assert all(holds(g, {"ENGINE": "atom", "MTP": "false"}) is not False for g in _branch_guards(single, 6))

@@ -160,7 +160,9 @@ class ChainReads:
                 continue
             # The change is a whole statement (a `for` loop); the lines that differ say which branch inside it.
             statements = diff.side(c.side).statements
-            changed = sorted(line for line in lines[c.side] if c.line <= line <= c.end_line) or [c.line]
+            text = ((self.head if c.side == HEAD else self.base).read(path) or b"").decode("utf-8", "replace")
+            code = {n for n, t in enumerate(text.splitlines(), 1) if t.strip() and not t.strip().startswith("#")}
+            changed = sorted(line for line in lines[c.side] if c.line <= line <= c.end_line and line in code) or [c.line]
             if any(all(holds(g, values) is not False for g in _branch_guards(statements, line)) for line in changed):
                 return True
         return False
@@ -325,10 +327,18 @@ def _branch_guards(statements: Sequence[Node], line: int) -> list[Guard]:
             clauses, else_body = if_clauses(node)
             bodies = [body for _, body, _ in clauses] + [else_body or []]
             for i, body in enumerate(bodies):
+                cond = clauses[i][0] if i < len(clauses) else []
+                if cond and cond[0].line <= line <= last_line(cond[-1]):
+                    # A condition runs when the clauses before it are false; a test (`[[ ]]`, `[ ]`) that is
+                    # false too changes nothing.
+                    guards.extend((tuple(c), False) for c, _, _ in clauses[:i])
+                    if all(x.type == "test_command" for x in cond if x.named and x.type != "comment"):
+                        guards.append((tuple(cond), True))
+                    break
                 if body and body[0].line <= line <= last_line(body[-1]):
-                    guards.extend((tuple(cond), False) for cond, _, _ in clauses[:i])
-                    if i < len(clauses):
-                        guards.append((tuple(clauses[i][0]), True))
+                    guards.extend((tuple(c), False) for c, _, _ in clauses[:i])
+                    if cond:
+                        guards.append((tuple(cond), True))
                     break
         todo.extend(c for c in node.children if c.named and c.line <= line <= last_line(c))
     return guards
