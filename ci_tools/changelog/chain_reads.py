@@ -162,7 +162,8 @@ class ChainReads:
             statements = diff.side(c.side).statements
             text = ((self.head if c.side == HEAD else self.base).read(path) or b"").decode("utf-8", "replace")
             code = {n for n, t in enumerate(text.splitlines(), 1) if t.strip() and not t.strip().startswith("#")}
-            changed = sorted(line for line in lines[c.side] if c.line <= line <= c.end_line and line in code) or [c.line]
+            # (no line of this side differs: lines were only added on the other, whose change says it)
+            changed = sorted(line for line in lines[c.side] if c.line <= line <= c.end_line and line in code)
             if any(all(holds(g, values) is not False for g in _branch_guards(statements, line)) for line in changed):
                 return True
         return False
