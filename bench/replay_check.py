@@ -11,6 +11,8 @@ this branch left ``main``), and prints:
   head (a finding the build reports as fixed by the change, ``absent``, is
   not counted), and, for a build that compares with the base, how many of
   them are new (what fails the pull request);
+- how many configs the coverage findings count in all (one finding groups
+  the configs of one cause);
 - per rule, the commits whose findings differ, with the findings one build
   has and the other lacks (``--show RULE`` prints them all, else the first
   few), so that each removed or added finding can be read against the
@@ -140,11 +142,31 @@ def per_rule(result: Replayed, new_only: bool = False) -> dict[tuple[str, str], 
     return {k: (count[k], commits[k]) for k in count}
 
 
+# How a coverage finding that groups the configs of one cause begins, and how one for a single config names it.
+_GROUPED = re.compile(r"(\d+) configs are affected")
+_ONE_CONFIG = re.compile(r"config `([^`]+)` is affected")
+
+
 def _subject(finding: Found) -> str:
     """What a finding is about, for pairing the two builds' findings: the config a coverage finding names
-    (its line moves with the cause it points at), else the file and line."""
-    named = re.search(r"config `([^`]+)` is affected", finding[4])
-    return f"config {named.group(1)}" if named else f"{finding[2]}:{finding[3]}"
+    (its line moves with the cause it points at), else the file and line, with the number of configs a grouped
+    coverage finding counts (a cause that now counts 3 configs instead of 16 is another finding)."""
+    named = _ONE_CONFIG.search(finding[4])
+    if named:
+        return f"config {named.group(1)}"
+    grouped = _GROUPED.match(finding[4]) if finding[0] == "coverage-uncovered-key" else None
+    return f"{finding[2]}:{finding[3]}" + (f" ({grouped.group(1)} configs)" if grouped else "")
+
+
+def configs_counted(result: Replayed) -> int:
+    """How many configs the coverage findings of every commit count (a grouped finding counts its configs)."""
+    total = 0
+    for found in result.findings.values():
+        for f in found:
+            if f[0] == "coverage-uncovered-key":
+                grouped = _GROUPED.match(f[4])
+                total += int(grouped.group(1)) if grouped else 1
+    return total
 
 
 def print_differences(before: Replayed, after: Replayed, ix: Path, show: str | None, limit: int) -> None:
@@ -224,6 +246,8 @@ def main() -> int:
     for key in keys:
         cells = [f"{c.get(key, (0, 0))[0]:>8} in {c.get(key, (0, 0))[1]:>3} commits" for c in counts]
         print(f"{key[0]:40} {key[1]:8} " + " ".join(f"{cell:>26}" for cell in cells))
+    print("configs coverage counts, all commits: "
+          + ", ".join(f"{label} {configs_counted(result):,}" for label, result in results))
     if len(results) == 2:
         print_differences(results[1][1], results[0][1], ix, args.show, args.limit)
     return 0
