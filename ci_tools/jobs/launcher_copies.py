@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from typing import Callable, Collection, Mapping
 
 from ..revision.snapshot import Snapshot
-from ..shell.conditions import and3, not3, or3, test_argv, test_expression
+from ..shell.conditions import and3, not3, or3, test_argv, test_expression, test_words
 from ..shell.parse import Node, if_clauses, parse_script
 from .job import AGENTIC, Job
 
@@ -283,7 +283,10 @@ def _status(statements: list[Node], operands: _Operands) -> bool | None:
             return False
         if n.children[0].type == "[[":
             return test_expression(operands, inner[0], True)
-        return test_argv([operands.scalar_text(c)[0] for c in inner], operands, n)
+        words: list[str | None] = []  # `[ ]` is a command: its words, as the interpreter reads them
+        for c in inner:
+            test_words(operands, c, words)
+        return test_argv(words, operands, n)
     if n.type == "negated_command":
         return not3(_status([c for c in n.children if c.named], operands))
     if n.type == "list":

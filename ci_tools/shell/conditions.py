@@ -153,6 +153,18 @@ def test_expression(shell: Operands, node: Node, double: bool) -> Tri:
     return None if text is None else text != ""
 
 
+def test_words(shell: Operands, node: Node, out: list[str | None]) -> None:
+    """The words ``[ ... ]`` gets as a command, from the expression tree tree-sitter reads into it (``[ "$X" = y ]``
+    is one ``binary_expression``): operators as written, operands expanded."""
+    if node.type in ("binary_expression", "unary_expression", "parenthesized_expression"):
+        for c in node.children:
+            test_words(shell, c, out)
+    elif node.type == "test_operator" or not node.named:
+        out.append(node.text)
+    else:
+        out.append(shell.scalar_text(node)[0])
+
+
 def test_argv(args: list[str | None], shell: Operands, node: Node) -> Tri:
     """``test ARGS`` / ``[ ARGS ]`` given as a plain command (POSIX rules by argument count)."""
     if args and args[-1] == "]":

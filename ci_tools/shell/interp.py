@@ -23,7 +23,7 @@ from ..findings import Location
 from ..revision.snapshot import Snapshot
 from .arith import evaluate_arith, evaluate_arith_text
 from .commands import format_printf
-from .conditions import Tri, _has_quotes, not3, test_argv, test_expression
+from .conditions import Tri, _has_quotes, not3, test_argv, test_expression, test_words
 from .effects import WRAPPERS, EffectAnalysis, may_launch
 from .expand import RUNTIME_VARIABLES, SCRIPT_NAME, Field, ShellExit, literal_text, significant
 from .flow import (
@@ -289,17 +289,8 @@ class Interpreter(Loops):
         # (-o below -a), which tree-sitter's expression tree does not model.
         words: list[str | None] = []
         for c in inner:
-            self._test_words(c, words)
+            test_words(self, c, words)
         return test_argv(words, self, n)
-
-    def _test_words(self, node: Node, out: list[str | None]) -> None:
-        if node.type in ("binary_expression", "unary_expression", "parenthesized_expression"):
-            for c in node.children:
-                self._test_words(c, out)
-        elif node.type == "test_operator" or not node.named:
-            out.append(node.text)
-        else:
-            out.append(self.scalar_text(node)[0])
 
     def _function_definition(self, n: Node) -> Tri:
         name = next((c for c in n.children if c.type == "word"), None)
