@@ -56,7 +56,7 @@ from ..revision.snapshot import Snapshot
 from ..shell.model import RecipeEval, ServerFlag
 from ..shell.parse import Node, if_clauses
 from .run_effect import RunEffect
-from .shell_diff import BASE, HEAD, last_line
+from .shell_diff import BASE, HEAD, SHELL_NAME, last_line
 
 # How the coverage message says it, for every config a chain file's change affects.
 CHAIN_REASON = "file their multinode chain reads changed"
@@ -67,6 +67,7 @@ _YAML_SUFFIXES = (".yaml", ".yml")
 # a value the script was started with, and is no assignment of it here.
 _ASSIGNED = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)(?:\[[^\]]*\])?\+?=(\"?\$\{([A-Za-z_][A-Za-z0-9_]*):?[-=])?"
                        r"|\bfor\s+([A-Za-z_][A-Za-z0-9_]*)|\bread\b(?:\s+-\S+)*((?:\s+[A-Za-z_][A-Za-z0-9_]*)+)")
+_COMMENT_LINES = re.compile(r"(?m)^[ \t]*#.*$")
 
 
 class ChainReads:
@@ -154,30 +155,33 @@ class ChainReads:
         if not diff.parsed or diff.functions:
             return True
         lines = self._changed_lines(path)
+        sides: dict[str, tuple[dict[str, str], frozenset[int]]] = {}
         for c in diff.changes:
-            values = self._client_values(c.side, job, path)
+            if c.side not in sides:  # the job's variables there, and the lines of code that differ
+                text = ((self.head if c.side == HEAD else self.base).read(path) or b"").decode("utf-8", "replace")
+                code = {n for n, t in enumerate(text.splitlines(), 1) if t.strip() and not t.strip().startswith("#")}
+                sides[c.side] = self._client_values(c.side, job, text), lines[c.side] & code
+            values, differing = sides[c.side]
             if any(holds(g, values) is False for g in c.guards):
                 continue
-            # The change is a whole statement (a `for` loop); the lines that differ say which branch inside it.
+            # The change is a whole statement (a `for` loop); the lines that differ say which branch inside it
+            # (no line of this side differs: lines were only added on the other, whose change says it).
             statements = diff.side(c.side).statements
-            text = ((self.head if c.side == HEAD else self.base).read(path) or b"").decode("utf-8", "replace")
-            code = {n for n, t in enumerate(text.splitlines(), 1) if t.strip() and not t.strip().startswith("#")}
-            # (no line of this side differs: lines were only added on the other, whose change says it)
-            changed = sorted(line for line in lines[c.side] if c.line <= line <= c.end_line and line in code)
+            changed = sorted(line for line in differing if c.line <= line <= c.end_line)
             if any(all(holds(g, values) is not False for g in _branch_guards(statements, line)) for line in changed):
                 return True
         return False
 
-    def _client_values(self, side: str, job: Job, path: str) -> dict[str, str]:
-        """The variables a script the chain names starts with, as far as known: those every server of the job starts
-        with alike (the client runs in the first node's container), less those the script assigns."""
+    def _client_values(self, side: str, job: Job, text: str) -> dict[str, str]:
+        """The variables a script the chain names (``text`` at ``side``) starts with, as far as known: those every
+        server of the job starts with alike (the client runs in the first node's container), less those the script
+        assigns."""
         result = self.effect.evaluated(side, job)
         values: dict[str, str | None] = {}
         for env in result.server_env if result is not None else ():
             for name, value in env.items():
                 values[name] = value.text if values.get(name, value.text) == value.text else None
-        data = (self.head if side == HEAD else self.base).read(path)
-        assigned = _assigned_names(data.decode("utf-8", "replace")) if data else set()
+        assigned = _assigned_names(text)
         return {name: text for name, text in values.items() if text is not None and name not in assigned}
 
     def _after_ranges(self, side: str, path: str, starts: tuple[int, ...]) -> list[tuple[int, int]]:
@@ -311,12 +315,6 @@ def _started(result: RecipeEval) -> tuple[object, ...]:
     return servers, tuple(flags(router.flags) for router in result.routers)
 
 
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
-_COMMENT_LINES = re.compile(r"(?m)^[ \t]*#.*$")
-
-
 def _branch_guards(statements: Sequence[Node], line: int) -> list[Guard]:
     """The conditions under which the statement at ``line`` runs, from the ``if`` statements around it: each earlier
     clause's condition false and its own clause's true (an ``else``: every clause's false)."""
@@ -364,7 +362,7 @@ def _words(node: Node) -> set[str]:
         if (n.type == "function_definition" and n is not node) or n.type == "comment":
             continue
         if not n.children:
-            out.update(_NAME.findall(n.text))
+            out.update(SHELL_NAME.findall(n.text))
         stack.extend(n.children)
     return out
 

@@ -50,7 +50,6 @@ per job, from what changed (:mod:`ci_tools.changelog.shell_diff`):
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
@@ -63,7 +62,7 @@ from ..jobs.resolution import job_settings
 from ..revision.snapshot import Snapshot
 from ..shell.model import RecipeEval
 from ..shell.parse import Node
-from .shell_diff import BASE, HEAD, Change, ShellDiff, called_names, shell_diff, spelled_names
+from .shell_diff import BASE, HEAD, SHELL_NAME, Change, ShellDiff, called_names, shell_diff, spelled_names
 from .unset_reads import read_names, same_when_unset, unset_names
 
 Evaluate = Callable[[Job, Snapshot], "RecipeEval | None"]
@@ -450,7 +449,8 @@ class RunEffect:
             key = (side, path)
             if key not in self._words:
                 data = snapshot.read(path)
-                self._words[key] = frozenset(_WORD.findall(data.decode("utf-8", "replace"))) if data else frozenset()
+                text = data.decode("utf-8", "replace") if data else ""
+                self._words[key] = frozenset(SHELL_NAME.findall(text))
             found |= self._words[key]
         return found
 
@@ -532,10 +532,6 @@ class RunEffect:
             nodes = [*recipe.after_statements, *(node for name in functions for node in definitions.get(name, ()))]
             found = self._reads[key] = frozenset().union(*(read_names(node) for node in nodes))
         return found
-
-
-# A word that could be a function's name.
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _listed(names: list[str], most: int = 3) -> str:

@@ -195,6 +195,8 @@ def _cached(path: str, base: bytes | None, head: bytes | None) -> ShellDiff:
     return ShellDiff(b, h, tuple(differ.changes), functions)
 
 
+# A word that could name a shell variable or function (the names a text or a file spells).
+SHELL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Node kinds whose text may spell a function's name for something that runs it later (`trap cleanup EXIT`,
 # `retry 3 run_client`, `bash -c 'export -f f; f'`), or a heredoc that holds one.
 _SPELLING_KINDS = frozenset({"word", "raw_string", "string_content", "ansi_c_string", "heredoc_body"})
@@ -243,5 +245,5 @@ def called_names(nodes: list[Node] | tuple[Node, ...]) -> tuple[frozenset[str], 
     return frozenset(names), dynamic
 
 
-__all__ = ["BASE", "HEAD", "Change", "ShellDiff", "Side", "called_names", "normalized",
+__all__ = ["BASE", "HEAD", "SHELL_NAME", "Change", "ShellDiff", "Side", "called_names", "normalized",
            "spelled_names", "read_side", "shell_diff"]

@@ -20,6 +20,7 @@ from typing import Callable, cast
 
 from ..config import ProjectConfig
 from ..findings import Location
+from ..revision.read_log import logged_reads
 from ..revision.snapshot import Snapshot
 from .arith import evaluate_arith, evaluate_arith_text
 from .commands import format_printf
@@ -39,7 +40,6 @@ from .flow import (
     join,
 )
 from .loops import Loops
-from ..revision.read_log import logged_reads
 from .memo import CallMemo, Effects
 from .model import EarlyExit, MissingEnv, Value
 from .parse import IfClause, Node, Script, if_clauses, parse_script
