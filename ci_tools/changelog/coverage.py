@@ -42,12 +42,10 @@ from ..shell.parse import Node
 from .chain_reads import CHAIN_REASON, ChainReads
 from .coverage_rules import UNCOVERED_KEY
 from .run_effect import AfterServer, Evaluate, RunEffect
-from .shell_diff import BASE, HEAD
+from .shell_diff import BASE, DIR_PREFIX, HEAD
 
 # `source FILE` / `. FILE` at the start of a command.
 _SOURCE = re.compile(rb"""^[ \t]*(?:source|\.)[ \t]+(["']?)([^"'\s;&|)]+)\1""", re.MULTILINE)
-# A leading "the script's own directory" expression: $(dirname "$0"), ${SCRIPT_DIR}, $BASH_SOURCE dirs, ...
-_DIR_PREFIX = re.compile(r"""^(?:\$\(\s*dirname\s+[^)]*\)|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?)/""")
 
 
 @dataclass(frozen=True)
@@ -111,7 +109,7 @@ class RecipeDeps:
         return self._files
 
     def _resolve(self, written: str, from_file: str) -> str | None:
-        target = _DIR_PREFIX.sub(lambda _: posixpath.dirname(from_file) + "/", written)
+        target = DIR_PREFIX.sub(lambda _: posixpath.dirname(from_file) + "/", written)
         if "$" in target:
             return None
         candidates = [posixpath.normpath(posixpath.join(posixpath.dirname(from_file), target)), posixpath.normpath(target)]

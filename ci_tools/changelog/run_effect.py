@@ -50,19 +50,22 @@ per job, from what changed (:mod:`ci_tools.changelog.shell_diff`):
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
 from ..config import ProjectConfig
 from ..evaluation.diff import diff_results, shown
 from ..evaluation.launcher_run import LauncherEnv, LauncherRun, evaluate_launcher, launcher_env, mentioned, run_difference
+from ..jobs.env.contract import bucket_of
 from ..jobs.job import Job
 from ..jobs.launcher_copies import holds, launcher_inputs
 from ..jobs.resolution import job_settings
 from ..revision.snapshot import Snapshot
 from ..shell.model import RecipeEval
 from ..shell.parse import Node
-from .shell_diff import BASE, HEAD, SHELL_NAME, Change, ShellDiff, called_names, shell_diff, spelled_names
+from .shell_diff import BASE, DIR_PREFIX, HEAD, SHELL_NAME, Change, ShellDiff, called_names, calls_of, shell_diff, spelled_names
+from .text_reach import text_reach
 from .unset_reads import read_names, same_when_unset, unset_names
 
 Evaluate = Callable[[Job, Snapshot], "RecipeEval | None"]
@@ -129,6 +132,9 @@ class RunEffect:
         self._reads: dict[tuple[str, tuple[Node, ...], frozenset[str]], frozenset[str]] = {}
         self._environments: dict[tuple[str, str], dict[str, str | None]] = {}
         self._words: dict[tuple[str, str], frozenset[str]] = {}
+        self._text_reaches: dict[tuple[str, tuple[str, ...], frozenset[str]], frozenset[str] | None] = {}
+        self._files: frozenset[str] | None = None
+        self._names_started: dict[tuple[str, tuple[str, ...], str], frozenset[str]] = {}
 
     def diff(self, path: str) -> ShellDiff:
         return shell_diff(path, self.base.read(path), self.head.read(path))
@@ -240,7 +246,7 @@ class RunEffect:
         key = (side, tuple(closure))
         found = self._called_by.get(key)
         if found is None:
-            found = self._called_by[key] = {name: frozenset().union(*(called_names([node])[0] for node in nodes))
+            found = self._called_by[key] = {name: frozenset().union(*(calls_of(node) for node in nodes))
                                             for name, nodes in self._code(side, key[1])[1].items()}
         return found
 
@@ -264,11 +270,15 @@ class RunEffect:
         def chained(names: frozenset[str]) -> frozenset[str]:  # changed functions a multinode chain may call
             return self._chain_reached(jobs, closure, names)
 
+        def may_call(names: frozenset[str]) -> bool:  # whether the recipe's text may run one of them
+            spelled = self._text_reach(recipe, closure, jobs)
+            return spelled is None or bool(names & spelled)
+
         multinode = any(job.multinode for job in jobs)
         definite: dict[str, AfterServer | None] = {}
         pending: list[str] = []
         for path in touched:
-            found, detail = self._classify(path, recipe, reading, reached, chained if multinode else None)
+            found, detail = self._classify(path, recipe, reading, reached, chained if multinode else None, may_call)
             if found and self._functions_run_alike(path, jobs, closure):
                 continue
             if found == "run":
@@ -281,7 +291,8 @@ class RunEffect:
 
     def _classify(self, path: str, recipe: str, reading: Callable[[str], _Recipe],
                   reached: Callable[[str, frozenset[str]], frozenset[str]],
-                  chained: Callable[[frozenset[str]], frozenset[str]] | None = None) -> tuple[str, AfterServer | None]:
+                  chained: Callable[[frozenset[str]], frozenset[str]] | None = None,
+                  may_call: Callable[[frozenset[str]], bool] | None = None) -> tuple[str, AfterServer | None]:
         """"run" (the change changes the run), "evaluate" (only evaluation can tell) or "" (it changes nothing),
         with what of it runs after the server when that decided it (a message says it: the author learns which
         statement or function of a shared library made the jobs' run change).
@@ -290,11 +301,16 @@ class RunEffect:
         A changed function the recipe calls after its server changes the run only when it runs otherwise for the
         jobs and they may reach it (``reached(path, names)``: those of ``names`` that do).  For multinode jobs
         (``chained``), whose servers the recipe does not start, a change of function bodies alone changes the run
-        only where their chain may call one of them (:meth:`_chain_reached`).
+        only where their chain may call one of them (:meth:`_chain_reached`).  For single-node jobs a change of
+        function bodies alone that no text of the recipe's files may run (``may_call``, :mod:`.text_reach`) changes
+        nothing, and no job is evaluated for it.
         """
         change = self.diff(path)
         if not change.parsed:
             return ("run" if change.changes or change.functions else ""), None
+        if chained is None and may_call is not None and change.functions and not change.changes \
+                and not may_call(change.functions):
+            return "", None
         if chained is not None and change.functions and not change.changes:
             counted = sorted(chained(change.functions))
             if not counted:
@@ -440,6 +456,48 @@ class RunEffect:
             if found == names:
                 break
         return frozenset(found)
+
+    def _text_reach(self, recipe: str, closure: tuple[str, ...], jobs: Sequence[Job]) -> frozenset[str] | None:
+        """The names the text of the recipe's files may call, at the base and the head (None: it cannot say; see
+        :mod:`.text_reach`); read once per recipe and set of names its jobs start with."""
+        environment = frozenset().union(*(self._started_names(side, job) for job in jobs for side in (BASE, HEAD)))
+        key = (recipe, closure, environment)
+        if key not in self._text_reaches:
+            bodies, code, definitions = self._both_sides(closure)
+            self._text_reaches[key] = text_reach(
+                code, definitions, called_names(code)[0], environment, lambda path: self._script_words(recipe, path),
+                lambda seeds: _reach(seeds, bodies, code, definitions))
+        return self._text_reaches[key]
+
+    def _started_names(self, side: str, job: Job) -> frozenset[str]:
+        """The names of the environment the job's recipe starts with: its workflow template's and its fleet's
+        launchers', the same for every job of a bucket and runner label (only their values differ)."""
+        key = (side, bucket_of(job), str(job.fields.get("runner")))
+        found = self._names_started.get(key)
+        if found is None:
+            found = self._names_started[key] = frozenset(self._started_with(side, job))
+        return found
+
+    def _script_words(self, recipe: str, written: str) -> frozenset[str] | None:
+        """The words the script a recipe's ``bash PATH`` runs spells, at the base and the head: empty when the
+        repository holds no such file (a program of the image, or a file the recipe wrote), None when the path
+        holds an expansion other than the recipe's own directory (``$(dirname "$0")/``)."""
+        dynamic = "$" in written or "`" in written
+        target = DIR_PREFIX.sub(lambda _: posixpath.dirname(recipe) + "/", written) if dynamic else written
+        if "$" in target or "`" in target:
+            return None
+        candidates = {posixpath.normpath(posixpath.join(posixpath.dirname(recipe), target)), posixpath.normpath(target)}
+        if posixpath.isabs(target):  # the repository mounted somewhere in the container (/workspace/...)
+            candidates |= {p for p in self._shell_files() if target.endswith("/" + p)}
+        paths = sorted(p for p in candidates if self.head.read(p) is not None or self.base.read(p) is not None)
+        if not paths and dynamic:
+            return None
+        return frozenset().union(*(self._spelled_in(p) for p in paths))
+
+    def _shell_files(self) -> frozenset[str]:
+        if self._files is None:
+            self._files = frozenset(self.head.files()) | frozenset(self.base.files())
+        return self._files
 
     def _spelled_in(self, path: str) -> frozenset[str]:
         """The words that could name a function in the text of ``path`` at the base and the head (comments and

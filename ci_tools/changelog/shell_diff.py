@@ -197,6 +197,9 @@ def _cached(path: str, base: bytes | None, head: bytes | None) -> ShellDiff:
 
 # A word that could name a shell variable or function (the names a text or a file spells).
 SHELL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# A leading "the script's own directory" expression of a path a script names: $(dirname "$0"), ${SCRIPT_DIR},
+# $BASH_SOURCE dirs, ...
+DIR_PREFIX = re.compile(r"""^(?:\$\(\s*dirname\s+[^)]*\)|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?)/""")
 # Node kinds whose text may spell a function's name for something that runs it later (`trap cleanup EXIT`,
 # `retry 3 run_client`, `bash -c 'export -f f; f'`), or a heredoc that holds one.
 _SPELLING_KINDS = frozenset({"word", "raw_string", "string_content", "ansi_c_string", "heredoc_body"})
@@ -228,6 +231,20 @@ def spelled_names(node: Node) -> frozenset[str]:
     return spelled
 
 
+def calls_of(node: Node) -> frozenset[str]:
+    """The command names a statement or function definition spells out; derived once per node (a shared
+    library's functions are read for every recipe that sources it)."""
+    found = _CALLS.get(id(node))
+    if found is not None and found[0] is node:
+        return found[1]
+    names = called_names([node])[0]
+    _CALLS.put(id(node), (node, names))  # the node is kept, so that its id is not reused
+    return names
+
+
+_CALLS: BoundedDict[int, tuple[Node, frozenset[str]]] = BoundedDict(8192)
+
+
 def called_names(nodes: list[Node] | tuple[Node, ...]) -> tuple[frozenset[str], bool]:
     """The command names the statements call (functions among them), and whether one is not spelled out."""
     names: set[str] = set()
@@ -245,5 +262,5 @@ def called_names(nodes: list[Node] | tuple[Node, ...]) -> tuple[frozenset[str], 
     return frozenset(names), dynamic
 
 
-__all__ = ["BASE", "HEAD", "SHELL_NAME", "Change", "ShellDiff", "Side", "called_names", "normalized",
+__all__ = ["BASE", "DIR_PREFIX", "HEAD", "SHELL_NAME", "Change", "ShellDiff", "Side", "called_names", "calls_of", "normalized",
            "spelled_names", "read_side", "shell_diff"]
