@@ -60,6 +60,12 @@ def test_the_bound_holds_what_names_spell_and_what_expansions_and_scripts_may_ru
     assert bound('PY="$VENV/bin/python"\n"$PY" bench.py\n') == frozenset()  # a path: never a function
     assert bound('RUN="$PY -m bench"\nPY=/usr/bin/python3\n$RUN\n') == frozenset()
     assert bound('RUN=run_client\nSTEP=$RUN\n$STEP\n') == {"run_client"}
+    # What `+=` appends follows the first word an assignment gives; with none, it may be the first word.
+    assert bound('RUN="python3 -m bench"\nfor u in a b; do RUN+=" $u"; done\n$RUN\n') == frozenset()
+    assert bound('RUN=""\nRUN+="run_agentic --trace t"\n$RUN\n') == {"run_agentic"}
+    # A command prefixed with assignments is read the same.
+    assert bound('CACHE=/tmp UV="$(command -v uv)" "$UV" venv\n') is None
+    assert bound('UV="$(command -v uv)"\nUV_CACHE_DIR=/tmp "$UV" venv\n') is None
     # What it cannot say: a variable the jobs' environment may give, one set otherwise than by an assignment, a
     # name built from parts, a string `eval` expands, a script whose path holds an expansion.
     assert bound('CMD=(python3)\n"${CMD[@]}"\n', environment=frozenset({"CMD"})) is None
@@ -108,7 +114,20 @@ def _unused(*args: Any) -> Any:
 
 def test_every_function_a_real_job_s_evaluation_calls_is_within_its_recipe_s_bound(
         real_bounds: dict[str, tuple[frozenset[str] | None, frozenset[str]]]) -> None:
+    from ci_tools.changelog.coverage import RecipeDeps
+    from ci_tools.changelog.text_reach import _facts
+    from ci_tools.config import load_config
+    from ci_tools.revision.snapshot import WorkTreeSnapshot
     from real_jobs import real_evaluations
+
+    config = load_config(full_corpus_dir())
+    snapshot = WorkTreeSnapshot(config.root)
+    deps = RecipeDeps(snapshot, config)
+    expansions: dict[str, set[tuple[str, int]]] = {}
+    for recipe in real_bounds:
+        sides = [read_side(path, snapshot.read(path)) for path in sorted(deps.closure(recipe))]
+        nodes = [n for side in sides for n in (*side.statements, *side.functions.values())]
+        expansions[recipe] = {(w.script.path, w.line) for n in nodes for w in _facts(n).expanded}
 
     checked = 0
     for real, result in real_evaluations():
@@ -117,6 +136,8 @@ def test_every_function_a_real_job_s_evaluation_calls_is_within_its_recipe_s_bou
         reach, defined = real_bounds[real.recipe]
         if reach is not None:
             assert result.called & defined <= reach, (real.job.id, sorted(result.called & defined - reach))
+            # A command whose program evaluation knew only at run time is one the text read as an expansion.
+            assert {(loc.path, loc.line) for loc in result.opaque_commands} <= expansions[real.recipe], real.job.id
             checked += 1
     assert checked > 600
     bounded = {recipe for recipe, (reach, _) in real_bounds.items() if reach is not None}

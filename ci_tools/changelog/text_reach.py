@@ -12,8 +12,10 @@ function anywhere in the code run (``trap cleanup EXIT``, ``retry 3 run_client``
 the same in the bodies of the functions reached, and what a command whose name is an expansion may run:
 
 - ``"${CMD[@]}"``, ``"$PY"``, ``$REPLAY_CMD``: the first word of every value the files assign the variable
-  (``CMD=(python3 -m ...)``, ``PY="$VENV/bin/python"``, ``+=`` appends too); a word holding ``/`` names no
-  function (bash runs it as a path), a plain word is a call of that name, ``$OTHER`` is read the same way;
+  (``CMD=(python3 -m ...)``, ``PY="$VENV/bin/python"``); a word holding ``/`` names no function (bash runs it
+  as a path), a plain word is a call of that name, ``$OTHER`` is read the same way.  What ``+=`` appends
+  (``REPLAY_CMD+=" $metrics_url"``) follows the first word where an assignment gives one, and is read only for
+  a variable no assignment does;
 - a script ``bash``/``sh`` runs: the words its text spells (a file of the repository; a path the repository
   does not hold is outside it, or written by the recipe, whose here-document is code read above).
 
@@ -51,6 +53,7 @@ class _Facts:
     commands that run what their spelled names do not say."""
 
     assigned: tuple[tuple[str, Node], ...]
+    appended: tuple[tuple[str, Node], ...]  # `NAME+=VALUE`
     expanded: tuple[Node, ...]  # command names that are expansions
     scripts: tuple[str, ...]  # the scripts `bash`/`sh` run, as written
     unknown: bool  # a nameref is declared, a command has no name, or `eval` runs a string with an expansion
@@ -74,10 +77,13 @@ def text_reach(code: Sequence[Node], definitions: Mapping[str, Sequence[Node]], 
     code_facts = [_facts(node) for node in code]
     function_facts = {name: [_facts(node) for node in nodes] for name, nodes in definitions.items()}
     assigned: dict[str, list[Node]] = {}
+    appended: dict[str, list[Node]] = {}
     for facts in [*code_facts, *(f for fs in function_facts.values() for f in fs)]:
         for variable, value in facts.assigned:
             assigned.setdefault(variable, []).append(value)
-    resolve = _Resolver(assigned, environment, script_words, frozenset(definitions))
+        for variable, value in facts.appended:
+            appended.setdefault(variable, []).append(value)
+    resolve = _Resolver(assigned, appended, environment, script_words, frozenset(definitions))
     seeds = resolve(code_facts)
     if seeds is None:
         return None
@@ -97,9 +103,11 @@ def text_reach(code: Sequence[Node], definitions: Mapping[str, Sequence[Node]], 
 class _Resolver:
     """The functions the commands of some statements may run that their spelled names do not say."""
 
-    def __init__(self, assigned: Mapping[str, list[Node]], environment: frozenset[str],
-                 script_words: Callable[[str], frozenset[str] | None], defined: frozenset[str]) -> None:
-        self.assigned, self.environment, self.script_words, self.defined = assigned, environment, script_words, defined
+    def __init__(self, assigned: Mapping[str, list[Node]], appended: Mapping[str, list[Node]],
+                 environment: frozenset[str], script_words: Callable[[str], frozenset[str] | None],
+                 defined: frozenset[str]) -> None:
+        self.assigned, self.appended = assigned, appended
+        self.environment, self.script_words, self.defined = environment, script_words, defined
 
     def __call__(self, facts: Iterable[_Facts]) -> frozenset[str] | None:
         found: set[str] = set()
@@ -121,10 +129,14 @@ class _Resolver:
 
     def _values(self, variable: str, seen: frozenset[str]) -> frozenset[str] | None:
         """The plain first words the variable's values may give a command (None: unknown)."""
-        if variable in seen or variable in self.environment or variable not in self.assigned:
+        if variable in seen or variable in self.environment or not (variable in self.assigned
+                                                                    or variable in self.appended):
             return None  # a cycle, or a value the job's environment may give
+        values = self.assigned.get(variable, [])
+        if not any(_first_word(value) for value in values):  # no assignment gives a first word: appends may
+            values = [*values, *self.appended.get(variable, [])]
         found: set[str] = set()
-        for value in self.assigned[variable]:
+        for value in values:
             first = _first_word(value)
             if first is None:
                 return None
@@ -146,6 +158,7 @@ def _facts(node: Node) -> _Facts:
     if found is not None and found[0] is node:
         return found[1]
     assigned: list[tuple[str, Node]] = []
+    appended: list[tuple[str, Node]] = []
     expanded: list[Node] = []
     scripts: list[str] = []
     unknown = False
@@ -156,7 +169,7 @@ def _facts(node: Node) -> _Facts:
         kind = n.type
         if kind == "variable_assignment":
             if len(n.children) >= 3 and n.children[0].type == "variable_name":
-                assigned.append((n.children[0].text, n.children[2]))
+                (appended if n.children[1].type == "+=" else assigned).append((n.children[0].text, n.children[2]))
         elif kind == "for_statement":
             variable = n.child_of_type("variable_name")
             if variable is not None:
@@ -164,9 +177,13 @@ def _facts(node: Node) -> _Facts:
         elif kind == "declaration_command":
             unknown = unknown or any(c.type == "word" and c.text.startswith("-") and not c.text.startswith("--")
                                      and "n" in c.text for c in n.children)
-        elif kind == "command" and n.children and n.children[0].type == "command_name":
-            name = n.children[0].children[0] if n.children[0].children else None
-            words = [c for c in n.children[1:] if c.type != "comment"]
+        elif kind == "command":
+            # The name follows the assignments the command is prefixed with (`UV_CACHE_DIR=... "$UV" venv`).
+            at = next((i for i, c in enumerate(n.children) if c.type == "command_name"), None)
+            if at is None:
+                continue
+            name = n.children[at].children[0] if n.children[at].children else None
+            words = [c for c in n.children[at + 1:] if c.type != "comment"]
             if name is None:
                 unknown = True
             elif name.type != "word" or "$" in name.text:
@@ -179,7 +196,7 @@ def _facts(node: Node) -> _Facts:
                 script = _script_of(name.text, [w.text for w in words])
                 if script:
                     scripts.append(script)
-    facts = _Facts(tuple(assigned), tuple(expanded), tuple(scripts), unknown)
+    facts = _Facts(tuple(assigned), tuple(appended), tuple(expanded), tuple(scripts), unknown)
     _FACTS.put(id(node), (node, facts))
     return facts
 
