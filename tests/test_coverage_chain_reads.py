@@ -104,11 +104,21 @@ def test_every_amd_disaggregated_job_reads_its_whole_chain_even_where_a_call_is_
     chain = {f"{AMD_UTILS}/{name}" for name in
              ("submit.sh", "job.slurm", "server.sh", "env.sh", "server_sglang.sh", "models.yaml")}
     assert len(jobs) > 40
+    server = f"{AMD_UTILS}/server_sglang.sh"
+    lines = (full_corpus_dir() / server).read_text(encoding="utf-8").split("\n")
+    # The `if` choosing the client (EVAL_ONLY, DRY_RUN, the client container, ...): what its conditions read then.
+    image = next(n for n, text in enumerate(lines, 1) if text.strip().startswith('elif [[ -n "${CLIENT_IMAGE:-}"'))
+    client_if = max(n for n, text in enumerate(lines[:image], 1) if text.strip().startswith('if [[ "${EVAL_ONLY:-'))
     for job in jobs:
         result = evaluate_job(job, config, snapshot)
         assert result is not None and result.servers
         assert chain <= result.read_files, (job.id, sorted(chain - result.read_files))
         assert f"{AMD_UTILS}/server_atom.sh" not in result.read_files
+        values = result.branches[(server, client_if)]
+        # CLIENT_IMAGE is not set in the container (job.slurm passes it in a string of values known on the node):
+        # left out, unknown, not taken for unset.
+        assert values["IS_AGENTIC_RUN"] == ("1" if job.scenario == "agentic-coding" else "0")
+        assert values["EVAL_ONLY"] == "false" and "CLIENT_IMAGE" not in values
 
 
 def amd_disaggregated() -> tuple[set[str], set[str]]:
@@ -146,11 +156,19 @@ def test_a_library_function_or_client_script_counts_for_the_multinode_configs_wh
          '        if [ "$IS_MTP" = "true" ]; then\n', '        extra_flags="--trust-remote-code --tokenizer $MODEL_PATH '
          '--seed 7"\n        if [ "$IS_MTP" = "true" ]; then\n')
     edit(real_repo / AMD_UTILS / "trace_replay.sh", "install_agentic_deps\n", "install_agentic_deps\necho deps-ready\n")
-    commit(real_repo, "amd_utils: a seed for the ATOM throughput client, a line of the agentic client's log")
+    # A name the client container's environment file no longer forwards (#2395): a line of `server_sglang.sh` after
+    # the servers, in the branch `elif [[ -n "${CLIENT_IMAGE:-}" && "$IS_AGENTIC_RUN" == "1" ]]`.  The SGLang
+    # throughput jobs' chains reach it with IS_AGENTIC_RUN=0: false whatever their image (before: it counted for
+    # them); the agentic job's, with 1 and an image known only on the node: it may run.
+    edit(real_repo / AMD_UTILS / "server_sglang.sh", "ENABLE_METRICS IS_AGENTIC CLEAR_CACHE_BETWEEN_CONC",
+         "ENABLE_METRICS CLEAR_CACHE_BETWEEN_CONC")
+    commit(real_repo, "amd_utils: a seed for the ATOM throughput client, a line of the agentic client's log, the "
+                      "client container's environment")
     found = uncovered_findings(real_repo, "HEAD~1", capsys)
     atom = {key for key in throughput if "atom" in key}
-    assert atom and {key: f["data"]["causes"][0]["path"] for key, f in found.items()} == {
-        **dict.fromkeys(atom, f"{AMD_UTILS}/bench.sh"), **dict.fromkeys(agentic, f"{AMD_UTILS}/trace_replay.sh")}
+    assert atom and {key: {c["path"] for c in f["data"]["causes"]} for key, f in found.items()} == {
+        **dict.fromkeys(atom, {f"{AMD_UTILS}/bench.sh"}),
+        **dict.fromkeys(agentic, {f"{AMD_UTILS}/trace_replay.sh", f"{AMD_UTILS}/server_sglang.sh"})}
 
 
 def test_the_branch_a_changed_line_of_a_client_loop_is_in_is_read_from_the_ifs_around_it() -> None:

@@ -41,3 +41,26 @@ def test_a_call_reused_from_an_earlier_evaluation_still_reads_what_it_read(tmp_p
         interp.run(parse_script("r.sh", RECIPE.encode()))
         assert interp.state.servers and interp.state.vars.get("READY") is not None
         assert "lib/extra.sh" in log.read_paths(), run
+
+
+BRANCHES = """\
+#!/usr/bin/env bash
+MODE=agentic
+for node in 0 1; do
+    if [[ "$MODE" == "agentic" && -n "${IMAGE:-}" && "$node" -ge 0 ]]; then
+        echo "client image $IMAGE"
+    fi
+done
+"""
+
+
+def test_each_if_keeps_the_values_its_conditions_read_the_same_at_every_visit(tmp_path: Path) -> None:
+    """What coverage reads a chain file's branches with: a variable unset there (IMAGE) is left out, unknown, not
+    taken for empty; one whose value differs between visits (the loop's `node`) too."""
+    (tmp_path / "r.sh").write_text(BRANCHES, encoding="utf-8")
+    config, snapshot = load_config(tmp_path), WorkTreeSnapshot(tmp_path)
+    log = ReadLog(snapshot)
+    Interpreter("r.sh", config, log).run(parse_script("r.sh", BRANCHES.encode()))
+    assert log.branches == {("r.sh", 4): {"MODE": "agentic"}}
+    log.note_branch("r.sh", 4, {"MODE": "throughput", "IMAGE": "img"})
+    assert log.branches == {("r.sh", 4): {}}

@@ -18,9 +18,11 @@ or, where none is, a changed shell file when no other changed file is such a
 source, and a data file when no changed shell file is read.  In a shell file, a
 changed statement that runs after one that starts a server or router in that
 file (the statements after it in its blocks, other branches of an ``if``
-aside: the decode rank's ``else`` is not after the prefill server) and a
-changed function that code names count too: the benchmark client and the
-barriers run there, and evaluation does not model them.  A YAML file (a model
+aside: the decode rank's ``else`` is not after the prefill server), where a
+changed line may run for the job (its ``if`` conditions read with the values
+their variables held when the job's chain reached them), and a changed
+function that code names count too: the benchmark client and the barriers
+run there, and evaluation does not model them.  A YAML file (a model
 table) and a file only tested for (``[[ -f ]]``) count only through the
 servers.  So a model table's entry for another model, or a pre-flight step of
 ``job.slurm`` that no server sees, changes nothing, while a server flag
@@ -56,7 +58,7 @@ from ..revision.snapshot import Snapshot
 from ..shell.model import RecipeEval, ServerFlag
 from ..shell.parse import Node, if_clauses
 from .run_effect import RunEffect
-from .shell_diff import BASE, HEAD, SHELL_NAME, last_line
+from .shell_diff import BASE, HEAD, SHELL_NAME, Change, last_line
 
 # How the coverage message says it, for every config a chain file's change affects.
 CHAIN_REASON = "file their multinode chain reads changed"
@@ -141,10 +143,26 @@ class ChainReads:
             return True
         diff = self.effect.diff(path)
         for c in diff.changes:
-            ranges = self._after_ranges(c.side, path, _starts(self.effect.evaluated(c.side, job), path))
-            if any(first <= c.line <= last for first, last in ranges):
+            result = self.effect.evaluated(c.side, job)
+            ranges = self._after_ranges(c.side, path, _starts(result, path))
+            if any(first <= c.line <= last for first, last in ranges) and self._may_run(c, path, result):
                 return True
         return any(bool(diff.functions & self._late_words(side, job)) for side in (HEAD, BASE))
+
+    def _may_run(self, change: Change, path: str, result: RecipeEval | None) -> bool:
+        """Whether a line of code of the changed statement may run for the job: one whose ``if`` conditions are not
+        false with the values their variables held when the job's chain reached each ``if`` (``RecipeEval.branches``;
+        a variable unset there, or unknown, is unknown here: the client container's `-n "${CLIENT_IMAGE:-}"`
+        branch of `server_sglang.sh`, taken with `"$IS_AGENTIC_RUN" == "1"`, is false for a throughput job, which
+        sets it to 0, whatever its image).  An ``if`` the chain did not reach leaves its branches possible."""
+        branches = result.branches if result is not None else {}
+        statements = self.effect.diff(path).side(change.side).statements
+        differing = sorted(line for line in self._differing_code(change.side, path)
+                           if change.line <= line <= change.end_line)
+        return not differing or any(
+            all(holds(guard, branches[(path, at)]) is not False for at, guard in _guards_by_if(statements, line)
+                if (path, at) in branches)
+            for line in differing)
 
     def _named_change_runs(self, job: Job, path: str) -> bool:
         """Whether the change of ``path``, a script the job's chain names and does not run (the client), may change
@@ -154,13 +172,11 @@ class ChainReads:
         diff = self.effect.diff(path)
         if not diff.parsed or diff.functions:
             return True
-        lines = self._changed_lines(path)
         sides: dict[str, tuple[dict[str, str], frozenset[int]]] = {}
         for c in diff.changes:
             if c.side not in sides:  # the job's variables there, and the lines of code that differ
                 text = ((self.head if c.side == HEAD else self.base).read(path) or b"").decode("utf-8", "replace")
-                code = {n for n, t in enumerate(text.splitlines(), 1) if t.strip() and not t.strip().startswith("#")}
-                sides[c.side] = self._client_values(c.side, job, text), lines[c.side] & code
+                sides[c.side] = self._client_values(c.side, job, text), self._differing_code(c.side, path)
             values, differing = sides[c.side]
             if any(holds(g, values) is False for g in c.guards):
                 continue
@@ -247,6 +263,12 @@ class ChainReads:
                 return True
         return False
 
+    def _differing_code(self, side: str, path: str) -> frozenset[int]:
+        """The changed lines of ``path`` at ``side`` that hold code (not blank, not a comment)."""
+        text = ((self.head if side == HEAD else self.base).read(path) or b"").decode("utf-8", "replace")
+        code = {n for n, t in enumerate(text.splitlines(), 1) if t.strip() and not t.strip().startswith("#")}
+        return self._changed_lines(path)[side] & code
+
     def _changed_lines(self, path: str) -> dict[str, frozenset[int]]:
         """The lines of ``path`` the change replaced, removed (base) or wrote (head), 1-based, per side."""
         if path not in self._lines:
@@ -318,11 +340,17 @@ def _started(result: RecipeEval) -> tuple[object, ...]:
 def _branch_guards(statements: Sequence[Node], line: int) -> list[Guard]:
     """The conditions under which the statement at ``line`` runs, from the ``if`` statements around it: each earlier
     clause's condition false and its own clause's true (an ``else``: every clause's false)."""
-    guards: list[Guard] = []
+    return [guard for _, guard in _guards_by_if(statements, line)]
+
+
+def _guards_by_if(statements: Sequence[Node], line: int) -> list[tuple[int, Guard]]:
+    """:func:`_branch_guards`, each with the line of the ``if`` statement it is of."""
+    guards: list[tuple[int, Guard]] = []
     todo = [n for n in statements if n.line <= line <= last_line(n)]
     while todo:
         node = todo.pop()
         if node.type == "if_statement":
+            at = node.line
             clauses, else_body = if_clauses(node)
             bodies = [body for _, body, _ in clauses] + [else_body or []]
             for i, body in enumerate(bodies):
@@ -330,14 +358,14 @@ def _branch_guards(statements: Sequence[Node], line: int) -> list[Guard]:
                 if cond and cond[0].line <= line <= last_line(cond[-1]):
                     # A condition runs when the clauses before it are false; a test (`[[ ]]`, `[ ]`) that is
                     # false too changes nothing.
-                    guards.extend((tuple(c), False) for c, _, _ in clauses[:i])
+                    guards.extend((at, (tuple(c), False)) for c, _, _ in clauses[:i])
                     if all(x.type == "test_command" for x in cond if x.named and x.type != "comment"):
-                        guards.append((tuple(cond), True))
+                        guards.append((at, (tuple(cond), True)))
                     break
                 if body and body[0].line <= line <= last_line(body[-1]):
-                    guards.extend((tuple(c), False) for c, _, _ in clauses[:i])
+                    guards.extend((at, (tuple(c), False)) for c, _, _ in clauses[:i])
                     if cond:
-                        guards.append((tuple(cond), True))
+                        guards.append((at, (tuple(cond), True)))
                     break
         todo.extend(c for c in node.children if c.named and c.line <= line <= last_line(c))
     return guards

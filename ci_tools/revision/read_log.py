@@ -13,7 +13,7 @@ up to ``bash .../bench.sh``) is kept apart, as named (:meth:`ReadLog.named`).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 from .snapshot import Snapshot
 
@@ -29,6 +29,17 @@ class ReadLog:
         self.inner = inner
         self.label = inner.label
         self.paths: list[tuple[str, str]] = []
+        # The values the variables an `if` statement's conditions read held when the evaluation reached it, by the
+        # statement's file and line: a name with the same known value at every visit (one unset, unknown or of
+        # another value at a visit is left out, unknown).
+        self.branches: dict[tuple[str, int], dict[str, str]] = {}
+
+    def note_branch(self, path: str, line: int, values: Mapping[str, str | None]) -> None:
+        """One visit of the `if` at ``path:line`` with ``values`` (None: unset or unknown)."""
+        known = {name: text for name, text in values.items() if text is not None}
+        before = self.branches.get((path, line))
+        self.branches[(path, line)] = known if before is None else {
+            name: text for name, text in before.items() if known.get(name) == text}
 
     def read(self, path: str) -> bytes | None:
         self.paths.append((READ, path))
@@ -85,9 +96,15 @@ def unlogged(snapshot: Snapshot) -> Snapshot:
     return snapshot.inner if isinstance(snapshot, ReadLog) else snapshot
 
 
+def branch_log(snapshot: object) -> ReadLog | None:
+    """The :class:`ReadLog` an evaluation reads through, to note the ``if`` statements it reaches; None for any other
+    snapshot."""
+    return snapshot if isinstance(snapshot, ReadLog) else None
+
+
 def logged_reads(snapshot: object) -> list[tuple[str, str]] | None:
     """The list a :class:`ReadLog` keeps its reads in; None for any other snapshot."""
     return snapshot.paths if isinstance(snapshot, ReadLog) else None
 
 
-__all__ = ["NAMED", "READ", "TESTED", "ReadLog", "logged_reads", "read_named", "read_to_test", "unlogged"]
+__all__ = ["NAMED", "READ", "TESTED", "ReadLog", "branch_log", "logged_reads", "read_named", "read_to_test", "unlogged"]

@@ -20,7 +20,7 @@ from typing import Callable, cast
 
 from ..config import ProjectConfig
 from ..findings import Location
-from ..revision.read_log import logged_reads
+from ..revision.read_log import branch_log, logged_reads
 from ..revision.snapshot import Snapshot
 from .arith import evaluate_arith, evaluate_arith_text
 from .commands import format_printf
@@ -42,7 +42,7 @@ from .flow import (
 from .loops import Loops
 from .memo import CallMemo, Effects
 from .model import EarlyExit, MissingEnv, Value
-from .parse import IfClause, Node, Script, if_clauses, parse_script
+from .parse import IfClause, Node, Script, condition_names, if_clauses, parse_script
 from .pure import POSITIONAL, PureCache, pure_reads
 from .server import (
     LaunchPattern,
@@ -321,7 +321,15 @@ class Interpreter(Loops):
         if n.memo is None:
             n.memo = if_clauses(n)
         clauses, else_body = cast(_IfClauses, n.memo)
+        log = branch_log(self.snapshot)
+        if log is not None:  # a chain's evaluation: what its conditions read here (coverage asks which branch runs)
+            log.note_branch(n.script.path, n.line, {name: self._known_text(name) for name in condition_names(n)})
         return self._if_chain(clauses, else_body, 0)
+
+    def _known_text(self, name: str) -> str | None:
+        """A variable's value when it is set to a known scalar; None otherwise (unset, unknown, an array)."""
+        value = self.state.vars.get(name)
+        return value.text if isinstance(value, Value) else None
 
     def _if_chain(self, clauses: list[IfClause], else_body: list[Node] | None, i: int) -> Tri:
         # Clauses whose condition is false are passed over in a loop; an undecided one forks.

@@ -162,6 +162,9 @@ class RecipeEval:
     # string known only up to `bash .../bench.sh`; a script in a string handed to `docker run`): what they call
     # is read from their text.
     named_files: frozenset[str] = frozenset()
+    # Multinode jobs' chains: the values the variables each ``if`` statement's conditions read held when the chain
+    # reached it, by its file and line (ReadLog.branches): which branch of a chain file may run for the job.
+    branches: dict[tuple[str, int], dict[str, str]] = field(default_factory=dict)
     # Whether ``called`` (with what ``named_files`` call) is every function a multinode job's chain may call: no
     # command of it runs a program or a string known only at run time.  False for single-node recipes, whose
     # ``opaque_commands`` say it.

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from ..bounded import BoundedDict
 from ..findings import Location
 from .bash_syntax import bash_accepts
 from .split_words import is_cut, mend
@@ -373,6 +374,26 @@ def cache_size() -> int:
 
 # An `if` or `elif` clause: its condition statements, its body and the condition as written.
 IfClause = tuple[list[Node], list[Node], str]
+
+
+def condition_names(n: Node) -> frozenset[str]:
+    """The variables the conditions of the ``if`` statement ``n`` read, every clause's (``$X``, ``${X:-d}``, an
+    arithmetic test's bare names); derived once per node."""
+    found = _CONDITION_NAMES.get(id(n))
+    if found is not None and found[0] is n:
+        return found[1]
+    names: set[str] = set()
+    stack = [c for cond, _, _ in if_clauses(n)[0] for c in cond]
+    while stack:
+        node = stack.pop()
+        if node.type == "variable_name":
+            names.add(node.text)
+        stack.extend(node.children)
+    _CONDITION_NAMES.put(id(n), (n, frozenset(names)))  # the node is kept, so that its id is not reused
+    return frozenset(names)
+
+
+_CONDITION_NAMES: BoundedDict[int, tuple[Node, frozenset[str]]] = BoundedDict(4096)
 
 
 def if_clauses(n: Node) -> tuple[list[IfClause], list[Node] | None]:

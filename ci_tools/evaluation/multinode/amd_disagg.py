@@ -229,6 +229,7 @@ def evaluate_script_job(job: Job, resolution: RecipeResolution, env: Mapping[str
     log = ReadLog(snapshot)
     result = _evaluate_chain(job, resolution, env, config, snapshot, log)
     result.read_files, result.tested_files, result.named_files = log.read_paths(), log.tested_paths(), log.named_paths()
+    result.branches = dict(log.branches)
     return result
 
 
