@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import subprocess
 import sys
 import tempfile
 from collections import Counter
@@ -28,7 +29,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchlib import THIS_BUILD, ci_tools_at, git, merge_base_with_main, require, run_once, tool_env  # noqa: E402
+from benchlib import (GIT_ENV, THIS_BUILD, ci_tools_at, git, merge_base_with_main, require, run_once,  # noqa: E402
+                      tool_env)
 
 Finding = tuple[str, str, str, int, str]  # rule, severity, path, line, message
 
@@ -81,6 +83,17 @@ def pull_numbers(text: str) -> frozenset[int]:
     return frozenset(int(w) for w in words)
 
 
+def checkout(tree: Path, head: str) -> str:
+    """Check ``head`` out in ``tree``; "" when done, else git's first line of why not (a blob the clone lacks:
+    a mirror may hold a large file as absent)."""
+    done = subprocess.run(["git", "-C", str(tree), "checkout", "-q", "-f", "--detach", head], capture_output=True,
+                          env=GIT_ENV, check=False)
+    if done.returncode == 0:
+        return ""
+    lines = done.stderr.decode(errors="replace").strip().splitlines()
+    return lines[0] if lines else f"git checkout exited {done.returncode}"
+
+
 def new_findings(report: Any) -> list[Finding]:
     return [(f["rule"], f["severity"], f.get("path") or "", int(f.get("line") or 0), f["message"])
             for f in report["findings"] if f.get("baseline") == "new"]
@@ -123,11 +136,15 @@ def main() -> int:
             rev = args.baseline_rev or merge_base_with_main()
             builds.append(BuildRuns(f"ci-tools at {rev[:12]}", list(ci_tools_at(rev, Path(tmp) / "baseline").command)))
         git(args.ix, "worktree", "add", "-q", "--detach", str(tree), main_rev)
+        skipped: list[str] = []
         try:
             chosen = heads(args.ix, args.first, args.every, args.count, args.numbers)
             for number, head in chosen:
                 base = git(args.ix, "merge-base", head, main_rev)
-                git(tree, "checkout", "-q", "-f", "--detach", head)
+                why = checkout(tree, head)
+                if why:  # a head whose tree the clone does not hold whole: said, and the others still checked
+                    skipped.append(f"#{number} ({why})")
+                    continue
                 for build in builds:  # in turns on the same head, so that the machine's load falls on both alike
                     # The PR job knows the pull request's number (from its event): a new entry's `pull/XXX` link is
                     # then the placeholder a pull request may use, not a main-branch entry's defect.
@@ -140,8 +157,10 @@ def main() -> int:
                         (args.keep / f"{number}.json").write_bytes(report.read_bytes())
         finally:
             git(args.ix, "worktree", "remove", "--force", str(tree))
-    print(f"pull requests checked: {len(chosen)} " + (f"(#{','.join(str(n) for n, _ in chosen)})" if args.numbers else
-                                                      f"(every {args.every}th from #{args.first})"))
+    print(f"pull requests checked: {len(chosen) - len(skipped)} " + (
+        f"(#{','.join(str(n) for n, _ in chosen)})" if args.numbers else f"(every {args.every}th from #{args.first})"))
+    if skipped:
+        print(f"skipped, their head not checked out: {len(skipped)}: {'; '.join(skipped)}")
     for build in builds:
         print("\n".join(build.summary(main_rev)))
     if len(builds) > 1:

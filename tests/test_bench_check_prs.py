@@ -48,15 +48,26 @@ def test_a_run_keeps_each_report_and_says_which_pull_requests_a_new_error_fails(
 
     repo, shas = history_repo(tmp_path)
     git(repo, "update-ref", "refs/pull/1/head", shas[2])
+    # Pull request 2's head holds a blob the clone lacks (a mirror keeps some large files absent): said, skipped.
+    (repo / "gpu_metrics.csv").write_text("gpu,util\n0,99\n", encoding="utf-8")
+    git(repo, "add", "gpu_metrics.csv")
+    git(repo, "commit", "-qm", "metrics")
+    lost = git(repo, "rev-parse", "HEAD")
+    blob = git(repo, "rev-parse", f"{lost}:gpu_metrics.csv")
+    (repo / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    git(repo, "update-ref", "refs/pull/2/head", lost)
+    git(repo, "checkout", "-q", "-f", shas[1])
     kept = tmp_path / "kept"
     monkeypatch.setattr(sys, "argv", ["bench_check_prs.py", "--ix", str(repo), "--main", shas[1], "--from", "1",
                                       "--every", "1", "--keep", str(kept), "--no-baseline"])
     assert bench_check_prs.main() == 0
+    assert not (kept / "2.json").exists()
     report = json.loads((kept / "1.json").read_text(encoding="utf-8"))
     contradicted = [f for f in report["findings"] if f["rule"] == "claim-contradicted"]
     assert len(contradicted) == 2 and all(f["baseline"] == "new" for f in contradicted)
     out = capsys.readouterr().out
     assert "pull requests checked: 1 " in out and "failed by a new error: 1" in out
+    assert re.search(r"skipped, their head not checked out: 1: #2 \(.*gpu_metrics\.csv", out)
     assert "ci-tools at" not in out  # --no-baseline: this build alone
     times = re.search(r"CPU per run ([\d.]+)-([\d.]+) s, median ([\d.]+) s", out)
     assert times is not None
