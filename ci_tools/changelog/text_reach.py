@@ -15,7 +15,8 @@ the same in the bodies of the functions reached, and what a command whose name i
   (``CMD=(python3 -m ...)``, ``PY="$VENV/bin/python"``); a word holding ``/`` names no function (bash runs it
   as a path), a plain word is a call of that name, ``$OTHER`` is read the same way.  What ``+=`` appends
   (``REPLAY_CMD+=" $metrics_url"``) follows the first word where an assignment gives one, and is read only for
-  a variable no assignment does;
+  a variable no assignment does; ``$(command -v uv)`` (``which``, ``type -P``) gives a path, or the name itself
+  where a function has it;
 - a script ``bash``/``sh`` runs: the words its text spells (a file of the repository; a path the repository
   does not hold is outside it, or written by the recipe, whose here-document is code read above).
 
@@ -42,6 +43,8 @@ _SHELLS = frozenset({"bash", "sh"})
 _SETTERS = frozenset({"read", "mapfile", "readarray", "getopts", "printf"})
 # An expansion's text, dropped before asking whether a value holds `/` outside of it.
 _EXPANSION = re.compile(r"\$\{[^}]*\}|\$\([^)]*\)|`[^`]*`")
+# A value that is where a program is found: a path (or nothing), or the name itself for a function of that name.
+_LOOKUP = re.compile(r"\$\(\s*(?:command\s+-v|which|type\s+-P)\s+([A-Za-z0-9_.+-]+)\s*\)")
 # A command name or a value's first word that is one variable's value: `$X`, `${X}`, `"${X[@]}"`.
 _PLAIN_REFERENCE = re.compile(r"^\$\{?([A-Za-z_][A-Za-z0-9_]*)(?:\[[@*0]\])?\}?$")
 
@@ -137,6 +140,10 @@ class _Resolver:
             values = [*values, *self.appended.get(variable, [])]
         found: set[str] = set()
         for value in values:
+            located = _LOOKUP.fullmatch(value.text.strip("\"'"))
+            if located is not None:  # `$(command -v uv)`: a path, or the name itself where it is a function
+                found.update({located.group(1)} & self.defined)
+                continue
             first = _first_word(value)
             if first is None:
                 return None
