@@ -78,6 +78,10 @@ def test_the_bound_holds_what_names_spell_and_what_expansions_and_scripts_may_ru
     assert bound('eval "$CLIENT_CMD"\n') is None
     assert bound('bash "$SCRIPT"\n') is None
     assert bound('declare -n ref=CMD\nref=(run_client)\n"${CMD[@]}"\n') is None
+    assert bound('CMD=(python3 bench.py)\nCMD[0]=$NEXT\n"${CMD[@]}"\n') is None  # an element set by its index
+    assert bound('CMD=python3\neval "CMD=$NEXT"\n$CMD\n') is None
+    assert bound("CMD=python3\neval 'CMD=next_step'\n$CMD\n") is None  # a string that assigns
+    assert bound("source <(cat generated.sh)\n") is None
     # A script `bash` runs: what its text spells; a path the repository does not hold runs none of these.
     assert bound("bash helpers/client.sh --conc 4\n", scripts={"helpers/client.sh": "run_agentic\n"}) == {"run_agentic"}
     assert bound("nohup bash /opt/tool.sh &\n") == frozenset()

@@ -64,7 +64,8 @@ from ..jobs.resolution import job_settings
 from ..revision.snapshot import Snapshot
 from ..shell.model import RecipeEval
 from ..shell.parse import Node
-from .shell_diff import BASE, DIR_PREFIX, HEAD, SHELL_NAME, Change, ShellDiff, called_names, calls_of, shell_diff, spelled_names
+from .shell_diff import (BASE, DIR_PREFIX, HEAD, SHELL_NAME, Change, ShellDiff, called_names, calls_of, shell_diff,
+                         spelled_names)
 from .text_reach import text_reach
 from .unset_reads import read_names, same_when_unset, unset_names
 

@@ -262,5 +262,5 @@ def called_names(nodes: list[Node] | tuple[Node, ...]) -> tuple[frozenset[str], 
     return frozenset(names), dynamic
 
 
-__all__ = ["BASE", "DIR_PREFIX", "HEAD", "SHELL_NAME", "Change", "ShellDiff", "Side", "called_names", "calls_of", "normalized",
-           "spelled_names", "read_side", "shell_diff"]
+__all__ = ["BASE", "DIR_PREFIX", "HEAD", "SHELL_NAME", "Change", "ShellDiff", "Side", "called_names", "calls_of",
+           "normalized", "spelled_names", "read_side", "shell_diff"]

@@ -3,9 +3,9 @@
 A change of a shared library's function bodies changes a job's run only where the job may call one of them
 (:meth:`ci_tools.changelog.run_effect.RunEffect._classify`).  Learning it from evaluations means evaluating a
 job of every row of every recipe that sources the library: InferenceX's throughput recipes never call the
-agentic replay's ``build_replay_cmd``, yet an edit of it evaluated some 700 rows, half of ``check``'s time for
-such a change.  The text bounds the reach first: a function no text of the recipe's files can run is one no job
-of it calls, and the rows are left unevaluated.
+agentic replay's ``build_replay_cmd``, yet an edit of it evaluated a job of each of their rows.  The text bounds
+the reach first: a function no text of the recipe's files can run is one no job of it calls, and the rows are
+left unevaluated.
 
 What the text may run, transitively: the commands its top-level statements name, every word that could name a
 function anywhere in the code run (``trap cleanup EXIT``, ``retry 3 run_client``, a string ``bash -c`` runs),
@@ -23,9 +23,9 @@ the same in the bodies of the functions reached, and what a command whose name i
 The bound is unknown (``None``: evaluation decides, as before) wherever the text cannot say: a command name
 built otherwise (``"${ENGINE}_serve"``, ``$(...)``), a variable used as one that the job's environment may give
 or that something other than an assignment sets (``read``, ``for``, ``printf -v``, a nameref), a script whose
-path is not spelled out, ``eval`` of a string with an expansion in it.
+path is not spelled out, ``eval`` of a string with an expansion or an assignment in it, ``source`` of a process
+substitution, an element assigned by its index (``CMD[0]=...``).
 """
-
 
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ class _Facts:
     appended: tuple[tuple[str, Node], ...]  # `NAME+=VALUE`
     expanded: tuple[Node, ...]  # command names that are expansions
     scripts: tuple[str, ...]  # the scripts `bash`/`sh` run, as written
-    unknown: bool  # a nameref is declared, a command has no name, or `eval` runs a string with an expansion
+    unknown: bool  # a nameref, a command without a name, `eval` of a built or assigning string, `source <(...)`
 
 
 # Facts by node id: the node is kept beside them, so that its id is not reused while they are.
@@ -175,8 +175,13 @@ def _facts(node: Node) -> _Facts:
         stack.extend(n.children)
         kind = n.type
         if kind == "variable_assignment":
-            if len(n.children) >= 3 and n.children[0].type == "variable_name":
-                (appended if n.children[1].type == "+=" else assigned).append((n.children[0].text, n.children[2]))
+            target = n.children[0] if n.children else None
+            if target is not None and target.type == "subscript":  # `CMD[0]=...`: an element, read as unknown
+                element = target.child_of_type("variable_name")
+                if element is not None:
+                    assigned.append((element.text, n))
+            elif len(n.children) >= 3 and target is not None and target.type == "variable_name":
+                (appended if n.children[1].type == "+=" else assigned).append((target.text, n.children[2]))
         elif kind == "for_statement":
             variable = n.child_of_type("variable_name")
             if variable is not None:
@@ -197,7 +202,9 @@ def _facts(node: Node) -> _Facts:
                 expanded.append(name)
             elif name.text in _SETTERS:
                 assigned.extend((c.text, n) for c in words if c.type == "word" and SHELL_NAME.fullmatch(c.text))
-            elif name.text == "eval" and any("$" in w.text or "`" in w.text for w in words):
+            elif name.text == "eval" and any("$" in w.text or "`" in w.text or "=" in w.text for w in words):
+                unknown = True  # a string built at run time, or one that assigns what a command name may expand
+            elif name.text in ("source", ".") and words and words[0].type == "process_substitution":
                 unknown = True
             else:
                 script = _script_of(name.text, [w.text for w in words])
