@@ -45,7 +45,7 @@ from __future__ import annotations
 import difflib
 import posixpath
 import re
-from typing import Callable, Iterable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 import yaml
 
@@ -86,6 +86,7 @@ class ChainReads:
         self._same_start: dict[str, bool] = {}
         self._differs: dict[str, bool] = {}
         self._lines: dict[str, dict[str, frozenset[int]]] = {}
+        self._code_lines: dict[tuple[str, str], frozenset[int]] = {}
         self._late: dict[tuple[str, str], frozenset[str]] = {}
         self._file_words: dict[tuple[str, str, tuple[int, ...]], frozenset[str]] = {}
         self._ranges: dict[tuple[str, str, tuple[int, ...]], list[tuple[int, int]]] = {}
@@ -159,10 +160,7 @@ class ChainReads:
         statements = self.effect.diff(path).side(change.side).statements
         differing = sorted(line for line in self._differing_code(change.side, path)
                            if change.line <= line <= change.end_line)
-        return not differing or any(
-            all(holds(guard, branches[(path, at)]) is not False for at, guard in _guards_by_if(statements, line)
-                if (path, at) in branches)
-            for line in differing)
+        return not differing or _some_line_runs(statements, differing, lambda at: branches.get((path, at)))
 
     def _named_change_runs(self, job: Job, path: str) -> bool:
         """Whether the change of ``path``, a script the job's chain names and does not run (the client), may change
@@ -184,7 +182,7 @@ class ChainReads:
             # (no line of this side differs: lines were only added on the other, whose change says it).
             statements = diff.side(c.side).statements
             changed = sorted(line for line in differing if c.line <= line <= c.end_line)
-            if any(all(holds(g, values) is not False for g in _branch_guards(statements, line)) for line in changed):
+            if _some_line_runs(statements, changed, lambda _: values):
                 return True
         return False
 
@@ -264,10 +262,14 @@ class ChainReads:
         return False
 
     def _differing_code(self, side: str, path: str) -> frozenset[int]:
-        """The changed lines of ``path`` at ``side`` that hold code (not blank, not a comment)."""
-        text = ((self.head if side == HEAD else self.base).read(path) or b"").decode("utf-8", "replace")
-        code = {n for n, t in enumerate(text.splitlines(), 1) if t.strip() and not t.strip().startswith("#")}
-        return self._changed_lines(path)[side] & code
+        """The changed lines of ``path`` at ``side`` that hold code (not blank, not a comment); read once per side and
+        file (every job whose chain reads it asks)."""
+        key = (side, path)
+        if key not in self._code_lines:
+            text = ((self.head if side == HEAD else self.base).read(path) or b"").decode("utf-8", "replace")
+            code = {n for n, t in enumerate(text.splitlines(), 1) if t.strip() and not t.strip().startswith("#")}
+            self._code_lines[key] = self._changed_lines(path)[side] & code
+        return self._code_lines[key]
 
     def _changed_lines(self, path: str) -> dict[str, frozenset[int]]:
         """The lines of ``path`` the change replaced, removed (base) or wrote (head), 1-based, per side."""
@@ -341,6 +343,15 @@ def _branch_guards(statements: Sequence[Node], line: int) -> list[Guard]:
     """The conditions under which the statement at ``line`` runs, from the ``if`` statements around it: each earlier
     clause's condition false and its own clause's true (an ``else``: every clause's false)."""
     return [guard for _, guard in _guards_by_if(statements, line)]
+
+
+def _some_line_runs(statements: Sequence[Node], lines: Iterable[int],
+                    values_at: Callable[[int], Mapping[str, str] | None]) -> bool:
+    """Whether one of ``lines`` has no ``if`` condition around it that is false, each ``if`` read with the values
+    ``values_at(its line)`` gives (None: an ``if`` whose conditions are left undecided)."""
+    return any(all(holds(guard, values) is not False for at, guard in _guards_by_if(statements, line)
+                   if (values := values_at(at)) is not None)
+               for line in lines)
 
 
 def _guards_by_if(statements: Sequence[Node], line: int) -> list[tuple[int, Guard]]:
